@@ -1,0 +1,78 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every Lumen target shares: Swift 6 mode with complete concurrency checking (the default in 6),
+/// and `any` spelled out for existentials.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "Lumen",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "lumend", targets: ["lumend"]),
+        .executable(name: "lumenctl", targets: ["lumenctl"]),
+        .library(name: "LumenClient", targets: ["LumenClient"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "LumenModel",
+            resources: [.embedInCode("Resources/demo-home.json")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "LumenSimulation", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
+        .target(name: "LumenStore", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
+        .target(name: "LumenScopes", dependencies: ["LumenModel", "LumenSimulation"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenServer",
+            dependencies: ["CSystemd", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "LumenClient", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
+        .executableTarget(name: "lumend", dependencies: ["LumenServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "lumenctl", dependencies: ["LumenClient"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "lumen-bench",
+            dependencies: ["LumenModel", "LumenSimulation", "LumenStore", "LumenServer", "LumenClient"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LumenTestSupport",
+            dependencies: ["LumenModel"],
+            path: "Tests/LumenTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenModelTests",
+            dependencies: ["LumenModel", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenSimulationTests",
+            dependencies: ["LumenSimulation", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenStoreTests",
+            dependencies: ["LumenStore", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenServerTests",
+            dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumendTests",
+            dependencies: ["LumenTestSupport", "LumenClient"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

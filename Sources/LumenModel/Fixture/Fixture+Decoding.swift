@@ -1,0 +1,278 @@
+extension Fixture {
+    /// Reads and validates a fixture (or snapshot) from JSON bytes.
+    /// - Throws: ``FixtureError`` saying where the document is wrong and how.
+    public init(json bytes: some Collection<UInt8>) throws(FixtureError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw FixtureError.syntax(error)
+        }
+        do {
+            self = try Fixture(cursor: JSONCursor(value))
+            try validate()
+        } catch {
+            throw FixtureError.shape(error)
+        }
+    }
+
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        let object = try cursor.object(allowing: [
+            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "rooms",
+            "faultSchedule", "generation", "origin",
+        ])
+        let schemaCursor = try object.required("schema")
+        let schema = try schemaCursor.int()
+        if schema > Fixture.currentSchema {
+            throw schemaCursor.error(
+                "schema \(schema) is newer than this lumend understands (\(Fixture.currentSchema)); upgrade lumend")
+        }
+        guard schema == Fixture.currentSchema else {
+            throw schemaCursor.error("schema \(schema) is not supported; expected \(Fixture.currentSchema)")
+        }
+        let id = try object.required("id").string()
+        try Self.checkID(id, at: object.path.appending("id"))
+        self.init(id: id, name: try object.required("name").string(), rooms: [])
+        if let seed = object.optional("seed") {
+            guard let value = seed.value.intValue, value >= 0 else {
+                throw seed.error("expected a non-negative integer")
+            }
+            self.seed = UInt64(value)
+        }
+        durability = try object.optional("durability")?.enumeration(Durability.self)
+        if let defaults = object.optional("defaults") { self.defaults = try DeviceSettings(cursor: defaults) }
+        if let discovery = object.optional("discovery") {
+            let settings = try discovery.object(allowing: ["scanDurationMs", "maxLightsPerScan"])
+            if let duration = settings.optional("scanDurationMs") {
+                self.discovery.scanDurationMs = try duration.double(in: 1_000...3_600_000)
+            }
+            if let max = settings.optional("maxLightsPerScan") {
+                self.discovery.maxLightsPerScan = try max.int(in: 1...1_000)
+            }
+        }
+        rooms = try object.required("rooms").array().map { cursor throws(JSONShapeError) in
+            try RoomFixture(cursor: cursor)
+        }
+        faultSchedule = try object.optional("faultSchedule")?.array().map { cursor throws(JSONShapeError) in
+            try ScheduledFault(cursor: cursor)
+        } ?? []
+        generation = try object.optional("generation")?.int(in: 0...Int.max)
+        if let origin = object.optional("origin") {
+            let fields = try origin.object(allowing: ["id", "digest"])
+            self.origin = FixtureOrigin(
+                id: try fields.required("id").string(), digest: try fields.required("digest").string())
+        }
+    }
+
+    /// Checks what a single key cannot: unique IDs across the home, fault targets that exist.
+    func validate() throws(JSONShapeError) {
+        var roomPaths: [RoomID: JSONPath] = [:]
+        var lightRooms: [LightID: RoomID] = [:]
+        let roomsPath = JSONPath.root.appending("rooms")
+        for (roomIndex, room) in rooms.enumerated() {
+            let roomPath = roomsPath.appending(roomIndex)
+            if let first = roomPaths[room.id] {
+                throw JSONShapeError(roomPath.appending("id"), "duplicate room ID '\(room.id)' (first at \(first))")
+            }
+            roomPaths[room.id] = roomPath
+            let placed =
+                room.lights.enumerated().map { (roomPath.appending("lights").appending($0), $1) }
+                + room.undiscovered.enumerated().map {
+                    (roomPath.appending("undiscovered").appending($0).appending("light"), $1.light)
+                }
+            for (path, light) in placed {
+                if let other = lightRooms[light.id] {
+                    let message =
+                        other == room.id
+                        ? "duplicate light ID '\(light.id)' in room '\(room.id)'"
+                        : "light '\(light.id)' is already in room '\(other)'; a light can be in one room only"
+                    throw JSONShapeError(path.appending("id"), message)
+                }
+                lightRooms[light.id] = room.id
+            }
+        }
+        for (index, fault) in faultSchedule.enumerated() where lightRooms[fault.light] == nil {
+            throw JSONShapeError(
+                JSONPath.root.appending("faultSchedule").appending(index).appending("light"),
+                "no light '\(fault.light)' in this fixture")
+        }
+    }
+
+    static func checkID(_ id: String, at path: JSONPath) throws(JSONShapeError) {
+        if let problem = EntityID.validate(id) { throw JSONShapeError(path, problem) }
+    }
+}
+
+/// Why a fixture or state file cannot be used.
+public enum FixtureError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not JSON.
+    case syntax(JSONParseError)
+    /// The JSON does not describe a valid home.
+    case shape(JSONShapeError)
+
+    public var description: String {
+        switch self {
+        case .syntax(let error): "not valid JSON: \(error)"
+        case .shape(let error): error.description
+        }
+    }
+}
+
+extension DeviceSettings {
+    static let keys: Set<String> = ["latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn"]
+
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        try self.init(object: cursor.object(allowing: Self.keys))
+    }
+
+    /// Reads the settings keys of an object that may hold other keys too (a light or a room).
+    init(object: ObjectCursor) throws(JSONShapeError) {
+        self.init()
+        latency = try object.optional("latency").map { cursor throws(JSONShapeError) in
+            try LatencyModel(cursor: cursor)
+        }
+        dropProbability = try object.optional("dropProbability")?.double(in: 0...1)
+        timeoutMs = try object.optional("timeoutMs")?.double(in: 1...600_000)
+        rateLimitPerSecond = try object.optional("rateLimitPerSecond")?.double(in: 0.1...10_000)
+        powerOn = try object.optional("powerOn")?.enumeration(PowerOnBehavior.self)
+    }
+}
+
+extension LatencyModel {
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        if case .string(let name) = cursor.value {
+            guard let preset = Preset(rawValue: name) else {
+                let names = Preset.allCases.map(\.rawValue).joined(separator: ", ")
+                throw cursor.error("unknown latency preset '\(name)'; expected one of: \(names)")
+            }
+            self = preset.model
+            return
+        }
+        let object = try cursor.object(allowing: [
+            "preset", "kind", "ms", "minMs", "maxMs", "meanMs", "stddevMs", "medianMs", "sigma",
+        ])
+        if let preset = object.optional("preset") {
+            guard object.object.count == 1 else { throw cursor.error("'preset' stands alone; remove the other keys") }
+            self = try preset.enumeration(Preset.self).model
+            return
+        }
+        let kind = try object.required("kind")
+        let ms: ClosedRange<Double> = 0...600_000
+        func need(_ key: String, _ allowed: Set<String>) throws(JSONShapeError) {
+            for key in object.object.keys where !allowed.contains(key) && key != "kind" {
+                throw JSONShapeError(
+                    object.path.appending(key), "not used by a '\(try kind.string())' latency model")
+            }
+        }
+        switch try kind.string() {
+        case "fixed":
+            try need("ms", ["ms"])
+            self = .fixed(ms: try object.required("ms").double(in: ms))
+        case "uniform":
+            try need("", ["minMs", "maxMs"])
+            let low = try object.required("minMs").double(in: ms)
+            let high = try object.required("maxMs").double(in: ms)
+            guard low <= high else { throw JSONShapeError(object.path.appending("maxMs"), "must be at least minMs") }
+            self = .uniform(minMs: low, maxMs: high)
+        case "normal":
+            try need("", ["meanMs", "stddevMs", "maxMs"])
+            self = .normal(
+                meanMs: try object.required("meanMs").double(in: ms),
+                stddevMs: try object.required("stddevMs").double(in: ms),
+                maxMs: try object.optional("maxMs")?.double(in: ms))
+        case "logNormal":
+            try need("", ["medianMs", "sigma", "maxMs"])
+            self = .logNormal(
+                medianMs: try object.required("medianMs").double(in: 0.001...600_000),
+                sigma: try object.required("sigma").double(in: 0...5),
+                maxMs: try object.optional("maxMs")?.double(in: ms))
+        case let other:
+            throw kind.error("unknown latency kind '\(other)'; expected one of: fixed, uniform, normal, logNormal")
+        }
+    }
+}
+
+extension RoomFixture {
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        let object = try cursor.object(allowing: DeviceSettings.keys.union(["id", "name", "lights", "undiscovered"]))
+        let id = try object.required("id").string()
+        try Fixture.checkID(id, at: object.path.appending("id"))
+        self.init(
+            id: RoomID(id), name: try object.required("name").string(),
+            lights: try object.optional("lights")?.array().map { cursor throws(JSONShapeError) in
+                try LightFixture(cursor: cursor)
+            } ?? [])
+        defaults = try DeviceSettings(object: object)
+        undiscovered = try object.optional("undiscovered")?.array().map { cursor throws(JSONShapeError) in
+            let pending = try cursor.object(allowing: ["delayMs", "light"])
+            return PendingLight(
+                delayMs: try pending.required("delayMs").double(in: 0...3_600_000),
+                light: try LightFixture(cursor: try pending.required("light")))
+        } ?? []
+    }
+}
+
+extension LightFixture {
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        let object = try cursor.object(
+            allowing: DeviceSettings.keys.union([
+                "id", "name", "kind", "manufacturer", "product", "state", "reachable",
+            ]))
+        let id = try object.required("id").string()
+        try Fixture.checkID(id, at: object.path.appending("id"))
+        let kind = try object.required("kind").enumeration(LightKind.self)
+        let model = DeviceModel(
+            kind: kind,
+            manufacturer: try object.optional("manufacturer")?.string() ?? "Lumen",
+            product: try object.optional("product")?.string() ?? "Simulated \(kind.rawValue) light")
+        self.init(id: LightID(id), name: try object.required("name").string(), model: model)
+        if let state = object.optional("state") { self.state = try LightState(cursor: state, kind: kind) }
+        isReachable = try object.optional("reachable")?.bool() ?? true
+        settings = try DeviceSettings(object: object)
+    }
+}
+
+extension LightState {
+    init(cursor: JSONCursor, kind: LightKind) throws(JSONShapeError) {
+        let object = try cursor.object(allowing: ["isOn", "brightness", "colorTemperature", "color"])
+        var state = LightState.factoryDefault
+        state.isOn = try object.optional("isOn")?.bool() ?? state.isOn
+        let checks: [(String, LightProperty)] = [
+            ("brightness", .brightness), ("colorTemperature", .colorTemperature), ("color", .color),
+        ]
+        for (key, property) in checks where object.optional(key) != nil && !property.isSupported(by: kind) {
+            throw JSONShapeError(object.path.appending(key), "a '\(kind.rawValue)' light has no \(key)")
+        }
+        if let brightness = object.optional("brightness") {
+            state.brightness = try brightness.double(in: LightState.brightnessRange)
+        }
+        if let ct = object.optional("colorTemperature") {
+            state.colorTemperature = try ct.int(in: LightState.colorTemperatureRange)
+        }
+        if let color = object.optional("color") { state.color = try CIEColor(cursor: color) }
+        self = state
+    }
+}
+
+extension CIEColor {
+    /// Reads `{"x": …, "y": …}`, each 0–1.
+    public init(cursor: JSONCursor) throws(JSONShapeError) {
+        let object = try cursor.object(allowing: ["x", "y"])
+        self.init(
+            x: try object.required("x").double(in: LightState.colorCoordinateRange),
+            y: try object.required("y").double(in: LightState.colorCoordinateRange))
+    }
+}
+
+extension ScheduledFault {
+    init(cursor: JSONCursor) throws(JSONShapeError) {
+        let object = try cursor.object(allowing: ["light", "fault", "fromMs", "untilMs"])
+        let from = try object.required("fromMs").double(in: 0...1e12)
+        let untilCursor = try object.required("untilMs")
+        let until = try untilCursor.double(in: 0...1e12)
+        guard until > from else { throw untilCursor.error("must be later than fromMs (\(JSONCursor.format(from)))") }
+        self.init(
+            light: LightID(try object.required("light").string()),
+            kind: try object.required("fault").enumeration(Kind.self), fromMs: from, untilMs: until)
+    }
+}

@@ -1,0 +1,105 @@
+/// A colour as a point in the CIE 1931 xy chromaticity diagram, as Hue and Matter lights take it.
+public struct CIEColor: Sendable, Hashable {
+    /// x, 0–1.
+    public var x: Double
+    /// y, 0–1.
+    public var y: Double
+
+    /// A chromaticity point.
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    /// D65 white, the colour a colour light shows by default.
+    public static let white = CIEColor(x: 0.3127, y: 0.3290)
+}
+
+/// What a light is doing: the part of a light a `set` changes.
+public struct LightState: Sendable, Hashable {
+    /// Whether the light is on.
+    public var isOn: Bool
+    /// Brightness in percent, 1–100 (a dimmable light is never at 0 while on; off is `isOn == false`).
+    public var brightness: Double
+    /// Colour temperature in mireds, 153 (6500 K) – 500 (2000 K).
+    public var colorTemperature: Int
+    /// Colour, CIE 1931 xy.
+    public var color: CIEColor
+
+    /// A state.
+    public init(isOn: Bool, brightness: Double, colorTemperature: Int, color: CIEColor) {
+        self.isOn = isOn
+        self.brightness = brightness
+        self.colorTemperature = colorTemperature
+        self.color = color
+    }
+
+    /// The state a bulb shows on first power-up: on, full brightness, neutral white.
+    public static let factoryDefault = LightState(
+        isOn: true, brightness: 100, colorTemperature: 366, color: .white)
+
+    /// The brightness range.
+    public static let brightnessRange: ClosedRange<Double> = 1...100
+    /// The colour temperature range in mireds.
+    public static let colorTemperatureRange: ClosedRange<Int> = 153...500
+    /// The range of each colour coordinate.
+    public static let colorCoordinateRange: ClosedRange<Double> = 0...1
+}
+
+/// A property of a light that can be read, written and watched.
+public enum LightProperty: String, Sendable, Hashable, CaseIterable {
+    case isOn
+    case brightness
+    case colorTemperature
+    case color
+
+    /// The device kinds that support writing this property.
+    public func isSupported(by kind: LightKind) -> Bool { kind.capabilities.contains(self) }
+}
+
+/// What kind of device a light is, which decides what it can do.
+public enum LightKind: String, Sendable, Hashable, CaseIterable {
+    /// A plug or relay: on and off only.
+    case onoff
+    /// A white bulb with a dimmer.
+    case dimmable
+    /// A tunable white bulb (colour temperature).
+    case ambiance
+    /// A full-colour bulb (xy colour and colour temperature).
+    case color
+
+    /// The properties this kind of device supports.
+    public var capabilities: Set<LightProperty> {
+        switch self {
+        case .onoff: [.isOn]
+        case .dimmable: [.isOn, .brightness]
+        case .ambiance: [.isOn, .brightness, .colorTemperature]
+        case .color: [.isOn, .brightness, .colorTemperature, .color]
+        }
+    }
+}
+
+/// The make and kind of a simulated device.
+public struct DeviceModel: Sendable, Hashable {
+    /// What it can do.
+    public var kind: LightKind
+    /// Who made it ("Signify").
+    public var manufacturer: String
+    /// The product name ("Hue White and Color Ambiance A19").
+    public var product: String
+
+    /// A device model.
+    public init(kind: LightKind, manufacturer: String, product: String) {
+        self.kind = kind
+        self.manufacturer = manufacturer
+        self.product = product
+    }
+}
+
+/// What a light does when its power comes back.
+public enum PowerOnBehavior: String, Sendable, Hashable, CaseIterable {
+    /// Come back in the state it had before the power cut (Hue's "last state").
+    case restore
+    /// Come back in ``LightState/factoryDefault``.
+    case `default`
+}

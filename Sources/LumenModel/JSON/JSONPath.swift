@@ -1,0 +1,144 @@
+/// Where a value sits in a JSON document, written as `rooms[2].lights[0].brightness`.
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+    private var text: String
+
+    /// The document's root.
+    public static let root = JSONPath(text: "")
+
+    private init(text: String) { self.text = text }
+
+    /// The path of member `key` below this one.
+    public func appending(_ key: String) -> JSONPath {
+        JSONPath(text: text.isEmpty ? key : "\(text).\(key)")
+    }
+
+    /// The path of element `index` below this one.
+    public func appending(_ index: Int) -> JSONPath { JSONPath(text: "\(text)[\(index)]") }
+
+    public var description: String { text.isEmpty ? "(root)" : text }
+}
+
+/// A value in a JSON document that does not have the shape Lumen expects.
+///
+/// Its description names the path and says what is wrong, for example
+/// `rooms[2].lights[0].brightness: 140 is out of range 1–100`.
+public struct JSONShapeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the bad value is.
+    public let path: JSONPath
+    /// What is wrong with it.
+    public let message: String
+
+    /// An error at `path`.
+    public init(_ path: JSONPath, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// A JSON value with the path it was found at: the reading side of fixtures, snapshots and RPC parameters.
+///
+/// Every accessor throws a ``JSONShapeError`` naming the path, so a decoder written with it reports exactly
+/// where a document is wrong without any extra bookkeeping.
+public struct JSONCursor: Sendable {
+    /// The value here.
+    public let value: JSONValue
+    /// Where it is.
+    public let path: JSONPath
+
+    /// A cursor at the root of `value`.
+    public init(_ value: JSONValue, path: JSONPath = .root) {
+        self.value = value
+        self.path = path
+    }
+
+    /// Fails with a message about this value.
+    public func error(_ message: String) -> JSONShapeError { JSONShapeError(path, message) }
+
+    /// This value as an object whose keys are all in `allowed`.
+    /// - Throws: when it is not an object, or has a key not in `allowed` (typos must not pass silently).
+    public func object(allowing allowed: Set<String>) throws(JSONShapeError) -> ObjectCursor {
+        guard case .object(let object) = value else { throw error("expected an object, got \(value.typeName)") }
+        for key in object.keys where !allowed.contains(key) {
+            let known = allowed.sorted().joined(separator: ", ")
+            throw JSONShapeError(path.appending(key), "unknown key; expected one of: \(known)")
+        }
+        return ObjectCursor(object: object, path: path)
+    }
+
+    /// This value as an array of cursors.
+    public func array() throws(JSONShapeError) -> [JSONCursor] {
+        guard case .array(let elements) = value else { throw error("expected an array, got \(value.typeName)") }
+        return elements.enumerated().map { JSONCursor($1, path: path.appending($0)) }
+    }
+
+    /// This value as a string.
+    public func string() throws(JSONShapeError) -> String {
+        guard case .string(let string) = value else { throw error("expected a string, got \(value.typeName)") }
+        return string
+    }
+
+    /// This value as a Boolean.
+    public func bool() throws(JSONShapeError) -> Bool {
+        guard case .bool(let bool) = value else { throw error("expected true or false, got \(value.typeName)") }
+        return bool
+    }
+
+    /// This value as a number within `range`.
+    public func double(in range: ClosedRange<Double>? = nil) throws(JSONShapeError) -> Double {
+        guard case .number(let number) = value else { throw error("expected a number, got \(value.typeName)") }
+        let double = number.doubleValue
+        guard double.isFinite else { throw error("\(number) is not a finite number") }
+        if let range, !range.contains(double) {
+            throw error("\(number) is out of range \(Self.format(range.lowerBound))–\(Self.format(range.upperBound))")
+        }
+        return double
+    }
+
+    /// This value as an integer within `range`.
+    public func int(in range: ClosedRange<Int>? = nil) throws(JSONShapeError) -> Int {
+        guard case .number(let number) = value else { throw error("expected an integer, got \(value.typeName)") }
+        guard let int = number.intValue else { throw error("\(number) is not an integer") }
+        if let range, !range.contains(int) {
+            throw error("\(number) is out of range \(range.lowerBound)–\(range.upperBound)")
+        }
+        return int
+    }
+
+    /// This value as one of the raw values of `T`.
+    public func enumeration<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(JSONShapeError) -> T
+    where T.RawValue == String {
+        let raw = try string()
+        guard let result = T(rawValue: raw) else {
+            let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw error("'\(raw)' is not one of: \(choices)")
+        }
+        return result
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// An object found at a path, with typed access to its members.
+public struct ObjectCursor: Sendable {
+    /// The object.
+    public let object: JSONObject
+    /// Where it is.
+    public let path: JSONPath
+
+    /// The member `key`, or `nil` when it is absent or `null`.
+    public func optional(_ key: String) -> JSONCursor? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return JSONCursor(value, path: path.appending(key))
+    }
+
+    /// The member `key`.
+    /// - Throws: when it is absent.
+    public func required(_ key: String) throws(JSONShapeError) -> JSONCursor {
+        guard let cursor = optional(key) else { throw JSONShapeError(path.appending(key), "is required") }
+        return cursor
+    }
+}

@@ -1,0 +1,192 @@
+import LumenModel
+
+extension Home {
+    /// The settings that govern a light: its own, then its room's, then the home's.
+    func effectiveSettings(of light: SimulatedLight) -> DeviceSettings {
+        light.settings.inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
+    }
+
+    /// Queues a command to a light and returns at once with a ticket for its outcome.
+    ///
+    /// Commands to one light take effect in the order they were submitted, whatever their sampled latency.
+    /// - Parameters:
+    ///   - change: what to change.
+    ///   - light: the light.
+    ///   - transitionMs: how long brightness and colour take to reach their targets; 0 for at once.
+    /// - Throws: ``LumenError`` at once for an unknown light (`noSuchEntity`), a property the device lacks
+    ///   (`notSupported`), a value out of range (`invalidParams`) or a full rate limit (`busy`). Unreachable
+    ///   devices and dropped commands fail later, through the ticket, after the device's timeout.
+    public func submit(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
+        -> CommandTicket
+    {
+        guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
+        guard var device = lights[light] else { throw Self.noSuchLight(light) }
+        try change.validate()
+        for property in change.properties where !property.isSupported(by: device.model.kind) {
+            throw LumenError(
+                .notSupported,
+                "light '\(light)' is a \(device.model.kind.rawValue) device and has no \(property.rawValue)",
+                data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
+        }
+        guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {
+            throw LumenError(.invalidParams, "transitionMs must be 0–3600000, got \(transitionMs)")
+        }
+        refreshRealTime()
+        let settings = effectiveSettings(of: device)
+        let faults = settings.faultModel
+        if let rate = faults.rateLimitPerSecond {
+            let capacity = max(1, rate)
+            let elapsed = Double(nowMicros - device.tokensUpdatedAt) / 1_000_000
+            device.tokens = min(capacity, (device.tokens.isFinite ? device.tokens : capacity) + elapsed * rate)
+            device.tokensUpdatedAt = nowMicros
+            guard device.tokens >= 1 else {
+                lights[light] = device
+                throw LumenError(
+                    .busy,
+                    "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
+                    data: ["light": .string(light.rawValue)])
+            }
+            device.tokens -= 1
+        }
+        let id = nextCommandID
+        nextCommandID += 1
+        let ticket = CommandTicket()
+        pending[id] = PendingCommand(
+            light: light, change: change, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
+            ticket: ticket)
+        let timeout = Self.micros(faults.timeoutMs)
+        // The latency and drop draws happen for every command, so a light's random stream does not depend on
+        // whether it happened to be reachable.
+        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
+        let dropped = faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
+        if !device.isReachable {
+            schedule(.failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)), at: nowMicros + timeout)
+        } else if dropped {
+            schedule(.failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)), at: nowMicros + timeout)
+        } else {
+            let applyAt = max(nowMicros + latency, device.lastApplyAt)
+            device.lastApplyAt = applyAt
+            schedule(.applyCommand(id), at: applyAt)
+        }
+        lights[light] = device
+        return ticket
+    }
+
+    func applyCommand(_ id: UInt64) {
+        guard let command = pending[id] else { return }
+        guard var device = lights[command.light] else {
+            pending[id] = nil
+            command.ticket.settle(.failure(Self.noSuchLight(command.light)))
+            return
+        }
+        if !device.isReachable {
+            // It went away while the command was in flight: the sender hears nothing until its timeout.
+            let timeout = Self.micros(effectiveSettings(of: device).faultModel.timeoutMs)
+            schedule(
+                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
+                at: max(nowMicros, command.submittedAt + timeout))
+            return
+        }
+        pending[id] = nil
+        let current = device.transition.map { $0.state(at: nowMicros) } ?? device.state
+        let target = command.change.applied(to: device.transition?.target ?? device.state)
+        device.transitionGeneration &+= 1
+        device.transition = nil
+        let fades = command.transitionMicros > 0 && (current.brightness != target.brightness
+            || current.colorTemperature != target.colorTemperature || current.color != target.color
+            || current.isOn != target.isOn)
+        if fades {
+            let transition = Transition(from: current, target: target, start: nowMicros, duration: command.transitionMicros)
+            device.transition = transition
+            lights[command.light] = device
+            setState(of: command.light, to: transition.state(at: nowMicros))
+            schedule(
+                .transitionStep(command.light, generation: device.transitionGeneration),
+                at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
+        } else {
+            lights[command.light] = device
+            setState(of: command.light, to: target)
+        }
+        command.ticket.settle(.success(target))
+    }
+
+    func failCommand(_ id: UInt64, code: LumenError.Code) {
+        guard let command = pending.removeValue(forKey: id) else { return }
+        let light = command.light.rawValue
+        let error: LumenError
+        switch code {
+        case .unreachable:
+            error = LumenError(
+                .unreachable, "light '\(light)' is unreachable; check its power or wait for it to come back",
+                data: ["light": .string(light)])
+        default:
+            error = LumenError(
+                .timedOut, "light '\(light)' did not confirm the command in time; retry",
+                data: ["light": .string(light)])
+        }
+        command.ticket.settle(.failure(error))
+    }
+
+    func stepTransition(_ id: LightID, generation: UInt32) {
+        guard let device = lights[id], device.transitionGeneration == generation, let transition = device.transition
+        else { return }
+        let state = transition.state(at: nowMicros)
+        if nowMicros >= transition.start + transition.duration {
+            lights[id]?.transition = nil
+        } else {
+            let next = min(nowMicros + Transition.stepMicros, transition.start + transition.duration)
+            schedule(.transitionStep(id, generation: generation), at: next)
+        }
+        setState(of: id, to: state)
+    }
+
+    /// Sets a light's state and emits one event per property that really changed.
+    func setState(of id: LightID, to state: LightState) {
+        guard let old = lights[id]?.state, old != state else { return }
+        lights[id]?.state = state
+        let kind = lights[id]!.model.kind
+        let light = Entity.light(id)
+        if old.isOn != state.isOn { emit(light, .property("isOn", .bool(state.isOn))) }
+        if kind.capabilities.contains(.brightness), old.brightness != state.brightness {
+            emit(light, .property("brightness", .double(state.brightness)))
+        }
+        if kind.capabilities.contains(.colorTemperature), old.colorTemperature != state.colorTemperature {
+            emit(light, .property("colorTemperature", .int(state.colorTemperature)))
+        }
+        if kind.capabilities.contains(.color), old.color != state.color {
+            emit(light, .property("color", state.color.jsonValue))
+        }
+    }
+
+    /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.
+    /// - Throws: ``LumenError`` for an unknown entity or a name that is empty or longer than 64 characters.
+    public func setName(_ newName: String, of entity: Entity) throws(LumenError) {
+        guard !newName.allSatisfy(\.isWhitespace), newName.count <= 64 else {
+            throw LumenError(.invalidParams, "a name must be 1–64 characters and not only spaces")
+        }
+        switch entity {
+        case .home:
+            guard name != newName else { return }
+            name = newName
+        case .room(let id):
+            guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
+            guard room.name != newName else { return }
+            rooms[id]?.name = newName
+        case .light(let id):
+            guard let light = lights[id] else { throw Self.noSuchLight(id) }
+            guard light.name != newName else { return }
+            lights[id]?.name = newName
+        }
+        emit(entity, .property("name", .string(newName)))
+    }
+
+    static func noSuchLight(_ id: LightID) -> LumenError {
+        LumenError(
+            .noSuchEntity, "no light '\(id)'; list lights with 'lumenctl lights'", data: ["light": .string(id.rawValue)])
+    }
+
+    static func noSuchRoom(_ id: RoomID) -> LumenError {
+        LumenError(
+            .noSuchEntity, "no room '\(id)'; list rooms with 'lumenctl rooms'", data: ["room": .string(id.rawValue)])
+    }
+}

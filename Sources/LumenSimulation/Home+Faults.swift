@@ -1,0 +1,54 @@
+import LumenModel
+
+extension Home {
+    /// Makes a light reachable or unreachable until told otherwise (scheduled faults still apply on top).
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    public func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
+        guard var light = lights[id] else { throw Self.noSuchLight(id) }
+        let was = light.isReachable
+        light.forcedUnreachable = !reachable
+        lights[id] = light
+        if was != light.isReachable { emit(.light(id), .property("isReachable", .bool(light.isReachable))) }
+    }
+
+    /// Changes a light's fault settings at run time: drop probability, timeout, rate limit, latency.
+    /// Unset fields keep their current value.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
+        guard let light = lights[id] else { throw Self.noSuchLight(id) }
+        lights[id]?.settings = settings.inheriting(from: light.settings)
+        emit(.light(id), .property("settings", .object(settings.inheriting(from: light.settings).jsonObject)))
+    }
+
+    /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory
+    /// default, as its `powerOn` setting says.
+    public func powerCycle(light id: LightID, durationMs: Double = 1_000) throws(LumenError) {
+        guard lights[id] != nil else { throw Self.noSuchLight(id) }
+        refreshRealTime()
+        faultSchedule.append(
+            ScheduledFault(
+                light: id, kind: .powerCycle, fromMs: Double(nowMicros) / 1_000,
+                untilMs: Double(nowMicros) / 1_000 + durationMs))
+        let index = faultSchedule.count - 1
+        applyScheduledFault(index, begins: true)
+        schedule(.fault(index: index, begins: false), at: nowMicros + Self.micros(durationMs))
+    }
+
+    func applyScheduledFault(_ index: Int, begins: Bool) {
+        let fault = faultSchedule[index]
+        guard var light = lights[fault.light] else { return }
+        let was = light.isReachable
+        light.activeFaults += begins ? 1 : -1
+        light.activeFaults = max(0, light.activeFaults)
+        if begins, fault.kind == .powerCycle {
+            // Power loss ends any transition where it stands.
+            light.transitionGeneration &+= 1
+            light.transition = nil
+        }
+        lights[fault.light] = light
+        if was != light.isReachable { emit(.light(fault.light), .property("isReachable", .bool(light.isReachable))) }
+        if !begins, fault.kind == .powerCycle, effectiveSettings(of: light).powerOn == .default {
+            setState(of: fault.light, to: .factoryDefault)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import LumenModel
+
+/// A light as a reader sees it.
+public struct LightSnapshot: Sendable, Hashable {
+    /// Its ID.
+    public var id: LightID
+    /// Its name.
+    public var name: String
+    /// Its room.
+    public var room: RoomID
+    /// What device it is.
+    public var model: DeviceModel
+    /// Its state now (mid-transition, the current step).
+    public var state: LightState
+    /// Whether it can be reached.
+    public var isReachable: Bool
+}
+
+extension Home {
+    /// The home's name.
+    public var homeName: String { name }
+
+    /// The room IDs, in order.
+    public var roomIDs: [RoomID] { roomOrder }
+
+    /// The light IDs of a room, in order.
+    public func lightIDs(in room: RoomID) throws(LumenError) -> [LightID] {
+        guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
+        return room.lightIDs
+    }
+
+    /// The name of a room.
+    public func roomName(_ room: RoomID) throws(LumenError) -> String {
+        guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
+        return room.name
+    }
+
+    /// Whether a room exists.
+    public func hasRoom(_ room: RoomID) -> Bool { rooms[room] != nil }
+
+    /// Whether a light exists.
+    public func hasLight(_ light: LightID) -> Bool { lights[light] != nil }
+
+    /// A light as it is now.
+    public func light(_ id: LightID) throws(LumenError) -> LightSnapshot {
+        guard let light = lights[id] else { throw Self.noSuchLight(id) }
+        return LightSnapshot(
+            id: id, name: light.name, room: light.room, model: light.model, state: light.state,
+            isReachable: light.isReachable)
+    }
+
+    /// The number of lights in the home.
+    public var lightCount: Int { lights.count }
+
+    /// The clock as the `simulation` scope's `clock` value shows it: `{mode, nowMs}`.
+    public var clockValue: JSONValue {
+        .object(["mode": .string(clockMode.rawValue), "nowMs": .double(nowMilliseconds)])
+    }
+
+    /// The value of a named property of an entity, as JSON: what `get` and `subscribe` return.
+    /// - Throws: ``LumenError`` for an unknown entity or property, or one the device does not have.
+    public func value(of property: String, of entity: Entity) throws(LumenError) -> JSONValue {
+        switch entity {
+        case .home:
+            switch property {
+            case "name": return .string(name)
+            case "roomIDs": return .array(roomOrder.map { .string($0.rawValue) })
+            default: break
+            }
+        case .room(let id):
+            guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
+            switch property {
+            case "name": return .string(room.name)
+            case "lightIDs": return .array(room.lightIDs.map { .string($0.rawValue) })
+            case "isScanning": return .bool(room.scan != nil)
+            case "scan": return scanValue(of: room)
+            default: break
+            }
+        case .light(let id):
+            guard let light = lights[id] else { throw Self.noSuchLight(id) }
+            switch property {
+            case "name": return .string(light.name)
+            case "model":
+                return .object([
+                    "kind": .string(light.model.kind.rawValue), "manufacturer": .string(light.model.manufacturer),
+                    "product": .string(light.model.product),
+                ])
+            case "isReachable": return .bool(light.isReachable)
+            case "room": return .string(light.room.rawValue)
+            case "state": return light.state.jsonValue(for: light.model.kind)
+            default:
+                guard let lightProperty = LightProperty(rawValue: property) else { break }
+                guard lightProperty.isSupported(by: light.model.kind) else {
+                    throw LumenError(
+                        .notSupported,
+                        "light '\(id)' is a \(light.model.kind.rawValue) device and has no \(property)",
+                        data: ["light": .string(id.rawValue), "connection": .string(property)])
+                }
+                switch lightProperty {
+                case .isOn: return .bool(light.state.isOn)
+                case .brightness: return .double(light.state.brightness)
+                case .colorTemperature: return .int(light.state.colorTemperature)
+                case .color: return light.state.color.jsonValue
+                }
+            }
+        }
+        throw LumenError(.noSuchConnection, "\(entity) has no property '\(property)'")
+    }
+
+    func scanValue(of room: SimulatedRoom) -> JSONValue {
+        guard let scan = room.scan else { return .object(["isScanning": false]) }
+        return scan.jsonValue(isScanning: true)
+    }
+}

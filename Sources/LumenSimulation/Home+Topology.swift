@@ -1,0 +1,54 @@
+import LumenModel
+
+extension Home {
+    /// Adds an empty room at the end.
+    /// - Throws: ``LumenError`` `alreadyExists` or `invalidParams` for a bad ID.
+    public func addRoom(id: RoomID, name roomName: String) throws(LumenError) {
+        if let problem = EntityID.validate(id.rawValue) { throw LumenError(.invalidParams, problem) }
+        guard rooms[id] == nil else {
+            throw LumenError(.alreadyExists, "room '\(id)' already exists", data: ["room": .string(id.rawValue)])
+        }
+        rooms[id] = SimulatedRoom(id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
+        roomOrder.append(id)
+        emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+    }
+
+    /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
+    public func removeRoom(_ id: RoomID) throws(LumenError) {
+        guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
+        for light in room.lightIDs { try removeLight(light) }
+        rooms[id] = nil
+        roomOrder.removeAll { $0 == id }
+        emit(.room(id), .removed)
+        emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+    }
+
+    /// Adds a light to a room, as if it had been installed and paired.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID.
+    public func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
+        if let problem = EntityID.validate(fixture.id.rawValue) { throw LumenError(.invalidParams, problem) }
+        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID) }
+        guard lights[fixture.id] == nil else {
+            throw LumenError(
+                .alreadyExists, "light '\(fixture.id)' already exists", data: ["light": .string(fixture.id.rawValue)])
+        }
+        lights[fixture.id] = SimulatedLight(fixture: fixture, room: roomID, seed: fixtureIdentity.seed)
+        rooms[roomID]?.lightIDs.append(fixture.id)
+        emit(.room(roomID), .property("lightIDs", .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) })))
+    }
+
+    /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
+    public func removeLight(_ id: LightID) throws(LumenError) {
+        guard let light = lights.removeValue(forKey: id) else { throw Self.noSuchLight(id) }
+        rooms[light.room]?.lightIDs.removeAll { $0 == id }
+        let orphaned = pending.filter { $0.value.light == id }
+        for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {
+            pending[commandID] = nil
+            command.ticket.settle(.failure(Self.noSuchLight(id)))
+        }
+        emit(.light(id), .removed)
+        if let room = rooms[light.room] {
+            emit(.room(light.room), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import LumenModel
+
+/// Which clock drives the simulation.
+public enum ClockMode: String, Sendable, Hashable, CaseIterable {
+    /// Time follows the monotonic clock.
+    case real
+    /// Time moves only when told to (``Home/advance(byMilliseconds:)``): for deterministic tests.
+    case virtual
+}
+
+/// A simulated home: its rooms and lights, and the one event loop that applies every change to them.
+///
+/// All delays (device latency, timeouts, transitions, discovery, scheduled faults) are events in one queue,
+/// applied in a defined order: by due time, then by the order they were scheduled. With the virtual clock
+/// and a seed, the same fixture and commands give the same changes, byte for byte.
+///
+/// ```swift
+/// let home = Home(fixture: .demoHome(), clock: .virtual)
+/// let ticket = try await home.submit(LightChange(isOn: true), to: "kitchen.spot-1")
+/// try await home.advance(byMilliseconds: 500)
+/// let state = try await ticket.value
+/// ```
+public actor Home {
+    public typealias Observer = @Sendable (ChangeEvent) -> Void
+
+    /// The clock driving this home.
+    public nonisolated let clockMode: ClockMode
+    let fixtureIdentity: (id: String, seed: UInt64)
+    var name: String
+    var defaults: DeviceSettings
+    var discovery: DiscoverySettings
+    var faultSchedule: [ScheduledFault]
+    /// How many entries of `faultSchedule` came from the fixture; later ones were added at run time.
+    let fixtureFaultCount: Int
+    var durability: Durability?
+    var roomOrder: [RoomID] = []
+    var rooms: [RoomID: SimulatedRoom] = [:]
+    var lights: [LightID: SimulatedLight] = [:]
+    var queue = EventQueue()
+    var pending: [UInt64: PendingCommand] = [:]
+    var nextCommandID: UInt64 = 1
+    var nextScanID: UInt64 = 1
+    /// Simulation time in microseconds since the home started.
+    var nowMicros: Int64 = 0
+    var observers: [UInt64: Observer] = [:]
+    var nextObserverID: UInt64 = 1
+    var isShutDown = false
+    let realStart = ContinuousClock.now
+    /// Real clock only: the due time a wake-up task is already sleeping towards.
+    var armedWake: Int64?
+
+    struct PendingCommand: Sendable {
+        let light: LightID
+        let change: LightChange
+        let transitionMicros: Int64
+        let submittedAt: Int64
+        let ticket: CommandTicket
+    }
+
+    /// A home built from a fixture (or a snapshot, which is a fixture too).
+    public init(fixture: Fixture, clock: ClockMode, seed: UInt64? = nil) {
+        clockMode = clock
+        let seed = seed ?? fixture.seed
+        fixtureIdentity = (fixture.id, seed)
+        name = fixture.name
+        defaults = fixture.defaults
+        discovery = fixture.discovery
+        faultSchedule = fixture.faultSchedule
+        fixtureFaultCount = fixture.faultSchedule.count
+        durability = fixture.durability
+        for room in fixture.rooms {
+            roomOrder.append(room.id)
+            rooms[room.id] = SimulatedRoom(
+                id: room.id, name: room.name, defaults: room.defaults, lightIDs: room.lights.map(\.id),
+                undiscovered: room.undiscovered, scan: nil)
+            for light in room.lights {
+                lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)
+            }
+        }
+        for (index, fault) in faultSchedule.enumerated() {
+            queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))
+            queue.schedule(.fault(index: index, begins: false), at: Self.micros(fault.untilMs))
+        }
+    }
+
+    // MARK: - Observing
+
+    /// Calls `observer` with every change, synchronously, in the order changes are applied.
+    ///
+    /// Observers must return quickly and never block: they run on the home's event loop.
+    /// - Returns: a token for ``removeObserver(_:)``.
+    @discardableResult
+    public func addObserver(_ observer: @escaping Observer) -> UInt64 {
+        let id = nextObserverID
+        nextObserverID += 1
+        observers[id] = observer
+        return id
+    }
+
+    /// Stops calling an observer.
+    public func removeObserver(_ id: UInt64) { observers[id] = nil }
+
+    func emit(_ entity: Entity, _ change: ChangeEvent.Change) {
+        guard !observers.isEmpty else { return }
+        let event = ChangeEvent(entity: entity, change: change, timeMicros: nowMicros)
+        for id in observers.keys.sorted() { observers[id]?(event) }
+    }
+
+    // MARK: - Time
+
+    /// The simulation time in milliseconds.
+    public var nowMilliseconds: Double {
+        refreshRealTime()
+        return Double(nowMicros) / 1_000
+    }
+
+    /// The number of events waiting to happen.
+    public var scheduledEventCount: Int { queue.count }
+
+    static func micros(_ ms: Double) -> Int64 { Int64((ms * 1_000).rounded()) }
+
+    func refreshRealTime() {
+        guard clockMode == .real else { return }
+        let elapsed = ContinuousClock.now - realStart
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        nowMicros = max(nowMicros, micros)
+    }
+
+    /// Moves the virtual clock forward, applying every event due by the new time in order.
+    ///
+    /// When it returns, every consequence has been applied and every observer told.
+    /// - Throws: ``LumenError`` `needsVirtualClock` on a real-clock home; `invalidParams` for a negative span.
+    public func advance(byMilliseconds ms: Double) throws(LumenError) {
+        guard clockMode == .virtual else {
+            throw LumenError(.needsVirtualClock, "advance needs the virtual clock; start lumend with --clock virtual")
+        }
+        guard ms.isFinite, ms >= 0, ms <= 1e12 else {
+            throw LumenError(.invalidParams, "ms must be a number from 0 to 1e12, got \(ms)")
+        }
+        let target = nowMicros + Self.micros(ms)
+        runEvents(notAfter: target)
+        nowMicros = target
+    }
+
+    func runEvents(notAfter time: Int64) {
+        while let next = queue.popDue(notAfter: time) {
+            nowMicros = max(nowMicros, next.due)
+            handle(next.event)
+        }
+    }
+
+    func schedule(_ event: SimulationEvent, at due: Int64) {
+        queue.schedule(event, at: due)
+        armRealClock()
+    }
+
+    /// Real clock: makes sure a task wakes the loop when the earliest event falls due.
+    func armRealClock() {
+        guard clockMode == .real, !isShutDown, let due = queue.nextDue else { return }
+        if let armedWake, armedWake <= due { return }
+        armedWake = due
+        let deadline = realStart + .microseconds(due)
+        Task { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await self?.wake(armedFor: due)
+        }
+    }
+
+    func wake(armedFor due: Int64) {
+        if armedWake == due { armedWake = nil }
+        refreshRealTime()
+        runEvents(notAfter: nowMicros)
+        armRealClock()
+    }
+
+    func handle(_ event: SimulationEvent) {
+        switch event {
+        case .applyCommand(let id): applyCommand(id)
+        case .failCommand(let id, let code): failCommand(id, code: LumenError.Code(rawValue: code.rawValue))
+        case .transitionStep(let light, let generation): stepTransition(light, generation: generation)
+        case .discoverLight(let room, let scan, let light): discover(light, in: room, scan: scan)
+        case .endScan(let room, let scan): endScan(in: room, scan: scan)
+        case .fault(let index, let begins): applyScheduledFault(index, begins: begins)
+        }
+    }
+
+    /// Fails every command still waiting for its device and stops the clock: the home is shutting down.
+    public func shutDown() {
+        isShutDown = true
+        let waiting = pending.values.map(\.ticket)
+        pending.removeAll()
+        for ticket in waiting {
+            ticket.settle(.failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import LumenModel
+
+/// What a command asks a light to change; `nil` leaves a property as it is.
+public struct LightChange: Sendable, Hashable {
+    /// On or off.
+    public var isOn: Bool?
+    /// Brightness, 1–100.
+    public var brightness: Double?
+    /// Colour temperature, 153–500 mireds.
+    public var colorTemperature: Int?
+    /// Colour, CIE xy.
+    public var color: CIEColor?
+
+    /// A change.
+    public init(isOn: Bool? = nil, brightness: Double? = nil, colorTemperature: Int? = nil, color: CIEColor? = nil) {
+        self.isOn = isOn
+        self.brightness = brightness
+        self.colorTemperature = colorTemperature
+        self.color = color
+    }
+
+    /// The properties this change touches.
+    public var properties: [LightProperty] {
+        var result: [LightProperty] = []
+        if isOn != nil { result.append(.isOn) }
+        if brightness != nil { result.append(.brightness) }
+        if colorTemperature != nil { result.append(.colorTemperature) }
+        if color != nil { result.append(.color) }
+        return result
+    }
+
+    /// `state` with this change applied.
+    func applied(to state: LightState) -> LightState {
+        var result = state
+        if let isOn { result.isOn = isOn }
+        if let brightness { result.brightness = brightness }
+        if let colorTemperature { result.colorTemperature = colorTemperature }
+        if let color { result.color = color }
+        return result
+    }
+
+    /// Checks ranges.
+    /// - Throws: ``LumenError`` with code `invalidParams` naming the property and its range.
+    func validate() throws(LumenError) {
+        if let brightness, !(LightState.brightnessRange.contains(brightness)) {
+            throw LumenError(.invalidParams, "brightness \(brightness) is out of range 1–100")
+        }
+        if let colorTemperature, !LightState.colorTemperatureRange.contains(colorTemperature) {
+            throw LumenError(.invalidParams, "colorTemperature \(colorTemperature) is out of range 153–500 mireds")
+        }
+        if let color,
+            !LightState.colorCoordinateRange.contains(color.x) || !LightState.colorCoordinateRange.contains(color.y)
+        {
+            throw LumenError(.invalidParams, "color (\(color.x), \(color.y)) is out of range: x and y must be 0–1")
+        }
+    }
+}

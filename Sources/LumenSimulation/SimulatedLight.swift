@@ -1,0 +1,105 @@
+import LumenModel
+
+/// One simulated device: its identity, state, and the bookkeeping that makes it behave like hardware.
+///
+/// Lights are values owned by the ``Home`` actor rather than actors of their own: every change to every light
+/// is applied by the home's one event loop in a defined order, which is what makes a seeded run replay byte
+/// for byte. A light costs a few hundred bytes.
+struct SimulatedLight: Sendable {
+    let id: LightID
+    var name: String
+    let model: DeviceModel
+    var room: RoomID
+    var state: LightState
+    /// Its own settings; latency and faults inherit from the room and the home.
+    var settings: DeviceSettings
+    /// Set by a harness or a fixture: unreachable until set back.
+    var forcedUnreachable: Bool
+    /// The number of scheduled faults under way that make it unreachable.
+    var activeFaults: Int = 0
+    var random: SeededRandom
+    /// When the last queued command takes effect: later commands never overtake it (per-device FIFO).
+    var lastApplyAt: Int64 = 0
+    /// Token bucket for the rate limit.
+    var tokens: Double = .infinity
+    var tokensUpdatedAt: Int64 = 0
+    var transition: Transition?
+    var transitionGeneration: UInt32 = 0
+
+    var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
+
+    init(fixture: LightFixture, room: RoomID, seed: UInt64) {
+        id = fixture.id
+        name = fixture.name
+        model = fixture.model
+        self.room = room
+        state = fixture.state
+        settings = fixture.settings
+        forcedUnreachable = !fixture.isReachable
+        random = SeededRandom(seed: seed, label: fixture.id.rawValue)
+    }
+
+    var fixture: LightFixture {
+        var fixture = LightFixture(id: id, name: name, model: model, state: transition?.target ?? state)
+        fixture.isReachable = !forcedUnreachable
+        fixture.settings = settings
+        return fixture
+    }
+}
+
+/// A change that moves in steps, as Matter lights do: ten steps a second, the last one exact.
+struct Transition: Sendable {
+    static let stepMicros: Int64 = 100_000
+
+    let from: LightState
+    let target: LightState
+    let start: Int64
+    let duration: Int64
+
+    /// The state `time` into the transition, rounded as a device would report it.
+    func state(at time: Int64) -> LightState {
+        guard time < start + duration else { return target }
+        let f = Double(time - start) / Double(duration)
+        func mix(_ a: Double, _ b: Double, places: Double) -> Double {
+            ((a + (b - a) * f) * places).rounded() / places
+        }
+        var state = target
+        state.isOn = from.isOn || target.isOn  // on while fading; an "off" lands at the end
+        state.brightness = mix(from.brightness, target.brightness, places: 10)
+        state.colorTemperature = Int(
+            mix(Double(from.colorTemperature), Double(target.colorTemperature), places: 1))
+        state.color = CIEColor(
+            x: mix(from.color.x, target.color.x, places: 10_000), y: mix(from.color.y, target.color.y, places: 10_000))
+        return state
+    }
+}
+
+/// A room: its lights in order, the lights waiting to be discovered, and any scan under way.
+struct SimulatedRoom: Sendable {
+    let id: RoomID
+    var name: String
+    var defaults: DeviceSettings
+    var lightIDs: [LightID]
+    var undiscovered: [PendingLight]
+    var scan: DiscoveryScan?
+}
+
+/// A discovery scan under way in a room.
+public struct DiscoveryScan: Sendable, Hashable {
+    /// Which scan this is (scans are numbered from 1 in a home).
+    public let id: UInt64
+    /// When it started, in simulation milliseconds.
+    public let startedMs: Double
+    /// When it ends.
+    public let endsMs: Double
+    /// The lights found so far, in the order found.
+    public var found: [LightID]
+
+    /// The scan as JSON: what `lumenctl discover` shows while it runs.
+    public func jsonValue(isScanning: Bool) -> JSONValue {
+        .object([
+            "isScanning": .bool(isScanning), "startedMs": .double(startedMs), "endsMs": .double(endsMs),
+            "found": .array(found.map { .string($0.rawValue) }),
+        ])
+    }
+}
