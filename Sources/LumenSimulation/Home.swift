@@ -194,3 +194,13 @@ public actor Home {
         }
     }
 }
+
+extension Home {
+    /// Runs `body` on the home's event loop, so that what it reads and what it registers happen with no change
+    /// in between (a subscription's first value and its registration, for instance).
+    public func withIsolation<T: Sendable>(_ body: @Sendable (isolated Home) throws(LumenError) -> T)
+        throws(LumenError) -> T
+    {
+        try body(self)
+    }
+}

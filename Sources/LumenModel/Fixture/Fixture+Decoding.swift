@@ -121,7 +121,8 @@ public enum FixtureError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DeviceSettings {
     static let keys: Set<String> = ["latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn"]
 
-    init(cursor: JSONCursor) throws(JSONShapeError) {
+    /// Reads device settings (`latency`, `dropProbability`, `timeoutMs`, `rateLimitPerSecond`, `powerOn`).
+    public init(cursor: JSONCursor) throws(JSONShapeError) {
         try self.init(object: cursor.object(allowing: Self.keys))
     }
 
@@ -213,7 +214,8 @@ extension RoomFixture {
 }
 
 extension LightFixture {
-    init(cursor: JSONCursor) throws(JSONShapeError) {
+    /// Reads a light as a fixture writes it (also used by the `simulation` scope's `addLight`).
+    public init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(
             allowing: DeviceSettings.keys.union([
                 "id", "name", "kind", "manufacturer", "product", "state", "reachable",

@@ -129,6 +129,12 @@ public struct ObjectCursor: Sendable {
     /// Where it is.
     public let path: JSONPath
 
+    /// A cursor over `object` found at `path`.
+    public init(object: JSONObject, path: JSONPath) {
+        self.object = object
+        self.path = path
+    }
+
     /// The member `key`, or `nil` when it is absent or `null`.
     public func optional(_ key: String) -> JSONCursor? {
         guard let value = object[key], !value.isNull else { return nil }

@@ -1,0 +1,235 @@
+import LumenModel
+import LumenSimulation
+
+/// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook that makes
+/// a write durable before it is confirmed.
+///
+/// ```swift
+/// let container = ScopeContainer(home: home) { try await store.waitUntilDurable(store.changeMark) }
+/// let root = AnyScope(container.homeScope)
+/// ```
+public struct ScopeContainer: Sendable {
+    /// The home.
+    public let home: Home
+    /// Runs after a write has been applied, before it is confirmed (the state store waits for the disk here).
+    public let commit: @Sendable () async throws(LumenError) -> Void
+
+    /// A container.
+    public init(home: Home, commit: @escaping @Sendable () async throws(LumenError) -> Void = {}) {
+        self.home = home
+        self.commit = commit
+    }
+
+    /// The root scope.
+    public var homeScope: HomeScope { HomeScope(container: self) }
+
+    /// Every scope type, as `describe` reports them.
+    public static var scopeTypes: JSONValue {
+        func describe<S: Scope>(_ type: S.Type) -> (key: String, value: JSONValue) {
+            (S.typeName, .object(["connections": .array(S.connections.map(\.description))]))
+        }
+        return .object(
+            JSONObject([
+                describe(HomeScope.self), describe(RoomScope.self), describe(LightScope.self),
+                describe(SimulationScope.self),
+            ]))
+    }
+
+    /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
+    func confirm(_ ticket: CommandTicket, _ property: LightProperty, kind: LightKind) -> WriteCompletion {
+        WriteCompletion { () async throws(LumenError) in
+            let state = try await ticket.value
+            try await commit()
+            let value = state.jsonValue(for: kind)
+            return value[property.rawValue] ?? .null
+        }
+    }
+
+    /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
+    func immediate(_ value: JSONValue) -> WriteCompletion {
+        WriteCompletion { () async throws(LumenError) in
+            try await commit()
+            return value
+        }
+    }
+}
+
+/// The root scope: the home.
+public struct HomeScope: Scope {
+    public static let typeName = "home"
+    let container: ScopeContainer
+    public var entity: Entity? { nil }
+
+    public static let connections: [ConnectionEntry<HomeScope>] = [
+        .writable("name") { $0.name },
+        .value("roomIDs") { $0.roomIDs },
+        .scope("room") { $0.room },
+        .scope("simulation") { $0.simulation },
+    ]
+
+    var name: WritableConnection<String> {
+        let home = container.home
+        return WritableConnection(watching: PropertyKey(.home, "name")) { () async throws(LumenError) in
+            await home.homeName
+        } set: { [container] name, _ async throws(LumenError) in
+            try await home.setName(name, of: .home)
+            return container.immediate(.string(name))
+        }
+    }
+
+    var roomIDs: Connection<[String]> {
+        let home = container.home
+        return Connection(watching: PropertyKey(.home, "roomIDs")) { await home.roomIDs.map(\.rawValue) }
+    }
+
+    var room: ConfiguredConnection<RoomScope, String> {
+        ConfiguredConnection { [container] id async throws(LumenError) in
+            let room = RoomID(id)
+            guard await container.home.hasRoom(room) else {
+                throw LumenError(
+                    .noSuchEntity, "no room '\(id)'; read roomIDs for the rooms there are",
+                    data: ["room": .string(id)])
+            }
+            return RoomScope(container: container, id: room)
+        }
+    }
+
+    var simulation: ConfiguredConnection<SimulationScope, NoConfiguration> {
+        ConfiguredConnection { [container] _ async throws(LumenError) in SimulationScope(container: container) }
+    }
+}
+
+/// A room.
+public struct RoomScope: Scope {
+    public static let typeName = "room"
+    let container: ScopeContainer
+    /// The room's ID.
+    public let id: RoomID
+    public var entity: Entity? { .room(id) }
+
+    public static let connections: [ConnectionEntry<RoomScope>] = [
+        .writable("name") { $0.name },
+        .value("lightIDs") { $0.lightIDs },
+        .scope("light") { $0.light },
+        .action("detectLights", arguments: "none", result: "{isScanning, startedMs, endsMs, found}") {
+            $0.detectLights
+        },
+        .value("isScanning") { $0.isScanning },
+        .value("scan") { $0.scan },
+    ]
+
+    var name: WritableConnection<String> {
+        let (home, id) = (container.home, id)
+        return WritableConnection(watching: PropertyKey(.room(id), "name")) { () async throws(LumenError) in
+            try await home.roomName(id)
+        } set: { [container] name, _ async throws(LumenError) in
+            try await home.setName(name, of: .room(id))
+            return container.immediate(.string(name))
+        }
+    }
+
+    var lightIDs: Connection<[String]> {
+        let (home, id) = (container.home, id)
+        return Connection(watching: PropertyKey(.room(id), "lightIDs")) { () async throws(LumenError) in
+            try await home.lightIDs(in: id).map(\.rawValue)
+        }
+    }
+
+    var light: ConfiguredConnection<LightScope, String> {
+        ConfiguredConnection { [container, id] lightID async throws(LumenError) in
+            let light = LightID(lightID)
+            guard await container.home.hasLight(light), try await container.home.light(light).room == id else {
+                throw LumenError(
+                    .noSuchEntity, "no light '\(lightID)' in room '\(id)'; read lightIDs for the lights there are",
+                    data: ["room": .string(id.rawValue), "light": .string(lightID)])
+            }
+            let kind = try await container.home.light(light).model.kind
+            return LightScope(container: container, id: light, kind: kind)
+        }
+    }
+
+    var detectLights: Action {
+        Action(arguments: "none", result: "scan") { [container, id] _ async throws(LumenError) in
+            let scan = try await container.home.detectLights(in: id)
+            return scan.jsonValue(isScanning: true)
+        }
+    }
+
+    var isScanning: Connection<Bool> { property("isScanning") }
+    var scan: Connection<JSONValue> { property("scan") }
+
+    func property<Value: ScopeValue>(_ name: String) -> Connection<Value> {
+        let (home, id) = (container.home, id)
+        return Connection(watching: PropertyKey(.room(id), name)) { () async throws(LumenError) in
+            let json = try await home.value(of: name, of: .room(id))
+            do { return try Value(json: JSONCursor(json)) } catch {
+                throw LumenError(.internalError, "\(name) has an unexpected shape: \(error)")
+            }
+        }
+    }
+}
+
+/// A light.
+public struct LightScope: Scope {
+    public static let typeName = "light"
+    let container: ScopeContainer
+    /// The light's ID.
+    public let id: LightID
+    let kind: LightKind
+    public var entity: Entity? { .light(id) }
+
+    public static let connections: [ConnectionEntry<LightScope>] = [
+        .writable("name") { $0.name },
+        .value("model") { $0.model },
+        .writable("isOn") { $0.state(.isOn) as WritableConnection<Bool> },
+        .writable("brightness") { $0.state(.brightness) as WritableConnection<Double> },
+        .writable("colorTemperature") { $0.state(.colorTemperature) as WritableConnection<Int> },
+        .writable("color") { $0.state(.color) as WritableConnection<CIEColor> },
+        .value("isReachable") { $0.isReachable },
+    ]
+
+    var name: WritableConnection<String> {
+        let (home, id) = (container.home, id)
+        return WritableConnection(watching: PropertyKey(.light(id), "name")) { () async throws(LumenError) in
+            try await home.light(id).name
+        } set: { [container] name, _ async throws(LumenError) in
+            try await home.setName(name, of: .light(id))
+            return container.immediate(.string(name))
+        }
+    }
+
+    var model: Connection<JSONValue> { read("model") }
+    var isReachable: Connection<Bool> { read("isReachable") }
+
+    func read<Value: ScopeValue>(_ name: String) -> Connection<Value> {
+        let (home, id) = (container.home, id)
+        return Connection(watching: PropertyKey(.light(id), name)) { () async throws(LumenError) in
+            try await Self.decode(home.value(of: name, of: .light(id)), name)
+        }
+    }
+
+    /// A writable light property: the write is a device command, confirmed when the light applies it.
+    func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
+        let (home, id, kind, container) = (container.home, id, kind, container)
+        return WritableConnection(watching: PropertyKey(.light(id), property.rawValue)) {
+            () async throws(LumenError) in
+            try await Self.decode(home.value(of: property.rawValue, of: .light(id)), property.rawValue)
+        } set: { value, options async throws(LumenError) in
+            var change = LightChange()
+            switch property {
+            case .isOn: change.isOn = value.jsonValue.boolValue
+            case .brightness: change.brightness = value.jsonValue.doubleValue
+            case .colorTemperature: change.colorTemperature = value.jsonValue.intValue
+            case .color: change.color = value as? CIEColor
+            }
+            let ticket = try await home.submit(change, to: id, transitionMs: options.transitionMs)
+            return container.confirm(ticket, property, kind: kind)
+        }
+    }
+
+    static func decode<Value: ScopeValue>(_ json: JSONValue, _ name: String) throws(LumenError) -> Value {
+        do { return try Value(json: JSONCursor(json)) } catch {
+            throw LumenError(.internalError, "\(name) has an unexpected shape: \(error)")
+        }
+    }
+}

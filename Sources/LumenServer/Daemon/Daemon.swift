@@ -1,0 +1,251 @@
+import LumenModel
+import LumenScopes
+import LumenSimulation
+import LumenStore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lumend` itself: reads its options, loads state, binds the socket, tells systemd it is ready, serves, and
+/// stops cleanly.
+public enum Daemon {
+    /// Runs the daemon and returns its exit status: 0 after a clean stop, 1 on failure, 2 on bad usage.
+    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions.parse(arguments, environment: environment)
+        } catch {
+            writeStderr("lumend: \(error)\n")
+            return 2
+        }
+        if options.showHelp {
+            writeStdout(DaemonOptions.help + "\n")
+            return 0
+        }
+        if options.showVersion {
+            writeStdout("lumend \(LumenVersion.string)\n")
+            return 0
+        }
+        let logger = Logger(level: options.logLevel, handler: Logger.defaultHandler(environment: environment))
+        do {
+            try await run(options: options, logger: logger, notifier: SystemdNotifier())
+            return 0
+        } catch {
+            logger.error("\(error)")
+            return 1
+        }
+    }
+
+    /// A start-up failure, said plainly.
+    public struct StartupError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Runs until a signal or a failure.
+    public static func run(options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier) async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let fileSystem = PosixFileSystem()
+        // The fixture.
+        let fixtureBytes: [UInt8]
+        if let path = options.fixturePath {
+            do {
+                guard let bytes = try fileSystem.readFile(path) else {
+                    throw StartupError(description: "fixture \(path) does not exist")
+                }
+                fixtureBytes = bytes
+            } catch let error as FileSystemError {
+                throw StartupError(description: "cannot read fixture: \(error)")
+            }
+        } else {
+            fixtureBytes = Fixture.embeddedDemoHomeJSON
+        }
+        let fixture: Fixture
+        do {
+            fixture = try Fixture(json: fixtureBytes)
+        } catch {
+            throw StartupError(description: "fixture \(options.fixturePath ?? "(embedded)") is invalid: \(error)")
+        }
+        let origin = FixtureOrigin(id: fixture.id, digest: fixtureDigest(fixtureBytes))
+
+        // The state.
+        do { try fileSystem.createDirectory(options.stateDirectory) } catch {
+            throw StartupError(description: "cannot create the state directory: \(error)")
+        }
+        let loader = StateLoader(directory: options.stateDirectory, fileSystem: fileSystem)
+        let outcome: StateLoader.Outcome
+        do {
+            outcome = try loader.load(
+                fixture: fixture, origin: origin, fixtureIsExplicit: options.fixturePath != nil, reset: options.reset)
+        } catch {
+            throw StartupError(description: error.description)
+        }
+        let health = PersistenceHealth()
+        for warning in outcome.warnings {
+            logger.warning(warning, [("state_dir", options.stateDirectory)])
+            health.warn(warning)
+        }
+        let home = Home(fixture: outcome.fixture, clock: options.clock, seed: options.seed)
+        let durability = options.durability ?? outcome.fixture.durability ?? .full
+        let store = StateStore(
+            directory: options.stateDirectory, fileSystem: fileSystem, durability: durability, origin: origin,
+            generation: outcome.generation
+        ) { await home.snapshot() }
+        await store.onHealthChange { error in
+            if let error {
+                health.fail(error.description)
+                logger.error("cannot save state; retrying: \(error)", [("state_dir", options.stateDirectory)])
+            } else {
+                health.recover()
+            }
+        }
+        if outcome.source != .state {
+            // Make the state exist on disk before saying READY, so a crash right after start loses nothing.
+            store.noteChange()
+            do { try await store.flush() } catch {
+                logger.error("cannot write the initial state: \(error)")
+            }
+        }
+        let lightCount = await home.lightCount
+        logger.info(
+            "loaded \(lightCount) lights from \(outcome.source.rawValue)",
+            [("fixture", fixture.id), ("generation", String(outcome.generation)), ("durability", durability.rawValue)])
+
+        // The socket.
+        let listenFD: Int32
+        let ownedPath: String?
+        let inherited = SystemdNotifier.listenFileDescriptors()
+        if let fd = inherited.first {
+            guard UnixSocket.isListeningStreamSocket(fd) else {
+                throw StartupError(description: "systemd passed fd \(fd), which is not a listening stream socket")
+            }
+            listenFD = fd
+            ownedPath = nil
+            logger.info("serving on the socket systemd passed", [("fd", String(fd))])
+        } else {
+            let directory = StateLoaderPaths.directory(of: options.socketPath)
+            try? fileSystem.createDirectory(directory)
+            do {
+                listenFD = try UnixSocket.listen(at: options.socketPath)
+            } catch {
+                throw StartupError(description: error.description)
+            }
+            ownedPath = options.socketPath
+        }
+
+        // Serving.
+        let container = ScopeContainer(home: home) { () async throws(LumenError) in
+            guard durability == .full else { return }
+            do { try await store.waitUntilDurable(store.changeMark) } catch let error as LumenError {
+                throw error
+            } catch {
+                throw LumenError(.notPersisted, "the change could not be saved: \(error)")
+            }
+        }
+        let server = SocketServer(
+            listenFD: listenFD, ownedPath: ownedPath, container: container, simulationAccess: options.simulationAccess,
+            logger: logger)
+        await home.addObserver { event in
+            server.publish(event)
+            store.noteChange(event)
+        }
+        let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"
+        logger.notice(
+            "lumend \(LumenVersion.string) ready on \(socketDescription)",
+            [("socket", socketDescription), ("clock", options.clock.rawValue)])
+        var services: [any Service] = [
+            ClosureService(name: "state store") { await store.run() },
+            server,
+            StatusReporter(home: home, server: server, health: health, notifier: notifier),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(Watchdog(interval: interval, server: server, notifier: notifier, logger: logger))
+            logger.info("watchdog enabled", [("interval", "\(interval)")])
+        }
+        let group = ServiceGroup(services: services, logger: logger) {
+            notifier.notify("STOPPING=1")
+            notifier.notify("STATUS=Stopping: finishing requests and saving state")
+        }
+        notifier.notify("READY=1")
+        try await group.run()
+        if let error = await store.lastError {
+            logger.error("stopped, but the last state could not be saved: \(error)")
+        } else {
+            logger.notice("stopped; state saved", [("state", store.statePath)])
+        }
+    }
+
+    static func writeStdout(_ text: String) { _ = text.withCString { write(1, $0, strlen($0)) } }
+    static func writeStderr(_ text: String) { _ = text.withCString { write(2, $0, strlen($0)) } }
+}
+
+enum StateLoaderPaths {
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// What `STATUS=` says about persistence, updated by the store and read by the status reporter.
+final class PersistenceHealth: Sendable {
+    private let state = Mutex<(failure: String?, warnings: [String])>((nil, []))
+
+    func fail(_ why: String) { state.withLock { $0.failure = why } }
+    func recover() { state.withLock { $0.failure = nil } }
+    func warn(_ why: String) { state.withLock { $0.warnings.append(why) } }
+
+    var summary: String {
+        state.withLock { state in
+            if let failure = state.failure { return "persistence DEGRADED (\(failure)); retrying" }
+            if let warning = state.warnings.last { return "state recovered with warnings: \(warning)" }
+            return "state saved"
+        }
+    }
+}
+
+/// Sends `STATUS=` whenever what it says changes: lights simulated, clients connected, persistence health.
+struct StatusReporter: Service {
+    var name: String { "status" }
+    let home: Home
+    let server: SocketServer
+    let health: PersistenceHealth
+    let notifier: any ServiceNotifier
+
+    func run() async throws {
+        var last = ""
+        while !Task.isCancelled {
+            let lights = await home.lightCount
+            let clients = server.sessionCount
+            let status =
+                "Simulating \(lights) light\(lights == 1 ? "" : "s"); \(clients) client\(clients == 1 ? "" : "s") "
+                + "connected; \(health.summary)"
+            if status != last {
+                notifier.notify("STATUS=\(status)")
+                last = status
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+}
+
+/// Pings the systemd watchdog at half its interval, but only after a probe request has gone through the
+/// daemon's request machinery: a stalled daemon stops pinging and systemd restarts it.
+struct Watchdog: Service {
+    var name: String { "watchdog" }
+    let interval: Duration
+    let server: SocketServer
+    let notifier: any ServiceNotifier
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled {
+            if await server.probe() {
+                notifier.notify("WATCHDOG=1")
+            } else if !Task.isCancelled {
+                logger.warning("watchdog probe failed; not pinging")
+            }
+            try? await Task.sleep(for: interval / 2)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs services started in order and stops them in reverse: on SIGTERM or SIGINT, on
+/// ``triggerShutdown()``, or when any service ends or fails. A second signal exits at once.
+///
+/// ```swift
+/// let group = ServiceGroup(services: [store, server, watchdog], logger: logger) {
+///     notifier.notify("STOPPING=1")
+/// }
+/// try await group.run()
+/// ```
+public final class ServiceGroup: Sendable {
+    let services: [any Service]
+    let logger: Logger
+    let signals: [Int32]
+    let onShutdown: @Sendable () -> Void
+    private let events: AsyncStream<Event>
+    private let post: AsyncStream<Event>.Continuation
+
+    enum Event: Sendable {
+        case signal(Int32)
+        case shutdownRequested
+        case serviceEnded(Int, (any Error)?)
+    }
+
+    /// A group.
+    /// - Parameters:
+    ///   - services: started in this order, stopped in reverse.
+    ///   - signals: the signals that start a graceful shutdown.
+    ///   - onShutdown: called once when shutdown begins (the daemon sends `STOPPING=1` here).
+    public init(
+        services: [any Service], logger: Logger, signals: [Int32] = [SIGTERM, SIGINT],
+        onShutdown: @escaping @Sendable () -> Void = {}
+    ) {
+        self.services = services
+        self.logger = logger
+        self.signals = signals
+        self.onShutdown = onShutdown
+        (events, post) = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Begins a graceful shutdown.
+    public func triggerShutdown() { post.yield(.shutdownRequested) }
+
+    /// Runs every service until shutdown.
+    /// - Throws: the first error a service failed with, after every service has stopped.
+    public func run() async throws {
+        let signalSources = installSignalHandlers()
+        defer { withExtendedLifetime(signalSources) {} }
+        var tasks: [Task<Void, Never>] = []
+        for (index, service) in services.enumerated() {
+            logger.debug("starting service", [("service", service.name)])
+            let post = post
+            tasks.append(
+                Task {
+                    do {
+                        try await service.run()
+                        post.yield(.serviceEnded(index, nil))
+                    } catch {
+                        post.yield(.serviceEnded(index, error))
+                    }
+                })
+        }
+        var failure: (any Error)?
+        var ended = Set<Int>()
+        loop: for await event in events {
+            switch event {
+            case .signal(let number):
+                logger.notice("received signal \(number); shutting down", [("signal", String(number))])
+                break loop
+            case .shutdownRequested:
+                break loop
+            case .serviceEnded(let index, let error):
+                ended.insert(index)
+                if let error, !(error is CancellationError) {
+                    logger.error("service \(services[index].name) failed: \(error)", [("service", services[index].name)])
+                    failure = error
+                } else {
+                    logger.notice("service \(services[index].name) ended; shutting down")
+                }
+                break loop
+            }
+        }
+        onShutdown()
+        for index in services.indices.reversed() {
+            tasks[index].cancel()
+            await tasks[index].value
+            logger.debug("stopped service", [("service", services[index].name)])
+        }
+        if let failure { throw failure }
+    }
+
+    private func installSignalHandlers() -> [any DispatchSourceSignal] {
+        let post = post
+        let handled = Atomic<Int>(0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            // Dispatch needs the default disposition out of the way to see the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if handled.add(1, ordering: .relaxed).newValue > 1 {
+                    // The second signal: the operator wants out now.
+                    _exit(128 + number)
+                }
+                post.yield(.signal(number))
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return sources
+    }
+}

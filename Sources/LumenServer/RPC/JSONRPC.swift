@@ -1,0 +1,178 @@
+import LumenModel
+
+/// What a method handler does with a request: answers at once, or later (a write waiting for its device).
+public enum RPCOutcome: Sendable {
+    /// The answer is ready.
+    case done(Result<JSONValue, LumenError>)
+    /// The answer comes when this finishes; the request was already queued in order.
+    case later(@Sendable () async -> Result<JSONValue, LumenError>)
+
+    /// A successful answer.
+    public static func result(_ value: JSONValue) -> RPCOutcome { .done(.success(value)) }
+    /// A failure.
+    public static func failure(_ error: LumenError) -> RPCOutcome { .done(.failure(error)) }
+}
+
+/// Answers JSON-RPC methods. Requests from one line (and one session) are handed over one at a time, in
+/// order; a handler that must wait returns ``RPCOutcome/later(_:)`` so later requests are not held up.
+public protocol RPCHandler: Sendable {
+    /// Handles one request or notification.
+    func handle(method: String, params: JSONValue?) async -> RPCOutcome
+}
+
+/// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
+/// request's `id` exactly as sent.
+///
+/// Follows the specification's rules: -32700 for text that is not JSON, -32600 for JSON that is not a
+/// request (with `id: null`), no response to notifications, a batch answered by one array (nothing when it
+/// held only notifications), an empty batch answered by a single -32600.
+public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
+    /// Answers methods.
+    public let handler: Handler
+    /// The deepest nesting a line may have.
+    public let maxDepth: Int
+
+    /// A processor.
+    public init(handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth) {
+        self.handler = handler
+        self.maxDepth = maxDepth
+    }
+
+    /// Processes one line and sends each response (one JSON text, no newline) to `reply`.
+    ///
+    /// Returns once every request in the line has been handed to the handler; responses that come later are
+    /// sent from their own tasks.
+    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(line, maxDepth: maxDepth)
+        } catch {
+            let response =
+                error.isDepthLimit
+                ? Self.errorResponse(
+                    id: .null, LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
+                : Self.errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
+            reply(response)
+            return
+        }
+        if case .array(let elements) = document {
+            guard !elements.isEmpty else {
+                reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
+                return
+            }
+            var pending: [(id: JSONValue, outcome: RPCOutcome)] = []
+            for element in elements {
+                if let answer = await handleOne(element) { pending.append(answer) }
+            }
+            guard !pending.isEmpty else { return }
+            if pending.allSatisfy({ if case .done = $0.outcome { true } else { false } }) {
+                reply(Self.batchResponse(pending.map { ($0.id, Self.settled($0.outcome)) }))
+            } else {
+                Task {
+                    var results: [(JSONValue, Result<JSONValue, LumenError>)] = []
+                    for item in pending {
+                        switch item.outcome {
+                        case .done(let result): results.append((item.id, result))
+                        case .later(let wait): results.append((item.id, await wait()))
+                        }
+                    }
+                    reply(Self.batchResponse(results))
+                }
+            }
+            return
+        }
+        guard let (id, outcome) = await handleOne(document) else { return }
+        switch outcome {
+        case .done(let result): reply(Self.response(id: id, result))
+        case .later(let wait): Task { reply(Self.response(id: id, await wait())) }
+        }
+    }
+
+    private static func settled(_ outcome: RPCOutcome) -> Result<JSONValue, LumenError> {
+        if case .done(let result) = outcome { return result }
+        return .failure(LumenError(.internalError, "unsettled outcome"))
+    }
+
+    /// Validates one request and hands it to the handler; `nil` for a notification (no response).
+    private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
+        func invalid(_ why: String) -> (id: JSONValue, outcome: RPCOutcome) {
+            (.null, .failure(LumenError(.invalidRequest, "Invalid Request: \(why)")))
+        }
+        guard case .object(let request) = value else { return invalid("expected an object, got \(value.typeName)") }
+        guard request["jsonrpc"] == .string("2.0") else { return invalid("\"jsonrpc\" must be \"2.0\"") }
+        let id = request["id"]
+        if let id {
+            switch id {
+            case .string, .number, .null: break
+            default: return invalid("\"id\" must be a string, a number or null")
+            }
+        }
+        guard case .string(let method) = request["method"] else { return invalid("\"method\" must be a string") }
+        let params = request["params"]
+        if let params {
+            switch params {
+            case .object, .array: break
+            default: return invalid("\"params\" must be an object or an array")
+            }
+        }
+        let outcome = await handler.handle(method: method, params: params)
+        guard let id else { return nil }  // a notification: the work is done, nothing is said
+        return (id, outcome)
+    }
+
+    /// A response: `{"jsonrpc":"2.0","result":…,"id":…}` or `{"jsonrpc":"2.0","error":{…},"id":…}`.
+    public static func response(id: JSONValue, _ result: Result<JSONValue, LumenError>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96)
+        writeResponse(id: id, result, to: &bytes)
+        return bytes
+    }
+
+    static func errorResponse(id: JSONValue, _ error: LumenError) -> [UInt8] { response(id: id, .failure(error)) }
+
+    static func batchResponse(_ results: [(JSONValue, Result<JSONValue, LumenError>)]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        for (offset, (id, result)) in results.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            writeResponse(id: id, result, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+
+    static func writeResponse(id: JSONValue, _ result: Result<JSONValue, LumenError>, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"jsonrpc":"2.0","#.utf8)
+        switch result {
+        case .success(let value):
+            bytes.append(contentsOf: #""result":"#.utf8)
+            value.write(to: &bytes)
+        case .failure(let error):
+            bytes.append(contentsOf: #""error":"#.utf8)
+            error.jsonValue.write(to: &bytes)
+        }
+        bytes.append(contentsOf: #","id":"#.utf8)
+        id.write(to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
+extension LumenError {
+    /// The JSON-RPC error object: `{code, message, data?}`.
+    public var jsonValue: JSONValue {
+        var object: JSONObject = ["code": .int(code.rawValue), "message": .string(message)]
+        if data.count > 0 { object["data"] = .object(data) }
+        return .object(object)
+    }
+}
+
+/// A server-to-client notification line's bytes (no newline).
+func notificationBytes(method: String, params: JSONValue) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(96)
+    bytes.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
+    JSONValue.string(method).write(to: &bytes)
+    bytes.append(contentsOf: #","params":"#.utf8)
+    params.write(to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+    return bytes
+}

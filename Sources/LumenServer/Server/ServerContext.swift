@@ -1,0 +1,78 @@
+import LumenModel
+import LumenScopes
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The version of Lumen.
+public enum LumenVersion {
+    /// The version string `--version` and `hello` report.
+    public static let string = "0.1.0"
+}
+
+/// The server's limits: each one protects the daemon from a client that is hostile, broken or slow.
+public struct ServerLimits: Sendable, Hashable {
+    /// The longest request line, in bytes; the rest of a longer line is skipped.
+    public var maxLineBytes = 1 << 20
+    /// The deepest JSON nesting a request may have.
+    public var maxDepth = 64
+    /// Scopes one session may have open.
+    public var maxScopesPerSession = 1_024
+    /// Subscriptions one session may hold.
+    public var maxSubscriptionsPerSession = 4_096
+    /// Writes one session may have waiting on devices.
+    public var maxInflightPerSession = 1_024
+    /// Sessions the daemon serves at once.
+    public var maxSessions = 256
+    /// Unsent reply bytes after which a client that is not reading is disconnected.
+    public var maxPendingReplyBytes = 8 << 20
+
+    /// The defaults.
+    public init() {}
+}
+
+/// Who may open the `simulation` scope.
+public enum SimulationAccess: String, Sendable, CaseIterable {
+    /// Root and the daemon's own user.
+    case owner
+    /// Everyone who can connect to the socket.
+    case any
+}
+
+/// What every session of a server shares.
+final class ServerContext: Sendable {
+    let container: ScopeContainer
+    let hub: SubscriptionHub
+    let limits: ServerLimits
+    let logger: Logger
+    let simulationAccess: SimulationAccess
+    let ownUID: UInt32
+    private let shuttingDown = Atomic<Bool>(false)
+
+    init(
+        container: ScopeContainer, hub: SubscriptionHub, limits: ServerLimits, logger: Logger,
+        simulationAccess: SimulationAccess
+    ) {
+        self.container = container
+        self.hub = hub
+        self.limits = limits
+        self.logger = logger
+        self.simulationAccess = simulationAccess
+        ownUID = getuid()
+    }
+
+    var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+    func beginShutdown() { shuttingDown.store(true, ordering: .relaxed) }
+
+    func mayUseSimulation(_ credentials: PeerCredentials?) -> Bool {
+        switch simulationAccess {
+        case .any: return true
+        case .owner:
+            // An in-process session (the watchdog probe) has no peer and is the daemon itself.
+            guard let credentials else { return true }
+            return credentials.uid == 0 || credentials.uid == ownUID
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import LumenModel
+import Synchronization
+
+/// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced).
+///
+/// A subscription has at most one notice waiting. When its value changes again before the notice is sent,
+/// the waiting notice is updated in place to carry the latest value and `seq`, so a slow reader gets the
+/// newest value and can tell from `seq` how many it skipped, and memory stays bounded by the number of
+/// subscriptions plus the reply limit.
+final class Outbox: Sendable {
+    private enum Item {
+        case bytes([UInt8])
+        case notice(UInt64)
+    }
+
+    private struct Subscription {
+        var value: JSONValue
+        var seq: UInt64
+        var queued: Bool
+    }
+
+    private struct State {
+        var items: [Item] = []
+        var head = 0
+        var replyBytes = 0
+        var subscriptions: [UInt64: Subscription] = [:]
+        var closed = false
+        var wakeScheduled = false
+    }
+
+    private let state = Mutex(State())
+    /// The most reply bytes that may wait unsent before the client is judged not to be reading.
+    let replyByteLimit: Int
+    /// Called when there is something to send and no wake-up is already pending.
+    private let wake: @Sendable () -> Void
+
+    init(replyByteLimit: Int, wake: @escaping @Sendable () -> Void) {
+        self.replyByteLimit = replyByteLimit
+        self.wake = wake
+    }
+
+    /// Queues a reply or notification line.
+    /// - Returns: `false` when the unsent replies have passed the limit: the caller disconnects the client.
+    @discardableResult
+    func enqueue(_ bytes: [UInt8]) -> Bool {
+        let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (true, false) }
+            state.items.append(.bytes(bytes))
+            state.replyBytes += bytes.count + 1
+            return (state.replyBytes <= replyByteLimit, Self.scheduleWake(&state))
+        }
+        if needsWake { wake() }
+        return accepted
+    }
+
+    /// Registers a subscription at `seq` 0 with its current value.
+    func addSubscription(_ id: UInt64, value: JSONValue) {
+        state.withLock { $0.subscriptions[id] = Subscription(value: value, seq: 0, queued: false) }
+    }
+
+    /// Forgets a subscription; a notice already waiting for it is dropped.
+    func removeSubscription(_ id: UInt64) {
+        _ = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+    }
+
+    /// Records a new value for a subscription and makes sure one notice for it is waiting.
+    func publish(_ id: UInt64, value: JSONValue) {
+        let needsWake = state.withLock { state -> Bool in
+            guard !state.closed, var subscription = state.subscriptions[id] else { return false }
+            subscription.value = value
+            subscription.seq += 1
+            let enqueue = !subscription.queued
+            subscription.queued = true
+            state.subscriptions[id] = subscription
+            guard enqueue else { return false }
+            state.items.append(.notice(id))
+            return Self.scheduleWake(&state)
+        }
+        if needsWake { wake() }
+    }
+
+    private static func scheduleWake(_ state: inout State) -> Bool {
+        guard !state.wakeScheduled else { return false }
+        state.wakeScheduled = true
+        return true
+    }
+
+    /// Takes up to about `maxBytes` of lines to send (each ending in a newline), encoding notices with
+    /// their latest values. Returns an empty array, and re-arms the wake-up, when nothing is waiting.
+    func take(maxBytes: Int) -> [UInt8] {
+        state.withLock { state in
+            var output: [UInt8] = []
+            while state.head < state.items.count, output.count < maxBytes {
+                let item = state.items[state.head]
+                state.head += 1
+                switch item {
+                case .bytes(let bytes):
+                    state.replyBytes -= bytes.count + 1
+                    output.append(contentsOf: bytes)
+                    output.append(UInt8(ascii: "\n"))
+                case .notice(let id):
+                    guard var subscription = state.subscriptions[id], subscription.queued else { continue }
+                    subscription.queued = false
+                    state.subscriptions[id] = subscription
+                    output.append(
+                        contentsOf: notificationBytes(
+                            method: "changed",
+                            params: [
+                                "subscription": .int(Int(id)), "value": subscription.value,
+                                "seq": .int(Int(subscription.seq)),
+                            ]))
+                    output.append(UInt8(ascii: "\n"))
+                }
+            }
+            if state.head == state.items.count {
+                state.items.removeAll(keepingCapacity: state.items.count < 1_024)
+                state.head = 0
+                state.wakeScheduled = false
+            } else if state.head > 4_096 {
+                state.items.removeFirst(state.head)
+                state.head = 0
+            }
+            return output
+        }
+    }
+
+    /// Bytes of replies waiting.
+    var pendingReplyBytes: Int { state.withLock { $0.replyBytes } }
+
+    /// Stops accepting output and frees what is waiting.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            state.items = []
+            state.head = 0
+            state.subscriptions = [:]
+        }
+    }
+}

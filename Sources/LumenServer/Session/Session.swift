@@ -1,0 +1,342 @@
+import LumenModel
+import LumenScopes
+import Synchronization
+
+/// One client's conversation: its scope tree, its subscriptions and its outgoing queue.
+///
+/// Requests are handed over one at a time in the order they arrived; writes that wait for a device answer
+/// later (``RPCOutcome/later(_:)``), so a slow `set` on one light never holds up a `get` on another.
+final class Session: RPCHandler {
+    struct ScopeRecord {
+        var scope: AnyScope
+        var parent: Int?
+        var children: [Int] = []
+        var subscriptions: [UInt64] = []
+    }
+
+    struct State {
+        var scopes: [Int: ScopeRecord] = [:]
+        var nextScope = 1
+        var subscriptions: [UInt64: (scope: Int, key: PropertyKey?)] = [:]
+        var closed = false
+    }
+
+    let id: UInt64
+    let context: ServerContext
+    let credentials: PeerCredentials?
+    let outbox: Outbox
+    private let state = Mutex(State())
+    /// Requests that are waiting on a device.
+    let inflight = Atomic<Int>(0)
+
+    init(id: UInt64, context: ServerContext, credentials: PeerCredentials?, wake: @escaping @Sendable () -> Void) {
+        self.id = id
+        self.context = context
+        self.credentials = credentials
+        outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, wake: wake)
+        let root = AnyScope(context.container.homeScope)
+        state.withLock { $0.scopes[0] = ScopeRecord(scope: root, parent: nil) }
+    }
+
+    var scopeCount: Int { state.withLock { $0.scopes.count } }
+
+    // MARK: - RPCHandler
+
+    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
+        if context.isShuttingDown {
+            return .failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back"))
+        }
+        do throws(LumenError) {
+            switch method {
+            case "hello":
+                _ = try Params(params, allowing: ["client"])
+                return .result([
+                    "server": "lumend", "version": .string(LumenVersion.string), "protocol": 1, "root": 0,
+                ])
+            case "describe":
+                _ = try Params(params, allowing: [])
+                return .result(["protocol": 1, "scopes": ScopeContainer.scopeTypes])
+            case "open": return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
+            case "close": return try close(Params(params, allowing: ["scope"]))
+            case "get": return try await get(Params(params, allowing: ["scope", "connection"]))
+            case "set": return try await set(Params(params, allowing: ["scope", "connection", "value", "transitionMs"]))
+            case "call": return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
+            case "subscribe": return try await subscribe(Params(params, allowing: ["scope", "connection"]))
+            case "unsubscribe": return try unsubscribe(Params(params, allowing: ["subscription"]))
+            default:
+                return .failure(
+                    LumenError(
+                        .methodNotFound,
+                        "Method not found: '\(method)'; methods are hello, describe, open, close, get, set, call, "
+                            + "subscribe, unsubscribe"))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Methods
+
+    private func lookup(_ params: Params) throws(LumenError) -> (scopeID: Int, name: String, AnyConnection) {
+        let scopeID = try params.int("scope")
+        let name = try params.string("connection")
+        guard let scope = state.withLock({ $0.scopes[scopeID]?.scope }) else {
+            throw LumenError(
+                .noSuchScope, "no open scope \(scopeID); open one first (the root home scope is 0)",
+                data: ["scope": .int(scopeID)])
+        }
+        guard let connection = scope.connection(name) else {
+            throw LumenError(
+                .noSuchConnection,
+                "a \(scope.typeName) scope has no connection '\(name)'; 'describe' lists them",
+                data: ["scope": .int(scopeID), "connection": .string(name)])
+        }
+        return (scopeID, name, connection)
+    }
+
+    private func wrongKind(_ scopeID: Int, _ name: String, _ kind: ConnectionKind, _ method: String) -> LumenError {
+        let hint: String
+        switch kind {
+        case .value: hint = "it is read-only: use get or subscribe"
+        case .writable: hint = "use get, set or subscribe"
+        case .action: hint = "it is an action: use call"
+        case .scope: hint = "it opens a scope: use open"
+        }
+        return LumenError(
+            .wrongConnectionKind, "cannot \(method) '\(name)': \(hint)",
+            data: ["scope": .int(scopeID), "connection": .string(name), "kind": .string(kind.rawValue)])
+    }
+
+    private func open(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let (parentID, name, connection) = try lookup(params)
+        guard let open = connection.open else { throw wrongKind(parentID, name, connection.kind, "open") }
+        if name == "simulation", !context.mayUseSimulation(credentials) {
+            throw LumenError(
+                .permissionDenied,
+                "the simulation scope is for root and lumend's own user; start lumend with "
+                    + "--simulation-access any to open it to everyone who can reach the socket",
+                data: ["scope": .int(parentID), "connection": .string(name)])
+        }
+        guard scopeCount < context.limits.maxScopesPerSession else {
+            throw LumenError(
+                .limitExceeded, "this session has \(context.limits.maxScopesPerSession) scopes open; close some first")
+        }
+        let child = try await open(params.cursor("configuration"))
+        let scopeID: Int? = state.withLock { state in
+            guard !state.closed, state.scopes[parentID] != nil else { return nil }
+            let id = state.nextScope
+            state.nextScope += 1
+            state.scopes[id] = ScopeRecord(scope: child, parent: parentID)
+            state.scopes[parentID]?.children.append(id)
+            return id
+        }
+        guard let scopeID else {
+            throw LumenError(.noSuchScope, "scope \(parentID) was closed while opening", data: ["scope": .int(parentID)])
+        }
+        return .result(["scope": .int(scopeID), "type": .string(child.typeName)])
+    }
+
+    private func close(_ params: Params) throws(LumenError) -> RPCOutcome {
+        let scopeID = try params.int("scope")
+        guard scopeID != 0 else {
+            throw LumenError(.invalidParams, "the root scope 0 stays open for the whole session")
+        }
+        guard !closeSubtree(scopeID).isEmpty else {
+            throw LumenError(.noSuchScope, "no open scope \(scopeID)", data: ["scope": .int(scopeID)])
+        }
+        return .result([:])
+    }
+
+    private func get(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let (scopeID, name, connection) = try lookup(params)
+        guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "get") }
+        return .result(["value": try await get()])
+    }
+
+    private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let (scopeID, name, connection) = try lookup(params)
+        guard let set = connection.set else { throw wrongKind(scopeID, name, connection.kind, "set") }
+        let value = params.cursor("value")
+        guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
+        let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
+        guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
+            throw LumenError(
+                .limitExceeded,
+                "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
+        }
+        let completion = try await set(value, WriteOptions(transitionMs: transition))
+        inflight.add(1, ordering: .relaxed)
+        return .later { [self] in
+            defer { self.inflight.subtract(1, ordering: .relaxed) }
+            do throws(LumenError) {
+                return .success(["value": try await completion.value()])
+            } catch {
+                var error = error
+                error.data["scope"] = .int(scopeID)
+                error.data["connection"] = .string(name)
+                return .failure(error)
+            }
+        }
+    }
+
+    private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let (scopeID, name, connection) = try lookup(params)
+        guard let call = connection.call else { throw wrongKind(scopeID, name, connection.kind, "call") }
+        return .result(["value": try await call(params.cursor("arguments"))])
+    }
+
+    private func subscribe(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let (scopeID, name, connection) = try lookup(params)
+        guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "subscribe") }
+        guard state.withLock({ $0.subscriptions.count }) < context.limits.maxSubscriptionsPerSession else {
+            throw LumenError(
+                .limitExceeded,
+                "this session has \(context.limits.maxSubscriptionsPerSession) subscriptions; unsubscribe some first")
+        }
+        let subscription = context.hub.makeSubscriptionID()
+        let value: JSONValue
+        if let key = connection.key {
+            // Read and register in one step on the simulation's loop, so no change falls in between.
+            let (hub, outbox) = (context.hub, outbox)
+            value = try await context.container.home.withIsolation { home throws(LumenError) in
+                let value = try home.value(of: key.property, of: key.entity)
+                outbox.addSubscription(subscription, value: value)
+                hub.add(subscription, key: key, session: self)
+                return value
+            }
+        } else {
+            value = try await get()
+            outbox.addSubscription(subscription, value: value)
+        }
+        let registered = state.withLock { state -> Bool in
+            guard !state.closed, state.scopes[scopeID] != nil else { return false }
+            state.subscriptions[subscription] = (scopeID, connection.key)
+            state.scopes[scopeID]?.subscriptions.append(subscription)
+            return true
+        }
+        guard registered else {
+            drop(subscription, key: connection.key)
+            throw LumenError(.noSuchScope, "scope \(scopeID) was closed", data: ["scope": .int(scopeID)])
+        }
+        return .result(["subscription": .int(Int(subscription)), "value": value, "seq": 0])
+    }
+
+    private func unsubscribe(_ params: Params) throws(LumenError) -> RPCOutcome {
+        let subscription = try params.int("subscription")
+        let removed = state.withLock { state -> (scope: Int, key: PropertyKey?)? in
+            guard subscription >= 0, let record = state.subscriptions.removeValue(forKey: UInt64(subscription)) else {
+                return nil
+            }
+            state.scopes[record.scope]?.subscriptions.removeAll { $0 == UInt64(subscription) }
+            return record
+        }
+        guard let removed else {
+            throw LumenError(
+                .invalidParams, "no subscription \(subscription) in this session",
+                data: ["subscription": .int(subscription)])
+        }
+        drop(UInt64(subscription), key: removed.key)
+        return .result([:])
+    }
+
+    private func drop(_ subscription: UInt64, key: PropertyKey?) {
+        if let key { context.hub.remove(subscription, key: key) }
+        outbox.removeSubscription(subscription)
+    }
+
+    // MARK: - Closing
+
+    /// Closes a scope and everything below it; returns the closed IDs, children before parents.
+    @discardableResult
+    private func closeSubtree(_ root: Int) -> [Int] {
+        let (closed, subscriptions) = state.withLock { state -> ([Int], [(UInt64, PropertyKey?)]) in
+            guard let rootRecord = state.scopes[root] else { return ([], []) }
+            var order: [Int] = []
+            func visit(_ id: Int) {
+                guard let record = state.scopes[id] else { return }
+                for child in record.children { visit(child) }
+                order.append(id)
+            }
+            visit(root)
+            var subscriptions: [(UInt64, PropertyKey?)] = []
+            for id in order {
+                guard let record = state.scopes.removeValue(forKey: id) else { continue }
+                for subscription in record.subscriptions {
+                    if let entry = state.subscriptions.removeValue(forKey: subscription) {
+                        subscriptions.append((subscription, entry.key))
+                    }
+                }
+            }
+            if let parent = rootRecord.parent { state.scopes[parent]?.children.removeAll { $0 == root } }
+            return (order, subscriptions)
+        }
+        for (subscription, key) in subscriptions { drop(subscription, key: key) }
+        return closed
+    }
+
+    /// The entity behind some scopes is gone: close them, children first, and tell the client.
+    func entityRemoved(_ entity: Entity) {
+        let roots = state.withLock { state in
+            state.scopes.filter { $0.value.scope.entity == entity }.map(\.key).sorted()
+        }
+        for root in roots {
+            for id in closeSubtree(root) {
+                outbox.enqueue(
+                    notificationBytes(
+                        method: "closed", params: ["scope": .int(id), "reason": .string("\(entity) was removed")]))
+            }
+        }
+    }
+
+    /// Frees everything the session holds.
+    func close() {
+        let subscriptions = state.withLock { state -> [(UInt64, PropertyKey?)] in
+            state.closed = true
+            let all = state.subscriptions.map { ($0.key, $0.value.key) }
+            state.subscriptions = [:]
+            state.scopes = [:]
+            return all
+        }
+        for (subscription, key) in subscriptions { drop(subscription, key: key) }
+        context.hub.unregister(self)
+        outbox.close()
+    }
+}
+
+/// A request's parameters, read with errors that name the parameter.
+struct Params {
+    let object: ObjectCursor
+
+    init(_ params: JSONValue?, allowing keys: Set<String>) throws(LumenError) {
+        let value = params ?? .object([:])
+        guard case .object = value else {
+            throw LumenError(.invalidParams, "Invalid params: params must be an object with named members")
+        }
+        do {
+            object = try JSONCursor(value, path: JSONPath.root.appending("params")).object(allowing: keys)
+        } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    func int(_ key: String) throws(LumenError) -> Int {
+        do { return try object.required(key).int() } catch { throw LumenError(.invalidParams, "Invalid params: \(error)") }
+    }
+
+    func string(_ key: String) throws(LumenError) -> String {
+        do { return try object.required(key).string() } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    func optionalDouble(_ key: String, in range: ClosedRange<Double>) throws(LumenError) -> Double? {
+        do { return try object.optional(key)?.double(in: range) } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    /// The member as a cursor (`null` when absent), for values, configurations and arguments.
+    func cursor(_ key: String) -> JSONCursor {
+        JSONCursor(object.object[key] ?? .null, path: object.path.appending(key))
+    }
+}

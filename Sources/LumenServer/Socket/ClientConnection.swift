@@ -1,0 +1,301 @@
+import Dispatch
+import LumenModel
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One accepted socket: reads lines into its session and writes the session's output, never blocking.
+///
+/// Reading stops while the session has many lines waiting (back-pressure), and output comes from the
+/// session's ``Outbox`` as the socket drains, so a slow client gets coalesced notices, not an ever-growing
+/// queue.
+final class ClientConnection: Sendable {
+    private struct IO {
+        var sources = DispatchSources()
+        var readSource: (any DispatchSourceRead)? {
+            get { sources.read }
+            set { sources.read = newValue }
+        }
+        var writeSource: (any DispatchSourceWrite)? {
+            get { sources.write }
+            set { sources.write = newValue }
+        }
+        var readSuspended = false
+        var writeArmed = false
+        var inbound: [UInt8] = []
+        var discarding = false
+        var pending: [UInt8] = []
+        var pendingOffset = 0
+        var inputEnded = false
+        var closed = false
+    }
+
+    let fd: Int32
+    let queue: DispatchQueue
+    let limits: ServerLimits
+    private let io = Mutex(IO())
+    private let waitingLines = Atomic<Int>(0)
+    private let lines: AsyncStream<[UInt8]>.Continuation
+    private let lineStream: AsyncStream<[UInt8]>
+    private let closedHandler: @Sendable (ClientConnection) -> Void
+    /// Set once, right after init: the session this connection serves.
+    private let sessionBox = Mutex<Session?>(nil)
+
+    static let highWater = 128
+    static let lowWater = 32
+
+    init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection) -> Void) {
+        self.fd = fd
+        self.limits = limits
+        queue = DispatchQueue(label: "lumend.connection.\(fd)")
+        closedHandler = onClose
+        (lineStream, lines) = AsyncStream.makeStream(of: [UInt8].self)
+    }
+
+    var session: Session? { sessionBox.withLock { $0 } }
+
+    /// Starts reading and serving `session`.
+    func start(session: Session) {
+        sessionBox.withLock { $0 = session }
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [weak self] in self?.readAvailable() }
+        write.setEventHandler { [weak self] in self?.writable() }
+        let fd = fd
+        read.setCancelHandler { Glibc.close(fd) }
+        read.resume()
+        let sources = DispatchSources(read: read, write: write)
+        io.withLock { $0.sources = sources }
+        let stream = lineStream
+        Task {
+            await self.process(stream, session: session)
+        }
+    }
+
+    private func process(_ stream: AsyncStream<[UInt8]>, session: Session) async {
+        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
+        let outbox = session.outbox
+        let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
+            if !outbox.enqueue(bytes) { self?.overflowed() }
+        }
+        for await line in stream {
+            await processor.process(line: line, reply: reply)
+            if waitingLines.subtract(1, ordering: .relaxed).newValue == Self.lowWater {
+                queue.async { [weak self] in self?.resumeReading() }
+            }
+        }
+        // Input ended (the client half-closed): answer what is still waiting, then close.
+        while session.inflight.load(ordering: .relaxed) > 0 { await Task.yield() }
+        queue.async { [weak self] in
+            guard let self else { return }
+            let drained = self.io.withLock { $0.pending.count == $0.pendingOffset }
+            if drained && outbox.pendingReplyBytes == 0 { self.close(reason: nil) } else { self.closeWhenDrained() }
+        }
+    }
+
+    private func closeWhenDrained() {
+        io.withLock { $0.inputEnded = true }
+        flush()
+    }
+
+    // MARK: - Reading
+
+    private func readAvailable() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        for _ in 0..<16 {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                feed(buffer[0..<count])
+                if io.withLock({ $0.readSuspended || $0.closed }) { return }
+                continue
+            }
+            if count == 0 {
+                endInput()
+                return
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: return
+            case EINTR: continue
+            default:
+                close(reason: "read failed: \(String(cString: strerror(errno)))")
+                return
+            }
+        }
+    }
+
+    private func endInput() {
+        io.withLock { state in
+            if !state.readSuspended { state.readSource?.suspend() }
+            state.readSuspended = true
+            state.inputEnded = true
+        }
+        lines.finish()
+    }
+
+    private func feed(_ bytes: ArraySlice<UInt8>) {
+        var start = bytes.startIndex
+        var overlong = false
+        var ready: [[UInt8]] = []
+        io.withLock { state in
+            while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                if state.discarding {
+                    state.discarding = false
+                } else if state.inbound.count + (newline - start) > limits.maxLineBytes {
+                    overlong = true
+                } else {
+                    var line = state.inbound
+                    line.append(contentsOf: bytes[start..<newline])
+                    if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                    if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { ready.append(line) }
+                }
+                state.inbound.removeAll(keepingCapacity: state.inbound.capacity <= 65_536)
+                start = newline + 1
+            }
+            if !state.discarding {
+                state.inbound.append(contentsOf: bytes[start...])
+                if state.inbound.count > limits.maxLineBytes {
+                    // Skip the rest of this line; the client hears about it once, now.
+                    overlong = true
+                    state.discarding = true
+                    state.inbound = []
+                }
+            }
+        }
+        if overlong, let session {
+            let error = LumenError(
+                .limitExceeded,
+                "request line longer than \(limits.maxLineBytes) bytes; the rest of the line is skipped")
+            if !session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error))) { overflowed() }
+        }
+        for line in ready {
+            lines.yield(line)
+            if waitingLines.add(1, ordering: .relaxed).newValue >= Self.highWater {
+                io.withLock { state in
+                    if !state.readSuspended && !state.closed {
+                        state.readSource?.suspend()
+                        state.readSuspended = true
+                    }
+                }
+            }
+        }
+    }
+
+    private func resumeReading() {
+        io.withLock { state in
+            guard state.readSuspended, !state.inputEnded, !state.closed else { return }
+            state.readSuspended = false
+            state.readSource?.resume()
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Called (from any thread) when the outbox has something new.
+    func wake() { queue.async { [weak self] in self?.flush() } }
+
+    private func writable() {
+        io.withLock { state in
+            if state.writeArmed {
+                state.writeArmed = false
+                state.writeSource?.suspend()
+            }
+        }
+        flush()
+    }
+
+    private func flush() {
+        guard let outbox = session?.outbox else { return }
+        while true {
+            let step = io.withLock { state -> FlushStep in
+                if state.closed { return .stop }
+                if state.pendingOffset == state.pending.count {
+                    state.pending = outbox.take(maxBytes: 256 * 1_024)
+                    state.pendingOffset = 0
+                    if state.pending.isEmpty { return state.inputEnded ? .finished : .stop }
+                }
+                let written = state.pending.withUnsafeBytes { raw in
+                    send(fd, raw.baseAddress! + state.pendingOffset, raw.count - state.pendingOffset, Int32(MSG_NOSIGNAL))
+                }
+                if written > 0 {
+                    state.pendingOffset += written
+                    return .again
+                }
+                if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    if !state.writeArmed {
+                        state.writeArmed = true
+                        state.writeSource?.resume()
+                    }
+                    return .stop
+                }
+                if written < 0 && errno == EINTR { return .again }
+                return .failed(errno)
+            }
+            switch step {
+            case .again: continue
+            case .stop: return
+            case .finished:
+                close(reason: nil)
+                return
+            case .failed(let code):
+                close(reason: "write failed: \(String(cString: strerror(code)))")
+                return
+            }
+        }
+    }
+
+    private enum FlushStep {
+        case again, stop, finished
+        case failed(Int32)
+    }
+
+    private func overflowed() {
+        queue.async { [weak self] in
+            guard let self else { return }
+            let limit = self.limits.maxPendingReplyBytes
+            self.close(reason: "client is not reading its replies (more than \(limit) bytes unsent); disconnected")
+        }
+    }
+
+    /// Whether everything queued has been written.
+    var isDrained: Bool {
+        let bufferEmpty = io.withLock { $0.pending.count == $0.pendingOffset || $0.closed }
+        return bufferEmpty && (session?.outbox.pendingReplyBytes ?? 0) == 0
+    }
+
+    // MARK: - Closing
+
+    /// Closes the connection; `reason` is logged when the server, not the client, ended it.
+    func close(reason: String?) {
+        let sources = io.withLock { state -> (read: (any DispatchSourceRead)?, write: (any DispatchSourceWrite)?)? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            // A suspended source must be resumed before it is cancelled and released.
+            if state.readSuspended { state.readSource?.resume() }
+            if !state.writeArmed { state.writeSource?.resume() }
+            let sources = (state.readSource, state.writeSource)
+            state.readSource = nil
+            state.writeSource = nil
+            state.pending = []
+            return sources
+        }
+        guard let sources else { return }
+        sources.write?.cancel()
+        sources.read?.cancel()
+        lines.finish()
+        session?.close()
+        if let reason, let session {
+            session.context.logger.warning(reason, [("session", String(session.id))])
+        }
+        closedHandler(self)
+    }
+}
+
+/// A connection's read and write sources. Dispatch sources are not `Sendable`; these are only created in
+/// `start(session:)` and from then on touched only under the connection's `io` lock, which is what makes
+/// the unchecked conformance sound.
+struct DispatchSources: @unchecked Sendable {
+    var read: (any DispatchSourceRead)?
+    var write: (any DispatchSourceWrite)?
+}

@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A socket call that failed.
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public var operation: String
+    /// The `errno`.
+    public var errno: Int32
+    /// Extra words for people.
+    public var detail: String
+
+    public init(_ operation: String, errno: Int32, detail: String = "") {
+        self.operation = operation
+        self.errno = errno
+        self.detail = detail
+    }
+
+    public var description: String {
+        "\(operation): \(String(cString: strerror(errno)))" + (detail.isEmpty ? "" : " (\(detail))")
+    }
+}
+
+/// The user and process on the other end of a Unix socket (`SO_PEERCRED`).
+public struct PeerCredentials: Sendable, Hashable {
+    /// The peer's process ID.
+    public var pid: Int32
+    /// Its user ID.
+    public var uid: UInt32
+    /// Its group ID.
+    public var gid: UInt32
+}
+
+/// Small, careful wrappers over the Unix-domain socket calls Lumen needs.
+public enum UnixSocket {
+    /// The longest path a `sockaddr_un` holds.
+    public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws(SocketError)
+        -> T
+    {
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maxPathLength else {
+            throw SocketError(
+                "socket path", errno: ENAMETOOLONG,
+                detail: "\(path) is longer than \(maxPathLength) bytes; choose a shorter --socket")
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// Creates a stream socket, close-on-exec.
+    static func makeSocket() throws(SocketError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw SocketError("socket", errno: errno) }
+        return fd
+    }
+
+    /// Connects to a listening socket. Returns the connected fd (blocking).
+    public static func connect(to path: String) throws(SocketError) -> Int32 {
+        let fd = try makeSocket()
+        let result = try withAddress(path) { Glibc.connect(fd, $0, $1) }
+        if result != 0 {
+            let error = errno
+            close(fd)
+            throw SocketError("connect \(path)", errno: error)
+        }
+        return fd
+    }
+
+    /// Binds and listens on `path`, refusing to take over a socket that another live daemon is serving.
+    ///
+    /// If something is at `path`, it connects first: a socket that answers belongs to a running daemon and
+    /// is left alone; a stale socket file (connection refused) is removed; anything that is not a socket is
+    /// never removed.
+    /// - Parameter mode: the socket file's permissions (0660 by default: owner and group).
+    public static func listen(at path: String, mode: mode_t = 0o660, backlog: Int32 = 128) throws(SocketError)
+        -> Int32
+    {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+                throw SocketError(
+                    "bind \(path)", errno: EEXIST, detail: "a file that is not a socket is in the way; remove it")
+            }
+            if let probe = try? connect(to: path) {
+                close(probe)
+                throw SocketError(
+                    "bind \(path)", errno: EADDRINUSE,
+                    detail: "another lumend is serving this socket; stop it or choose another --socket")
+            }
+            unlink(path)
+        }
+        let fd = try makeSocket()
+        // Create the file with the final mode: no window where a wider mode is visible.
+        let previousMask = umask(~mode & 0o777)
+        let bound = try withAddress(path) { bind(fd, $0, $1) }
+        let bindErrno = errno
+        umask(previousMask)
+        if bound != 0 {
+            close(fd)
+            throw SocketError("bind \(path)", errno: bindErrno)
+        }
+        if Glibc.listen(fd, backlog) != 0 {
+            let error = errno
+            close(fd)
+            throw SocketError("listen \(path)", errno: error)
+        }
+        return fd
+    }
+
+    /// The path a listening socket is bound to, if it has one.
+    public static func boundPath(of fd: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: &address.sun_path) { raw -> String in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return path.isEmpty ? nil : path
+    }
+
+    /// Whether `fd` is a listening stream socket (what socket activation must hand over).
+    public static func isListeningStreamSocket(_ fd: Int32) -> Bool {
+        var type: Int32 = 0
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 else { return false }
+        length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 else { return false }
+        return type == Int32(SOCK_STREAM.rawValue) && accepting != 0
+    }
+
+    /// Makes a descriptor non-blocking.
+    public static func setNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// The peer's credentials.
+    public static func peerCredentials(of fd: Int32) -> PeerCredentials? {
+        // Glibc hides `struct ucred` behind _GNU_SOURCE; this has its layout (pid_t, uid_t, gid_t).
+        struct UCred {
+            var pid: Int32 = 0
+            var uid: UInt32 = 0
+            var gid: UInt32 = 0
+        }
+        var credentials = UCred()
+        var length = socklen_t(MemoryLayout<UCred>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}

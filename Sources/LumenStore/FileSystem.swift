@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A failed file-system call, with the operation, path and `errno`.
+public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The call that failed ("open", "write", "fsync", "rename", …).
+    public var operation: String
+    /// The path involved.
+    public var path: String
+    /// The `errno` it failed with.
+    public var errno: Int32
+
+    /// An error.
+    public init(_ operation: String, _ path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+}
+
+/// The file-system calls the state store makes, behind a protocol so tests can inject faults
+/// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
+public protocol FileSystem: Sendable {
+    /// The contents of a file, or `nil` when it does not exist.
+    func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
+    /// Creates a new file that must not exist yet (`O_CREAT | O_EXCL`), for writing.
+    func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32
+    /// Writes some of `bytes`; returns how many were written (a short write is not an error).
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
+    /// Flushes a file's data and metadata to the device.
+    func fsync(_ fd: Int32, path: String) throws(FileSystemError)
+    /// Closes a file.
+    func close(_ fd: Int32)
+    /// Renames `from` to `to`, atomically replacing `to`.
+    func rename(_ from: String, to: String) throws(FileSystemError)
+    /// Flushes a directory, so renames and creations in it survive power loss.
+    func fsyncDirectory(_ path: String) throws(FileSystemError)
+    /// Removes a file; a missing file is not an error.
+    func remove(_ path: String) throws(FileSystemError)
+    /// Creates a directory and its parents, mode 0700.
+    func createDirectory(_ path: String) throws(FileSystemError)
+    /// Whether something exists at `path`.
+    func fileExists(_ path: String) -> Bool
+}
+
+/// The real file system, through POSIX calls.
+public struct PosixFileSystem: FileSystem {
+    /// The real file system.
+    public init() {}
+
+    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw FileSystemError("open", path, errno: errno)
+        }
+        defer { Glibc.close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError("read", path, errno: errno)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    public func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
+        // O_EXCL also refuses to follow a symlink planted at the temporary name.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
+        return fd
+    }
+
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        while true {
+            let count = Glibc.write(fd, bytes.baseAddress, bytes.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw FileSystemError("write", path, errno: errno) }
+        }
+    }
+
+    public func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+        if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
+    }
+
+    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+    public func rename(_ from: String, to: String) throws(FileSystemError) {
+        if Glibc.rename(from, to) != 0 { throw FileSystemError("rename", from, errno: errno) }
+    }
+
+    public func fsyncDirectory(_ path: String) throws(FileSystemError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
+        defer { Glibc.close(fd) }
+        if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
+    }
+
+    public func remove(_ path: String) throws(FileSystemError) {
+        if unlink(path) != 0, errno != ENOENT { throw FileSystemError("unlink", path, errno: errno) }
+    }
+
+    public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    public func createDirectory(_ path: String) throws(FileSystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0, errno != EEXIST { throw FileSystemError("mkdir", prefix, errno: errno) }
+        }
+    }
+}
+
+extension FileSystem {
+    /// Writes `bytes` to `path` atomically and durably: a same-directory temporary file opened `O_EXCL`,
+    /// every byte written (short writes resumed), `fsync`, then `rename` over `path`, then `fsync` of the
+    /// directory so the rename itself survives power loss.
+    ///
+    /// On any failure the temporary file is removed and `path` is untouched.
+    /// - Parameter keepPrevious: when set, the file being replaced is first renamed to this path.
+    public func writeAtomically(
+        _ bytes: [UInt8], to path: String, keepPrevious previous: String? = nil, mode: UInt32 = 0o600
+    ) throws(FileSystemError) {
+        let directory = Self.directory(of: path)
+        let temporary = "\(path).tmp-\(getpid())"
+        // A temp file left by a crash of this same PID number would make O_EXCL fail forever.
+        try remove(temporary)
+        let fd = try createExclusive(temporary, mode: mode)
+        do throws(FileSystemError) {
+            let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    do throws(FileSystemError) {
+                        let chunk = UnsafeRawBufferPointer(rebasing: buffer[offset...])
+                        let written = try write(fd, chunk, path: temporary)
+                        // A write that makes no progress would loop forever; treat it as an I/O error.
+                        if written == 0 { return FileSystemError("write", temporary, errno: EIO) }
+                        offset += written
+                    } catch {
+                        return error
+                    }
+                }
+                return nil
+            }
+            if let failure { throw failure }
+            try fsync(fd, path: temporary)
+            close(fd)
+        } catch {
+            close(fd)
+            try? remove(temporary)
+            throw error
+        }
+        do throws(FileSystemError) {
+            if let previous, fileExists(path) { try rename(path, to: previous) }
+            try rename(temporary, to: path)
+        } catch {
+            try? remove(temporary)
+            throw error
+        }
+        try fsyncDirectory(directory)
+    }
+
+    /// The directory part of a path ("." when there is none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

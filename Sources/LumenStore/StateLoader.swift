@@ -1,0 +1,118 @@
+import LumenModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Decides what state `lumend` starts from: the state file, the previous good generation, or the fixture.
+///
+/// A corrupt or unreadable state file is never deleted or overwritten: it is moved aside as
+/// `state.json.corrupt-<time>` and the loader falls back, saying so in ``Outcome/warnings``.
+public struct StateLoader: Sendable {
+    /// Where the state came from.
+    public enum Source: String, Sendable {
+        /// The fixture: there was no usable state.
+        case fixture
+        /// The state file.
+        case state
+        /// The previous good generation, because the state file was missing or corrupt.
+        case previous
+    }
+
+    /// What to start from.
+    public struct Outcome: Sendable {
+        /// The home to simulate.
+        public var fixture: Fixture
+        /// Where it came from.
+        public var source: Source
+        /// The generation loaded (0 for a fresh fixture).
+        public var generation: Int
+        /// Problems that were worked around, for the log and `STATUS=`.
+        public var warnings: [String]
+    }
+
+    /// Why start-up cannot go on.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// What is wrong and what to do.
+        public var description: String
+    }
+
+    let directory: String
+    let fileSystem: any FileSystem
+    let now: @Sendable () -> Int
+
+    /// A loader for a state directory.
+    public init(
+        directory: String, fileSystem: any FileSystem = PosixFileSystem(),
+        now: @escaping @Sendable () -> Int = { Int(time(nil)) }
+    ) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.now = now
+    }
+
+    /// Chooses the state to start from.
+    /// - Parameters:
+    ///   - fixture: the fixture to use when there is no usable state.
+    ///   - origin: the fixture's identity and digest.
+    ///   - fixtureIsExplicit: whether the user named the fixture; then a state from a different fixture is
+    ///     refused rather than silently resumed.
+    ///   - reset: start from the fixture, moving any state aside.
+    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend.
+    public func load(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool) throws(Refusal)
+        -> Outcome
+    {
+        let statePath = "\(directory)/\(StateStore.stateFileName)"
+        let previousPath = "\(directory)/\(StateStore.previousFileName)"
+        var warnings: [String] = []
+        if reset {
+            for path in [statePath, previousPath] where fileSystem.fileExists(path) {
+                let aside = "\(path).reset-\(now())"
+                do { try fileSystem.rename(path, to: aside) } catch {
+                    throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
+                }
+                warnings.append("--reset: moved \(path) to \(aside)")
+            }
+            return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+        }
+        for (path, source) in [(statePath, Source.state), (previousPath, Source.previous)] {
+            let bytes: [UInt8]?
+            do { bytes = try fileSystem.readFile(path) } catch {
+                warnings.append("cannot read \(path) (\(error)); leaving it in place and falling back")
+                continue
+            }
+            guard let bytes else { continue }
+            let parsed: Fixture
+            do throws(FixtureError) {
+                parsed = try Fixture(json: bytes)
+            } catch {
+                if case .shape(let shape) = error, shape.message.contains("newer than this lumend") {
+                    throw Refusal(
+                        description: "\(path) was written by a newer lumend (\(shape.message)); "
+                            + "run that version, or start with --reset to set this state aside")
+                }
+                let aside = "\(path).corrupt-\(now())"
+                do {
+                    try fileSystem.rename(path, to: aside)
+                    warnings.append("\(path) is corrupt (\(error)); moved it to \(aside)")
+                } catch {
+                    warnings.append("\(path) is corrupt and could not be moved aside (\(error))")
+                }
+                continue
+            }
+            let state = parsed
+            if let stateOrigin = state.origin, fixtureIsExplicit, stateOrigin != origin {
+                throw Refusal(
+                    description:
+                        "the state in \(directory) came from fixture '\(stateOrigin.id)' (\(stateOrigin.digest)), "
+                        + "not the one given ('\(origin.id)', \(origin.digest)); start with --reset to "
+                        + "discard it (it is moved aside, not deleted) or point --state-dir elsewhere")
+            }
+            if source == .previous {
+                warnings.append("the state file was missing or unusable; resumed from the previous generation")
+            }
+            return Outcome(fixture: state, source: source, generation: state.generation ?? 0, warnings: warnings)
+        }
+        return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+    }
+}
