@@ -1,3 +1,4 @@
+import Dispatch
 import LumenModel
 import LumenScopes
 import LumenSimulation
@@ -24,6 +25,10 @@ public enum Daemon {
             writeStdout(DaemonOptions.help + "\n")
             return 0
         }
+        if options.printSocket {
+            writeStdout(options.socketPath + "\n")
+            return 0
+        }
         if options.showVersion {
             writeStdout("lumend \(LumenVersion.string)\n")
             return 0
@@ -46,6 +51,8 @@ public enum Daemon {
     /// Runs until a signal or a failure.
     public static func run(options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier) async throws {
         signal(SIGPIPE, SIG_IGN)
+        let hangup = HangupHandler(logger: logger)
+        defer { withExtendedLifetime(hangup) {} }
         let fileSystem = PosixFileSystem()
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -248,4 +255,27 @@ struct Watchdog: Service {
             try? await Task.sleep(for: interval / 2)
         }
     }
+}
+
+/// SIGHUP would kill the daemon by default; lumend has nothing to reload, so it says so and carries on.
+final class HangupHandler: Sendable {
+    private let source: SignalSourceBox
+
+    init(logger: Logger) {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            logger.notice("SIGHUP ignored: lumend reads its options at start; restart it to change them")
+        }
+        source.resume()
+        self.source = SignalSourceBox(source: source)
+    }
+
+    deinit { source.source.cancel() }
+}
+
+/// A signal source owned by one object and never touched after set-up but to cancel it in `deinit`, where
+/// nothing else can reach it (Dispatch sources are not `Sendable`).
+struct SignalSourceBox: @unchecked Sendable {
+    let source: any DispatchSourceSignal
 }

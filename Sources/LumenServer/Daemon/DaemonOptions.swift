@@ -25,6 +25,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var showHelp = false
     /// Print the version and exit.
     public var showVersion = false
+    /// Print the socket path it would use and exit (for scripts and `make run`).
+    public var printSocket = false
 
     /// Defaults resolved from the environment (see ``LumenPaths``).
     public init(environment: [String: String]) {
@@ -100,6 +102,9 @@ public struct DaemonOptions: Sendable, Hashable {
             case "--version":
                 try flag()
                 options.showVersion = true
+            case "--print-socket":
+                try flag()
+                options.printSocket = true
             default:
                 if argument.hasPrefix("-") {
                     throw UsageError(description: "unknown option '\(name)'; see 'lumend --help'")
@@ -142,8 +147,10 @@ public struct DaemonOptions: Sendable, Hashable {
           --log-level LEVEL        critical, error, warning, notice, info (default) or debug.
           -h, --help               Show this help.
           --version                Show the version.
+          --print-socket           Print the socket path these options resolve to, and exit.
 
-        Signals: SIGTERM or SIGINT stop it cleanly (state is saved); a second one exits at once.
+        Signals: SIGTERM or SIGINT stop it cleanly (state is saved); a second one exits at once. SIGHUP is
+        logged and otherwise ignored (there is nothing to reload: options are read at start).
         Exit status: 0 on a clean stop, 1 on failure, 2 on a command-line mistake.
         """
 }

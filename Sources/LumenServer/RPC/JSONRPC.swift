@@ -18,6 +18,13 @@ public enum RPCOutcome: Sendable {
 public protocol RPCHandler: Sendable {
     /// Handles one request or notification.
     func handle(method: String, params: JSONValue?) async -> RPCOutcome
+    /// Called once for each ``RPCOutcome/later(_:)`` after its response has been handed to `reply` (or
+    /// dropped, for a notification), so a handler can tell when nothing is left to answer.
+    func laterOutcomeSent()
+}
+
+extension RPCHandler {
+    public func laterOutcomeSent() {}
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
@@ -70,13 +77,17 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             } else {
                 Task {
                     var results: [(JSONValue, Result<JSONValue, LumenError>)] = []
+                    var laters = 0
                     for item in pending {
                         switch item.outcome {
                         case .done(let result): results.append((item.id, result))
-                        case .later(let wait): results.append((item.id, await wait()))
+                        case .later(let wait):
+                            results.append((item.id, await wait()))
+                            laters += 1
                         }
                     }
                     reply(Self.batchResponse(results))
+                    for _ in 0..<laters { handler.laterOutcomeSent() }
                 }
             }
             return
@@ -84,7 +95,11 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         guard let (id, outcome) = await handleOne(document) else { return }
         switch outcome {
         case .done(let result): reply(Self.response(id: id, result))
-        case .later(let wait): Task { reply(Self.response(id: id, await wait())) }
+        case .later(let wait):
+            Task {
+                reply(Self.response(id: id, await wait()))
+                handler.laterOutcomeSent()
+            }
         }
     }
 
@@ -116,7 +131,17 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             }
         }
         let outcome = await handler.handle(method: method, params: params)
-        guard let id else { return nil }  // a notification: the work is done, nothing is said
+        guard let id else {
+            // A notification: the work goes on, but nothing is said.
+            if case .later(let wait) = outcome {
+                let handler = handler
+                Task {
+                    _ = await wait()
+                    handler.laterOutcomeSent()
+                }
+            }
+            return nil
+        }
         return (id, outcome)
     }
 

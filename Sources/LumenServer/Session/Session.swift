@@ -75,6 +75,8 @@ final class Session: RPCHandler {
         }
     }
 
+    func laterOutcomeSent() { inflight.subtract(1, ordering: .relaxed) }
+
     // MARK: - Methods
 
     private func lookup(_ params: Params) throws(LumenError) -> (scopeID: Int, name: String, AnyConnection) {
@@ -166,8 +168,7 @@ final class Session: RPCHandler {
         }
         let completion = try await set(value, WriteOptions(transitionMs: transition))
         inflight.add(1, ordering: .relaxed)
-        return .later { [self] in
-            defer { self.inflight.subtract(1, ordering: .relaxed) }
+        return .later {
             do throws(LumenError) {
                 return .success(["value": try await completion.value()])
             } catch {

@@ -1,0 +1,64 @@
+# Lumen: `make run` starts lumend on the embedded demo home; `make test` installs what is missing, builds and
+# runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
+
+SWIFT      ?= swift
+DEB_PKGS   := libsystemd-dev pkg-config systemd
+BUILD_DIR  := .build
+LUMEND     := $(BUILD_DIR)/debug/lumend
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test test-swift check-units bench fmt lint clean
+
+all: build
+
+## deps: install the Debian packages Lumen needs, when they are missing.
+deps:
+	@missing=""; \
+	for pkg in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+## build: build everything (debug).
+build: deps
+	$(SWIFT) build
+
+## run: build and start lumend on the embedded demo home, in the foreground.
+run: build
+	@socket=$$($(LUMEND) --print-socket 2>/dev/null); \
+	echo "Starting lumend on the embedded demo home."; \
+	echo "  socket:  $$socket"; \
+	echo "  talk:    $(BUILD_DIR)/debug/lumenctl status"; \
+	echo "           socat - UNIX-CONNECT:$$socket   then type {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}"; \
+	echo "  stop:    Ctrl-C"; \
+	exec $(LUMEND) $(ARGS)
+
+## test: install what is missing, build, run every test, and check the systemd units.
+test: deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory check-units
+	$(SWIFT) test --skip-build
+
+## check-units: systemd-analyze verify, and an exposure rating of 2.0 or below for each service.
+check-units: build
+	@scripts/check-units.sh $(LUMEND)
+
+## bench: build in release mode and run the benchmarks.
+bench: deps
+	$(SWIFT) build -c release --product lumen-bench --product lumend
+	$(BUILD_DIR)/release/lumen-bench
+
+## fmt: format the sources with swift-format (.swift-format).
+fmt:
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Package.swift Sources Tests
+
+## lint: report formatting problems without changing anything.
+lint:
+	$(SWIFT) format lint --recursive --configuration .swift-format Package.swift Sources Tests
+
+clean:
+	rm -rf $(BUILD_DIR)

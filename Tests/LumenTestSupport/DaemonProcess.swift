@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// A `lumend` process started by a test, in its own temporary directory, with its own notify socket.
+public final class DaemonProcess: Sendable {
+    /// The path of a binary built beside the tests (`lumend`, `lumenctl`).
+    public static func builtBinary(_ name: String) -> String {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        // The test bundle may sit one level down (`…/debug/LumenPackageTests.xctest`).
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return ".build/debug/\(name)"
+    }
+
+    /// The directory holding everything this daemon uses.
+    public let directory: TemporaryDirectory
+    /// Its socket.
+    public let socketPath: String
+    /// Its state directory.
+    public let stateDirectory: String
+    /// Its notify socket.
+    public let notify: NotifyListener
+    /// The process ID.
+    public let pid: Int32
+    private let stderrPath: String
+    private let exitStatus = Mutex<Int32?>(nil)
+    /// The read end of a pipe whose write end only the child holds: it reports end-of-file when the child
+    /// exits, so waiting for exit is a `poll` with a timeout rather than a loop of sleeps.
+    private let lifeline: Int32
+
+    /// Starts `lumend` with `arguments` (after the socket and state options, which it sets).
+    /// - Parameters:
+    ///   - executable: run this instead of lumend directly (e.g. `systemd-socket-activate`), with `prefix`.
+    ///   - setPaths: whether to pass `--socket` and `--state-dir` inside `directory`.
+    public init(
+        arguments: [String] = [], environment: [String: String] = [:],
+        directory: TemporaryDirectory = TemporaryDirectory(), prefix: [String] = [], executable: String? = nil,
+        setPaths: Bool = true
+    ) throws {
+        self.directory = directory
+        socketPath = directory.file("lumend.sock")
+        stateDirectory = directory.file("state")
+        let tag = UUID().uuidString.prefix(8)
+        stderrPath = directory.file("stderr-\(tag).log")
+        notify = NotifyListener(path: directory.file("notify-\(tag).sock"))
+        let program = executable ?? Self.builtBinary("lumend")
+        let paths = setPaths ? ["--socket", socketPath, "--state-dir", stateDirectory] : []
+        var env = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": directory.path, "NOTIFY_SOCKET": notify.path, "SWIFT_BACKTRACE": "enable=no",
+        ]
+        env.merge(environment) { $1 }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw SpawnError(program: "pipe", code: errno) }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        lifeline = ends[0]
+        defer { close(ends[1]) }
+        pid = try Self.spawn(
+            program, [program] + prefix + paths + arguments, env, stderr: stderrPath, lifeline: ends[1])
+    }
+
+    /// posix_spawn, with stdin and stdout on /dev/null and stderr to a file. Foundation's `Process` reaps
+    /// children on one shared thread and can hang a test run when one child misbehaves; this does not.
+    static func spawn(_ program: String, _ argv: [String], _ env: [String: String], stderr: String, lifeline: Int32)
+        throws -> Int32
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // dup2 clears close-on-exec on the copy only, so no other test's child inherits this pipe.
+        posix_spawn_file_actions_adddup2(&actions, lifeline, 9)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, program, &actions, nil, cArgs, cEnv)
+        guard result == 0 else { throw SpawnError(program: program, code: result) }
+        return pid
+    }
+
+    /// What it wrote to stderr so far.
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Waits for `READY=1`; returns the messages seen up to it, or `nil`.
+    public func waitUntilReady(timeout: Duration = .seconds(30)) async -> [String]? {
+        await notify.wait(for: "READY=1", timeout: timeout)
+    }
+
+    /// Sends a signal.
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Reaps the process if it has exited; returns its status (128+N when killed by signal N).
+    private func reap(blocking: Bool) -> Int32? {
+        exitStatus.withLock { status in
+            if let status { return status }
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, blocking ? 0 : WNOHANG)
+            guard result == pid else { return nil }
+            let termSignal = raw & 0x7f
+            status = termSignal == 0 ? (raw >> 8) & 0xff : 128 + termSignal
+            return status
+        }
+    }
+
+    /// Waits for the process to exit and returns its status (128+N when killed by signal N), or `nil` on timeout.
+    public func waitForExit(timeout: Duration = .seconds(30)) async -> Int32? {
+        await offload { [self] in
+            var poller = pollfd(fd: lifeline, events: Int16(POLLIN), revents: 0)
+            let millis = Int32(timeout.components.seconds * 1_000)
+            guard poll(&poller, 1, millis) > 0 else { return nil }
+            return reap(blocking: true)
+        }
+    }
+
+    /// Connects a client.
+    public func connect() throws -> LineClient { try LineClient(path: socketPath) }
+
+    deinit {
+        if reap(blocking: false) == nil {
+            kill(pid, SIGKILL)
+            _ = reap(blocking: true)
+        }
+        close(lifeline)
+    }
+}
+
+/// A child process could not be started.
+public struct SpawnError: Error, CustomStringConvertible {
+    public let program: String
+    public let code: Int32
+    public var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import LumenModel
+import Synchronization
+
+/// A plain JSON-lines client over a Unix socket for tests: sends raw lines, reads lines with a timeout, and
+/// matches responses to requests while keeping the notifications that arrive in between.
+public final class LineClient: Sendable {
+    /// Why a read gave up.
+    public enum Failure: Error, CustomStringConvertible {
+        case timedOut
+        case closed
+        case connect(Int32)
+        public var description: String {
+            switch self {
+            case .timedOut: "timed out"
+            case .closed: "the server closed the connection"
+            case .connect(let code): "connect failed: \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// The socket.
+    public let fd: Int32
+    private let buffer = Mutex<[UInt8]>([])
+    private let nextID = Atomic<Int>(1)
+    /// Notifications read while waiting for responses.
+    public let notifications = Mutex<[JSONValue]>([])
+
+    /// Connects to `path`.
+    public init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let code = errno
+            Foundation.close(fd)
+            throw Failure.connect(code)
+        }
+    }
+
+    deinit { Foundation.close(fd) }
+
+    /// Sends bytes as they are.
+    public func sendRaw(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// Sends one line (a newline is added).
+    public func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
+
+    /// Reads one line, or throws ``Failure/closed`` at end of stream.
+    public func readLine(timeout: Duration = .seconds(15)) async throws -> String {
+        let result: Result<String, Failure> = await offload { [self] in self.blockingReadLine(timeout: timeout) }
+        return try result.get()
+    }
+
+    /// Reads a line and parses it.
+    public func readJSON(timeout: Duration = .seconds(15)) async throws -> JSONValue {
+        try JSONParser.parse(try await readLine(timeout: timeout))
+    }
+
+    /// Whether the server closed the connection within `timeout` (reading and dropping anything it sent).
+    public func isClosedByServer(timeout: Duration = .seconds(15)) async -> Bool {
+        while true {
+            do { _ = try await readLine(timeout: timeout) } catch let failure as Failure {
+                if case .closed = failure { return true }
+                return false
+            } catch { return false }
+        }
+    }
+
+    private func blockingReadLine(timeout: Duration) -> Result<String, Failure> {
+        let deadline = ContinuousClock.now + timeout
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let line: String? = buffer.withLock { buffer in
+                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            if let line { return .success(line) }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return .failure(.timedOut) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let millis = Int32(remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            if poll(&poller, 1, max(1, millis)) <= 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { return .failure(.closed) }
+            buffer.withLock { $0.append(contentsOf: chunk[0..<count]) }
+        }
+    }
+
+    /// Sends a request and returns its response object, keeping notifications that arrive first.
+    @discardableResult
+    public func request(_ method: String, _ params: JSONValue? = nil, timeout: Duration = .seconds(15)) async throws
+        -> JSONValue
+    {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { request["params"] = params }
+        send(JSONValue.object(request).serialized())
+        return try await response(to: .int(id), timeout: timeout)
+    }
+
+    /// Reads until the response with `id`, keeping notifications.
+    public func response(to id: JSONValue, timeout: Duration = .seconds(15)) async throws -> JSONValue {
+        while true {
+            let message = try await readJSON(timeout: timeout)
+            if message["id"] == id { return message }
+            if message["method"] != nil { notifications.withLock { $0.append(message) } }
+        }
+    }
+
+    /// The `result` of a request, failing the test's expectations with the error when there is one.
+    public func result(_ method: String, _ params: JSONValue? = nil) async throws -> JSONValue {
+        let response = try await request(method, params)
+        guard let result = response["result"] else { throw UnexpectedResponse(response: response) }
+        return result
+    }
+
+    /// Takes and clears the notifications kept so far.
+    public func takeNotifications() -> [JSONValue] {
+        notifications.withLock { kept in
+            let taken = kept
+            kept = []
+            return taken
+        }
+    }
+
+    /// Reads notifications until `count` are kept.
+    public func waitForNotifications(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [JSONValue] {
+        while notifications.withLock({ $0.count }) < count {
+            let message = try await readJSON(timeout: timeout)
+            if message["method"] != nil { notifications.withLock { $0.append(message) } }
+        }
+        return takeNotifications()
+    }
+}
+
+/// A response that was an error where a result was expected.
+public struct UnexpectedResponse: Error, CustomStringConvertible {
+    public let response: JSONValue
+    public var description: String { "unexpected response: \(response.serialized())" }
+}

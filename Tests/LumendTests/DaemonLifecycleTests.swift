@@ -1,0 +1,169 @@
+import Foundation
+import LumenModel
+import LumenTestSupport
+import Testing
+
+@Suite("lumend lifecycle")
+struct DaemonLifecycleTests {
+    func writeFixture(_ directory: TemporaryDirectory, _ text: String = TestFixtures.instantHome) -> String {
+        let path = directory.file("home.json")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    @Test func readyArrivesOnlyOnceTheSocketAcceptsConnections() async throws {
+        let daemon = try DaemonProcess()
+        let messages = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        // The moment READY=1 arrives the socket must already serve.
+        let client = try daemon.connect()
+        let hello = try await client.result("hello")
+        #expect(hello["server"] == "lumend")
+        #expect(hello["protocol"] == 1)
+        #expect(messages.last?.contains("READY=1") == true)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func statusSaysWhatTheDaemonIsDoing() async throws {
+        let daemon = try DaemonProcess()
+        var seen: [String] = try #require(await daemon.waitUntilReady())
+        while !seen.contains(where: { $0.hasPrefix("STATUS=Simulating") }) {
+            guard let (message, _) = await daemon.notify.next() else { break }
+            seen.append(message)
+        }
+        let status = try #require(seen.first { $0.hasPrefix("STATUS=Simulating") })
+        #expect(status.contains("17 lights"))
+        #expect(status.contains("0 clients connected"))
+        #expect(status.contains("state saved"))
+    }
+
+    @Test func servesOnTheSocketSystemdPasses() async throws {
+        let directory = TemporaryDirectory()
+        let socket = directory.file("activated.sock")
+        let daemon = try DaemonProcess(
+            arguments: ["--state-dir", directory.file("state")], directory: directory,
+            // systemd-socket-activate passes on only the variables named with -E.
+            prefix: ["-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", DaemonProcess.builtBinary("lumend")],
+            executable: "/usr/bin/systemd-socket-activate", setPaths: false)
+        // systemd-socket-activate starts lumend on the first connection, as systemd does.
+        #expect(await waitForPath(socket), "systemd-socket-activate never listened")
+        let connected = try LineClient(path: socket)
+        _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        #expect(try await connected.result("hello")["server"] == "lumend")
+        #expect(daemon.stderr.contains("serving on the socket systemd passed"))
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        // The socket belongs to systemd: lumend must not remove it.
+        #expect(FileManager.default.fileExists(atPath: socket))
+    }
+
+    @Test func watchdogPingsArriveAtAboutHalfTheInterval() async throws {
+        let directory = TemporaryDirectory()
+        // `exec` keeps the shell's PID, so WATCHDOG_PID names lumend itself.
+        let daemon = try DaemonProcess(
+            arguments: [], environment: ["WATCHDOG_USEC": "400000"], directory: directory,
+            prefix: [
+                "-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"),
+                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"),
+            ],
+            executable: "/bin/sh", setPaths: false)
+        _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        var pings: [ContinuousClock.Instant] = []
+        while pings.count < 6 {
+            guard let (message, at) = await daemon.notify.next(timeout: .seconds(10)) else { break }
+            if message.contains("WATCHDOG=1") { pings.append(at) }
+        }
+        try #require(pings.count == 6, "expected 6 watchdog pings")
+        let average = (pings[5] - pings[1]) / 4
+        // Half of 400 ms is 200 ms; allow for a loaded machine but not for pinging at the full interval.
+        #expect(average > .milliseconds(120) && average < .milliseconds(380), "average interval \(average)")
+    }
+
+    @Test func sigtermSaysStoppingFailsPendingWritesSavesStateAndExitsZero() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = writeFixture(
+            directory, TestFixtures.instantHome.replacingOccurrences(of: "\"instant\"", with: "{\"kind\": \"fixed\", \"ms\": 500}"))
+        let daemon = try DaemonProcess(
+            arguments: ["--fixture", fixture, "--clock", "virtual"], directory: directory)
+        _ = try #require(await daemon.waitUntilReady(), "stderr: \(daemon.stderr)")
+        let client = try daemon.connect()
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let light = try await client.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.plug"])
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
+        // A write that is confirmed, then one left waiting for its device when SIGTERM comes.
+        client.send(#"{"jsonrpc":"2.0","id":"a","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":true}}"#)
+        _ = try await client.result("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 600]])
+        #expect(try await client.response(to: "a")["result"]?["value"] == true)
+        client.send(#"{"jsonrpc":"2.0","id":"b","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"name","value":"Renamed"}}"#)
+        #expect(try await client.response(to: "b")["result"] != nil)
+        client.send(#"{"jsonrpc":"2.0","id":"c","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":false}}"#)
+        // Make sure the last write was received before signalling.
+        _ = try await client.result("hello")
+        daemon.signal(SIGTERM)
+        let pending = try await client.response(to: "c")
+        #expect(pending["error"]?["code"] == .int(LumenError.Code.shuttingDown.rawValue))
+        #expect(await daemon.waitForExit() == 0)
+        #expect(await daemon.notify.wait(for: "STOPPING=1") != nil)
+        let state = try Fixture(json: Array(try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/state.json"))))
+        let plug = state.rooms[0].lights.first { $0.id == "lab.plug" }
+        #expect(plug?.state.isOn == true)
+        #expect(plug?.name == "Renamed")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--clock", "fast"], "--clock must be 'real' or 'virtual', not 'fast'"),
+        (["--clock"], "--clock needs a value"),
+        (["--seed", "-3"], "--seed must be a whole number"),
+        (["--log-level", "loud"], "--log-level must be one of"),
+        (["--durability=eventual"], "--durability must be 'full' or 'relaxed'"),
+        (["--reset=yes"], "--reset takes no value"),
+        (["home.json"], "to simulate a fixture, use --fixture home.json"),
+    ])
+    func badCommandLinesExitTwoAndSayWhatToType(arguments: [String], message: String) async throws {
+        let daemon = try DaemonProcess(arguments: arguments)
+        #expect(await daemon.waitForExit() == 2)
+        #expect(daemon.stderr.contains(message), "stderr: \(daemon.stderr)")
+    }
+
+    @Test func aSecondDaemonOnTheSameSocketRefusesToStart() async throws {
+        let first = try DaemonProcess()
+        _ = try #require(await first.waitUntilReady())
+        let second = try DaemonProcess(
+            arguments: ["--socket", first.socketPath, "--state-dir", first.directory.file("state2")],
+            directory: first.directory, setPaths: false)
+        #expect(await second.waitForExit() == 1)
+        #expect(second.stderr.contains("another lumend is serving this socket"), "stderr: \(second.stderr)")
+        // The first keeps serving.
+        #expect(try await first.connect().result("hello")["server"] == "lumend")
+    }
+
+    @Test func aStaleSocketFileIsReplaced() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("lumend.sock")
+        // A socket file nobody listens on, as a crash leaves behind.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let daemon = try DaemonProcess(directory: directory)
+        _ = try #require(await daemon.waitUntilReady(), "stderr: \(daemon.stderr)")
+        #expect(try await daemon.connect().result("hello")["server"] == "lumend")
+    }
+
+    @Test func helpAndVersionExitZero() async throws {
+        let help = try DaemonProcess(arguments: ["--help"])
+        #expect(await help.waitForExit() == 0)
+        let version = try DaemonProcess(arguments: ["--version"])
+        #expect(await version.waitForExit() == 0)
+    }
+}
