@@ -1,0 +1,72 @@
+import Foundation
+import LumenStore
+import Synchronization
+
+/// The real file system with a record of every call and faults injected on demand.
+final class FaultyFileSystem: FileSystem {
+    enum Fault: Sendable, Equatable {
+        case fail(operation: String, errno: Int32)
+        /// Every write writes at most this many bytes.
+        case shortWrites(Int)
+    }
+
+    private let real = PosixFileSystem()
+    private let state = Mutex<(calls: [String], faults: [Fault])>(([], []))
+
+    var calls: [String] { state.withLock { $0.calls } }
+    func clearCalls() { state.withLock { $0.calls = [] } }
+    func inject(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
+    func heal() { state.withLock { $0.faults = [] } }
+
+    private func record(_ operation: String, _ path: String) throws(FileSystemError) {
+        let failing = state.withLock { state -> Int32? in
+            state.calls.append("\(operation) \((path as NSString).lastPathComponent)")
+            for case .fail(let name, let code) in state.faults where name == operation { return code }
+            return nil
+        }
+        if let failing { throw FileSystemError(operation, path, errno: failing) }
+    }
+
+    func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        try record("read", path)
+        return try real.readFile(path)
+    }
+
+    func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
+        try record("open", path)
+        return try real.createExclusive(path, mode: mode)
+    }
+
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
+        try record("write", path)
+        let limit = state.withLock { state -> Int? in
+            for case .shortWrites(let limit) in state.faults { return limit }
+            return nil
+        }
+        if let limit, bytes.count > limit {
+            return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<limit]), path: path)
+        }
+        return try real.write(fd, bytes, path: path)
+    }
+
+    func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+        try record("fsync", path)
+        try real.fsync(fd, path: path)
+    }
+
+    func close(_ fd: Int32) { real.close(fd) }
+
+    func rename(_ from: String, to: String) throws(FileSystemError) {
+        try record("rename", from)
+        try real.rename(from, to: to)
+    }
+
+    func fsyncDirectory(_ path: String) throws(FileSystemError) {
+        try record("fsync-dir", path)
+        try real.fsyncDirectory(path)
+    }
+
+    func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
+    func createDirectory(_ path: String) throws(FileSystemError) { try real.createDirectory(path) }
+    func fileExists(_ path: String) -> Bool { real.fileExists(path) }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import LumenModel
+import LumenStore
+import LumenTestSupport
+import Testing
+
+@Suite("Start-up state")
+struct StateLoaderTests {
+    let directory = TemporaryDirectory()
+    let fixture = try! Fixture(json: Array(TestFixtures.instantHome.utf8))
+    let origin = FixtureOrigin(id: "test-home", digest: "fnv1a64:1")
+
+    var loader: StateLoader { StateLoader(directory: directory.path, now: { 1_700_000_000 }) }
+
+    func write(_ text: String, to name: String = "state.json") {
+        _ = FileManager.default.createFile(atPath: directory.file(name), contents: Data(text.utf8))
+    }
+
+    func snapshot(name: String, generation: Int, origin: FixtureOrigin? = nil) -> String {
+        var state = fixture
+        state.name = name
+        state.generation = generation
+        state.origin = origin ?? self.origin
+        return state.prettyJSON()
+    }
+
+    @Test func withoutStateItStartsFromTheFixture() throws {
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        #expect(outcome.source == .fixture)
+        #expect(outcome.warnings.isEmpty)
+    }
+
+    @Test func itResumesFromTheStateFile() throws {
+        write(snapshot(name: "Saved", generation: 7))
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        #expect(outcome.source == .state)
+        #expect(outcome.fixture.name == "Saved")
+        #expect(outcome.generation == 7)
+    }
+
+    @Test(arguments: [
+        ("garbage", "not valid JSON"),
+        ("truncated", "not valid JSON"),
+        ("empty", "not valid JSON"),
+        ("wrong schema", "schema 0 is not supported"),
+    ])
+    func aBrokenStateFileIsMovedAsideNeverDeleted(kind: String, message: String) throws {
+        let good = snapshot(name: "Saved", generation: 3)
+        let broken: String
+        switch kind {
+        case "garbage": broken = "\u{01}\u{02} not json"
+        case "truncated": broken = String(good.prefix(good.count / 2))
+        case "empty": broken = ""
+        default: broken = good.replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 0")
+        }
+        write(broken)
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        #expect(outcome.source == .fixture)
+        let aside = directory.file("state.json.corrupt-1700000000")
+        #expect(try String(contentsOfFile: aside, encoding: .utf8) == broken)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("state.json")))
+        #expect(outcome.warnings.contains { $0.contains("is corrupt") && $0.contains(message) && $0.contains(aside) })
+    }
+
+    @Test func aCorruptStateFallsBackToThePreviousGeneration() throws {
+        write("{", to: "state.json")
+        write(snapshot(name: "Previous", generation: 4), to: "state.previous.json")
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
+        #expect(outcome.source == .previous)
+        #expect(outcome.fixture.name == "Previous")
+        #expect(outcome.warnings.contains { $0.contains("previous generation") })
+    }
+
+    @Test func aStateFromANewerLumendIsRefusedNotTouched() throws {
+        let future = snapshot(name: "Future", generation: 1).replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 9")
+        write(future)
+        #expect(throws: StateLoader.Refusal.self) {
+            try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
+        }
+        do {
+            _ = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
+        } catch {
+            #expect(error.description.contains("written by a newer lumend"))
+            #expect(error.description.contains("--reset"))
+        }
+        #expect(try String(contentsOfFile: directory.file("state.json"), encoding: .utf8) == future)
+    }
+
+    @Test func aStateFromAnotherFixtureIsRefusedNamingReset() throws {
+        write(snapshot(name: "Other", generation: 2, origin: FixtureOrigin(id: "other-home", digest: "fnv1a64:2")))
+        do {
+            _ = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+            Issue.record("resumed a state from another fixture")
+        } catch {
+            #expect(error.description.contains("came from fixture 'other-home'"))
+            #expect(error.description.contains("--reset"))
+        }
+        // Without an explicit fixture, the state is what the user wants.
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
+        #expect(outcome.fixture.name == "Other")
+    }
+
+    @Test func resetMovesTheStateAside() throws {
+        write(snapshot(name: "Saved", generation: 2))
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: true)
+        #expect(outcome.source == .fixture)
+        #expect(FileManager.default.fileExists(atPath: directory.file("state.json.reset-1700000000")))
+    }
+}
