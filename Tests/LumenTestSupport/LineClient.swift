@@ -118,7 +118,8 @@ public final class LineClient: Sendable {
         return try await response(to: .int(id), timeout: timeout)
     }
 
-    /// Reads until the response with `id`, keeping notifications.
+    /// Reads until the response with `id`, keeping notifications. Responses to other requests read on the
+    /// way are dropped, so pipelined requests should be read with ``readJSON(timeout:)``.
     public func response(to id: JSONValue, timeout: Duration = .seconds(15)) async throws -> JSONValue {
         while true {
             let message = try await readJSON(timeout: timeout)
