@@ -1,0 +1,90 @@
+import Foundation
+import LumenModel
+@testable import LumenServer
+import LumenTestSupport
+import Testing
+
+@Suite("Hostile and broken clients")
+struct HostileClientTests {
+    @Test func badLinesGetTheirErrorAndTheSessionCarriesOn() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let cases: [([UInt8], Int)] = [
+            (Array("garbage".utf8), -32700),
+            ([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], -32700),  // invalid UTF-8
+            ([0x7B, 0x00, 0x7D], -32700),  // a NUL byte
+            (Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8), -32020),
+            (Array(#"{"jsonrpc":"1.0","id":1,"method":"hello"}"#.utf8), -32600),
+            (Array(#"{"jsonrpc":"2.0","id":{},"method":"hello"}"#.utf8), -32600),
+        ]
+        for (line, code) in cases {
+            client.sendRaw(line + [0x0A])
+            let reply = try await client.readJSON()
+            #expect(reply["error"]?["code"]?.intValue == code, "\(reply.serialized())")
+            #expect(reply["id"] == .null)
+        }
+        #expect(try await client.result("hello")["server"] == "lumend")
+    }
+
+    @Test func aTenMebibyteLineIsRefusedAndTheRestOfItSkipped() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let other = try server.connect()
+        let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 10 << 20)
+        let sender = Task.detached { client.sendRaw(Array(#"{"x":""#.utf8) + huge + Array("\"}\n".utf8)) }
+        let reply = try await client.readJSON()
+        #expect(reply["error"]?["code"] == -32020)
+        #expect(reply["error"]?["message"]?.stringValue?.contains("longer than 1048576 bytes") == true)
+        await sender.value
+        // Others were served meanwhile, and this client can go on.
+        #expect(try await other.result("hello")["server"] == "lumend")
+        #expect(try await client.result("hello")["server"] == "lumend")
+    }
+
+    @Test func aClientThatSendsHalfALineAndWaitsHoldsUpNobody() async throws {
+        let server = try await TestServer()
+        let stuck = try server.connect()
+        stuck.sendRaw(Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
+        let other = try server.connect()
+        #expect(try await other.result("hello")["server"] == "lumend")
+        // When the rest arrives, the line is answered.
+        stuck.send(#"od":"hello"}"#)
+        #expect(try await stuck.readJSON()["result"]?["server"] == "lumend")
+    }
+
+    @Test func aClientThatStopsReadingIsDisconnectedAndSlowsNobody() async throws {
+        var limits = ServerLimits()
+        limits.maxPendingReplyBytes = 256 * 1_024
+        let server = try await TestServer(limits: limits)
+        let reader = try server.connect()
+        let greedy = try server.connect()
+        _ = try await greedy.result("hello")
+        #expect(server.server.sessionCount == 2)
+        // Ask for far more than the kernel buffers and the reply limit hold, never reading.
+        let request = Array((#"{"jsonrpc":"2.0","id":1,"method":"describe"}"# + "\n").utf8)
+        let sender = Task.detached {
+            var batch: [UInt8] = []
+            for _ in 0..<200 { batch += request }
+            for _ in 0..<50 { greedy.sendRaw(batch) }
+        }
+        #expect(try await reader.result("hello")["server"] == "lumend")
+        #expect(await greedy.isClosedByServer())
+        await sender.value
+        #expect(try await reader.result("hello")["server"] == "lumend")
+        #expect(server.server.sessionCount == 1)
+    }
+
+    @Test func batchesAreAnsweredAsOneArrayEvenWithWritesInside() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let plug = try await client.openLight("lab", "lab.plug")
+        client.send(
+            #"[{"jsonrpc":"2.0","id":"s","method":"set","params":{"scope":\#(plug.serialized()),"connection":"isOn","value":true}},"#
+                + #"{"jsonrpc":"2.0","method":"hello"},{"jsonrpc":"2.0","id":"g","method":"get","params":{"scope":0,"connection":"name"}}]"#)
+        _ = try await client.result("hello")
+        try await server.home.advance(byMilliseconds: 0)
+        let reply = try await client.readJSON()
+        #expect(reply.arrayValue?.map { $0["id"] } == ["s", "g"])
+        #expect(reply.arrayValue?.first?["result"] == ["value": true])
+    }
+}

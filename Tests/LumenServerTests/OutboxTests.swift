@@ -1,0 +1,39 @@
+import LumenModel
+@testable import LumenServer
+import Synchronization
+import Testing
+
+@Suite("Outbox coalescing")
+struct OutboxTests {
+    @Test func aSlowReaderGetsTheLatestValueAndSeqShowsWhatItSkipped() throws {
+        let wakes = Atomic<Int>(0)
+        let outbox = Outbox(replyByteLimit: 1 << 20) { wakes.add(1, ordering: .relaxed) }
+        outbox.addSubscription(7, value: 0)
+        for value in 1...100 { outbox.publish(7, value: .int(value)) }
+        let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 1)
+        let notice = try JSONParser.parse(String(lines[0]))
+        #expect(notice["params"] == ["subscription": 7, "value": 100, "seq": 100])
+        #expect(wakes.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func repliesAreNeverDroppedAndKeepTheirOrderAroundNotices() throws {
+        let outbox = Outbox(replyByteLimit: 1 << 20) {}
+        outbox.addSubscription(1, value: false)
+        outbox.enqueue(Array(#"{"id":1}"#.utf8))
+        outbox.publish(1, value: true)
+        outbox.enqueue(Array(#"{"id":2}"#.utf8))
+        outbox.publish(1, value: false)
+        let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0] == #"{"id":1}"#)
+        #expect(try JSONParser.parse(String(lines[1]))["params"]?["seq"] == 2)
+        #expect(lines[2] == #"{"id":2}"#)
+    }
+
+    @Test func passingTheReplyLimitIsReported() {
+        let outbox = Outbox(replyByteLimit: 100) {}
+        #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+        #expect(!outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+    }
+}

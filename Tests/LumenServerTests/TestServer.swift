@@ -1,0 +1,46 @@
+import Foundation
+import LumenModel
+import LumenScopes
+import LumenSimulation
+@testable import LumenServer
+import LumenTestSupport
+
+/// A socket server in this process over a virtual-clock home, on a socket in a temporary directory.
+final class TestServer: Sendable {
+    let directory = TemporaryDirectory()
+    let home: Home
+    let server: SocketServer
+    let task: Task<Void, any Error>
+    var socketPath: String { directory.file("s.sock") }
+
+    init(fixture: String = TestFixtures.instantHome, limits: ServerLimits = ServerLimits()) async throws {
+        home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
+        let path = directory.file("s.sock")
+        let fd = try UnixSocket.listen(at: path)
+        let server = SocketServer(
+            listenFD: fd, ownedPath: path, container: ScopeContainer(home: home), limits: limits,
+            logger: Logger(level: .critical, handler: MemoryLogHandler()))
+        self.server = server
+        await home.addObserver { server.publish($0) }
+        task = Task { try await server.run() }
+    }
+
+    func connect() throws -> LineClient { try LineClient(path: socketPath) }
+
+    deinit { task.cancel() }
+}
+
+extension LineClient {
+    /// Opens `room`, then `light` in it; returns the light scope's ID.
+    func openLight(_ room: String, _ light: String) async throws -> JSONValue {
+        let roomScope = try await result("open", ["scope": 0, "connection": "room", "configuration": .string(room)])
+        let lightScope = try await result(
+            "open", ["scope": roomScope["scope"]!, "connection": "light", "configuration": .string(light)])
+        return lightScope["scope"]!
+    }
+
+    /// The error code of a response.
+    func errorCode(_ method: String, _ params: JSONValue? = nil) async throws -> Int? {
+        try await request(method, params)["error"]?["code"]?.intValue
+    }
+}
