@@ -54,7 +54,7 @@ struct HostileClientTests {
 
     @Test func aClientThatStopsReadingIsDisconnectedAndSlowsNobody() async throws {
         var limits = ServerLimits()
-        limits.maxPendingReplyBytes = 256 * 1_024
+        limits.maxPendingReplyBytes = 64 * 1_024
         let server = try await TestServer(limits: limits)
         let reader = try server.connect()
         let greedy = try server.connect()
@@ -65,7 +65,7 @@ struct HostileClientTests {
         let sender = Task.detached {
             var batch: [UInt8] = []
             for _ in 0..<200 { batch += request }
-            for _ in 0..<50 { greedy.sendRaw(batch) }
+            for _ in 0..<10 { greedy.sendRaw(batch) }
         }
         #expect(try await reader.result("hello")["server"] == "lumend")
         #expect(await greedy.isClosedByServer())

@@ -25,6 +25,8 @@ public final class LineClient: Sendable {
     private let nextID = Atomic<Int>(1)
     /// Notifications read while waiting for responses.
     public let notifications = Mutex<[JSONValue]>([])
+    /// Responses read while waiting for another one, kept for when they are asked for.
+    private let stash = Mutex<[JSONValue]>([])
 
     /// Connects to `path`.
     public init(path: String) throws {
@@ -118,13 +120,21 @@ public final class LineClient: Sendable {
         return try await response(to: .int(id), timeout: timeout)
     }
 
-    /// Reads until the response with `id`, keeping notifications. Responses to other requests read on the
-    /// way are dropped, so pipelined requests should be read with ``readJSON(timeout:)``.
+    /// Reads until the response with `id`, keeping notifications and other responses for later.
     public func response(to id: JSONValue, timeout: Duration = .seconds(15)) async throws -> JSONValue {
+        let kept = stash.withLock { stash -> JSONValue? in
+            guard let index = stash.firstIndex(where: { $0["id"] == id }) else { return nil }
+            return stash.remove(at: index)
+        }
+        if let kept { return kept }
         while true {
             let message = try await readJSON(timeout: timeout)
             if message["id"] == id { return message }
-            if message["method"] != nil { notifications.withLock { $0.append(message) } }
+            if message["method"] != nil {
+                notifications.withLock { $0.append(message) }
+            } else {
+                stash.withLock { $0.append(message) }
+            }
         }
     }
 
