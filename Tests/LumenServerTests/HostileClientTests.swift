@@ -68,10 +68,19 @@ struct HostileClientTests {
             for _ in 0..<10 { greedy.sendRaw(batch) }
         }
         #expect(try await reader.result("hello")["server"] == "lumend")
-        #expect(await greedy.isClosedByServer())
+        #expect(await greedy.waitForHangUp())
         await sender.value
         #expect(try await reader.result("hello")["server"] == "lumend")
         #expect(server.server.sessionCount == 1)
+    }
+
+    @Test func clientsThatConnectAndHangUpAtOnceDoNotHurtTheServer() async throws {
+        let server = try await TestServer()
+        for round in 0..<200 {
+            let client = try server.connect()
+            if round % 2 == 0 { client.send(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#) }
+        }
+        #expect(try await server.connect().result("hello")["server"] == "lumend")
     }
 
     @Test func batchesAreAnsweredAsOneArrayEvenWithWritesInside() async throws {

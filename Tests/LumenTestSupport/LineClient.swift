@@ -76,6 +76,17 @@ public final class LineClient: Sendable {
         try JSONParser.parse(try await readLine(timeout: timeout))
     }
 
+    /// Whether the server hung up within `timeout`, found without reading anything (`POLLRDHUP`), so a test
+    /// can play a client that never reads.
+    public func waitForHangUp(timeout: Duration = .seconds(20)) async -> Bool {
+        await offload { [fd] in
+            let pollReadHangUp: Int16 = 0x2000
+            var poller = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
+            let millis = Int32(timeout.components.seconds * 1_000)
+            return poll(&poller, 1, millis) > 0 && poller.revents & (pollReadHangUp | Int16(POLLHUP)) != 0
+        }
+    }
+
     /// Whether the server closed the connection within `timeout` (reading and dropping anything it sent).
     public func isClosedByServer(timeout: Duration = .seconds(15)) async -> Bool {
         while true {

@@ -140,7 +140,8 @@ struct DaemonLifecycleTests {
         #expect(await second.waitForExit() == 1)
         #expect(second.stderr.contains("another lumend is serving this socket"), "stderr: \(second.stderr)")
         // The first keeps serving.
-        #expect(try await first.connect().result("hello")["server"] == "lumend")
+        let client = try #require(try? first.connect(), "the first daemon stopped serving: \(first.stderr)")
+        #expect(try await client.result("hello")["server"] == "lumend")
     }
 
     @Test func aStaleSocketFileIsReplaced() async throws {

@@ -28,6 +28,7 @@ final class Session: RPCHandler {
     private let state = Mutex(State())
     /// Requests that are waiting on a device.
     let inflight = Atomic<Int>(0)
+    private let idleWaiters = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     init(id: UInt64, context: ServerContext, credentials: PeerCredentials?, wake: @escaping @Sendable () -> Void) {
         self.id = id
@@ -75,7 +76,27 @@ final class Session: RPCHandler {
         }
     }
 
-    func laterOutcomeSent() { inflight.subtract(1, ordering: .relaxed) }
+    func laterOutcomeSent() {
+        guard inflight.subtract(1, ordering: .relaxed).newValue == 0 else { return }
+        let waiters = idleWaiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no request is waiting on a device.
+    func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = idleWaiters.withLock { waiters -> Bool in
+                // Checked under the lock that `laterOutcomeSent` takes, so a wake-up cannot be missed.
+                if inflight.load(ordering: .relaxed) == 0 { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
 
     // MARK: - Methods
 

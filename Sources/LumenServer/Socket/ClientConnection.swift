@@ -65,9 +65,12 @@ final class ClientConnection: Sendable {
         write.setEventHandler { [weak self] in self?.writable() }
         let fd = fd
         read.setCancelHandler { Glibc.close(fd) }
-        read.resume()
         let sources = DispatchSources(read: read, write: write)
-        io.withLock { $0.sources = sources }
+        // Store the sources before the read source can fire: its handler finds them under the lock.
+        io.withLock { state in
+            state.sources = sources
+            state.readSource?.resume()
+        }
         let stream = lineStream
         Task {
             await self.process(stream, session: session)
@@ -87,7 +90,7 @@ final class ClientConnection: Sendable {
             }
         }
         // Input ended (the client half-closed): answer what is still waiting, then close.
-        while session.inflight.load(ordering: .relaxed) > 0 { await Task.yield() }
+        await session.waitUntilIdle()
         queue.async { [weak self] in
             guard let self else { return }
             let drained = self.io.withLock { $0.pending.count == $0.pendingOffset }
@@ -239,7 +242,9 @@ final class ClientConnection: Sendable {
                 close(reason: nil)
                 return
             case .failed(let code):
-                close(reason: "write failed: \(String(cString: strerror(code)))")
+                // A client that hangs up without reading its replies is ordinary, not worth a warning.
+                let hungUp = code == EPIPE || code == ECONNRESET
+                close(reason: hungUp ? nil : "write failed: \(String(cString: strerror(code)))")
                 return
             }
         }
