@@ -3,7 +3,8 @@ import LumenModel
 extension Home {
     /// The settings that govern a light: its own, then its room's, then the home's.
     func effectiveSettings(of light: SimulatedLight) -> DeviceSettings {
-        light.settings.inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
+        (lightSettings[light.id] ?? DeviceSettings())
+            .inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
     }
 
     /// Queues a command to a light and returns at once with a ticket for its outcome.
@@ -36,17 +37,19 @@ extension Home {
         let faults = settings.faultModel
         if let rate = faults.rateLimitPerSecond {
             let capacity = max(1, rate)
-            let elapsed = Double(nowMicros - device.tokensUpdatedAt) / 1_000_000
-            device.tokens = min(capacity, (device.tokens.isFinite ? device.tokens : capacity) + elapsed * rate)
-            device.tokensUpdatedAt = nowMicros
-            guard device.tokens >= 1 else {
-                lights[light] = device
+            var bucket = rateBuckets[light] ?? RateBucket(tokens: capacity, updatedAt: nowMicros)
+            let elapsed = Double(nowMicros - bucket.updatedAt) / 1_000_000
+            bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
+            bucket.updatedAt = nowMicros
+            guard bucket.tokens >= 1 else {
+                rateBuckets[light] = bucket
                 throw LumenError(
                     .busy,
                     "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
                     data: ["light": .string(light.rawValue)])
             }
-            device.tokens -= 1
+            bucket.tokens -= 1
+            rateBuckets[light] = bucket
         }
         let id = nextCommandID
         nextCommandID += 1
@@ -88,16 +91,16 @@ extension Home {
             return
         }
         pending[id] = nil
-        let current = device.transition.map { $0.state(at: nowMicros) } ?? device.state
-        let target = command.change.applied(to: device.transition?.target ?? device.state)
+        let running = transitions.removeValue(forKey: command.light)
+        let current = running.map { $0.state(at: nowMicros) } ?? device.state
+        let target = command.change.applied(to: running?.target ?? device.state)
         device.transitionGeneration &+= 1
-        device.transition = nil
         let fades = command.transitionMicros > 0 && (current.brightness != target.brightness
             || current.colorTemperature != target.colorTemperature || current.color != target.color
             || current.isOn != target.isOn)
         if fades {
             let transition = Transition(from: current, target: target, start: nowMicros, duration: command.transitionMicros)
-            device.transition = transition
+            transitions[command.light] = transition
             lights[command.light] = device
             setState(of: command.light, to: transition.state(at: nowMicros))
             schedule(
@@ -128,11 +131,11 @@ extension Home {
     }
 
     func stepTransition(_ id: LightID, generation: UInt32) {
-        guard let device = lights[id], device.transitionGeneration == generation, let transition = device.transition
+        guard let device = lights[id], device.transitionGeneration == generation, let transition = transitions[id]
         else { return }
         let state = transition.state(at: nowMicros)
         if nowMicros >= transition.start + transition.duration {
-            lights[id]?.transition = nil
+            transitions[id] = nil
         } else {
             let next = min(nowMicros + Transition.stepMicros, transition.start + transition.duration)
             schedule(.transitionStep(id, generation: generation), at: next)

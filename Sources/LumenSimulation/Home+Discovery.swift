@@ -48,7 +48,7 @@ extension Home {
         room.lightIDs.append(lightID)
         room.scan?.found.append(lightID)
         rooms[roomID] = room
-        lights[lightID] = SimulatedLight(fixture: pending.light, room: roomID, seed: fixtureIdentity.seed)
+        insertLight(pending.light, room: roomID)
         emit(.room(roomID), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
         if let scan = room.scan { emit(.room(roomID), .property("scan", scan.jsonValue(isScanning: true))) }
     }

@@ -15,9 +15,12 @@ extension Home {
     /// Unset fields keep their current value.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
-        guard let light = lights[id] else { throw Self.noSuchLight(id) }
-        lights[id]?.settings = settings.inheriting(from: light.settings)
-        emit(.light(id), .property("settings", .object(settings.inheriting(from: light.settings).jsonObject)))
+        guard lights[id] != nil else { throw Self.noSuchLight(id) }
+        let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
+        lightSettings[id] = merged
+        // The rate limit may have changed; start its bucket afresh.
+        rateBuckets[id] = nil
+        emit(.light(id), .property("settings", .object(merged.jsonObject)))
     }
 
     /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory
@@ -43,7 +46,7 @@ extension Home {
         if begins, fault.kind == .powerCycle {
             // Power loss ends any transition where it stands.
             light.transitionGeneration &+= 1
-            light.transition = nil
+            transitions[fault.light] = nil
         }
         lights[fault.light] = light
         if was != light.isReachable { emit(.light(fault.light), .property("isReachable", .bool(light.isReachable))) }

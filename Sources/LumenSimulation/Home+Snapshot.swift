@@ -10,7 +10,7 @@ extension Home {
             rooms: roomOrder.compactMap { id in
                 guard let room = rooms[id] else { return nil }
                 var fixtureRoom = RoomFixture(
-                    id: id, name: room.name, lights: room.lightIDs.compactMap { lights[$0]?.fixture },
+                    id: id, name: room.name, lights: room.lightIDs.compactMap { fixtureEntry(of: $0) },
                     undiscovered: room.undiscovered)
                 fixtureRoom.defaults = room.defaults
                 return fixtureRoom

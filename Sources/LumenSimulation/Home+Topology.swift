@@ -32,14 +32,14 @@ extension Home {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists", data: ["light": .string(fixture.id.rawValue)])
         }
-        lights[fixture.id] = SimulatedLight(fixture: fixture, room: roomID, seed: fixtureIdentity.seed)
+        insertLight(fixture, room: roomID)
         rooms[roomID]?.lightIDs.append(fixture.id)
         emit(.room(roomID), .property("lightIDs", .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) })))
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
     public func removeLight(_ id: LightID) throws(LumenError) {
-        guard let light = lights.removeValue(forKey: id) else { throw Self.noSuchLight(id) }
+        guard let light = forgetLight(id) else { throw Self.noSuchLight(id) }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {

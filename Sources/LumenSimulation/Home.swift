@@ -36,6 +36,12 @@ public actor Home {
     var roomOrder: [RoomID] = []
     var rooms: [RoomID: SimulatedRoom] = [:]
     var lights: [LightID: SimulatedLight] = [:]
+    /// Lights' own settings, for the lights that have any.
+    var lightSettings: [LightID: DeviceSettings] = [:]
+    /// Transitions under way.
+    var transitions: [LightID: Transition] = [:]
+    /// Rate-limit buckets, for lights that have a rate limit and have been sent commands.
+    var rateBuckets: [LightID: RateBucket] = [:]
     var queue = EventQueue()
     var pending: [UInt64: PendingCommand] = [:]
     var nextCommandID: UInt64 = 1
@@ -68,6 +74,7 @@ public actor Home {
         faultSchedule = fixture.faultSchedule
         fixtureFaultCount = fixture.faultSchedule.count
         durability = fixture.durability
+        lights.reserveCapacity(fixture.rooms.reduce(0) { $0 + $1.lights.count })
         for room in fixture.rooms {
             roomOrder.append(room.id)
             rooms[room.id] = SimulatedRoom(
@@ -75,6 +82,7 @@ public actor Home {
                 undiscovered: room.undiscovered, scan: nil)
             for light in room.lights {
                 lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)
+                if !light.settings.isEmpty { lightSettings[light.id] = light.settings }
             }
         }
         for (index, fault) in faultSchedule.enumerated() {
@@ -182,6 +190,29 @@ public actor Home {
         case .endScan(let room, let scan): endScan(in: room, scan: scan)
         case .fault(let index, let begins): applyScheduledFault(index, begins: begins)
         }
+    }
+
+    /// Adds a light built from a fixture entry, with its settings.
+    func insertLight(_ fixture: LightFixture, room: RoomID) {
+        lights[fixture.id] = SimulatedLight(fixture: fixture, room: room, seed: fixtureIdentity.seed)
+        if !fixture.settings.isEmpty { lightSettings[fixture.id] = fixture.settings }
+    }
+
+    /// Forgets a light and everything kept about it.
+    func forgetLight(_ id: LightID) -> SimulatedLight? {
+        lightSettings[id] = nil
+        transitions[id] = nil
+        rateBuckets[id] = nil
+        return lights.removeValue(forKey: id)
+    }
+
+    /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
+    func fixtureEntry(of id: LightID) -> LightFixture? {
+        guard let light = lights[id] else { return nil }
+        var fixture = LightFixture(id: id, name: light.name, model: light.model, state: transitions[id]?.target ?? light.state)
+        fixture.isReachable = !light.forcedUnreachable
+        fixture.settings = lightSettings[id] ?? DeviceSettings()
+        return fixture
     }
 
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.

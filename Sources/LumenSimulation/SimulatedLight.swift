@@ -11,8 +11,6 @@ struct SimulatedLight: Sendable {
     let model: DeviceModel
     var room: RoomID
     var state: LightState
-    /// Its own settings; latency and faults inherit from the room and the home.
-    var settings: DeviceSettings
     /// Set by a harness or a fixture: unreachable until set back.
     var forcedUnreachable: Bool
     /// The number of scheduled faults under way that make it unreachable.
@@ -20,10 +18,9 @@ struct SimulatedLight: Sendable {
     var random: SeededRandom
     /// When the last queued command takes effect: later commands never overtake it (per-device FIFO).
     var lastApplyAt: Int64 = 0
-    /// Token bucket for the rate limit.
-    var tokens: Double = .infinity
-    var tokensUpdatedAt: Int64 = 0
-    var transition: Transition?
+    /// Bumped when a transition starts or is cut short, so its stale steps are ignored. (The transition
+    /// itself, like a light's own settings and rate-limit bucket, lives in a side table of the home: most
+    /// lights have none, and a light stays a few hundred bytes.)
     var transitionGeneration: UInt32 = 0
 
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
@@ -34,16 +31,8 @@ struct SimulatedLight: Sendable {
         model = fixture.model
         self.room = room
         state = fixture.state
-        settings = fixture.settings
         forcedUnreachable = !fixture.isReachable
         random = SeededRandom(seed: seed, label: fixture.id.rawValue)
-    }
-
-    var fixture: LightFixture {
-        var fixture = LightFixture(id: id, name: name, model: model, state: transition?.target ?? state)
-        fixture.isReachable = !forcedUnreachable
-        fixture.settings = settings
-        return fixture
     }
 }
 
@@ -72,6 +61,12 @@ struct Transition: Sendable {
             x: mix(from.color.x, target.color.x, places: 10_000), y: mix(from.color.y, target.color.y, places: 10_000))
         return state
     }
+}
+
+/// The rate limit's token bucket for one light.
+struct RateBucket: Sendable {
+    var tokens: Double
+    var updatedAt: Int64
 }
 
 /// A room: its lights in order, the lights waiting to be discovered, and any scan under way.

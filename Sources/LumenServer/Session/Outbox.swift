@@ -41,13 +41,14 @@ final class Outbox: Sendable {
 
     /// Queues a reply or notification line.
     /// - Returns: `false` when the unsent replies have passed the limit: the caller disconnects the client.
+    /// - Parameter wakeWriter: `false` when the caller flushes right away itself (it saves a thread hop).
     @discardableResult
-    func enqueue(_ bytes: [UInt8]) -> Bool {
+    func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Bool {
         let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
             state.items.append(.bytes(bytes))
             state.replyBytes += bytes.count + 1
-            return (state.replyBytes <= replyByteLimit, Self.scheduleWake(&state))
+            return (state.replyBytes <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
         return accepted

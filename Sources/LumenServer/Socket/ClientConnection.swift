@@ -30,6 +30,8 @@ final class ClientConnection: Sendable {
         var pendingOffset = 0
         var inputEnded = false
         var closed = false
+        /// Reused for every read, so a read costs no allocation.
+        var readBuffer = [UInt8](repeating: 0, count: 65_536)
     }
 
     let fd: Int32
@@ -81,7 +83,13 @@ final class ClientConnection: Sendable {
         let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
         let outbox = session.outbox
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
-            if !outbox.enqueue(bytes) { self?.overflowed() }
+            // Replies are written from here when the socket takes them, rather than after a hop to the
+            // connection's queue: a request's round trip is mostly such hops.
+            guard outbox.enqueue(bytes, wakeWriter: false) else {
+                self?.overflowed()
+                return
+            }
+            self?.flush()
         }
         for await line in stream {
             await processor.process(line: line, reply: reply)
@@ -106,11 +114,13 @@ final class ClientConnection: Sendable {
     // MARK: - Reading
 
     private func readAvailable() {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
         for _ in 0..<16 {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let (count, chunk) = io.withLock { state -> (Int, ArraySlice<UInt8>) in
+                let count = state.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                return (count, count > 0 ? ArraySlice(Array(state.readBuffer[0..<count])) : [])
+            }
             if count > 0 {
-                feed(buffer[0..<count])
+                feed(chunk)
                 if io.withLock({ $0.readSuspended || $0.closed }) { return }
                 continue
             }

@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import LumenModel
+import LumenScopes
+import LumenServer
+import LumenSimulation
+import LumenStore
+
+/// `make bench`: every figure is reported as a ratio against a baseline measured in the same run, because
+/// these machines are noisy.
+enum Benchmarks {
+    static func main(arguments: [String]) async {
+        let quick = arguments.contains("--quick")
+        let rounds = quick ? 2_000 : 20_000
+        print("Lumen benchmarks (\(quick ? "quick" : "full") run; release build recommended: make bench)\n")
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        // Baseline: a plain echo server over a Unix socket, a thread per connection, no JSON.
+        let echoPath = "\(directory)/echo.sock"
+        EchoServer.start(path: echoPath)
+        let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
+        let echo1 = measure(clients: 1, rounds: rounds, path: echoPath) { client, _ in
+            client.send(ping)
+            client.readLine()
+        }
+        let echo8 = measure(clients: 8, rounds: rounds / 4, path: echoPath) { client, _ in
+            client.send(ping)
+            client.readLine()
+        }
+        report("raw echo baseline, 1 client", echo1, baseline: echo1)
+        report("raw echo baseline, 8 clients", echo8, baseline: echo8)
+
+        // lumend reads.
+        let served = await serve(fixture: .demoHome(), directory: "\(directory)/demo", durability: .full)
+        let get = Array(
+            #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
+        let reads1 = measure(clients: 1, rounds: rounds, path: served.path) { client, _ in
+            client.send(get)
+            client.readLine()
+        }
+        let reads8 = measure(clients: 8, rounds: rounds / 4, path: served.path) { client, _ in
+            client.send(get)
+            client.readLine()
+        }
+        report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: echo1)
+        report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: echo8)
+
+        // Durable writes: instant latency, real clock, full durability (each confirmed only once on disk).
+        for durability in [Durability.full, .relaxed] {
+            let writer = await serve(
+                fixture: instantHome(lights: 8), directory: "\(directory)/w-\(durability.rawValue)",
+                durability: durability)
+            for clients in [1, 8] {
+                let rate = measureWrites(clients: clients, rounds: (quick ? 300 : 3_000) / clients, path: writer.path)
+                let target = durability == .full ? " (target ≥ 0.25)" : ""
+                report("lumend \(durability.rawValue) set, \(clients) client\(clients == 1 ? "" : "s")\(target)", rate,
+                       baseline: clients == 1 ? echo1 : echo8)
+                if durability == .full {
+                    let fsyncs = await writer.store.writeCount
+                    print("    snapshots written so far: \(fsyncs) (group commit shares them between writes)")
+                }
+            }
+            writer.stop()
+        }
+
+        // A session's cost must not grow with the size of the home.
+        let big = await serve(fixture: instantHome(lights: quick ? 10_000 : 100_000), directory: "\(directory)/big", durability: .relaxed)
+        let bigReads = measure(clients: 1, rounds: rounds, path: big.path) { client, _ in
+            client.send(get)
+            client.readLine()
+        }
+        report("lumend get in a \(quick ? "10,000" : "100,000")-light home vs the demo home", bigReads, baseline: reads1)
+        big.stop()
+        served.stop()
+
+        // Memory per light.
+        let count = quick ? 10_000 : 100_000
+        // The fixture is built first and kept, so the difference is what the simulation itself holds.
+        let fixture = instantHome(lights: count)
+        let before = residentBytes()
+        let home = Home(fixture: fixture, clock: .virtual)
+        let lightCount = await home.lightCount
+        let after = residentBytes()
+        let perLight = Double(after - before) / Double(lightCount)
+        print("  " + pad("memory, \(count) lights, resident growth per light") + String(format: "%9.0f B   (target < 1024)", perLight))
+        withExtendedLifetime((home, fixture)) {}
+    }
+
+    struct Measurement {
+        var operations: Int
+        var seconds: Double
+        var rate: Double { Double(operations) / seconds }
+    }
+
+    static func report(_ name: String, _ measurement: Measurement, baseline: Measurement) {
+        let ratio = measurement.rate / baseline.rate
+        print("  " + pad(name) + String(format: "%9.0f/s  ratio %.2f", measurement.rate, ratio))
+    }
+
+    /// Runs `rounds` request/response round trips on each of `clients` connections, each on its own thread.
+    static func measure(
+        clients: Int, rounds: Int, path: String, _ body: @escaping @Sendable (BlockingLineClient, Int) -> Void
+    ) -> Measurement {
+        let group = DispatchGroup()
+        let start = ContinuousClock.now
+        for index in 0..<clients {
+            group.enter()
+            Thread {
+                let client = BlockingLineClient(path: path)
+                for _ in 0..<rounds { body(client, index) }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let elapsed = ContinuousClock.now - start
+        return Measurement(operations: clients * rounds, seconds: seconds(elapsed))
+    }
+
+    /// Durable writes: each client toggles its own light and waits for each confirmation.
+    static func measureWrites(clients: Int, rounds: Int, path: String) -> Measurement {
+        let group = DispatchGroup()
+        let ready = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        let elapsed = LockedDuration()
+        for index in 0..<clients {
+            group.enter()
+            ready.enter()
+            Thread {
+                let client = BlockingLineClient(path: path)
+                client.send(Array(#"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#.utf8) + [0x0A])
+                client.readLine()
+                client.send(Array(#"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#.utf8) + [0x0A])
+                client.readLine()
+                let on = Array(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":true}}"#.utf8) + [0x0A]
+                let off = Array(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":false}}"#.utf8) + [0x0A]
+                ready.leave()
+                go.wait()
+                for round in 0..<rounds {
+                    client.send(round % 2 == 0 ? off : on)
+                    client.readLine()
+                }
+                group.leave()
+            }.start()
+        }
+        ready.wait()
+        let start = ContinuousClock.now
+        for _ in 0..<clients { go.signal() }
+        group.wait()
+        elapsed.set(ContinuousClock.now - start)
+        return Measurement(operations: clients * rounds, seconds: seconds(elapsed.value))
+    }
+
+    static func pad(_ text: String) -> String {
+        text.count >= 64 ? text + " " : text + String(repeating: " ", count: 64 - text.count)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    struct Served {
+        let path: String
+        let store: StateStore
+        let tasks: [Task<Void, Never>]
+        func stop() { tasks.forEach { $0.cancel() } }
+    }
+
+    /// A real-clock lumend server in this process, with a state store, as the daemon wires them.
+    static func serve(fixture: Fixture, directory: String, durability: Durability) async -> Served {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let home = Home(fixture: fixture, clock: .real)
+        let store = StateStore(
+            directory: directory, durability: durability, origin: FixtureOrigin(id: fixture.id, digest: "bench")
+        ) { await home.snapshot() }
+        let container = ScopeContainer(home: home) { () async throws(LumenError) in
+            guard durability == .full else { return }
+            do { try await store.waitUntilDurable(store.changeMark) } catch {
+                throw LumenError(.notPersisted, "\(error)")
+            }
+        }
+        let path = "\(directory)/s.sock"
+        let fd = try! UnixSocket.listen(at: path)
+        let server = SocketServer(
+            listenFD: fd, ownedPath: path, container: container,
+            logger: Logger(level: .critical, handler: StderrLogHandler()))
+        await home.addObserver { event in
+            server.publish(event)
+            store.noteChange(event)
+        }
+        let serverTask = Task { _ = try? await server.run() }
+        let storeTask = Task { await store.run() }
+        return Served(path: path, store: store, tasks: [serverTask, storeTask])
+    }
+
+    /// One room of `lights` instant colour lights, `light-0` …
+    static func instantHome(lights: Int) -> Fixture {
+        var fixture = Fixture(
+            id: "bench", name: "Bench",
+            rooms: [
+                RoomFixture(
+                    id: "room", name: "Room",
+                    lights: (0..<lights).map {
+                        LightFixture(
+                            id: LightID("light-\($0)"), name: "Light \($0)",
+                            model: DeviceModel(kind: .color, manufacturer: "Lumen", product: "Bench bulb"))
+                    })
+            ])
+        fixture.defaults.latency = .preset(.instant)
+        return fixture
+    }
+
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    static func makeTemporaryDirectory() -> String {
+        var template = Array("/tmp/lumen-bench-XXXXXX".utf8CString)
+        return String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!)! })
+    }
+}
+
+/// A duration set by one thread and read by another after a `DispatchGroup` wait (which orders them).
+final class LockedDuration: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var stored: Duration = .zero
+    private let lock = NSLock()
+    func set(_ value: Duration) { lock.withLock { stored = value } }
+    var value: Duration { lock.withLock { stored } }
+}
+
+/// The baseline: echoes each line back, one thread per connection.
+enum EchoServer {
+    static func start(path: String) {
+        let fd = try! UnixSocket.listen(at: path)
+        Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { continue }
+                Thread {
+                    var buffer = [UInt8](repeating: 0, count: 65_536)
+                    while true {
+                        let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+                        if count <= 0 { break }
+                        var offset = 0
+                        while offset < count {
+                            let written = buffer[offset..<count].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                            if written <= 0 { break }
+                            offset += written
+                        }
+                    }
+                    close(client)
+                }.start()
+            }
+        }.start()
+    }
+}
