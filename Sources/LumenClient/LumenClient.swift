@@ -1,0 +1,301 @@
+import Foundation
+import LumenModel
+import Synchronization
+
+/// An open scope, as the daemon numbers it. The root `home` scope is ``ScopeID/root``.
+public struct ScopeID: Sendable, Hashable, CustomStringConvertible {
+    /// The number the daemon gave it.
+    public let rawValue: Int
+    /// A scope ID.
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// The root `home` scope every session has.
+    public static let root = ScopeID(0)
+    public var description: String { String(rawValue) }
+}
+
+/// A connection to `lumend`: requests with `async`/`await`, subscriptions as `AsyncSequence`s.
+///
+/// ```swift
+/// let client = try await LumenClient.connect()
+/// let kitchen = try await client.open("room", in: .root, configuration: "kitchen")
+/// let spot = try await client.open("light", in: kitchen, configuration: "kitchen.spot-1")
+/// for try await isOn in try await client.subscribe("isOn", in: spot) { print(isOn) }
+/// ```
+///
+/// Requests may be made from many tasks at once; they are pipelined on the one socket. When the connection
+/// ends, every waiting call throws ``LumenClientError/disconnected`` and every subscription ends; the client
+/// never reconnects on its own.
+public final class LumenClient: Sendable {
+    private struct State {
+        var pending: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
+        var subscriptions: [Int: (scope: Int, continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation)] = [:]
+        var children: [Int: [Int]] = [:]
+        var nextID = 1
+        var closed = false
+    }
+
+    /// The socket path this client is connected to.
+    public let path: String
+    private let fd: Int32
+    private let state = Mutex(State())
+    private let writeLock = Mutex(())
+
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = fd
+    }
+
+    /// The socket path `lumend` uses by default, resolved as the daemon resolves it (`$LUMEN_SOCKET` first).
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        if let explicit = environment["LUMEN_SOCKET"], !explicit.isEmpty { return explicit }
+        return LumenPaths(environment: environment).socketPath
+    }
+
+    /// Connects to the daemon.
+    /// - Parameter path: the socket; `nil` for ``defaultSocketPath(environment:)``.
+    /// - Throws: ``LumenClientError/cannotConnect(path:reason:)``.
+    public static func connect(to path: String? = nil) async throws(LumenClientError) -> LumenClient {
+        let path = path ?? defaultSocketPath()
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Glibc.close(fd)
+            throw .cannotConnect(path: path, reason: "the path is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw .cannotConnect(path: path, reason: reason)
+        }
+        let client = LumenClient(path: path, fd: fd)
+        Thread { client.readLoop() }.start()
+        return client
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Closes the connection. Waiting calls fail with ``LumenClientError/disconnected``.
+    public func disconnect() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    // MARK: - Requests
+
+    /// Sends a raw JSON-RPC request and returns its `result`.
+    /// - Throws: ``LumenClientError/server(_:)`` with the daemon's error, or a connection error.
+    @discardableResult
+    public func request(_ method: String, _ params: JSONObject = [:]) async throws(LumenClientError) -> JSONValue {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                let id: Int? = state.withLock { state in
+                    guard !state.closed else { return nil }
+                    let id = state.nextID
+                    state.nextID += 1
+                    state.pending[id] = continuation
+                    return id
+                }
+                guard let id else {
+                    continuation.resume(throwing: LumenClientError.disconnected)
+                    return
+                }
+                var line: [UInt8] = []
+                JSONValue.object([
+                    "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
+                ]).write(to: &line)
+                line.append(0x0A)
+                send(line)
+            }
+        } catch let error as LumenClientError {
+            throw error
+        } catch {
+            throw .protocolViolation("\(error)")
+        }
+    }
+
+    private func send(_ line: [UInt8]) {
+        writeLock.withLock { _ in
+            var offset = 0
+            while offset < line.count {
+                let written = line[offset...].withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 {
+                    // The reader sees the hang-up and fails everything waiting.
+                    shutdown(fd, Int32(SHUT_RDWR))
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// `hello`: the daemon's name, version and protocol.
+    public func hello(client: String = "LumenClient") async throws(LumenClientError) -> JSONValue {
+        try await request("hello", ["client": .string(client)])
+    }
+
+    /// Opens a child scope through a scope connection (`room`, `light`, `simulation`).
+    public func open(_ connection: String, in scope: ScopeID, configuration: JSONValue = .null)
+        async throws(LumenClientError) -> ScopeID
+    {
+        let result = try await request(
+            "open", ["scope": .int(scope.rawValue), "connection": .string(connection), "configuration": configuration])
+        guard let id = result["scope"]?.intValue else { throw .protocolViolation("open returned \(result.serialized())") }
+        state.withLock { $0.children[scope.rawValue, default: []].append(id) }
+        return ScopeID(id)
+    }
+
+    /// Closes a scope and its children; their subscriptions end.
+    public func close(_ scope: ScopeID) async throws(LumenClientError) {
+        try await request("close", ["scope": .int(scope.rawValue)])
+        scopeClosed(scope.rawValue, error: nil)
+    }
+
+    /// Reads a value.
+    public func get(_ connection: String, in scope: ScopeID) async throws(LumenClientError) -> JSONValue {
+        let result = try await request("get", ["scope": .int(scope.rawValue), "connection": .string(connection)])
+        return result["value"] ?? .null
+    }
+
+    /// Writes a value and returns it once the device confirmed it (and, in full durability, it is on disk).
+    @discardableResult
+    public func set(_ connection: String, in scope: ScopeID, to value: JSONValue, transitionMs: Double? = nil)
+        async throws(LumenClientError) -> JSONValue
+    {
+        var params: JSONObject = ["scope": .int(scope.rawValue), "connection": .string(connection), "value": value]
+        if let transitionMs { params["transitionMs"] = .double(transitionMs) }
+        return try await request("set", params)["value"] ?? .null
+    }
+
+    /// Calls an action.
+    @discardableResult
+    public func call(_ connection: String, in scope: ScopeID, arguments: JSONValue = .null)
+        async throws(LumenClientError) -> JSONValue
+    {
+        try await request(
+            "call", ["scope": .int(scope.rawValue), "connection": .string(connection), "arguments": arguments]
+        )["value"] ?? .null
+    }
+
+    /// Subscribes to a value: the sequence yields the current value, then each change, and ends when the
+    /// scope closes (finishing normally) or the connection ends (throwing ``LumenClientError/disconnected``).
+    public func subscribe(_ connection: String, in scope: ScopeID) async throws(LumenClientError) -> Subscription {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self, throwing: (any Error).self)
+        let result = try await request("subscribe", ["scope": .int(scope.rawValue), "connection": .string(connection)])
+        guard let id = result["subscription"]?.intValue else {
+            throw .protocolViolation("subscribe returned \(result.serialized())")
+        }
+        continuation.yield(result["value"] ?? .null)
+        // Notices that arrived before this registration are for values already superseded by `value`.
+        state.withLock { $0.subscriptions[id] = (scope.rawValue, continuation) }
+        let client = self
+        continuation.onTermination = { _ in
+            let wasOpen = client.state.withLock { $0.subscriptions.removeValue(forKey: id) != nil }
+            if wasOpen { Task { try? await client.request("unsubscribe", ["subscription": .int(id)]) } }
+        }
+        return Subscription(id: id, initialValue: result["value"] ?? .null, values: stream)
+    }
+
+    // MARK: - Reading
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var pendingLine: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            var start = 0
+            while let newline = buffer[start..<count].firstIndex(of: 0x0A) {
+                pendingLine += buffer[start..<newline]
+                handle(line: pendingLine)
+                pendingLine.removeAll(keepingCapacity: true)
+                start = newline + 1
+            }
+            pendingLine += buffer[start..<count]
+        }
+        let (waiting, streams) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.pending = [:]
+                state.subscriptions = [:]
+            }
+            return (Array(state.pending.values), state.subscriptions.values.map(\.continuation))
+        }
+        for continuation in waiting { continuation.resume(throwing: LumenClientError.disconnected) }
+        for stream in streams { stream.finish(throwing: LumenClientError.disconnected) }
+    }
+
+    private func handle(line: [UInt8]) {
+        guard let message = try? JSONParser.parse(line) else { return }
+        if let method = message["method"]?.stringValue {
+            let params = message["params"]
+            switch method {
+            case "changed":
+                guard let id = params?["subscription"]?.intValue else { return }
+                let stream = state.withLock { $0.subscriptions[id]?.continuation }
+                stream?.yield(params?["value"] ?? .null)
+            case "closed":
+                if let scope = params?["scope"]?.intValue { scopeClosed(scope, error: nil) }
+            default:
+                break
+            }
+            return
+        }
+        guard let id = message["id"]?.intValue else { return }
+        let continuation = state.withLock { $0.pending.removeValue(forKey: id) }
+        guard let continuation else { return }
+        if let error = message["error"] {
+            let code = LumenError.Code(rawValue: error["code"]?.intValue ?? LumenError.Code.internalError.rawValue)
+            let lumenError = LumenError(
+                code, error["message"]?.stringValue ?? "unknown error", data: error["data"]?.objectValue ?? [:])
+            continuation.resume(throwing: LumenClientError.server(lumenError))
+        } else {
+            continuation.resume(returning: message["result"] ?? .null)
+        }
+    }
+
+    /// Ends the subscriptions of a closed scope and of its children.
+    private func scopeClosed(_ scope: Int, error: (any Error)?) {
+        let streams = state.withLock { state -> [AsyncThrowingStream<JSONValue, any Error>.Continuation] in
+            var closing = [scope]
+            var index = 0
+            while index < closing.count {
+                closing += state.children.removeValue(forKey: closing[index]) ?? []
+                index += 1
+            }
+            let set = Set(closing)
+            let ending = state.subscriptions.filter { set.contains($0.value.scope) }
+            for id in ending.keys { state.subscriptions[id] = nil }
+            return ending.values.map(\.continuation)
+        }
+        for stream in streams { stream.finish(throwing: error) }
+    }
+}
+
+/// The values of one subscription: the current value first, then every change.
+public struct Subscription: AsyncSequence, Sendable {
+    public typealias Element = JSONValue
+    /// The daemon's subscription ID.
+    public let id: Int
+    /// The value when the subscription started (also the sequence's first element).
+    public let initialValue: JSONValue
+    let values: AsyncThrowingStream<JSONValue, any Error>
+
+    public func makeAsyncIterator() -> AsyncThrowingStream<JSONValue, any Error>.AsyncIterator {
+        values.makeAsyncIterator()
+    }
+}

@@ -1,0 +1,270 @@
+import LumenModel
+import Observation
+
+/// Keeps one scope's values in step with the daemon: subscribes to each, hands every new value to the model,
+/// and writes through. Shared by ``HomeModel``, ``RoomModel`` and ``LightModel``.
+@MainActor
+final class ScopeMirror {
+    let client: LumenClient
+    let scope: ScopeID
+    private var tasks: [Task<Void, Never>] = []
+
+    init(client: LumenClient, scope: ScopeID) {
+        self.client = client
+        self.scope = scope
+    }
+
+    /// Subscribes to `connections`; `update` gets each value as it comes, `ended` once the scope closes.
+    func mirror(
+        _ connections: [String], update: @escaping @MainActor (String, JSONValue) -> Void,
+        ended: @escaping @MainActor ((any Error)?) -> Void
+    ) async throws(LumenClientError) {
+        var streams: [(String, Subscription)] = []
+        for connection in connections {
+            streams.append((connection, try await client.subscribe(connection, in: scope)))
+        }
+        // The first values are in place before the model is handed out.
+        for (connection, stream) in streams { update(connection, stream.initialValue) }
+        for (connection, stream) in streams {
+            tasks.append(
+                Task { @MainActor in
+                    do {
+                        for try await value in stream.dropFirst() { update(connection, value) }
+                        ended(nil)
+                    } catch {
+                        ended(error)
+                    }
+                })
+        }
+    }
+
+    func cancel() { tasks.forEach { $0.cancel() } }
+}
+
+/// What is known about a write in flight or failed, for a UI to show.
+public struct WriteStatus: Sendable, Equatable {
+    /// The connections with a write waiting for the device.
+    public var pending: Set<String> = []
+    /// The last write that failed, and why.
+    public var lastFailure: (connection: String, error: LumenClientError)?
+
+    public static func == (lhs: WriteStatus, rhs: WriteStatus) -> Bool {
+        lhs.pending == rhs.pending && lhs.lastFailure?.connection == rhs.lastFailure?.connection
+            && lhs.lastFailure?.error == rhs.lastFailure?.error
+    }
+}
+
+/// A light, mirrored from the daemon and written through on assignment: ScopedState's
+/// `WritableConnection` served by a real daemon.
+///
+/// Its properties always hold the values the device confirmed. Assigning one sends a `set`; until the
+/// device confirms, the property keeps its old value and ``writes`` lists the write as pending; a failure is
+/// kept in ``writes`` too. So a SwiftUI `Toggle("Lamp", isOn: $light.isOn)` shows the real lamp.
+///
+/// ```swift
+/// let light = try await LightModel.open("kitchen.spot-1", in: "kitchen", client: client)
+/// light.isOn = false          // sends set; light.isOn turns false when the bulb confirms
+/// ```
+@MainActor
+@Observable
+public final class LightModel {
+    /// The light's ID.
+    public let id: String
+    /// What device it is: `kind`, `manufacturer`, `product`.
+    public private(set) var model: JSONValue = .null
+    /// Whether the light can be reached.
+    public private(set) var isReachable = true
+    /// Writes in flight and the last failure.
+    public private(set) var writes = WriteStatus()
+    /// Whether the scope has closed (the light was removed, or the connection ended).
+    public private(set) var isClosed = false
+
+    private var values: [String: JSONValue] = [:]
+    @ObservationIgnored private let mirror: ScopeMirror
+
+    init(id: String, mirror: ScopeMirror) {
+        self.id = id
+        self.mirror = mirror
+    }
+
+    /// Opens a light's scope and mirrors it.
+    public static func open(_ light: String, in room: String, client: LumenClient) async throws(LumenClientError)
+        -> LightModel
+    {
+        let roomScope = try await client.open("room", in: .root, configuration: .string(room))
+        let scope = try await client.open("light", in: roomScope, configuration: .string(light))
+        let model = LightModel(id: light, mirror: ScopeMirror(client: client, scope: scope))
+        let kind = try await client.get("model", in: scope)["kind"]?.stringValue ?? "onoff"
+        var connections = ["name", "model", "isOn", "isReachable"]
+        if kind != "onoff" { connections.append("brightness") }
+        if kind == "ambiance" || kind == "color" { connections.append("colorTemperature") }
+        if kind == "color" { connections.append("color") }
+        try await model.mirror.mirror(connections) { [weak model] connection, value in
+            model?.receive(connection, value)
+        } ended: { [weak model] _ in
+            model?.isClosed = true
+        }
+        return model
+    }
+
+    private func receive(_ connection: String, _ value: JSONValue) {
+        switch connection {
+        case "model": model = value
+        case "isReachable": isReachable = value.boolValue ?? isReachable
+        default: values[connection] = value
+        }
+    }
+
+    /// The display name.
+    public var name: String {
+        get { values["name"]?.stringValue ?? id }
+        set { write("name", .string(newValue)) }
+    }
+
+    /// On or off.
+    public var isOn: Bool {
+        get { values["isOn"]?.boolValue ?? false }
+        set { write("isOn", .bool(newValue)) }
+    }
+
+    /// Brightness, 1–100 (`nil` for an on/off device).
+    public var brightness: Double? {
+        get { values["brightness"]?.doubleValue }
+        set { if let newValue { write("brightness", .double(newValue)) } }
+    }
+
+    /// Colour temperature in mireds (`nil` when the device has none).
+    public var colorTemperature: Int? {
+        get { values["colorTemperature"]?.intValue }
+        set { if let newValue { write("colorTemperature", .int(newValue)) } }
+    }
+
+    /// Colour, CIE xy (`nil` when the device has none).
+    public var color: CIEColor? {
+        get {
+            guard let x = values["color"]?["x"]?.doubleValue, let y = values["color"]?["y"]?.doubleValue else {
+                return nil
+            }
+            return CIEColor(x: x, y: y)
+        }
+        set { if let newValue { write("color", newValue.jsonValue) } }
+    }
+
+    /// Sends a write; the property changes when the device confirms it.
+    public func write(_ connection: String, _ value: JSONValue, transitionMs: Double? = nil) {
+        writes.pending.insert(connection)
+        let mirror = mirror
+        Task { @MainActor in
+            do throws(LumenClientError) {
+                let confirmed = try await mirror.client.set(
+                    connection, in: mirror.scope, to: value, transitionMs: transitionMs)
+                values[connection] = confirmed
+            } catch {
+                writes.lastFailure = (connection, error)
+            }
+            writes.pending.remove(connection)
+        }
+    }
+
+    /// Stops mirroring and closes the scope.
+    public func close() async {
+        mirror.cancel()
+        try? await mirror.client.close(mirror.scope)
+        isClosed = true
+    }
+}
+
+/// A room, mirrored from the daemon.
+@MainActor
+@Observable
+public final class RoomModel {
+    /// The room's ID.
+    public let id: String
+    /// Its lights' IDs, in order.
+    public private(set) var lightIDs: [String] = []
+    /// Whether a discovery scan is under way.
+    public private(set) var isScanning = false
+    /// Whether the scope has closed.
+    public private(set) var isClosed = false
+    private var confirmedName = ""
+    @ObservationIgnored private let mirror: ScopeMirror
+
+    init(id: String, mirror: ScopeMirror) {
+        self.id = id
+        self.mirror = mirror
+    }
+
+    /// Opens a room's scope and mirrors it.
+    public static func open(_ room: String, client: LumenClient) async throws(LumenClientError) -> RoomModel {
+        let scope = try await client.open("room", in: .root, configuration: .string(room))
+        let model = RoomModel(id: room, mirror: ScopeMirror(client: client, scope: scope))
+        try await model.mirror.mirror(["name", "lightIDs", "isScanning"]) { [weak model] connection, value in
+            guard let model else { return }
+            switch connection {
+            case "name": model.confirmedName = value.stringValue ?? model.confirmedName
+            case "lightIDs": model.lightIDs = value.arrayValue?.compactMap(\.stringValue) ?? []
+            default: model.isScanning = value.boolValue ?? false
+            }
+        } ended: { [weak model] _ in
+            model?.isClosed = true
+        }
+        return model
+    }
+
+    /// The display name; assigning renames the room on the daemon.
+    public var name: String {
+        get { confirmedName }
+        set {
+            let mirror = mirror
+            Task { @MainActor in
+                if let confirmed = try? await mirror.client.set("name", in: mirror.scope, to: .string(newValue)) {
+                    confirmedName = confirmed.stringValue ?? confirmedName
+                }
+            }
+        }
+    }
+
+    /// Starts a discovery scan.
+    public func detectLights() async throws(LumenClientError) {
+        try await mirror.client.call("detectLights", in: mirror.scope)
+    }
+
+    /// Stops mirroring and closes the scope.
+    public func close() async {
+        mirror.cancel()
+        try? await mirror.client.close(mirror.scope)
+        isClosed = true
+    }
+}
+
+/// The home, mirrored from the daemon.
+@MainActor
+@Observable
+public final class HomeModel {
+    /// The room IDs, in order.
+    public private(set) var roomIDs: [String] = []
+    /// The home's name.
+    public private(set) var name = ""
+    @ObservationIgnored private let mirror: ScopeMirror
+
+    init(mirror: ScopeMirror) { self.mirror = mirror }
+
+    /// Mirrors the root scope.
+    public static func open(client: LumenClient) async throws(LumenClientError) -> HomeModel {
+        let model = HomeModel(mirror: ScopeMirror(client: client, scope: .root))
+        try await model.mirror.mirror(["name", "roomIDs"]) { [weak model] connection, value in
+            guard let model else { return }
+            if connection == "name" {
+                model.name = value.stringValue ?? model.name
+            } else {
+                model.roomIDs = value.arrayValue?.compactMap(\.stringValue) ?? []
+            }
+        } ended: { _ in }
+        return model
+    }
+
+    /// Opens one of the rooms.
+    public func room(_ id: String) async throws(LumenClientError) -> RoomModel {
+        try await RoomModel.open(id, client: mirror.client)
+    }
+}

@@ -1,0 +1,114 @@
+import LumenClient
+import LumenModel
+import LumenTestSupport
+import Testing
+
+@Suite("LumenClient and models against a real server")
+struct ClientModelTests {
+    /// Waits, on the main actor, until `condition` holds or the server has had `rounds` chances to answer.
+    @MainActor
+    func eventually(_ client: LumenClient, rounds: Int = 200, _ condition: @MainActor () -> Bool) async throws {
+        for _ in 0..<rounds where !condition() {
+            // A round trip to the daemon lets notifications that were sent before it arrive.
+            _ = try await client.hello()
+        }
+    }
+
+    @MainActor
+    @Test func aLightModelWritesThroughFollowsOthersAndEndsWhenItsScopeCloses() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let light = try await LightModel.open("lab.dim", in: "lab", client: client)
+        #expect(light.isOn == false)
+        #expect(light.brightness == 50)
+        #expect(light.colorTemperature == nil)
+        #expect(light.model["kind"] == "dimmable")
+
+        // Assignment writes through; the property keeps the confirmed value until the device applies it.
+        light.isOn = true
+        #expect(light.isOn == false)
+        #expect(light.writes.pending == ["isOn"])
+        try await eventually(client) { false }  // let the set reach the daemon
+        try await server.home.advance(byMilliseconds: 0)
+        try await eventually(client) { light.isOn && light.writes.pending.isEmpty }
+        #expect(light.isOn)
+        #expect(light.writes.pending.isEmpty)
+
+        // Another session's change arrives in the model.
+        let other = try server.connect()
+        let scope = try await other.openLight("lab", "lab.dim")
+        other.send(#"{"jsonrpc":"2.0","id":9,"method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":80}}"#)
+        _ = try await other.result("hello")
+        try await server.home.advance(byMilliseconds: 0)
+        try await eventually(client) { light.brightness == 80 }
+        #expect(light.brightness == 80)
+
+        // A failed write is reported and the value stays.
+        light.brightness = 500
+        try await eventually(client) { light.writes.lastFailure != nil }
+        #expect(light.writes.lastFailure?.error.code == .invalidParams)
+        #expect(light.brightness == 80)
+
+        // Removing the light closes the scope; the model ends cleanly.
+        try await server.home.removeLight("lab.dim")
+        try await eventually(client) { light.isClosed }
+        #expect(light.isClosed)
+    }
+
+    @Test func subscriptionsAreAsyncSequencesThatEndWhenTheScopeCloses() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let room = try await client.open("room", in: .root, configuration: "lab")
+        let plug = try await client.open("light", in: room, configuration: "lab.plug")
+        let values = try await client.subscribe("isOn", in: plug)
+        let collected = Task {
+            var seen: [JSONValue] = []
+            for try await value in values { seen.append(value) }
+            return seen
+        }
+        let write = Task { try await client.set("isOn", in: plug, to: true) }
+        _ = try await client.hello()
+        try await server.home.advance(byMilliseconds: 0)
+        #expect(try await write.value == true)
+        try await client.close(room)
+        #expect(try await collected.value == [false, true])
+    }
+
+    @Test func serverErrorsComeBackTypedWithTheirCodes() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        do {
+            _ = try await client.open("room", in: .root, configuration: "nowhere")
+            Issue.record("opened a room that does not exist")
+        } catch {
+            #expect(error.code == .noSuchEntity)
+        }
+    }
+
+    @Test func connectingWithNoDaemonSaysWhatToDo() async throws {
+        let directory = TemporaryDirectory()
+        do {
+            _ = try await LumenClient.connect(to: directory.file("none.sock"))
+            Issue.record("connected to nothing")
+        } catch {
+            guard case .cannotConnect = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains("is lumend running?"))
+        }
+    }
+
+    @Test func callsFailWithDisconnectedOnceTheConnectionEnds() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        _ = try await client.hello()
+        client.disconnect()
+        do {
+            _ = try await client.hello()
+            Issue.record("a call succeeded after disconnect")
+        } catch {
+            #expect(error == .disconnected)
+        }
+    }
+}
