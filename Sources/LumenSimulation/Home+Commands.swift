@@ -26,7 +26,7 @@ extension Home {
         for property in change.properties where !property.isSupported(by: device.model.kind) {
             throw LumenError(
                 .notSupported,
-                "light '\(light)' is a \(device.model.kind.rawValue) device and has no \(property.rawValue)",
+                "light '\(light)' (kind \(device.model.kind.rawValue)) has no \(property.rawValue)",
                 data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
         }
         guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {

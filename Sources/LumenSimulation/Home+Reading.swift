@@ -93,7 +93,7 @@ extension Home {
                 guard lightProperty.isSupported(by: light.model.kind) else {
                     throw LumenError(
                         .notSupported,
-                        "light '\(id)' is a \(light.model.kind.rawValue) device and has no \(property)",
+                        "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property)",
                         data: ["light": .string(id.rawValue), "connection": .string(property)])
                 }
                 switch lightProperty {

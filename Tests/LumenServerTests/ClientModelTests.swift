@@ -3,7 +3,7 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
-@Suite("LumenClient and models against a real server")
+@Suite("LumenClient and models against a real server", .timeLimit(.minutes(2)))
 struct ClientModelTests {
     /// Waits, on the main actor, until `condition` holds or the server has had `rounds` chances to answer.
     @MainActor
@@ -12,6 +12,12 @@ struct ClientModelTests {
             // A round trip to the daemon lets notifications that were sent before it arrive.
             _ = try await client.hello()
         }
+    }
+
+    /// Waits until the daemon has a device command queued (a `set` sent from another task has arrived).
+    func untilQueued(_ server: TestServer, _ client: LumenClient) async throws {
+        for _ in 0..<10_000 where await server.home.scheduledEventCount == 0 { _ = try await client.hello() }
+        #expect(await server.home.scheduledEventCount > 0, "the write never reached the daemon")
     }
 
     @MainActor
@@ -29,7 +35,7 @@ struct ClientModelTests {
         light.isOn = true
         #expect(light.isOn == false)
         #expect(light.writes.pending == ["isOn"])
-        try await eventually(client) { false }  // let the set reach the daemon
+        try await untilQueued(server, client)
         try await server.home.advance(byMilliseconds: 0)
         try await eventually(client) { light.isOn && light.writes.pending.isEmpty }
         #expect(light.isOn)
@@ -69,7 +75,7 @@ struct ClientModelTests {
             return seen
         }
         let write = Task { try await client.set("isOn", in: plug, to: true) }
-        _ = try await client.hello()
+        try await untilQueued(server, client)
         try await server.home.advance(byMilliseconds: 0)
         #expect(try await write.value == true)
         try await client.close(room)

@@ -4,7 +4,7 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
-@Suite("Hostile and broken clients")
+@Suite("Hostile and broken clients", .timeLimit(.minutes(2)))
 struct HostileClientTests {
     @Test func badLinesGetTheirErrorAndTheSessionCarriesOn() async throws {
         let server = try await TestServer()

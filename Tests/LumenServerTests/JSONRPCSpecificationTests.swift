@@ -25,7 +25,7 @@ struct SpecificationHandler: RPCHandler {
     }
 }
 
-@Suite("JSON-RPC 2.0 specification examples")
+@Suite("JSON-RPC 2.0 specification examples", .timeLimit(.minutes(2)))
 struct JSONRPCSpecificationTests {
     /// Sends one line and returns the response, or `nil` when there is none.
     func exchange(_ line: String) async throws -> JSONValue? {

@@ -3,7 +3,7 @@ import LumenModel
 import Synchronization
 import Testing
 
-@Suite("Outbox coalescing")
+@Suite("Outbox coalescing", .timeLimit(.minutes(2)))
 struct OutboxTests {
     @Test func aSlowReaderGetsTheLatestValueAndSeqShowsWhatItSkipped() throws {
         let wakes = Atomic<Int>(0)

@@ -4,7 +4,7 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
-@Suite("Sessions over a real socket")
+@Suite("Sessions over a real socket", .timeLimit(.minutes(2)))
 struct SessionTests {
     @Test func aFullSession() async throws {
         let server = try await TestServer()
@@ -93,7 +93,7 @@ struct SessionTests {
         let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
         #expect(try await client.errorCode("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": -1]]) == -32602)
         let response = try await client.request("set", ["scope": plug, "connection": "brightness", "value": 10])
-        #expect(response["error"]?["message"]?.stringValue?.contains("onoff device and has no brightness") == true)
+        #expect(response["error"]?["message"]?.stringValue?.contains("(kind onoff) has no brightness") == true)
         #expect(response["error"]?["data"]?["connection"] == "brightness")
     }
 

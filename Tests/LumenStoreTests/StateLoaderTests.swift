@@ -4,7 +4,7 @@ import LumenStore
 import LumenTestSupport
 import Testing
 
-@Suite("Start-up state")
+@Suite("Start-up state", .timeLimit(.minutes(2)))
 struct StateLoaderTests {
     let directory = TemporaryDirectory()
     let fixture = try! Fixture(json: Array(TestFixtures.instantHome.utf8))

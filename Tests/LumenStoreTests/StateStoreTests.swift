@@ -14,7 +14,7 @@ final class Snapshots: Sendable {
     }
 }
 
-@Suite("State store")
+@Suite("State store", .timeLimit(.minutes(2)))
 struct StateStoreTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultyFileSystem()

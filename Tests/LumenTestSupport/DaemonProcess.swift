@@ -27,6 +27,7 @@ public final class DaemonProcess: Sendable {
     /// The process ID.
     public let pid: Int32
     private let stderrPath: String
+    private let stdoutPath: String
     private let exitStatus = Mutex<Int32?>(nil)
     /// The read end of a pipe whose write end only the child holds: it reports end-of-file when the child
     /// exits, so waiting for exit is a `poll` with a timeout rather than a loop of sleeps.
@@ -46,6 +47,7 @@ public final class DaemonProcess: Sendable {
         stateDirectory = directory.file("state")
         let tag = UUID().uuidString.prefix(8)
         stderrPath = directory.file("stderr-\(tag).log")
+        stdoutPath = directory.file("stdout-\(tag).log")
         notify = NotifyListener(path: directory.file("notify-\(tag).sock"))
         let program = executable ?? Self.builtBinary("lumend")
         let paths = setPaths ? ["--socket", socketPath, "--state-dir", stateDirectory] : []
@@ -61,19 +63,20 @@ public final class DaemonProcess: Sendable {
         lifeline = ends[0]
         defer { close(ends[1]) }
         pid = try Self.spawn(
-            program, [program] + prefix + paths + arguments, env, stderr: stderrPath, lifeline: ends[1])
+            program, [program] + prefix + paths + arguments, env, stdout: stdoutPath, stderr: stderrPath,
+            lifeline: ends[1])
     }
 
-    /// posix_spawn, with stdin and stdout on /dev/null and stderr to a file. Foundation's `Process` reaps
+    /// posix_spawn, with stdin on /dev/null and stdout and stderr to files. Foundation's `Process` reaps
     /// children on one shared thread and can hang a test run when one child misbehaves; this does not.
-    static func spawn(_ program: String, _ argv: [String], _ env: [String: String], stderr: String, lifeline: Int32)
-        throws -> Int32
-    {
+    static func spawn(
+        _ program: String, _ argv: [String], _ env: [String: String], stdout: String, stderr: String, lifeline: Int32
+    ) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         // dup2 clears close-on-exec on the copy only, so no other test's child inherits this pipe.
         posix_spawn_file_actions_adddup2(&actions, lifeline, 9)
@@ -88,6 +91,9 @@ public final class DaemonProcess: Sendable {
         guard result == 0 else { throw SpawnError(program: program, code: result) }
         return pid
     }
+
+    /// What it wrote to stdout so far.
+    public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
     /// What it wrote to stderr so far.
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
@@ -140,4 +146,15 @@ public struct SpawnError: Error, CustomStringConvertible {
     public let program: String
     public let code: Int32
     public var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
+}
+
+/// Runs a tool built beside the tests (such as `lumenctl`) to completion.
+/// - Returns: its exit status, stdout and stderr.
+public func runTool(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws
+    -> (status: Int32, stdout: String, stderr: String)
+{
+    let run = try DaemonProcess(
+        arguments: arguments, environment: environment, executable: DaemonProcess.builtBinary(name), setPaths: false)
+    let status = await run.waitForExit() ?? -1
+    return (status, run.stdout, run.stderr)
 }

@@ -3,7 +3,7 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
-@Suite("Crash consistency")
+@Suite("Crash consistency", .timeLimit(.minutes(2)))
 struct CrashConsistencyTests {
     /// Acknowledged writes survive `kill -9` sent the moment the acknowledgement arrives.
     @Test func everyAcknowledgedWriteSurvivesKillNine() async throws {

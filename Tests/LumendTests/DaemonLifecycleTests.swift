@@ -3,7 +3,7 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
-@Suite("lumend lifecycle")
+@Suite("lumend lifecycle", .timeLimit(.minutes(2)))
 struct DaemonLifecycleTests {
     func writeFixture(_ directory: TemporaryDirectory, _ text: String = TestFixtures.instantHome) -> String {
         let path = directory.file("home.json")

@@ -1,0 +1,287 @@
+import Foundation
+import LumenClient
+import LumenModel
+
+/// `lumenctl`: look at and drive a running lumend.
+enum LumenCtl {
+    static let help = """
+        Usage: lumenctl [OPTIONS] COMMAND [ARGS…]
+
+        Look at and drive a running lumend, the smart-light simulator.
+
+        Commands:
+          status                         The home at a glance: rooms and lights, on/off, brightness, reachability
+          rooms                          List rooms
+          lights [ROOM]                  List lights, all or one room's
+          get LIGHT [PROPERTY]           Show a light, or one property of it
+          set LIGHT CHANGE…              Change a light: on, off, brightness=N, ct=N (mireds), xy=X,Y
+                                         [--transition MS]
+          rename home NAME | rename room ROOM NAME | rename light LIGHT NAME
+          discover ROOM                  Start a discovery scan and show its progress
+          watch [SCOPE…]                 Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)
+          sim clock | sim advance MS | sim reachable LIGHT yes|no | sim power-cycle LIGHT [MS]
+          sim faults LIGHT KEY=VALUE…    (dropProbability, timeoutMs, rateLimitPerSecond, latency, powerOn)
+          sim add-room ID [NAME] | sim remove-room ROOM | sim remove-light LIGHT | sim snapshot
+          call METHOD [JSON]             Send one raw JSON-RPC request and print the result
+          completion bash                Print a bash completion script
+
+        Options:
+          --socket PATH    lumend's socket (default: $LUMEN_SOCKET, else as lumend resolves it)
+          --json           One JSON document per result, for scripts
+          --no-legend      Leave out table headers
+          -h, --help       Show help (also after any command)
+
+        Colour is used only on a terminal and never when NO_COLOR is set.
+        Exit status: 0 on success, 1 on failure, 2 on a usage mistake.
+        """
+
+    static let commandHelp: [String: String] = [
+        "status": "Usage: lumenctl status [--json] [--no-legend]\n\nShows every room and light: on/off, brightness, colour temperature, reachability, and a swatch of the light's colour on true-colour terminals.",
+        "rooms": "Usage: lumenctl rooms [--json] [--no-legend]\n\nLists the rooms with their names and number of lights.",
+        "lights": "Usage: lumenctl lights [ROOM] [--json] [--no-legend]\n\nLists the lights of every room, or of ROOM.",
+        "get": "Usage: lumenctl get LIGHT [PROPERTY] [--json]\n\nShows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, color, isReachable).",
+        "set": "Usage: lumenctl set LIGHT CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).",
+        "rename": "Usage: lumenctl rename home NAME\n       lumenctl rename room ROOM NAME\n       lumenctl rename light LIGHT NAME",
+        "discover": "Usage: lumenctl discover ROOM [--json]\n\nStarts a discovery scan in ROOM and shows time left and lights found until it ends.",
+        "watch": "Usage: lumenctl watch [SCOPE…] [--json]\n\nPrints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
+        "sim": "Usage: lumenctl sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]\n       lumenctl sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot\n\nDrives the simulation scope (root or lumend's user only, unless lumend runs with --simulation-access any).",
+        "call": "Usage: lumenctl call METHOD [JSON]\n\nSends one JSON-RPC request with JSON as its params and prints the result. Example:\n  lumenctl call get '{\"scope\":0,\"connection\":\"name\"}'",
+        "completion": "Usage: lumenctl completion bash\n\nPrints a bash completion script: source <(lumenctl completion bash)",
+    ]
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            let options = try CommonOptions.parse(arguments)
+            guard let command = options.words.first else {
+                if options.help {
+                    Output.line(help)
+                    return 0
+                }
+                throw UsageError("no command given; try 'lumenctl status' or 'lumenctl --help'")
+            }
+            if options.help {
+                guard let text = commandHelp[command] else { throw UsageError("unknown command '\(command)'; see 'lumenctl --help'") }
+                Output.line(text)
+                return 0
+            }
+            try await run(command, Array(options.words.dropFirst()), options)
+            return 0
+        } catch let error as UsageError {
+            Output.error(error.description)
+            return 2
+        } catch let error as LumenClientError {
+            Output.error(error.description)
+            return 1
+        } catch {
+            Output.error("\(error)")
+            return 1
+        }
+    }
+
+    static func run(_ command: String, _ words: [String], _ options: CommonOptions) async throws {
+        if command == "completion" {
+            guard words == ["bash"] else { throw UsageError("usage: lumenctl completion bash") }
+            Output.line(Completion.bash)
+            return
+        }
+        let known = ["status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call"]
+        guard known.contains(command) else { throw UsageError("unknown command '\(command)'; see 'lumenctl --help'") }
+        try validate(command, words)
+        let client = try await options.connect()
+        defer { client.disconnect() }
+        let reader = HomeReader(client: client)
+        switch command {
+        case "status": try await status(reader, options)
+        case "rooms": try await rooms(reader, options)
+        case "lights": try await lights(reader, words.first, options)
+        case "get": try await get(reader, words, options)
+        case "set": try await set(reader, words, options)
+        case "rename": try await rename(reader, words, options)
+        case "discover": try await Discover.run(reader, room: words[0], options)
+        case "watch": try await Watch.run(reader, words, options)
+        case "sim": try await Sim.run(reader, words, options)
+        default: try await call(client, words, options)
+        }
+    }
+
+    /// Checks argument counts before connecting, so usage mistakes are reported as such.
+    static func validate(_ command: String, _ words: [String]) throws(UsageError) {
+        let ok: Bool
+        switch command {
+        case "status", "rooms": ok = words.isEmpty
+        case "lights": ok = words.count <= 1
+        case "get": ok = (1...2).contains(words.count)
+        case "set": ok = words.count >= 2
+        case "rename": ok = (words.first == "home" && words.count == 2) || (["room", "light"].contains(words.first ?? "") && words.count == 3)
+        case "discover": ok = words.count == 1
+        case "call": ok = (1...2).contains(words.count)
+        case "sim": ok = !words.isEmpty
+        default: ok = true
+        }
+        if !ok { throw UsageError("wrong arguments for '\(command)'\n" + (commandHelp[command] ?? "")) }
+    }
+
+    static func onOff(_ value: JSONValue?, _ options: CommonOptions) -> String {
+        guard let on = value?.boolValue else { return "-" }
+        guard options.color else { return on ? "on" : "off" }
+        return on ? "\u{1B}[32mon\u{1B}[0m" : "\u{1B}[2moff\u{1B}[0m"
+    }
+
+    static func number(_ value: JSONValue?) -> String {
+        guard case .number(let number)? = value else { return "-" }
+        return number.text
+    }
+
+    static func status(_ reader: HomeReader, _ options: CommonOptions) async throws {
+        let name = try await reader.client.get("name", in: .root).stringValue ?? ""
+        let rooms = try await reader.lights()
+        if options.json {
+            Output.json([
+                "name": .string(name),
+                "rooms": .array(rooms.map { room in
+                    ["id": .string(room.room), "name": .string(room.name), "lights": .array(room.lights.map(\.json))]
+                }),
+            ])
+            return
+        }
+        let total = rooms.reduce(0) { $0 + $1.lights.count }
+        let on = rooms.reduce(0) { $0 + $1.lights.filter { $0.values["isOn"]?.boolValue == true }.count }
+        let unreachable = rooms.reduce(0) { $0 + $1.lights.filter { $0.values["isReachable"]?.boolValue == false }.count }
+        if options.legend {
+            Output.line("\(name): \(rooms.count) rooms, \(total) lights, \(on) on, \(unreachable) unreachable")
+        }
+        for room in rooms {
+            if options.legend { Output.line("\n\(options.color ? "\u{1B}[1m" : "")\(room.name)\(options.color ? "\u{1B}[0m" : "") (\(room.room))") }
+            let rows = room.lights.map { light -> [String] in
+                var cells: [String] = []
+                if options.trueColor {
+                    let state: JSONValue = .object(light.values)
+                    cells.append(Swatch.block(state: state, kind: light.kind))
+                }
+                cells += [
+                    light.id, light.values["name"]?.stringValue ?? "", light.kind, onOff(light.values["isOn"], options),
+                    number(light.values["brightness"]), number(light.values["colorTemperature"]),
+                    light.values["isReachable"]?.boolValue == false ? "unreachable" : "ok",
+                ]
+                return cells
+            }
+            let header = (options.trueColor ? [""] : []) + ["LIGHT", "NAME", "KIND", "POWER", "BRIGHTNESS", "CT", "REACHABLE"]
+            Output.table(header, rows, legend: options.legend, color: options.color)
+        }
+    }
+
+    static func rooms(_ reader: HomeReader, _ options: CommonOptions) async throws {
+        var rows: [[String]] = []
+        var json: [JSONValue] = []
+        for room in try await reader.roomIDs() {
+            let scope = try await reader.openRoom(room)
+            let name = try await reader.client.get("name", in: scope).stringValue ?? ""
+            let lights = try await reader.client.get("lightIDs", in: scope).arrayValue?.count ?? 0
+            let scanning = try await reader.client.get("isScanning", in: scope).boolValue ?? false
+            try await reader.client.close(scope)
+            rows.append([room, name, String(lights), scanning ? "scanning" : "-"])
+            json.append(["id": .string(room), "name": .string(name), "lights": .int(lights), "isScanning": .bool(scanning)])
+        }
+        if options.json { Output.json(.array(json)); return }
+        Output.table(["ROOM", "NAME", "LIGHTS", "DISCOVERY"], rows, legend: options.legend, color: options.color)
+    }
+
+    static func lights(_ reader: HomeReader, _ room: String?, _ options: CommonOptions) async throws {
+        if let room, try await !reader.roomIDs().contains(room) {
+            throw Failure("no room '\(room)'; list rooms with 'lumenctl rooms'")
+        }
+        let rooms = try await reader.lights(inRooms: room.map { [$0] })
+        let all = rooms.flatMap(\.lights)
+        if options.json { Output.json(.array(all.map(\.json))); return }
+        let rows = all.map { light in
+            [light.id, light.room, light.values["name"]?.stringValue ?? "", light.kind, onOff(light.values["isOn"], options),
+             number(light.values["brightness"]), light.values["isReachable"]?.boolValue == false ? "no" : "yes"]
+        }
+        Output.table(["LIGHT", "ROOM", "NAME", "KIND", "POWER", "BRIGHTNESS", "REACHABLE"], rows, legend: options.legend, color: options.color)
+    }
+
+    static func get(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
+        let (room, scope) = try await reader.openLight(words[0])
+        if words.count == 2 {
+            let value = try await reader.client.get(words[1], in: scope)
+            Output.line(options.json ? JSONValue.object(["value": value]).serialized() : display(value))
+            return
+        }
+        let light = try await reader.read(words[0], room: room, scope: scope)
+        if options.json { Output.json(light.json); return }
+        var rows = [["id", light.id], ["room", room]]
+        for connection in HomeReader.lightConnections {
+            if let value = light.values[connection] { rows.append([connection, display(value)]) }
+        }
+        Output.table(["PROPERTY", "VALUE"], rows, legend: options.legend, color: options.color)
+    }
+
+    static func display(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return text }
+        if let object = value.objectValue {
+            return object.map { "\($0.key)=\(display($0.value))" }.joined(separator: " ")
+        }
+        return value.serialized()
+    }
+
+    /// Parses `on`, `off`, `brightness=N`, `ct=N`, `xy=X,Y` into (connection, value) pairs.
+    static func changes(_ words: ArraySlice<String>) throws(UsageError) -> [(String, JSONValue)] {
+        var result: [(String, JSONValue)] = []
+        for word in words {
+            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+            switch (parts.first ?? "", parts.count) {
+            case ("on", 1): result.append(("isOn", true))
+            case ("off", 1): result.append(("isOn", false))
+            case ("brightness", 2):
+                guard let value = Double(parts[1]) else { throw UsageError("brightness takes a number 1–100, like brightness=40") }
+                result.append(("brightness", .double(value)))
+            case ("ct", 2):
+                guard let value = Int(parts[1]) else { throw UsageError("ct takes mireds 153–500, like ct=366") }
+                result.append(("colorTemperature", .int(value)))
+            case ("xy", 2):
+                let xy = parts[1].split(separator: ",").compactMap { Double($0) }
+                guard xy.count == 2 else { throw UsageError("xy takes two numbers, like xy=0.31,0.33") }
+                result.append(("color", ["x": .double(xy[0]), "y": .double(xy[1])]))
+            default:
+                throw UsageError("'\(word)' is not a change; use on, off, brightness=N, ct=N or xy=X,Y")
+            }
+        }
+        return result
+    }
+
+    static func set(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
+        let changes = try changes(words.dropFirst())
+        let (_, scope) = try await reader.openLight(words[0])
+        var confirmed = JSONObject()
+        for (connection, value) in changes {
+            confirmed[connection] = try await reader.client.set(connection, in: scope, to: value, transitionMs: options.transitionMs)
+        }
+        if options.json { Output.json(.object(confirmed)); return }
+        Output.line("\(words[0]): " + confirmed.map { "\($0.key)=\(display($0.value))" }.joined(separator: " "))
+    }
+
+    static func rename(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
+        let scope: ScopeID
+        switch words[0] {
+        case "home": scope = .root
+        case "room":
+            guard try await reader.roomIDs().contains(words[1]) else { throw Failure("no room '\(words[1])'; list rooms with 'lumenctl rooms'") }
+            scope = try await reader.openRoom(words[1])
+        default: scope = try await reader.openLight(words[1]).scope
+        }
+        let name = try await reader.client.set("name", in: scope, to: .string(words.last!))
+        if options.json { Output.json(["name": name]) } else { Output.line("renamed to \(display(name))") }
+    }
+
+    static func call(_ client: LumenClient, _ words: [String], _ options: CommonOptions) async throws {
+        var params = JSONObject()
+        if words.count == 2 {
+            guard let value = try? JSONParser.parse(words[1]), let object = value.objectValue else {
+                throw UsageError("the params must be one JSON object, like '{\"scope\":0,\"connection\":\"name\"}'")
+            }
+            params = object
+        }
+        let result = try await client.request(words[0], params)
+        Output.line(options.json ? result.serialized() : result.prettySerialized().trimmingCharacters(in: .newlines))
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import LumenModel
+import LumenTestSupport
+import Testing
+
+@Suite("lumenctl against a real lumend", .timeLimit(.minutes(2)))
+struct LumenctlTests {
+    /// A real-clock lumend on the instant test home: writes apply at once.
+    func startDaemon(clock: String = "real") async throws -> DaemonProcess {
+        let directory = TemporaryDirectory()
+        let fixture = directory.file("home.json")
+        _ = FileManager.default.createFile(atPath: fixture, contents: Data(TestFixtures.instantHome.utf8))
+        let daemon = try DaemonProcess(
+            arguments: ["--fixture", fixture, "--clock", clock], environment: ["NO_COLOR": "1"], directory: directory)
+        _ = try #require(await daemon.waitUntilReady(), "stderr: \(daemon.stderr)")
+        return daemon
+    }
+
+    func ctl(_ daemon: DaemonProcess, _ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await runTool("lumenctl", ["--socket", daemon.socketPath] + arguments)
+    }
+
+    @Test func statusShowsTheHomeAtAGlance() async throws {
+        let daemon = try await startDaemon()
+        let result = try await ctl(daemon, "status")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(
+            result.stdout == """
+                Test Home: 2 rooms, 4 lights, 2 on, 0 unreachable
+
+                Lab (lab)
+                LIGHT      NAME    KIND      POWER  BRIGHTNESS  CT   REACHABLE
+                lab.color  Color   color     on     100         366  ok
+                lab.plug   Plug    onoff     off    -           -    ok
+                lab.dim    Dimmer  dimmable  off    50          -    ok
+
+                Attic (attic)
+                LIGHT          NAME     KIND      POWER  BRIGHTNESS  CT   REACHABLE
+                attic.tunable  Tunable  ambiance  on     100         366  ok
+
+                """)
+    }
+
+    @Test func statusAsJSONIsOneDocument() async throws {
+        let daemon = try await startDaemon()
+        let result = try await ctl(daemon, "status", "--json")
+        #expect(result.status == 0)
+        let document = try JSONParser.parse(result.stdout.trimmingCharacters(in: .newlines))
+        #expect(document["name"] == "Test Home")
+        let lab = try #require(document["rooms"]?.arrayValue?.first)
+        #expect(lab["lights"]?.arrayValue?.map { $0["id"] } == ["lab.color", "lab.plug", "lab.dim"])
+        #expect(lab["lights"]?.arrayValue?[1]["brightness"] == nil)
+        #expect(lab["lights"]?.arrayValue?[2]["brightness"] == 50)
+    }
+
+    @Test func listsWithoutLegend() async throws {
+        let daemon = try await startDaemon()
+        let result = try await ctl(daemon, "--no-legend", "lights", "lab")
+        #expect(result.stdout == """
+            lab.color  lab  Color   color     on   100  yes
+            lab.plug   lab  Plug    onoff     off  -    yes
+            lab.dim    lab  Dimmer  dimmable  off  50   yes
+
+            """)
+        let rooms = try await ctl(daemon, "rooms", "--json")
+        #expect(try JSONParser.parse(rooms.stdout.trimmingCharacters(in: .newlines)).arrayValue?.count == 2)
+    }
+
+    @Test func setWaitsForTheDeviceAndGetReadsItBack() async throws {
+        let daemon = try await startDaemon()
+        let set = try await ctl(daemon, "set", "lab.dim", "on", "brightness=70", "--transition", "0")
+        #expect(set.status == 0, "stderr: \(set.stderr)")
+        #expect(set.stdout == "lab.dim: isOn=true brightness=70\n")
+        #expect(try await ctl(daemon, "get", "lab.dim", "brightness").stdout == "70\n")
+        let json = try await ctl(daemon, "get", "lab.dim", "--json")
+        #expect(try JSONParser.parse(json.stdout.trimmingCharacters(in: .newlines))["isOn"] == true)
+        let renamed = try await ctl(daemon, "rename", "light", "lab.dim", "Desk")
+        #expect(renamed.stdout == "renamed to Desk\n")
+    }
+
+    @Test func failuresExitOneAndSayWhatToDo() async throws {
+        let daemon = try await startDaemon()
+        let unknown = try await ctl(daemon, "get", "lab.nothing")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "lumenctl: no light 'lab.nothing'; list lights with 'lumenctl lights'\n")
+        let unsupported = try await ctl(daemon, "set", "lab.plug", "brightness=20")
+        #expect(unsupported.status == 1)
+        #expect(unsupported.stderr.contains("light 'lab.plug' (kind onoff) has no brightness"))
+        let directory = TemporaryDirectory()
+        let nobody = try await runTool("lumenctl", ["--socket", directory.file("none.sock"), "status"])
+        #expect(nobody.status == 1)
+        #expect(nobody.stderr.contains("cannot connect to lumend"))
+        #expect(nobody.stderr.contains("is lumend running?"))
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["set", "lab.dim"], "wrong arguments for 'set'"),
+        (["set", "lab.dim", "bright"], "'bright' is not a change"),
+        (["--bogus", "status"], "unknown option '--bogus'"),
+        ([], "no command given"),
+    ])
+    func usageMistakesExitTwo(arguments: [String], message: String) async throws {
+        let daemon = try await startDaemon()
+        let result = try await runTool("lumenctl", ["--socket", daemon.socketPath] + arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+    }
+
+    @Test func everyCommandHasHelp() async throws {
+        for command in ["status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call", "completion"] {
+            let result = try await runTool("lumenctl", [command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("Usage: lumenctl"), "\(command): \(result.stdout)")
+        }
+        #expect(try await runTool("lumenctl", ["completion", "bash"]).stdout.contains("complete -F _lumenctl lumenctl"))
+    }
+
+    @Test func discoverShowsLightsAsTheyAreFoundAndASummary() async throws {
+        let daemon = try await startDaemon(clock: "virtual")
+        let discover = try DaemonProcess(
+            arguments: ["--socket", daemon.socketPath, "discover", "attic"], directory: daemon.directory,
+            executable: DaemonProcess.builtBinary("lumenctl"), setPaths: false)
+        let harness = try daemon.connect()
+        let room = try await harness.result("open", ["scope": 0, "connection": "room", "configuration": "attic"])
+        // Wait (by round trips, not time) until lumenctl has started the scan.
+        var scanning = false
+        for _ in 0..<5_000 where !scanning {
+            scanning = try await harness.result("get", ["scope": room["scope"]!, "connection": "isScanning"])["value"] == true
+        }
+        try #require(scanning, "lumenctl never started the scan: \(discover.stderr)")
+        let simulation = try await harness.result("open", ["scope": 0, "connection": "simulation"])
+        _ = try await harness.result("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 61_000]])
+        #expect(await discover.waitForExit() == 0, "stderr: \(discover.stderr)")
+        #expect(discover.stdout.contains("  found attic.new\n"))
+        #expect(discover.stdout.hasSuffix("Scan of Attic finished: 1 new light: attic.new\n"), "\(discover.stdout)")
+    }
+
+    @Test func simDrivesTheClockAndFaults() async throws {
+        let daemon = try await startDaemon(clock: "virtual")
+        #expect(try await ctl(daemon, "sim", "advance", "1500").stdout == "clock: virtual, 1500 ms\n")
+        #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
+        #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
+        let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")
+        #expect(call.stdout == #"{"value":"Test Home"}"# + "\n")
+    }
+}
+
+@Suite("Shipped files", .timeLimit(.minutes(2)))
+struct ShippedFileTests {
+    @Test func theCompletionScriptInTheRepositoryIsWhatLumenctlPrints() async throws {
+        let shipped = try String(contentsOfFile: TestFixtures.repositoryRoot + "/completions/lumenctl.bash", encoding: .utf8)
+        #expect(try await runTool("lumenctl", ["completion", "bash"]).stdout == shipped)
+    }
+}
