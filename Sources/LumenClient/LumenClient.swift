@@ -28,7 +28,8 @@ public struct ScopeID: Sendable, Hashable, CustomStringConvertible {
 public final class LumenClient: Sendable {
     private struct State {
         var pending: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
-        var subscriptions: [Int: (scope: Int, continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation)] = [:]
+        var subscriptions: [Int: (scope: Int, continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation)] =
+            [:]
         var children: [Int: [Int]] = [:]
         var nextID = 1
         var closed = false
@@ -153,7 +154,9 @@ public final class LumenClient: Sendable {
     {
         let result = try await request(
             "open", ["scope": .int(scope.rawValue), "connection": .string(connection), "configuration": configuration])
-        guard let id = result["scope"]?.intValue else { throw .protocolViolation("open returned \(result.serialized())") }
+        guard let id = result["scope"]?.intValue else {
+            throw .protocolViolation("open returned \(result.serialized())")
+        }
         state.withLock { $0.children[scope.rawValue, default: []].append(id) }
         return ScopeID(id)
     }

@@ -259,7 +259,8 @@ public final class HomeModel {
             } else {
                 model.roomIDs = value.arrayValue?.compactMap(\.stringValue) ?? []
             }
-        } ended: { _ in }
+        } ended: { _ in
+        }
         return model
     }
 

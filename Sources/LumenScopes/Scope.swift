@@ -47,7 +47,8 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
         Self(name: name, kind: .value, type: Value.typeDescription, result: nil, configuration: nil) { owner in
             let connection = make(owner)
             return AnyConnection(
-                kind: .value, key: connection.key, get: { () async throws(LumenError) in try await connection.get().jsonValue })
+                kind: .value, key: connection.key,
+                get: { () async throws(LumenError) in try await connection.get().jsonValue })
         }
     }
 

@@ -30,28 +30,36 @@ public struct SimulationScope: Scope {
         return Connection(watching: nil) { await home.clockValue }
     }
 
-    var advance: Action { action(["ms"]) { home, args throws(JSONShapeError) in
-        let ms = try args.required("ms").double(in: 0...86_400_000)
-        return { () async throws(LumenError) in
-            try await home.advance(byMilliseconds: ms)
-            return await home.clockValue
+    var advance: Action {
+        action(["ms"]) { home, args throws(JSONShapeError) in
+            let ms = try args.required("ms").double(in: 0...86_400_000)
+            return { () async throws(LumenError) in
+                try await home.advance(byMilliseconds: ms)
+                return await home.clockValue
+            }
         }
-    } }
+    }
 
-    var setReachable: Action { action(["light", "reachable"]) { home, args throws(JSONShapeError) in
-        let light = LightID(try args.required("light").string())
-        let reachable = try args.required("reachable").bool()
-        return { () async throws(LumenError) in try await home.setReachable(reachable, light: light); return [:] }
-    } }
-
-    var powerCycle: Action { action(["light", "durationMs"]) { home, args throws(JSONShapeError) in
-        let light = LightID(try args.required("light").string())
-        let duration = try args.optional("durationMs")?.double(in: 0...3_600_000) ?? 1_000
-        return { () async throws(LumenError) in
-            try await home.powerCycle(light: light, durationMs: duration)
-            return [:]
+    var setReachable: Action {
+        action(["light", "reachable"]) { home, args throws(JSONShapeError) in
+            let light = LightID(try args.required("light").string())
+            let reachable = try args.required("reachable").bool()
+            return { () async throws(LumenError) in
+                try await home.setReachable(reachable, light: light); return [:]
+            }
         }
-    } }
+    }
+
+    var powerCycle: Action {
+        action(["light", "durationMs"]) { home, args throws(JSONShapeError) in
+            let light = LightID(try args.required("light").string())
+            let duration = try args.optional("durationMs")?.double(in: 0...3_600_000) ?? 1_000
+            return { () async throws(LumenError) in
+                try await home.powerCycle(light: light, durationMs: duration)
+                return [:]
+            }
+        }
+    }
 
     var setFaults: Action {
         action(["light", "latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn"]) {
@@ -60,47 +68,70 @@ public struct SimulationScope: Scope {
             var object = args.object
             object["light"] = nil
             let settings = try DeviceSettings(cursor: JSONCursor(.object(object), path: args.path))
-            return { () async throws(LumenError) in try await home.updateSettings(settings, light: light); return [:] }
+            return { () async throws(LumenError) in
+                try await home.updateSettings(settings, light: light); return [:]
+            }
         }
     }
 
-    var addRoom: Action { action(["id", "name"]) { home, args throws(JSONShapeError) in
-        let id = RoomID(try args.required("id").string())
-        let name = try args.optional("name")?.string() ?? id.rawValue
-        return { () async throws(LumenError) in try await home.addRoom(id: id, name: name); return [:] }
-    } }
+    var addRoom: Action {
+        action(["id", "name"]) { home, args throws(JSONShapeError) in
+            let id = RoomID(try args.required("id").string())
+            let name = try args.optional("name")?.string() ?? id.rawValue
+            return { () async throws(LumenError) in
+                try await home.addRoom(id: id, name: name); return [:]
+            }
+        }
+    }
 
-    var removeRoom: Action { action(["room"]) { home, args throws(JSONShapeError) in
-        let id = RoomID(try args.required("room").string())
-        return { () async throws(LumenError) in try await home.removeRoom(id); return [:] }
-    } }
+    var removeRoom: Action {
+        action(["room"]) { home, args throws(JSONShapeError) in
+            let id = RoomID(try args.required("room").string())
+            return { () async throws(LumenError) in
+                try await home.removeRoom(id); return [:]
+            }
+        }
+    }
 
-    var addLight: Action { action(["room", "light"]) { home, args throws(JSONShapeError) in
-        let room = RoomID(try args.required("room").string())
-        let light = try LightFixture(cursor: try args.required("light"))
-        return { () async throws(LumenError) in try await home.addLight(light, to: room); return [:] }
-    } }
+    var addLight: Action {
+        action(["room", "light"]) { home, args throws(JSONShapeError) in
+            let room = RoomID(try args.required("room").string())
+            let light = try LightFixture(cursor: try args.required("light"))
+            return { () async throws(LumenError) in
+                try await home.addLight(light, to: room); return [:]
+            }
+        }
+    }
 
-    var removeLight: Action { action(["light"]) { home, args throws(JSONShapeError) in
-        let light = LightID(try args.required("light").string())
-        return { () async throws(LumenError) in try await home.removeLight(light); return [:] }
-    } }
+    var removeLight: Action {
+        action(["light"]) { home, args throws(JSONShapeError) in
+            let light = LightID(try args.required("light").string())
+            return { () async throws(LumenError) in
+                try await home.removeLight(light); return [:]
+            }
+        }
+    }
 
-    var snapshot: Action { action([]) { home, _ throws(JSONShapeError) in
-        { () async throws(LumenError) in await home.snapshot().jsonValue }
-    } }
+    var snapshot: Action {
+        action([]) { home, _ throws(JSONShapeError) in
+            { () async throws(LumenError) in await home.snapshot().jsonValue }
+        }
+    }
 
     /// An action whose arguments are an object with `keys`: parsing errors become `invalidParams` naming the
     /// path, and the work runs after the state changes are made durable.
     func action(
         _ keys: Set<String>,
-        _ parse: @escaping @Sendable (Home, ObjectCursor) throws(JSONShapeError) -> @Sendable () async throws(LumenError) -> JSONValue
+        _ parse:
+            @escaping @Sendable (Home, ObjectCursor) throws(JSONShapeError) ->
+            @Sendable () async throws(LumenError) -> JSONValue
     ) -> Action {
         let container = container
         return Action(arguments: "", result: "") { arguments async throws(LumenError) in
             let work: @Sendable () async throws(LumenError) -> JSONValue
             do throws(JSONShapeError) {
-                let object = arguments.value.isNull
+                let object =
+                    arguments.value.isNull
                     ? ObjectCursor(object: [:], path: arguments.path) : try arguments.object(allowing: keys)
                 work = try parse(container.home, object)
             } catch {

@@ -1,5 +1,4 @@
 import LumenModel
-
 import Synchronization
 
 /// The outcome of a command to a simulated device, delivered when the device confirms or fails it.

@@ -61,11 +61,16 @@ extension Home {
         // The latency and drop draws happen for every command, so a light's random stream does not depend on
         // whether it happened to be reachable.
         let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
-        let dropped = faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
+        let dropped =
+            faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
         if !device.isReachable {
-            schedule(.failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)), at: nowMicros + timeout)
+            schedule(
+                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
+                at: nowMicros + timeout)
         } else if dropped {
-            schedule(.failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)), at: nowMicros + timeout)
+            schedule(
+                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)),
+                at: nowMicros + timeout)
         } else {
             let applyAt = max(nowMicros + latency, device.lastApplyAt)
             device.lastApplyAt = applyAt
@@ -95,11 +100,14 @@ extension Home {
         let current = running.map { $0.state(at: nowMicros) } ?? device.state
         let target = command.change.applied(to: running?.target ?? device.state)
         device.transitionGeneration &+= 1
-        let fades = command.transitionMicros > 0 && (current.brightness != target.brightness
-            || current.colorTemperature != target.colorTemperature || current.color != target.color
-            || current.isOn != target.isOn)
+        let fades =
+            command.transitionMicros > 0
+            && (current.brightness != target.brightness
+                || current.colorTemperature != target.colorTemperature || current.color != target.color
+                || current.isOn != target.isOn)
         if fades {
-            let transition = Transition(from: current, target: target, start: nowMicros, duration: command.transitionMicros)
+            let transition = Transition(
+                from: current, target: target, start: nowMicros, duration: command.transitionMicros)
             transitions[command.light] = transition
             lights[command.light] = device
             setState(of: command.light, to: transition.state(at: nowMicros))
@@ -185,7 +193,8 @@ extension Home {
 
     static func noSuchLight(_ id: LightID) -> LumenError {
         LumenError(
-            .noSuchEntity, "no light '\(id)'; list lights with 'lumenctl lights'", data: ["light": .string(id.rawValue)])
+            .noSuchEntity, "no light '\(id)'; list lights with 'lumenctl lights'", data: ["light": .string(id.rawValue)]
+        )
     }
 
     static func noSuchRoom(_ id: RoomID) -> LumenError {

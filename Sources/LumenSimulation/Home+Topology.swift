@@ -8,7 +8,8 @@ extension Home {
         guard rooms[id] == nil else {
             throw LumenError(.alreadyExists, "room '\(id)' already exists", data: ["room": .string(id.rawValue)])
         }
-        rooms[id] = SimulatedRoom(id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
+        rooms[id] = SimulatedRoom(
+            id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
         roomOrder.append(id)
         emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
     }

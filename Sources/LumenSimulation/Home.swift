@@ -209,7 +209,8 @@ public actor Home {
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
     func fixtureEntry(of id: LightID) -> LightFixture? {
         guard let light = lights[id] else { return nil }
-        var fixture = LightFixture(id: id, name: light.name, model: light.model, state: transitions[id]?.target ?? light.state)
+        var fixture = LightFixture(
+            id: id, name: light.name, model: light.model, state: transitions[id]?.target ?? light.state)
         fixture.isReachable = !light.forcedUnreachable
         fixture.settings = lightSettings[id] ?? DeviceSettings()
         return fixture

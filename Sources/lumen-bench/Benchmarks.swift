@@ -5,6 +5,7 @@ import LumenScopes
 import LumenServer
 import LumenSimulation
 import LumenStore
+import Synchronization
 
 /// `make bench`: every figure is reported as a ratio against a baseline measured in the same run, because
 /// these machines are noisy.
@@ -33,8 +34,9 @@ enum Benchmarks {
 
         // lumend reads.
         let served = await serve(fixture: .demoHome(), directory: "\(directory)/demo", durability: .full)
-        let get = Array(
-            #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
+        let get =
+            Array(
+                #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
         let reads1 = measure(clients: 1, rounds: rounds, path: served.path) { client, _ in
             client.send(get)
             client.readLine()
@@ -54,8 +56,9 @@ enum Benchmarks {
             for clients in [1, 8] {
                 let rate = measureWrites(clients: clients, rounds: (quick ? 300 : 3_000) / clients, path: writer.path)
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
-                report("lumend \(durability.rawValue) set, \(clients) client\(clients == 1 ? "" : "s")\(target)", rate,
-                       baseline: clients == 1 ? echo1 : echo8)
+                report(
+                    "lumend \(durability.rawValue) set, \(clients) client\(clients == 1 ? "" : "s")\(target)", rate,
+                    baseline: clients == 1 ? echo1 : echo8)
                 if durability == .full {
                     let fsyncs = await writer.store.writeCount
                     print("    snapshots written so far: \(fsyncs) (group commit shares them between writes)")
@@ -65,12 +68,14 @@ enum Benchmarks {
         }
 
         // A session's cost must not grow with the size of the home.
-        let big = await serve(fixture: instantHome(lights: quick ? 10_000 : 100_000), directory: "\(directory)/big", durability: .relaxed)
+        let big = await serve(
+            fixture: instantHome(lights: quick ? 10_000 : 100_000), directory: "\(directory)/big", durability: .relaxed)
         let bigReads = measure(clients: 1, rounds: rounds, path: big.path) { client, _ in
             client.send(get)
             client.readLine()
         }
-        report("lumend get in a \(quick ? "10,000" : "100,000")-light home vs the demo home", bigReads, baseline: reads1)
+        report(
+            "lumend get in a \(quick ? "10,000" : "100,000")-light home vs the demo home", bigReads, baseline: reads1)
         big.stop()
         served.stop()
 
@@ -83,7 +88,9 @@ enum Benchmarks {
         let lightCount = await home.lightCount
         let after = residentBytes()
         let perLight = Double(after - before) / Double(lightCount)
-        print("  " + pad("memory, \(count) lights, resident growth per light") + String(format: "%9.0f B   (target < 1024)", perLight))
+        print(
+            "  " + pad("memory, \(count) lights, resident growth per light")
+                + String(format: "%9.0f B   (target < 1024)", perLight))
         withExtendedLifetime((home, fixture)) {}
     }
 
@@ -128,12 +135,24 @@ enum Benchmarks {
             ready.enter()
             Thread {
                 let client = BlockingLineClient(path: path)
-                client.send(Array(#"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#.utf8) + [0x0A])
+                client.send(
+                    Array(
+                        #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
+                            .utf8) + [0x0A])
                 client.readLine()
-                client.send(Array(#"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#.utf8) + [0x0A])
+                client.send(
+                    Array(
+                        #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
+                            .utf8) + [0x0A])
                 client.readLine()
-                let on = Array(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":true}}"#.utf8) + [0x0A]
-                let off = Array(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":false}}"#.utf8) + [0x0A]
+                let on =
+                    Array(
+                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":true}}"#
+                            .utf8) + [0x0A]
+                let off =
+                    Array(
+                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":false}}"#
+                            .utf8) + [0x0A]
                 ready.leave()
                 go.wait()
                 for round in 0..<rounds {
@@ -222,13 +241,11 @@ enum Benchmarks {
     }
 }
 
-/// A duration set by one thread and read by another after a `DispatchGroup` wait (which orders them).
-final class LockedDuration: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var stored: Duration = .zero
-    private let lock = NSLock()
-    func set(_ value: Duration) { lock.withLock { stored = value } }
-    var value: Duration { lock.withLock { stored } }
+/// A duration set by one thread and read by another.
+final class LockedDuration: Sendable {
+    private let stored = Mutex<Duration>(.zero)
+    func set(_ value: Duration) { stored.withLock { $0 = value } }
+    var value: Duration { stored.withLock { $0 } }
 }
 
 /// The baseline: echoes each line back, one thread per connection.
@@ -246,7 +263,9 @@ enum EchoServer {
                         if count <= 0 { break }
                         var offset = 0
                         while offset < count {
-                            let written = buffer[offset..<count].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                            let written = buffer[offset..<count].withUnsafeBytes {
+                                write(client, $0.baseAddress, $0.count)
+                            }
                             if written <= 0 { break }
                             offset += written
                         }

@@ -70,9 +70,11 @@ final class BlockingLineClient {
                 end = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 precondition(end > 0, "the server closed the connection")
             }
-            if line.count >= marker.count, line.indices.dropLast(marker.count - 1).contains(where: {
-                line[$0..<($0 + marker.count)].elementsEqual(marker)
-            }) {
+            if line.count >= marker.count,
+                line.indices.dropLast(marker.count - 1).contains(where: {
+                    line[$0..<($0 + marker.count)].elementsEqual(marker)
+                })
+            {
                 return line
             }
         }

@@ -36,17 +36,27 @@ enum LumenCtl {
         """
 
     static let commandHelp: [String: String] = [
-        "status": "Usage: lumenctl status [--json] [--no-legend]\n\nShows every room and light: on/off, brightness, colour temperature, reachability, and a swatch of the light's colour on true-colour terminals.",
-        "rooms": "Usage: lumenctl rooms [--json] [--no-legend]\n\nLists the rooms with their names and number of lights.",
+        "status":
+            "Usage: lumenctl status [--json] [--no-legend]\n\nShows every room and light: on/off, brightness, colour temperature, reachability, and a swatch of the light's colour on true-colour terminals.",
+        "rooms":
+            "Usage: lumenctl rooms [--json] [--no-legend]\n\nLists the rooms with their names and number of lights.",
         "lights": "Usage: lumenctl lights [ROOM] [--json] [--no-legend]\n\nLists the lights of every room, or of ROOM.",
-        "get": "Usage: lumenctl get LIGHT [PROPERTY] [--json]\n\nShows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, color, isReachable).",
-        "set": "Usage: lumenctl set LIGHT CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).",
-        "rename": "Usage: lumenctl rename home NAME\n       lumenctl rename room ROOM NAME\n       lumenctl rename light LIGHT NAME",
-        "discover": "Usage: lumenctl discover ROOM [--json]\n\nStarts a discovery scan in ROOM and shows time left and lights found until it ends.",
-        "watch": "Usage: lumenctl watch [SCOPE…] [--json]\n\nPrints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
-        "sim": "Usage: lumenctl sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]\n       lumenctl sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot\n\nDrives the simulation scope (root or lumend's user only, unless lumend runs with --simulation-access any).",
-        "call": "Usage: lumenctl call METHOD [JSON]\n\nSends one JSON-RPC request with JSON as its params and prints the result. Example:\n  lumenctl call get '{\"scope\":0,\"connection\":\"name\"}'",
-        "completion": "Usage: lumenctl completion bash\n\nPrints a bash completion script: source <(lumenctl completion bash)",
+        "get":
+            "Usage: lumenctl get LIGHT [PROPERTY] [--json]\n\nShows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, color, isReachable).",
+        "set":
+            "Usage: lumenctl set LIGHT CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).",
+        "rename":
+            "Usage: lumenctl rename home NAME\n       lumenctl rename room ROOM NAME\n       lumenctl rename light LIGHT NAME",
+        "discover":
+            "Usage: lumenctl discover ROOM [--json]\n\nStarts a discovery scan in ROOM and shows time left and lights found until it ends.",
+        "watch":
+            "Usage: lumenctl watch [SCOPE…] [--json]\n\nPrints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
+        "sim":
+            "Usage: lumenctl sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]\n       lumenctl sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot\n\nDrives the simulation scope (root or lumend's user only, unless lumend runs with --simulation-access any).",
+        "call":
+            "Usage: lumenctl call METHOD [JSON]\n\nSends one JSON-RPC request with JSON as its params and prints the result. Example:\n  lumenctl call get '{\"scope\":0,\"connection\":\"name\"}'",
+        "completion":
+            "Usage: lumenctl completion bash\n\nPrints a bash completion script: source <(lumenctl completion bash)",
     ]
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -60,7 +70,9 @@ enum LumenCtl {
                 throw UsageError("no command given; try 'lumenctl status' or 'lumenctl --help'")
             }
             if options.help {
-                guard let text = commandHelp[command] else { throw UsageError("unknown command '\(command)'; see 'lumenctl --help'") }
+                guard let text = commandHelp[command] else {
+                    throw UsageError("unknown command '\(command)'; see 'lumenctl --help'")
+                }
                 Output.line(text)
                 return 0
             }
@@ -112,7 +124,10 @@ enum LumenCtl {
         case "lights": ok = words.count <= 1
         case "get": ok = (1...2).contains(words.count)
         case "set": ok = words.count >= 2
-        case "rename": ok = (words.first == "home" && words.count == 2) || (["room", "light"].contains(words.first ?? "") && words.count == 3)
+        case "rename":
+            ok =
+                (words.first == "home" && words.count == 2)
+                || (["room", "light"].contains(words.first ?? "") && words.count == 3)
         case "discover": ok = words.count == 1
         case "call": ok = (1...2).contains(words.count)
         case "sim": ok = !words.isEmpty
@@ -138,20 +153,30 @@ enum LumenCtl {
         if options.json {
             Output.json([
                 "name": .string(name),
-                "rooms": .array(rooms.map { room in
-                    ["id": .string(room.room), "name": .string(room.name), "lights": .array(room.lights.map(\.json))]
-                }),
+                "rooms": .array(
+                    rooms.map { room in
+                        [
+                            "id": .string(room.room), "name": .string(room.name),
+                            "lights": .array(room.lights.map(\.json)),
+                        ]
+                    }),
             ])
             return
         }
         let total = rooms.reduce(0) { $0 + $1.lights.count }
         let on = rooms.reduce(0) { $0 + $1.lights.filter { $0.values["isOn"]?.boolValue == true }.count }
-        let unreachable = rooms.reduce(0) { $0 + $1.lights.filter { $0.values["isReachable"]?.boolValue == false }.count }
+        let unreachable = rooms.reduce(0) {
+            $0 + $1.lights.filter { $0.values["isReachable"]?.boolValue == false }.count
+        }
         if options.legend {
             Output.line("\(name): \(rooms.count) rooms, \(total) lights, \(on) on, \(unreachable) unreachable")
         }
         for room in rooms {
-            if options.legend { Output.line("\n\(options.color ? "\u{1B}[1m" : "")\(room.name)\(options.color ? "\u{1B}[0m" : "") (\(room.room))") }
+            if options.legend {
+                Output.line(
+                    "\n\(options.color ? "\u{1B}[1m" : "")\(room.name)\(options.color ? "\u{1B}[0m" : "") (\(room.room))"
+                )
+            }
             let rows = room.lights.map { light -> [String] in
                 var cells: [String] = []
                 if options.trueColor {
@@ -165,7 +190,8 @@ enum LumenCtl {
                 ]
                 return cells
             }
-            let header = (options.trueColor ? [""] : []) + ["LIGHT", "NAME", "KIND", "POWER", "BRIGHTNESS", "CT", "REACHABLE"]
+            let header =
+                (options.trueColor ? [""] : []) + ["LIGHT", "NAME", "KIND", "POWER", "BRIGHTNESS", "CT", "REACHABLE"]
             Output.table(header, rows, legend: options.legend, color: options.color)
         }
     }
@@ -180,7 +206,9 @@ enum LumenCtl {
             let scanning = try await reader.client.get("isScanning", in: scope).boolValue ?? false
             try await reader.client.close(scope)
             rows.append([room, name, String(lights), scanning ? "scanning" : "-"])
-            json.append(["id": .string(room), "name": .string(name), "lights": .int(lights), "isScanning": .bool(scanning)])
+            json.append([
+                "id": .string(room), "name": .string(name), "lights": .int(lights), "isScanning": .bool(scanning),
+            ])
         }
         if options.json { Output.json(.array(json)); return }
         Output.table(["ROOM", "NAME", "LIGHTS", "DISCOVERY"], rows, legend: options.legend, color: options.color)
@@ -194,10 +222,15 @@ enum LumenCtl {
         let all = rooms.flatMap(\.lights)
         if options.json { Output.json(.array(all.map(\.json))); return }
         let rows = all.map { light in
-            [light.id, light.room, light.values["name"]?.stringValue ?? "", light.kind, onOff(light.values["isOn"], options),
-             number(light.values["brightness"]), light.values["isReachable"]?.boolValue == false ? "no" : "yes"]
+            [
+                light.id, light.room, light.values["name"]?.stringValue ?? "", light.kind,
+                onOff(light.values["isOn"], options),
+                number(light.values["brightness"]), light.values["isReachable"]?.boolValue == false ? "no" : "yes",
+            ]
         }
-        Output.table(["LIGHT", "ROOM", "NAME", "KIND", "POWER", "BRIGHTNESS", "REACHABLE"], rows, legend: options.legend, color: options.color)
+        Output.table(
+            ["LIGHT", "ROOM", "NAME", "KIND", "POWER", "BRIGHTNESS", "REACHABLE"], rows, legend: options.legend,
+            color: options.color)
     }
 
     static func get(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
@@ -233,7 +266,9 @@ enum LumenCtl {
             case ("on", 1): result.append(("isOn", true))
             case ("off", 1): result.append(("isOn", false))
             case ("brightness", 2):
-                guard let value = Double(parts[1]) else { throw UsageError("brightness takes a number 1–100, like brightness=40") }
+                guard let value = Double(parts[1]) else {
+                    throw UsageError("brightness takes a number 1–100, like brightness=40")
+                }
                 result.append(("brightness", .double(value)))
             case ("ct", 2):
                 guard let value = Int(parts[1]) else { throw UsageError("ct takes mireds 153–500, like ct=366") }
@@ -254,7 +289,8 @@ enum LumenCtl {
         let (_, scope) = try await reader.openLight(words[0])
         var confirmed = JSONObject()
         for (connection, value) in changes {
-            confirmed[connection] = try await reader.client.set(connection, in: scope, to: value, transitionMs: options.transitionMs)
+            confirmed[connection] = try await reader.client.set(
+                connection, in: scope, to: value, transitionMs: options.transitionMs)
         }
         if options.json { Output.json(.object(confirmed)); return }
         Output.line("\(words[0]): " + confirmed.map { "\($0.key)=\(display($0.value))" }.joined(separator: " "))
@@ -265,7 +301,9 @@ enum LumenCtl {
         switch words[0] {
         case "home": scope = .root
         case "room":
-            guard try await reader.roomIDs().contains(words[1]) else { throw Failure("no room '\(words[1])'; list rooms with 'lumenctl rooms'") }
+            guard try await reader.roomIDs().contains(words[1]) else {
+                throw Failure("no room '\(words[1])'; list rooms with 'lumenctl rooms'")
+            }
             scope = try await reader.openRoom(words[1])
         default: scope = try await reader.openLight(words[1]).scope
         }

@@ -29,15 +29,21 @@ enum Discover {
         }
 
         var found: [String] = []
-        let ticker: Task<Void, Never>? = live ? Task {
-            while !Task.isCancelled {
-                let left = await remainingSeconds()
-                FileHandle.standardOutput.write(Data("\r\u{1B}[KScanning \(roomName): \(Int(left.rounded())) s left".utf8))
-                try? await Task.sleep(for: .seconds(1))
-            }
-        } : nil
-        if options.json { Output.json(["event": "started", "room": .string(room), "scan": scan]) }
-        else if !live { Output.line("Scanning \(roomName) for \(Int(((endsMs - startedMs) / 1_000).rounded())) s…") }
+        let ticker: Task<Void, Never>? =
+            live
+            ? Task {
+                while !Task.isCancelled {
+                    let left = await remainingSeconds()
+                    FileHandle.standardOutput.write(
+                        Data("\r\u{1B}[KScanning \(roomName): \(Int(left.rounded())) s left".utf8))
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            } : nil
+        if options.json {
+            Output.json(["event": "started", "room": .string(room), "scan": scan])
+        } else if !live {
+            Output.line("Scanning \(roomName) for \(Int(((endsMs - startedMs) / 1_000).rounded())) s…")
+        }
         for try await update in updates {
             let now = update["found"]?.arrayValue?.compactMap(\.stringValue) ?? found
             for light in now where !found.contains(light) {
@@ -54,7 +60,10 @@ enum Discover {
         if options.json {
             Output.json(["event": "finished", "room": .string(room), "found": .array(found.map { .string($0) })])
         } else {
-            let summary = found.isEmpty ? "no new lights" : "\(found.count) new light\(found.count == 1 ? "" : "s"): \(found.joined(separator: ", "))"
+            let summary =
+                found.isEmpty
+                ? "no new lights"
+                : "\(found.count) new light\(found.count == 1 ? "" : "s"): \(found.joined(separator: ", "))"
             Output.line((live ? "\r\u{1B}[K" : "") + "Scan of \(roomName) finished: \(summary)")
         }
     }

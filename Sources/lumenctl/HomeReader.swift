@@ -52,7 +52,7 @@ struct HomeReader {
         for connection in Self.lightConnections {
             do throws(LumenClientError) {
                 values[connection] = try await client.get(connection, in: scope)
-            } catch where error.code == .notSupported {
+            } catch  where error.code == .notSupported {
                 continue
             }
         }

@@ -17,18 +17,25 @@ enum Sim {
             result = try await client.get("clock", in: simulation)
         case "advance":
             try need(1...1, "advance MS")
-            guard let ms = Double(rest[0]) else { throw UsageError("advance takes milliseconds, like 'sim advance 500'") }
+            guard let ms = Double(rest[0]) else {
+                throw UsageError("advance takes milliseconds, like 'sim advance 500'")
+            }
             result = try await client.call("advance", in: simulation, arguments: ["ms": .double(ms)])
         case "reachable":
             try need(2...2, "reachable LIGHT yes|no")
-            guard ["yes", "no"].contains(rest[1]) else { throw UsageError("say yes or no, like 'sim reachable hall.lamp no'") }
+            guard ["yes", "no"].contains(rest[1]) else {
+                throw UsageError("say yes or no, like 'sim reachable hall.lamp no'")
+            }
             result = try await client.call(
-                "setReachable", in: simulation, arguments: ["light": .string(rest[0]), "reachable": .bool(rest[1] == "yes")])
+                "setReachable", in: simulation,
+                arguments: ["light": .string(rest[0]), "reachable": .bool(rest[1] == "yes")])
         case "power-cycle":
             try need(1...2, "power-cycle LIGHT [MS]")
             var arguments: JSONObject = ["light": .string(rest[0])]
             if rest.count == 2 {
-                guard let ms = Double(rest[1]) else { throw UsageError("power-cycle takes milliseconds after the light") }
+                guard let ms = Double(rest[1]) else {
+                    throw UsageError("power-cycle takes milliseconds after the light")
+                }
                 arguments["durationMs"] = .double(ms)
             }
             result = try await client.call("powerCycle", in: simulation, arguments: .object(arguments))
@@ -54,7 +61,8 @@ enum Sim {
         case "snapshot":
             try need(0...0, "snapshot")
             let snapshot = try await client.call("snapshot", in: simulation)
-            Output.line(options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
+            Output.line(
+                options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
             return
         default:
             throw UsageError("unknown sim command '\(words[0])'; see 'lumenctl sim --help'")

@@ -23,7 +23,8 @@ enum Watch {
             case ("home", 1): targets.append(("home", .root, ["name", "roomIDs"]))
             case ("room", 2):
                 guard try await reader.roomIDs().contains(parts[1]) else { throw Failure("no room '\(parts[1])'") }
-                targets.append(("room \(parts[1])", try await reader.openRoom(parts[1]), ["name", "lightIDs", "isScanning"]))
+                targets.append(
+                    ("room \(parts[1])", try await reader.openRoom(parts[1]), ["name", "lightIDs", "isScanning"]))
             case ("light", 2):
                 let scope = try await reader.openLight(parts[1]).scope
                 let kind = try await client.get("model", in: scope)["kind"]?.stringValue ?? "onoff"
@@ -39,10 +40,13 @@ enum Watch {
         var subscriptions: [(String, String, Subscription)] = []
         for target in targets {
             for connection in target.connections {
-                subscriptions.append((target.label, connection, try await client.subscribe(connection, in: target.scope)))
+                subscriptions.append(
+                    (target.label, connection, try await client.subscribe(connection, in: target.scope)))
             }
         }
-        if !options.json { FileHandle.standardError.write(Data("Watching \(subscriptions.count) values; Ctrl-C stops.\n".utf8)) }
+        if !options.json {
+            FileHandle.standardError.write(Data("Watching \(subscriptions.count) values; Ctrl-C stops.\n".utf8))
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (label, connection, values) in subscriptions {
                 group.addTask {

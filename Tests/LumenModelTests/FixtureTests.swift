@@ -50,43 +50,65 @@ struct FixtureTests {
 
     static let broken: [Broken] = [
         Broken(name: "not JSON", edit: { _ in "{" }, message: "not valid JSON"),
-        Broken(name: "no schema", edit: { $0.replacingOccurrences(of: "\"schema\": 1,", with: "") },
-               message: "schema: is required"),
-        Broken(name: "future schema", edit: { $0.replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 2") },
-               message: "schema: schema 2 is newer than this lumend understands (1)"),
-        Broken(name: "unknown key", edit: { $0.replacingOccurrences(of: "\"seed\": 7", with: "\"sede\": 7") },
-               message: "sede: unknown key"),
-        Broken(name: "brightness out of range",
-               edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 140") },
-               message: "rooms[0].lights[2].state.brightness: 140 is out of range 1–100"),
-        Broken(name: "duplicate light",
-               edit: { $0.replacingOccurrences(of: "\"id\": \"lab.plug\"", with: "\"id\": \"lab.color\"") },
-               message: "rooms[0].lights[1].id: duplicate light ID 'lab.color' in room 'lab'"),
-        Broken(name: "light in two rooms",
-               edit: { $0.replacingOccurrences(of: "\"id\": \"attic.tunable\"", with: "\"id\": \"lab.dim\"") },
-               message: "rooms[1].lights[0].id: light 'lab.dim' is already in room 'lab'"),
-        Broken(name: "duplicate room",
-               edit: { $0.replacingOccurrences(of: "\"id\": \"attic\"", with: "\"id\": \"lab\"") },
-               message: "rooms[1].id: duplicate room ID 'lab'"),
-        Broken(name: "bad latency preset",
-               edit: { $0.replacingOccurrences(of: "\"instant\"", with: "\"warp\"") },
-               message: "defaults.latency: unknown latency preset 'warp'"),
-        Broken(name: "bad latency model",
-               edit: { $0.replacingOccurrences(of: "\"instant\"", with: "{\"kind\": \"uniform\", \"minMs\": 9, \"maxMs\": 3}") },
-               message: "defaults.latency.maxMs: must be at least minMs"),
-        Broken(name: "unknown kind",
-               edit: { $0.replacingOccurrences(of: "\"kind\": \"onoff\"", with: "\"kind\": \"lava\"") },
-               message: "rooms[0].lights[1].kind: 'lava' is not one of: onoff, dimmable, ambiance, color"),
-        Broken(name: "brightness on a plug",
-               edit: { $0.replacingOccurrences(of: "\"state\": {\"isOn\": false}}", with: "\"state\": {\"isOn\": false, \"brightness\": 5}}") },
-               message: "rooms[0].lights[1].state.brightness: a 'onoff' light has no brightness"),
-        Broken(name: "bad ID", edit: { $0.replacingOccurrences(of: "\"id\": \"lab\"", with: "\"id\": \"lab room\"") },
-               message: "rooms[0].id: 'lab room' may only contain letters, digits"),
-        Broken(name: "drop probability above 1",
-               edit: { $0.replacingOccurrences(of: "\"timeoutMs\": 1000", with: "\"timeoutMs\": 1000, \"dropProbability\": 1.5") },
-               message: "defaults.dropProbability: 1.5 is out of range 0–1"),
-        Broken(name: "wrong type", edit: { $0.replacingOccurrences(of: "\"name\": \"Test Home\"", with: "\"name\": 3") },
-               message: "name: expected a string, got a number"),
+        Broken(
+            name: "no schema", edit: { $0.replacingOccurrences(of: "\"schema\": 1,", with: "") },
+            message: "schema: is required"),
+        Broken(
+            name: "future schema", edit: { $0.replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 2") },
+            message: "schema: schema 2 is newer than this lumend understands (1)"),
+        Broken(
+            name: "unknown key", edit: { $0.replacingOccurrences(of: "\"seed\": 7", with: "\"sede\": 7") },
+            message: "sede: unknown key"),
+        Broken(
+            name: "brightness out of range",
+            edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 140") },
+            message: "rooms[0].lights[2].state.brightness: 140 is out of range 1–100"),
+        Broken(
+            name: "duplicate light",
+            edit: { $0.replacingOccurrences(of: "\"id\": \"lab.plug\"", with: "\"id\": \"lab.color\"") },
+            message: "rooms[0].lights[1].id: duplicate light ID 'lab.color' in room 'lab'"),
+        Broken(
+            name: "light in two rooms",
+            edit: { $0.replacingOccurrences(of: "\"id\": \"attic.tunable\"", with: "\"id\": \"lab.dim\"") },
+            message: "rooms[1].lights[0].id: light 'lab.dim' is already in room 'lab'"),
+        Broken(
+            name: "duplicate room",
+            edit: { $0.replacingOccurrences(of: "\"id\": \"attic\"", with: "\"id\": \"lab\"") },
+            message: "rooms[1].id: duplicate room ID 'lab'"),
+        Broken(
+            name: "bad latency preset",
+            edit: { $0.replacingOccurrences(of: "\"instant\"", with: "\"warp\"") },
+            message: "defaults.latency: unknown latency preset 'warp'"),
+        Broken(
+            name: "bad latency model",
+            edit: {
+                $0.replacingOccurrences(of: "\"instant\"", with: "{\"kind\": \"uniform\", \"minMs\": 9, \"maxMs\": 3}")
+            },
+            message: "defaults.latency.maxMs: must be at least minMs"),
+        Broken(
+            name: "unknown kind",
+            edit: { $0.replacingOccurrences(of: "\"kind\": \"onoff\"", with: "\"kind\": \"lava\"") },
+            message: "rooms[0].lights[1].kind: 'lava' is not one of: onoff, dimmable, ambiance, color"),
+        Broken(
+            name: "brightness on a plug",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"state\": {\"isOn\": false}}", with: "\"state\": {\"isOn\": false, \"brightness\": 5}}")
+            },
+            message: "rooms[0].lights[1].state.brightness: a 'onoff' light has no brightness"),
+        Broken(
+            name: "bad ID", edit: { $0.replacingOccurrences(of: "\"id\": \"lab\"", with: "\"id\": \"lab room\"") },
+            message: "rooms[0].id: 'lab room' may only contain letters, digits"),
+        Broken(
+            name: "drop probability above 1",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"timeoutMs\": 1000", with: "\"timeoutMs\": 1000, \"dropProbability\": 1.5")
+            },
+            message: "defaults.dropProbability: 1.5 is out of range 0–1"),
+        Broken(
+            name: "wrong type", edit: { $0.replacingOccurrences(of: "\"name\": \"Test Home\"", with: "\"name\": 3") },
+            message: "name: expected a string, got a number"),
     ]
 
     @Test(arguments: broken)
@@ -97,8 +119,9 @@ struct FixtureTests {
             _ = try Fixture(json: Array(text.utf8))
             Issue.record("\(broken.name) loaded")
         } catch {
-            #expect(error.description.hasPrefix(broken.message) || error.description.contains(broken.message),
-                    "got: \(error.description)")
+            #expect(
+                error.description.hasPrefix(broken.message) || error.description.contains(broken.message),
+                "got: \(error.description)")
         }
     }
 }

@@ -4,7 +4,8 @@ import Testing
 @Suite("JSON parser")
 struct JSONParserTests {
     @Test func parsesEveryKindOfValue() throws {
-        let value = try JSONParser.parse(#" {"a": [1, -2.5e3, true, false, null], "b": "x\"y\u00e9\ud83d\ude00", "c": {}} "#)
+        let value = try JSONParser.parse(
+            #" {"a": [1, -2.5e3, true, false, null], "b": "x\"y\u00e9\ud83d\ude00", "c": {}} "#)
         #expect(value["a"] == [1, .number(JSONParserTests.number("-2.5e3")), true, false, nil])
         #expect(value["b"]?.stringValue == "x\"yé😀")
         #expect(value["c"] == .object([:]))

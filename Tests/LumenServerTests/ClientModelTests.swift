@@ -44,7 +44,9 @@ struct ClientModelTests {
         // Another session's change arrives in the model.
         let other = try server.connect()
         let scope = try await other.openLight("lab", "lab.dim")
-        other.send(#"{"jsonrpc":"2.0","id":9,"method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":80}}"#)
+        other.send(
+            #"{"jsonrpc":"2.0","id":9,"method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":80}}"#
+        )
         _ = try await other.result("hello")
         try await server.home.advance(byMilliseconds: 0)
         try await eventually(client) { light.brightness == 80 }

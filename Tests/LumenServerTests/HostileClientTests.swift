@@ -1,8 +1,9 @@
 import Foundation
 import LumenModel
-@testable import LumenServer
 import LumenTestSupport
 import Testing
+
+@testable import LumenServer
 
 @Suite("Hostile and broken clients", .timeLimit(.minutes(2)))
 struct HostileClientTests {
@@ -89,7 +90,8 @@ struct HostileClientTests {
         let plug = try await client.openLight("lab", "lab.plug")
         client.send(
             #"[{"jsonrpc":"2.0","id":"s","method":"set","params":{"scope":\#(plug.serialized()),"connection":"isOn","value":true}},"#
-                + #"{"jsonrpc":"2.0","method":"hello"},{"jsonrpc":"2.0","id":"g","method":"get","params":{"scope":0,"connection":"name"}}]"#)
+                + #"{"jsonrpc":"2.0","method":"hello"},{"jsonrpc":"2.0","id":"g","method":"get","params":{"scope":0,"connection":"name"}}]"#
+        )
         _ = try await client.result("hello")
         try await server.home.advance(byMilliseconds: 0)
         let reply = try await client.readJSON()

@@ -11,7 +11,9 @@ struct SpecificationHandler: RPCHandler {
             if let list = params?.arrayValue, list.count == 2, let a = list[0].intValue, let b = list[1].intValue {
                 return .result(.int(a - b))
             }
-            if let a = params?["minuend"]?.intValue, let b = params?["subtrahend"]?.intValue { return .result(.int(a - b)) }
+            if let a = params?["minuend"]?.intValue, let b = params?["subtrahend"]?.intValue {
+                return .result(.int(a - b))
+            }
             return .failure(LumenError(.invalidParams, "Invalid params"))
         case "sum":
             return .result(.int(params?.arrayValue?.compactMap(\.intValue).reduce(0, +) ?? 0))
@@ -40,45 +42,67 @@ struct JSONRPCSpecificationTests {
 
     /// The specification's request/response pairs (section 7), response `nil` where it shows none.
     static let examples: [(String, String?)] = [
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
-         #"{"jsonrpc": "2.0", "result": 19, "id": 1}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
-         #"{"jsonrpc": "2.0", "result": -19, "id": 2}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
-         #"{"jsonrpc": "2.0", "result": 19, "id": 3}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
-         #"{"jsonrpc": "2.0", "result": 19, "id": 4}"#),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 1}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
+            #"{"jsonrpc": "2.0", "result": -19, "id": 2}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 3}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 4}"#
+        ),
         (#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, nil),
         (#"{"jsonrpc": "2.0", "method": "foobar"}"#, nil),
-        (#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
-         #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#),
-        (#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
-         #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#),
-        (#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
-         #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#),
-        (#"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method""#,
-         #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#),
+        (
+            #"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#
+        ),
+        (
+            #"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method""#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#
+        ),
         (#"[]"#, #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#),
         (#"[1]"#, #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#),
-        (#"[1,2,3]"#,
-         #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#),
-        (#"""
-         [{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
-          {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
-          {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
-          {"foo": "boo"},
-          {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
-          {"jsonrpc": "2.0", "method": "get_data", "id": "9"}]
-         """#,
-         #"""
-         [{"jsonrpc": "2.0", "result": 7, "id": "1"},
-          {"jsonrpc": "2.0", "result": 19, "id": "2"},
-          {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
-          {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
-          {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]
-         """#),
-        (#"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#,
-         nil),
+        (
+            #"[1,2,3]"#,
+            #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#
+        ),
+        (
+            #"""
+            [{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+             {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+             {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+             {"foo": "boo"},
+             {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+             {"jsonrpc": "2.0", "method": "get_data", "id": "9"}]
+            """#,
+            #"""
+            [{"jsonrpc": "2.0", "result": 7, "id": "1"},
+             {"jsonrpc": "2.0", "result": 19, "id": "2"},
+             {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+             {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
+             {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]
+            """#
+        ),
+        (
+            #"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#,
+            nil
+        ),
     ]
 
     /// Compares a response with the specification's, ignoring the wording of error messages (ours say more)
@@ -90,7 +114,8 @@ struct JSONRPCSpecificationTests {
         case (.object(let a), .object(let b)):
             guard Set(a.keys) == Set(b.keys) else { return false }
             return b.allSatisfy { key, value in
-                key == "message" ? a[key]?.stringValue?.hasPrefix(value.stringValue ?? "") == true
+                key == "message"
+                    ? a[key]?.stringValue?.hasPrefix(value.stringValue ?? "") == true
                     : matches(a[key]!, value)
             }
         default:

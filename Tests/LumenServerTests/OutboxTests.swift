@@ -1,7 +1,8 @@
 import LumenModel
-@testable import LumenServer
 import Synchronization
 import Testing
+
+@testable import LumenServer
 
 @Suite("Outbox coalescing", .timeLimit(.minutes(2)))
 struct OutboxTests {

@@ -1,8 +1,9 @@
 import Foundation
 import LumenModel
-@testable import LumenServer
 import LumenTestSupport
 import Testing
+
+@testable import LumenServer
 
 @Suite("Sessions over a real socket", .timeLimit(.minutes(2)))
 struct SessionTests {
@@ -12,15 +13,21 @@ struct SessionTests {
         let hello = try await client.result("hello", ["client": "test"])
         #expect(hello == ["server": "lumend", "version": .string(LumenVersion.string), "protocol": 1, "root": 0])
         let describe = try await client.result("describe")
-        let lightConnections = describe["scopes"]?["light"]?["connections"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
-        #expect(lightConnections == ["name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable"])
+        let lightConnections = describe["scopes"]?["light"]?["connections"]?.arrayValue?.compactMap {
+            $0["name"]?.stringValue
+        }
+        #expect(
+            lightConnections == ["name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable"])
         let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
         #expect(room["type"] == "room")
-        let light = try await client.result("open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.plug"])
+        let light = try await client.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.plug"])
         let subscribed = try await client.result("subscribe", ["scope": light["scope"]!, "connection": "isOn"])
         #expect(subscribed["value"] == false)
         #expect(subscribed["seq"] == 0)
-        client.send(#"{"jsonrpc":"2.0","id":"set","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":true}}"#)
+        client.send(
+            #"{"jsonrpc":"2.0","id":"set","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":true}}"#
+        )
         _ = try await client.result("hello")  // the set is queued before the clock moves
         try await server.home.advance(byMilliseconds: 0)
         let reply = try await client.response(to: "set")
@@ -40,9 +47,12 @@ struct SessionTests {
         let bob = try server.connect()
         let aliceLight = try await alice.openLight("lab", "lab.dim")
         let bobRoom = try await bob.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
-        let bobLight = try await bob.result("open", ["scope": bobRoom["scope"]!, "connection": "light", "configuration": "lab.dim"])
+        let bobLight = try await bob.result(
+            "open", ["scope": bobRoom["scope"]!, "connection": "light", "configuration": "lab.dim"])
         let subscription = try await bob.result("subscribe", ["scope": bobLight["scope"]!, "connection": "brightness"])
-        alice.send(#"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(aliceLight.serialized()),"connection":"brightness","value":75}}"#)
+        alice.send(
+            #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(aliceLight.serialized()),"connection":"brightness","value":75}}"#
+        )
         _ = try await alice.result("hello")
         try await server.home.advance(byMilliseconds: 0)
         #expect(try await alice.response(to: 1)["result"] == ["value": 75])
@@ -54,7 +64,10 @@ struct SessionTests {
         #expect(bobClosed.map { $0["method"] } == ["closed", "closed"])
         #expect(bobClosed.map { $0["params"]?["scope"] } == [bobLight["scope"]!, bobRoom["scope"]!])
         let aliceClosed = try await alice.waitForNotifications(2)
-        #expect(aliceClosed.compactMap { $0["params"]?["scope"]?.intValue } == [aliceLight.intValue!, aliceLight.intValue! - 1])
+        #expect(
+            aliceClosed.compactMap { $0["params"]?["scope"]?.intValue } == [
+                aliceLight.intValue!, aliceLight.intValue! - 1,
+            ])
         #expect(try await alice.errorCode("get", ["scope": aliceLight, "connection": "name"]) == -32001)
     }
 
@@ -65,8 +78,12 @@ struct SessionTests {
         let client = try server.connect()
         let plug = try await client.openLight("lab", "lab.plug")
         let dim = try await client.openLight("lab", "lab.dim")
-        client.send(#"{"jsonrpc":"2.0","id":"slow","method":"set","params":{"scope":\#(plug.serialized()),"connection":"isOn","value":true}}"#)
-        client.send(#"{"jsonrpc":"2.0","id":"fast","method":"get","params":{"scope":\#(dim.serialized()),"connection":"brightness"}}"#)
+        client.send(
+            #"{"jsonrpc":"2.0","id":"slow","method":"set","params":{"scope":\#(plug.serialized()),"connection":"isOn","value":true}}"#
+        )
+        client.send(
+            #"{"jsonrpc":"2.0","id":"fast","method":"get","params":{"scope":\#(dim.serialized()),"connection":"brightness"}}"#
+        )
         let first = try await client.readJSON()
         #expect(first["id"] == "fast")
         try await server.home.advance(byMilliseconds: 500)
@@ -81,7 +98,8 @@ struct SessionTests {
         #expect(try await client.errorCode("get", ["scope": 0, "connection": "nope"]) == -32002)
         #expect(try await client.errorCode("set", ["scope": 0, "connection": "roomIDs", "value": []]) == -32003)
         #expect(try await client.errorCode("get", ["scope": 0, "connection": "room"]) == -32003)
-        #expect(try await client.errorCode("open", ["scope": 0, "connection": "room", "configuration": "cellar"]) == -32004)
+        #expect(
+            try await client.errorCode("open", ["scope": 0, "connection": "room", "configuration": "cellar"]) == -32004)
         #expect(try await client.errorCode("set", ["scope": plug, "connection": "brightness", "value": 10]) == -32005)
         #expect(try await client.errorCode("get", ["scope": plug, "connection": "brightness"]) == -32005)
         #expect(try await client.errorCode("set", ["scope": plug, "connection": "isOn", "value": "yes"]) == -32602)
@@ -91,7 +109,9 @@ struct SessionTests {
         #expect(try await client.errorCode("frobnicate") == -32601)
         #expect(try await client.errorCode("close", ["scope": 0]) == -32602)
         let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
-        #expect(try await client.errorCode("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": -1]]) == -32602)
+        #expect(
+            try await client.errorCode(
+                "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": -1]]) == -32602)
         let response = try await client.request("set", ["scope": plug, "connection": "brightness", "value": 10])
         #expect(response["error"]?["message"]?.stringValue?.contains("(kind onoff) has no brightness") == true)
         #expect(response["error"]?["data"]?["connection"] == "brightness")
@@ -113,7 +133,8 @@ struct SessionTests {
         let client = try server.connect()
         _ = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
         _ = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
-        #expect(try await client.errorCode("open", ["scope": 0, "connection": "room", "configuration": "lab"]) == -32020)
+        #expect(
+            try await client.errorCode("open", ["scope": 0, "connection": "room", "configuration": "lab"]) == -32020)
         _ = try await client.result("subscribe", ["scope": 0, "connection": "name"])
         _ = try await client.result("subscribe", ["scope": 0, "connection": "roomIDs"])
         #expect(try await client.errorCode("subscribe", ["scope": 1, "connection": "name"]) == -32020)

@@ -2,8 +2,9 @@ import Foundation
 import LumenModel
 import LumenScopes
 import LumenSimulation
-@testable import LumenServer
 import LumenTestSupport
+
+@testable import LumenServer
 
 /// A socket server in this process over a virtual-clock home, on a socket in a temporary directory.
 final class TestServer: Sendable {

@@ -19,7 +19,8 @@ struct FaultTests {
     }
 
     @Test func aDroppedCommandTimesOut() async throws {
-        let (home, _) = try await makeHome(singleLight(settings: #""latency": "instant", "dropProbability": 1, "timeoutMs": 800"#))
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": "instant", "dropProbability": 1, "timeoutMs": 800"#))
         let ticket = try await home.submit(LightChange(isOn: false), to: "bulb")
         try await home.advance(byMilliseconds: 800)
         guard case .failure(let error) = await ticket.result else { Issue.record("succeeded"); return }
@@ -27,7 +28,8 @@ struct FaultTests {
     }
 
     @Test func theDropRateMatchesItsSettingWithinStatisticalBounds() async throws {
-        let (home, _) = try await makeHome(singleLight(settings: #""latency": "instant", "dropProbability": 0.3, "timeoutMs": 10"#))
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": "instant", "dropProbability": 0.3, "timeoutMs": 10"#))
         let count = 2_000
         var dropped = 0
         for step in 0..<count {

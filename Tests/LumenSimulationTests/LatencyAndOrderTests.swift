@@ -1,3 +1,4 @@
+import Foundation
 import LumenModel
 import LumenSimulation
 import Testing
@@ -54,7 +55,9 @@ struct LatencyAndOrderTests {
 
     @Test func outOfRangeValuesAreRefusedAtOnce() async throws {
         let (home, _) = try await makeHome(singleLight())
-        for change in [LightChange(brightness: 0), LightChange(colorTemperature: 600), LightChange(color: CIEColor(x: 2, y: 0))] {
+        for change in [
+            LightChange(brightness: 0), LightChange(colorTemperature: 600), LightChange(color: CIEColor(x: 2, y: 0)),
+        ] {
             do {
                 _ = try await home.submit(change, to: "bulb")
                 Issue.record("accepted \(change)")
@@ -69,7 +72,8 @@ struct LatencyAndOrderTests {
             for step in 0..<200 {
                 let lights: [LightID] = ["garage.main", "garden.path", "garden.shed", "cellar.bulb"]
                 let light = lights[step % lights.count]
-                _ = try? await home.submit(LightChange(isOn: step % 3 != 0, brightness: Double(step % 100 + 1)), to: light)
+                _ = try? await home.submit(
+                    LightChange(isOn: step % 3 != 0, brightness: Double(step % 100 + 1)), to: light)
                 try await home.advance(byMilliseconds: 250)
             }
             try await home.advance(byMilliseconds: 60_000)
@@ -81,8 +85,6 @@ struct LatencyAndOrderTests {
         #expect(first == second)
     }
 }
-
-import Foundation
 
 enum TestFixturesPath {
     static var fixtures: String {

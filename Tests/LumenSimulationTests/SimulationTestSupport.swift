@@ -32,7 +32,8 @@ func makeHome(_ json: String, seed: UInt64? = nil) async throws -> (Home, EventL
 }
 
 /// A one-room fixture whose single light has the given extra settings (JSON members).
-func singleLight(kind: String = "color", settings: String = "\"latency\": \"instant\"", state: String? = nil) -> String {
+func singleLight(kind: String = "color", settings: String = "\"latency\": \"instant\"", state: String? = nil) -> String
+{
     """
     {"schema": 1, "id": "one", "name": "One", "seed": 3, "rooms": [{"id": "room", "name": "Room", "lights": [
       {"id": "bulb", "name": "Bulb", "kind": "\(kind)", \(settings)\(state.map { ", \"state\": \($0)" } ?? "")}

@@ -6,8 +6,10 @@ import Testing
 struct TransitionAndDiscoveryTests {
     @Test func aTransitionMovesTenStepsASecondAndLandsExactly() async throws {
         let (home, log) = try await makeHome(
-            singleLight(state: #"{"isOn": true, "brightness": 10, "colorTemperature": 153, "color": {"x": 0.1, "y": 0.1}}"#))
-        let ticket = try await home.submit(LightChange(brightness: 100, colorTemperature: 500), to: "bulb", transitionMs: 1_000)
+            singleLight(
+                state: #"{"isOn": true, "brightness": 10, "colorTemperature": 153, "color": {"x": 0.1, "y": 0.1}}"#))
+        let ticket = try await home.submit(
+            LightChange(brightness: 100, colorTemperature: 500), to: "bulb", transitionMs: 1_000)
         try await home.advance(byMilliseconds: 0)
         #expect(try await ticket.value.brightness == 100)
         try await home.advance(byMilliseconds: 2_000)
@@ -53,7 +55,9 @@ struct TransitionAndDiscoveryTests {
         #expect(found.map(\.1) == Array(1...15))
         #expect(found.map(\.0) == (0..<15).map { 2_000 + Double($0) * 2_500 })
         let scanning = log.all.compactMap { event -> (Int64, Bool)? in
-            guard event.entity == .room("loft"), case .property("isScanning", let value) = event.change else { return nil }
+            guard event.entity == .room("loft"), case .property("isScanning", let value) = event.change else {
+                return nil
+            }
             return (event.timeMicros, value.boolValue!)
         }
         #expect(scanning.map(\.1) == [true, false])

@@ -72,7 +72,8 @@ struct StateLoaderTests {
     }
 
     @Test func aStateFromANewerLumendIsRefusedNotTouched() throws {
-        let future = snapshot(name: "Future", generation: 1).replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 9")
+        let future = snapshot(name: "Future", generation: 1).replacingOccurrences(
+            of: "\"schema\": 1", with: "\"schema\": 9")
         write(future)
         #expect(throws: StateLoader.Refusal.self) {
             try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)

@@ -43,7 +43,11 @@ struct StateStoreTests {
         try await store.flush()
         let calls = fileSystem.calls.filter { !$0.hasPrefix("read") }
         let temporary = "state.json.tmp-\(getpid())"
-        #expect(calls == ["open \(temporary)", "write \(temporary)", "fsync \(temporary)", "rename \(temporary)", "fsync-dir \((directory.path as NSString).lastPathComponent)"])
+        #expect(
+            calls == [
+                "open \(temporary)", "write \(temporary)", "fsync \(temporary)", "rename \(temporary)",
+                "fsync-dir \((directory.path as NSString).lastPathComponent)",
+            ])
         let state = try saved()
         #expect(state.name == "version 1")
         #expect(state.generation == 1)
@@ -74,7 +78,9 @@ struct StateStoreTests {
         #expect(try saved().name == "version 1")
         #expect(await store.lastError != nil)
         // No temporary file is left behind.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.contains(".tmp-")
+        }
         #expect(leftovers.isEmpty)
     }
 

@@ -56,7 +56,9 @@ public final class LineClient: Sendable {
     public func sendRaw(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written <= 0 { return }
             offset += written
         }
@@ -111,7 +113,8 @@ public final class LineClient: Sendable {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return .failure(.timedOut) }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let millis = Int32(remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            let millis = Int32(
+                remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
             if poll(&poller, 1, max(1, millis)) <= 0 { continue }
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count <= 0 { return .failure(.closed) }

@@ -84,7 +84,8 @@ public final class NotifyListener: Sendable {
     public func next(timeout: Duration = .seconds(20)) async -> (message: String, at: Double)? {
         await offload { [core] in
             var poller = pollfd(fd: core.signalRead, events: Int16(POLLIN), revents: 0)
-            let millis = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            let millis = Int32(
+                timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
             guard poll(&poller, 1, max(0, millis)) > 0 else { return nil }
             var byte: UInt8 = 0
             _ = read(core.signalRead, &byte, 1)

@@ -34,10 +34,18 @@ struct CrashConsistencyTests {
             let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
             let next = (brightness: Double(round * 4 + 1), isOn: round % 2 == 0, name: "Dimmer \(round)")
             // Three writes pipelined; the clock is advanced so the device applies them.
-            client.send(#"{"jsonrpc":"2.0","id":"b","method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":\#(next.brightness)}}"#)
-            client.send(#"{"jsonrpc":"2.0","id":"o","method":"set","params":{"scope":\#(scope.serialized()),"connection":"isOn","value":\#(next.isOn)}}"#)
-            client.send(#"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":\#(scope.serialized()),"connection":"name","value":"\#(next.name)"}}"#)
-            client.send(#"{"jsonrpc":"2.0","id":"a","method":"call","params":{"scope":\#(simulation["scope"]!.serialized()),"connection":"advance","arguments":{"ms":0}}}"#)
+            client.send(
+                #"{"jsonrpc":"2.0","id":"b","method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":\#(next.brightness)}}"#
+            )
+            client.send(
+                #"{"jsonrpc":"2.0","id":"o","method":"set","params":{"scope":\#(scope.serialized()),"connection":"isOn","value":\#(next.isOn)}}"#
+            )
+            client.send(
+                #"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":\#(scope.serialized()),"connection":"name","value":"\#(next.name)"}}"#
+            )
+            client.send(
+                #"{"jsonrpc":"2.0","id":"a","method":"call","params":{"scope":\#(simulation["scope"]!.serialized()),"connection":"advance","arguments":{"ms":0}}}"#
+            )
             var acknowledged = Set<String>()
             while acknowledged.count < 4 {
                 let message = try await client.readJSON()

@@ -43,7 +43,9 @@ struct DaemonLifecycleTests {
         let daemon = try DaemonProcess(
             arguments: ["--state-dir", directory.file("state")], directory: directory,
             // systemd-socket-activate passes on only the variables named with -E.
-            prefix: ["-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", DaemonProcess.builtBinary("lumend")],
+            prefix: [
+                "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", DaemonProcess.builtBinary("lumend"),
+            ],
             executable: "/usr/bin/systemd-socket-activate", setPaths: false)
         // systemd-socket-activate starts lumend on the first connection, as systemd does.
         #expect(await waitForPath(socket), "systemd-socket-activate never listened")
@@ -82,7 +84,9 @@ struct DaemonLifecycleTests {
     @Test func sigtermSaysStoppingFailsPendingWritesSavesStateAndExitsZero() async throws {
         let directory = TemporaryDirectory()
         let fixture = writeFixture(
-            directory, TestFixtures.instantHome.replacingOccurrences(of: "\"instant\"", with: "{\"kind\": \"fixed\", \"ms\": 500}"))
+            directory,
+            TestFixtures.instantHome.replacingOccurrences(of: "\"instant\"", with: "{\"kind\": \"fixed\", \"ms\": 500}")
+        )
         let daemon = try DaemonProcess(
             arguments: ["--fixture", fixture, "--clock", "virtual"], directory: directory)
         _ = try #require(await daemon.waitUntilReady(), "stderr: \(daemon.stderr)")
@@ -94,12 +98,19 @@ struct DaemonLifecycleTests {
             "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.plug"])
         let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
         // A write that is confirmed, then one left waiting for its device when SIGTERM comes.
-        client.send(#"{"jsonrpc":"2.0","id":"a","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":true}}"#)
-        _ = try await client.result("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 600]])
+        client.send(
+            #"{"jsonrpc":"2.0","id":"a","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":true}}"#
+        )
+        _ = try await client.result(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 600]])
         #expect(try await client.response(to: "a")["result"]?["value"] == true)
-        client.send(#"{"jsonrpc":"2.0","id":"b","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"name","value":"Renamed"}}"#)
+        client.send(
+            #"{"jsonrpc":"2.0","id":"b","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"name","value":"Renamed"}}"#
+        )
         #expect(try await client.response(to: "b")["result"] != nil)
-        client.send(#"{"jsonrpc":"2.0","id":"c","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":false}}"#)
+        client.send(
+            #"{"jsonrpc":"2.0","id":"c","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":false}}"#
+        )
         // Make sure the last write was received before signalling.
         _ = try await client.result("hello")
         daemon.signal(SIGTERM)
@@ -107,7 +118,8 @@ struct DaemonLifecycleTests {
         #expect(pending["error"]?["code"] == .int(LumenError.Code.shuttingDown.rawValue))
         #expect(await daemon.waitForExit() == 0)
         #expect(await daemon.notify.wait(for: "STOPPING=1") != nil)
-        let state = try Fixture(json: Array(try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/state.json"))))
+        let state = try Fixture(
+            json: Array(try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/state.json"))))
         let plug = state.rooms[0].lights.first { $0.id == "lab.plug" }
         #expect(plug?.state.isOn == true)
         #expect(plug?.name == "Renamed")
@@ -155,7 +167,9 @@ struct DaemonLifecycleTests {
             raw.copyBytes(from: Array(path.utf8))
         }
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))

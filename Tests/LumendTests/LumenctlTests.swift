@@ -16,7 +16,9 @@ struct LumenctlTests {
         return daemon
     }
 
-    func ctl(_ daemon: DaemonProcess, _ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func ctl(_ daemon: DaemonProcess, _ arguments: String...) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         try await runTool("lumenctl", ["--socket", daemon.socketPath] + arguments)
     }
 
@@ -56,12 +58,13 @@ struct LumenctlTests {
     @Test func listsWithoutLegend() async throws {
         let daemon = try await startDaemon()
         let result = try await ctl(daemon, "--no-legend", "lights", "lab")
-        #expect(result.stdout == """
-            lab.color  lab  Color   color     on   100  yes
-            lab.plug   lab  Plug    onoff     off  -    yes
-            lab.dim    lab  Dimmer  dimmable  off  50   yes
+        #expect(
+            result.stdout == """
+                lab.color  lab  Color   color     on   100  yes
+                lab.plug   lab  Plug    onoff     off  -    yes
+                lab.dim    lab  Dimmer  dimmable  off  50   yes
 
-            """)
+                """)
         let rooms = try await ctl(daemon, "rooms", "--json")
         #expect(try JSONParser.parse(rooms.stdout.trimmingCharacters(in: .newlines)).arrayValue?.count == 2)
     }
@@ -108,12 +111,15 @@ struct LumenctlTests {
     }
 
     @Test func everyCommandHasHelp() async throws {
-        for command in ["status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call", "completion"] {
+        for command in [
+            "status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call", "completion",
+        ] {
             let result = try await runTool("lumenctl", [command, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("Usage: lumenctl"), "\(command): \(result.stdout)")
         }
-        #expect(try await runTool("lumenctl", ["completion", "bash"]).stdout.contains("complete -F _lumenctl lumenctl"))
+        #expect(
+            try await runTool("lumenctl", ["completion", "bash"]).stdout.contains("complete -F _lumenctl lumenctl"))
     }
 
     @Test func discoverShowsLightsAsTheyAreFoundAndASummary() async throws {
@@ -126,11 +132,13 @@ struct LumenctlTests {
         // Wait (by round trips, not time) until lumenctl has started the scan.
         var scanning = false
         for _ in 0..<5_000 where !scanning {
-            scanning = try await harness.result("get", ["scope": room["scope"]!, "connection": "isScanning"])["value"] == true
+            scanning =
+                try await harness.result("get", ["scope": room["scope"]!, "connection": "isScanning"])["value"] == true
         }
         try #require(scanning, "lumenctl never started the scan: \(discover.stderr)")
         let simulation = try await harness.result("open", ["scope": 0, "connection": "simulation"])
-        _ = try await harness.result("call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 61_000]])
+        _ = try await harness.result(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 61_000]])
         #expect(await discover.waitForExit() == 0, "stderr: \(discover.stderr)")
         #expect(discover.stdout.contains("  found attic.new\n"))
         #expect(discover.stdout.hasSuffix("Scan of Attic finished: 1 new light: attic.new\n"), "\(discover.stdout)")
@@ -149,7 +157,8 @@ struct LumenctlTests {
 @Suite("Shipped files", .timeLimit(.minutes(2)))
 struct ShippedFileTests {
     @Test func theCompletionScriptInTheRepositoryIsWhatLumenctlPrints() async throws {
-        let shipped = try String(contentsOfFile: TestFixtures.repositoryRoot + "/completions/lumenctl.bash", encoding: .utf8)
+        let shipped = try String(
+            contentsOfFile: TestFixtures.repositoryRoot + "/completions/lumenctl.bash", encoding: .utf8)
         #expect(try await runTool("lumenctl", ["completion", "bash"]).stdout == shipped)
     }
 }

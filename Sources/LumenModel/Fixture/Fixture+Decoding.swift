@@ -53,9 +53,10 @@ extension Fixture {
         rooms = try object.required("rooms").array().map { cursor throws(JSONShapeError) in
             try RoomFixture(cursor: cursor)
         }
-        faultSchedule = try object.optional("faultSchedule")?.array().map { cursor throws(JSONShapeError) in
-            try ScheduledFault(cursor: cursor)
-        } ?? []
+        faultSchedule =
+            try object.optional("faultSchedule")?.array().map { cursor throws(JSONShapeError) in
+                try ScheduledFault(cursor: cursor)
+            } ?? []
         generation = try object.optional("generation")?.int(in: 0...Int.max)
         if let origin = object.optional("origin") {
             let fields = try origin.object(allowing: ["id", "digest"])
@@ -204,12 +205,13 @@ extension RoomFixture {
                 try LightFixture(cursor: cursor)
             } ?? [])
         defaults = try DeviceSettings(object: object)
-        undiscovered = try object.optional("undiscovered")?.array().map { cursor throws(JSONShapeError) in
-            let pending = try cursor.object(allowing: ["delayMs", "light"])
-            return PendingLight(
-                delayMs: try pending.required("delayMs").double(in: 0...3_600_000),
-                light: try LightFixture(cursor: try pending.required("light")))
-        } ?? []
+        undiscovered =
+            try object.optional("undiscovered")?.array().map { cursor throws(JSONShapeError) in
+                let pending = try cursor.object(allowing: ["delayMs", "light"])
+                return PendingLight(
+                    delayMs: try pending.required("delayMs").double(in: 0...3_600_000),
+                    light: try LightFixture(cursor: try pending.required("light")))
+            } ?? []
     }
 }
 

@@ -78,7 +78,8 @@ public final class ServiceGroup: Sendable {
             case .serviceEnded(let index, let error):
                 ended.insert(index)
                 if let error, !(error is CancellationError) {
-                    logger.error("service \(services[index].name) failed: \(error)", [("service", services[index].name)])
+                    logger.error(
+                        "service \(services[index].name) failed: \(error)", [("service", services[index].name)])
                     failure = error
                 } else {
                     logger.notice("service \(services[index].name) ended; shutting down")

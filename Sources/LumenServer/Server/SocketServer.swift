@@ -143,7 +143,9 @@ public final class SocketServer: Service, Sendable {
         let deadline = ContinuousClock.now + drainTimeout
         while ContinuousClock.now < deadline {
             let connections = state.withLock { Array($0.connections.values) }
-            let busy = connections.contains { ($0.session?.inflight.load(ordering: .relaxed) ?? 0) > 0 || !$0.isDrained }
+            let busy = connections.contains {
+                ($0.session?.inflight.load(ordering: .relaxed) ?? 0) > 0 || !$0.isDrained
+            }
             if !busy { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -159,7 +161,8 @@ public final class SocketServer: Service, Sendable {
         let session = Session(id: 0, context: context, credentials: nil) {}
         defer { session.close() }
         let processor = JSONRPCProcessor(handler: session, maxDepth: context.limits.maxDepth)
-        let request = Array(#"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)
+        let request = Array(
+            #"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)
         await processor.process(line: request) { continuation.yield($0) }
         var iterator = stream.makeAsyncIterator()
         guard let reply = await iterator.next() else { return false }

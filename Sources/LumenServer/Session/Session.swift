@@ -60,7 +60,8 @@ final class Session: RPCHandler {
             case "open": return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
             case "close": return try close(Params(params, allowing: ["scope"]))
             case "get": return try await get(Params(params, allowing: ["scope", "connection"]))
-            case "set": return try await set(Params(params, allowing: ["scope", "connection", "value", "transitionMs"]))
+            case "set":
+                return try await set(Params(params, allowing: ["scope", "connection", "value", "transitionMs"]))
             case "call": return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
             case "subscribe": return try await subscribe(Params(params, allowing: ["scope", "connection"]))
             case "unsubscribe": return try unsubscribe(Params(params, allowing: ["subscription"]))
@@ -154,7 +155,8 @@ final class Session: RPCHandler {
             return id
         }
         guard let scopeID else {
-            throw LumenError(.noSuchScope, "scope \(parentID) was closed while opening", data: ["scope": .int(parentID)])
+            throw LumenError(
+                .noSuchScope, "scope \(parentID) was closed while opening", data: ["scope": .int(parentID)])
         }
         return .result(["scope": .int(scopeID), "type": .string(child.typeName)])
     }
@@ -342,7 +344,9 @@ struct Params {
     }
 
     func int(_ key: String) throws(LumenError) -> Int {
-        do { return try object.required(key).int() } catch { throw LumenError(.invalidParams, "Invalid params: \(error)") }
+        do { return try object.required(key).int() } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
     }
 
     func string(_ key: String) throws(LumenError) -> String {

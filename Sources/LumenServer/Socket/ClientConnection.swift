@@ -229,7 +229,9 @@ final class ClientConnection: Sendable {
                     if state.pending.isEmpty { return state.inputEnded ? .finished : .stop }
                 }
                 let written = state.pending.withUnsafeBytes { raw in
-                    send(fd, raw.baseAddress! + state.pendingOffset, raw.count - state.pendingOffset, Int32(MSG_NOSIGNAL))
+                    send(
+                        fd, raw.baseAddress! + state.pendingOffset, raw.count - state.pendingOffset, Int32(MSG_NOSIGNAL)
+                    )
                 }
                 if written > 0 {
                     state.pendingOffset += written
