@@ -61,21 +61,9 @@ public final class LumenClient: Sendable {
         let path = path ?? defaultSocketPath()
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let result = UnixSocketAddress.with(path, { Glibc.connect(fd, $0, $1) }) else {
             Glibc.close(fd)
             throw .cannotConnect(path: path, reason: "the path is too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
         }
         guard result == 0 else {
             let reason = String(cString: strerror(errno))

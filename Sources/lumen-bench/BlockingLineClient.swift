@@ -1,3 +1,5 @@
+import LumenModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -12,18 +14,7 @@ final class BlockingLineClient {
 
     init(path: String) {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let result = UnixSocketAddress.with(path) { connect(fd, $0, $1) } ?? -1
         precondition(result == 0, "connect \(path): \(String(cString: strerror(errno)))")
     }
 

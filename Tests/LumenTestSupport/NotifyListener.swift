@@ -1,4 +1,5 @@
 import Foundation
+import LumenModel
 import Synchronization
 
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: it collects what a daemon sends with
@@ -52,18 +53,7 @@ public final class NotifyListener: Sendable {
     public init(path: String) {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = UnixSocketAddress.with(path) { bind(fd, $0, $1) } ?? -1
         precondition(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
         var ends: [Int32] = [0, 0]
         precondition(pipe(&ends) == 0)

@@ -161,16 +161,7 @@ struct DaemonLifecycleTests {
         let path = directory.file("lumend.sock")
         // A socket file nobody listens on, as a crash leaves behind.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        _ = UnixSocketAddress.with(path) { bind(fd, $0, $1) }
         close(fd)
         #expect(FileManager.default.fileExists(atPath: path))
         let daemon = try DaemonProcess(directory: directory)

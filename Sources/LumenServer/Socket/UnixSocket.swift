@@ -1,3 +1,5 @@
+import LumenModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -35,28 +37,17 @@ public struct PeerCredentials: Sendable, Hashable {
 /// Small, careful wrappers over the Unix-domain socket calls Lumen needs.
 public enum UnixSocket {
     /// The longest path a `sockaddr_un` holds.
-    public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    public static var maxPathLength: Int { UnixSocketAddress.maxPathLength }
 
     static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws(SocketError)
         -> T
     {
-        let bytes = Array(path.utf8)
-        guard bytes.count <= maxPathLength else {
+        guard let result = UnixSocketAddress.with(path, body) else {
             throw SocketError(
                 "socket path", errno: ENAMETOOLONG,
                 detail: "\(path) is longer than \(maxPathLength) bytes; choose a shorter --socket")
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        return result
     }
 
     /// Creates a stream socket, close-on-exec.
