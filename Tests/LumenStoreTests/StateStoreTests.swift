@@ -140,6 +140,21 @@ struct StateStoreTests {
         #expect(try saved().name == "version 2")
     }
 
+    @Test func healthIsReportedWhenWritesFailAndWhenTheyRecover() async throws {
+        let store = makeStore()
+        let reports = Mutex<[String?]>([])
+        await store.onHealthChange { error in reports.withLock { $0.append(error.map { "\($0.operation)" }) } }
+        change(store)
+        try await store.flush()
+        fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
+        change(store)
+        await #expect(throws: FileSystemError.self) { try await store.flush() }
+        fileSystem.heal()
+        try await store.flush()
+        // Healthy after the first write, degraded on the failure, healthy again once it catches up.
+        #expect(reports.withLock { $0 } == [nil, "write", nil])
+    }
+
     @Test func manyChangesShareOneFsync() async throws {
         let store = makeStore()
         for _ in 0..<100 { change(store) }
