@@ -140,6 +140,27 @@ struct SessionTests {
         #expect(try await client.errorCode("subscribe", ["scope": 1, "connection": "name"]) == -32020)
     }
 
+    @Test func subscribersSeeATransitionsStepsAndItsExactEnd() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let dim = try await client.openLight("lab", "lab.dim")
+        let subscription = try await client.result("subscribe", ["scope": dim, "connection": "brightness"])
+        client.send(
+            #"{"jsonrpc":"2.0","id":"t","method":"set","params":{"scope":\#(dim.serialized()),"connection":"brightness","value":100,"transitionMs":500}}"#
+        )
+        _ = try await client.result("hello")
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
+        // Step the clock 100 ms at a time, reading every notice before the next step.
+        for _ in 0..<6 {
+            _ = try await client.result(
+                "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 100]])
+        }
+        #expect(try await client.response(to: "t")["result"] == ["value": 100])
+        let values = client.takeNotifications().filter { $0["params"]?["subscription"] == subscription["subscription"] }
+            .compactMap { $0["params"]?["value"]?.doubleValue }
+        #expect(values == [60, 70, 80, 90, 100])
+    }
+
     @Test func unsubscribedValuesAreNotSent() async throws {
         let server = try await TestServer()
         let client = try server.connect()

@@ -144,6 +144,26 @@ struct LumenctlTests {
         #expect(discover.stdout.hasSuffix("Scan of Attic finished: 1 new light: attic.new\n"), "\(discover.stdout)")
     }
 
+    @Test func watchPrintsOneLinePerChange() async throws {
+        let daemon = try await startDaemon()
+        let watch = try DaemonProcess(
+            arguments: ["--socket", daemon.socketPath, "watch", "light:lab.plug", "--json"],
+            directory: daemon.directory,
+            executable: DaemonProcess.builtBinary("lumenctl"), setPaths: false)
+        // Wait (by round trips) until lumenctl has subscribed: the daemon logs no subscriptions, so change the
+        // value until lumenctl reports it.
+        var seen = ""
+        for round in 0..<200 where !seen.contains(#""value":true"#) {
+            _ = try await ctl(daemon, "set", "lab.plug", round % 2 == 0 ? "on" : "off")
+            seen = watch.stdout
+        }
+        watch.signal(SIGTERM)
+        _ = await watch.waitForExit()
+        let lines = watch.stdout.split(separator: "\n").map { try? JSONParser.parse(String($0)) }
+        #expect(
+            lines.contains { $0?["scope"] == "light lab.plug" && $0?["connection"] == "isOn" && $0?["value"] == true })
+    }
+
     @Test func simDrivesTheClockAndFaults() async throws {
         let daemon = try await startDaemon(clock: "virtual")
         #expect(try await ctl(daemon, "sim", "advance", "1500").stdout == "clock: virtual, 1500 ms\n")
