@@ -43,6 +43,8 @@ public actor StateStore {
     private(set) var durableMark: UInt64 = 0
     private var waiters: [(mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     private var writing = false
+    /// Callers of `flush()` waiting for a write in flight to finish.
+    private var writeFinished: [CheckedContinuation<Void, Never>] = []
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
     /// The last write error, while writes are failing.
@@ -105,7 +107,7 @@ public actor StateStore {
     /// Writes a snapshot now if anything changed since the last one.
     /// - Throws: ``FileSystemError`` when the write fails; the previous state file is left intact.
     public func flush() async throws(FileSystemError) {
-        while writing { await Task.yield() }
+        while writing { await withCheckedContinuation { writeFinished.append($0) } }
         let mark = changeMark
         guard mark > durableMark || writeCount == 0 && mark > 0 else { return }
         try await write(through: mark)
@@ -113,7 +115,12 @@ public actor StateStore {
 
     private func write(through mark: UInt64) async throws(FileSystemError) {
         writing = true
-        defer { writing = false }
+        defer {
+            writing = false
+            let waiting = writeFinished
+            writeFinished = []
+            for waiter in waiting { waiter.resume() }
+        }
         var snapshot = await provider()
         generation += 1
         snapshot.generation = generation

@@ -155,6 +155,21 @@ struct StateStoreTests {
         #expect(reports.withLock { $0 } == [nil, "write", nil])
     }
 
+    @Test func flushWaitsForAWriteInFlightAndThenSavesTheRest() async throws {
+        let store = makeStore()
+        let runner = Task { await store.run() }
+        defer { runner.cancel() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                change(store)
+                group.addTask { try await store.flush() }
+            }
+            try await group.waitForAll()
+        }
+        try await store.flush()
+        #expect(try saved().name == "version 20")
+    }
+
     @Test func manyChangesShareOneFsync() async throws {
         let store = makeStore()
         for _ in 0..<100 { change(store) }
