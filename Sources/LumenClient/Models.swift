@@ -39,6 +39,12 @@ final class ScopeMirror {
     }
 
     func cancel() { tasks.forEach { $0.cancel() } }
+
+    /// Stops mirroring and closes the scope on the daemon.
+    func close() async {
+        cancel()
+        try? await client.close(scope)
+    }
 }
 
 /// What is known about a write in flight or failed, for a UI to show.
@@ -168,8 +174,7 @@ public final class LightModel {
 
     /// Stops mirroring and closes the scope.
     public func close() async {
-        mirror.cancel()
-        try? await mirror.client.close(mirror.scope)
+        await mirror.close()
         isClosed = true
     }
 }
@@ -231,8 +236,7 @@ public final class RoomModel {
 
     /// Stops mirroring and closes the scope.
     public func close() async {
-        mirror.cancel()
-        try? await mirror.client.close(mirror.scope)
+        await mirror.close()
         isClosed = true
     }
 }

@@ -169,6 +169,17 @@ struct DaemonLifecycleTests {
         #expect(try await daemon.connect().result("hello")["server"] == "lumend")
     }
 
+    @Test func sighupIsLoggedAndTheDaemonKeepsServing() async throws {
+        let daemon = try DaemonProcess()
+        _ = try #require(await daemon.waitUntilReady())
+        let client = try daemon.connect()
+        daemon.signal(SIGHUP)
+        // Round trips, not sleeps, give the signal handler its turn.
+        for _ in 0..<1_000 where !daemon.stderr.contains("SIGHUP ignored") { _ = try await client.result("hello") }
+        #expect(daemon.stderr.contains("SIGHUP ignored: lumend reads its options at start"))
+        #expect(try await client.result("hello")["server"] == "lumend")
+    }
+
     @Test func helpAndVersionExitZero() async throws {
         let help = try DaemonProcess(arguments: ["--help"])
         #expect(await help.waitForExit() == 0)

@@ -1,4 +1,3 @@
-import Dispatch
 import LumenModel
 import LumenScopes
 import LumenSimulation
@@ -51,8 +50,8 @@ public enum Daemon {
     /// Runs until a signal or a failure.
     public static func run(options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier) async throws {
         signal(SIGPIPE, SIG_IGN)
-        let hangup = HangupHandler(logger: logger)
-        defer { withExtendedLifetime(hangup) {} }
+        // Until the service group logs it, SIGHUP (whose default is to terminate) is simply ignored.
+        signal(SIGHUP, SIG_IGN)
         let fileSystem = PosixFileSystem()
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -170,7 +169,12 @@ public enum Daemon {
             services.append(Watchdog(interval: interval, server: server, notifier: notifier, logger: logger))
             logger.info("watchdog enabled", [("interval", "\(interval)")])
         }
-        let group = ServiceGroup(services: services, logger: logger) {
+        let group = ServiceGroup(
+            services: services, logger: logger,
+            ignoredSignals: [
+                (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
+            ]
+        ) {
             notifier.notify("STOPPING=1")
             notifier.notify("STATUS=Stopping: finishing requests and saving state")
         }
@@ -255,27 +259,4 @@ struct Watchdog: Service {
             try? await Task.sleep(for: interval / 2)
         }
     }
-}
-
-/// SIGHUP would kill the daemon by default; lumend has nothing to reload, so it says so and carries on.
-final class HangupHandler: Sendable {
-    private let source: SignalSourceBox
-
-    init(logger: Logger) {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler {
-            logger.notice("SIGHUP ignored: lumend reads its options at start; restart it to change them")
-        }
-        source.resume()
-        self.source = SignalSourceBox(source: source)
-    }
-
-    deinit { source.source.cancel() }
-}
-
-/// A signal source owned by one object and never touched after set-up but to cancel it in `deinit`, where
-/// nothing else can reach it (Dispatch sources are not `Sendable`).
-struct SignalSourceBox: @unchecked Sendable {
-    let source: any DispatchSourceSignal
 }

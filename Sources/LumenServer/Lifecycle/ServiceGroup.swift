@@ -18,6 +18,7 @@ public final class ServiceGroup: Sendable {
     let services: [any Service]
     let logger: Logger
     let signals: [Int32]
+    let ignoredSignals: [(Int32, String)]
     let onShutdown: @Sendable () -> Void
     private let events: AsyncStream<Event>
     private let post: AsyncStream<Event>.Continuation
@@ -32,14 +33,16 @@ public final class ServiceGroup: Sendable {
     /// - Parameters:
     ///   - services: started in this order, stopped in reverse.
     ///   - signals: the signals that start a graceful shutdown.
+    ///   - ignoredSignals: signals that are only logged, with the message to log (SIGHUP: nothing to reload).
     ///   - onShutdown: called once when shutdown begins (the daemon sends `STOPPING=1` here).
     public init(
         services: [any Service], logger: Logger, signals: [Int32] = [SIGTERM, SIGINT],
-        onShutdown: @escaping @Sendable () -> Void = {}
+        ignoredSignals: [(Int32, String)] = [], onShutdown: @escaping @Sendable () -> Void = {}
     ) {
         self.services = services
         self.logger = logger
         self.signals = signals
+        self.ignoredSignals = ignoredSignals
         self.onShutdown = onShutdown
         (events, post) = AsyncStream.makeStream(of: Event.self)
     }
@@ -111,6 +114,14 @@ public final class ServiceGroup: Sendable {
                 }
                 post.yield(.signal(number))
             }
+            source.resume()
+            sources.append(source)
+        }
+        for (number, message) in ignoredSignals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let logger = logger
+            source.setEventHandler { logger.notice(message, [("signal", String(number))]) }
             source.resume()
             sources.append(source)
         }
