@@ -74,7 +74,7 @@ final class ClientConnection: Sendable {
             state.readSource?.resume()
         }
         let stream = lineStream
-        Task {
+        Task(executorPreference: QueueTaskExecutor(queue: queue)) {
             await self.process(stream, session: session)
         }
     }
