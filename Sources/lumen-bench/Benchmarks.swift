@@ -46,6 +46,9 @@ enum Benchmarks {
             client.readLine()
         }
         report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: echo1)
+        // A connection must not slow down as it ages: the last of many requests against the first.
+        let (early, late) = aging(path: served.path, request: get, total: quick ? 20_000 : 60_000)
+        report("lumend get on an old connection vs a new one (≈ 1.00)", late, baseline: early)
         report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: echo8)
 
         // Durable writes: instant latency, real clock, full durability (each confirmed only once on disk).
@@ -130,6 +133,22 @@ enum Benchmarks {
         group.wait()
         let elapsed = ContinuousClock.now - start
         return Measurement(operations: clients * rounds, seconds: seconds(elapsed))
+    }
+
+    /// The rate of the first and of the last 5,000 of `total` round trips on one connection.
+    static func aging(path: String, request: [UInt8], total: Int) -> (Measurement, Measurement) {
+        let client = BlockingLineClient(path: path)
+        func run(_ count: Int) -> Measurement {
+            let start = ContinuousClock.now
+            for _ in 0..<count {
+                client.send(request)
+                client.readLine()
+            }
+            return Measurement(operations: count, seconds: seconds(ContinuousClock.now - start))
+        }
+        let first = run(5_000)
+        _ = run(total - 10_000)
+        return (first, run(5_000))
     }
 
     /// Durable writes: each client toggles its own light and waits for each confirmation.
