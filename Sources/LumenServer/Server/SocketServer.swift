@@ -150,7 +150,7 @@ public final class SocketServer: Service, Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         let connections = state.withLock { Array($0.connections.values) }
-        for connection in connections { connection.queue.sync { connection.close(reason: nil) } }
+        for connection in connections { connection.close(reason: nil) }
     }
 
     /// Runs a request through the same machinery a client's request takes (decoding, the session's

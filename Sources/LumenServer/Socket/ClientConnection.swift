@@ -1,4 +1,3 @@
-import Dispatch
 import LumenModel
 import Synchronization
 
@@ -8,20 +7,14 @@ import Synchronization
 
 /// One accepted socket: reads lines into its session and writes the session's output, never blocking.
 ///
+/// The connection's ``ConnectionLoop`` thread handles the socket's readiness and runs the session's task, so
+/// a request wakes one thread, which reads it, answers it and writes the reply.
+///
 /// Reading stops while the session has many lines waiting (back-pressure), and output comes from the
 /// session's ``Outbox`` as the socket drains, so a slow client gets coalesced notices, not an ever-growing
 /// queue.
 final class ClientConnection: Sendable {
     private struct IO {
-        var sources = DispatchSources()
-        var readSource: (any DispatchSourceRead)? {
-            get { sources.read }
-            set { sources.read = newValue }
-        }
-        var writeSource: (any DispatchSourceWrite)? {
-            get { sources.write }
-            set { sources.write = newValue }
-        }
         var readSuspended = false
         var writeArmed = false
         var inbound: [UInt8] = []
@@ -35,7 +28,8 @@ final class ClientConnection: Sendable {
     }
 
     let fd: Int32
-    let queue: DispatchQueue
+    /// The connection's thread: socket events, and the session's task, run on it.
+    let loop: ConnectionLoop
     let limits: ServerLimits
     private let io = Mutex(IO())
     private let waitingLines = Atomic<Int>(0)
@@ -51,7 +45,7 @@ final class ClientConnection: Sendable {
     init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection) -> Void) {
         self.fd = fd
         self.limits = limits
-        queue = DispatchQueue(label: "lumend.connection.\(fd)")
+        loop = ConnectionLoop(fd: fd)
         closedHandler = onClose
         (lineStream, lines) = AsyncStream.makeStream(of: [UInt8].self)
     }
@@ -61,20 +55,13 @@ final class ClientConnection: Sendable {
     /// Starts reading and serving `session`.
     func start(session: Session) {
         sessionBox.withLock { $0 = session }
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [weak self] in self?.readAvailable() }
-        write.setEventHandler { [weak self] in self?.writable() }
-        let fd = fd
-        read.setCancelHandler { Glibc.close(fd) }
-        let sources = DispatchSources(read: read, write: write)
-        // Store the sources before the read source can fire: its handler finds them under the lock.
-        io.withLock { state in
-            state.sources = sources
-            state.readSource?.resume()
+        loop.start { [weak self] in
+            self?.readAvailable()
+        } writable: { [weak self] in
+            self?.writable()
         }
         let stream = lineStream
-        Task(executorPreference: QueueTaskExecutor(queue: queue)) {
+        Task(executorPreference: loop) {
             await self.process(stream, session: session)
         }
     }
@@ -83,8 +70,8 @@ final class ClientConnection: Sendable {
         let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
         let outbox = session.outbox
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
-            // Replies are written from here when the socket takes them, rather than after a hop to the
-            // connection's queue: a request's round trip is mostly such hops.
+            // Replies are written from here when the socket takes them, rather than after a hop back to
+            // the loop: a request's round trip is mostly such hops.
             guard outbox.enqueue(bytes, wakeWriter: false) else {
                 self?.overflowed()
                 return
@@ -94,12 +81,12 @@ final class ClientConnection: Sendable {
         for await line in stream {
             await processor.process(line: line, reply: reply)
             if waitingLines.subtract(1, ordering: .relaxed).newValue == Self.lowWater {
-                queue.async { [weak self] in self?.resumeReading() }
+                loop.submit { [weak self] in self?.resumeReading() }
             }
         }
         // Input ended (the client half-closed): answer what is still waiting, then close.
         await session.waitUntilIdle()
-        queue.async { [weak self] in
+        loop.submit { [weak self] in
             guard let self else { return }
             let drained = self.io.withLock { $0.pending.count == $0.pendingOffset }
             if drained && outbox.pendingReplyBytes == 0 { self.close(reason: nil) } else { self.closeWhenDrained() }
@@ -140,10 +127,10 @@ final class ClientConnection: Sendable {
 
     private func endInput() {
         io.withLock { state in
-            if !state.readSuspended { state.readSource?.suspend() }
             state.readSuspended = true
             state.inputEnded = true
         }
+        loop.watch(read: false)
         lines.finish()
     }
 
@@ -185,36 +172,36 @@ final class ClientConnection: Sendable {
         for line in ready {
             lines.yield(line)
             if waitingLines.add(1, ordering: .relaxed).newValue >= Self.highWater {
-                io.withLock { state in
-                    if !state.readSuspended && !state.closed {
-                        state.readSource?.suspend()
-                        state.readSuspended = true
-                    }
+                let suspend = io.withLock { state -> Bool in
+                    guard !state.readSuspended && !state.closed else { return false }
+                    state.readSuspended = true
+                    return true
                 }
+                if suspend { loop.watch(read: false) }
             }
         }
     }
 
     private func resumeReading() {
-        io.withLock { state in
-            guard state.readSuspended, !state.inputEnded, !state.closed else { return }
+        let resume = io.withLock { state -> Bool in
+            guard state.readSuspended, !state.inputEnded, !state.closed else { return false }
             state.readSuspended = false
-            state.readSource?.resume()
+            return true
         }
+        if resume { loop.watch(read: true) }
     }
 
     // MARK: - Writing
 
     /// Called (from any thread) when the outbox has something new.
-    func wake() { queue.async { [weak self] in self?.flush() } }
+    func wake() { loop.submit { [weak self] in self?.flush() } }
 
     private func writable() {
-        io.withLock { state in
-            if state.writeArmed {
-                state.writeArmed = false
-                state.writeSource?.suspend()
-            }
+        let disarm = io.withLock { state -> Bool in
+            defer { state.writeArmed = false }
+            return state.writeArmed
         }
+        if disarm { loop.watch(write: false) }
         flush()
     }
 
@@ -240,7 +227,7 @@ final class ClientConnection: Sendable {
                 if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                     if !state.writeArmed {
                         state.writeArmed = true
-                        state.writeSource?.resume()
+                        return .arm
                     }
                     return .stop
                 }
@@ -250,6 +237,9 @@ final class ClientConnection: Sendable {
             switch step {
             case .again: continue
             case .stop: return
+            case .arm:
+                loop.watch(write: true)
+                return
             case .finished:
                 close(reason: nil)
                 return
@@ -263,12 +253,12 @@ final class ClientConnection: Sendable {
     }
 
     private enum FlushStep {
-        case again, stop, finished
+        case again, stop, arm, finished
         case failed(Int32)
     }
 
     private func overflowed() {
-        queue.async { [weak self] in
+        loop.submit { [weak self] in
             guard let self else { return }
             let limit = self.limits.maxPendingReplyBytes
             self.close(reason: "client is not reading its replies (more than \(limit) bytes unsent); disconnected")
@@ -285,21 +275,15 @@ final class ClientConnection: Sendable {
 
     /// Closes the connection; `reason` is logged when the server, not the client, ended it.
     func close(reason: String?) {
-        let sources = io.withLock { state -> (read: (any DispatchSourceRead)?, write: (any DispatchSourceWrite)?)? in
-            guard !state.closed else { return nil }
+        let first = io.withLock { state -> Bool in
+            guard !state.closed else { return false }
             state.closed = true
-            // A suspended source must be resumed before it is cancelled and released.
-            if state.readSuspended { state.readSource?.resume() }
-            if !state.writeArmed { state.writeSource?.resume() }
-            let sources = (state.readSource, state.writeSource)
-            state.readSource = nil
-            state.writeSource = nil
             state.pending = []
-            return sources
+            return true
         }
-        guard let sources else { return }
-        sources.write?.cancel()
-        sources.read?.cancel()
+        guard first else { return }
+        // The loop closes the socket when it stops, after the work already queued.
+        loop.stop()
         lines.finish()
         session?.close()
         if let reason, let session {
@@ -307,12 +291,4 @@ final class ClientConnection: Sendable {
         }
         closedHandler(self)
     }
-}
-
-/// A connection's read and write sources. Dispatch sources are not `Sendable`; these are only created in
-/// `start(session:)` and from then on touched only under the connection's `io` lock, which is what makes
-/// the unchecked conformance sound.
-struct DispatchSources: @unchecked Sendable {
-    var read: (any DispatchSourceRead)?
-    var write: (any DispatchSourceWrite)?
 }
