@@ -20,7 +20,19 @@ final class ConnectionLoop: TaskExecutor {
     private let state = Mutex(State())
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let handlers = Mutex<(readable: @Sendable () -> Void, writable: @Sendable () -> Void)?>(nil)
+    /// The socket handlers, in a class: a tuple of closures kept in a `Mutex` and read through its `inout`
+    /// access gets wrapped in one more reabstraction thunk on every access, so calls grew slower with every
+    /// request (7.7k/s fell to 1.1k/s over 40k requests). A reference does not.
+    private final class Handlers: Sendable {
+        let readable: @Sendable () -> Void
+        let writable: @Sendable () -> Void
+        init(readable: @escaping @Sendable () -> Void, writable: @escaping @Sendable () -> Void) {
+            self.readable = readable
+            self.writable = writable
+        }
+    }
+
+    private let handlers = Mutex<Handlers?>(nil)
 
     /// A loop for `fd`; it owns the descriptor and closes it when it stops.
     init(fd: Int32) {
@@ -37,7 +49,8 @@ final class ConnectionLoop: TaskExecutor {
 
     /// Starts the thread. The handlers run on it when the socket is readable or writable (and wanted).
     func start(readable: @escaping @Sendable () -> Void, writable: @escaping @Sendable () -> Void) {
-        handlers.withLock { $0 = (readable, writable) }
+        let installed = Handlers(readable: readable, writable: writable)
+        handlers.withLock { $0 = installed }
         let thread = Thread { [self] in run() }
         thread.name = "lumend.connection"
         thread.start()
