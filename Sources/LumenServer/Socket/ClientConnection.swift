@@ -109,6 +109,9 @@ final class ClientConnection: Sendable {
             if count > 0 {
                 feed(chunk)
                 if io.withLock({ $0.readSuspended || $0.closed }) { return }
+                // A short read drained the socket; poll reports more when it comes, so save the read that
+                // would only say EAGAIN.
+                if count < 65_536 { return }
                 continue
             }
             if count == 0 {
