@@ -49,7 +49,7 @@ check-units: build
 
 ## bench: build in release mode and run the benchmarks.
 bench: deps
-	$(SWIFT) build -c release --product lumen-bench --product lumend
+	$(SWIFT) build -c release --product lumen-bench
 	$(BUILD_DIR)/release/lumen-bench
 
 ## fmt: format the sources with swift-format (.swift-format).
