@@ -80,23 +80,15 @@ public struct WriteCompletion: Sendable {
 }
 
 /// Something a client can call with arguments: `detectLights`, `advance`, ….
+///
+/// What the arguments and result look like is declared once, on the scope's ``ConnectionEntry``, where
+/// `describe` reads it.
 public struct Action: Sendable {
-    /// What the arguments look like, for `describe`.
-    public let arguments: String
-    /// What it returns, for `describe`.
-    public let result: String
     /// Performs the action.
     public let call: @Sendable (JSONCursor) async throws(LumenError) -> JSONValue
 
     /// An action.
-    public init(
-        arguments: String, result: String,
-        call: @escaping @Sendable (JSONCursor) async throws(LumenError) -> JSONValue
-    ) {
-        self.arguments = arguments
-        self.result = result
-        self.call = call
-    }
+    public init(call: @escaping @Sendable (JSONCursor) async throws(LumenError) -> JSONValue) { self.call = call }
 }
 
 /// Opens a child scope for a configuration, as ScopedState's `ConfiguredConnection` does for an ID.

@@ -149,7 +149,7 @@ public struct RoomScope: Scope {
     }
 
     var detectLights: Action {
-        Action(arguments: "none", result: "scan") { [container, id] _ async throws(LumenError) in
+        Action { [container, id] _ async throws(LumenError) in
             let scan = try await container.home.detectLights(in: id)
             return scan.jsonValue(isScanning: true)
         }

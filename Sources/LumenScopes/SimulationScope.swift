@@ -127,7 +127,7 @@ public struct SimulationScope: Scope {
             @Sendable () async throws(LumenError) -> JSONValue
     ) -> Action {
         let container = container
-        return Action(arguments: "", result: "") { arguments async throws(LumenError) in
+        return Action { arguments async throws(LumenError) in
             let work: @Sendable () async throws(LumenError) -> JSONValue
             do throws(JSONShapeError) {
                 let object =

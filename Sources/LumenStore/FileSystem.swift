@@ -170,7 +170,7 @@ extension FileSystem {
     }
 
     /// The directory part of a path ("." when there is none).
-    static func directory(of path: String) -> String {
+    public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

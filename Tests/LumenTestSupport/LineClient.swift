@@ -78,16 +78,6 @@ public final class LineClient: Sendable {
         }
     }
 
-    /// Whether the server closed the connection within `timeout` (reading and dropping anything it sent).
-    public func isClosedByServer(timeout: Duration = .seconds(15)) async -> Bool {
-        while true {
-            do { _ = try await readLine(timeout: timeout) } catch let failure as Failure {
-                if case .closed = failure { return true }
-                return false
-            } catch { return false }
-        }
-    }
-
     private func blockingReadLine(timeout: Duration) -> Result<String, Failure> {
         let deadline = ContinuousClock.now + timeout
         var chunk = [UInt8](repeating: 0, count: 65_536)

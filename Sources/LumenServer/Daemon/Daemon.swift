@@ -130,7 +130,7 @@ public enum Daemon {
             ownedPath = nil
             logger.info("serving on the socket systemd passed", [("fd", String(fd))])
         } else {
-            let directory = StateLoaderPaths.directory(of: options.socketPath)
+            let directory = PosixFileSystem.directory(of: options.socketPath)
             try? fileSystem.createDirectory(directory)
             do {
                 listenFD = try UnixSocket.listen(at: options.socketPath)
@@ -189,74 +189,4 @@ public enum Daemon {
 
     static func writeStdout(_ text: String) { _ = text.withCString { write(1, $0, strlen($0)) } }
     static func writeStderr(_ text: String) { _ = text.withCString { write(2, $0, strlen($0)) } }
-}
-
-enum StateLoaderPaths {
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-}
-
-/// What `STATUS=` says about persistence, updated by the store and read by the status reporter.
-final class PersistenceHealth: Sendable {
-    private let state = Mutex<(failure: String?, warnings: [String])>((nil, []))
-
-    func fail(_ why: String) { state.withLock { $0.failure = why } }
-    func recover() { state.withLock { $0.failure = nil } }
-    func warn(_ why: String) { state.withLock { $0.warnings.append(why) } }
-
-    var summary: String {
-        state.withLock { state in
-            if let failure = state.failure { return "persistence DEGRADED (\(failure)); retrying" }
-            if let warning = state.warnings.last { return "state recovered with warnings: \(warning)" }
-            return "state saved"
-        }
-    }
-}
-
-/// Sends `STATUS=` whenever what it says changes: lights simulated, clients connected, persistence health.
-struct StatusReporter: Service {
-    var name: String { "status" }
-    let home: Home
-    let server: SocketServer
-    let health: PersistenceHealth
-    let notifier: any ServiceNotifier
-
-    func run() async throws {
-        var last = ""
-        while !Task.isCancelled {
-            let lights = await home.lightCount
-            let clients = server.sessionCount
-            let status =
-                "Simulating \(lights) light\(lights == 1 ? "" : "s"); \(clients) client\(clients == 1 ? "" : "s") "
-                + "connected; \(health.summary)"
-            if status != last {
-                notifier.notify("STATUS=\(status)")
-                last = status
-            }
-            try? await Task.sleep(for: .milliseconds(500))
-        }
-    }
-}
-
-/// Pings the systemd watchdog at half its interval, but only after a probe request has gone through the
-/// daemon's request machinery: a stalled daemon stops pinging and systemd restarts it.
-struct Watchdog: Service {
-    var name: String { "watchdog" }
-    let interval: Duration
-    let server: SocketServer
-    let notifier: any ServiceNotifier
-    let logger: Logger
-
-    func run() async throws {
-        while !Task.isCancelled {
-            if await server.probe() {
-                notifier.notify("WATCHDOG=1")
-            } else if !Task.isCancelled {
-                logger.warning("watchdog probe failed; not pinging")
-            }
-            try? await Task.sleep(for: interval / 2)
-        }
-    }
 }

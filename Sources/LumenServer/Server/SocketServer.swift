@@ -15,7 +15,6 @@ public final class SocketServer: Service, Sendable {
     private struct State {
         var connections: [UInt64: ClientConnection] = [:]
         var nextSession: UInt64 = 1
-        var acceptSource: AcceptSource?
     }
 
     /// The listening descriptor (bound here, or inherited through socket activation).
@@ -53,9 +52,9 @@ public final class SocketServer: Service, Sendable {
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptPending() }
         source.resume()
-        let box = AcceptSource(source: source)
-        state.withLock { $0.acceptSource = box }
         await waitForCancellation()
+        // Stop accepting first; the rest of the shutdown drains what is already connected.
+        source.cancel()
         await shutDown()
     }
 
@@ -133,10 +132,6 @@ public final class SocketServer: Service, Sendable {
     /// Stops accepting, fails device waits, sends queued replies (for up to `drainTimeout`), closes all.
     private func shutDown(drainTimeout: Duration = .seconds(2)) async {
         context.beginShutdown()
-        state.withLock { state in
-            state.acceptSource?.source.cancel()
-            state.acceptSource = nil
-        }
         if let ownedPath { unlink(ownedPath) }
         close(listenFD)
         await context.container.home.shutDown()
@@ -168,10 +163,4 @@ public final class SocketServer: Service, Sendable {
         guard let reply = await iterator.next() else { return false }
         return (try? JSONParser.parse(reply))?["result"] != nil
     }
-}
-
-/// The listening socket's accept source, kept under the server's lock (Dispatch sources are not `Sendable`;
-/// this one is created in `run()` and afterwards touched only under that lock).
-struct AcceptSource: @unchecked Sendable {
-    let source: any DispatchSourceRead
 }

@@ -1,0 +1,44 @@
+import LumenSimulation
+import Synchronization
+
+/// Sends `STATUS=` whenever what it says changes: lights simulated, clients connected, persistence health.
+struct StatusReporter: Service {
+    var name: String { "status" }
+    let home: Home
+    let server: SocketServer
+    let health: PersistenceHealth
+    let notifier: any ServiceNotifier
+
+    func run() async throws {
+        var last = ""
+        while !Task.isCancelled {
+            let lights = await home.lightCount
+            let clients = server.sessionCount
+            let status =
+                "Simulating \(lights) light\(lights == 1 ? "" : "s"); \(clients) client\(clients == 1 ? "" : "s") "
+                + "connected; \(health.summary)"
+            if status != last {
+                notifier.notify("STATUS=\(status)")
+                last = status
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+}
+
+/// What `STATUS=` says about persistence, updated by the store and read by the status reporter.
+final class PersistenceHealth: Sendable {
+    private let state = Mutex<(failure: String?, warnings: [String])>((nil, []))
+
+    func fail(_ why: String) { state.withLock { $0.failure = why } }
+    func recover() { state.withLock { $0.failure = nil } }
+    func warn(_ why: String) { state.withLock { $0.warnings.append(why) } }
+
+    var summary: String {
+        state.withLock { state in
+            if let failure = state.failure { return "persistence DEGRADED (\(failure)); retrying" }
+            if let warning = state.warnings.last { return "state recovered with warnings: \(warning)" }
+            return "state saved"
+        }
+    }
+}
