@@ -2,7 +2,6 @@ import LumenModel
 import LumenScopes
 import LumenSimulation
 import LumenStore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
