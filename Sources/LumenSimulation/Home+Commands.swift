@@ -63,20 +63,27 @@ extension Home {
         let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
         let dropped =
             faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
+        let event: SimulationEvent
+        let due: Int64
         if !device.isReachable {
-            schedule(
-                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
-                at: nowMicros + timeout)
+            event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue))
+            due = nowMicros + timeout
         } else if dropped {
-            schedule(
-                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)),
-                at: nowMicros + timeout)
+            event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue))
+            due = nowMicros + timeout
         } else {
-            let applyAt = max(nowMicros + latency, device.lastApplyAt)
-            device.lastApplyAt = applyAt
-            schedule(.applyCommand(id), at: applyAt)
+            due = max(nowMicros + latency, device.lastApplyAt)
+            device.lastApplyAt = due
+            event = .applyCommand(id)
         }
         lights[light] = device
+        queue.schedule(event, at: due)
+        if clockMode == .real, due <= nowMicros {
+            // Already due (an instant device): apply it now rather than after a timer task's round trip.
+            // Anything else due by now goes first, in queue order, as a wake-up would have done.
+            runEvents(notAfter: nowMicros)
+        }
+        armRealClock()
         return ticket
     }
 
@@ -111,12 +118,14 @@ extension Home {
             transitions[command.light] = transition
             lights[command.light] = device
             setState(of: command.light, to: transition.state(at: nowMicros))
+            persist(.light(command.light))
             schedule(
                 .transitionStep(command.light, generation: device.transitionGeneration),
                 at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
         } else {
             lights[command.light] = device
             setState(of: command.light, to: target)
+            persist(.light(command.light))
         }
         command.ticket.settle(.success(target))
     }
@@ -189,6 +198,7 @@ extension Home {
             lights[id]?.name = newName
         }
         emit(entity, .property("name", .string(newName)))
+        persist(entity)
     }
 
     static func noSuchLight(_ id: LightID) -> LumenError {

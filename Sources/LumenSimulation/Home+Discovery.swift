@@ -43,6 +43,7 @@ extension Home {
         // A harness may have added a light with the same ID meanwhile; the real one wins, the found one is lost.
         guard lights[lightID] == nil else {
             rooms[roomID] = room
+            persist(.room(roomID))
             return
         }
         room.lightIDs.append(lightID)
@@ -51,6 +52,8 @@ extension Home {
         insertLight(pending.light, room: roomID)
         emit(.room(roomID), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
         if let scan = room.scan { emit(.room(roomID), .property("scan", scan.jsonValue(isScanning: true))) }
+        persist(.light(lightID))
+        persist(.room(roomID))
     }
 
     func endScan(in roomID: RoomID, scan: UInt64) {

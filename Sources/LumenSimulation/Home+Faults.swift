@@ -6,9 +6,11 @@ extension Home {
     public func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
         guard var light = lights[id] else { throw Self.noSuchLight(id) }
         let was = light.isReachable
+        let wasForced = light.forcedUnreachable
         light.forcedUnreachable = !reachable
         lights[id] = light
         if was != light.isReachable { emit(.light(id), .property("isReachable", .bool(light.isReachable))) }
+        if wasForced != light.forcedUnreachable { persist(.light(id)) }
     }
 
     /// Changes a light's fault settings at run time: drop probability, timeout, rate limit, latency.
@@ -21,6 +23,7 @@ extension Home {
         // The rate limit may have changed; start its bucket afresh.
         rateBuckets[id] = nil
         emit(.light(id), .property("settings", .object(merged.jsonObject)))
+        persist(.light(id))
     }
 
     /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory
@@ -53,5 +56,7 @@ extension Home {
         if !begins, fault.kind == .powerCycle, effectiveSettings(of: light).powerOn == .default {
             setState(of: fault.light, to: .factoryDefault)
         }
+        // A power cut ends a fade where it stands, and a restart may restore the factory default: both are saved.
+        if fault.kind == .powerCycle { persist(.light(fault.light)) }
     }
 }

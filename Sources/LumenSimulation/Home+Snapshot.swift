@@ -22,4 +22,20 @@ extension Home {
         fixture.faultSchedule = Array(faultSchedule.prefix(fixtureFaultCount))
         return fixture
     }
+
+    /// The saved form of one entity as it is now: what the state journal records when it changes.
+    public func record(of entity: Entity) -> StateRecord {
+        switch entity {
+        case .home:
+            return .home(name: name, roomIDs: roomOrder)
+        case .room(let id):
+            guard let room = rooms[id] else { return .removedRoom(id) }
+            var header = RoomFixture(id: id, name: room.name, lights: [], undiscovered: room.undiscovered)
+            header.defaults = room.defaults
+            return .room(header, lightIDs: room.lightIDs)
+        case .light(let id):
+            guard let light = lights[id], let entry = fixtureEntry(of: id) else { return .removedLight(id) }
+            return .light(entry, room: light.room)
+        }
+    }
 }

@@ -12,6 +12,8 @@ extension Home {
             id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
         roomOrder.append(id)
         emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+        persist(.room(id))
+        persist(.home)
     }
 
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
@@ -22,6 +24,8 @@ extension Home {
         roomOrder.removeAll { $0 == id }
         emit(.room(id), .removed)
         emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+        persist(.room(id))
+        persist(.home)
     }
 
     /// Adds a light to a room, as if it had been installed and paired.
@@ -36,6 +40,8 @@ extension Home {
         insertLight(fixture, room: roomID)
         rooms[roomID]?.lightIDs.append(fixture.id)
         emit(.room(roomID), .property("lightIDs", .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) })))
+        persist(.light(fixture.id))
+        persist(.room(roomID))
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
@@ -51,5 +57,7 @@ extension Home {
         if let room = rooms[light.room] {
             emit(.room(light.room), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
         }
+        persist(.light(id))
+        persist(.room(light.room))
     }
 }

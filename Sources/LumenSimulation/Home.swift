@@ -22,6 +22,8 @@ public enum ClockMode: String, Sendable, Hashable, CaseIterable {
 /// ```
 public actor Home {
     public typealias Observer = @Sendable (ChangeEvent) -> Void
+    /// Receives the saved form of an entity each time it changes.
+    public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
@@ -49,6 +51,8 @@ public actor Home {
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
     var observers: [UInt64: Observer] = [:]
+    /// Told the saved form of each entity whose saved form changes (the state store's journal).
+    var persistenceSink: PersistenceSink?
     var nextObserverID: UInt64 = 1
     var isShutDown = false
     let realStart = ContinuousClock.now
@@ -107,6 +111,19 @@ public actor Home {
 
     /// Stops calling an observer.
     public func removeObserver(_ id: UInt64) { observers[id] = nil }
+
+    /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
+    /// synchronously, as the change is applied: the state store journals these.
+    ///
+    /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
+    /// target, and a scheduled fault's passing unreachability is not saved at all.
+    public func setPersistenceSink(_ sink: PersistenceSink?) { persistenceSink = sink }
+
+    /// Hands the saved form of `entity` as it is now to the persistence sink.
+    func persist(_ entity: Entity) {
+        guard let persistenceSink else { return }
+        persistenceSink(record(of: entity))
+    }
 
     func emit(_ entity: Entity, _ change: ChangeEvent.Change) {
         guard !observers.isEmpty else { return }

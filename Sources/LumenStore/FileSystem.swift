@@ -34,6 +34,13 @@ public protocol FileSystem: Sendable {
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
     /// Flushes a file's data and metadata to the device.
     func fsync(_ fd: Int32, path: String) throws(FileSystemError)
+    /// Opens an existing file for reading and writing.
+    func openExisting(_ path: String) throws(FileSystemError) -> Int32
+    /// Writes some of `bytes` at `offset` without moving the file position; returns how many were written.
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(FileSystemError)
+        -> Int
+    /// Flushes a file's data, and only the metadata needed to read it back (`fdatasync`).
+    func syncData(_ fd: Int32, path: String) throws(FileSystemError)
     /// Closes a file.
     func close(_ fd: Int32)
     /// Renames `from` to `to`, atomically replacing `to`.
@@ -90,6 +97,26 @@ public struct PosixFileSystem: FileSystem {
 
     public func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
         if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
+    }
+
+    public func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
+        return fd
+    }
+
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String)
+        throws(FileSystemError) -> Int
+    {
+        while true {
+            let count = pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno != EINTR { throw FileSystemError("write", path, errno: errno) }
+        }
+    }
+
+    public func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
+        if fdatasync(fd) != 0 { throw FileSystemError("fdatasync", path, errno: errno) }
     }
 
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
@@ -167,6 +194,25 @@ extension FileSystem {
             throw error
         }
         try fsyncDirectory(directory)
+    }
+
+    /// Writes every byte of `bytes` at `offset`, resuming short writes.
+    public func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(FileSystemError) {
+        let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                do throws(FileSystemError) {
+                    let written = try write(
+                        fd, UnsafeRawBufferPointer(rebasing: buffer[done...]), at: offset + done, path: path)
+                    if written == 0 { return FileSystemError("write", path, errno: EIO) }
+                    done += written
+                } catch {
+                    return error
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
     /// The directory part of a path ("." when there is none).

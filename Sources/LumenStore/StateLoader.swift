@@ -29,6 +29,8 @@ public struct StateLoader: Sendable {
         public var generation: Int
         /// Problems that were worked around, for the log and `STATUS=`.
         public var warnings: [String]
+        /// How many journal commits were replayed onto the snapshot.
+        public var replayedCommits = 0
     }
 
     /// Why start-up cannot go on.
@@ -64,9 +66,10 @@ public struct StateLoader: Sendable {
     {
         let statePath = "\(directory)/\(StateStore.stateFileName)"
         let previousPath = "\(directory)/\(StateStore.previousFileName)"
+        let journalPath = "\(directory)/\(StateStore.journalFileName)"
         var warnings: [String] = []
         if reset {
-            for path in [statePath, previousPath] where fileSystem.fileExists(path) {
+            for path in [statePath, previousPath, journalPath] where fileSystem.fileExists(path) {
                 let aside = "\(path).reset-\(now())"
                 do { try fileSystem.rename(path, to: aside) } catch {
                     throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
@@ -111,8 +114,89 @@ public struct StateLoader: Sendable {
             if source == .previous {
                 warnings.append("the state file was missing or unusable; resumed from the previous generation")
             }
-            return Outcome(fixture: state, source: source, generation: state.generation ?? 0, warnings: warnings)
+            var outcome = Outcome(
+                fixture: state, source: source, generation: state.generation ?? 0, warnings: warnings)
+            replayJournal(onto: &outcome, origin: state.origin ?? origin)
+            return outcome
         }
-        return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+        var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+        if fileSystem.fileExists(journalPath) {
+            setJournalAside(
+                "there is a journal but no snapshot for it to follow, so its changes cannot be applied",
+                outcome: &outcome)
+        }
+        return outcome
+    }
+
+    /// Applies the journal's commits that follow the snapshot's generation.
+    ///
+    /// A journal cut off in mid-commit (a crash while writing) is expected: that commit was never confirmed.
+    /// Anything else that stops a replay short (damage with whole commits after it, a journal that follows a
+    /// newer snapshot than the one loaded, one from another fixture) loses changes: the journal is moved
+    /// aside for inspection and a warning says what was lost.
+    func replayJournal(onto outcome: inout Outcome, origin: FixtureOrigin) {
+        let journalPath = "\(directory)/\(StateStore.journalFileName)"
+        let bytes: [UInt8]?
+        do { bytes = try fileSystem.readFile(journalPath) } catch {
+            outcome.warnings.append("cannot read \(journalPath) (\(error)); changes after the snapshot are not applied")
+            return
+        }
+        guard let bytes, bytes.contains(where: { $0 != 0 }) else { return }
+        let contents = StateJournal.read(bytes)
+        guard let header = contents.header else {
+            setJournalAside("its first line is not a journal header", outcome: &outcome)
+            return
+        }
+        guard header.origin == origin else {
+            setJournalAside(
+                "it belongs to fixture '\(header.origin.id)' (\(header.origin.digest)), not '\(origin.id)'",
+                outcome: &outcome)
+            return
+        }
+        let base = outcome.generation
+        guard header.base <= base else {
+            let lost = contents.batches.count + (header.base - base)
+            setJournalAside(
+                "it follows generation \(header.base) but the snapshot loaded is generation \(base): "
+                    + "about \(lost) commits are lost", outcome: &outcome)
+            return
+        }
+        var replayed = 0
+        for batch in contents.batches where batch.generation > base {
+            do throws(JSONShapeError) {
+                outcome.fixture = try outcome.fixture.applying(batch.records)
+            } catch {
+                setJournalAside(
+                    "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were applied",
+                    outcome: &outcome)
+                return
+            }
+            outcome.generation = batch.generation
+            replayed += 1
+        }
+        outcome.replayedCommits = replayed
+        outcome.fixture.generation = outcome.generation
+        switch contents.damage {
+        case nil: break
+        case .tornTail:
+            outcome.warnings.append(
+                "the journal ends in an unfinished commit (lumend stopped while writing it, so it was never "
+                    + "confirmed); replayed \(replayed) whole commits")
+        case .corrupt(_, let later):
+            setJournalAside(
+                "it is \(contents.damage!); replayed the \(replayed) commits before the damage, \(later) are lost",
+                outcome: &outcome)
+        }
+    }
+
+    private func setJournalAside(_ why: String, outcome: inout Outcome) {
+        let path = "\(directory)/\(StateStore.journalFileName)"
+        let aside = "\(path).corrupt-\(now())"
+        do {
+            try fileSystem.rename(path, to: aside)
+            outcome.warnings.append("\(path) cannot be used: \(why); moved it to \(aside)")
+        } catch {
+            outcome.warnings.append("\(path) cannot be used: \(why); it could not be moved aside (\(error))")
+        }
     }
 }

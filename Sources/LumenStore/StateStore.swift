@@ -1,3 +1,4 @@
+import Dispatch
 import LumenModel
 import Synchronization
 
@@ -5,19 +6,28 @@ import Synchronization
     import Glibc
 #endif
 
-/// Keeps the simulation's state on disk: every change event marks the state dirty, and a writer saves a
-/// snapshot of the whole home atomically and durably, many changes sharing one `fsync` (group commit).
+/// Keeps the simulation's state on disk: a snapshot (`state.json`) and a journal of what changed since
+/// (`state.journal`), so that a change costs one small append and one `fdatasync`, however big the home.
+///
+/// The home hands the store the saved form of each entity as it changes (``record(_:)``). A writer thread
+/// commits everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit).
+/// When the journal grows past ``journalLimit`` (or twice the snapshot), after a failed write, and on
+/// ``compact()`` and ``close()``, the writer saves a whole snapshot atomically and durably instead and starts
+/// a new journal. ``StateLoader`` replays the journal onto the snapshot at start.
 ///
 /// In `full` durability a caller waits with ``waitUntilDurable(_:)`` before acknowledging a write; in
 /// `relaxed` durability the writer batches for up to ``relaxedDelay`` and nobody waits.
 ///
 /// ```swift
-/// let store = StateStore(directory: stateDir, durability: .full) { await home.snapshot() }
-/// await home.addObserver { store.noteChange($0) }
-/// let mark = store.changeMark
-/// try await store.waitUntilDurable(mark)   // the change is on disk
+/// let store = StateStore(directory: stateDir, durability: .full, origin: origin) { await home.snapshot() }
+/// await home.setPersistenceSink { store.record($0) }
+/// try await store.compact()                           // the state as loaded, on disk
+/// try await store.waitUntilDurable(store.changeMark)  // every change so far is on disk
 /// ```
-public actor StateStore {
+///
+/// The writer is a thread of its own rather than a task: it spends its life blocked in `fsync`, which must
+/// not hold one of the few threads Swift concurrency runs every actor on.
+public final class StateStore: Sendable {
     /// Produces the snapshot to write: the simulation's state now.
     public typealias SnapshotProvider = @Sendable () async -> Fixture
 
@@ -25,160 +35,205 @@ public actor StateStore {
     public static let stateFileName = "state.json"
     /// The previous good generation, kept beside it.
     public static let previousFileName = "state.previous.json"
+    /// The journal's name in the state directory.
+    public static let journalFileName = StateJournal.fileName
 
     /// The directory holding the state.
-    public nonisolated let directory: String
+    public let directory: String
     /// How writes are made durable.
-    public nonisolated let durability: Durability
+    public let durability: Durability
     /// How long a relaxed-mode change may wait before it is written.
-    public nonisolated let relaxedDelay: Duration
+    public let relaxedDelay: Duration
+    /// The journal size, in bytes, past which the next commit writes a snapshot instead (or twice the last
+    /// snapshot's size, when that is larger).
+    public let journalLimit: Int
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     let origin: FixtureOrigin
-    var generation: Int
 
-    /// Counts changes seen; written from the simulation's observer without an actor hop.
-    private nonisolated let changes = Atomic<UInt64>(0)
-    /// The mark of the newest change known to be on disk.
-    private(set) var durableMark: UInt64 = 0
-    private var waiters: [(mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var writing = false
-    /// Callers of `flush()` waiting for a write in flight to finish.
-    private var writeFinished: [CheckedContinuation<Void, Never>] = []
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
-    /// The last write error, while writes are failing.
-    public private(set) var lastError: FileSystemError?
-    /// The number of snapshots written.
-    public private(set) var writeCount = 0
-    /// Called with the health after every write attempt: `nil` when healthy, else the error.
-    private var healthObserver: (@Sendable (FileSystemError?) -> Void)?
+    let shared: Mutex<Shared>
+    /// The mark of the newest change known to be on disk, readable without the lock.
+    let durable = Atomic<UInt64>(0)
+    /// Wakes the writer.
+    let doorbell = DispatchSemaphore(value: 0)
+    /// Set while the writer waits for work, so that noting a change rings only when someone is listening.
+    let writerIdle = Atomic<Bool>(false)
 
-    /// A store.
+    /// State shared between callers and the writer thread.
+    struct Shared {
+        /// Counts changes noted.
+        var mark: UInt64 = 0
+        /// Saved forms not yet committed, one per entity, in the order first noted.
+        var pending: [StateRecord] = []
+        var pendingIndex: [Entity: Int] = [:]
+        /// When the oldest pending change was noted (relaxed mode waits from then).
+        var pendingSince: ContinuousClock.Instant?
+        var waiters: [Waiter] = []
+        /// Snapshots asked for by ``compact()`` and not yet started.
+        var snapshotWanted = false
+        var stopping = false
+        var stopped = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        var lastError: FileSystemError?
+        var retryAt: ContinuousClock.Instant?
+        var generation: Int
+        var commitCount = 0
+        var snapshotCount = 0
+        /// Snapshots started, each numbered; the number of the newest one saved.
+        var snapshotsStarted = 0
+        var lastSnapshotSaved = 0
+        var healthObserver: (@Sendable (FileSystemError?) -> Void)?
+    }
+
+    /// Someone waiting for changes up to `mark` to be on disk (and, for ``compact()``, for a snapshot).
+    struct Waiter {
+        var mark: UInt64
+        /// The number of the snapshot it waits for (one started after it asked), for ``compact()``.
+        var snapshot: Int?
+        var continuation: CheckedContinuation<Result<Void, FileSystemError>, Never>
+    }
+
+    /// A store, with its writer thread running.
     /// - Parameters:
     ///   - directory: the state directory (created if missing).
     ///   - fileSystem: the file system; tests inject faults here.
     ///   - durability: `full` or `relaxed`.
-    ///   - origin: the fixture the state comes from, recorded in every snapshot.
+    ///   - origin: the fixture the state comes from, recorded in every snapshot and journal.
     ///   - generation: the generation of the state loaded at start.
+    ///   - relaxedDelay: how long relaxed mode lets changes gather before writing them.
+    ///   - journalLimit: the journal size that triggers a snapshot.
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
-        provider: @escaping SnapshotProvider
+        journalLimit: Int = 4 << 20, provider: @escaping SnapshotProvider
     ) {
         self.directory = directory
         self.fileSystem = fileSystem
         self.durability = durability
         self.origin = origin
-        self.generation = generation
         self.relaxedDelay = relaxedDelay
+        self.journalLimit = journalLimit
         self.provider = provider
-        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        shared = Mutex(Shared(generation: generation))
+        Writer.start(for: self)
     }
 
     /// The path of the state file.
-    public nonisolated var statePath: String { "\(directory)/\(Self.stateFileName)" }
+    public var statePath: String { "\(directory)/\(Self.stateFileName)" }
+    /// The path of the journal.
+    public var journalPath: String { "\(directory)/\(Self.journalFileName)" }
 
-    /// Records that the simulation changed. Call it from the simulation's change observer; it never blocks.
-    public nonisolated func noteChange(_ event: ChangeEvent? = nil) {
-        changes.add(1, ordering: .sequentiallyConsistent)
-        ring.yield()
+    // MARK: - Noting changes
+
+    /// Notes the saved form of an entity that changed. Call it from the home's persistence sink; it never
+    /// blocks on the disk.
+    public func record(_ record: StateRecord) {
+        let entity = record.entity
+        shared.withLock { shared in
+            shared.mark += 1
+            if let index = shared.pendingIndex[entity] {
+                shared.pending[index] = record
+            } else {
+                shared.pendingIndex[entity] = shared.pending.count
+                shared.pending.append(record)
+            }
+            if shared.pendingSince == nil { shared.pendingSince = .now }
+        }
+        ringIfIdle()
     }
 
     /// A mark covering every change noted so far.
-    public nonisolated var changeMark: UInt64 { changes.load(ordering: .sequentiallyConsistent) }
+    public var changeMark: UInt64 { shared.withLock { $0.mark } }
 
-    /// Sets a function told of persistence health after each write attempt.
-    public func onHealthChange(_ observer: @escaping @Sendable (FileSystemError?) -> Void) {
-        healthObserver = observer
-    }
+    // MARK: - Waiting
 
     /// Waits until every change up to `mark` is on disk.
     /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed.
-    public func waitUntilDurable(_ mark: UInt64) async throws {
-        if mark <= durableMark { return }
-        try await withCheckedThrowingContinuation { continuation in
-            waiters.append((mark, continuation))
-            ring.yield()
-        }
-    }
-
-    /// Writes a snapshot now if anything changed since the last one.
-    /// - Throws: ``FileSystemError`` when the write fails; the previous state file is left intact.
-    public func flush() async throws(FileSystemError) {
-        while writing { await withCheckedContinuation { writeFinished.append($0) } }
-        let mark = changeMark
-        guard mark > durableMark || writeCount == 0 && mark > 0 else { return }
-        try await write(through: mark)
-    }
-
-    private func write(through mark: UInt64) async throws(FileSystemError) {
-        writing = true
-        defer {
-            writing = false
-            let waiting = writeFinished
-            writeFinished = []
-            for waiter in waiting { waiter.resume() }
-        }
-        var snapshot = await provider()
-        generation += 1
-        snapshot.generation = generation
-        snapshot.origin = origin
-        var bytes: [UInt8] = []
-        snapshot.jsonValue.write(to: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
-        do throws(FileSystemError) {
-            try fileSystem.createDirectory(directory)
-            try fileSystem.writeAtomically(
-                bytes, to: statePath, keepPrevious: "\(directory)/\(Self.previousFileName)")
-        } catch {
-            generation -= 1
-            lastError = error
-            let failed = waiters.filter { $0.mark <= mark }
-            waiters.removeAll { $0.mark <= mark }
-            let lumenError = LumenError(
-                .notPersisted,
-                "the change was applied but could not be saved (\(error)); lumend keeps retrying",
+    public func waitUntilDurable(_ mark: UInt64) async throws(LumenError) {
+        if mark <= durable.load(ordering: .acquiring) { return }
+        if case .failure(let error) = await wait(for: mark, snapshot: false) {
+            throw LumenError(
+                .notPersisted, "the change was applied but could not be saved (\(error)); lumend keeps retrying",
                 data: ["stateFile": .string(statePath)])
-            for waiter in failed { waiter.continuation.resume(throwing: lumenError) }
-            healthObserver?(error)
-            throw error
         }
-        writeCount += 1
-        durableMark = max(durableMark, mark)
-        let wasFailing = lastError != nil
-        lastError = nil
-        let done = waiters.filter { $0.mark <= durableMark }
-        waiters.removeAll { $0.mark <= durableMark }
-        for waiter in done { waiter.continuation.resume() }
-        if wasFailing || writeCount == 1 { healthObserver?(nil) }
     }
 
-    /// Writes snapshots as changes arrive until cancelled, then writes a last one.
-    ///
-    /// After a failure it retries with backoff (100 ms doubling to 5 s), and the first write that succeeds
-    /// catches up with everything.
-    public func run() async {
-        var backoff = Duration.milliseconds(100)
-        var bell = doorbell.makeAsyncIterator()
-        while !Task.isCancelled {
-            if changeMark <= durableMark && lastError == nil {
-                guard await bell.next() != nil else { break }
-                continue
+    /// Writes everything noted so far now, without waiting for the relaxed delay or a retry's backoff.
+    /// - Throws: ``FileSystemError`` when the write fails; what was on disk is left intact.
+    public func flush() async throws(FileSystemError) {
+        try await wait(for: changeMark, snapshot: false).get()
+    }
+
+    /// Writes a whole snapshot now and starts a new journal.
+    /// - Throws: ``FileSystemError`` when the write fails; what was on disk is left intact.
+    public func compact() async throws(FileSystemError) {
+        try await wait(for: changeMark, snapshot: true).get()
+    }
+
+    private func wait(for mark: UInt64, snapshot: Bool) async -> Result<Void, FileSystemError> {
+        await withCheckedContinuation { continuation in
+            let stopped = shared.withLock { shared -> Bool in
+                guard !shared.stopped else { return true }
+                let number = snapshot ? shared.snapshotsStarted + 1 : nil
+                if snapshot { shared.snapshotWanted = true }
+                shared.waiters.append(Waiter(mark: mark, snapshot: number, continuation: continuation))
+                return false
             }
-            if durability == .relaxed && lastError == nil && waiters.isEmpty {
-                try? await Task.sleep(for: relaxedDelay)
+            if stopped {
+                continuation.resume(returning: .failure(FileSystemError("write", statePath, errno: ESHUTDOWN)))
             }
-            do {
-                try await write(through: changeMark)
-                backoff = .milliseconds(100)
-            } catch {
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
-            }
+            doorbell.signal()
         }
-        try? await flush()
+    }
+
+    // MARK: - Running
+
+    /// Runs until cancelled, then saves a last snapshot and stops the writer (``close()``).
+    public func run() async {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        await withTaskCancellationHandler {
+            for await _ in stream {}
+        } onCancel: {
+            continuation.finish()
+        }
+        await close()
+    }
+
+    /// Saves a last snapshot if anything changed since the last one, and stops the writer thread.
+    /// Changes noted afterwards are not saved.
+    public func close() async {
+        await withCheckedContinuation { continuation in
+            let stopped = shared.withLock { shared -> Bool in
+                if shared.stopped { return true }
+                shared.stopping = true
+                shared.stopWaiters.append(continuation)
+                return false
+            }
+            if stopped { continuation.resume() }
+            doorbell.signal()
+        }
+    }
+
+    // MARK: - Health
+
+    /// Sets a function told of persistence health after each write attempt that changes it: `nil` when
+    /// healthy, else the error.
+    public func onHealthChange(_ observer: @escaping @Sendable (FileSystemError?) -> Void) {
+        shared.withLock { $0.healthObserver = observer }
+    }
+
+    /// The last write error, while writes are failing.
+    public var lastError: FileSystemError? { shared.withLock { $0.lastError } }
+    /// The number of commits made: journal appends and snapshots.
+    public var commitCount: Int { shared.withLock { $0.commitCount } }
+    /// The number of snapshots written.
+    public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
+    /// The generation of the newest commit.
+    public var generation: Int { shared.withLock { $0.generation } }
+
+    func ringIfIdle() {
+        if writerIdle.exchange(false, ordering: .acquiringAndReleasing) { doorbell.signal() }
     }
 }
 

@@ -10,8 +10,42 @@ import Synchronization
 /// `make bench`: every figure is reported as a ratio against a baseline measured in the same run, because
 /// these machines are noisy.
 enum Benchmarks {
+    /// The parts of the run; `--only` picks some.
+    enum Section: String, CaseIterable {
+        case reads, writes, size, memory
+    }
+
+    static let usage = """
+        usage: lumen-bench [--quick] [--only SECTION[,SECTION…]]
+
+        Measures lumend against a raw Unix-socket echo server in the same run and prints ratios.
+          --quick          fewer rounds (a smoke run, figures are rougher)
+          --only SECTIONS  run only these: reads, writes, size, memory (default: all)
+        """
+
     static func main(arguments: [String]) async {
-        let quick = arguments.contains("--quick")
+        var quick = false
+        var sections = Set(Section.allCases)
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--only":
+                let names = (rest.popFirst() ?? "").split(separator: ",").map(String.init)
+                let chosen = names.compactMap(Section.init(rawValue:))
+                guard !chosen.isEmpty, chosen.count == names.count else {
+                    print("lumen-bench: --only takes sections from: reads, writes, size, memory\n\n" + usage)
+                    exit(2)
+                }
+                sections = Set(chosen)
+            case "-h", "--help":
+                print(usage)
+                return
+            default:
+                print("lumen-bench: unknown argument '\(argument)'\n\n" + usage)
+                exit(2)
+            }
+        }
         let rounds = quick ? 2_000 : 20_000
         print("Lumen benchmarks (\(quick ? "quick" : "full") run; release build recommended: make bench)\n")
         let directory = makeTemporaryDirectory()
@@ -31,59 +65,100 @@ enum Benchmarks {
         }
         report("raw echo baseline, 1 client", echo1, baseline: echo1)
         report("raw echo baseline, 8 clients", echo8, baseline: echo8)
+        let baseline = Baseline(quick: quick, rounds: rounds, directory: directory, echo1: echo1, echo8: echo8)
 
-        // lumend reads.
-        let served = await serve(fixture: .demoHome(), directory: "\(directory)/demo", durability: .full)
-        let get =
-            Array(
-                #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
-        let reads1 = measure(clients: 1, rounds: rounds, path: served.path) { client, _ in
-            client.send(get)
+        var reads1: Measurement?
+        if sections.contains(.reads) { reads1 = await benchmarkReads(baseline) }
+        if sections.contains(.writes) { await benchmarkWrites(baseline) }
+        if sections.contains(.size) { await benchmarkHomeSize(baseline, demoReads: reads1) }
+        if sections.contains(.memory) { await benchmarkMemory(baseline) }
+    }
+
+    /// What every section compares against.
+    struct Baseline {
+        var quick: Bool
+        var rounds: Int
+        var directory: String
+        var echo1: Measurement
+        var echo8: Measurement
+    }
+
+    static let getName =
+        Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
+
+    /// Reads: `get` round trips from 1 and 8 clients, and on an old connection against a new one.
+    static func benchmarkReads(_ baseline: Baseline) async -> Measurement {
+        let served = await serve(fixture: .demoHome(), directory: "\(baseline.directory)/demo", durability: .full)
+        defer { served.stop() }
+        let reads1 = measure(clients: 1, rounds: baseline.rounds, path: served.path) { client, _ in
+            client.send(getName)
             client.readLine()
         }
-        let reads8 = measure(clients: 8, rounds: rounds / 4, path: served.path) { client, _ in
-            client.send(get)
+        let reads8 = measure(clients: 8, rounds: baseline.rounds / 4, path: served.path) { client, _ in
+            client.send(getName)
             client.readLine()
         }
-        report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: echo1)
+        report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: baseline.echo1)
         // A connection must not slow down as it ages: the last of many requests against the first.
-        let (early, late) = aging(path: served.path, request: get, total: quick ? 20_000 : 60_000)
+        let (early, late) = aging(path: served.path, request: getName, total: baseline.quick ? 20_000 : 60_000)
         report("lumend get on an old connection vs a new one (≈ 1.00)", late, baseline: early)
-        report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: echo8)
+        report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: baseline.echo8)
+        return reads1
+    }
 
-        // Durable writes: instant latency, real clock, full durability (each confirmed only once on disk).
+    /// Writes: instant latency, real clock, each `set` confirmed before the next; full and relaxed durability.
+    static func benchmarkWrites(_ baseline: Baseline) async {
         for durability in [Durability.full, .relaxed] {
             let writer = await serve(
-                fixture: instantHome(lights: 8), directory: "\(directory)/w-\(durability.rawValue)",
+                fixture: instantHome(lights: 8), directory: "\(baseline.directory)/w-\(durability.rawValue)",
                 durability: durability)
             for clients in [1, 8] {
-                let rate = measureWrites(clients: clients, rounds: (quick ? 300 : 3_000) / clients, path: writer.path)
+                let rounds = (baseline.quick ? 600 : 6_000) / clients
+                let before = writer.store.commitCount
+                let rate = measureWrites(clients: clients, rounds: rounds, path: writer.path)
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
                 report(
                     "lumend \(durability.rawValue) set, \(clients) client\(clients == 1 ? "" : "s")\(target)", rate,
-                    baseline: clients == 1 ? echo1 : echo8)
+                    baseline: clients == 1 ? baseline.echo1 : baseline.echo8)
                 if durability == .full {
-                    let fsyncs = await writer.store.writeCount
-                    print("    snapshots written so far: \(fsyncs) (group commit shares them between writes)")
+                    let commits = writer.store.commitCount - before
+                    print(
+                        String(
+                            format: "    %d writes shared %d disk commits (%.1f a commit)", clients * rounds, commits,
+                            Double(clients * rounds) / Double(max(1, commits))))
                 }
             }
             writer.stop()
         }
+    }
 
-        // A session's cost must not grow with the size of the home.
+    /// A session's cost must not grow with the size of the home.
+    static func benchmarkHomeSize(_ baseline: Baseline, demoReads: Measurement?) async {
+        let count = baseline.quick ? 10_000 : 100_000
+        let demo: Measurement
+        if let demoReads {
+            demo = demoReads
+        } else {
+            let served = await serve(fixture: .demoHome(), directory: "\(baseline.directory)/demo", durability: .full)
+            demo = measure(clients: 1, rounds: baseline.rounds, path: served.path) { client, _ in
+                client.send(getName)
+                client.readLine()
+            }
+            served.stop()
+        }
         let big = await serve(
-            fixture: instantHome(lights: quick ? 10_000 : 100_000), directory: "\(directory)/big", durability: .relaxed)
-        let bigReads = measure(clients: 1, rounds: rounds, path: big.path) { client, _ in
-            client.send(get)
+            fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .relaxed)
+        defer { big.stop() }
+        let bigReads = measure(clients: 1, rounds: baseline.rounds, path: big.path) { client, _ in
+            client.send(getName)
             client.readLine()
         }
-        report(
-            "lumend get in a \(quick ? "10,000" : "100,000")-light home vs the demo home", bigReads, baseline: reads1)
-        big.stop()
-        served.stop()
+        report("lumend get in a \(count.formatted())-light home vs the demo home", bigReads, baseline: demo)
+    }
 
-        // Memory per light.
-        let count = quick ? 10_000 : 100_000
+    /// Memory per light.
+    static func benchmarkMemory(_ baseline: Baseline) async {
+        let count = baseline.quick ? 10_000 : 100_000
         // The fixture is built first and kept, so the difference is what the simulation itself holds.
         let fixture = instantHome(lights: count)
         let before = residentBytes()
@@ -230,10 +305,9 @@ enum Benchmarks {
         let server = SocketServer(
             listenFD: fd, ownedPath: path, container: container,
             logger: Logger(level: .critical, handler: StderrLogHandler()))
-        await home.addObserver { event in
-            server.publish(event)
-            store.noteChange(event)
-        }
+        await home.addObserver { server.publish($0) }
+        await home.setPersistenceSink { store.record($0) }
+        try? await store.compact()
         let serverTask = Task { _ = try? await server.run() }
         let storeTask = Task { await store.run() }
         return Served(path: path, store: store, tasks: [serverTask, storeTask])

@@ -18,6 +18,13 @@ final class FaultyFileSystem: FileSystem {
     func inject(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
     func heal() { state.withLock { $0.faults = [] } }
 
+    private var shortWriteLimit: Int? {
+        state.withLock { state -> Int? in
+            for case .shortWrites(let limit) in state.faults { return limit }
+            return nil
+        }
+    }
+
     private func record(_ operation: String, _ path: String) throws(FileSystemError) {
         let failing = state.withLock { state -> Int32? in
             state.calls.append("\(operation) \((path as NSString).lastPathComponent)")
@@ -39,11 +46,7 @@ final class FaultyFileSystem: FileSystem {
 
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
         try record("write", path)
-        let limit = state.withLock { state -> Int? in
-            for case .shortWrites(let limit) in state.faults { return limit }
-            return nil
-        }
-        if let limit, bytes.count > limit {
+        if let limit = shortWriteLimit, bytes.count > limit {
             return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<limit]), path: path)
         }
         return try real.write(fd, bytes, path: path)
@@ -52,6 +55,26 @@ final class FaultyFileSystem: FileSystem {
     func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
         try record("fsync", path)
         try real.fsync(fd, path: path)
+    }
+
+    func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
+        try record("open", path)
+        return try real.openExisting(path)
+    }
+
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(FileSystemError)
+        -> Int
+    {
+        try record("write", path)
+        if let limit = shortWriteLimit, bytes.count > limit {
+            return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<limit]), at: offset, path: path)
+        }
+        return try real.write(fd, bytes, at: offset, path: path)
+    }
+
+    func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
+        try record("fdatasync", path)
+        try real.syncData(fd, path: path)
     }
 
     func close(_ fd: Int32) { real.close(fd) }

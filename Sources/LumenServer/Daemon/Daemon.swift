@@ -97,7 +97,7 @@ public enum Daemon {
             directory: options.stateDirectory, fileSystem: fileSystem, durability: durability, origin: origin,
             generation: outcome.generation
         ) { await home.snapshot() }
-        await store.onHealthChange { error in
+        store.onHealthChange { error in
             if let error {
                 health.fail(error.description)
                 logger.error("cannot save state; retrying: \(error)", [("state_dir", options.stateDirectory)])
@@ -105,17 +105,19 @@ public enum Daemon {
                 health.recover()
             }
         }
-        if outcome.source != .state {
-            // Make the state exist on disk before saying READY, so a crash right after start loses nothing.
-            store.noteChange()
-            do { try await store.flush() } catch {
-                logger.error("cannot write the initial state: \(error)")
-            }
+        await home.setPersistenceSink { store.record($0) }
+        // Save the state as loaded (the fixture, or the snapshot with its journal replayed) as one snapshot and
+        // start a fresh journal, before saying READY: a crash right after start then loses nothing.
+        do { try await store.compact() } catch {
+            logger.error("cannot write the initial state: \(error)")
         }
         let lightCount = await home.lightCount
         logger.info(
             "loaded \(lightCount) lights from \(outcome.source.rawValue)",
-            [("fixture", fixture.id), ("generation", String(outcome.generation)), ("durability", durability.rawValue)])
+            [
+                ("fixture", fixture.id), ("generation", String(outcome.generation)),
+                ("journal_commits_replayed", String(outcome.replayedCommits)), ("durability", durability.rawValue),
+            ])
 
         // The socket.
         let listenFD: Int32
@@ -153,7 +155,6 @@ public enum Daemon {
             logger: logger)
         await home.addObserver { event in
             server.publish(event)
-            store.noteChange(event)
         }
         let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"
         logger.notice(
@@ -179,7 +180,7 @@ public enum Daemon {
         }
         notifier.notify("READY=1")
         try await group.run()
-        if let error = await store.lastError {
+        if let error = store.lastError {
             logger.error("stopped, but the last state could not be saved: \(error)")
         } else {
             logger.notice("stopped; state saved", [("state", store.statePath)])

@@ -38,11 +38,15 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public let handler: Handler
     /// The deepest nesting a line may have.
     public let maxDepth: Int
+    /// Where answers that come later are awaited: the connection's own thread, so that a confirmation
+    /// resumes there instead of on a shared thread and then hopping back.
+    public let executor: (any TaskExecutor)?
 
     /// A processor.
-    public init(handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth) {
+    public init(handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, executor: (any TaskExecutor)? = nil) {
         self.handler = handler
         self.maxDepth = maxDepth
+        self.executor = executor
     }
 
     /// Processes one line and sends each response (one JSON text, no newline) to `reply`.
@@ -75,7 +79,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             if pending.allSatisfy({ if case .done = $0.outcome { true } else { false } }) {
                 reply(Self.batchResponse(pending.map { ($0.id, Self.settled($0.outcome)) }))
             } else {
-                Task {
+                Task(executorPreference: executor) {
                     var results: [(JSONValue, Result<JSONValue, LumenError>)] = []
                     var laters = 0
                     for item in pending {
@@ -96,7 +100,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         switch outcome {
         case .done(let result): reply(Self.response(id: id, result))
         case .later(let wait):
-            Task {
+            Task(executorPreference: executor) {
                 reply(Self.response(id: id, await wait()))
                 handler.laterOutcomeSent()
             }
@@ -135,7 +139,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             // A notification: the work goes on, but nothing is said.
             if case .later(let wait) = outcome {
                 let handler = handler
-                Task {
+                Task(executorPreference: executor) {
                     _ = await wait()
                     handler.laterOutcomeSent()
                 }

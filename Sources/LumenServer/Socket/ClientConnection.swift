@@ -67,7 +67,7 @@ final class ClientConnection: Sendable {
     }
 
     private func process(_ stream: AsyncStream<[UInt8]>, session: Session) async {
-        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
+        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth, executor: loop)
         let outbox = session.outbox
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
             // Replies are written from here when the socket takes them, rather than after a hop back to

@@ -1,0 +1,294 @@
+import Dispatch
+import LumenModel
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension StateStore {
+    /// The writer thread: takes what was noted, commits it, tells the waiters.
+    enum Writer {
+        /// Starts the writer for `store`. It holds the store only while working, and ends when the store is
+        /// closed or released.
+        static func start(for store: StateStore) {
+            DispatchQueue(label: "lumen.state-store.writer").async { [weak store] in
+                var state = WriterState()
+                while true {
+                    guard let store, store.step(&state) else { return }
+                }
+            }
+        }
+    }
+
+    /// What only the writer touches: the open journal and its bookkeeping.
+    struct WriterState {
+        var journal: JournalFile?
+        /// Commits appended since the last snapshot.
+        var batchesSinceSnapshot = 0
+        var lastSnapshotSize = 0
+        var backoff = Duration.milliseconds(100)
+    }
+
+    /// The journal being appended to.
+    struct JournalFile {
+        let fd: Int32
+        /// Where the next commit goes.
+        var end: Int
+        /// How far the file is zero-filled.
+        var allocated: Int
+    }
+
+    private enum Next {
+        case wait(Duration)
+        case commit(records: [StateRecord], mark: UInt64, snapshot: Bool)
+        case stop(records: [StateRecord], mark: UInt64)
+    }
+
+    /// Waits for work and does one commit. Returns `false` once the store is stopped.
+    func step(_ state: inout WriterState) -> Bool {
+        var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
+        let next = shared.withLock { shared -> Next in
+            satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+            if shared.stopping {
+                let taken = Self.take(&shared)
+                return .stop(records: taken.records, mark: taken.mark)
+            }
+            let now = ContinuousClock.now
+            let hasWork = !shared.pending.isEmpty || shared.snapshotWanted || shared.lastError != nil
+            guard hasWork else {
+                writerIdle.store(true, ordering: .releasing)
+                // Woken by a change; the timeout only lets the thread notice that its store is gone.
+                return .wait(.seconds(1))
+            }
+            if let retryAt = shared.retryAt, now < retryAt { return .wait(now.duration(to: retryAt)) }
+            if durability == .relaxed, shared.waiters.isEmpty, let since = shared.pendingSince,
+                now < since + relaxedDelay
+            {
+                return .wait(now.duration(to: since + relaxedDelay))
+            }
+            let limit = max(journalLimit, 2 * state.lastSnapshotSize)
+            let snapshot = shared.snapshotWanted || state.journal == nil || (state.journal?.end ?? 0) > limit
+            if snapshot {
+                shared.snapshotWanted = false
+                shared.snapshotsStarted += 1
+            }
+            let taken = Self.take(&shared)
+            return .commit(records: taken.records, mark: taken.mark, snapshot: snapshot)
+        }
+        for waiter in satisfied { waiter.resume(returning: .success(())) }
+        switch next {
+        case .wait(let duration):
+            let nanoseconds = max(
+                1,
+                Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000))
+            _ = doorbell.wait(timeout: .now() + .nanoseconds(min(nanoseconds, 1_000_000_000)))
+            writerIdle.store(false, ordering: .releasing)
+            return true
+        case .commit(let records, let mark, let snapshot):
+            let result = snapshot ? writeSnapshot(&state) : append(records, &state)
+            finish(result, mark: mark, records: records, snapshot: snapshot, &state)
+            return true
+        case .stop(let records, let mark):
+            var result: CommitResult = .written
+            if !records.isEmpty || state.batchesSinceSnapshot > 0 {
+                shared.withLock { $0.snapshotsStarted += 1 }
+                result = writeSnapshot(&state)
+                finish(result, mark: mark, records: [], snapshot: true, &state)
+            }
+            if let journal = state.journal { fileSystem.close(journal.fd) }
+            state.journal = nil
+            let (waiters, stopWaiters) = shared.withLock { shared in
+                shared.stopped = true
+                defer {
+                    shared.waiters = []
+                    shared.stopWaiters = []
+                }
+                return (shared.waiters, shared.stopWaiters)
+            }
+            let closed = FileSystemError("write", statePath, errno: ESHUTDOWN)
+            for waiter in waiters { waiter.continuation.resume(returning: .failure(closed)) }
+            for waiter in stopWaiters { waiter.resume() }
+            return false
+        }
+    }
+
+    private static func take(_ shared: inout Shared) -> (records: [StateRecord], mark: UInt64) {
+        defer {
+            shared.pending = []
+            shared.pendingIndex = [:]
+            shared.pendingSince = nil
+        }
+        return (shared.pending, shared.mark)
+    }
+
+    /// How a commit went.
+    enum CommitResult {
+        case written
+        /// Nothing reached the disk.
+        case failed(FileSystemError)
+        /// The snapshot was saved, but the new journal could not be made: the changes are safe, and the
+        /// next commit is a snapshot again.
+        case savedButNoJournal(FileSystemError)
+    }
+
+    /// Appends one commit to the journal and `fdatasync`s it.
+    private func append(_ records: [StateRecord], _ state: inout WriterState) -> CommitResult {
+        guard var journal = state.journal else { return .failed(FileSystemError("write", journalPath, errno: EBADF)) }
+        let generation = shared.withLock { $0.generation } + 1
+        let line = StateJournal.batchLine(generation: generation, records: records)
+        do throws(FileSystemError) {
+            if journal.end + line.count > journal.allocated {
+                // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need
+                // not also write the file's size.
+                let growth = max(StateJournal.preallocation, line.count)
+                try fileSystem.writeAll(
+                    journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
+                journal.allocated += growth
+            }
+            try fileSystem.writeAll(journal.fd, line, at: journal.end, path: journalPath)
+            try fileSystem.syncData(journal.fd, path: journalPath)
+        } catch {
+            // After a failed write or fdatasync the file's contents are unknown (and Linux may already have
+            // dropped the dirty pages): never append to it again. The next commit is a whole snapshot.
+            fileSystem.close(journal.fd)
+            state.journal = nil
+            return .failed(error)
+        }
+        journal.end += line.count
+        state.journal = journal
+        state.batchesSinceSnapshot += 1
+        shared.withLock { $0.generation = generation }
+        return .written
+    }
+
+    /// Saves a whole snapshot atomically and durably, then starts a new journal after it.
+    private func writeSnapshot(_ state: inout WriterState) -> CommitResult {
+        // Any journal open now is older than the snapshot about to be written: appending to it after a failed
+        // snapshot could number a commit the snapshot already claims.
+        if let journal = state.journal { fileSystem.close(journal.fd) }
+        state.journal = nil
+        var snapshot = blockingSnapshot()
+        let generation = shared.withLock { $0.generation } + 1
+        snapshot.generation = generation
+        snapshot.origin = origin
+        var bytes: [UInt8] = []
+        snapshot.jsonValue.write(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        do throws(FileSystemError) {
+            try fileSystem.createDirectory(directory)
+            try fileSystem.writeAtomically(
+                bytes, to: statePath, keepPrevious: "\(directory)/\(Self.previousFileName)")
+        } catch {
+            return .failed(error)
+        }
+        shared.withLock { $0.generation = generation }
+        state.lastSnapshotSize = bytes.count
+        state.batchesSinceSnapshot = 0
+        let header = StateJournal.headerLine(base: generation, origin: origin)
+        do throws(FileSystemError) {
+            try fileSystem.writeAtomically(
+                header + [UInt8](repeating: 0, count: StateJournal.preallocation), to: journalPath)
+            let fd = try fileSystem.openExisting(journalPath)
+            state.journal = JournalFile(
+                fd: fd, end: header.count, allocated: header.count + StateJournal.preallocation)
+        } catch {
+            return .savedButNoJournal(error)
+        }
+        return .written
+    }
+
+    /// The home's snapshot, from this plain thread: the provider runs as a task while the writer waits.
+    private func blockingSnapshot() -> Fixture {
+        let result = Mutex<Fixture?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let provider = provider
+        Task {
+            let fixture = await provider()
+            result.withLock { $0 = fixture }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Tells waiters and the health observer how a commit went.
+    private func finish(
+        _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool, _ state: inout WriterState
+    ) {
+        var error: FileSystemError?
+        var saved = true
+        switch result {
+        case .written: break
+        case .failed(let failure):
+            error = failure
+            saved = false
+        case .savedButNoJournal(let failure): error = failure
+        }
+        if saved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
+        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
+        let (failed, succeeded, observer, report) = shared.withLock {
+            shared -> ([Continuation], [Continuation], (@Sendable (FileSystemError?) -> Void)?, Bool) in
+            let previousError = shared.lastError
+            let firstCommit = shared.commitCount == 0
+            var failed: [Continuation] = []
+            if saved {
+                shared.commitCount += 1
+                if snapshot {
+                    shared.snapshotCount += 1
+                    shared.lastSnapshotSaved = shared.snapshotsStarted
+                }
+            } else {
+                // The changes are not lost: put back those not noted again since, for the next attempt.
+                for record in records where shared.pendingIndex[record.entity] == nil {
+                    shared.pendingIndex[record.entity] = shared.pending.count
+                    shared.pending.append(record)
+                }
+                if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
+                // Those waiting for these changes, and those waiting for this snapshot, hear it failed.
+                let started = shared.snapshotsStarted
+                let hit = { (waiter: Waiter) in
+                    waiter.mark <= mark || (snapshot && waiter.snapshot.map { $0 <= started } ?? false)
+                }
+                failed = shared.waiters.filter(hit).map(\.continuation)
+                shared.waiters.removeAll(where: hit)
+            }
+            if let error {
+                shared.lastError = error
+                shared.retryAt = .now + state.backoff
+                state.backoff = min(state.backoff * 2, .seconds(5))
+            } else {
+                shared.lastError = nil
+                shared.retryAt = nil
+                state.backoff = .milliseconds(100)
+            }
+            let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+            // Told when health changes, not of every retry that fails again.
+            let report = (error == nil) != (previousError == nil) || firstCommit
+            return (failed, succeeded, shared.healthObserver, report)
+        }
+        // Health first, so whoever hears back from a write also finds the health it left behind.
+        if report { observer?(error) }
+        if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
+        for waiter in succeeded { waiter.resume(returning: .success(())) }
+    }
+
+    /// Removes and returns the waiters whose changes (and snapshot, for ``compact()``) are on disk.
+    func resolveWaiters(_ shared: inout Shared, durableMark: UInt64)
+        -> [CheckedContinuation<Result<Void, FileSystemError>, Never>]
+    {
+        guard !shared.waiters.isEmpty else { return [] }
+        let saved = shared.lastSnapshotSaved
+        var done: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
+        var remaining: [Waiter] = []
+        for waiter in shared.waiters {
+            if waiter.mark <= durableMark, waiter.snapshot.map({ saved >= $0 }) ?? true {
+                done.append(waiter.continuation)
+            } else {
+                remaining.append(waiter)
+            }
+        }
+        shared.waiters = remaining
+        return done
+    }
+}

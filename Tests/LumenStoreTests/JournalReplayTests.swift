@@ -1,0 +1,145 @@
+import Foundation
+import LumenModel
+import LumenStore
+import LumenTestSupport
+import Testing
+
+@Suite("Journal replay at start-up", .timeLimit(.minutes(2)))
+struct JournalReplayTests {
+    let directory = TemporaryDirectory()
+    let fixture = try! Fixture(json: Array(TestFixtures.instantHome.utf8))
+    let origin = FixtureOrigin(id: "test-home", digest: "fnv1a64:1")
+
+    var loader: StateLoader { StateLoader(directory: directory.path, now: { 1_700_000_000 }) }
+
+    func write(_ bytes: [UInt8], to name: String) {
+        _ = FileManager.default.createFile(atPath: directory.file(name), contents: Data(bytes))
+    }
+
+    func writeSnapshot(generation: Int, name: String = "Saved", to file: String = "state.json") {
+        var state = fixture
+        state.name = name
+        state.generation = generation
+        state.origin = origin
+        write(Array(state.prettyJSON().utf8), to: file)
+    }
+
+    /// A journal after `base` renaming the home once per commit: "Rename 1", "Rename 2", ….
+    func journal(base: Int, commits: Int, origin: FixtureOrigin? = nil) -> [[UInt8]] {
+        [StateJournal.headerLine(base: base, origin: origin ?? self.origin)]
+            + (1...max(1, commits)).prefix(commits).map { index in
+                StateJournal.batchLine(
+                    generation: base + index, records: [.home(name: "Rename \(index)", roomIDs: ["lab", "attic"])])
+            }
+    }
+
+    func load() throws -> StateLoader.Outcome {
+        try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+    }
+
+    var journalMovedAside: Bool {
+        FileManager.default.fileExists(atPath: directory.file("state.journal.corrupt-1700000000"))
+    }
+
+    @Test func commitsAfterTheSnapshotAreReplayedInOrder() throws {
+        writeSnapshot(generation: 4)
+        // Zeros after the last commit are the file's preallocated tail, not damage.
+        write(journal(base: 4, commits: 3).flatMap { $0 } + [UInt8](repeating: 0, count: 4_096), to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Rename 3")
+        #expect(outcome.generation == 7)
+        #expect(outcome.fixture.generation == 7)
+        #expect(outcome.replayedCommits == 3)
+        #expect(outcome.warnings.isEmpty)
+    }
+
+    @Test func commitsTheSnapshotAlreadyHoldsAreSkipped() throws {
+        // A crash after a new snapshot was saved but before its fresh journal replaced the old one.
+        writeSnapshot(generation: 6, name: "Newer")
+        write(journal(base: 4, commits: 2).flatMap { $0 }, to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Newer")
+        #expect(outcome.replayedCommits == 0)
+        #expect(outcome.warnings.isEmpty)
+    }
+
+    @Test(arguments: [5, 30, 61])
+    func aCommitCutOffByACrashIsDroppedAndSaidSo(keptBytes: Int) throws {
+        writeSnapshot(generation: 1)
+        let lines = journal(base: 1, commits: 3)
+        write(lines[0...2].flatMap { $0 } + lines[3].prefix(keptBytes), to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Rename 2")
+        #expect(outcome.replayedCommits == 2)
+        #expect(outcome.warnings.count == 1)
+        #expect(outcome.warnings.first?.contains("unfinished commit") == true)
+        #expect(!journalMovedAside)
+    }
+
+    @Test func damageWithCommitsAfterItIsReportedAsLossAndTheJournalKept() throws {
+        writeSnapshot(generation: 1)
+        var lines = journal(base: 1, commits: 3)
+        // One flipped bit in the second commit: its checksum no longer matches.
+        lines[2][20] ^= 0x01
+        write(lines.flatMap { $0 }, to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Rename 1")
+        #expect(outcome.warnings.contains { $0.contains("1 are lost") })
+        #expect(journalMovedAside)
+    }
+
+    @Test func aJournalNewerThanTheSnapshotLoadedIsSetAsideNotMisapplied() throws {
+        // state.json (generation 5) is unreadable, so start-up falls back to generation 3; the journal
+        // follows 5, and applying it to 3 would mix two points in time.
+        write(Array("{ not json".utf8), to: "state.json")
+        writeSnapshot(generation: 3, name: "Older", to: "state.previous.json")
+        write(journal(base: 5, commits: 2).flatMap { $0 }, to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.source == .previous)
+        #expect(outcome.fixture.name == "Older")
+        #expect(outcome.warnings.contains { $0.contains("commits are lost") })
+        #expect(journalMovedAside)
+    }
+
+    @Test func aJournalFromAnotherFixtureIsSetAside() throws {
+        writeSnapshot(generation: 2)
+        write(
+            journal(base: 2, commits: 1, origin: FixtureOrigin(id: "other", digest: "x")).flatMap { $0 },
+            to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Saved")
+        #expect(journalMovedAside)
+    }
+
+    @Test func aJournalWithoutASnapshotIsSetAside() throws {
+        write(journal(base: 2, commits: 1).flatMap { $0 }, to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.source == .fixture)
+        #expect(journalMovedAside)
+        #expect(outcome.warnings.contains { $0.contains("no snapshot") })
+    }
+
+    @Test func aCommitThatDoesNotFitTheSnapshotStopsTheReplay() throws {
+        writeSnapshot(generation: 1)
+        let lines = [
+            StateJournal.headerLine(base: 1, origin: origin),
+            StateJournal.batchLine(generation: 2, records: [.home(name: "Fits", roomIDs: ["lab", "attic"])]),
+            StateJournal.batchLine(
+                generation: 3, records: [.room(RoomFixture(id: "lab", name: "Lab", lights: []), lightIDs: ["ghost"])]),
+        ]
+        write(lines.flatMap { $0 }, to: "state.journal")
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Fits")
+        #expect(outcome.generation == 2)
+        #expect(journalMovedAside)
+    }
+
+    @Test func resetMovesTheJournalAsideToo() throws {
+        writeSnapshot(generation: 1)
+        write(journal(base: 1, commits: 1).flatMap { $0 }, to: "state.journal")
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: true)
+        #expect(outcome.source == .fixture)
+        #expect(FileManager.default.fileExists(atPath: directory.file("state.journal.reset-1700000000")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("state.journal")))
+    }
+}
