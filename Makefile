@@ -47,10 +47,10 @@ test: deps
 check-units: build
 	@scripts/check-units.sh $(LUMEND)
 
-## bench: build in release mode and run the benchmarks.
+## bench: build in release mode and run the benchmarks (BENCH_ARGS="--quick --only writes" narrows them).
 bench: deps
 	$(SWIFT) build -c release --product lumen-bench
-	$(BUILD_DIR)/release/lumen-bench
+	$(BUILD_DIR)/release/lumen-bench $(BENCH_ARGS)
 
 ## fmt: format the sources with swift-format (.swift-format).
 fmt:
