@@ -59,6 +59,7 @@ extension Home {
     func endScan(in roomID: RoomID, scan: UInt64) {
         guard let room = rooms[roomID], let current = room.scan, current.id == scan else { return }
         rooms[roomID]?.scan = nil
+        rooms[roomID]?.lastScan = current
         emit(.room(roomID), .property("isScanning", false))
         emit(.room(roomID), .property("scan", current.jsonValue(isScanning: false)))
     }

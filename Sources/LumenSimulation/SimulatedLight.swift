@@ -77,6 +77,8 @@ struct SimulatedRoom: Sendable {
     var lightIDs: [LightID]
     var undiscovered: [PendingLight]
     var scan: DiscoveryScan?
+    /// The last scan that ended: what `scan` reads between scans, as its last change announced.
+    var lastScan: DiscoveryScan? = nil
 }
 
 /// A discovery scan under way in a room.

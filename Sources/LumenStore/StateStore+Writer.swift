@@ -57,7 +57,7 @@ extension StateStore {
             let now = ContinuousClock.now
             let hasWork = !shared.pending.isEmpty || shared.snapshotWanted || shared.lastError != nil
             guard hasWork else {
-                writerIdle.store(true, ordering: .releasing)
+                shared.writerIdle = true
                 // Woken by a change; the timeout only lets the thread notice that its store is gone.
                 return .wait(.seconds(1))
             }
@@ -83,7 +83,7 @@ extension StateStore {
                 1,
                 Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000))
             _ = doorbell.wait(timeout: .now() + .nanoseconds(min(nanoseconds, 1_000_000_000)))
-            writerIdle.store(false, ordering: .releasing)
+            shared.withLock { $0.writerIdle = false }
             return true
         case .commit(let records, let mark, let snapshot):
             let result = snapshot ? writeSnapshot(&state) : append(records, &state)

@@ -56,13 +56,13 @@ public final class StateStore: Sendable {
     let durable = Atomic<UInt64>(0)
     /// Wakes the writer.
     let doorbell = DispatchSemaphore(value: 0)
-    /// Set while the writer waits for work, so that noting a change rings only when someone is listening.
-    let writerIdle = Atomic<Bool>(false)
 
     /// State shared between callers and the writer thread.
     struct Shared {
         /// Counts changes noted.
         var mark: UInt64 = 0
+        /// Set while the writer sleeps for want of work, so that noting a change rings only when it listens.
+        var writerIdle = false
         /// Saved forms not yet committed, one per entity, in the order first noted.
         var pending: [StateRecord] = []
         var pendingIndex: [Entity: Int] = [:]
@@ -130,7 +130,7 @@ public final class StateStore: Sendable {
     /// blocks on the disk.
     public func record(_ record: StateRecord) {
         let entity = record.entity
-        shared.withLock { shared in
+        let ring = shared.withLock { shared -> Bool in
             shared.mark += 1
             if let index = shared.pendingIndex[entity] {
                 shared.pending[index] = record
@@ -139,8 +139,10 @@ public final class StateStore: Sendable {
                 shared.pending.append(record)
             }
             if shared.pendingSince == nil { shared.pendingSince = .now }
+            defer { shared.writerIdle = false }
+            return shared.writerIdle
         }
-        ringIfIdle()
+        if ring { doorbell.signal() }
     }
 
     /// A mark covering every change noted so far.
@@ -231,10 +233,6 @@ public final class StateStore: Sendable {
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
     /// The generation of the newest commit.
     public var generation: Int { shared.withLock { $0.generation } }
-
-    func ringIfIdle() {
-        if writerIdle.exchange(false, ordering: .acquiringAndReleasing) { doorbell.signal() }
-    }
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.

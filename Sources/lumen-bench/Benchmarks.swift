@@ -65,7 +65,8 @@ enum Benchmarks {
         }
         report("raw echo baseline, 1 client", echo1, baseline: echo1)
         report("raw echo baseline, 8 clients", echo8, baseline: echo8)
-        let baseline = Baseline(quick: quick, rounds: rounds, directory: directory, echo1: echo1, echo8: echo8)
+        let baseline = Baseline(
+            quick: quick, rounds: rounds, directory: directory, echo1: echo1, echo8: echo8, echoPath: echoPath)
 
         var reads1: Measurement?
         if sections.contains(.reads) { reads1 = await benchmarkReads(baseline) }
@@ -81,6 +82,7 @@ enum Benchmarks {
         var directory: String
         var echo1: Measurement
         var echo8: Measurement
+        var echoPath: String
     }
 
     static let getName =
@@ -106,30 +108,65 @@ enum Benchmarks {
         return reads1
     }
 
-    /// Writes: instant latency, real clock, each `set` confirmed before the next; full and relaxed durability.
+    /// Writes: instant latency, real clock; full and relaxed durability.
     static func benchmarkWrites(_ baseline: Baseline) async {
+        let syncLatency = measureSyncLatency(directory: baseline.directory, count: baseline.quick ? 200 : 2_000)
+        print(
+            "  " + pad("this disk: append + fdatasync, mean latency")
+                + String(format: "%9.0f µs", syncLatency * 1e6))
+        // A client that waits for each confirmation cannot beat one fdatasync plus one echo round trip.
+        let bound = 1 / (syncLatency + 1 / baseline.echo1.rate)
+        print(
+            "  " + pad("  bound for 1 waiting client: 1/(fdatasync + echo round trip)")
+                + String(format: "%9.0f/s  ratio %.2f", bound, bound / baseline.echo1.rate))
+        let windowed = 8
+        let echo8x8 = measureEcho(
+            clients: 8, window: windowed, rounds: (baseline.quick ? 2_000 : 20_000) / 8, path: baseline.echoPath)
+        report("raw echo, 8 clients × \(windowed) in flight", echo8x8, baseline: echo8x8)
         for durability in [Durability.full, .relaxed] {
             let writer = await serve(
                 fixture: instantHome(lights: 8), directory: "\(baseline.directory)/w-\(durability.rawValue)",
                 durability: durability)
-            for clients in [1, 8] {
-                let rounds = (baseline.quick ? 600 : 6_000) / clients
+            for (clients, window) in [(1, 1), (8, 1), (8, windowed)] {
+                let rounds = (baseline.quick ? 600 : 6_000) / clients * (window > 1 ? 2 : 1)
                 let before = writer.store.commitCount
-                let rate = measureWrites(clients: clients, rounds: rounds, path: writer.path)
+                let rate = measureWrites(clients: clients, window: window, rounds: rounds, path: writer.path)
+                let commits = writer.store.commitCount - before
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
-                report(
-                    "lumend \(durability.rawValue) set, \(clients) client\(clients == 1 ? "" : "s")\(target)", rate,
-                    baseline: clients == 1 ? baseline.echo1 : baseline.echo8)
+                let shape =
+                    window > 1
+                    ? "\(clients) clients × \(window) in flight" : "\(clients) client\(clients == 1 ? "" : "s")"
+                let base = window > 1 ? echo8x8 : clients == 1 ? baseline.echo1 : baseline.echo8
+                report("lumend \(durability.rawValue) set, \(shape)\(target)", rate, baseline: base)
                 if durability == .full {
-                    let commits = writer.store.commitCount - before
                     print(
                         String(
-                            format: "    %d writes shared %d disk commits (%.1f a commit)", clients * rounds, commits,
-                            Double(clients * rounds) / Double(max(1, commits))))
+                            format: "    %d writes × 3 runs shared %d disk commits (%.1f a commit)", clients * rounds,
+                            commits, Double(3 * clients * rounds) / Double(max(1, commits))))
                 }
             }
             writer.stop()
         }
+    }
+
+    /// The mean time of a small append and `fdatasync` on this disk, as the journal does them.
+    static func measureSyncLatency(directory: String, count: Int) -> Double {
+        let path = "\(directory)/sync-probe"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let zeros = [UInt8](repeating: 0, count: 1 << 20)
+        _ = zeros.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 300)
+        let start = ContinuousClock.now
+        for index in 0..<count {
+            _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(index * 300 % (1 << 20 - 300))) }
+            fdatasync(fd)
+        }
+        return seconds(ContinuousClock.now - start) / Double(count)
     }
 
     /// A session's cost must not grow with the size of the home.
@@ -226,17 +263,11 @@ enum Benchmarks {
         return (first, run(5_000))
     }
 
-    /// Durable writes: each client toggles its own light and waits for each confirmation.
-    static func measureWrites(clients: Int, rounds: Int, path: String) -> Measurement {
-        let group = DispatchGroup()
-        let ready = DispatchGroup()
-        let go = DispatchSemaphore(value: 0)
-        let elapsed = LockedDuration()
-        for index in 0..<clients {
-            group.enter()
-            ready.enter()
-            Thread {
-                let client = BlockingLineClient(path: path)
+    /// Writes: each client toggles its own light, with `window` requests in flight (1: each confirmation
+    /// awaited before the next write). The median of three runs.
+    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
+        let runs = (0..<3).map { _ in
+            pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
                 client.send(
                     Array(
                         #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
@@ -246,20 +277,63 @@ enum Benchmarks {
                     Array(
                         #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
                             .utf8) + [0x0A])
-                client.readLine()
+                let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
+                let scope = String(decoding: opened, as: UTF8.self).split(separator: "\"scope\":").last?.prefix {
+                    $0.isNumber
+                }
                 let on =
                     Array(
-                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":true}}"#
+                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":true}}"#
                             .utf8) + [0x0A]
                 let off =
                     Array(
-                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":false}}"#
+                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":false}}"#
                             .utf8) + [0x0A]
+                return { round in round % 2 == 0 ? off : on }
+            }
+        }
+        return runs.sorted { $0.rate < $1.rate }[1]
+    }
+
+    /// Echo round trips with `window` lines in flight per client, for comparison with pipelined writes.
+    static func measureEcho(clients: Int, window: Int, rounds: Int, path: String) -> Measurement {
+        let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
+        let runs = (0..<3).map { _ in
+            pipelined(clients: clients, window: window, rounds: rounds, path: path) { _, _ in { _ in ping } }
+        }
+        return runs.sorted { $0.rate < $1.rate }[1]
+    }
+
+    /// Runs `rounds` requests on each of `clients` connections, each on its own thread, keeping `window`
+    /// requests in flight. `setup` prepares a connection and returns the request for each round; the clock
+    /// starts once every connection is ready.
+    static func pipelined(
+        clients: Int, window: Int, rounds: Int, path: String,
+        setup: @escaping @Sendable (BlockingLineClient, Int) -> @Sendable (Int) -> [UInt8]
+    ) -> Measurement {
+        let group = DispatchGroup()
+        let ready = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        let elapsed = LockedDuration()
+        for index in 0..<clients {
+            group.enter()
+            ready.enter()
+            Thread {
+                let client = BlockingLineClient(path: path)
+                let request = setup(client, index)
                 ready.leave()
                 go.wait()
-                for round in 0..<rounds {
-                    client.send(round % 2 == 0 ? off : on)
+                var sent = 0
+                while sent < min(window, rounds) {
+                    client.send(request(sent))
+                    sent += 1
+                }
+                for _ in 0..<rounds {
                     client.readLine()
+                    if sent < rounds {
+                        client.send(request(sent))
+                        sent += 1
+                    }
                 }
                 group.leave()
             }.start()

@@ -34,6 +34,7 @@ struct PersistenceRecordTests {
         var batches = 0
         for step in 0..<600 {
             await Self.randomChange(home, &random, step: step)
+            try await Self.expectReadsMatchTheHome(home, &random)
             // Batches of one to four steps, as group commit would make them.
             guard random.next(4) == 0 || step == 599 else { continue }
             let batch = log.take()
@@ -72,6 +73,23 @@ struct PersistenceRecordTests {
         if case .light(let light, _) = forced.first { #expect(!light.isReachable) }
         try await home.setReachable(false, light: "lab.plug")
         #expect(log.take().isEmpty)
+    }
+
+    /// Reads that skip the hop onto the home give what the home itself says, whatever happened before.
+    static func expectReadsMatchTheHome(_ home: Home, _ random: inout TestRandom) async throws {
+        let snapshot = await home.snapshot()
+        let lights = snapshot.rooms.flatMap { $0.lights.map { Entity.light($0.id) } }
+        let rooms = snapshot.rooms.map { Entity.room($0.id) }
+        let candidates: [(Entity, String)] =
+            [(.home, "name"), (.home, "roomIDs")]
+            + rooms.flatMap { [($0, "name"), ($0, "lightIDs"), ($0, "isScanning"), ($0, "scan")] }
+            + lights.flatMap { [($0, "isOn"), ($0, "brightness"), ($0, "isReachable"), ($0, "name")] }
+        for _ in 0..<4 {
+            let (entity, property) = candidates[random.next(candidates.count)]
+            let fast = try? await home.read(property, of: entity)
+            let direct = try? await home.value(of: property, of: entity)
+            #expect(fast == direct, "\(property) of \(entity)")
+        }
     }
 
     static func randomChange(_ home: Home, _ random: inout TestRandom, step: Int) async {
