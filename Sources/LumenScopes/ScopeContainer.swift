@@ -70,7 +70,7 @@ public struct HomeScope: Scope {
     var name: WritableConnection<String> {
         let home = container.home
         return WritableConnection(watching: PropertyKey(.home, "name")) { () async throws(LumenError) in
-            try await decode(home.read("name", of: .home), "name")
+            try await decode(home.value(of: "name", of: .home), "name")
         } set: { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .home)
             return container.immediate(.string(name))
@@ -80,7 +80,7 @@ public struct HomeScope: Scope {
     var roomIDs: Connection<[String]> {
         let home = container.home
         return Connection(watching: PropertyKey(.home, "roomIDs")) { () async throws(LumenError) in
-            try await decode(home.read("roomIDs", of: .home), "roomIDs")
+            try await decode(home.value(of: "roomIDs", of: .home), "roomIDs")
         }
     }
 
@@ -123,7 +123,7 @@ public struct RoomScope: Scope {
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
         return WritableConnection(watching: PropertyKey(.room(id), "name")) { () async throws(LumenError) in
-            try await decode(home.read("name", of: .room(id)), "name")
+            try await decode(home.value(of: "name", of: .room(id)), "name")
         } set: { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .room(id))
             return container.immediate(.string(name))
@@ -133,7 +133,7 @@ public struct RoomScope: Scope {
     var lightIDs: Connection<[String]> {
         let (home, id) = (container.home, id)
         return Connection(watching: PropertyKey(.room(id), "lightIDs")) { () async throws(LumenError) in
-            try await decode(home.read("lightIDs", of: .room(id)), "lightIDs")
+            try await decode(home.value(of: "lightIDs", of: .room(id)), "lightIDs")
         }
     }
 
@@ -163,7 +163,7 @@ public struct RoomScope: Scope {
     func property<Value: ScopeValue>(_ name: String) -> Connection<Value> {
         let (home, id) = (container.home, id)
         return Connection(watching: PropertyKey(.room(id), name)) { () async throws(LumenError) in
-            try await decode(home.read(name, of: .room(id)), name)
+            try await decode(home.value(of: name, of: .room(id)), name)
         }
     }
 }
@@ -190,7 +190,7 @@ public struct LightScope: Scope {
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
         return WritableConnection(watching: PropertyKey(.light(id), "name")) { () async throws(LumenError) in
-            try await decode(home.read("name", of: .light(id)), "name")
+            try await decode(home.value(of: "name", of: .light(id)), "name")
         } set: { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .light(id))
             return container.immediate(.string(name))
@@ -203,7 +203,7 @@ public struct LightScope: Scope {
     func read<Value: ScopeValue>(_ name: String) -> Connection<Value> {
         let (home, id) = (container.home, id)
         return Connection(watching: PropertyKey(.light(id), name)) { () async throws(LumenError) in
-            try await decode(home.read(name, of: .light(id)), name)
+            try await decode(home.value(of: name, of: .light(id)), name)
         }
     }
 
@@ -212,7 +212,7 @@ public struct LightScope: Scope {
         let (home, id, kind, container) = (container.home, id, kind, container)
         return WritableConnection(watching: PropertyKey(.light(id), property.rawValue)) {
             () async throws(LumenError) in
-            try await decode(home.read(property.rawValue, of: .light(id)), property.rawValue)
+            try await decode(home.value(of: property.rawValue, of: .light(id)), property.rawValue)
         } set: { value, options async throws(LumenError) in
             var change = LightChange()
             switch property {

@@ -57,25 +57,11 @@ extension Home {
         .object(["mode": .string(clockMode.rawValue), "nowMs": .double(nowMilliseconds)])
     }
 
-    /// The value of a named property of an entity, as ``value(of:of:)`` gives it, read without a hop onto
-    /// the home's executor when the value is kept (it is once read, until the table fills).
-    ///
-    /// A change is kept before it is announced, so a client that saw a change (or its write confirmed) reads
-    /// that value or a newer one.
-    public nonisolated func read(_ property: String, of entity: Entity) async throws(LumenError) -> JSONValue {
-        if let value = published.value(of: property, of: entity) { return value }
-        return try await value(of: property, of: entity)
-    }
-
     /// The value of a named property of an entity, as JSON: what `get` and `subscribe` return.
+    ///
+    /// For every property that announces its changes, this is the value its last change announced.
     /// - Throws: ``LumenError`` for an unknown entity or property, or one the device does not have.
     public func value(of property: String, of entity: Entity) throws(LumenError) -> JSONValue {
-        let value = try currentValue(of: property, of: entity)
-        published.remember(value, of: property, of: entity)
-        return value
-    }
-
-    private func currentValue(of property: String, of entity: Entity) throws(LumenError) -> JSONValue {
         switch entity {
         case .home:
             switch property {

@@ -51,8 +51,6 @@ public actor Home {
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
     var observers: [UInt64: Observer] = [:]
-    /// Published values, for reads that skip the hop onto this actor (``read(_:of:)``).
-    let published = PublishedValues()
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: PersistenceSink?
     var nextObserverID: UInt64 = 1
@@ -128,7 +126,6 @@ public actor Home {
     }
 
     func emit(_ entity: Entity, _ change: ChangeEvent.Change) {
-        published.apply(entity, change)
         guard !observers.isEmpty else { return }
         let event = ChangeEvent(entity: entity, change: change, timeMicros: nowMicros)
         for id in observers.keys.sorted() { observers[id]?(event) }
