@@ -226,9 +226,6 @@ enum Benchmarks {
         clients: Int, rounds: Int, path: String, _ body: @escaping @Sendable (BlockingLineClient, Int) -> Void
     ) -> Measurement {
         let runs = (0..<3).map { _ in measureOnce(clients: clients, rounds: rounds, path: path, body) }
-        if ProcessInfo.processInfo.environment["LUMEN_BENCH_RUNS"] != nil {
-            print("    runs:", runs.map { Int($0.rate) })
-        }
         return runs.sorted { $0.rate < $1.rate }[1]
     }
 
