@@ -12,11 +12,12 @@ extension StateStore {
         /// Starts the writer for `store`. It holds the store only while working, and ends when the store is
         /// closed or released.
         static func start(for store: StateStore) {
+            let fileSystem = store.fileSystem
             DispatchQueue(label: "lumen.state-store.writer").async { [weak store] in
                 var state = WriterState()
-                while true {
-                    guard let store, store.step(&state) else { return }
-                }
+                while let store, store.step(&state) {}
+                // Released without close(): nothing more can be noted, but the journal must not leak.
+                if let journal = state.journal { fileSystem.close(journal.fd) }
             }
         }
     }
