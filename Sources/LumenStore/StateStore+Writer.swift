@@ -12,17 +12,13 @@ extension StateStore {
         /// Starts the writer for `store`. It holds the store only while working, and ends when the store is
         /// closed or released.
         static func start(for store: StateStore) {
-            let fileSystem = store.fileSystem
             DispatchQueue(label: "lumen.state-store.writer").async { [weak store] in
-                var state = WriterState()
-                while let store, store.step(&state) {}
-                // Released without close(): nothing more can be noted, but the journal must not leak.
-                if let journal = state.journal { fileSystem.close(journal.fd) }
+                while let store, store.step() {}
             }
         }
     }
 
-    /// What only the writer touches: the open journal and its bookkeeping.
+    /// What whoever commits touches, under ``StateStore/committer``: the open journal and its bookkeeping.
     struct WriterState {
         var journal: JournalFile?
         /// Commits appended since the last snapshot.
@@ -42,19 +38,19 @@ extension StateStore {
 
     private enum Next {
         case wait(Duration)
-        case commit(records: [StateRecord], mark: UInt64, snapshot: Bool)
-        case stop(records: [StateRecord], mark: UInt64)
+        case commit
+        case stop
     }
 
+    /// How long, in full durability, a change nobody waits for yet is left for a waiter to commit itself.
+    static let leaderGrace = Duration.milliseconds(2)
+
     /// Waits for work and does one commit. Returns `false` once the store is stopped.
-    func step(_ state: inout WriterState) -> Bool {
+    func step() -> Bool {
         var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
         let next = shared.withLock { shared -> Next in
             satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
-            if shared.stopping {
-                let taken = Self.take(&shared)
-                return .stop(records: taken.records, mark: taken.mark)
-            }
+            if shared.stopping { return .stop }
             let now = ContinuousClock.now
             let hasWork = !shared.pending.isEmpty || shared.snapshotWanted || shared.lastError != nil
             guard hasWork else {
@@ -63,19 +59,14 @@ extension StateStore {
                 return .wait(.seconds(1))
             }
             if let retryAt = shared.retryAt, now < retryAt { return .wait(now.duration(to: retryAt)) }
-            if durability == .relaxed, shared.waiters.isEmpty, let since = shared.pendingSince,
-                now < since + relaxedDelay
+            if shared.waiters.isEmpty, !shared.snapshotWanted, shared.lastError == nil, let since = shared.pendingSince
             {
-                return .wait(now.duration(to: since + relaxedDelay))
+                // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
+                // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
+                let delay = durability == .relaxed ? relaxedDelay : Self.leaderGrace
+                if now < since + delay { return .wait(now.duration(to: since + delay)) }
             }
-            let limit = max(journalLimit, 2 * state.lastSnapshotSize)
-            let snapshot = shared.snapshotWanted || state.journal == nil || (state.journal?.end ?? 0) > limit
-            if snapshot {
-                shared.snapshotWanted = false
-                shared.snapshotsStarted += 1
-            }
-            let taken = Self.take(&shared)
-            return .commit(records: taken.records, mark: taken.mark, snapshot: snapshot)
+            return .commit
         }
         for waiter in satisfied { waiter.resume(returning: .success(())) }
         switch next {
@@ -86,19 +77,37 @@ extension StateStore {
             _ = doorbell.wait(timeout: .now() + .nanoseconds(min(nanoseconds, 1_000_000_000)))
             shared.withLock { $0.writerIdle = false }
             return true
-        case .commit(let records, let mark, let snapshot):
-            let result = snapshot ? writeSnapshot(&state) : append(records, &state)
-            finish(result, mark: mark, records: records, snapshot: snapshot, &state)
-            return true
-        case .stop(let records, let mark):
-            var result: CommitResult = .written
-            if !records.isEmpty || state.batchesSinceSnapshot > 0 {
-                shared.withLock { $0.snapshotsStarted += 1 }
-                result = writeSnapshot(&state)
-                finish(result, mark: mark, records: [], snapshot: true, &state)
+        case .commit:
+            committer.withLock { state in
+                let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Bool)? in
+                    let limit = max(journalLimit, 2 * state.lastSnapshotSize)
+                    let snapshot =
+                        shared.snapshotWanted || state.journal == nil || (state.journal?.end ?? 0) > limit
+                    // Someone may have committed it all while this thread waited for the committer.
+                    guard snapshot || !shared.pending.isEmpty else { return nil }
+                    if snapshot {
+                        shared.snapshotWanted = false
+                        shared.snapshotsStarted += 1
+                    }
+                    let taken = Self.take(&shared)
+                    return (taken.records, taken.mark, snapshot)
+                }
+                guard let job else { return }
+                let result = job.snapshot ? writeSnapshot(&state) : append(job.records, &state)
+                finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot, &state)
             }
-            if let journal = state.journal { fileSystem.close(journal.fd) }
-            state.journal = nil
+            return true
+        case .stop:
+            committer.withLock { state in
+                let (records, mark) = shared.withLock { Self.take(&$0) }
+                if !records.isEmpty || state.batchesSinceSnapshot > 0 {
+                    shared.withLock { $0.snapshotsStarted += 1 }
+                    let result = writeSnapshot(&state)
+                    finish(result, mark: mark, records: [], snapshot: true, &state)
+                }
+                if let journal = state.journal { fileSystem.close(journal.fd) }
+                state.journal = nil
+            }
             let (waiters, stopWaiters) = shared.withLock { shared in
                 shared.stopped = true
                 defer {
@@ -112,6 +121,29 @@ extension StateStore {
             for waiter in stopWaiters { waiter.resume() }
             return false
         }
+    }
+
+    /// Commits what is pending on the calling thread, if nobody else is committing and a plain journal
+    /// append will do. Returns whether changes up to `mark` are now on disk, or `nil` when it did not try.
+    func commitHere(upTo mark: UInt64) -> Result<Void, FileSystemError>? {
+        let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
+            let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
+                let limit = max(journalLimit, 2 * state.lastSnapshotSize)
+                guard !shared.stopping, shared.lastError == nil, !shared.snapshotWanted, !shared.pending.isEmpty,
+                    let journal = state.journal, journal.end <= limit
+                else { return nil }
+                return Self.take(&shared)
+            }
+            guard let job else { return nil }
+            let result = append(job.records, &state)
+            if case .written = result { shared.withLock { $0.commitsByWaiters += 1 } }
+            finish(result, mark: job.mark, records: job.records, snapshot: false, &state)
+            if case .failed(let error) = result { return .failure(error) }
+            return .success(())
+        }
+        guard let outcome = outcome ?? nil else { return nil }
+        if case .failure = outcome { return outcome }
+        return mark <= durable.load(ordering: .acquiring) ? .success(()) : nil
     }
 
     private static func take(_ shared: inout Shared) -> (records: [StateRecord], mark: UInt64) {

@@ -9,8 +9,9 @@ import Synchronization
 /// Keeps the simulation's state on disk: a snapshot (`state.json`) and a journal of what changed since
 /// (`state.journal`), so that a change costs one small append and one `fdatasync`, however big the home.
 ///
-/// The home hands the store the saved form of each entity as it changes (``record(_:)``). A writer thread
-/// commits everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit).
+/// The home hands the store the saved form of each entity as it changes (``record(_:)``). A commit writes
+/// everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit). A writer
+/// thread commits; so may a waiter, on its own thread, when nobody else is (``waitUntilDurable(_:committingHere:)``).
 /// When the journal grows past ``journalLimit`` (or twice the snapshot), after a failed write, and on
 /// ``compact()`` and ``close()``, the writer saves a whole snapshot atomically and durably instead and starts
 /// a new journal. ``StateLoader`` replays the journal onto the snapshot at start.
@@ -52,6 +53,8 @@ public final class StateStore: Sendable {
     let origin: FixtureOrigin
 
     let shared: Mutex<Shared>
+    /// Held by whoever commits (the writer thread, or a waiter committing on its own thread): the journal.
+    let committer = Mutex(WriterState())
     /// The mark of the newest change known to be on disk, readable without the lock.
     let durable = Atomic<UInt64>(0)
     /// Wakes the writer.
@@ -78,6 +81,7 @@ public final class StateStore: Sendable {
         var retryAt: ContinuousClock.Instant?
         var generation: Int
         var commitCount = 0
+        var commitsByWaiters = 0
         var snapshotCount = 0
         /// Snapshots started, each numbered; the number of the newest one saved.
         var snapshotsStarted = 0
@@ -119,6 +123,13 @@ public final class StateStore: Sendable {
         Writer.start(for: self)
     }
 
+    deinit {
+        // Released without close(): nothing more can be noted, but the journal must not leak.
+        committer.withLock { state in
+            if let journal = state.journal { fileSystem.close(journal.fd) }
+        }
+    }
+
     /// The path of the state file.
     public var statePath: String { "\(directory)/\(Self.stateFileName)" }
     /// The path of the journal.
@@ -151,10 +162,17 @@ public final class StateStore: Sendable {
     // MARK: - Waiting
 
     /// Waits until every change up to `mark` is on disk.
+    ///
+    /// - Parameter committingHere: when nobody else is committing, append and `fdatasync` on the calling
+    ///   thread rather than wake the writer thread and wait for it: a confirmation sooner by two thread
+    ///   switches. Pass `true` only from a thread that may block on the disk (a connection's own thread),
+    ///   never from one of Swift concurrency's shared threads.
     /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed.
-    public func waitUntilDurable(_ mark: UInt64) async throws(LumenError) {
+    public func waitUntilDurable(_ mark: UInt64, committingHere: Bool = false) async throws(LumenError) {
         if mark <= durable.load(ordering: .acquiring) { return }
-        if case .failure(let error) = await wait(for: mark, snapshot: false) {
+        var result = committingHere ? commitHere(upTo: mark) : nil
+        if result == nil { result = await wait(for: mark, snapshot: false) }
+        if case .failure(let error) = result {
             throw LumenError(
                 .notPersisted, "the change was applied but could not be saved (\(error)); lumend keeps retrying",
                 data: ["stateFile": .string(statePath)])
@@ -231,6 +249,8 @@ public final class StateStore: Sendable {
     public var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
+    /// The number of commits made by waiters on their own threads (``waitUntilDurable(_:committingHere:)``).
+    public var commitsByWaiters: Int { shared.withLock { $0.commitsByWaiters } }
     /// The generation of the newest commit.
     public var generation: Int { shared.withLock { $0.generation } }
 }

@@ -135,6 +135,7 @@ enum Benchmarks {
             for (clients, window) in [(1, 1), (8, 1), (8, windowed)] {
                 let rounds = (baseline.quick ? 600 : 6_000) / clients * (window > 1 ? 2 : 1)
                 let before = writer.store.commitCount
+                let byWaitersBefore = writer.store.commitsByWaiters
                 let rate = measureWrites(clients: clients, window: window, rounds: rounds, path: writer.path)
                 let commits = writer.store.commitCount - before
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
@@ -146,8 +147,10 @@ enum Benchmarks {
                 if durability == .full {
                     print(
                         String(
-                            format: "    %d writes × 3 runs shared %d disk commits (%.1f a commit)", clients * rounds,
-                            commits, Double(3 * clients * rounds) / Double(max(1, commits))))
+                            format:
+                                "    %d writes × 3 runs shared %d disk commits (%.1f a commit, %d%% by waiting clients)",
+                            clients * rounds, commits, Double(3 * clients * rounds) / Double(max(1, commits)),
+                            100 * (writer.store.commitsByWaiters - byWaitersBefore) / max(1, commits)))
                 }
             }
             writer.stop()
@@ -375,7 +378,7 @@ enum Benchmarks {
         ) { await home.snapshot() }
         let container = ScopeContainer(home: home) { () async throws(LumenError) in
             guard durability == .full else { return }
-            do { try await store.waitUntilDurable(store.changeMark) } catch {
+            do { try await store.waitUntilDurable(store.changeMark, committingHere: true) } catch {
                 throw LumenError(.notPersisted, "\(error)")
             }
         }

@@ -285,6 +285,69 @@ struct StateStoreTests {
         await #expect(throws: FileSystemError.self) { try await store.flush() }
     }
 
+    @Test func aWaiterMayCommitOnItsOwnThread() async throws {
+        let store = makeStore()
+        try await store.compact()
+        let commits = store.commitCount
+        fileSystem.clearCalls()
+        home.change(store)
+        try await store.waitUntilDurable(store.changeMark, committingHere: true)
+        #expect(fileSystem.calls == ["write state.journal", "fdatasync state.journal"])
+        #expect(store.commitCount == commits + 1)
+        #expect(store.commitsByWaiters == 1)
+        #expect(try loaded().fixture.name == "version 1")
+        await store.close()
+    }
+
+    @Test func aWaiterCommittingOnItsOwnThreadHearsOfAFailure() async throws {
+        let store = makeStore()
+        try await store.compact()
+        fileSystem.inject(.fail(operation: "fdatasync", errno: EIO))
+        home.change(store)
+        do {
+            try await store.waitUntilDurable(store.changeMark, committingHere: true)
+            Issue.record("a commit that failed was reported as saved")
+        } catch {
+            #expect(error.code == .notPersisted)
+        }
+        fileSystem.heal()
+        // The retry, by the writer thread, is a snapshot: the failed journal is not appended to again.
+        home.change(store)
+        try await store.waitUntilDurable(store.changeMark, committingHere: true)
+        #expect(try loaded().fixture.name == "version 2")
+        await store.close()
+    }
+
+    @Test func manyWaitersCommittingHereStillShareCommits() async throws {
+        let store = makeStore()
+        try await store.compact()
+        let before = store.commitCount
+        for _ in 0..<50 { home.change(store) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await store.waitUntilDurable(store.changeMark, committingHere: true) }
+            }
+            try await group.waitForAll()
+        }
+        // The first to commit takes everything noted; the rest find their changes already on disk.
+        #expect(store.commitCount - before <= 2)
+        #expect(try loaded().fixture.name == "version 50")
+        await store.close()
+    }
+
+    @Test func inFullDurabilityAChangeNobodyWaitsForIsStillWritten() async throws {
+        let store = makeStore()
+        try await store.compact()
+        home.change(store)
+        let path = directory.file("state.journal")
+        let written = await waitForCondition(in: directory.path) {
+            guard let bytes = FileManager.default.contents(atPath: path) else { return false }
+            return StateJournal.read(Array(bytes)).batches.count == 1
+        }
+        #expect(written)
+        await store.close()
+    }
+
     @Test func relaxedDurabilityWritesWithoutAnyoneWaiting() async throws {
         let store = makeStore(durability: .relaxed)
         try await store.compact()

@@ -144,7 +144,9 @@ public enum Daemon {
         // Serving.
         let container = ScopeContainer(home: home) { () async throws(LumenError) in
             guard durability == .full else { return }
-            do { try await store.waitUntilDurable(store.changeMark) } catch let error as LumenError {
+            do { try await store.waitUntilDurable(store.changeMark, committingHere: true) } catch let error
+                as LumenError
+            {
                 throw error
             } catch {
                 throw LumenError(.notPersisted, "the change could not be saved: \(error)")
