@@ -125,6 +125,11 @@ extension StateStore {
 
     /// Commits what is pending on the calling thread, if nobody else is committing and a plain journal
     /// append will do. Returns whether changes up to `mark` are now on disk, or `nil` when it did not try.
+    ///
+    /// It only *tries* the committer lock, and never writes a snapshot: a connection's thread must not wait
+    /// behind a snapshot, whose provider needs the home actor, which may itself be waiting to run on that
+    /// very thread (a session's task executor also runs the actors it calls). Waiting on the lock instead
+    /// deadlocked the benchmark.
     func commitHere(upTo mark: UInt64) -> Result<Void, FileSystemError>? {
         let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
             let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
