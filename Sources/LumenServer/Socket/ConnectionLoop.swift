@@ -14,6 +14,8 @@ final class ConnectionLoop: TaskExecutor {
         var wantWrite = false
         var stopped = false
         var asleep = false
+        /// The thread has ended: work that still arrives goes to the global executor.
+        var exited = false
     }
 
     let fd: Int32
@@ -58,20 +60,27 @@ final class ConnectionLoop: TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        wakeIfAsleep(
-            state.withLock { state in
-                state.jobs.append(job)
-                return state.asleep
-            })
+        let accepted = state.withLock { state -> Bool? in
+            guard !state.exited else { return nil }
+            state.jobs.append(job)
+            return state.asleep
+        }
+        // Work can arrive after the loop ended: a task of the session resuming late, or an actor the session
+        // called, whose processing Swift schedules on the task executor of the job that woke it. Dropping
+        // it would stall that actor (the home) for everyone, so it runs on the shared pool instead.
+        guard let asleep = accepted else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        wakeIfAsleep(asleep)
     }
 
-    /// Runs `block` on the loop's thread.
+    /// Runs `block` on the loop's thread (or, once the loop has ended, on a shared thread).
     func submit(_ block: @escaping @Sendable () -> Void) {
-        wakeIfAsleep(
-            state.withLock { state in
-                state.blocks.append(block)
-                return state.asleep
-            })
+        let accepted = state.withLock { state -> Bool? in
+            guard !state.exited else { return nil }
+            state.blocks.append(block)
+            return state.asleep
+        }
+        guard let asleep = accepted else { return DispatchQueue.global().async(execute: block) }
+        wakeIfAsleep(asleep)
     }
 
     /// Whether to watch the socket for reading and writing; `nil` leaves a setting as it is.
@@ -138,6 +147,17 @@ final class ConnectionLoop: TaskExecutor {
             if wantWrite, revents & Int16(POLLOUT | POLLHUP | POLLERR) != 0 { handlers?.writable() }
         }
         handlers.withLock { $0 = nil }
+        // Whatever raced in after the last look runs now; later arrivals go elsewhere (see `enqueue`).
+        let (jobs, blocks) = state.withLock { state in
+            state.exited = true
+            defer {
+                state.jobs = []
+                state.blocks = []
+            }
+            return (state.jobs, state.blocks)
+        }
+        for block in blocks { block() }
+        for job in jobs { job.runSynchronously(on: executor) }
         Glibc.close(fd)
         Glibc.close(wakeRead)
         Glibc.close(wakeWrite)
