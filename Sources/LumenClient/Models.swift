@@ -53,10 +53,47 @@ public struct WriteStatus: Sendable, Equatable {
     public var pending: Set<String> = []
     /// The last write that failed, and why.
     public var lastFailure: (connection: String, error: LumenClientError)?
+    /// How many writes each pending connection has in flight: it stays pending until the last is answered.
+    var inFlight: [String: Int] = [:]
 
     public static func == (lhs: WriteStatus, rhs: WriteStatus) -> Bool {
         lhs.pending == rhs.pending && lhs.lastFailure?.connection == rhs.lastFailure?.connection
             && lhs.lastFailure?.error == rhs.lastFailure?.error
+    }
+}
+
+/// A model that writes through to its scope: a write is pending until the daemon confirms it, and its
+/// failure is kept; the model shows the confirmed value.
+@MainActor
+protocol WritesThrough: AnyObject {
+    var mirror: ScopeMirror { get }
+    var writes: WriteStatus { get set }
+    /// Takes a value the daemon confirmed.
+    func confirmed(_ connection: String, _ value: JSONValue)
+}
+
+extension WritesThrough {
+    /// Sends a `set`; the model changes when the daemon confirms it.
+    func sendWrite(_ connection: String, _ value: JSONValue, transitionMs: Double? = nil) {
+        writes.pending.insert(connection)
+        writes.inFlight[connection, default: 0] += 1
+        let mirror = mirror
+        Task { @MainActor [weak self] in
+            do throws(LumenClientError) {
+                let value = try await mirror.client.set(
+                    connection, in: mirror.scope, to: value, transitionMs: transitionMs)
+                self?.confirmed(connection, value)
+            } catch {
+                self?.writes.lastFailure = (connection, error)
+            }
+            self?.answered(connection)
+        }
+    }
+
+    private func answered(_ connection: String) {
+        let left = (writes.inFlight[connection] ?? 1) - 1
+        writes.inFlight[connection] = left > 0 ? left : nil
+        if left <= 0 { writes.pending.remove(connection) }
     }
 }
 
@@ -73,7 +110,7 @@ public struct WriteStatus: Sendable, Equatable {
 /// ```
 @MainActor
 @Observable
-public final class LightModel {
+public final class LightModel: WritesThrough {
     /// The light's ID.
     public let id: String
     /// What device it is: `kind`, `manufacturer`, `product`.
@@ -81,12 +118,12 @@ public final class LightModel {
     /// Whether the light can be reached.
     public private(set) var isReachable = true
     /// Writes in flight and the last failure.
-    public private(set) var writes = WriteStatus()
+    public internal(set) var writes = WriteStatus()
     /// Whether the scope has closed (the light was removed, or the connection ended).
     public private(set) var isClosed = false
 
     private var values: [String: JSONValue] = [:]
-    @ObservationIgnored private let mirror: ScopeMirror
+    @ObservationIgnored let mirror: ScopeMirror
 
     init(id: String, mirror: ScopeMirror) {
         self.id = id
@@ -158,19 +195,10 @@ public final class LightModel {
 
     /// Sends a write; the property changes when the device confirms it.
     public func write(_ connection: String, _ value: JSONValue, transitionMs: Double? = nil) {
-        writes.pending.insert(connection)
-        let mirror = mirror
-        Task { @MainActor in
-            do throws(LumenClientError) {
-                let confirmed = try await mirror.client.set(
-                    connection, in: mirror.scope, to: value, transitionMs: transitionMs)
-                values[connection] = confirmed
-            } catch {
-                writes.lastFailure = (connection, error)
-            }
-            writes.pending.remove(connection)
-        }
+        sendWrite(connection, value, transitionMs: transitionMs)
     }
+
+    func confirmed(_ connection: String, _ value: JSONValue) { values[connection] = value }
 
     /// Stops mirroring and closes the scope.
     public func close() async {
@@ -182,7 +210,7 @@ public final class LightModel {
 /// A room, mirrored from the daemon.
 @MainActor
 @Observable
-public final class RoomModel {
+public final class RoomModel: WritesThrough {
     /// The room's ID.
     public let id: String
     /// Its lights' IDs, in order.
@@ -191,8 +219,10 @@ public final class RoomModel {
     public private(set) var isScanning = false
     /// Whether the scope has closed.
     public private(set) var isClosed = false
+    /// A rename in flight and the last failure.
+    public internal(set) var writes = WriteStatus()
     private var confirmedName = ""
-    @ObservationIgnored private let mirror: ScopeMirror
+    @ObservationIgnored let mirror: ScopeMirror
 
     init(id: String, mirror: ScopeMirror) {
         self.id = id
@@ -216,17 +246,15 @@ public final class RoomModel {
         return model
     }
 
-    /// The display name; assigning renames the room on the daemon.
+    /// The display name; assigning renames the room on the daemon (``writes`` tracks it), and the name
+    /// changes once the daemon confirms.
     public var name: String {
         get { confirmedName }
-        set {
-            let mirror = mirror
-            Task { @MainActor in
-                if let confirmed = try? await mirror.client.set("name", in: mirror.scope, to: .string(newValue)) {
-                    confirmedName = confirmed.stringValue ?? confirmedName
-                }
-            }
-        }
+        set { sendWrite("name", .string(newValue)) }
+    }
+
+    func confirmed(_ connection: String, _ value: JSONValue) {
+        if connection == "name" { confirmedName = value.stringValue ?? confirmedName }
     }
 
     /// Starts a discovery scan.
@@ -244,12 +272,13 @@ public final class RoomModel {
 /// The home, mirrored from the daemon.
 @MainActor
 @Observable
-public final class HomeModel {
+public final class HomeModel: WritesThrough {
     /// The room IDs, in order.
     public private(set) var roomIDs: [String] = []
-    /// The home's name.
-    public private(set) var name = ""
-    @ObservationIgnored private let mirror: ScopeMirror
+    /// A rename in flight and the last failure.
+    public internal(set) var writes = WriteStatus()
+    private var confirmedName = ""
+    @ObservationIgnored let mirror: ScopeMirror
 
     init(mirror: ScopeMirror) { self.mirror = mirror }
 
@@ -259,13 +288,24 @@ public final class HomeModel {
         try await model.mirror.mirror(["name", "roomIDs"]) { [weak model] connection, value in
             guard let model else { return }
             if connection == "name" {
-                model.name = value.stringValue ?? model.name
+                model.confirmedName = value.stringValue ?? model.confirmedName
             } else {
                 model.roomIDs = value.arrayValue?.compactMap(\.stringValue) ?? []
             }
         } ended: { _ in
         }
         return model
+    }
+
+    /// The home's name; assigning renames it on the daemon (``writes`` tracks it), and the name changes once
+    /// the daemon confirms.
+    public var name: String {
+        get { confirmedName }
+        set { sendWrite("name", .string(newValue)) }
+    }
+
+    func confirmed(_ connection: String, _ value: JSONValue) {
+        if connection == "name" { confirmedName = value.stringValue ?? confirmedName }
     }
 
     /// Opens one of the rooms.

@@ -64,6 +64,62 @@ struct ClientModelTests {
         #expect(light.isClosed)
     }
 
+    @MainActor
+    @Test func aWriteStaysPendingUntilTheLastOfItsWritesIsConfirmed() async throws {
+        let fixture = """
+            {"schema": 1, "id": "slow", "name": "Slow", "rooms": [{"id": "lab", "name": "Lab", "lights": [
+              {"id": "lamp", "name": "Lamp", "kind": "onoff", "latency": {"kind": "fixed", "ms": 100}}
+            ]}]}
+            """
+        let server = try await TestServer(fixture: fixture)
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let lamp = try await LightModel.open("lamp", in: "lab", client: client)
+        lamp.isOn = false
+        try await untilQueued(server, client)
+        try await server.home.advance(byMilliseconds: 50)
+        lamp.isOn = true
+        for _ in 0..<10_000 where await server.home.scheduledEventCount < 2 { _ = try await client.hello() }
+        // The first lands at 100 ms, the second (queued behind it) at 150 ms.
+        try await server.home.advance(byMilliseconds: 50)
+        try await eventually(client) { lamp.isOn == false }
+        #expect(lamp.isOn == false)
+        #expect(lamp.writes.pending == ["isOn"])
+        try await server.home.advance(byMilliseconds: 50)
+        try await eventually(client) { lamp.writes.pending.isEmpty }
+        #expect(lamp.isOn == true)
+        #expect(lamp.writes.pending.isEmpty)
+    }
+
+    @MainActor
+    @Test func roomAndHomeRenamesAreTrackedLikeLightWrites() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let home = try await HomeModel.open(client: client)
+        let room = try await home.room("lab")
+        #expect(home.name == "Test Home")
+        #expect(room.name == "Lab")
+
+        room.name = "Workshop"
+        #expect(room.name == "Lab")
+        #expect(room.writes.pending == ["name"])
+        try await eventually(client) { room.writes.pending.isEmpty }
+        #expect(room.name == "Workshop")
+
+        // A name the daemon refuses is reported, and the confirmed name stays.
+        home.name = "   "
+        try await eventually(client) { home.writes.lastFailure != nil }
+        #expect(home.writes.lastFailure?.connection == "name")
+        #expect(home.writes.lastFailure?.error.code == .invalidParams)
+        #expect(home.name == "Test Home")
+        #expect(home.writes.pending.isEmpty)
+
+        home.name = "Cottage"
+        try await eventually(client) { home.name == "Cottage" }
+        #expect(home.name == "Cottage")
+    }
+
     @Test func subscriptionsAreAsyncSequencesThatEndWhenTheScopeCloses() async throws {
         let server = try await TestServer()
         let client = try await LumenClient.connect(to: server.socketPath)
