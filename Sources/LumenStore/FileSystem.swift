@@ -30,13 +30,11 @@ public protocol FileSystem: Sendable {
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
     /// Creates a new file that must not exist yet (`O_CREAT | O_EXCL`), for writing.
     func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32
-    /// Writes some of `bytes`; returns how many were written (a short write is not an error).
-    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int
     /// Flushes a file's data and metadata to the device.
     func fsync(_ fd: Int32, path: String) throws(FileSystemError)
     /// Opens an existing file for reading and writing.
     func openExisting(_ path: String) throws(FileSystemError) -> Int32
-    /// Writes some of `bytes` at `offset` without moving the file position; returns how many were written.
+    /// Writes some of `bytes` at `offset`; returns how many were written (a short write is not an error).
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(FileSystemError)
         -> Int
     /// Flushes a file's data, and only the metadata needed to read it back (`fdatasync`).
@@ -85,14 +83,6 @@ public struct PosixFileSystem: FileSystem {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
         if fd < 0 { throw FileSystemError("open", path, errno: errno) }
         return fd
-    }
-
-    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
-        while true {
-            let count = Glibc.write(fd, bytes.baseAddress, bytes.count)
-            if count >= 0 { return count }
-            if errno != EINTR { throw FileSystemError("write", path, errno: errno) }
-        }
     }
 
     public func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
@@ -163,22 +153,7 @@ extension FileSystem {
         try remove(temporary)
         let fd = try createExclusive(temporary, mode: mode)
         do throws(FileSystemError) {
-            let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    do throws(FileSystemError) {
-                        let chunk = UnsafeRawBufferPointer(rebasing: buffer[offset...])
-                        let written = try write(fd, chunk, path: temporary)
-                        // A write that makes no progress would loop forever; treat it as an I/O error.
-                        if written == 0 { return FileSystemError("write", temporary, errno: EIO) }
-                        offset += written
-                    } catch {
-                        return error
-                    }
-                }
-                return nil
-            }
-            if let failure { throw failure }
+            try writeAll(fd, bytes, at: 0, path: temporary)
             try fsync(fd, path: temporary)
             close(fd)
         } catch {
@@ -204,6 +179,7 @@ extension FileSystem {
                 do throws(FileSystemError) {
                     let written = try write(
                         fd, UnsafeRawBufferPointer(rebasing: buffer[done...]), at: offset + done, path: path)
+                    // A write that makes no progress would loop forever; treat it as an I/O error.
                     if written == 0 { return FileSystemError("write", path, errno: EIO) }
                     done += written
                 } catch {

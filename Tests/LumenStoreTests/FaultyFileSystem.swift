@@ -44,14 +44,6 @@ final class FaultyFileSystem: FileSystem {
         return try real.createExclusive(path, mode: mode)
     }
 
-    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) -> Int {
-        try record("write", path)
-        if let limit = shortWriteLimit, bytes.count > limit {
-            return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<limit]), path: path)
-        }
-        return try real.write(fd, bytes, path: path)
-    }
-
     func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
         try record("fsync", path)
         try real.fsync(fd, path: path)

@@ -49,6 +49,15 @@ struct StateStoreTests {
             reset: false)
     }
 
+    /// Waits (watching the directory) until the journal holds `commits` commits; `false` if it never does.
+    func journalReaches(commits: Int) async -> Bool {
+        let path = directory.file("state.journal")
+        return await waitForCondition(in: directory.path) {
+            guard let bytes = FileManager.default.contents(atPath: path) else { return false }
+            return StateJournal.read(Array(bytes)).batches.count == commits
+        }
+    }
+
     func journal() throws -> StateJournal.Contents {
         StateJournal.read(Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("state.journal")))))
     }
@@ -339,12 +348,7 @@ struct StateStoreTests {
         let store = makeStore()
         try await store.compact()
         home.change(store)
-        let path = directory.file("state.journal")
-        let written = await waitForCondition(in: directory.path) {
-            guard let bytes = FileManager.default.contents(atPath: path) else { return false }
-            return StateJournal.read(Array(bytes)).batches.count == 1
-        }
-        #expect(written)
+        #expect(await journalReaches(commits: 1))
         await store.close()
     }
 
@@ -353,12 +357,7 @@ struct StateStoreTests {
         try await store.compact()
         home.change(store)
         // Nobody waits: the writer gets to it after the relaxed delay. Watch the journal grow.
-        let path = directory.file("state.journal")
-        let written = await waitForCondition(in: directory.path) {
-            guard let bytes = FileManager.default.contents(atPath: path) else { return false }
-            return StateJournal.read(Array(bytes)).batches.count == 1
-        }
-        #expect(written)
+        #expect(await journalReaches(commits: 1))
         #expect(try loaded().fixture.name == "version 1")
         await store.close()
     }

@@ -28,22 +28,8 @@ public func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T
 
 /// Waits until something exists at `path`, watching its directory with inotify; `false` after `timeout`.
 public func waitForPath(_ path: String, timeout: Duration = .seconds(20)) async -> Bool {
-    await offload {
-        let directory = (path as NSString).deletingLastPathComponent
-        let watcher = inotify_init1(Int32(IN_CLOEXEC))
-        defer { close(watcher) }
-        _ = inotify_add_watch(watcher, directory, UInt32(IN_CREATE | IN_MOVED_TO))
-        let deadline = ContinuousClock.now + timeout
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while !FileManager.default.fileExists(atPath: path) {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return false }
-            var poller = pollfd(fd: watcher, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, Int32(remaining.components.seconds * 1_000 + 1)) > 0 {
-                _ = buffer.withUnsafeMutableBytes { read(watcher, $0.baseAddress, $0.count) }
-            }
-        }
-        return true
+    await waitForCondition(in: (path as NSString).deletingLastPathComponent, timeout: timeout) {
+        FileManager.default.fileExists(atPath: path)
     }
 }
 
