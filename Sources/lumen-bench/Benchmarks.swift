@@ -191,14 +191,24 @@ enum Benchmarks {
             }
             served.stop()
         }
+        // Full durability: a write appends to the journal whatever the home's size (snapshots are written at
+        // start, at stop and when the journal outgrows twice the snapshot).
         let big = await serve(
-            fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .relaxed)
+            fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .full)
         defer { big.stop() }
         let bigReads = measure(clients: 1, rounds: baseline.rounds, path: big.path) { client, _ in
             client.send(getName)
             client.readLine()
         }
         report("lumend get in a \(count.formatted())-light home vs the demo home", bigReads, baseline: demo)
+        let small = await serve(
+            fixture: instantHome(lights: 8), directory: "\(baseline.directory)/small", durability: .full)
+        defer { small.stop() }
+        let writes = baseline.quick ? 300 : 3_000
+        let smallWrites = measureWrites(clients: 1, rounds: writes, path: small.path)
+        let bigWrites = measureWrites(clients: 1, rounds: writes, path: big.path)
+        report(
+            "lumend full set in a \(count.formatted())-light home vs an 8-light one", bigWrites, baseline: smallWrites)
     }
 
     /// Memory per light.
