@@ -60,4 +60,40 @@ struct CrashConsistencyTests {
         }
         #expect(losses.isEmpty, "\(losses.count) of 20 acknowledged writes lost: \(losses)")
     }
+
+    /// A crash in the middle of a commit leaves a cut-off line in the journal: that commit was never confirmed,
+    /// so the restart drops it, says so, and keeps everything confirmed before it.
+    @Test func aCommitCutOffByACrashIsDroppedAndReported() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = directory.file("home.json")
+        _ = FileManager.default.createFile(atPath: fixture, contents: Data(TestFixtures.instantHome.utf8))
+        let arguments = ["--fixture", fixture, "--clock", "virtual"]
+        let first = try DaemonProcess(arguments: arguments, directory: directory)
+        _ = try #require(await first.waitUntilReady(), "\(first.stderr)")
+        let client = try first.connect()
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        _ = try await client.result("set", ["scope": room["scope"]!, "connection": "name", "value": "Workshop"])
+        first.signal(SIGKILL)
+        _ = await first.waitForExit()
+
+        // Write half a commit where the next one would have gone: where the zero-filled tail begins.
+        let journalPath = first.stateDirectory + "/state.journal"
+        let handle = try #require(FileHandle(forUpdatingAtPath: journalPath))
+        let bytes = try handle.readToEnd() ?? Data()
+        let end = try #require(bytes.firstIndex(of: 0))
+        try handle.seek(toOffset: UInt64(end))
+        try handle.write(contentsOf: Data(#"0badc0de {"generation":99,"records":[{"home":{"na"#.utf8))
+        try handle.close()
+
+        let second = try DaemonProcess(arguments: arguments, directory: directory)
+        _ = try #require(await second.waitUntilReady(), "\(second.stderr)")
+        #expect(second.stderr.contains("unfinished commit"))
+        #expect(second.stderr.contains("journal_commits_replayed=1"))
+        let again = try second.connect()
+        let reopened = try await again.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let name = try await again.result("get", ["scope": reopened["scope"]!, "connection": "name"])
+        #expect(name["value"] == "Workshop")
+        second.signal(SIGTERM)
+        #expect(await second.waitForExit() == 0)
+    }
 }
