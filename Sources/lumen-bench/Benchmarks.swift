@@ -18,7 +18,8 @@ enum Benchmarks {
     static let usage = """
         usage: lumen-bench [--quick] [--only SECTION[,SECTION…]]
 
-        Measures lumend against a raw Unix-socket echo server in the same run and prints ratios.
+        Measures lumend against a raw Unix-socket echo server in the same run and prints ratios; each ratio
+        comes from five lumend runs interleaved with five echo runs of the same shape (medians).
           --quick          fewer rounds (a smoke run, figures are rougher)
           --only SECTIONS  run only these: reads, writes, size, memory (default: all)
         """
@@ -54,7 +55,6 @@ enum Benchmarks {
         // Baseline: a plain echo server over a Unix socket, a thread per connection, no JSON.
         let echoPath = "\(directory)/echo.sock"
         EchoServer.start(path: echoPath)
-        let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
         let echo1 = measure(clients: 1, rounds: rounds, path: echoPath) { client, _ in
             client.send(ping)
             client.readLine()
@@ -68,10 +68,9 @@ enum Benchmarks {
         let baseline = Baseline(
             quick: quick, rounds: rounds, directory: directory, echo1: echo1, echo8: echo8, echoPath: echoPath)
 
-        var reads1: Measurement?
-        if sections.contains(.reads) { reads1 = await benchmarkReads(baseline) }
+        if sections.contains(.reads) { await benchmarkReads(baseline) }
         if sections.contains(.writes) { await benchmarkWrites(baseline) }
-        if sections.contains(.size) { await benchmarkHomeSize(baseline, demoReads: reads1) }
+        if sections.contains(.size) { await benchmarkHomeSize(baseline) }
         if sections.contains(.memory) { await benchmarkMemory(baseline) }
     }
 
@@ -89,24 +88,37 @@ enum Benchmarks {
         Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8) + [0x0A]
 
     /// Reads: `get` round trips from 1 and 8 clients, and on an old connection against a new one.
-    static func benchmarkReads(_ baseline: Baseline) async -> Measurement {
+    static func benchmarkReads(_ baseline: Baseline) async {
         let served = await serve(fixture: .demoHome(), directory: "\(baseline.directory)/demo", durability: .full)
-        defer { served.stop() }
-        let reads1 = measure(clients: 1, rounds: baseline.rounds, path: served.path) { client, _ in
-            client.send(getName)
-            client.readLine()
+        let (echo1, reads1) = againstEcho(baseline, served.path) { path, request in
+            measureOnce(clients: 1, rounds: baseline.rounds, path: path) { client, _ in
+                client.send(request ?? getName)
+                client.readLine()
+            }
         }
-        let reads8 = measure(clients: 8, rounds: baseline.rounds / 4, path: served.path) { client, _ in
-            client.send(getName)
-            client.readLine()
+        report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: echo1)
+        // A connection must not slow down as it ages.
+        let (fresh, old) = aging(path: served.path, request: getName, total: baseline.quick ? 20_000 : 100_000)
+        report("lumend get on an old connection vs a new one (≈ 1.00)", old, baseline: fresh)
+        let (echo8, reads8) = againstEcho(baseline, served.path) { path, request in
+            measureOnce(clients: 8, rounds: baseline.rounds / 4, path: path) { client, _ in
+                client.send(request ?? getName)
+                client.readLine()
+            }
         }
-        report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: baseline.echo1)
-        // A connection must not slow down as it ages: the last of many requests against the first.
-        let (early, late) = aging(path: served.path, request: getName, total: baseline.quick ? 20_000 : 60_000)
-        report("lumend get on an old connection vs a new one (≈ 1.00)", late, baseline: early)
-        report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: baseline.echo8)
-        return reads1
+        report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: echo8)
+        await served.stop()
     }
+
+    /// Measures the echo server and lumend in turn, five runs each, so that drift in the machine's speed hits
+    /// both; `run` gets the path and, for the echo server, the line to send (`nil` for lumend).
+    static func againstEcho(
+        _ baseline: Baseline, _ path: String, _ run: (_ path: String, _ echoLine: [UInt8]?) -> Measurement
+    ) -> (echo: Measurement, lumend: Measurement) {
+        alternate(baseline.echoPath, path) { target in run(target, target == baseline.echoPath ? ping : nil) }
+    }
+
+    static let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
 
     /// Writes: instant latency, real clock; full and relaxed durability.
     static func benchmarkWrites(_ baseline: Baseline) async {
@@ -125,9 +137,6 @@ enum Benchmarks {
             "  " + pad("  bound for 8 waiting clients: 8/(fdatasync + echo round trip)")
                 + String(format: "%9.0f/s  ratio %.2f", bound8, bound8 / baseline.echo8.rate))
         let windowed = 8
-        let echo8x8 = measureEcho(
-            clients: 8, window: windowed, rounds: (baseline.quick ? 2_000 : 20_000) / 8, path: baseline.echoPath)
-        report("raw echo, 8 clients × \(windowed) in flight", echo8x8, baseline: echo8x8)
         for durability in [Durability.full, .relaxed] {
             let writer = await serve(
                 fixture: instantHome(lights: 8), directory: "\(baseline.directory)/w-\(durability.rawValue)",
@@ -136,24 +145,30 @@ enum Benchmarks {
                 let rounds = (baseline.quick ? 600 : 6_000) / clients * (window > 1 ? 2 : 1)
                 let before = writer.store.commitCount
                 let byWaitersBefore = writer.store.commitsByWaiters
-                let rate = measureWrites(clients: clients, window: window, rounds: rounds, path: writer.path)
+                let (echo, rate) = againstEcho(baseline, writer.path) { path, echoLine in
+                    if let echoLine {
+                        return pipelined(clients: clients, window: window, rounds: rounds * 4, path: path) { _, _ in
+                            { _ in echoLine }
+                        }
+                    }
+                    return measureWrites(clients: clients, window: window, rounds: rounds, path: path, runs: 1)
+                }
                 let commits = writer.store.commitCount - before
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
                 let shape =
                     window > 1
                     ? "\(clients) clients × \(window) in flight" : "\(clients) client\(clients == 1 ? "" : "s")"
-                let base = window > 1 ? echo8x8 : clients == 1 ? baseline.echo1 : baseline.echo8
-                report("lumend \(durability.rawValue) set, \(shape)\(target)", rate, baseline: base)
+                report("lumend \(durability.rawValue) set, \(shape)\(target)", rate, baseline: echo)
                 if durability == .full {
                     print(
                         String(
                             format:
-                                "    %d writes × 3 runs shared %d disk commits (%.1f a commit, %d%% by waiting clients)",
-                            clients * rounds, commits, Double(3 * clients * rounds) / Double(max(1, commits)),
+                                "    %d writes × 5 runs shared %d disk commits (%.1f a commit, %d%% by waiting clients)",
+                            clients * rounds, commits, Double(5 * clients * rounds) / Double(max(1, commits)),
                             100 * (writer.store.commitsByWaiters - byWaitersBefore) / max(1, commits)))
                 }
             }
-            writer.stop()
+            await writer.stop()
         }
     }
 
@@ -177,38 +192,44 @@ enum Benchmarks {
         return seconds(ContinuousClock.now - start) / Double(count)
     }
 
-    /// A session's cost must not grow with the size of the home.
-    static func benchmarkHomeSize(_ baseline: Baseline, demoReads: Measurement?) async {
+    /// A session's cost must not grow with the size of the home: an 8-light and a big home served side by
+    /// side, measured in turn (small, big, small, big, …) so that drift in the machine's speed hits both.
+    static func benchmarkHomeSize(_ baseline: Baseline) async {
         let count = baseline.quick ? 10_000 : 100_000
-        let demo: Measurement
-        if let demoReads {
-            demo = demoReads
-        } else {
-            let served = await serve(fixture: .demoHome(), directory: "\(baseline.directory)/demo", durability: .full)
-            demo = measure(clients: 1, rounds: baseline.rounds, path: served.path) { client, _ in
+        // Full durability: a write appends to the journal whatever the home's size (snapshots are written at
+        // start, at stop and when the journal outgrows twice the snapshot).
+        let small = await serve(
+            fixture: instantHome(lights: 8), directory: "\(baseline.directory)/small", durability: .full)
+        let big = await serve(
+            fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .full)
+        let (smallReads, bigReads) = alternate(small.path, big.path) { path in
+            measureOnce(clients: 1, rounds: baseline.rounds, path: path) { client, _ in
                 client.send(getName)
                 client.readLine()
             }
-            served.stop()
         }
-        // Full durability: a write appends to the journal whatever the home's size (snapshots are written at
-        // start, at stop and when the journal outgrows twice the snapshot).
-        let big = await serve(
-            fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .full)
-        defer { big.stop() }
-        let bigReads = measure(clients: 1, rounds: baseline.rounds, path: big.path) { client, _ in
-            client.send(getName)
-            client.readLine()
-        }
-        report("lumend get in a \(count.formatted())-light home vs the demo home", bigReads, baseline: demo)
-        let small = await serve(
-            fixture: instantHome(lights: 8), directory: "\(baseline.directory)/small", durability: .full)
-        defer { small.stop() }
+        report("lumend get in a \(count.formatted())-light home vs an 8-light one", bigReads, baseline: smallReads)
         let writes = baseline.quick ? 300 : 3_000
-        let smallWrites = measureWrites(clients: 1, rounds: writes, path: small.path)
-        let bigWrites = measureWrites(clients: 1, rounds: writes, path: big.path)
+        let (smallWrites, bigWrites) = alternate(small.path, big.path) { path in
+            measureWrites(clients: 1, rounds: writes, path: path, runs: 1)
+        }
         report(
             "lumend full set in a \(count.formatted())-light home vs an 8-light one", bigWrites, baseline: smallWrites)
+        await small.stop()
+        await big.stop()
+    }
+
+    /// Measures `first` and `second` in turn, five times each, and returns each one's median.
+    static func alternate(_ first: String, _ second: String, _ run: (String) -> Measurement) -> (
+        Measurement, Measurement
+    ) {
+        var runs: ([Measurement], [Measurement]) = ([], [])
+        for _ in 0..<5 {
+            runs.0.append(run(first))
+            runs.1.append(run(second))
+        }
+        func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
+        return (median(runs.0), median(runs.1))
     }
 
     /// Memory per light.
@@ -265,10 +286,10 @@ enum Benchmarks {
         return Measurement(operations: clients * rounds, seconds: seconds(elapsed))
     }
 
-    /// The rate of the first and of the last 5,000 of `total` round trips on one connection.
+    /// An old connection (one that has served `total` requests) against a fresh one, measured in turn with
+    /// 5,000 requests at a time; the medians of five turns each, as (fresh, old).
     static func aging(path: String, request: [UInt8], total: Int) -> (Measurement, Measurement) {
-        let client = BlockingLineClient(path: path)
-        func run(_ count: Int) -> Measurement {
+        func run(_ client: BlockingLineClient, _ count: Int) -> Measurement {
             let start = ContinuousClock.now
             for _ in 0..<count {
                 client.send(request)
@@ -276,15 +297,23 @@ enum Benchmarks {
             }
             return Measurement(operations: count, seconds: seconds(ContinuousClock.now - start))
         }
-        let first = run(5_000)
-        _ = run(total - 10_000)
-        return (first, run(5_000))
+        let old = BlockingLineClient(path: path)
+        _ = run(old, total)
+        var turns: (fresh: [Measurement], old: [Measurement]) = ([], [])
+        for _ in 0..<5 {
+            turns.fresh.append(run(BlockingLineClient(path: path), 5_000))
+            turns.old.append(run(old, 5_000))
+        }
+        func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
+        return (median(turns.fresh), median(turns.old))
     }
 
     /// Writes: each client toggles its own light, with `window` requests in flight (1: each confirmation
     /// awaited before the next write). The median of three runs.
-    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
-        let runs = (0..<3).map { _ in
+    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String, runs: Int = 3)
+        -> Measurement
+    {
+        let runs = (0..<runs).map { _ in
             pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
                 client.send(
                     Array(
@@ -310,16 +339,7 @@ enum Benchmarks {
                 return { round in round % 2 == 0 ? off : on }
             }
         }
-        return runs.sorted { $0.rate < $1.rate }[1]
-    }
-
-    /// Echo round trips with `window` lines in flight per client, for comparison with pipelined writes.
-    static func measureEcho(clients: Int, window: Int, rounds: Int, path: String) -> Measurement {
-        let ping = Array(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.utf8) + [0x0A]
-        let runs = (0..<3).map { _ in
-            pipelined(clients: clients, window: window, rounds: rounds, path: path) { _, _ in { _ in ping } }
-        }
-        return runs.sorted { $0.rate < $1.rate }[1]
+        return runs.sorted { $0.rate < $1.rate }[runs.count / 2]
     }
 
     /// Runs `rounds` requests on each of `clients` connections, each on its own thread, keeping `window`
@@ -376,7 +396,12 @@ enum Benchmarks {
         let path: String
         let store: StateStore
         let tasks: [Task<Void, Never>]
-        func stop() { tasks.forEach { $0.cancel() } }
+        /// Stops serving and waits until the store has saved its last snapshot, so nothing of this server
+        /// runs on into the next measurement.
+        func stop() async {
+            tasks.forEach { $0.cancel() }
+            for task in tasks { await task.value }
+        }
     }
 
     /// A real-clock lumend server in this process, with a state store, as the daemon wires them.
