@@ -16,7 +16,7 @@ import Synchronization
 /// ``compact()`` and ``close()``, the writer saves a whole snapshot atomically and durably instead and starts
 /// a new journal. ``StateLoader`` replays the journal onto the snapshot at start.
 ///
-/// In `full` durability a caller waits with ``waitUntilDurable(_:)`` before acknowledging a write; in
+/// In `full` durability a caller waits with ``waitUntilDurable(_:committingHere:)`` before acknowledging a write; in
 /// `relaxed` durability the writer batches for up to ``relaxedDelay`` and nobody waits.
 ///
 /// ```swift
