@@ -138,7 +138,9 @@ public struct StateLoader: Sendable {
         let journalPath = "\(directory)/\(StateStore.journalFileName)"
         let bytes: [UInt8]?
         do { bytes = try fileSystem.readFile(journalPath) } catch {
-            outcome.warnings.append("cannot read \(journalPath) (\(error)); changes after the snapshot are not applied")
+            // Kept aside, not overwritten by the journal the next snapshot starts: someone may recover it.
+            setJournalAside(
+                "it cannot be read (\(error)); changes after the snapshot are not applied", outcome: &outcome)
             return
         }
         guard let bytes, bytes.contains(where: { $0 != 0 }) else { return }
@@ -162,20 +164,24 @@ public struct StateLoader: Sendable {
             return
         }
         var replayed = 0
+        var misfit: String?
         for batch in contents.batches where batch.generation > base {
             do throws(JSONShapeError) {
                 outcome.fixture = try outcome.fixture.applying(batch.records)
             } catch {
-                setJournalAside(
-                    "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were applied",
-                    outcome: &outcome)
-                return
+                misfit =
+                    "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were applied"
+                break
             }
             outcome.generation = batch.generation
             replayed += 1
         }
         outcome.replayedCommits = replayed
         outcome.fixture.generation = outcome.generation
+        if let misfit {
+            setJournalAside(misfit, outcome: &outcome)
+            return
+        }
         switch contents.damage {
         case nil: break
         case .tornTail:

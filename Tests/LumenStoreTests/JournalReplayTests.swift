@@ -131,6 +131,19 @@ struct JournalReplayTests {
         let outcome = try load()
         #expect(outcome.fixture.name == "Fits")
         #expect(outcome.generation == 2)
+        #expect(outcome.fixture.generation == 2)
+        #expect(outcome.replayedCommits == 1)
+        #expect(journalMovedAside)
+    }
+
+    @Test func anUnreadableJournalIsKeptAsideNotOverwritten() throws {
+        writeSnapshot(generation: 1)
+        // A directory where the journal should be: reading it fails (EISDIR), as an unreadable file would.
+        try FileManager.default.createDirectory(
+            atPath: directory.file("state.journal"), withIntermediateDirectories: false)
+        let outcome = try load()
+        #expect(outcome.fixture.name == "Saved")
+        #expect(outcome.warnings.contains { $0.contains("cannot be read") })
         #expect(journalMovedAside)
     }
 
