@@ -216,6 +216,20 @@ enum Benchmarks {
             "lumend full set in a \(count.formatted())-light home vs an 8-light one", bigWrites, baseline: smallWrites)
         await small.stop()
         await big.stop()
+        // Start-up after a crash replays the journal: a long one over the big home.
+        let commits = baseline.quick ? 2_000 : 20_000
+        let home = instantHome(lights: count)
+        let lights = home.rooms[0].lights
+        let batches = (0..<commits).map { index -> [StateRecord] in
+            var light = lights[index % lights.count]
+            light.state.isOn.toggle()
+            return [.light(light, room: home.rooms[0].id)]
+        }
+        let start = ContinuousClock.now
+        _ = try? home.applying(batches: batches)
+        print(
+            "  " + pad("replaying \(commits.formatted()) journal commits onto a \(count.formatted())-light home")
+                + String(format: "%9.2f s", seconds(ContinuousClock.now - start)))
     }
 
     /// Measures `first` and `second` in turn, five times each, and returns each one's median.

@@ -94,81 +94,115 @@ extension StateRecord {
 extension Fixture {
     /// The fixture with a batch of records applied: each entity in the batch takes the form its record gives.
     ///
-    /// A batch is applied as a whole, so the order of records within it does not matter; batches must be
-    /// applied in the order they were written.
+    /// A batch is applied as a whole, so the order of records within it does not matter.
     /// - Throws: ``JSONShapeError`` when the batch does not fit the fixture (a room lists a light that exists
     ///   nowhere, say): the journal does not belong to this snapshot.
     public func applying(_ batch: [StateRecord]) throws(JSONShapeError) -> Fixture {
-        var lights: [LightID: (light: LightFixture, room: RoomID)] = [:]
-        for room in rooms {
-            for light in room.lights { lights[light.id] = (light, room.id) }
+        try applying(batches: [batch])
+    }
+
+    /// The fixture with batches of records applied in order, in one pass: the cost grows with the records
+    /// and the lights, not with their product, so a long journal over a big home replays quickly.
+    /// - Throws: ``JSONShapeError`` when the result does not hold together.
+    public func applying(batches: [[StateRecord]]) throws(JSONShapeError) -> Fixture {
+        var replay = Replay(self)
+        for batch in batches {
+            for record in batch { replay.apply(record) }
         }
-        var headers: [RoomID: (room: RoomFixture, lightIDs: [LightID]?)] = [:]
-        var roomOrder: [RoomID] = []
-        for room in rooms {
+        return try replay.fixture(from: self)
+    }
+}
+
+/// The home being rebuilt from a snapshot and journal records: every light by ID, every room's fields and
+/// light order, and the order of the rooms.
+private struct Replay {
+    var name: String
+    var roomOrder: [RoomID] = []
+    var rooms: [RoomID: RoomFixture] = [:]
+    /// Each room's lights, in order.
+    var roomLights: [RoomID: [LightID]] = [:]
+    var lights: [LightID: LightFixture] = [:]
+    /// The room whose list holds each light.
+    var listedIn: [LightID: RoomID] = [:]
+
+    init(_ fixture: Fixture) {
+        name = fixture.name
+        for room in fixture.rooms {
+            roomOrder.append(room.id)
             var header = room
             header.lights = []
-            headers[room.id] = (header, nil)
-            roomOrder.append(room.id)
-        }
-        var homeName = name
-        var newRoomOrder: [RoomID]?
-        for record in batch {
-            switch record {
-            case .home(let name, let roomIDs):
-                homeName = name
-                newRoomOrder = roomIDs
-            case .room(var room, let lightIDs):
-                room.lights = []
-                if headers[room.id] == nil { roomOrder.append(room.id) }
-                headers[room.id] = (room, lightIDs)
-            case .light(let light, let room):
-                lights[light.id] = (light, room)
-            case .removedRoom(let id):
-                headers[id] = nil
-            case .removedLight(let id):
-                lights[id] = nil
+            rooms[room.id] = header
+            roomLights[room.id] = room.lights.map(\.id)
+            for light in room.lights {
+                lights[light.id] = light
+                listedIn[light.id] = room.id
             }
         }
-        let order = (newRoomOrder ?? roomOrder).filter { headers[$0] != nil }
-        var placed = Set<LightID>()
-        var result = self
-        result.name = homeName
+    }
+
+    mutating func apply(_ record: StateRecord) {
+        switch record {
+        case .home(let name, let roomIDs):
+            self.name = name
+            roomOrder = roomIDs
+        case .room(var room, let lightIDs):
+            room.lights = []
+            if rooms[room.id] == nil, !roomOrder.contains(room.id) { roomOrder.append(room.id) }
+            rooms[room.id] = room
+            // The room's own list is the truth for its order; lights it names are in it, wherever they were.
+            for light in roomLights[room.id] ?? [] where listedIn[light] == room.id { listedIn[light] = nil }
+            for light in lightIDs {
+                if let other = listedIn[light], other != room.id { roomLights[other]?.removeAll { $0 == light } }
+                listedIn[light] = room.id
+            }
+            roomLights[room.id] = lightIDs
+        case .light(let light, let room):
+            lights[light.id] = light
+            guard listedIn[light.id] != room else { return }
+            if let other = listedIn[light.id] { roomLights[other]?.removeAll { $0 == light.id } }
+            roomLights[room, default: []].append(light.id)
+            listedIn[light.id] = room
+        case .removedRoom(let id):
+            rooms[id] = nil
+            roomOrder.removeAll { $0 == id }
+            for light in roomLights.removeValue(forKey: id) ?? [] where listedIn[light] == id {
+                listedIn[light] = nil
+            }
+        case .removedLight(let id):
+            lights[id] = nil
+            if let room = listedIn.removeValue(forKey: id) { roomLights[room]?.removeAll { $0 == id } }
+        }
+    }
+
+    /// The rebuilt home, with what `base` has that records never touch (settings, discovery, faults).
+    func fixture(from base: Fixture) throws(JSONShapeError) -> Fixture {
+        var result = base
+        result.name = name
         result.rooms = []
-        for (roomIndex, id) in order.enumerated() {
-            guard let (header, lightIDs) = headers[id] else { continue }
-            let path = JSONPath.root.appending("rooms").appending(roomIndex)
-            // A room whose record is not in the batch keeps its lights' order; lights that joined it come last.
-            let ids = lightIDs ?? keptOrder(of: id, lights: lights, batch: batch)
-            var room = header
-            for lightID in ids {
-                guard let entry = lights[lightID], entry.room == id else {
+        var placed = Set<LightID>()
+        for (index, id) in roomOrder.enumerated() {
+            guard var room = rooms[id] else {
+                throw JSONShapeError(.root, "the home lists room '\(id)', which the state does not hold")
+            }
+            let path = JSONPath.root.appending("rooms").appending(index)
+            for lightID in roomLights[id] ?? [] {
+                guard let light = lights[lightID] else {
                     throw JSONShapeError(path, "room '\(id)' lists light '\(lightID)', which the state does not hold")
                 }
                 guard placed.insert(lightID).inserted else {
                     throw JSONShapeError(path, "light '\(lightID)' is listed twice")
                 }
-                room.lights.append(entry.light)
+                room.lights.append(light)
             }
             result.rooms.append(room)
         }
         if let stray = lights.keys.first(where: { !placed.contains($0) }) {
             throw JSONShapeError(.root, "light '\(stray)' belongs to no room of the state")
         }
+        if let stray = rooms.keys.first(where: { !roomOrder.contains($0) }) {
+            throw JSONShapeError(.root, "room '\(stray)' is not in the home's room order")
+        }
         try result.validate()
         return result
-    }
-
-    /// The lights of a room the batch did not rewrite: those it had that still belong to it, then newcomers.
-    private func keptOrder(
-        of id: RoomID, lights: [LightID: (light: LightFixture, room: RoomID)], batch: [StateRecord]
-    ) -> [LightID] {
-        let had = (rooms.first { $0.id == id }?.lights.map(\.id) ?? []).filter { lights[$0]?.room == id }
-        var known = Set(had)
-        var joined: [LightID] = []
-        for case .light(let light, let room) in batch where room == id && known.insert(light.id).inserted {
-            joined.append(light.id)
-        }
-        return had + joined
     }
 }
