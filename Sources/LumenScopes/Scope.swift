@@ -1,4 +1,5 @@
 import LumenModel
+import Synchronization
 
 /// A scope type: a named set of connections over one part of the home.
 ///
@@ -157,6 +158,9 @@ public struct AnyScope: Sendable {
     /// The entity whose removal closes it.
     public let entity: Entity?
     private let lookup: @Sendable (String) -> AnyConnection?
+    /// Connections already resolved: a connection is a recipe fixed by its scope and name, so each is built
+    /// once per open scope rather than on every request.
+    private let resolved = ResolvedConnections()
 
     /// Erases a scope.
     public init<S: Scope>(_ scope: S) {
@@ -167,5 +171,15 @@ public struct AnyScope: Sendable {
     }
 
     /// The connection called `name`, or `nil`.
-    public func connection(_ name: String) -> AnyConnection? { lookup(name) }
+    public func connection(_ name: String) -> AnyConnection? {
+        if let connection = resolved.connections.withLock({ $0[name] }) { return connection }
+        guard let connection = lookup(name) else { return nil }
+        resolved.connections.withLock { $0[name] = connection }
+        return connection
+    }
+}
+
+/// The connections of one open scope resolved so far (at most one per connection the scope type has).
+private final class ResolvedConnections: Sendable {
+    let connections = Mutex<[String: AnyConnection]>([:])
 }
