@@ -129,7 +129,8 @@ public struct DaemonOptions: Sendable, Hashable {
 
         Options:
           --fixture PATH           Home to simulate (JSON fixture; see docs/fixtures.md). Default: the demo home.
-          --state-dir DIR          Where state is kept. Default: $STATE_DIRECTORY, else $XDG_STATE_HOME/lumend,
+          --state-dir DIR          Where state is kept (state.json, the snapshot, and state.journal, the changes
+                                   since). Default: $STATE_DIRECTORY, else $XDG_STATE_HOME/lumend,
                                    else ~/.local/state/lumend.
           --socket PATH            Socket to listen on (ignored when systemd passes one). Default:
                                    $RUNTIME_DIRECTORY/lumend.sock, else $XDG_RUNTIME_DIR/lumend/lumend.sock,
@@ -140,7 +141,8 @@ public struct DaemonOptions: Sendable, Hashable {
           --durability full|relaxed
                                    'full': a write is confirmed once it is on disk. 'relaxed': once applied,
                                    on disk within 200 ms. Default: the fixture's, else full.
-          --reset                  Start from the fixture, moving the existing state aside (never deleted).
+          --reset                  Start from the fixture, moving the existing state and journal aside (never
+                                   deleted).
           --simulation-access owner|any
                                    Who may open the simulation scope: root and lumend's user (default), or
                                    everyone who can reach the socket.
