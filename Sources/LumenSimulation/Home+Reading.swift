@@ -17,9 +17,6 @@ public struct LightSnapshot: Sendable, Hashable {
 }
 
 extension Home {
-    /// The home's name.
-    public var homeName: String { name }
-
     /// The room IDs, in order.
     public var roomIDs: [RoomID] { roomOrder }
 
@@ -27,12 +24,6 @@ extension Home {
     public func lightIDs(in room: RoomID) throws(LumenError) -> [LightID] {
         guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
         return room.lightIDs
-    }
-
-    /// The name of a room.
-    public func roomName(_ room: RoomID) throws(LumenError) -> String {
-        guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
-        return room.name
     }
 
     /// Whether a room exists.

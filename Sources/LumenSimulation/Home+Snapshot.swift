@@ -8,11 +8,8 @@ extension Home {
         var fixture = Fixture(
             id: fixtureIdentity.id, name: name, seed: fixtureIdentity.seed,
             rooms: roomOrder.compactMap { id in
-                guard let room = rooms[id] else { return nil }
-                var fixtureRoom = RoomFixture(
-                    id: id, name: room.name, lights: room.lightIDs.compactMap { fixtureEntry(of: $0) },
-                    undiscovered: room.undiscovered)
-                fixtureRoom.defaults = room.defaults
+                guard var fixtureRoom = roomFixture(of: id) else { return nil }
+                fixtureRoom.lights = rooms[id]!.lightIDs.compactMap { fixtureEntry(of: $0) }
                 return fixtureRoom
             })
         fixture.durability = durability
@@ -29,13 +26,19 @@ extension Home {
         case .home:
             return .home(name: name, roomIDs: roomOrder)
         case .room(let id):
-            guard let room = rooms[id] else { return .removedRoom(id) }
-            var header = RoomFixture(id: id, name: room.name, lights: [], undiscovered: room.undiscovered)
-            header.defaults = room.defaults
-            return .room(header, lightIDs: room.lightIDs)
+            guard let header = roomFixture(of: id) else { return .removedRoom(id) }
+            return .room(header, lightIDs: rooms[id]!.lightIDs)
         case .light(let id):
             guard let light = lights[id], let entry = fixtureEntry(of: id) else { return .removedLight(id) }
             return .light(entry, room: light.room)
         }
+    }
+
+    /// A room's own fields as a fixture room, its lights left out.
+    func roomFixture(of id: RoomID) -> RoomFixture? {
+        guard let room = rooms[id] else { return nil }
+        var fixture = RoomFixture(id: id, name: room.name, lights: [], undiscovered: room.undiscovered)
+        fixture.defaults = room.defaults
+        return fixture
     }
 }

@@ -251,8 +251,6 @@ public final class StateStore: Sendable {
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
     /// The number of commits made by waiters on their own threads (``waitUntilDurable(_:committingHere:)``).
     public var commitsByWaiters: Int { shared.withLock { $0.commitsByWaiters } }
-    /// The generation of the newest commit.
-    public var generation: Int { shared.withLock { $0.generation } }
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.
