@@ -25,6 +25,13 @@ extension StateStore {
         var batchesSinceSnapshot = 0
         var lastSnapshotSize = 0
         var backoff = Duration.milliseconds(100)
+
+        /// Whether the next commit must be a snapshot: no journal is open, or it has grown past `limit` (or
+        /// twice the last snapshot, when that is larger).
+        func needsSnapshot(limit: Int) -> Bool {
+            guard let journal else { return true }
+            return journal.end > max(limit, 2 * lastSnapshotSize)
+        }
     }
 
     /// The journal being appended to.
@@ -80,9 +87,7 @@ extension StateStore {
         case .commit:
             committer.withLock { state in
                 let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Bool)? in
-                    let limit = max(journalLimit, 2 * state.lastSnapshotSize)
-                    let snapshot =
-                        shared.snapshotWanted || state.journal == nil || (state.journal?.end ?? 0) > limit
+                    let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
                     // Someone may have committed it all while this thread waited for the committer.
                     guard snapshot || !shared.pending.isEmpty else { return nil }
                     if snapshot {
@@ -133,9 +138,8 @@ extension StateStore {
     func commitHere(upTo mark: UInt64) -> Result<Void, FileSystemError>? {
         let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
             let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
-                let limit = max(journalLimit, 2 * state.lastSnapshotSize)
                 guard !shared.stopping, shared.lastError == nil, !shared.snapshotWanted, !shared.pending.isEmpty,
-                    let journal = state.journal, journal.end <= limit
+                    !state.needsSnapshot(limit: journalLimit)
                 else { return nil }
                 return Self.take(&shared)
             }
