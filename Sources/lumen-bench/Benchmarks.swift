@@ -52,26 +52,17 @@ enum Benchmarks {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        // Baseline: a plain echo server over a Unix socket, a thread per connection, no JSON.
+        // The baseline: a plain echo server over a Unix socket, a thread per connection, no JSON. Every ratio
+        // below is against echo runs of the same shape, interleaved with lumend's.
         let echoPath = "\(directory)/echo.sock"
         EchoServer.start(path: echoPath)
-        let echo1 = measure(clients: 1, rounds: rounds, path: echoPath) { client, _ in
-            client.send(ping)
-            client.readLine()
-        }
-        let echo8 = measure(clients: 8, rounds: rounds / 4, path: echoPath) { client, _ in
-            client.send(ping)
-            client.readLine()
-        }
-        report("raw echo baseline, 1 client", echo1, baseline: echo1)
-        report("raw echo baseline, 8 clients", echo8, baseline: echo8)
-        let baseline = Baseline(
-            quick: quick, rounds: rounds, directory: directory, echo1: echo1, echo8: echo8, echoPath: echoPath)
+        let baseline = Baseline(quick: quick, rounds: rounds, directory: directory, echoPath: echoPath)
 
+        // Memory first: memory the other sections freed would be reused and hide the growth.
+        if sections.contains(.memory) { await benchmarkMemory(baseline) }
         if sections.contains(.reads) { await benchmarkReads(baseline) }
         if sections.contains(.writes) { await benchmarkWrites(baseline) }
         if sections.contains(.size) { await benchmarkHomeSize(baseline) }
-        if sections.contains(.memory) { await benchmarkMemory(baseline) }
     }
 
     /// What every section compares against.
@@ -79,8 +70,6 @@ enum Benchmarks {
         var quick: Bool
         var rounds: Int
         var directory: String
-        var echo1: Measurement
-        var echo8: Measurement
         var echoPath: String
     }
 
@@ -90,21 +79,15 @@ enum Benchmarks {
     /// Reads: `get` round trips from 1 and 8 clients, and on an old connection against a new one.
     static func benchmarkReads(_ baseline: Baseline) async {
         let served = await serve(fixture: .demoHome(), directory: "\(baseline.directory)/demo", durability: .full)
-        let (echo1, reads1) = againstEcho(baseline, served.path) { path, request in
-            measureOnce(clients: 1, rounds: baseline.rounds, path: path) { client, _ in
-                client.send(request ?? getName)
-                client.readLine()
-            }
+        let (echo1, reads1) = againstEcho(baseline, served.path) { path, echoLine in
+            roundTrips(clients: 1, rounds: baseline.rounds, path: path, line: echoLine ?? getName)
         }
         report("lumend get, 1 client (target ≥ 0.50)", reads1, baseline: echo1)
         // A connection must not slow down as it ages.
         let (fresh, old) = aging(path: served.path, request: getName, total: baseline.quick ? 20_000 : 100_000)
         report("lumend get on an old connection vs a new one (≈ 1.00)", old, baseline: fresh)
-        let (echo8, reads8) = againstEcho(baseline, served.path) { path, request in
-            measureOnce(clients: 8, rounds: baseline.rounds / 4, path: path) { client, _ in
-                client.send(request ?? getName)
-                client.readLine()
-            }
+        let (echo8, reads8) = againstEcho(baseline, served.path) { path, echoLine in
+            roundTrips(clients: 8, rounds: baseline.rounds / 4, path: path, line: echoLine ?? getName)
         }
         report("lumend get, 8 clients (target ≥ 0.50)", reads8, baseline: echo8)
         await served.stop()
@@ -137,11 +120,10 @@ enum Benchmarks {
                 let byWaitersBefore = writer.store.commitsByWaiters
                 let (echo, rate) = againstEcho(baseline, writer.path) { path, echoLine in
                     if let echoLine {
-                        return pipelined(clients: clients, window: window, rounds: rounds * 4, path: path) { _, _ in
-                            { _ in echoLine }
-                        }
+                        return roundTrips(
+                            clients: clients, window: window, rounds: rounds * 4, path: path, line: echoLine)
                     }
-                    return measureWrites(clients: clients, window: window, rounds: rounds, path: path, runs: 1)
+                    return measureWrites(clients: clients, window: window, rounds: rounds, path: path)
                 }
                 let commits = writer.store.commitCount - before
                 let target = durability == .full ? " (target ≥ 0.25)" : ""
@@ -202,15 +184,12 @@ enum Benchmarks {
         let big = await serve(
             fixture: instantHome(lights: count), directory: "\(baseline.directory)/big", durability: .full)
         let (smallReads, bigReads) = alternate(small.path, big.path) { path in
-            measureOnce(clients: 1, rounds: baseline.rounds, path: path) { client, _ in
-                client.send(getName)
-                client.readLine()
-            }
+            roundTrips(clients: 1, rounds: baseline.rounds, path: path, line: getName)
         }
         report("lumend get in a \(count.formatted())-light home vs an 8-light one", bigReads, baseline: smallReads)
         let writes = baseline.quick ? 300 : 3_000
         let (smallWrites, bigWrites) = alternate(small.path, big.path) { path in
-            measureWrites(clients: 1, rounds: writes, path: path, runs: 1)
+            measureWrites(clients: 1, rounds: writes, path: path)
         }
         report(
             "lumend full set in a \(count.formatted())-light home vs an 8-light one", bigWrites, baseline: smallWrites)
@@ -241,7 +220,6 @@ enum Benchmarks {
             runs.0.append(run(first))
             runs.1.append(run(second))
         }
-        func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
         return (median(runs.0), median(runs.1))
     }
 
@@ -269,35 +247,18 @@ enum Benchmarks {
 
     static func report(_ name: String, _ measurement: Measurement, baseline: Measurement) {
         let ratio = measurement.rate / baseline.rate
-        print("  " + pad(name) + String(format: "%9.0f/s  ratio %.2f", measurement.rate, ratio))
+        print(
+            "  " + pad(name)
+                + String(format: "%9.0f/s  ratio %.2f (of %.0f/s)", measurement.rate, ratio, baseline.rate))
     }
 
-    /// Runs `rounds` request/response round trips on each of `clients` connections, each on its own thread;
-    /// three times, keeping the median, because single runs on these machines vary by a factor of two.
-    static func measure(
-        clients: Int, rounds: Int, path: String, _ body: @escaping @Sendable (BlockingLineClient, Int) -> Void
-    ) -> Measurement {
-        let runs = (0..<3).map { _ in measureOnce(clients: clients, rounds: rounds, path: path, body) }
-        return runs.sorted { $0.rate < $1.rate }[1]
+    /// `rounds` round trips of `line` on each of `clients` connections, `window` in flight on each.
+    static func roundTrips(clients: Int, window: Int = 1, rounds: Int, path: String, line: [UInt8]) -> Measurement {
+        pipelined(clients: clients, window: window, rounds: rounds, path: path) { _, _ in { _ in line } }
     }
 
-    static func measureOnce(
-        clients: Int, rounds: Int, path: String, _ body: @escaping @Sendable (BlockingLineClient, Int) -> Void
-    ) -> Measurement {
-        let group = DispatchGroup()
-        let start = ContinuousClock.now
-        for index in 0..<clients {
-            group.enter()
-            Thread {
-                let client = BlockingLineClient(path: path)
-                for _ in 0..<rounds { body(client, index) }
-                group.leave()
-            }.start()
-        }
-        group.wait()
-        let elapsed = ContinuousClock.now - start
-        return Measurement(operations: clients * rounds, seconds: seconds(elapsed))
-    }
+    /// The run with the median rate: single runs on these machines vary by a factor of two.
+    static func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
 
     /// An old connection (one that has served `total` requests) against a fresh one, measured in turn with
     /// 5,000 requests at a time; the medians of five turns each, as (fresh, old).
@@ -317,42 +278,36 @@ enum Benchmarks {
             turns.fresh.append(run(BlockingLineClient(path: path), 5_000))
             turns.old.append(run(old, 5_000))
         }
-        func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
         return (median(turns.fresh), median(turns.old))
     }
 
     /// Writes: each client toggles its own light, with `window` requests in flight (1: each confirmation
-    /// awaited before the next write). The median of three runs.
-    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String, runs: Int = 3)
-        -> Measurement
-    {
-        let runs = (0..<runs).map { _ in
-            pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
-                client.send(
-                    Array(
-                        #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
-                            .utf8) + [0x0A])
-                client.readLine()
-                client.send(
-                    Array(
-                        #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
-                            .utf8) + [0x0A])
-                let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
-                let scope = String(decoding: opened, as: UTF8.self).split(separator: "\"scope\":").last?.prefix {
-                    $0.isNumber
-                }
-                let on =
-                    Array(
-                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":true}}"#
-                            .utf8) + [0x0A]
-                let off =
-                    Array(
-                        #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":false}}"#
-                            .utf8) + [0x0A]
-                return { round in round % 2 == 0 ? off : on }
+    /// awaited before the next write).
+    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
+        pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
+            client.send(
+                Array(
+                    #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
+                        .utf8) + [0x0A])
+            client.readLine()
+            client.send(
+                Array(
+                    #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
+                        .utf8) + [0x0A])
+            let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
+            let scope = String(decoding: opened, as: UTF8.self).split(separator: "\"scope\":").last?.prefix {
+                $0.isNumber
             }
+            let on =
+                Array(
+                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":true}}"#
+                        .utf8) + [0x0A]
+            let off =
+                Array(
+                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":false}}"#
+                        .utf8) + [0x0A]
+            return { round in round % 2 == 0 ? off : on }
         }
-        return runs.sorted { $0.rate < $1.rate }[runs.count / 2]
     }
 
     /// Runs `rounds` requests on each of `clients` connections, each on its own thread, keeping `window`
