@@ -53,6 +53,9 @@ public struct StateLoader: Sendable {
         self.now = now
     }
 
+    /// The journal's path.
+    var journalPath: String { "\(directory)/\(StateStore.journalFileName)" }
+
     /// Chooses the state to start from.
     /// - Parameters:
     ///   - fixture: the fixture to use when there is no usable state.
@@ -66,7 +69,6 @@ public struct StateLoader: Sendable {
     {
         let statePath = "\(directory)/\(StateStore.stateFileName)"
         let previousPath = "\(directory)/\(StateStore.previousFileName)"
-        let journalPath = "\(directory)/\(StateStore.journalFileName)"
         var warnings: [String] = []
         if reset {
             for path in [statePath, previousPath, journalPath] where fileSystem.fileExists(path) {
@@ -135,7 +137,6 @@ public struct StateLoader: Sendable {
     /// newer snapshot than the one loaded, one from another fixture) loses changes: the journal is moved
     /// aside for inspection and a warning says what was lost.
     func replayJournal(onto outcome: inout Outcome, origin: FixtureOrigin) {
-        let journalPath = "\(directory)/\(StateStore.journalFileName)"
         let bytes: [UInt8]?
         do { bytes = try fileSystem.readFile(journalPath) } catch {
             // Kept aside, not overwritten by the journal the next snapshot starts: someone may recover it.
@@ -205,13 +206,12 @@ public struct StateLoader: Sendable {
     }
 
     private func setJournalAside(_ why: String, outcome: inout Outcome) {
-        let path = "\(directory)/\(StateStore.journalFileName)"
-        let aside = "\(path).corrupt-\(now())"
+        let aside = "\(journalPath).corrupt-\(now())"
         do {
-            try fileSystem.rename(path, to: aside)
-            outcome.warnings.append("\(path) cannot be used: \(why); moved it to \(aside)")
+            try fileSystem.rename(journalPath, to: aside)
+            outcome.warnings.append("\(journalPath) cannot be used: \(why); moved it to \(aside)")
         } catch {
-            outcome.warnings.append("\(path) cannot be used: \(why); it could not be moved aside (\(error))")
+            outcome.warnings.append("\(journalPath) cannot be used: \(why); it could not be moved aside (\(error))")
         }
     }
 }
