@@ -49,11 +49,11 @@ final class ScopeMirror {
 
 /// What is known about a write in flight or failed, for a UI to show.
 public struct WriteStatus: Sendable, Equatable {
-    /// The connections with a write waiting for the device.
-    public var pending: Set<String> = []
+    /// The connections with a write waiting for the device (until the last of their writes is answered).
+    public var pending: Set<String> { Set(inFlight.keys) }
     /// The last write that failed, and why.
     public var lastFailure: (connection: String, error: LumenClientError)?
-    /// How many writes each pending connection has in flight: it stays pending until the last is answered.
+    /// How many writes each pending connection has in flight.
     var inFlight: [String: Int] = [:]
 
     public static func == (lhs: WriteStatus, rhs: WriteStatus) -> Bool {
@@ -75,7 +75,6 @@ protocol WritesThrough: AnyObject {
 extension WritesThrough {
     /// Sends a `set`; the model changes when the daemon confirms it.
     func sendWrite(_ connection: String, _ value: JSONValue, transitionMs: Double? = nil) {
-        writes.pending.insert(connection)
         writes.inFlight[connection, default: 0] += 1
         let mirror = mirror
         Task { @MainActor [weak self] in
@@ -93,7 +92,6 @@ extension WritesThrough {
     private func answered(_ connection: String) {
         let left = (writes.inFlight[connection] ?? 1) - 1
         writes.inFlight[connection] = left > 0 ? left : nil
-        if left <= 0 { writes.pending.remove(connection) }
     }
 }
 
