@@ -18,8 +18,9 @@ enum Benchmarks {
     static let usage = """
         usage: lumen-bench [--quick] [--only SECTION[,SECTION…]]
 
-        Measures lumend against a raw Unix-socket echo server in the same run and prints ratios; each ratio
-        comes from five lumend runs interleaved with five echo runs of the same shape (medians).
+        Measures lumend and prints each figure as a ratio against a baseline measured in turn with it, five
+        runs each (medians): a raw Unix-socket echo server of the same shape for throughput, a fresh
+        connection for aging, an 8-light home for home size.
           --quick          fewer rounds (a smoke run, figures are rougher)
           --only SECTIONS  run only these: reads, writes, size, memory (default: all)
         """
