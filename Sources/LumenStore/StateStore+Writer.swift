@@ -49,6 +49,25 @@ extension StateStore {
         case stop
     }
 
+    /// What the writer thread is doing, for those who would ring its doorbell: ringing only a writer that
+    /// listens keeps it from being woken once per change, and its doorbell from counting rings nobody heard.
+    enum WriterPhase {
+        case working
+        /// Asleep until a deadline of its own (a grace period, the relaxed delay, a retry): only someone
+        /// waiting for a commit wakes it sooner.
+        case napping
+        /// Asleep for want of work: any change wakes it.
+        case idle
+    }
+
+    /// Why someone would wake the writer.
+    enum WakeReason {
+        /// A change was noted.
+        case change
+        /// Someone waits for a commit, a snapshot or the stop.
+        case waiter
+    }
+
     /// How long, in full durability, a change nobody waits for yet is left for a waiter to commit itself.
     static let leaderGrace = Duration.milliseconds(2)
 
@@ -61,17 +80,30 @@ extension StateStore {
             let now = ContinuousClock.now
             let hasWork = !shared.pending.isEmpty || shared.snapshotWanted || shared.lastError != nil
             guard hasWork else {
-                shared.writerIdle = true
+                if durability == .full, shared.mark != shared.markSeenByWriter {
+                    // Changes are coming, and those who wait for them commit them themselves. Rather than be
+                    // rung for every one, look again after the grace period; sleep for good after a quiet one.
+                    shared.markSeenByWriter = shared.mark
+                    shared.writer = .napping
+                    return .wait(Self.leaderGrace)
+                }
+                shared.writer = .idle
                 // Woken by a change; the timeout only lets the thread notice that its store is gone.
                 return .wait(.seconds(1))
             }
-            if let retryAt = shared.retryAt, now < retryAt { return .wait(now.duration(to: retryAt)) }
+            if let retryAt = shared.retryAt, now < retryAt {
+                shared.writer = .napping
+                return .wait(now.duration(to: retryAt))
+            }
             if shared.waiters.isEmpty, !shared.snapshotWanted, shared.lastError == nil, let since = shared.pendingSince
             {
                 // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
                 // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
                 let delay = durability == .relaxed ? relaxedDelay : Self.leaderGrace
-                if now < since + delay { return .wait(now.duration(to: since + delay)) }
+                if now < since + delay {
+                    shared.writer = .napping
+                    return .wait(now.duration(to: since + delay))
+                }
             }
             return .commit
         }
@@ -82,7 +114,7 @@ extension StateStore {
                 1,
                 Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000))
             _ = doorbell.wait(timeout: .now() + .nanoseconds(min(nanoseconds, 1_000_000_000)))
-            shared.withLock { $0.writerIdle = false }
+            shared.withLock { $0.writer = .working }
             return true
         case .commit:
             committer.withLock { state in
@@ -332,5 +364,20 @@ extension StateStore {
         }
         shared.waiters = remaining
         return done
+    }
+}
+
+extension StateStore.Shared {
+    /// Whether the writer must be woken for `reason`; if so it counts as awake from now, so that one ring
+    /// serves everyone until it sleeps again.
+    mutating func wakeWriter(for reason: StateStore.WakeReason) -> Bool {
+        switch (writer, reason) {
+        case (.idle, _), (.napping, .waiter):
+            writer = .working
+            writerWakeups += 1
+            return true
+        case (.working, _), (.napping, .change):
+            return false
+        }
     }
 }

@@ -64,8 +64,10 @@ public final class StateStore: Sendable {
     struct Shared {
         /// Counts changes noted.
         var mark: UInt64 = 0
-        /// Set while the writer sleeps for want of work, so that noting a change rings only when it listens.
-        var writerIdle = false
+        /// What the writer is doing, so that the doorbell rings only when it listens.
+        var writer = WriterPhase.working
+        /// The mark when the writer last found nothing to do (full durability naps while it moves).
+        var markSeenByWriter: UInt64 = 0
         /// Saved forms not yet committed, one per entity, in the order first noted.
         var pending: [StateRecord] = []
         var pendingIndex: [Entity: Int] = [:]
@@ -82,6 +84,7 @@ public final class StateStore: Sendable {
         var generation: Int
         var commitCount = 0
         var commitsByWaiters = 0
+        var writerWakeups = 0
         var snapshotCount = 0
         /// Snapshots started, each numbered; the number of the newest one saved.
         var snapshotsStarted = 0
@@ -150,8 +153,7 @@ public final class StateStore: Sendable {
                 shared.pending.append(record)
             }
             if shared.pendingSince == nil { shared.pendingSince = .now }
-            defer { shared.writerIdle = false }
-            return shared.writerIdle
+            return shared.wakeWriter(for: .change)
         }
         if ring { doorbell.signal() }
     }
@@ -193,17 +195,17 @@ public final class StateStore: Sendable {
 
     private func wait(for mark: UInt64, snapshot: Bool) async -> Result<Void, FileSystemError> {
         await withCheckedContinuation { continuation in
-            let stopped = shared.withLock { shared -> Bool in
-                guard !shared.stopped else { return true }
+            let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
+                guard !shared.stopped else { return (true, false) }
                 let number = snapshot ? shared.snapshotsStarted + 1 : nil
                 if snapshot { shared.snapshotWanted = true }
                 shared.waiters.append(Waiter(mark: mark, snapshot: number, continuation: continuation))
-                return false
+                return (false, shared.wakeWriter(for: .waiter))
             }
             if stopped {
                 continuation.resume(returning: .failure(FileSystemError("write", statePath, errno: ESHUTDOWN)))
             }
-            doorbell.signal()
+            if ring { doorbell.signal() }
         }
     }
 
@@ -224,14 +226,14 @@ public final class StateStore: Sendable {
     /// Changes noted afterwards are not saved.
     public func close() async {
         await withCheckedContinuation { continuation in
-            let stopped = shared.withLock { shared -> Bool in
-                if shared.stopped { return true }
+            let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
+                guard !shared.stopped else { return (true, false) }
                 shared.stopping = true
                 shared.stopWaiters.append(continuation)
-                return false
+                return (false, shared.wakeWriter(for: .waiter))
             }
             if stopped { continuation.resume() }
-            doorbell.signal()
+            if ring { doorbell.signal() }
         }
     }
 
@@ -251,6 +253,8 @@ public final class StateStore: Sendable {
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
     /// The number of commits made by waiters on their own threads (``waitUntilDurable(_:committingHere:)``).
     public var commitsByWaiters: Int { shared.withLock { $0.commitsByWaiters } }
+    /// The number of times a change or a waiter woke the writer thread.
+    public var writerWakeups: Int { shared.withLock { $0.writerWakeups } }
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.

@@ -157,7 +157,8 @@ enum Benchmarks {
                     if let one = oneWaiting {
                         print(
                             "    " + pad("group commit: 8 waiting clients vs 1 (target ≥ 2.5)")
-                                + String(repeating: " ", count: 11) + String(format: "ratio %.2f", rate.rate / one.rate))
+                                + String(repeating: " ", count: 11) + String(format: "ratio %.2f", rate.rate / one.rate)
+                        )
                     } else {
                         oneWaiting = rate
                     }
