@@ -1,0 +1,134 @@
+import Foundation
+import LumenModel
+
+extension Benchmarks {
+    /// Writes: instant latency, real clock; full and relaxed durability.
+    ///
+    /// A client that waits for each durable write cannot beat one append + `fdatasync` plus one round trip
+    /// per write, so full durability is also reported against that bound, from the disk's own latency
+    /// measured between the runs.
+    static func benchmarkWrites(_ baseline: Baseline) async {
+        let probeCount = baseline.quick ? 100 : 500
+        var probes: [DiskProbe] = []
+        let windowed = 8
+        var oneWaiting: Measurement?
+        for durability in [Durability.full, .relaxed] {
+            let writer = await serve(
+                fixture: instantHome(lights: 8), directory: "\(baseline.directory)/w-\(durability.rawValue)",
+                durability: durability)
+            for (clients, window) in [(1, 1), (8, 1), (8, windowed)] {
+                let rounds = (baseline.quick ? 600 : 6_000) / clients * (window > 1 ? 2 : 1)
+                let before = writer.store.commitCount
+                let byWaitersBefore = writer.store.commitsByWaiters
+                let (echo, rate) = againstEcho(baseline, writer.path) { path, echoLine in
+                    if let echoLine {
+                        return roundTrips(
+                            clients: clients, window: window, rounds: rounds * 4, path: path, line: echoLine)
+                    }
+                    if durability == .full, clients == 1 {
+                        probes.append(DiskProbe.measure(directory: baseline.directory, count: probeCount))
+                    }
+                    return measureWrites(clients: clients, window: window, rounds: rounds, path: path)
+                }
+                let commits = writer.store.commitCount - before
+                let shape =
+                    window > 1
+                    ? "\(clients) clients × \(window) in flight" : "\(clients) client\(clients == 1 ? "" : "s")"
+                if durability == .full, clients == 1 {
+                    let disk = probes.sorted { $0.latency < $1.latency }[probes.count / 2]
+                    print(
+                        "  " + pad("this disk: append + fdatasync (median of 5 probes between runs)")
+                            + String(format: "%9.0f µs  of it CPU %.0f µs", disk.latency * 1e6, disk.cpu * 1e6))
+                }
+                report("lumend \(durability.rawValue) set, \(shape)", rate, baseline: echo)
+                if durability == .full, window == 1 {
+                    // Clients that each wait for their confirmation cannot beat one fdatasync plus one round trip
+                    // apiece, even if every commit served them all at once.
+                    let disk = probes.sorted { $0.latency < $1.latency }[probes.count / 2]
+                    let bound = Double(clients) / (disk.latency + Double(clients) / echo.rate)
+                    let target = clients == 1 ? " (target ≥ 0.50)" : ""
+                    print(
+                        "    " + pad("share of the disk's bound \(clients)/(fdatasync + echo round trip)\(target)")
+                            + String(format: "%7.0f/s  ratio %.2f of it", bound, rate.rate / bound))
+                }
+                if durability == .full, window == 1 {
+                    if let one = oneWaiting {
+                        print(
+                            "    " + pad("group commit: 8 waiting clients vs 1 (target ≥ 2.5)")
+                                + String(repeating: " ", count: 11) + String(format: "ratio %.2f", rate.rate / one.rate)
+                        )
+                    } else {
+                        oneWaiting = rate
+                    }
+                }
+                if durability == .full {
+                    print(
+                        String(
+                            format:
+                                "    %d writes × 5 runs shared %d disk commits (%.1f a commit, %d%% by waiting clients)",
+                            clients * rounds, commits, Double(5 * clients * rounds) / Double(max(1, commits)),
+                            100 * (writer.store.commitsByWaiters - byWaitersBefore) / max(1, commits)))
+                }
+            }
+            await writer.stop()
+        }
+    }
+
+    /// The disk's own cost of what a journal commit does: a small append and an `fdatasync`.
+    struct DiskProbe {
+        /// Mean wall time of one append + `fdatasync`, in seconds.
+        var latency: Double
+        /// Mean CPU time (this process's, mostly the kernel's) of one, in seconds.
+        var cpu: Double
+
+        static func measure(directory: String, count: Int) -> DiskProbe {
+            let path = "\(directory)/sync-probe"
+            let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+            defer {
+                close(fd)
+                unlink(path)
+            }
+            let zeros = [UInt8](repeating: 0, count: 1 << 20)
+            _ = zeros.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            fsync(fd)
+            let line = [UInt8](repeating: UInt8(ascii: "x"), count: 300)
+            let cpuBefore = processCPU()
+            let start = ContinuousClock.now
+            for index in 0..<count {
+                _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(index * 300 % (1 << 20 - 300))) }
+                fdatasync(fd)
+            }
+            let elapsed = seconds(ContinuousClock.now - start)
+            return DiskProbe(latency: elapsed / Double(count), cpu: (processCPU() - cpuBefore) / Double(count))
+        }
+    }
+
+    /// Writes: each client toggles its own light, with `window` requests in flight (1: each confirmation
+    /// awaited before the next write).
+    static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
+        pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
+            client.send(
+                Array(
+                    #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
+                        .utf8) + [0x0A])
+            client.readLine()
+            client.send(
+                Array(
+                    #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
+                        .utf8) + [0x0A])
+            let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
+            let scope = String(decoding: opened, as: UTF8.self).split(separator: "\"scope\":").last?.prefix {
+                $0.isNumber
+            }
+            let on =
+                Array(
+                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":true}}"#
+                        .utf8) + [0x0A]
+            let off =
+                Array(
+                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":false}}"#
+                        .utf8) + [0x0A]
+            return { round in round % 2 == 0 ? off : on }
+        }
+    }
+}
