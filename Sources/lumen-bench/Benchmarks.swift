@@ -13,7 +13,10 @@ enum Benchmarks {
 
         Measures lumend and prints each figure as a ratio against a baseline measured in turn with it, five
         runs each (medians): a raw Unix-socket echo server of the same shape for throughput, a fresh
-        connection for aging, an 8-light home for home size.
+        connection for aging, an 8-light home for home size. Durable writes are also shown against the
+        disk's bound: one append + fdatasync (probed between the runs) plus one echo round trip for each
+        waiting client. Beside each rate: the CPU time one operation cost, clients and server together.
+        docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
           --only SECTIONS  run only these: reads, writes, size, memory (default: all)
         """
