@@ -140,6 +140,33 @@ struct SessionTests {
         #expect(try await client.errorCode("subscribe", ["scope": 1, "connection": "name"]) == -32020)
     }
 
+    @Test func sessionsBeyondTheDaemonsLimitAreToldWhyAndHungUpOn() async throws {
+        var limits = ServerLimits()
+        limits.maxSessions = 2
+        let server = try await TestServer(limits: limits)
+        let first = try server.connect()
+        let second = try server.connect()
+        _ = try await first.result("hello")
+        _ = try await second.result("hello")
+        let third = try server.connect()
+        let refusal = try await third.readJSON()
+        #expect(refusal["error"]?["code"] == -32020)
+        #expect(refusal["error"]?["message"]?.stringValue?.contains("at most 2 sessions") == true)
+        #expect(refusal["id"] == .null)
+        #expect(await third.waitForHangUp())
+        // Those already in are served as before; once one leaves, its place is free again.
+        _ = try await first.result("hello")
+        shutdown(first.fd, Int32(SHUT_RDWR))
+        var admitted = false
+        for _ in 0..<1_000 where !admitted {
+            let next = try server.connect()
+            next.send(#"{"jsonrpc":"2.0","id":"in","method":"hello"}"#)
+            // Until the server has noticed the hang-up, a newcomer is refused (and hung up on) at once.
+            admitted = try await next.readJSON()["id"] == "in"
+        }
+        #expect(admitted)
+    }
+
     @Test func subscribersSeeATransitionsStepsAndItsExactEnd() async throws {
         let server = try await TestServer()
         let client = try server.connect()
