@@ -301,6 +301,7 @@ extension StateStore {
         }
         if saved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
         typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
+        var ring = false
         let (failed, succeeded, observer, report) = shared.withLock {
             shared -> ([Continuation], [Continuation], (@Sendable (FileSystemError?) -> Void)?, Bool) in
             let previousError = shared.lastError
@@ -339,9 +340,12 @@ extension StateStore {
             let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
             // Told when health changes, not of every retry that fails again.
             let report = (error == nil) != (previousError == nil) || firstCommit
+            // A waiter's failed commit leaves the retry to the writer, which may be asleep.
+            if error != nil { ring = shared.wakeWriter(for: .waiter) }
             return (failed, succeeded, shared.healthObserver, report)
         }
         // Health first, so whoever hears back from a write also finds the health it left behind.
+        if ring { doorbell.signal() }
         if report { observer?(error) }
         if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
         for waiter in succeeded { waiter.resume(returning: .success(())) }
