@@ -8,9 +8,6 @@ final class FaultyFileSystem: FileSystem {
         case fail(operation: String, errno: Int32)
         /// Every write writes at most this many bytes.
         case shortWrites(Int)
-        /// `fsync` and `fdatasync` take this long, whatever the disk, and do not reach it: for tests about
-        /// the store's own threads, which must not depend on the disk's speed.
-        case syncsTake(Duration)
     }
 
     private let real = PosixFileSystem()
@@ -24,16 +21,6 @@ final class FaultyFileSystem: FileSystem {
     private var shortWriteLimit: Int? {
         state.withLock { state -> Int? in
             for case .shortWrites(let limit) in state.faults { return limit }
-            return nil
-        }
-    }
-
-    /// The latency `syncsTake` sets, in seconds.
-    private var syncLatency: TimeInterval? {
-        state.withLock { state -> TimeInterval? in
-            for case .syncsTake(let duration) in state.faults {
-                return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            }
             return nil
         }
     }
@@ -59,7 +46,7 @@ final class FaultyFileSystem: FileSystem {
 
     func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
         try record("fsync", path)
-        if let latency = syncLatency { Thread.sleep(forTimeInterval: latency) } else { try real.fsync(fd, path: path) }
+        try real.fsync(fd, path: path)
     }
 
     func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
@@ -79,11 +66,7 @@ final class FaultyFileSystem: FileSystem {
 
     func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
         try record("fdatasync", path)
-        if let latency = syncLatency {
-            Thread.sleep(forTimeInterval: latency)
-        } else {
-            try real.syncData(fd, path: path)
-        }
+        try real.syncData(fd, path: path)
     }
 
     func close(_ fd: Int32) { real.close(fd) }

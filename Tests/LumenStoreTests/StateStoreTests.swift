@@ -345,9 +345,6 @@ struct StateStoreTests {
     }
 
     @Test func waitersCommittingTheirOwnChangesDoNotWakeTheWriterForEach() async throws {
-        // Each commit takes half a millisecond, so the writer, once rung, finds the change already taken by its
-        // waiter.
-        fileSystem.inject(.syncsTake(.microseconds(500)))
         let store = makeStore()
         try await store.compact()
         let before = store.writerWakeups
@@ -356,8 +353,10 @@ struct StateStoreTests {
             try await store.waitUntilDurable(store.changeMark, committingHere: true)
         }
         // One ring when the first change finds the writer asleep; it then naps through the grace period
-        // while the changes keep coming, instead of being rung for each.
-        #expect(store.writerWakeups - before < 20)
+        // while the changes keep coming, instead of being rung for each. (Rung for each, the writer wakes
+        // while a waiter's fdatasync is under way, finds nothing to do, sleeps, and is rung again: 24–74
+        // times here.)
+        #expect(store.writerWakeups - before <= 5)
         #expect(store.commitsByWaiters >= 180)
         #expect(try loaded().fixture.name == "version 200")
         await store.close()
