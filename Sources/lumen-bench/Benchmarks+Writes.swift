@@ -11,6 +11,7 @@ extension Benchmarks {
         let probeCount = baseline.quick ? 100 : 500
         var probes: [DiskProbe] = []
         let windowed = 8
+        var disk: DiskProbe?
         var oneWaiting: Measurement?
         for durability in [Durability.full, .relaxed] {
             let writer = await serve(
@@ -35,23 +36,21 @@ extension Benchmarks {
                     window > 1
                     ? "\(clients) clients × \(window) in flight" : "\(clients) client\(clients == 1 ? "" : "s")"
                 if durability == .full, clients == 1 {
-                    let disk = probes.sorted { $0.latency < $1.latency }[probes.count / 2]
+                    let median = probes.sorted { $0.latency < $1.latency }[probes.count / 2]
+                    disk = median
                     print(
                         "  " + pad("this disk: append + fdatasync (median of 5 probes between runs)")
-                            + String(format: "%9.0f µs  of it CPU %.0f µs", disk.latency * 1e6, disk.cpu * 1e6))
+                            + String(format: "%9.0f µs  of it CPU %.0f µs", median.latency * 1e6, median.cpu * 1e6))
                 }
                 report("lumend \(durability.rawValue) set, \(shape)", rate, baseline: echo)
-                if durability == .full, window == 1 {
+                if durability == .full, window == 1, let disk {
                     // Clients that each wait for their confirmation cannot beat one fdatasync plus one round trip
                     // apiece, even if every commit served them all at once.
-                    let disk = probes.sorted { $0.latency < $1.latency }[probes.count / 2]
                     let bound = Double(clients) / (disk.latency + Double(clients) / echo.rate)
                     let target = clients == 1 ? " (target ≥ 0.50)" : ""
                     print(
-                        "    " + pad("share of the disk's bound \(clients)/(fdatasync + echo round trip)\(target)")
+                        "    " + pad("disk's bound \(clients)/(fdatasync + echo round trip)\(target)")
                             + String(format: "%7.0f/s  ratio %.2f of it", bound, rate.rate / bound))
-                }
-                if durability == .full, window == 1 {
                     if let one = oneWaiting {
                         print(
                             "    " + pad("group commit: 8 waiting clients vs 1 (target ≥ 2.5)")
