@@ -43,7 +43,9 @@ extension StateStore {
         var allocated: Int
     }
 
-    private enum Next {
+    /// What the writer does next.
+    enum Next: Equatable {
+        /// Sleeps this long, unless rung.
         case wait(Duration)
         case commit
         case stop
@@ -64,8 +66,9 @@ extension StateStore {
     enum WakeReason {
         /// A change was noted.
         case change
-        /// Someone waits for a commit, a snapshot or the stop.
-        case waiter
+        /// Something to see to at once: someone waits for a commit, a snapshot or the stop, or a failed
+        /// commit needs its retry scheduled.
+        case due
     }
 
     /// How long, in full durability, a change nobody waits for yet is left for a waiter to commit itself.
@@ -76,36 +79,7 @@ extension StateStore {
         var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
         let next = shared.withLock { shared -> Next in
             satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
-            if shared.stopping { return .stop }
-            let now = ContinuousClock.now
-            let hasWork = !shared.pending.isEmpty || shared.snapshotWanted || shared.lastError != nil
-            guard hasWork else {
-                if durability == .full, shared.mark != shared.markSeenByWriter {
-                    // Changes are coming, and those who wait for them commit them themselves. Rather than be
-                    // rung for every one, look again after the grace period; sleep for good after a quiet one.
-                    shared.markSeenByWriter = shared.mark
-                    shared.writer = .napping
-                    return .wait(Self.leaderGrace)
-                }
-                shared.writer = .idle
-                // Woken by a change; the timeout only lets the thread notice that its store is gone.
-                return .wait(.seconds(1))
-            }
-            if let retryAt = shared.retryAt, now < retryAt {
-                shared.writer = .napping
-                return .wait(now.duration(to: retryAt))
-            }
-            if shared.waiters.isEmpty, !shared.snapshotWanted, shared.lastError == nil, let since = shared.pendingSince
-            {
-                // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
-                // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
-                let delay = durability == .relaxed ? relaxedDelay : Self.leaderGrace
-                if now < since + delay {
-                    shared.writer = .napping
-                    return .wait(now.duration(to: since + delay))
-                }
-            }
-            return .commit
+            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay)
         }
         for waiter in satisfied { waiter.resume(returning: .success(())) }
         switch next {
@@ -340,8 +314,8 @@ extension StateStore {
             let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
             // Told when health changes, not of every retry that fails again.
             let report = (error == nil) != (previousError == nil) || firstCommit
-            // A waiter's failed commit leaves the retry to the writer, which may be asleep.
-            if error != nil { ring = shared.wakeWriter(for: .waiter) }
+            // A failed commit (a waiter's, on its own thread) leaves the retry to the writer, which may be asleep.
+            if error != nil { ring = shared.wakeWriter(for: .due) }
             return (failed, succeeded, shared.healthObserver, report)
         }
         // Health first, so whoever hears back from a write also finds the health it left behind.
@@ -372,11 +346,45 @@ extension StateStore {
 }
 
 extension StateStore.Shared {
+    /// The writer's next step, given the work and waiters recorded here, and the phase it sleeps in.
+    mutating func nextStep(now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration)
+        -> StateStore.Next
+    {
+        if stopping { return .stop }
+        let hasWork = !pending.isEmpty || snapshotWanted || lastError != nil
+        guard hasWork else {
+            if durability == .full, mark != markSeenByWriter {
+                // Changes are coming, and those who wait for them commit them themselves. Rather than be
+                // rung for every one, look again after the grace period; sleep for good after a quiet one.
+                markSeenByWriter = mark
+                writer = .napping
+                return .wait(StateStore.leaderGrace)
+            }
+            writer = .idle
+            // Woken by a change; the timeout only lets the thread notice that its store is gone.
+            return .wait(.seconds(1))
+        }
+        if let retryAt, now < retryAt {
+            writer = .napping
+            return .wait(now.duration(to: retryAt))
+        }
+        if waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince {
+            // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
+            // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
+            let delay = durability == .relaxed ? relaxedDelay : StateStore.leaderGrace
+            if now < since + delay {
+                writer = .napping
+                return .wait(now.duration(to: since + delay))
+            }
+        }
+        return .commit
+    }
+
     /// Whether the writer must be woken for `reason`; if so it counts as awake from now, so that one ring
     /// serves everyone until it sleeps again.
     mutating func wakeWriter(for reason: StateStore.WakeReason) -> Bool {
         switch (writer, reason) {
-        case (.idle, _), (.napping, .waiter):
+        case (.idle, _), (.napping, .due):
             writer = .working
             writerWakeups += 1
             return true

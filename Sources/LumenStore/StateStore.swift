@@ -200,7 +200,7 @@ public final class StateStore: Sendable {
                 let number = snapshot ? shared.snapshotsStarted + 1 : nil
                 if snapshot { shared.snapshotWanted = true }
                 shared.waiters.append(Waiter(mark: mark, snapshot: number, continuation: continuation))
-                return (false, shared.wakeWriter(for: .waiter))
+                return (false, shared.wakeWriter(for: .due))
             }
             if stopped {
                 continuation.resume(returning: .failure(FileSystemError("write", statePath, errno: ESHUTDOWN)))
@@ -230,7 +230,7 @@ public final class StateStore: Sendable {
                 guard !shared.stopped else { return (true, false) }
                 shared.stopping = true
                 shared.stopWaiters.append(continuation)
-                return (false, shared.wakeWriter(for: .waiter))
+                return (false, shared.wakeWriter(for: .due))
             }
             if stopped { continuation.resume() }
             if ring { doorbell.signal() }
@@ -253,7 +253,7 @@ public final class StateStore: Sendable {
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
     /// The number of commits made by waiters on their own threads (``waitUntilDurable(_:committingHere:)``).
     public var commitsByWaiters: Int { shared.withLock { $0.commitsByWaiters } }
-    /// The number of times a change or a waiter woke the writer thread.
+    /// The number of times the writer thread was rung awake: by a change, a waiter or a failed commit.
     public var writerWakeups: Int { shared.withLock { $0.writerWakeups } }
 }
 

@@ -344,24 +344,6 @@ struct StateStoreTests {
         await store.close()
     }
 
-    @Test func waitersCommittingTheirOwnChangesDoNotWakeTheWriterForEach() async throws {
-        let store = makeStore()
-        try await store.compact()
-        let before = store.writerWakeups
-        for _ in 0..<200 {
-            home.change(store)
-            try await store.waitUntilDurable(store.changeMark, committingHere: true)
-        }
-        // One ring when the first change finds the writer asleep; it then naps through the grace period
-        // while the changes keep coming, instead of being rung for each. (Rung for each, the writer wakes
-        // while a waiter's fdatasync is under way, finds nothing to do, sleeps, and is rung again: 24–74
-        // times here.)
-        #expect(store.writerWakeups - before <= 5)
-        #expect(store.commitsByWaiters >= 180)
-        #expect(try loaded().fixture.name == "version 200")
-        await store.close()
-    }
-
     @Test func inFullDurabilityAChangeNobodyWaitsForIsStillWritten() async throws {
         let store = makeStore()
         try await store.compact()
