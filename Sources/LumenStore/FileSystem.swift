@@ -51,6 +51,10 @@ public protocol FileSystem: Sendable {
     func createDirectory(_ path: String) throws(FileSystemError)
     /// Whether something exists at `path`.
     func fileExists(_ path: String) -> Bool
+    /// The names in a directory (without `.` and `..`).
+    func listDirectory(_ path: String) throws(FileSystemError) -> [String]
+    /// Gives the file at `existing` a second name, `new`, which must not exist yet: a copy that costs no space.
+    func link(_ existing: String, to new: String) throws(FileSystemError)
 }
 
 /// The real file system, through POSIX calls.
@@ -128,6 +132,23 @@ public struct PosixFileSystem: FileSystem {
 
     public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        guard let stream = opendir(path) else { throw FileSystemError("opendir", path, errno: errno) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    public func link(_ existing: String, to new: String) throws(FileSystemError) {
+        if Glibc.link(existing, new) != 0 { throw FileSystemError("link", existing, errno: errno) }
+    }
+
     public func createDirectory(_ path: String) throws(FileSystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
@@ -138,37 +159,20 @@ public struct PosixFileSystem: FileSystem {
 }
 
 extension FileSystem {
-    /// Writes `bytes` to `path` atomically and durably: a same-directory temporary file opened `O_EXCL`,
-    /// every byte written (short writes resumed), `fsync`, then `rename` over `path`, then `fsync` of the
-    /// directory so the rename itself survives power loss.
-    ///
-    /// On any failure the temporary file is removed and `path` is untouched.
-    /// - Parameter keepPrevious: when set, the file being replaced is first renamed to this path.
-    public func writeAtomically(
-        _ bytes: [UInt8], to path: String, keepPrevious previous: String? = nil, mode: UInt32 = 0o600
-    ) throws(FileSystemError) {
-        let directory = Self.directory(of: path)
-        let temporary = "\(path).tmp-\(getpid())"
-        // A temp file left by a crash of this same PID number would make O_EXCL fail forever.
-        try remove(temporary)
-        let fd = try createExclusive(temporary, mode: mode)
+    /// Creates `path` (which must not exist), writes `bytes` to it and `fsync`s it; on failure removes it.
+    /// Its directory entry is made durable only by a later ``fsyncDirectory(_:)``.
+    public func writeDurably(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileSystemError) {
+        try remove(path)
+        let fd = try createExclusive(path, mode: mode)
         do throws(FileSystemError) {
-            try writeAll(fd, bytes, at: 0, path: temporary)
-            try fsync(fd, path: temporary)
+            try writeAll(fd, bytes, at: 0, path: path)
+            try fsync(fd, path: path)
             close(fd)
         } catch {
             close(fd)
-            try? remove(temporary)
+            try? remove(path)
             throw error
         }
-        do throws(FileSystemError) {
-            if let previous, fileExists(path) { try rename(path, to: previous) }
-            try rename(temporary, to: path)
-        } catch {
-            try? remove(temporary)
-            throw error
-        }
-        try fsyncDirectory(directory)
     }
 
     /// Writes every byte of `bytes` at `offset`, resuming short writes.

@@ -4,10 +4,15 @@ import LumenModel
     import Glibc
 #endif
 
-/// Decides what state `lumend` starts from: the state file, the previous good generation, or the fixture.
+/// Decides what state `lumend` starts from: the state file and its journal, the previous generation and the
+/// journals that lead on from it, or the fixture.
 ///
-/// A corrupt or unreadable state file is never deleted or overwritten: it is moved aside as
-/// `state.json.corrupt-<time>` and the loader falls back, saying so in ``Outcome/warnings``.
+/// Every file is verified before a value in it is believed (snapshots by their checksum, journal lines by
+/// theirs, each line written twice). A damaged snapshot is moved aside as `state.json.corrupt-<time>`; a
+/// damaged journal whose commits were used is kept in place and a second name, `state.journal.damaged-<time>`,
+/// keeps it for inspection. Nothing is deleted or overwritten, and a file that exists but cannot be read stops
+/// start-up (``Refusal``). Because the previous snapshot, its journal and the current journal together hold
+/// every confirmed change, damage to any one file loses none of them.
 public struct StateLoader: Sendable {
     /// Where the state came from.
     public enum Source: String, Sendable {
@@ -27,10 +32,12 @@ public struct StateLoader: Sendable {
         public var source: Source
         /// The generation loaded (0 for a fresh fixture).
         public var generation: Int
-        /// Problems that were worked around, for the log and `STATUS=`.
+        /// Problems that were found and worked around, for the log and `STATUS=`.
         public var warnings: [String]
         /// How many journal commits were replayed onto the snapshot.
         public var replayedCommits = 0
+        /// What start-up tidied that was no problem (temporary files of an interrupted snapshot), for the log.
+        public var notices: [String] = []
     }
 
     /// Why start-up cannot go on.
@@ -53,133 +60,215 @@ public struct StateLoader: Sendable {
         self.now = now
     }
 
-    /// The journal's path.
+    var statePath: String { "\(directory)/\(StateStore.stateFileName)" }
+    var previousPath: String { "\(directory)/\(StateStore.previousFileName)" }
     var journalPath: String { "\(directory)/\(StateStore.journalFileName)" }
+    var previousJournalPath: String { "\(directory)/\(StateStore.previousJournalFileName)" }
 
-    /// Chooses the state to start from.
+    /// Chooses the state to start from. Call it while holding the ``StateDirectoryLock``: it removes the
+    /// temporary files an interrupted snapshot left.
     /// - Parameters:
     ///   - fixture: the fixture to use when there is no usable state.
     ///   - origin: the fixture's identity and digest.
     ///   - fixtureIsExplicit: whether the user named the fixture; then a state from a different fixture is
     ///     refused rather than silently resumed.
     ///   - reset: start from the fixture, moving any state aside.
-    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend.
+    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, or cannot be read.
     public func load(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool) throws(Refusal)
         -> Outcome
     {
-        let statePath = "\(directory)/\(StateStore.stateFileName)"
-        let previousPath = "\(directory)/\(StateStore.previousFileName)"
-        var warnings: [String] = []
+        var notices: [String] = []
+        removeTemporaryFiles(&notices)
         if reset {
-            for path in [statePath, previousPath, journalPath] where fileSystem.fileExists(path) {
+            var warnings: [String] = []
+            for path in [statePath, previousPath, journalPath, previousJournalPath] where fileSystem.fileExists(path) {
                 let aside = "\(path).reset-\(now())"
                 do { try fileSystem.rename(path, to: aside) } catch {
                     throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
                 }
                 warnings.append("--reset: moved \(path) to \(aside)")
             }
-            return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+            return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings, notices: notices)
         }
-        for (path, source) in [(statePath, Source.state), (previousPath, Source.previous)] {
-            let bytes: [UInt8]?
-            do { bytes = try fileSystem.readFile(path) } catch {
-                warnings.append("cannot read \(path) (\(error)); leaving it in place and falling back")
-                continue
-            }
-            guard let bytes else { continue }
-            let parsed: Fixture
-            do throws(FixtureError) {
-                parsed = try Fixture(json: bytes)
-            } catch {
-                if case .shape(let shape) = error, shape.message.contains("newer than this lumend") {
-                    throw Refusal(
-                        description: "\(path) was written by a newer lumend (\(shape.message)); "
-                            + "run that version, or start with --reset to set this state aside")
-                }
-                let aside = "\(path).corrupt-\(now())"
-                do {
-                    try fileSystem.rename(path, to: aside)
-                    warnings.append("\(path) is corrupt (\(error)); moved it to \(aside)")
-                } catch {
-                    warnings.append("\(path) is corrupt and could not be moved aside (\(error))")
-                }
-                continue
-            }
-            let state = parsed
-            if let stateOrigin = state.origin, fixtureIsExplicit, stateOrigin != origin {
+        var outcome = try choose(
+            fixture: fixture, origin: origin, fixtureIsExplicit: fixtureIsExplicit, notices: &notices)
+        outcome.notices = notices
+        return outcome
+    }
+
+    private func choose(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, notices: inout [String])
+        throws(Refusal) -> Outcome
+    {
+        var warnings: [String] = []
+        let state = try readSnapshot(statePath, &warnings, &notices)
+        let previous = try readSnapshot(previousPath, &warnings, &notices)
+        var journals: [(path: String, contents: StateJournal.Contents)] = []
+        for path in [previousJournalPath, journalPath] {
+            if let contents = try readJournal(path, &warnings) { journals.append((path, contents)) }
+        }
+        let stateMissing = !fileSystem.fileExists(statePath)
+        for (candidate, source) in [(state, Source.state), (previous, Source.previous)] {
+            guard let candidate else { continue }
+            if let stateOrigin = candidate.origin, fixtureIsExplicit, stateOrigin != origin {
                 throw Refusal(
                     description:
                         "the state in \(directory) came from fixture '\(stateOrigin.id)' (\(stateOrigin.digest)), "
                         + "not the one given ('\(origin.id)', \(origin.digest)); start with --reset to "
                         + "discard it (it is moved aside, not deleted) or point --state-dir elsewhere")
             }
-            if source == .previous {
-                warnings.append("the state file was missing or unusable; resumed from the previous generation")
-            }
             var outcome = Outcome(
-                fixture: state, source: source, generation: state.generation ?? 0, warnings: warnings)
-            replayJournal(onto: &outcome, origin: state.origin ?? origin)
+                fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: warnings)
+            let lost = replay(journals, onto: &outcome, origin: candidate.origin ?? origin)
+            if source == .previous {
+                let why =
+                    stateMissing
+                    ? "\(statePath) is missing but \(previousPath) is there, as lumend leaves them when it stops "
+                        + "while replacing the snapshot"
+                    : "\(statePath) is damaged"
+                outcome.warnings.append(
+                    "\(why); resumed from the previous generation and the journals after it (\(outcome.replayedCommits) "
+                        + "commits replayed\(lost ? ", some lost: see above" : ", nothing lost"))")
+            }
             return outcome
         }
         var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
-        if fileSystem.fileExists(journalPath) {
-            setJournalAside(
-                "there is a journal but no snapshot for it to follow, so its changes cannot be applied",
-                outcome: &outcome)
+        // The first snapshot after a fixture holds the fixture and its journal's carry: with that snapshot gone,
+        // the fixture and the journal still rebuild it.
+        let firstJournals = journals.filter { $0.contents.header?.base == 1 && $0.contents.header?.version ?? 1 >= 2 }
+        if !firstJournals.isEmpty {
+            _ = replay(firstJournals, onto: &outcome, origin: origin)
+            outcome.warnings.append(
+                "no usable snapshot; rebuilt the state from the fixture and the journal after the first snapshot "
+                    + "(\(outcome.replayedCommits) commits replayed)")
+        }
+        for (path, contents) in journals where !firstJournals.contains(where: { $0.path == path }) {
+            if path == journalPath || contents.header?.base ?? 0 > 1 {
+                setAside(
+                    path, "there is no snapshot for it to follow, so its changes cannot be applied", &outcome.warnings)
+            }
         }
         return outcome
     }
 
-    /// Applies the journal's commits that follow the snapshot's generation.
+    // MARK: - Reading
+
+    /// A snapshot, verified; `nil` when missing or damaged (then moved aside and reported).
+    private func readSnapshot(_ path: String, _ warnings: inout [String], _ notices: inout [String]) throws(Refusal)
+        -> Fixture?
+    {
+        guard let bytes = try read(path) else { return nil }
+        switch StateSnapshot.decode(bytes) {
+        case .state(let fixture, let checked):
+            if !checked {
+                notices.append("\(path) has no checksum (written by an older lumend); the next snapshot adds one")
+            }
+            return fixture
+        case .newer(let message):
+            throw Refusal(
+                description: "\(path) was written by a newer lumend (\(message)); "
+                    + "run that version, or start with --reset to set this state aside")
+        case .damaged(let reason):
+            let aside = "\(path).corrupt-\(now())"
+            do {
+                try fileSystem.rename(path, to: aside)
+                warnings.append("\(path) is corrupt (\(reason)); moved it to \(aside)")
+            } catch {
+                warnings.append("\(path) is corrupt (\(reason)) and could not be moved aside (\(error))")
+            }
+            return nil
+        }
+    }
+
+    /// A journal's contents, or `nil` when there is none (or nothing was ever written to it).
+    private func readJournal(_ path: String, _ warnings: inout [String]) throws(Refusal) -> StateJournal.Contents? {
+        guard let bytes = try read(path), bytes.contains(where: { $0 != 0 }) else { return nil }
+        let contents = StateJournal.read(bytes)
+        if contents.header == nil {
+            setAside(path, "its first line is not a journal header", &warnings)
+            return nil
+        }
+        return contents
+    }
+
+    /// A file's bytes, `nil` when it does not exist; any other failure stops start-up.
+    private func read(_ path: String) throws(Refusal) -> [UInt8]? {
+        do { return try fileSystem.readFile(path) } catch {
+            throw Refusal(
+                description: "cannot read \(path) (\(error)). lumend does not start from state it cannot read, "
+                    + "and will not overwrite it: give the files in \(directory) back to the user lumend runs as "
+                    + "(uid \(getuid())), or point --state-dir elsewhere")
+        }
+    }
+
+    // MARK: - Replaying
+
+    /// Applies the journals that lead on from the snapshot loaded: the one that follows it (commits after its
+    /// generation), then the one after the next snapshot (its carry and commits), when the first led there.
     ///
     /// A journal cut off in mid-commit (a crash while writing) is expected: that commit was never confirmed.
-    /// Anything else that stops a replay short (damage with whole commits after it, a journal that follows a
-    /// newer snapshot than the one loaded, one from another fixture) loses changes: the journal is moved
-    /// aside for inspection and a warning says what was lost.
-    func replayJournal(onto outcome: inout Outcome, origin: FixtureOrigin) {
-        let bytes: [UInt8]?
-        do { bytes = try fileSystem.readFile(journalPath) } catch {
-            // Kept aside, not overwritten by the journal the next snapshot starts: someone may recover it.
-            setJournalAside(
-                "it cannot be read (\(error)); changes after the snapshot are not applied", outcome: &outcome)
-            return
-        }
-        guard let bytes, bytes.contains(where: { $0 != 0 }) else { return }
-        let contents = StateJournal.read(bytes)
-        guard let header = contents.header else {
-            setJournalAside("its first line is not a journal header", outcome: &outcome)
-            return
-        }
-        guard header.origin == origin else {
-            setJournalAside(
-                "it belongs to fixture '\(header.origin.id)' (\(header.origin.digest)), not '\(origin.id)'",
-                outcome: &outcome)
-            return
-        }
+    /// Anything else that stops a replay short loses changes and is reported; journals that cannot be used
+    /// at all are moved aside. Returns whether changes were lost.
+    func replay(
+        _ journals: [(path: String, contents: StateJournal.Contents)], onto outcome: inout Outcome,
+        origin: FixtureOrigin
+    ) -> Bool {
         let base = outcome.generation
-        guard header.base <= base else {
-            let lost = contents.batches.count + (header.base - base)
-            setJournalAside(
-                "it follows generation \(header.base) but the snapshot loaded is generation \(base): "
-                    + "about \(lost) commits are lost", outcome: &outcome)
-            return
+        var lost = false
+        var linked = base == 0
+        var batches: [(generation: Int, records: [StateRecord], path: String)] = []
+        var reached = base
+        var used: [(path: String, contents: StateJournal.Contents)] = []
+        for journal in journals.sorted(by: { ($0.contents.header?.base ?? 0) < ($1.contents.header?.base ?? 0) }) {
+            guard let header = journal.contents.header else { continue }
+            guard header.origin == origin else {
+                setAside(
+                    journal.path,
+                    "it belongs to fixture '\(header.origin.id)' (\(header.origin.digest)), not '\(origin.id)'",
+                    &outcome.warnings)
+                continue
+            }
+            if header.base <= base {
+                // The snapshot's own journal (or an older one): the commits after the snapshot's generation.
+                let after = journal.contents.batches.filter { $0.generation > base }
+                guard header.base == base || !after.isEmpty || journal.path == journalPath else { continue }
+                batches += after.map { ($0.generation, $0.records, journal.path) }
+                reached = max(reached, after.last?.generation ?? base)
+                linked = header.base == base
+                used.append(journal)
+            } else if linked, journal.contents.carry != nil || header.version < 2 {
+                // The journal after the next snapshot, which was built from what is applied so far plus the carry.
+                if let carry = journal.contents.carry { batches.append((carry.generation, carry.records, journal.path)) }
+                batches += journal.contents.batches.map { ($0.generation, $0.records, journal.path) }
+                reached = journal.contents.batches.last?.generation ?? header.base
+                linked = false
+                used.append(journal)
+            } else {
+                setAside(
+                    journal.path,
+                    "it follows generation \(header.base) but the state loaded is generation \(reached), and the "
+                        + "journal between them is missing or damaged: about \(journal.contents.batches.count) "
+                        + "commits are lost",
+                    &outcome.warnings)
+                lost = true
+            }
         }
-        let batches = contents.batches.filter { $0.generation > base }
         var replayed = 0
-        var misfit: String?
         do throws(JSONShapeError) {
-            // All at once: one pass over the journal, whatever the size of the home.
+            // All at once: one pass over the journals, whatever the size of the home.
             outcome.fixture = try outcome.fixture.applying(batches: batches.map(\.records))
-            outcome.generation = batches.last?.generation ?? base
             replayed = batches.count
+            outcome.generation = reached
         } catch {
             // Something does not fit: find the first commit that does not, keeping those before it.
             for batch in batches {
                 do throws(JSONShapeError) {
                     outcome.fixture = try outcome.fixture.applying(batch.records)
                 } catch {
-                    misfit =
-                        "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were applied"
+                    keepCopy(
+                        batch.path, "corrupt",
+                        "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were "
+                            + "applied, the rest are lost", &outcome.warnings)
+                    lost = true
                     break
                 }
                 outcome.generation = batch.generation
@@ -188,30 +277,79 @@ public struct StateLoader: Sendable {
         }
         outcome.replayedCommits = replayed
         outcome.fixture.generation = outcome.generation
-        if let misfit {
-            setJournalAside(misfit, outcome: &outcome)
-            return
+        for journal in journals where journal.contents.header?.origin == origin {
+            let isUsed = used.contains { $0.path == journal.path }
+            lost = report(journal.path, journal.contents, used: isUsed, &outcome.warnings) && isUsed || lost
         }
+        return lost
+    }
+
+    /// Reports what reading a used journal found; returns whether commits were lost.
+    private func report(_ path: String, _ contents: StateJournal.Contents, used: Bool, _ warnings: inout [String])
+        -> Bool
+    {
+        var lost = false
         switch contents.damage {
         case nil: break
+        case .tornTail where !used: break
         case .tornTail:
-            outcome.warnings.append(
-                "the journal ends in an unfinished commit (lumend stopped while writing it, so it was never "
-                    + "confirmed); replayed \(replayed) whole commits")
+            warnings.append(
+                "\(path) ends in an unfinished commit (lumend stopped while writing it, so it was never "
+                    + "confirmed); replayed the whole commits before it")
         case .corrupt(_, let later):
-            setJournalAside(
-                "it is \(contents.damage!); replayed the \(replayed) commits before the damage, \(later) are lost",
-                outcome: &outcome)
+            keepCopy(
+                path, "corrupt",
+                "it is \(contents.damage!); replayed the commits before the damage, \(later) are lost", &warnings)
+            lost = true
+        }
+        if !contents.repaired.isEmpty {
+            let offsets = contents.repaired.prefix(5).map(String.init).joined(separator: ", ")
+            keepCopy(
+                path, "damaged",
+                "it is damaged at byte\(contents.repaired.count == 1 ? "" : "s") \(offsets); every commit was "
+                    + "read from its second copy, so nothing is lost", &warnings)
+        }
+        return lost
+    }
+
+    /// Moves a file that cannot be used aside, for inspection.
+    private func setAside(_ path: String, _ why: String, _ warnings: inout [String]) {
+        let aside = "\(path).corrupt-\(now())"
+        do {
+            try fileSystem.rename(path, to: aside)
+            warnings.append("\(path) cannot be used: \(why); moved it to \(aside)")
+        } catch {
+            warnings.append("\(path) cannot be used: \(why); it could not be moved aside (\(error))")
         }
     }
 
-    private func setJournalAside(_ why: String, outcome: inout Outcome) {
-        let aside = "\(journalPath).corrupt-\(now())"
+    /// Keeps a second name for a damaged file that is still used, so it stays for inspection after the next
+    /// snapshot replaces it.
+    private func keepCopy(_ path: String, _ kind: String, _ why: String, _ warnings: inout [String]) {
+        let copy = "\(path).\(kind)-\(now())"
         do {
-            try fileSystem.rename(journalPath, to: aside)
-            outcome.warnings.append("\(journalPath) cannot be used: \(why); moved it to \(aside)")
+            if !fileSystem.fileExists(copy) { try fileSystem.link(path, to: copy) }
+            warnings.append("\(path): \(why); kept a copy as \(copy)")
         } catch {
-            outcome.warnings.append("\(journalPath) cannot be used: \(why); it could not be moved aside (\(error))")
+            warnings.append("\(path): \(why); no copy could be kept (\(error))")
+        }
+    }
+
+    // MARK: - Tidying
+
+    /// Removes what snapshots interrupted by a crash left: `state.json.tmp-<pid>`, `state.journal.tmp-<pid>`.
+    /// Safe only under the directory lock, when no other lumend can be writing one.
+    private func removeTemporaryFiles(_ notices: inout [String]) {
+        guard let names = try? fileSystem.listDirectory(directory) else { return }
+        let prefixes = [StateStore.stateFileName, StateStore.journalFileName].map { $0 + StateStore.temporarySuffix }
+        var removed: [String] = []
+        for name in names where prefixes.contains(where: { name.hasPrefix($0) }) {
+            if (try? fileSystem.remove("\(directory)/\(name)")) != nil { removed.append(name) }
+        }
+        if !removed.isEmpty {
+            notices.append(
+                "removed \(removed.count) temporary file\(removed.count == 1 ? "" : "s") left by an interrupted "
+                    + "snapshot: \(removed.sorted().joined(separator: ", "))")
         }
     }
 }

@@ -25,12 +25,17 @@ extension StateStore {
         var batchesSinceSnapshot = 0
         var lastSnapshotSize = 0
         var backoff = Duration.milliseconds(100)
+        /// After a snapshot failed while the journal could still take commits: not before this is another
+        /// tried, unless one is asked for. Commits go on in the journal meanwhile.
+        var snapshotRetryAt: ContinuousClock.Instant?
+        var snapshotBackoff = Duration.seconds(1)
 
         /// Whether the next commit must be a snapshot: no journal is open, or it has grown past `limit` (or
-        /// twice the last snapshot, when that is larger).
-        func needsSnapshot(limit: Int) -> Bool {
+        /// twice the last snapshot, when that is larger) and no failed snapshot is backing off.
+        func needsSnapshot(limit: Int, now: ContinuousClock.Instant = .now) -> Bool {
             guard let journal else { return true }
-            return journal.end > max(limit, 2 * lastSnapshotSize)
+            guard journal.end > max(limit, 2 * lastSnapshotSize) else { return false }
+            return snapshotRetryAt.map { now >= $0 } ?? true
         }
     }
 
@@ -41,6 +46,8 @@ extension StateStore {
         var end: Int
         /// How far the file is zero-filled.
         var allocated: Int
+        /// How far a failed write may have left bytes of an entry never committed; the next entry covers them.
+        var dirtyEnd = 0
     }
 
     /// What the writer does next.
@@ -104,7 +111,7 @@ extension StateStore {
                     return (taken.records, taken.mark, snapshot)
                 }
                 guard let job else { return }
-                let result = job.snapshot ? writeSnapshot(&state) : append(job.records, &state)
+                let result = job.snapshot ? snapshotOrAppend(job.records, &state) : append(job.records, &state)
                 finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot, &state)
             }
             return true
@@ -113,8 +120,14 @@ extension StateStore {
                 let (records, mark) = shared.withLock { Self.take(&$0) }
                 if !records.isEmpty || state.batchesSinceSnapshot > 0 {
                     shared.withLock { $0.snapshotsStarted += 1 }
-                    let result = writeSnapshot(&state)
-                    finish(result, mark: mark, records: [], snapshot: true, &state)
+                    // Anything still pending goes to the journal first: if the last snapshot then fails, every
+                    // change is still on disk.
+                    var result = snapshotOrAppend(records, &state, appendFirst: true)
+                    if case .journalOnly(let error) = result {
+                        shared.withLock { $0.finalSnapshotError = error }
+                        result = .written
+                    }
+                    finish(result, mark: mark, records: records, snapshot: true, &state)
                 }
                 if let journal = state.journal { fileSystem.close(journal.fd) }
                 state.journal = nil
@@ -175,71 +188,152 @@ extension StateStore {
         case written
         /// Nothing reached the disk.
         case failed(FileSystemError)
-        /// The snapshot was saved, but the new journal could not be made: the changes are safe, and the
+        /// The snapshot was saved, but the new journal could not be opened: the changes are safe, and the
         /// next commit is a snapshot again.
         case savedButNoJournal(FileSystemError)
+        /// The snapshot failed, but the changes were appended to the journal instead: they are safe, and the
+        /// snapshot is tried again later.
+        case journalOnly(FileSystemError)
+    }
+
+    /// Whether a failed write leaves the file as it was before the call, apart from bytes past its committed
+    /// end: the disk was full, not broken. A journal may be appended to again after such a failure (the next
+    /// entry overwrites what the failed one left); after any other failure, or any failed `fdatasync`, never.
+    static func isOutOfSpace(_ error: FileSystemError) -> Bool {
+        error.errno == ENOSPC || error.errno == EDQUOT || error.errno == EFBIG
+    }
+
+    /// A snapshot, or, when one cannot be written but the journal is open, an append of the same records.
+    private func snapshotOrAppend(_ records: [StateRecord], _ state: inout WriterState, appendFirst: Bool = false)
+        -> CommitResult
+    {
+        var carry = records
+        if appendFirst, !records.isEmpty, state.journal != nil, case .written = append(records, &state) {
+            carry = []
+        }
+        let result = writeSnapshot(carry, &state)
+        guard case .failed(let error) = result, state.journal != nil else {
+            if case .written = result {
+                state.snapshotRetryAt = nil
+                state.snapshotBackoff = .seconds(1)
+            }
+            return result
+        }
+        if !carry.isEmpty, case .failed = append(carry, &state) { return result }
+        state.snapshotRetryAt = .now + state.snapshotBackoff
+        state.snapshotBackoff = min(state.snapshotBackoff * 2, .seconds(60))
+        return .journalOnly(error)
     }
 
     /// Appends one commit to the journal and `fdatasync`s it.
     private func append(_ records: [StateRecord], _ state: inout WriterState) -> CommitResult {
         guard var journal = state.journal else { return .failed(FileSystemError("write", journalPath, errno: EBADF)) }
         let generation = shared.withLock { $0.generation } + 1
-        let line = StateJournal.batchLine(generation: generation, records: records)
-        do throws(FileSystemError) {
-            if journal.end + line.count > journal.allocated {
-                // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need
-                // not also write the file's size.
-                let growth = max(StateJournal.preallocation, line.count)
+        var entry = StateJournal.entry(StateJournal.batchLine(generation: generation, records: records))
+        if journal.dirtyEnd > journal.end + entry.count {
+            entry += [UInt8](repeating: 0, count: journal.dirtyEnd - journal.end - entry.count)
+        }
+        if journal.end + entry.count > journal.allocated {
+            // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also
+            // write the file's size. With no room for that, the entry alone will do.
+            let growth = max(preallocation, entry.count)
+            do throws(FileSystemError) {
                 try fileSystem.writeAll(
                     journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
                 journal.allocated += growth
+            } catch where Self.isOutOfSpace(error) {
+                // Whatever part of the zeros was written is harmless.
+            } catch {
+                return poison(&state, error)
             }
-            try fileSystem.writeAll(journal.fd, line, at: journal.end, path: journalPath)
+        }
+        do throws(FileSystemError) {
+            try fileSystem.writeAll(journal.fd, entry, at: journal.end, path: journalPath)
+        } catch where Self.isOutOfSpace(error) {
+            journal.dirtyEnd = max(journal.dirtyEnd, journal.end + entry.count)
+            state.journal = journal
+            return .failed(error)
+        } catch {
+            return poison(&state, error)
+        }
+        do throws(FileSystemError) {
             try fileSystem.syncData(journal.fd, path: journalPath)
         } catch {
-            // After a failed write or fdatasync the file's contents are unknown (and Linux may already have
-            // dropped the dirty pages): never append to it again. The next commit is a whole snapshot.
-            fileSystem.close(journal.fd)
-            state.journal = nil
-            return .failed(error)
+            return poison(&state, error)
         }
-        journal.end += line.count
+        journal.end += entry.count
+        journal.allocated = max(journal.allocated, journal.end)
+        if journal.dirtyEnd <= journal.end { journal.dirtyEnd = 0 }
         state.journal = journal
         state.batchesSinceSnapshot += 1
         shared.withLock { $0.generation = generation }
         return .written
     }
 
-    /// Saves a whole snapshot atomically and durably, then starts a new journal after it.
-    private func writeSnapshot(_ state: inout WriterState) -> CommitResult {
-        // Any journal open now is older than the snapshot about to be written: appending to it after a failed
-        // snapshot could number a commit the snapshot already claims.
+    /// After a failed `fdatasync` (or a write that failed for another reason than space) the file's contents
+    /// are unknown, and Linux may already have dropped the dirty pages: the journal is never appended to again,
+    /// and the next commit is a whole snapshot.
+    private func poison(_ state: inout WriterState, _ error: FileSystemError) -> CommitResult {
         if let journal = state.journal { fileSystem.close(journal.fd) }
         state.journal = nil
+        return .failed(error)
+    }
+
+    /// Saves a whole snapshot atomically and durably, with a new journal after it whose carry holds `carry`.
+    ///
+    /// Both new files are written and synced under temporary names first; only then do the renames begin:
+    /// `state.json` becomes `state.previous.json`, `state.journal` becomes `state.previous.journal`, and the new
+    /// files take their places; one directory `fsync` makes it all durable. Until the renames, the open journal
+    /// is untouched, so a failed snapshot leaves it usable.
+    private func writeSnapshot(_ carry: [StateRecord], _ state: inout WriterState) -> CommitResult {
         var snapshot = blockingSnapshot()
         let generation = shared.withLock { $0.generation } + 1
         snapshot.generation = generation
         snapshot.origin = origin
-        var bytes: [UInt8] = []
-        snapshot.jsonValue.write(to: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
+        let bytes = StateSnapshot.encode(snapshot)
+        let pid = getpid()
+        let snapshotTemporary = "\(statePath)\(Self.temporarySuffix)\(pid)"
+        let journalTemporary = "\(journalPath)\(Self.temporarySuffix)\(pid)"
+        let start = StateJournal.start(base: generation, origin: origin, carry: carry)
+        var allocated = start.count + preallocation
         do throws(FileSystemError) {
             try fileSystem.createDirectory(directory)
-            try fileSystem.writeAtomically(
-                bytes, to: statePath, keepPrevious: "\(directory)/\(Self.previousFileName)")
+            try fileSystem.writeDurably(bytes, to: snapshotTemporary)
+            do throws(FileSystemError) {
+                try fileSystem.writeDurably(
+                    start + [UInt8](repeating: 0, count: preallocation), to: journalTemporary)
+            } catch where Self.isOutOfSpace(error) {
+                allocated = start.count
+                try fileSystem.writeDurably(start, to: journalTemporary)
+            }
         } catch {
+            try? fileSystem.remove(snapshotTemporary)
+            return .failed(error)
+        }
+        // From the first rename on, the old journal is the previous generation's: never appended to again.
+        if let journal = state.journal { fileSystem.close(journal.fd) }
+        state.journal = nil
+        do throws(FileSystemError) {
+            if fileSystem.fileExists(statePath) { try fileSystem.rename(statePath, to: previousPath) }
+            if fileSystem.fileExists(journalPath) {
+                try fileSystem.rename(journalPath, to: previousJournalPath)
+            } else {
+                try fileSystem.remove(previousJournalPath)
+            }
+            try fileSystem.rename(snapshotTemporary, to: statePath)
+            try fileSystem.rename(journalTemporary, to: journalPath)
+            try fileSystem.fsyncDirectory(directory)
+        } catch {
+            try? fileSystem.remove(snapshotTemporary)
+            try? fileSystem.remove(journalTemporary)
             return .failed(error)
         }
         shared.withLock { $0.generation = generation }
         state.lastSnapshotSize = bytes.count
         state.batchesSinceSnapshot = 0
-        let header = StateJournal.headerLine(base: generation, origin: origin)
         do throws(FileSystemError) {
-            try fileSystem.writeAtomically(
-                header + [UInt8](repeating: 0, count: StateJournal.preallocation), to: journalPath)
             let fd = try fileSystem.openExisting(journalPath)
-            state.journal = JournalFile(
-                fd: fd, end: header.count, allocated: header.count + StateJournal.preallocation)
+            state.journal = JournalFile(fd: fd, end: start.count, allocated: allocated)
         } catch {
             return .savedButNoJournal(error)
         }
@@ -265,6 +359,7 @@ extension StateStore {
         _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool, _ state: inout WriterState
     ) {
         var error: FileSystemError?
+        var failedSnapshot: FileSystemError?
         var saved = true
         switch result {
         case .written: break
@@ -272,10 +367,15 @@ extension StateStore {
             error = failure
             saved = false
         case .savedButNoJournal(let failure): error = failure
+        case .journalOnly(let failure):
+            // The changes are safe; only those who asked for a snapshot hear that it failed.
+            shared.withLock { $0.snapshotError = failure }
+            failedSnapshot = failure
         }
         if saved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
         typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
         var ring = false
+        var snapshotFailed: [Continuation] = []
         let (failed, succeeded, observer, report) = shared.withLock {
             shared -> ([Continuation], [Continuation], (@Sendable (FileSystemError?) -> Void)?, Bool) in
             let previousError = shared.lastError
@@ -283,9 +383,15 @@ extension StateStore {
             var failed: [Continuation] = []
             if saved {
                 shared.commitCount += 1
-                if snapshot {
+                if snapshot, failedSnapshot == nil {
                     shared.snapshotCount += 1
                     shared.lastSnapshotSaved = shared.snapshotsStarted
+                    shared.snapshotError = nil
+                } else if failedSnapshot != nil {
+                    let started = shared.snapshotsStarted
+                    let hit = { (waiter: Waiter) in waiter.snapshot.map { $0 <= started } ?? false }
+                    snapshotFailed = shared.waiters.filter(hit).map(\.continuation)
+                    shared.waiters.removeAll(where: hit)
                 }
             } else {
                 // The changes are not lost: put back those not noted again since, for the next attempt.
@@ -322,6 +428,7 @@ extension StateStore {
         if ring { doorbell.signal() }
         if report { observer?(error) }
         if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
+        if let failedSnapshot { for waiter in snapshotFailed { waiter.resume(returning: .failure(failedSnapshot)) } }
         for waiter in succeeded { waiter.resume(returning: .success(())) }
     }
 

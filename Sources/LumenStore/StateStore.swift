@@ -38,6 +38,10 @@ public final class StateStore: Sendable {
     public static let previousFileName = "state.previous.json"
     /// The journal's name in the state directory.
     public static let journalFileName = StateJournal.fileName
+    /// The journal that led from the previous generation to the current one, kept beside it.
+    public static let previousJournalFileName = "state.previous.journal"
+    /// What a file being written is called until it is complete: its final name, this, and lumend's PID.
+    public static let temporarySuffix = ".tmp-"
 
     /// The directory holding the state.
     public let directory: String
@@ -48,6 +52,8 @@ public final class StateStore: Sendable {
     /// The journal size, in bytes, past which the next commit writes a snapshot instead (or twice the last
     /// snapshot's size, when that is larger).
     public let journalLimit: Int
+    /// How far ahead of its end the journal is zero-filled, when there is room.
+    public let preallocation: Int
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     let origin: FixtureOrigin
@@ -80,6 +86,10 @@ public final class StateStore: Sendable {
         var stopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var lastError: FileSystemError?
+        /// Why the last snapshot failed, while commits go on in the journal instead.
+        var snapshotError: FileSystemError?
+        /// Why the snapshot at stop failed, when every change was in the journal all the same.
+        var finalSnapshotError: FileSystemError?
         var retryAt: ContinuousClock.Instant?
         var generation: Int
         var commitCount = 0
@@ -109,12 +119,15 @@ public final class StateStore: Sendable {
     ///   - generation: the generation of the state loaded at start.
     ///   - relaxedDelay: how long relaxed mode lets changes gather before writing them.
     ///   - journalLimit: the journal size that triggers a snapshot.
+    ///   - preallocation: how far ahead of its end the journal is zero-filled.
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
-        journalLimit: Int = 4 << 20, provider: @escaping SnapshotProvider
+        journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
+        provider: @escaping SnapshotProvider
     ) {
+        self.preallocation = preallocation
         self.directory = directory
         self.fileSystem = fileSystem
         self.durability = durability
@@ -137,6 +150,10 @@ public final class StateStore: Sendable {
     public var statePath: String { "\(directory)/\(Self.stateFileName)" }
     /// The path of the journal.
     public var journalPath: String { "\(directory)/\(Self.journalFileName)" }
+    /// The path of the previous generation's snapshot.
+    public var previousPath: String { "\(directory)/\(Self.previousFileName)" }
+    /// The path of the previous generation's journal.
+    public var previousJournalPath: String { "\(directory)/\(Self.previousJournalFileName)" }
 
     // MARK: - Noting changes
 
@@ -176,8 +193,9 @@ public final class StateStore: Sendable {
         if result == nil { result = await wait(for: mark, snapshot: false) }
         if case .failure(let error) = result {
             throw LumenError(
-                .notPersisted, "the change was applied but could not be saved (\(error)); lumend keeps retrying",
-                data: ["stateFile": .string(statePath)])
+                .notPersisted,
+                "the change was applied but could not be saved (\(error)); \(Self.advice(for: error, in: directory))",
+                data: ["stateFile": .string(statePath), "errno": .int(Int(error.errno))])
         }
     }
 
@@ -237,6 +255,21 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// What an operator can do about a failed write, in words.
+    static func advice(for error: FileSystemError, in directory: String) -> String {
+        switch error.errno {
+        case ENOSPC, EDQUOT:
+            "the disk holding \(directory) is full: free some space there; lumend retries on its own and saves "
+                + "the change then, without a restart"
+        case EROFS:
+            "\(directory) is on a read-only file system: remount it read-write; lumend retries on its own"
+        case EACCES, EPERM:
+            "lumend may not write in \(directory): give it back to the user lumend runs as; lumend retries on its own"
+        default:
+            "lumend keeps retrying; if this goes on, check the disk holding \(directory) (dmesg)"
+        }
+    }
+
     // MARK: - Health
 
     /// Sets a function told of persistence health after each write attempt that changes it: `nil` when
@@ -245,8 +278,13 @@ public final class StateStore: Sendable {
         shared.withLock { $0.healthObserver = observer }
     }
 
-    /// The last write error, while writes are failing.
+    /// The last write error, while writes are failing: changes are not reaching the disk.
     public var lastError: FileSystemError? { shared.withLock { $0.lastError } }
+    /// Why snapshots are failing, while every change is still saved in the journal (which then grows past
+    /// its limit until a snapshot succeeds).
+    public var snapshotError: FileSystemError? { shared.withLock { $0.snapshotError } }
+    /// Why the snapshot at stop could not be written, when every change was saved in the journal all the same.
+    public var finalSnapshotError: FileSystemError? { shared.withLock { $0.finalSnapshotError } }
     /// The number of commits made: journal appends and snapshots.
     public var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.

@@ -8,6 +8,8 @@ final class FaultyFileSystem: FileSystem {
         case fail(operation: String, errno: Int32)
         /// Every write writes at most this many bytes.
         case shortWrites(Int)
+        /// Writes of more than this many bytes fail (a nearly full disk).
+        case failWritesLargerThan(Int, errno: Int32)
     }
 
     private let real = PosixFileSystem()
@@ -58,6 +60,11 @@ final class FaultyFileSystem: FileSystem {
         -> Int
     {
         try record("write", path)
+        let tooLarge = state.withLock { state -> Int32? in
+            for case .failWritesLargerThan(let limit, let code) in state.faults where bytes.count > limit { return code }
+            return nil
+        }
+        if let tooLarge { throw FileSystemError("write", path, errno: tooLarge) }
         if let limit = shortWriteLimit, bytes.count > limit {
             return try real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<limit]), at: offset, path: path)
         }
@@ -84,4 +91,9 @@ final class FaultyFileSystem: FileSystem {
     func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
     func createDirectory(_ path: String) throws(FileSystemError) { try real.createDirectory(path) }
     func fileExists(_ path: String) -> Bool { real.fileExists(path) }
+    func listDirectory(_ path: String) throws(FileSystemError) -> [String] { try real.listDirectory(path) }
+    func link(_ existing: String, to new: String) throws(FileSystemError) {
+        try record("link", existing)
+        try real.link(existing, to: new)
+    }
 }

@@ -136,15 +136,17 @@ struct JournalReplayTests {
         #expect(journalMovedAside)
     }
 
-    @Test func anUnreadableJournalIsKeptAsideNotOverwritten() throws {
+    @Test func anUnreadableJournalStopsStartUpAndIsLeftInPlace() throws {
         writeSnapshot(generation: 1)
         // A directory where the journal should be: reading it fails (EISDIR), as an unreadable file would.
         try FileManager.default.createDirectory(
             atPath: directory.file("state.journal"), withIntermediateDirectories: false)
-        let outcome = try load()
-        #expect(outcome.fixture.name == "Saved")
-        #expect(outcome.warnings.contains { $0.contains("cannot be read") })
-        #expect(journalMovedAside)
+        let refusal = #expect(throws: StateLoader.Refusal.self) { try load() }
+        #expect(refusal?.description.contains("cannot read") == true)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: directory.file("state.journal"), isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+        #expect(!journalMovedAside)
     }
 
     @Test func resetMovesTheJournalAsideToo() throws {

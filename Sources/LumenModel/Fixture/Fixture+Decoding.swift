@@ -19,7 +19,7 @@ extension Fixture {
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: [
             "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "rooms",
-            "faultSchedule", "generation", "origin",
+            "faultSchedule", "generation", "origin", "checksum",
         ])
         let schemaCursor = try object.required("schema")
         let schema = try schemaCursor.int()

@@ -78,6 +78,12 @@ public enum Daemon {
         do { try fileSystem.createDirectory(options.stateDirectory) } catch {
             throw StartupError(description: "cannot create the state directory: \(error)")
         }
+        // Held until the process ends: a second lumend on this directory would replace the journal under us.
+        let lock: StateDirectoryLock
+        do { lock = try StateDirectoryLock.acquire(options.stateDirectory) } catch {
+            throw StartupError(description: "\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let loader = StateLoader(directory: options.stateDirectory, fileSystem: fileSystem)
         let outcome: StateLoader.Outcome
         do {
@@ -87,6 +93,7 @@ public enum Daemon {
             throw StartupError(description: error.description)
         }
         let health = PersistenceHealth()
+        for notice in outcome.notices { logger.info(notice, [("state_dir", options.stateDirectory)]) }
         for warning in outcome.warnings {
             logger.warning(warning, [("state_dir", options.stateDirectory)])
             health.warn(warning)
@@ -183,7 +190,11 @@ public enum Daemon {
         notifier.notify("READY=1")
         try await group.run()
         if let error = store.lastError {
-            logger.error("stopped, but the last state could not be saved: \(error)")
+            logger.error("stopped, but the last changes could not be saved: \(error)")
+        } else if let error = store.finalSnapshotError {
+            logger.notice(
+                "stopped; every change is saved in the journal (the last snapshot could not be written: \(error); "
+                    + "the next start replays the journal)", [("journal", store.journalPath)])
         } else {
             logger.notice("stopped; state saved", [("state", store.statePath)])
         }

@@ -1,24 +1,36 @@
 import LumenModel
 
-/// The state journal's format: what changed since the snapshot, one checksummed line per commit.
+/// The state journal's format: what changed since the snapshot, one checksummed line per commit, each
+/// written twice.
 ///
 /// ```
-/// 1c2b3a4d {"journal":1,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
+/// 1c2b3a4d {"journal":2,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
+/// 1c2b3a4d {"journal":2,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
+/// 5e6f7a8b {"generation":12,"records":[]}
+/// 5e6f7a8b {"generation":12,"records":[]}
 /// 9f8e7d6c {"generation":13,"records":[{"light":{…},"in":"kitchen"}]}
-/// 0a1b2c3d {"generation":14,"records":[{"home":{"name":"Home","roomIDs":["kitchen"]}}]}
+/// 9f8e7d6c {"generation":13,"records":[{"light":{…},"in":"kitchen"}]}
 /// ```
 ///
-/// Each line is the CRC-32C of its JSON (8 hex digits), a space, the JSON and a newline. The first line names
-/// the snapshot generation the journal follows (`base`); each later line is one commit, numbered on from it.
+/// Each line is the CRC-32C of its JSON (8 hex digits), a space, the JSON and a newline, and each is written
+/// twice in the same write, so that damage to one copy (a flipped bit, a zeroed byte) loses nothing. The
+/// first line names the snapshot generation the journal follows (`base`). The next, the *carry*, numbered
+/// like the base, holds what that snapshot saved beyond its predecessor and that predecessor's journal: it
+/// lets the previous snapshot and both journals rebuild the state when the newest snapshot is damaged.
+/// Each later line is one commit, numbered on from the base.
+///
 /// The file is extended with zeros ahead of what is written, so that appending a commit and `fdatasync`
-/// rewrite data blocks only; reading stops at the first zero byte where a line would start.
+/// rewrite data blocks only. A run of zeros where a line would start ends the journal only when nothing but
+/// zeros follows it; otherwise it is damage. Version 1 journals (one copy, no carry) are still read.
 public enum StateJournal {
     /// The journal's name in the state directory.
     public static let fileName = "state.journal"
-    /// The format version this build writes and reads.
-    public static let formatVersion = 1
-    /// How far ahead of its end the file is zero-filled.
-    static let preallocation = 1 << 20
+    /// The format version this build writes.
+    public static let formatVersion = 2
+    /// The versions this build reads.
+    static let readableVersions = 1...2
+    /// How far ahead of its end the file is zero-filled, when there is room (``StateStore`` takes another).
+    public static let preallocation = 1 << 20
 
     /// The journal's first line.
     public struct Header: Sendable, Hashable {
@@ -26,11 +38,14 @@ public enum StateJournal {
         public var base: Int
         /// The fixture the state comes from.
         public var origin: FixtureOrigin
+        /// The format version the journal was written in.
+        public var version: Int
 
         /// A header.
-        public init(base: Int, origin: FixtureOrigin) {
+        public init(base: Int, origin: FixtureOrigin, version: Int = StateJournal.formatVersion) {
             self.base = base
             self.origin = origin
+            self.version = version
         }
     }
 
@@ -52,10 +67,16 @@ public enum StateJournal {
     public struct Contents: Sendable {
         /// The header, or `nil` when the file has none that can be read.
         public var header: Header?
-        /// The whole commits, in order.
+        /// What the snapshot the journal follows saved beyond its predecessor (version 2; `nil` in version 1).
+        public var carry: Batch?
+        /// The whole commits after the base, in order.
         public var batches: [Batch] = []
         /// Where reading stopped short of the end of the written part, and why; `nil` when it did not.
         public var damage: Damage?
+        /// Where lines were damaged whose content their copy still held: nothing was lost, but the file is.
+        public var repaired: [Int] = []
+        /// The offset after the last whole line: where the next commit would go.
+        public var end = 0
     }
 
     /// Why reading stopped before the end.
@@ -75,18 +96,26 @@ public enum StateJournal {
         }
     }
 
-    /// The header line for a journal following snapshot generation `base`.
-    public static func headerLine(base: Int, origin: FixtureOrigin) -> [UInt8] {
+    /// The header line for a journal following snapshot generation `base`, in format `version`.
+    public static func headerLine(base: Int, origin: FixtureOrigin, version: Int = formatVersion) -> [UInt8] {
         line(
             .object([
-                "journal": .int(formatVersion), "fixture": .string(origin.id), "digest": .string(origin.digest),
+                "journal": .int(version), "fixture": .string(origin.id), "digest": .string(origin.digest),
                 "base": .int(base),
             ]))
     }
 
-    /// The line for one commit.
+    /// The line for one commit (once; ``entry(_:)`` writes it twice).
     public static func batchLine(generation: Int, records: [StateRecord]) -> [UInt8] {
         line(.object(["generation": .int(generation), "records": .array(records.map(\.jsonValue))]))
+    }
+
+    /// What is written for one line: the line and its copy.
+    public static func entry(_ line: [UInt8]) -> [UInt8] { line + line }
+
+    /// The start of a new journal after snapshot generation `base`: its header and its carry, each twice.
+    public static func start(base: Int, origin: FixtureOrigin, carry: [StateRecord]) -> [UInt8] {
+        entry(headerLine(base: base, origin: origin)) + entry(batchLine(generation: base, records: carry))
     }
 
     private static func line(_ value: JSONValue) -> [UInt8] {
@@ -101,44 +130,101 @@ public enum StateJournal {
         return line
     }
 
-    /// Reads a journal's bytes: the header and every whole commit up to the first damage.
+    /// Reads a journal's bytes: the header, the carry and every whole commit up to the first loss.
     public static func read(_ bytes: [UInt8]) -> Contents {
         var contents = Contents()
-        var offset = 0
-        var lines: [(offset: Int, value: JSONValue?)] = []
-        while offset < bytes.count, bytes[offset] != 0 {
-            guard let newline = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
-                lines.append((offset, nil))
-                break
+        let lines = split(bytes)
+        var index = 0
+        var damaged: [Int] = []
+        // The header: the first line that reads as one, all before it damaged.
+        while index < lines.count, contents.header == nil {
+            if let header = lines[index].value.flatMap(Self.header) {
+                contents.header = header
+                contents.end = lines[index].end
+            } else {
+                damaged.append(lines[index].offset)
             }
-            lines.append((offset, checkedJSON(bytes[offset..<newline])))
-            offset = newline + 1
+            index += 1
         }
-        guard let first = lines.first, let header = first.value.flatMap(Self.header) else {
+        guard let header = contents.header else {
             if !lines.isEmpty { contents.damage = .tornTail(offset: 0) }
             return contents
         }
-        contents.header = header
-        for (index, line) in lines.enumerated().dropFirst() {
-            let expected = header.base + contents.batches.count + 1
-            if let value = line.value, let batch = try? Batch(value), batch.generation == expected {
-                contents.batches.append(batch)
+        var expected = header.base + 1
+        var accepted = Set<Int>()
+        var carryAllowed = header.version >= 2
+        while index < lines.count {
+            let line = lines[index]
+            index += 1
+            guard let value = line.value else {
+                damaged.append(line.offset)
                 continue
             }
-            // Whole commits after the damage mean it is not a torn end but lost data. (A journal is never
-            // reused, so nothing valid can be left over from an earlier one.)
-            let later = lines[(index + 1)...].count { rest in
-                rest.value.map { (try? Batch($0)) != nil } ?? false
+            if value.objectValue?["journal"] != nil, let copy = Self.header(value), copy == header {
+                contents.end = line.end
+                continue
             }
-            // A whole commit with the wrong number is a gap, never a torn end.
-            let misnumbered = line.value.map { (try? Batch($0)) != nil } ?? false
-            contents.damage =
-                later == 0 && !misnumbered
-                ? .tornTail(offset: line.offset)
-                : .corrupt(offset: line.offset, laterCommits: later + (misnumbered ? 1 : 0))
-            break
+            guard let batch = try? Batch(value) else {
+                damaged.append(line.offset)
+                continue
+            }
+            if carryAllowed, batch.generation == header.base, contents.batches.isEmpty {
+                contents.carry = batch
+                contents.end = line.end
+                continue
+            }
+            carryAllowed = false
+            if batch.generation < expected {
+                // The copy of a commit already read (or, in a journal that was never reused, nothing else).
+                if accepted.contains(batch.generation) { contents.end = line.end }
+                continue
+            }
+            if batch.generation > expected {
+                // A commit is missing: every whole commit from here on is lost.
+                let later = Set(lines[(index - 1)...].compactMap { rest -> Int? in
+                    rest.value.flatMap { try? Batch($0) }.map(\.generation)
+                }.filter { $0 >= expected }).count
+                let at = damaged.first { $0 >= contents.end } ?? line.offset
+                contents.damage = .corrupt(offset: at, laterCommits: later)
+                contents.repaired = damaged.filter { $0 < contents.end }
+                return contents
+            }
+            contents.batches.append(batch)
+            accepted.insert(batch.generation)
+            contents.end = line.end
+            expected += 1
         }
+        // Damage after the last whole line is a commit cut off by a crash, never confirmed; damage before it
+        // was covered by the copies.
+        contents.repaired = damaged.filter { $0 < contents.end }
+        if let torn = damaged.first(where: { $0 >= contents.end }) { contents.damage = .tornTail(offset: torn) }
         return contents
+    }
+
+    /// The file's lines: each with its offset, the offset after it, and its JSON if its checksum holds. A run
+    /// of zeros is a line of its own (damaged) unless only zeros follow it, which is the unwritten tail.
+    private static func split(_ bytes: [UInt8]) -> [(offset: Int, end: Int, value: JSONValue?)] {
+        var lines: [(offset: Int, end: Int, value: JSONValue?)] = []
+        var offset = 0
+        while offset < bytes.count {
+            if bytes[offset] == 0 {
+                guard let resume = bytes[offset...].firstIndex(where: { $0 != 0 }) else { break }
+                lines.append((offset, resume, nil))
+                offset = resume
+                continue
+            }
+            let stop = bytes[offset...].firstIndex { $0 == UInt8(ascii: "\n") || $0 == 0 }
+            guard let stop, bytes[stop] == UInt8(ascii: "\n") else {
+                // Cut off, by the end of the file or by zeros.
+                let end = stop ?? bytes.count
+                lines.append((offset, end, nil))
+                offset = end
+                continue
+            }
+            lines.append((offset, stop + 1, checkedJSON(bytes[offset..<stop])))
+            offset = stop + 1
+        }
+        return lines
     }
 
     /// The JSON of a line whose checksum matches, or `nil`.
@@ -151,11 +237,12 @@ public enum StateJournal {
     }
 
     private static func header(_ value: JSONValue) -> Header? {
-        guard case .object(let object) = value, object["journal"]?.intValue == formatVersion,
+        guard case .object(let object) = value, let version = object["journal"]?.intValue,
+            readableVersions.contains(version),
             case .string(let fixture) = object["fixture"], case .string(let digest) = object["digest"],
             let base = object["base"]?.intValue, base >= 0
         else { return nil }
-        return Header(base: base, origin: FixtureOrigin(id: fixture, digest: digest))
+        return Header(base: base, origin: FixtureOrigin(id: fixture, digest: digest), version: version)
     }
 }
 

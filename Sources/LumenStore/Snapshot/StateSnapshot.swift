@@ -1,0 +1,97 @@
+import LumenModel
+
+/// The snapshot file's format: the home as a fixture, one JSON object, whose last member is a checksum of
+/// everything before it.
+///
+/// ```
+/// {"schema":1,"id":"demo-home",…,"rooms":[…],"checksum":"crc32c:1c2b3a4d"}
+/// ```
+///
+/// The CRC-32C covers every byte before `,"checksum"`, so any change to the file (a flipped bit, a torn or
+/// zeroed block) is detected before a single value is believed. The file stays a fixture: `lumend --fixture`
+/// accepts it, and the checksum is ignored there.
+public enum StateSnapshot {
+    /// `,"checksum":"crc32c:`, then 8 hex digits, then `"}` and a newline.
+    private static let marker = Array(#","checksum":"crc32c:"#.utf8)
+    private static let trailerLength = marker.count + 8 + 3
+
+    /// The file's bytes for `fixture`.
+    public static func encode(_ fixture: Fixture) -> [UInt8] {
+        var bytes: [UInt8] = []
+        fixture.jsonValue.write(to: &bytes)
+        // Replace the object's closing brace with the checksum member and the brace.
+        bytes.removeLast()
+        let checksum = CRC32C.checksum(bytes[...])
+        bytes.append(contentsOf: marker)
+        bytes.append(contentsOf: hex(checksum))
+        bytes.append(contentsOf: Array(#""}"#.utf8) + [UInt8(ascii: "\n")])
+        return bytes
+    }
+
+    /// What a snapshot file holds.
+    public enum Contents: Sendable {
+        /// The state, its checksum verified (`checked`), or from a file written before snapshots had one.
+        case state(Fixture, checked: Bool)
+        /// The file is damaged or is no snapshot; the reason says how.
+        case damaged(String)
+        /// The file was written by a newer lumend.
+        case newer(String)
+    }
+
+    /// Verifies and decodes a snapshot file's bytes.
+    public static func decode(_ file: [UInt8]) -> Contents {
+        var bytes = file
+        var checked = false
+        if let stored = storedChecksum(bytes) {
+            let body = bytes[..<(bytes.count - trailerLength)]
+            let actual = CRC32C.checksum(body)
+            guard actual == stored else {
+                return .damaged(
+                    "its checksum does not match its contents (stored \(String(decoding: hex(stored), as: UTF8.self)), "
+                        + "computed \(String(decoding: hex(actual), as: UTF8.self)))")
+            }
+            bytes.removeLast(trailerLength - 1)
+            bytes[bytes.count - 1] = UInt8(ascii: "}")
+            checked = true
+        } else if contains(bytes, Array(#""checksum""#.utf8)) {
+            return .damaged("its checksum is damaged")
+        }
+        do throws(FixtureError) {
+            return .state(try Fixture(json: bytes), checked: checked)
+        } catch {
+            if case .shape(let shape) = error, shape.message.contains("newer than this lumend") {
+                return .newer(shape.message)
+            }
+            return .damaged("\(error)")
+        }
+    }
+
+    /// The checksum in the trailer, when the file ends in one of the right shape.
+    private static func storedChecksum(_ bytes: [UInt8]) -> UInt32? {
+        guard bytes.count > trailerLength else { return nil }
+        let start = bytes.count - trailerLength
+        guard bytes[start..<(start + marker.count)].elementsEqual(marker),
+            bytes[(bytes.count - 3)...].elementsEqual(Array(#""}"#.utf8) + [UInt8(ascii: "\n")])
+        else { return nil }
+        let digits = bytes[(start + marker.count)..<(start + marker.count + 8)]
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return nil }
+        return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
+    }
+
+    static func hex(_ value: UInt32) -> [UInt8] {
+        let digits = Array(String(value, radix: 16).utf8)
+        return [UInt8](repeating: UInt8(ascii: "0"), count: 8 - digits.count) + digits
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = 0
+        let last = bytes.count - needle.count
+        while index <= last {
+            if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}
