@@ -12,6 +12,8 @@ extension StateStore {
         /// Starts the writer for `store`. It holds the store only while working, and ends when the store is
         /// closed or released.
         static func start(for store: StateStore) {
+            let delay = store.retryDelay
+            store.committer.withLock { $0.backoff = delay }
             DispatchQueue(label: "lumen.state-store.writer").async { [weak store] in
                 while let store, store.step() {}
             }
@@ -415,7 +417,7 @@ extension StateStore {
             } else {
                 shared.lastError = nil
                 shared.retryAt = nil
-                state.backoff = .milliseconds(100)
+                state.backoff = retryDelay
             }
             let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
             // Told when health changes, not of every retry that fails again.

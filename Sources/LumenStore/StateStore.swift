@@ -54,6 +54,8 @@ public final class StateStore: Sendable {
     public let journalLimit: Int
     /// How far ahead of its end the journal is zero-filled, when there is room.
     public let preallocation: Int
+    /// How long after a failed write the first retry comes (doubling, up to 5 s, while failures go on).
+    public let retryDelay: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     let origin: FixtureOrigin
@@ -120,14 +122,16 @@ public final class StateStore: Sendable {
     ///   - relaxedDelay: how long relaxed mode lets changes gather before writing them.
     ///   - journalLimit: the journal size that triggers a snapshot.
     ///   - preallocation: how far ahead of its end the journal is zero-filled.
+    ///   - retryDelay: how long after a failed write the first retry comes.
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
-        provider: @escaping SnapshotProvider
+        retryDelay: Duration = .milliseconds(100), provider: @escaping SnapshotProvider
     ) {
         self.preallocation = preallocation
+        self.retryDelay = retryDelay
         self.directory = directory
         self.fileSystem = fileSystem
         self.durability = durability

@@ -136,11 +136,13 @@ public enum StateJournal {
         let lines = split(bytes)
         var index = 0
         var damaged: [Int] = []
+        var lastLength = 0
         // The header: the first line that reads as one, all before it damaged.
         while index < lines.count, contents.header == nil {
             if let header = lines[index].value.flatMap(Self.header) {
                 contents.header = header
                 contents.end = lines[index].end
+                lastLength = lines[index].end - lines[index].offset
             } else {
                 damaged.append(lines[index].offset)
             }
@@ -171,6 +173,7 @@ public enum StateJournal {
             if carryAllowed, batch.generation == header.base, contents.batches.isEmpty {
                 contents.carry = batch
                 contents.end = line.end
+                lastLength = line.end - line.offset
                 continue
             }
             carryAllowed = false
@@ -192,12 +195,26 @@ public enum StateJournal {
             contents.batches.append(batch)
             accepted.insert(batch.generation)
             contents.end = line.end
+            lastLength = line.end - line.offset
             expected += 1
         }
         // Damage after the last whole line is a commit cut off by a crash, never confirmed; damage before it
         // was covered by the copies.
         contents.repaired = damaged.filter { $0 < contents.end }
-        if let torn = damaged.first(where: { $0 >= contents.end }) { contents.damage = .tornTail(offset: torn) }
+        if let torn = damaged.first(where: { $0 >= contents.end }), let written = lines.last?.end {
+            // A whole line's worth after the last commit with no run of zeros a torn write would leave: the last
+            // commit's second copy, damaged after it was written. (Nothing is lost either way.)
+            let tail = bytes[contents.end..<written]
+            let lastLine = bytes[(contents.end - lastLength)..<max(contents.end - lastLength, contents.end - 1)]
+            if lastLength > 0,
+                tail.count == lastLength && tail.count(where: { $0 == 0 }) < 16
+                    || tail.elementsEqual(lastLine) && bytes.count > written && bytes[written] == 0
+            {
+                contents.repaired.append(torn)
+            } else {
+                contents.damage = .tornTail(offset: torn)
+            }
+        }
         return contents
     }
 
@@ -221,15 +238,51 @@ public enum StateJournal {
                 offset = end
                 continue
             }
-            lines.append((offset, stop + 1, checkedJSON(bytes[offset..<stop])))
+            let value = checkedJSON(bytes[offset..<stop])
+            if value == nil, let pieces = resynchronized(bytes, offset..<stop) {
+                // A damaged newline joined two lines; each still reads on its own.
+                lines += pieces.map { ($0.range.lowerBound, $0.range.upperBound + 1, $0.value) }
+            } else {
+                lines.append((offset, stop + 1, value))
+            }
             offset = stop + 1
         }
         return lines
     }
 
+    /// Two whole lines in a damaged one, when a damaged byte where a newline was joined them: the first
+    /// ends where the second's checksum and JSON begin. `nil` when no such split reads.
+    private static func resynchronized(_ bytes: [UInt8], _ range: Range<Int>)
+        -> [(range: Range<Int>, value: JSONValue?)]?
+    {
+        guard range.count > 20 else { return nil }
+        var start = range.lowerBound + 10
+        while start < range.upperBound - 10 {
+            defer { start += 1 }
+            guard bytes[start + 8] == UInt8(ascii: " "), bytes[start + 9] == UInt8(ascii: "{"),
+                bytes[start..<(start + 8)].allSatisfy(isHexDigit)
+            else { continue }
+            let first = checkedJSON(bytes[range.lowerBound..<(start - 1)])
+            let second = checkedJSON(bytes[start..<range.upperBound])
+            guard first != nil || second != nil else { continue }
+            // The byte between them is damage all the same.
+            return [
+                (range.lowerBound..<(start - 1), first), ((start - 1)..<(start - 1), nil), (start..<range.upperBound, second),
+            ]
+        }
+        return nil
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
     /// The JSON of a line whose checksum matches, or `nil`.
     private static func checkedJSON(_ line: ArraySlice<UInt8>) -> JSONValue? {
-        guard line.count > 9, line[line.startIndex + 8] == UInt8(ascii: " ") else { return nil }
+        // Lower-case hex only: an upper-case digit is a changed byte, even where it means the same number.
+        guard line.count > 9, line[line.startIndex + 8] == UInt8(ascii: " "),
+            line[line.startIndex..<(line.startIndex + 8)].allSatisfy(isHexDigit)
+        else { return nil }
         let hex = String(decoding: line[line.startIndex..<line.startIndex + 8], as: UTF8.self)
         let json = line[(line.startIndex + 9)...]
         guard let stored = UInt32(hex, radix: 16), stored == CRC32C.checksum(json) else { return nil }
