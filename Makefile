@@ -7,7 +7,13 @@ BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test test-swift check-units bench fmt lint clean
+FUZZ_SECONDS   ?= 60
+FUZZ_TARGETS   := snapshot journal fixture
+FUZZ_BUILD     := $(BUILD_DIR)/fuzz
+CRASHSIM_WORKLOADS ?= 10000
+CRASHSIM_SEED  ?= 1
+
+.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz
 
 all: build
 
@@ -59,6 +65,28 @@ fmt:
 ## lint: report formatting problems without changing anything.
 lint:
 	$(SWIFT) format lint --recursive --configuration .swift-format Package.swift Sources Tests
+
+## crashsim: the crash-point simulation at length (CRASHSIM_WORKLOADS=10000 workloads from CRASHSIM_SEED).
+crashsim: deps
+	$(SWIFT) build --build-tests
+	LUMEN_CRASHSIM_WORKLOADS=$(CRASHSIM_WORKLOADS) LUMEN_CRASHSIM_SEED=$(CRASHSIM_SEED) \
+	  $(SWIFT) test --skip-build --filter CrashSimulationTests
+
+## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each; crash inputs land in
+## Tests/Fuzz/crashes (named after their target), which make test replays.
+fuzz: deps
+	$(SWIFT) build -c release --product lumen-fuzz --build-path $(FUZZ_BUILD) \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLUMEN_FUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+	@mkdir -p Tests/Fuzz/crashes
+	@for target in $(FUZZ_TARGETS); do \
+	  work=$(FUZZ_BUILD)/corpus/$$target; mkdir -p $$work; cp Tests/Fuzz/corpus/$$target/* $$work/; \
+	  echo "fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  LUMEN_FUZZ_TARGET=$$target SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/lumen-fuzz \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=Tests/Fuzz/crashes/$$target- \
+	    $$work > $(FUZZ_BUILD)/$$target.log 2>&1; status=$$?; \
+	  grep -E "^(stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)" $(FUZZ_BUILD)/$$target.log; \
+	  if [ $$status -ne 0 ]; then echo "lumen-fuzz $$target failed: see $(FUZZ_BUILD)/$$target.log and Tests/Fuzz/crashes"; exit 1; fi; \
+	done
 
 clean:
 	rm -rf $(BUILD_DIR)

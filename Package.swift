@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "LumenClient", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumenctl", dependencies: ["LumenClient"], swiftSettings: swiftSettings),
+        .target(name: "LumenFuzzing", dependencies: ["LumenModel", "LumenStore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "lumen-fuzz", dependencies: ["LumenFuzzing"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "lumen-bench",
             dependencies: ["LumenModel", "LumenSimulation", "LumenStore", "LumenServer", "LumenClient"],
@@ -66,6 +68,11 @@ let package = Package(
         .testTarget(
             name: "LumenServerTests",
             dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenFuzzingTests",
+            dependencies: ["LumenFuzzing", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

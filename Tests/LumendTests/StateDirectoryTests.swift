@@ -1,0 +1,37 @@
+import Foundation
+import LumenModel
+import LumenTestSupport
+import Testing
+
+@Suite("lumend and its state directory", .timeLimit(.minutes(2)))
+struct StateDirectoryTests {
+    @Test func aSecondDaemonOnTheSameStateDirectoryExitsNamingTheFirst() async throws {
+        let first = try DaemonProcess()
+        _ = try #require(await first.waitUntilReady(), "no READY=1; stderr: \(first.stderr)")
+        // Another socket, the same state directory.
+        let second = try DaemonProcess(
+            arguments: ["--socket", first.directory.file("second.sock"), "--state-dir", first.stateDirectory],
+            directory: first.directory, setPaths: false)
+        #expect(await second.waitForExit() == 1)
+        #expect(second.stderr.contains("in use by lumend (PID \(first.pid))"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: first.directory.file("second.sock")))
+        // The first goes on serving, and its writes survive its restart.
+        let client = try first.connect()
+        _ = try await client.result("hello")
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+    }
+
+    @Test func aStateItCannotReadStopsStartUpAndIsLeftAlone() async throws {
+        // Root reads any file whatever its mode, so the unreadable file here is a directory in its place.
+        let directory = TemporaryDirectory()
+        let state = directory.file("state")
+        try FileManager.default.createDirectory(atPath: state + "/state.json", withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(directory: directory)
+        #expect(await daemon.waitForExit() == 1)
+        #expect(daemon.stderr.contains("cannot read"), "\(daemon.stderr)")
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: state + "/state.json", isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+    }
+}
