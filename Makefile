@@ -8,6 +8,8 @@ LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 FUZZ_SECONDS   ?= 60
+FUZZ_RUNS      ?= -1
+FUZZ_SEED      ?= 0
 FUZZ_TARGETS   := snapshot journal fixture
 FUZZ_BUILD     := $(BUILD_DIR)/fuzz
 CRASHSIM_WORKLOADS ?= 10000
@@ -72,17 +74,18 @@ crashsim: deps
 	LUMEN_CRASHSIM_WORKLOADS=$(CRASHSIM_WORKLOADS) LUMEN_CRASHSIM_SEED=$(CRASHSIM_SEED) \
 	  $(SWIFT) test --skip-build --filter CrashSimulationTests
 
-## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each; crash inputs land in
-## Tests/Fuzz/crashes (named after their target), which make test replays.
+## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
+## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
+## make test replays.
 fuzz: deps
 	$(SWIFT) build -c release --product lumen-fuzz --build-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLUMEN_FUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 	@mkdir -p Tests/Fuzz/crashes
 	@for target in $(FUZZ_TARGETS); do \
 	  work=$(FUZZ_BUILD)/corpus/$$target; mkdir -p $$work; cp Tests/Fuzz/corpus/$$target/* $$work/; \
-	  echo "fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  echo "fuzzing $$target: up to $(FUZZ_SECONDS) s"; \
 	  LUMEN_FUZZ_TARGET=$$target SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/lumen-fuzz \
-	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=Tests/Fuzz/crashes/$$target- \
+	    -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -print_final_stats=1 -artifact_prefix=Tests/Fuzz/crashes/$$target- \
 	    $$work > $(FUZZ_BUILD)/$$target.log 2>&1; status=$$?; \
 	  grep -E "^(stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)" $(FUZZ_BUILD)/$$target.log; \
 	  if [ $$status -ne 0 ]; then echo "lumen-fuzz $$target failed: see $(FUZZ_BUILD)/$$target.log and Tests/Fuzz/crashes"; exit 1; fi; \

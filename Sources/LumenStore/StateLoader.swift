@@ -38,6 +38,19 @@ public struct StateLoader: Sendable {
         public var replayedCommits = 0
         /// What start-up tidied that was no problem (temporary files of an interrupted snapshot), for the log.
         public var notices: [String] = []
+        /// Where the next commit could be appended to the state file's journal, when it follows the state
+        /// loaded with nothing damaged: a store may go on appending to it if no new snapshot can be written.
+        public var resumableJournal: ResumableJournal?
+    }
+
+    /// A journal that can take further commits: its next commit goes at `end`, and the file is `size` long.
+    public struct ResumableJournal: Sendable, Hashable {
+        /// Where the next commit goes.
+        public var end: Int
+        /// The file's size.
+        public var size: Int
+        /// The commits it holds.
+        public var commits: Int
     }
 
     /// Why start-up cannot go on.
@@ -103,8 +116,12 @@ public struct StateLoader: Sendable {
         let state = try readSnapshot(statePath, &warnings, &notices)
         let previous = try readSnapshot(previousPath, &warnings, &notices)
         var journals: [(path: String, contents: StateJournal.Contents)] = []
+        var journalSize = 0
         for path in [previousJournalPath, journalPath] {
-            if let contents = try readJournal(path, &warnings) { journals.append((path, contents)) }
+            if let (contents, size) = try readJournal(path, &warnings) {
+                journals.append((path, contents))
+                if path == journalPath { journalSize = size }
+            }
         }
         let stateMissing = !fileSystem.fileExists(statePath)
         for (candidate, source) in [(state, Source.state), (previous, Source.previous)] {
@@ -119,6 +136,14 @@ public struct StateLoader: Sendable {
             var outcome = Outcome(
                 fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: warnings)
             let lost = replay(journals, onto: &outcome, origin: candidate.origin ?? origin)
+            if source == .state, let journal = journals.first(where: { $0.path == journalPath })?.contents,
+                journal.header?.base == candidate.generation, journal.header?.version == StateJournal.formatVersion,
+                journal.header?.origin == (candidate.origin ?? origin), journal.damage == nil,
+                journal.repaired.isEmpty, !lost, outcome.generation == (journal.batches.last?.generation ?? journal.header?.base)
+            {
+                outcome.resumableJournal = ResumableJournal(
+                    end: journal.end, size: journalSize, commits: journal.batches.count)
+            }
             if source == .previous {
                 let why =
                     stateMissing
@@ -180,14 +205,16 @@ public struct StateLoader: Sendable {
     }
 
     /// A journal's contents, or `nil` when there is none (or nothing was ever written to it).
-    private func readJournal(_ path: String, _ warnings: inout [String]) throws(Refusal) -> StateJournal.Contents? {
+    private func readJournal(_ path: String, _ warnings: inout [String]) throws(Refusal)
+        -> (contents: StateJournal.Contents, size: Int)?
+    {
         guard let bytes = try read(path), bytes.contains(where: { $0 != 0 }) else { return nil }
         let contents = StateJournal.read(bytes)
         if contents.header == nil {
             setAside(path, "its first line is not a journal header", &warnings)
             return nil
         }
-        return contents
+        return (contents, bytes.count)
     }
 
     /// A file's bytes, `nil` when it does not exist; any other failure stops start-up.

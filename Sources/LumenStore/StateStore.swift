@@ -231,6 +231,18 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// Goes on appending to the journal start-up loaded, when no snapshot has been written yet (the start-up
+    /// snapshot failed, on a full or read-only disk, say): commits then need only their own space on disk.
+    /// Returns whether the journal was taken up.
+    public func resume(_ journal: StateLoader.ResumableJournal) -> Bool {
+        committer.withLock { state in
+            guard state.journal == nil, let fd = try? fileSystem.openExisting(journalPath) else { return false }
+            state.journal = JournalFile(fd: fd, end: journal.end, allocated: journal.size)
+            state.batchesSinceSnapshot = journal.commits
+            return true
+        }
+    }
+
     // MARK: - Running
 
     /// Runs until cancelled, then saves a last snapshot and stops the writer (``close()``).

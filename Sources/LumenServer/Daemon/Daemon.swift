@@ -116,7 +116,13 @@ public enum Daemon {
         // Save the state as loaded (the fixture, or the snapshot with its journal replayed) as one snapshot and
         // start a fresh journal, before saying READY: a crash right after start then loses nothing.
         do { try await store.compact() } catch {
-            logger.error("cannot write the initial state: \(error)")
+            if let journal = outcome.resumableJournal, store.resume(journal) {
+                logger.warning(
+                    "cannot write the start-up snapshot (\(error)); appending to the existing journal instead, "
+                        + "which needs only the space of each change", [("journal", store.journalPath)])
+            } else {
+                logger.error("cannot write the initial state: \(error)")
+            }
         }
         let lightCount = await home.lightCount
         logger.info(
