@@ -50,6 +50,8 @@ extension StateStore {
         var allocated: Int
         /// How far a failed write may have left bytes of an entry never committed; the next entry covers them.
         var dirtyEnd = 0
+        /// Whether to zero-fill ahead; off once the disk had no room for it, until the next journal.
+        var preallocating = true
     }
 
     /// What the writer does next.
@@ -124,11 +126,8 @@ extension StateStore {
                     shared.withLock { $0.snapshotsStarted += 1 }
                     // Anything still pending goes to the journal first: if the last snapshot then fails, every
                     // change is still on disk.
-                    var result = snapshotOrAppend(records, &state, appendFirst: true)
-                    if case .journalOnly(let error) = result {
-                        shared.withLock { $0.finalSnapshotError = error }
-                        result = .written
-                    }
+                    let result = snapshotOrAppend(records, &state, appendFirst: true)
+                    if case .journalOnly(let error) = result { shared.withLock { $0.finalSnapshotError = error } }
                     finish(result, mark: mark, records: records, snapshot: true, &state)
                 }
                 if let journal = state.journal { fileSystem.close(journal.fd) }
@@ -235,7 +234,7 @@ extension StateStore {
         if journal.dirtyEnd > journal.end + entry.count {
             entry += [UInt8](repeating: 0, count: journal.dirtyEnd - journal.end - entry.count)
         }
-        if journal.end + entry.count > journal.allocated {
+        if journal.end + entry.count > journal.allocated, journal.preallocating {
             // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also
             // write the file's size. With no room for that, the entry alone will do.
             let growth = max(preallocation, entry.count)
@@ -244,7 +243,9 @@ extension StateStore {
                     journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
                 journal.allocated += growth
             } catch where Self.isOutOfSpace(error) {
-                // Whatever part of the zeros was written is harmless.
+                // Whatever part of the zeros was written is harmless; until the next journal, commits are
+                // written alone.
+                journal.preallocating = false
             } catch {
                 return poison(&state, error)
             }

@@ -104,12 +104,13 @@ public enum Daemon {
             directory: options.stateDirectory, fileSystem: fileSystem, durability: durability, origin: origin,
             generation: outcome.generation
         ) { await home.snapshot() }
+        health.watchSnapshots { store.snapshotError?.description }
         store.onHealthChange { error in
             if let error {
                 health.fail(error.description)
                 logger.error("cannot save state; retrying: \(error)", [("state_dir", options.stateDirectory)])
-            } else {
-                health.recover()
+            } else if health.recover() {
+                logger.notice("state is saved again", [("state_dir", options.stateDirectory)])
             }
         }
         await home.setPersistenceSink { store.record($0) }

@@ -129,8 +129,9 @@ public struct DaemonOptions: Sendable, Hashable {
 
         Options:
           --fixture PATH           Home to simulate (JSON fixture; see docs/fixtures.md). Default: the demo home.
-          --state-dir DIR          Where state is kept (state.json, the snapshot, and state.journal, the changes
-                                   since). Default: $STATE_DIRECTORY, else $XDG_STATE_HOME/lumend,
+          --state-dir DIR          Where state is kept (state.json, the snapshot, state.journal, the changes
+                                   since, and the generation before each); one lumend per directory.
+                                   Default: $STATE_DIRECTORY, else $XDG_STATE_HOME/lumend,
                                    else ~/.local/state/lumend.
           --socket PATH            Socket to listen on (ignored when systemd passes one). Default:
                                    $RUNTIME_DIRECTORY/lumend.sock, else $XDG_RUNTIME_DIR/lumend/lumend.sock,
@@ -141,8 +142,8 @@ public struct DaemonOptions: Sendable, Hashable {
           --durability full|relaxed
                                    'full': a write is confirmed once it is on disk. 'relaxed': once applied,
                                    on disk within 200 ms. Default: the fixture's, else full.
-          --reset                  Start from the fixture, moving the existing state and journal aside (never
-                                   deleted).
+          --reset                  Start from the fixture, moving the existing state and journals aside
+                                   (never deleted).
           --simulation-access owner|any
                                    Who may open the simulation scope: root and lumend's user (default), or
                                    everyone who can reach the socket.

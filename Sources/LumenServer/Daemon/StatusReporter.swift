@@ -29,14 +29,28 @@ struct StatusReporter: Service {
 /// What `STATUS=` says about persistence, updated by the store and read by the status reporter.
 final class PersistenceHealth: Sendable {
     private let state = Mutex<(failure: String?, warnings: [String])>((nil, []))
+    private let snapshotProblem = Mutex<(@Sendable () -> String?)?>(nil)
+
+    /// Sets where to ask whether snapshots are failing while the journal still takes every change.
+    func watchSnapshots(_ problem: @escaping @Sendable () -> String?) { snapshotProblem.withLock { $0 = problem } }
 
     func fail(_ why: String) { state.withLock { $0.failure = why } }
-    func recover() { state.withLock { $0.failure = nil } }
+    /// Clears a failure; returns whether there was one.
+    @discardableResult
+    func recover() -> Bool {
+        state.withLock { state in
+            defer { state.failure = nil }
+            return state.failure != nil
+        }
+    }
     func warn(_ why: String) { state.withLock { $0.warnings.append(why) } }
 
     var summary: String {
         state.withLock { state in
             if let failure = state.failure { return "persistence DEGRADED (\(failure)); retrying" }
+            if let problem = snapshotProblem.withLock({ $0 })?() {
+                return "state saved in the journal; snapshots failing (\(problem)); retrying"
+            }
             if let warning = state.warnings.last { return "state recovered with warnings: \(warning)" }
             return "state saved"
         }
