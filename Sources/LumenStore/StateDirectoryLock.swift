@@ -41,14 +41,16 @@ public final class StateDirectoryLock: Sendable {
     public static func acquire(_ directory: String) throws -> StateDirectoryLock {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw Failure(description: "cannot open the state directory \(directory): \(String(cString: strerror(errno)))")
+            throw Failure(
+                description: "cannot open the state directory \(directory): \(String(cString: strerror(errno)))")
         }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
             close(fd)
             if code == EWOULDBLOCK { throw InUse(directory: directory, holder: holder(of: directory)) }
-            throw Failure(description: "cannot lock the state directory \(directory): \(String(cString: strerror(code)))")
+            throw Failure(
+                description: "cannot lock the state directory \(directory): \(String(cString: strerror(code)))")
         }
         writePID(in: directory)
         return StateDirectoryLock(fd: fd)

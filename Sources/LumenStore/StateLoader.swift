@@ -139,7 +139,8 @@ public struct StateLoader: Sendable {
             if source == .state, let journal = journals.first(where: { $0.path == journalPath })?.contents,
                 journal.header?.base == candidate.generation, journal.header?.version == StateJournal.formatVersion,
                 journal.header?.origin == (candidate.origin ?? origin), journal.damage == nil,
-                journal.repaired.isEmpty, !lost, outcome.generation == (journal.batches.last?.generation ?? journal.header?.base)
+                journal.repaired.isEmpty, !lost,
+                outcome.generation == (journal.batches.last?.generation ?? journal.header?.base)
             {
                 outcome.resumableJournal = ResumableJournal(
                     end: journal.end, size: journalSize, commits: journal.batches.count)
@@ -264,7 +265,9 @@ public struct StateLoader: Sendable {
                 used.append(journal)
             } else if linked, journal.contents.carry != nil || header.version < 2 {
                 // The journal after the next snapshot, which was built from what is applied so far plus the carry.
-                if let carry = journal.contents.carry { batches.append((carry.generation, carry.records, journal.path)) }
+                if let carry = journal.contents.carry {
+                    batches.append((carry.generation, carry.records, journal.path))
+                }
                 batches += journal.contents.batches.map { ($0.generation, $0.records, journal.path) }
                 reached = journal.contents.batches.last?.generation ?? header.base
                 linked = false

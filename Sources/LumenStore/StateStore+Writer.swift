@@ -242,7 +242,7 @@ extension StateStore {
                 try fileSystem.writeAll(
                     journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
                 journal.allocated += growth
-            } catch where Self.isOutOfSpace(error) {
+            } catch  where Self.isOutOfSpace(error) {
                 // Whatever part of the zeros was written is harmless; until the next journal, commits are
                 // written alone.
                 journal.preallocating = false
@@ -252,7 +252,7 @@ extension StateStore {
         }
         do throws(FileSystemError) {
             try fileSystem.writeAll(journal.fd, entry, at: journal.end, path: journalPath)
-        } catch where Self.isOutOfSpace(error) {
+        } catch  where Self.isOutOfSpace(error) {
             journal.dirtyEnd = max(journal.dirtyEnd, journal.end + entry.count)
             state.journal = journal
             return .failed(error)
@@ -305,7 +305,7 @@ extension StateStore {
             do throws(FileSystemError) {
                 try fileSystem.writeDurably(
                     start + [UInt8](repeating: 0, count: preallocation), to: journalTemporary)
-            } catch where Self.isOutOfSpace(error) {
+            } catch  where Self.isOutOfSpace(error) {
                 allocated = start.count
                 try fileSystem.writeDurably(start, to: journalTemporary)
             }

@@ -23,7 +23,8 @@ struct FuzzCorpusTests {
     @Test func everyCrashFoundIsReplayed() throws {
         for path in Self.files(in: "\(Self.root)/crashes") {
             let name = (path as NSString).lastPathComponent
-            let target = try #require(FuzzTarget(rawValue: String(name.prefix { $0 != "-" })), "\(name) names no target")
+            let target = try #require(
+                FuzzTarget(rawValue: String(name.prefix { $0 != "-" })), "\(name) names no target")
             target.run(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
     }

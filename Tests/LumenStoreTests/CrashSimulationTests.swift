@@ -185,7 +185,8 @@ struct CrashSimulation {
         let loader = StateLoader(directory: Self.directory, fileSystem: disk, now: { 1 })
         let outcome: StateLoader.Outcome
         do {
-            outcome = try loader.load(fixture: Self.fixture, origin: Self.origin, fixtureIsExplicit: false, reset: false)
+            outcome = try loader.load(
+                fixture: Self.fixture, origin: Self.origin, fixtureIsExplicit: false, reset: false)
         } catch {
             return "start-up refused: \(error)"
         }

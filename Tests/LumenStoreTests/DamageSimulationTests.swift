@@ -12,7 +12,9 @@ struct DamageSimulationTests {
     /// The files a store leaves after rotations and commits, every write acknowledged, stopped as by `kill -9`:
     /// state.json, state.previous.json and both journals all hold something, and the snapshots were made by
     /// commits that found the journal full, so the journals' carries hold changes too.
-    static func baseline() async throws -> (files: [String: [UInt8]], promised: [String: Int], beforeLast: [String: Int]) {
+    static func baseline() async throws -> (
+        files: [String: [UInt8]], promised: [String: Int], beforeLast: [String: Int]
+    ) {
         let disk = SimulatedDisk(directory: CrashSimulation.directory, recording: false)
         let names = CrashSimulation.Names()
         let store = StateStore(
@@ -54,7 +56,8 @@ struct DamageSimulationTests {
             var flipped = bytes
             flipped[offset] ^= 0x20
             let startsLine = offset == 0 || bytes[offset - 1] == UInt8(ascii: "\n")
-            cases.append(Case(file: file, what: "byte \(offset) changed\(startsLine ? " (a line start)" : "")", bytes: flipped))
+            cases.append(
+                Case(file: file, what: "byte \(offset) changed\(startsLine ? " (a line start)" : "")", bytes: flipped))
             if bytes[offset] != 0 {
                 var zeroed = bytes
                 zeroed[offset] = 0
@@ -67,7 +70,9 @@ struct DamageSimulationTests {
             let lastRecord = lineStarts.count >= 2 ? lineStarts[lineStarts.count - 2] : 0
             for length in lastRecord..<written {
                 cases.append(
-                    Case(file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length]), lastCommitMayGo: true))
+                    Case(
+                        file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length]), lastCommitMayGo: true
+                    ))
             }
         } else {
             for length in 0..<written {

@@ -26,7 +26,9 @@ struct DataSafetyDefectTests {
             reset: false)
     }
 
-    func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: directory.file(name)))) }
+    func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: directory.file(name))))
+    }
     func write(_ bytes: [UInt8], _ name: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file(name)))
     }

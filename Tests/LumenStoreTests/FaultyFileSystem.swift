@@ -61,7 +61,9 @@ final class FaultyFileSystem: FileSystem {
     {
         try record("write", path)
         let tooLarge = state.withLock { state -> Int32? in
-            for case .failWritesLargerThan(let limit, let code) in state.faults where bytes.count > limit { return code }
+            for case .failWritesLargerThan(let limit, let code) in state.faults where bytes.count > limit {
+                return code
+            }
             return nil
         }
         if let tooLarge { throw FileSystemError("write", path, errno: tooLarge) }

@@ -65,7 +65,13 @@ final class SimulatedDisk: FileSystem {
     }
 
     let directory: String
-    private let state: Mutex<(model: Model, fds: [Int32: Int], nextFD: Int32, points: [CrashPoint], acks: Int, faults: Faults, recording: Bool)>
+    private let state:
+        Mutex<
+            (
+                model: Model, fds: [Int32: Int], nextFD: Int32, points: [CrashPoint], acks: Int, faults: Faults,
+                recording: Bool
+            )
+        >
 
     /// A disk holding `directory` (empty), recording crash points when `recording`.
     init(directory: String, recording: Bool = true) {
@@ -102,7 +108,9 @@ final class SimulatedDisk: FileSystem {
         return String(path[path.index(after: slash)...])
     }
 
-    private func mutate<T>(_ call: String, _ body: (inout Model, inout [Int32: Int], inout Int32, Faults) throws(FileSystemError) -> T)
+    private func mutate<T>(
+        _ call: String, _ body: (inout Model, inout [Int32: Int], inout Int32, Faults) throws(FileSystemError) -> T
+    )
         throws(FileSystemError) -> T
     {
         let result: Result<T, FileSystemError> = state.withLock { state in
@@ -154,7 +162,8 @@ final class SimulatedDisk: FileSystem {
         -> Int
     {
         let data = [UInt8](bytes)
-        return try mutate("write \(name(path)) @\(offset)+\(data.count)") { model, fds, _, faults throws(FileSystemError) in
+        return try mutate("write \(name(path)) @\(offset)+\(data.count)") {
+            model, fds, _, faults throws(FileSystemError) in
             if faults.full || faults.largestWrite.map({ data.count > $0 }) ?? false {
                 throw FileSystemError("write", path, errno: ENOSPC)
             }
@@ -271,7 +280,9 @@ final class SimulatedDisk: FileSystem {
                         while start < write.offset + write.bytes.count {
                             let end = min((start / 512 + 1) * 512, write.offset + write.bytes.count)
                             if Bool.random(using: &random) {
-                                apply(Array(write.bytes[(start - write.offset)..<(end - write.offset)]), at: start, to: &data)
+                                apply(
+                                    Array(write.bytes[(start - write.offset)..<(end - write.offset)]), at: start,
+                                    to: &data)
                             }
                             start = end
                         }

@@ -58,7 +58,8 @@ struct DiskFaultTests {
             let members = (start..<min(lights, start + 100)).map {
                 #"{"id":"r\#(start / 100).l\#($0)","name":"Light \#($0)","kind":"dimmable"}"#
             }
-            return #"{"id":"r\#(start / 100)","name":"Room \#(start / 100)","lights":[\#(members.joined(separator: ","))]}"#
+            return
+                #"{"id":"r\#(start / 100)","name":"Room \#(start / 100)","lights":[\#(members.joined(separator: ","))]}"#
         }
         return #"{"schema":1,"id":"disk-test","name":"Disk test","seed":1,"defaults":{"latency":"instant"},"rooms":["#
             + rooms.joined(separator: ",") + "]}"
@@ -74,8 +75,10 @@ struct DiskFaultTests {
 
     func start(_ directory: TemporaryDirectory, fixture: String) async throws -> DaemonProcess {
         let daemon = try DaemonProcess(
-            arguments: ["--fixture", fixture, "--socket", directory.file("lumend.sock"), "--state-dir",
-                        directory.file("disk/state")],
+            arguments: [
+                "--fixture", fixture, "--socket", directory.file("lumend.sock"), "--state-dir",
+                directory.file("disk/state"),
+            ],
             directory: directory, setPaths: false)
         _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
         return daemon

@@ -184,9 +184,11 @@ public enum StateJournal {
             }
             if batch.generation > expected {
                 // A commit is missing: every whole commit from here on is lost.
-                let later = Set(lines[(index - 1)...].compactMap { rest -> Int? in
-                    rest.value.flatMap { try? Batch($0) }.map(\.generation)
-                }.filter { $0 >= expected }).count
+                let later = Set(
+                    lines[(index - 1)...].compactMap { rest -> Int? in
+                        rest.value.flatMap { try? Batch($0) }.map(\.generation)
+                    }.filter { $0 >= expected }
+                ).count
                 let at = damaged.first { $0 >= contents.end } ?? line.offset
                 contents.damage = .corrupt(offset: at, laterCommits: later)
                 contents.repaired = damaged.filter { $0 < contents.end }
@@ -267,7 +269,8 @@ public enum StateJournal {
             guard first != nil || second != nil else { continue }
             // The byte between them is damage all the same.
             return [
-                (range.lowerBound..<(start - 1), first), ((start - 1)..<(start - 1), nil), (start..<range.upperBound, second),
+                (range.lowerBound..<(start - 1), first), ((start - 1)..<(start - 1), nil),
+                (start..<range.upperBound, second),
             ]
         }
         return nil

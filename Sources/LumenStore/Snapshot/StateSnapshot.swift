@@ -74,7 +74,11 @@ public enum StateSnapshot {
             bytes[(bytes.count - 3)...].elementsEqual(Array(#""}"#.utf8) + [UInt8(ascii: "\n")])
         else { return nil }
         let digits = bytes[(start + marker.count)..<(start + marker.count + 8)]
-        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        guard
+            digits.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            })
         else { return nil }
         return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
     }
