@@ -263,7 +263,7 @@ public struct StateLoader: Sendable {
                 reached = max(reached, after.last?.generation ?? base)
                 linked = header.base == base
                 used.append(journal)
-            } else if linked, journal.contents.carry != nil || header.version < 2 {
+            } else if linked, journal.contents.carry != nil {
                 // The journal after the next snapshot, which was built from what is applied so far plus the carry.
                 if let carry = journal.contents.carry {
                     batches.append((carry.generation, carry.records, journal.path))

@@ -1,6 +1,7 @@
 import Foundation
 import LumenModel
 import LumenStore
+import LumenTestSupport
 import Synchronization
 import Testing
 
@@ -89,7 +90,7 @@ struct CrashSimulation {
     }
 
     func run() async throws -> Result {
-        var random = SplitMix64(seed: seed)
+        var random = TestRandom(state: seed)
         let disk = SimulatedDisk(directory: Self.directory)
         let names = Names()
         let store = StateStore(
@@ -145,7 +146,7 @@ struct CrashSimulation {
     /// Starts from the disks each crash point could leave and checks what loads.
     func check(
         _ points: [SimulatedDisk.CrashPoint], promised: [[String: Int]], written: [String: Set<Int>],
-        random: inout SplitMix64
+        random: inout TestRandom
     ) -> Result {
         var result = Result(crashPoints: points.count, acknowledged: promised.count)
         for (index, point) in points.enumerated() {
@@ -238,18 +239,5 @@ struct CrashSimulation {
             }
         }
         return nil
-    }
-}
-
-/// A small seeded generator, so that a failing workload can be run again by its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
