@@ -14,8 +14,9 @@ FUZZ_TARGETS   := snapshot journal fixture
 FUZZ_BUILD     := $(BUILD_DIR)/fuzz
 CRASHSIM_WORKLOADS ?= 10000
 CRASHSIM_SEED  ?= 1
+LIFECYCLE_ROUNDS ?= 20
 
-.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz
+.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle
 
 all: build
 
@@ -73,6 +74,11 @@ crashsim: deps
 	$(SWIFT) build --build-tests
 	LUMEN_CRASHSIM_WORKLOADS=$(CRASHSIM_WORKLOADS) LUMEN_CRASHSIM_SEED=$(CRASHSIM_SEED) \
 	  $(SWIFT) test --skip-build --filter CrashSimulationTests
+
+## lifecycle: SIGTERM and SIGINT at every moment from start-up to well after READY=1, LIFECYCLE_ROUNDS times.
+lifecycle: deps
+	$(SWIFT) build --build-tests
+	LUMEN_LIFECYCLE_ROUNDS=$(LIFECYCLE_ROUNDS) $(SWIFT) test --skip-build --filter StopSignalTests
 
 ## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which

@@ -5,4 +5,6 @@ import LumenServer
 #endif
 
 // Kept tiny on purpose: top-level code here is main-actor isolated, so everything else lives in LumenServer.
+// Before anything else, and before any other thread exists: a stop signal must never take its default action.
+StopSignals.install()
 exit(await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: processEnvironment()))

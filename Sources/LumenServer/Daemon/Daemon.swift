@@ -49,8 +49,9 @@ public enum Daemon {
     /// Runs until a signal or a failure.
     public static func run(options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier) async throws {
         signal(SIGPIPE, SIG_IGN)
-        // Until the service group logs it, SIGHUP (whose default is to terminate) is simply ignored.
-        signal(SIGHUP, SIG_IGN)
+        // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
+        // anything else, and this covers a caller that did not.
+        StopSignals.install()
         let fileSystem = PosixFileSystem()
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -191,10 +192,12 @@ public enum Daemon {
                 (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
             ]
         ) {
+            // Last: the socket serves and every signal that could stop lumend is being read.
+            notifier.notify("READY=1")
+        } onShutdown: {
             notifier.notify("STOPPING=1")
             notifier.notify("STATUS=Stopping: finishing requests and saving state")
         }
-        notifier.notify("READY=1")
         try await group.run()
         if let error = store.lastError {
             logger.error("stopped, but the last changes could not be saved: \(error)")

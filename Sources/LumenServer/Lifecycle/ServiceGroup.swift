@@ -20,6 +20,7 @@ public final class ServiceGroup: Sendable {
     let signals: [Int32]
     let ignoredSignals: [(Int32, String)]
     let onShutdown: @Sendable () -> Void
+    let onStarted: @Sendable () -> Void
     private let events: AsyncStream<Event>
     private let post: AsyncStream<Event>.Continuation
 
@@ -34,11 +35,18 @@ public final class ServiceGroup: Sendable {
     ///   - services: started in this order, stopped in reverse.
     ///   - signals: the signals that start a graceful shutdown.
     ///   - ignoredSignals: signals that are only logged, with the message to log (SIGHUP: nothing to reload).
+    ///   - onStarted: called once every service is started and signals are watched (the daemon sends
+    ///     `READY=1` here).
     ///   - onShutdown: called once when shutdown begins (the daemon sends `STOPPING=1` here).
+    ///
+    /// The signals must be among ``StopSignals/handled``, caught since the process began
+    /// (``StopSignals/install()``).
     public init(
         services: [any Service], logger: Logger, signals: [Int32] = [SIGTERM, SIGINT],
-        ignoredSignals: [(Int32, String)] = [], onShutdown: @escaping @Sendable () -> Void = {}
+        ignoredSignals: [(Int32, String)] = [], onStarted: @escaping @Sendable () -> Void = {},
+        onShutdown: @escaping @Sendable () -> Void = {}
     ) {
+        self.onStarted = onStarted
         self.services = services
         self.logger = logger
         self.signals = signals
@@ -53,8 +61,8 @@ public final class ServiceGroup: Sendable {
     /// Runs every service until shutdown.
     /// - Throws: the first error a service failed with, after every service has stopped.
     public func run() async throws {
-        let signalSources = installSignalHandlers()
-        defer { withExtendedLifetime(signalSources) {} }
+        let signalSource = watchSignals()
+        defer { signalSource.cancel() }
         var tasks: [Task<Void, Never>] = []
         for (index, service) in services.enumerated() {
             logger.debug("starting service", [("service", service.name)])
@@ -69,6 +77,7 @@ public final class ServiceGroup: Sendable {
                     }
                 })
         }
+        onStarted()
         var failure: (any Error)?
         var ended = Set<Int>()
         loop: for await event in events {
@@ -99,32 +108,28 @@ public final class ServiceGroup: Sendable {
         if let failure { throw failure }
     }
 
-    private func installSignalHandlers() -> [any DispatchSourceSignal] {
+    /// Reads the signals ``StopSignals`` caught: those that came before the group ran wait in its pipe and
+    /// are read at once.
+    private func watchSignals() -> any DispatchSourceRead {
+        StopSignals.install()
         let post = post
+        let logger = logger
+        let stopping = Set(signals)
+        let ignored = Dictionary(ignoredSignals, uniquingKeysWith: { first, _ in first })
         let handled = Atomic<Int>(0)
-        var sources: [any DispatchSourceSignal] = []
-        for number in signals {
-            // Dispatch needs the default disposition out of the way to see the signal.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if handled.add(1, ordering: .relaxed).newValue > 1 {
-                    // The second signal: the operator wants out now.
-                    _exit(128 + number)
+        let source = DispatchSource.makeReadSource(fileDescriptor: StopSignals.readEnd, queue: .global())
+        source.setEventHandler {
+            for number in StopSignals.drain() {
+                if stopping.contains(number) {
+                    // The second stop signal: the operator wants out now.
+                    if handled.add(1, ordering: .relaxed).newValue > 1 { _exit(128 + number) }
+                    post.yield(.signal(number))
+                } else if let message = ignored[number] {
+                    logger.notice(message, [("signal", String(number))])
                 }
-                post.yield(.signal(number))
             }
-            source.resume()
-            sources.append(source)
         }
-        for (number, message) in ignoredSignals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let logger = logger
-            source.setEventHandler { logger.notice(message, [("signal", String(number))]) }
-            source.resume()
-            sources.append(source)
-        }
-        return sources
+        source.resume()
+        return source
     }
 }

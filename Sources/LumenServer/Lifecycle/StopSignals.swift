@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The signals lumend acts on, caught from the first instant of the process, so that none is lost or takes
+/// its default action however early it comes: each one caught is written to a pipe (the self-pipe trick),
+/// where it waits until the service group reads it.
+///
+/// A `signalfd` would need the signals blocked in every thread, and Dispatch resets the main thread's mask
+/// when Swift's async `main` hands it over, so a handler it is: it runs on whichever thread the kernel picks
+/// and does one async-signal-safe `write`.
+///
+/// ```swift
+/// StopSignals.install()         // first thing in main
+/// let fd = StopSignals.readEnd  // later: one byte per signal, the pending ones first
+/// ```
+public enum StopSignals {
+    /// SIGTERM, SIGINT and SIGHUP.
+    public static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    /// The pipe's ends. Written once, by ``install()``, before any handler can run; only read after.
+    nonisolated(unsafe) private static var ends: [Int32] = [-1, -1]
+    /// Set once by ``install()``, before anything else runs, and only read after.
+    nonisolated(unsafe) private static var installed = false
+
+    /// Catches ``handled``. Call it first thing in `main`; later calls do nothing.
+    public static func install() {
+        guard !installed else { return }
+        installed = true
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { return }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        ends = pipeEnds
+        for number in handled {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                // Async-signal-safe: one write; a full pipe (a storm of signals) only drops repeats.
+                var byte = UInt8(truncatingIfNeeded: number)
+                let saved = errno
+                _ = write(StopSignals.writeEnd, &byte, 1)
+                errno = saved
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// The end the group reads: one byte, the signal's number, per signal caught (`-1` before ``install()``).
+    public static var readEnd: Int32 { ends[0] }
+    static var writeEnd: Int32 { ends[1] }
+
+    /// The signals caught since the last call, without waiting.
+    public static func drain() -> [Int32] {
+        var numbers: [Int32] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return numbers }
+            numbers += buffer[0..<count].map { Int32($0) }
+        }
+    }
+}
