@@ -21,7 +21,10 @@ final class ClientConnection: Sendable {
         var discarding = false
         var pending: [UInt8] = []
         var pendingOffset = 0
+        /// The client shut its write side: nothing more will be read.
         var inputEnded = false
+        /// Every request read has been answered: close once the output is written.
+        var finishing = false
         var closed = false
         /// Reused for every read, so a read costs no allocation.
         var readBuffer = [UInt8](repeating: 0, count: 65_536)
@@ -94,7 +97,7 @@ final class ClientConnection: Sendable {
     }
 
     private func closeWhenDrained() {
-        io.withLock { $0.inputEnded = true }
+        io.withLock { $0.finishing = true }
         flush()
     }
 
@@ -216,7 +219,8 @@ final class ClientConnection: Sendable {
                 if state.pendingOffset == state.pending.count {
                     state.pending = outbox.take(maxBytes: 256 * 1_024)
                     state.pendingOffset = 0
-                    if state.pending.isEmpty { return state.inputEnded ? .finished : .stop }
+                    // Not at the end of input: requests read before it may still be waiting for their answers.
+                    if state.pending.isEmpty { return state.finishing ? .finished : .stop }
                 }
                 let written = state.pending.withUnsafeBytes { raw in
                     send(
