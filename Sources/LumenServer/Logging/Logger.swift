@@ -82,9 +82,22 @@ public struct Logger: Sendable {
         log(.error, message(), metadata)
     }
 
-    /// journald when systemd connected stderr to it (`JOURNAL_STREAM` is set), else stderr.
+    /// journald when systemd connected stderr to it, else stderr.
     public static func defaultHandler(environment: [String: String]) -> any LogHandler {
-        environment["JOURNAL_STREAM"] != nil ? JournalLogHandler() : StderrLogHandler()
+        var info = stat()
+        let stderrIdentity = fstat(2, &info) == 0 ? (device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
+        return stderrIsJournal(environment["JOURNAL_STREAM"], stderr: stderrIdentity)
+            ? JournalLogHandler() : StderrLogHandler()
+    }
+
+    /// Whether stderr is the journal stream systemd set up: `JOURNAL_STREAM` (`device:inode`, in decimal)
+    /// names stderr's own device and inode. A variable inherited by a process whose stderr is elsewhere (started
+    /// from a shell in a systemd session) names another stream, and the log stays on stderr.
+    static func stderrIsJournal(_ journalStream: String?, stderr: (device: UInt64, inode: UInt64)?) -> Bool {
+        guard let journalStream, let stderr else { return false }
+        let parts = journalStream.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        return device == stderr.device && inode == stderr.inode
     }
 }
 
