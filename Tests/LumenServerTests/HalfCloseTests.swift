@@ -48,8 +48,10 @@ struct HalfCloseTests {
     @Test func aSetWaitingForItsDeviceIsAnsweredAfterEndOfInput() async throws {
         let server = try await TestServer(fixture: Self.slowHome)
         let client = try server.connect()
-        let room = #"{"jsonrpc":"2.0","id":1,"method":"open","params":{"scope":0,"connection":"room","configuration":"lab"}}"#
-        let light = #"{"jsonrpc":"2.0","id":2,"method":"open","params":{"scope":1,"connection":"light","configuration":"lab.dim"}}"#
+        let room =
+            #"{"jsonrpc":"2.0","id":1,"method":"open","params":{"scope":0,"connection":"room","configuration":"lab"}}"#
+        let light =
+            #"{"jsonrpc":"2.0","id":2,"method":"open","params":{"scope":1,"connection":"light","configuration":"lab.dim"}}"#
         let set = #"{"jsonrpc":"2.0","id":3,"method":"set","params":{"scope":2,"connection":"brightness","value":40}}"#
         let hello = #"{"jsonrpc":"2.0","id":4,"method":"hello"}"#
         client.sendRaw(Array([room, light, set, hello].joined(separator: "\n").utf8) + [0x0A])

@@ -12,6 +12,8 @@ final class TestServer: Sendable {
     let home: Home
     let server: SocketServer
     let task: Task<Void, any Error>
+    /// What the server logged (from notice up, and info for connections).
+    let log = MemoryLogHandler()
     var socketPath: String { directory.file("s.sock") }
 
     init(fixture: String = TestFixtures.instantHome, limits: ServerLimits = ServerLimits()) async throws {
@@ -20,7 +22,7 @@ final class TestServer: Sendable {
         let fd = try UnixSocket.listen(at: path)
         let server = SocketServer(
             listenFD: fd, ownedPath: path, container: ScopeContainer(home: home), limits: limits,
-            logger: Logger(level: .critical, handler: MemoryLogHandler()))
+            logger: Logger(level: .info, handler: log))
         self.server = server
         await home.addObserver { server.publish($0) }
         task = Task { try await server.run() }

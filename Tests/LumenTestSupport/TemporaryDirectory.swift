@@ -20,9 +20,12 @@ public final class TemporaryDirectory: Sendable {
 }
 
 /// Runs blocking work off the cooperative pool, so a test waiting on a socket does not starve other tests.
+///
+/// Each call gets a thread of its own: Dispatch's global queues run only about as many blocking calls at
+/// once as there are cores, so tests that each wait on a socket would otherwise wait for one another.
 public func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }
 

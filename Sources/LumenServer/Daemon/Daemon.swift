@@ -168,8 +168,8 @@ public enum Daemon {
             }
         }
         let server = SocketServer(
-            listenFD: listenFD, ownedPath: ownedPath, container: container, simulationAccess: options.simulationAccess,
-            logger: logger)
+            listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
+            simulationAccess: options.simulationAccess, logger: logger)
         await home.addObserver { event in
             server.publish(event)
         }

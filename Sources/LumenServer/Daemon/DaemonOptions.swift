@@ -21,6 +21,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var logLevel: LogLevel = .info
     /// Who may open the `simulation` scope.
     public var simulationAccess: SimulationAccess = .owner
+    /// The limits sessions are held to (the request timeout and sessions per user are options).
+    public var limits = ServerLimits()
     /// Print help and exit.
     public var showHelp = false
     /// Print the version and exit.
@@ -86,6 +88,21 @@ public struct DaemonOptions: Sendable, Hashable {
                     throw UsageError(description: "--seed must be a whole number from 0 to 2^64-1, not '\(raw)'")
                 }
                 options.seed = seed
+            case "--request-timeout":
+                let raw = try value()
+                guard let seconds = Double(raw), seconds > 0, seconds <= 86_400 else {
+                    throw UsageError(
+                        description:
+                            "--request-timeout must be a number of seconds above 0 (at most 86400), not '\(raw)'")
+                }
+                options.limits.requestGrace = .milliseconds(Int((seconds * 1_000).rounded(.up)))
+            case "--max-sessions-per-user":
+                let raw = try value()
+                guard let count = Int(raw), count >= 1 else {
+                    throw UsageError(
+                        description: "--max-sessions-per-user must be a whole number from 1 up, not '\(raw)'")
+                }
+                options.limits.maxSessionsPerUser = count
             case "--log-level":
                 let raw = try value()
                 guard let level = LogLevel(name: raw) else {
@@ -147,6 +164,12 @@ public struct DaemonOptions: Sendable, Hashable {
           --simulation-access owner|any
                                    Who may open the simulation scope: root and lumend's user (default), or
                                    everyone who can reach the socket.
+          --request-timeout SECONDS
+                                   Close a connection that sends no complete request within this long of
+                                   connecting, or of starting a line. Default: 10.
+          --max-sessions-per-user N
+                                   Sessions one user (peer UID) may hold at once, fewer than the 256 in all
+                                   so that one user cannot lock out another. Default: 192.
           --log-level LEVEL        critical, error, warning, notice, info (default) or debug.
           -h, --help               Show this help.
           --version                Show the version.

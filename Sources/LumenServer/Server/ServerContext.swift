@@ -26,6 +26,13 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxInflightPerSession = 1_024
     /// Sessions the daemon serves at once.
     public var maxSessions = 256
+    /// Sessions one user (peer UID) may hold at once: fewer than ``maxSessions``, so that one local user
+    /// cannot lock out another.
+    public var maxSessionsPerUser = 192
+    /// How long a connection may go without a complete request: from connecting until its first, and from
+    /// the first byte of a line until its end. Then it is closed, so idle or trickling connections cannot
+    /// hold sessions others need.
+    public var requestGrace = Duration.seconds(10)
     /// Unsent reply bytes after which a client that is not reading is disconnected.
     public var maxPendingReplyBytes = 8 << 20
 

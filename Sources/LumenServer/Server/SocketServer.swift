@@ -14,6 +14,9 @@ public final class SocketServer: Service, Sendable {
 
     private struct State {
         var connections: [UInt64: ClientConnection] = [:]
+        /// Each session's peer UID, and how many sessions each UID holds.
+        var users: [UInt64: UInt32] = [:]
+        var sessionsByUser: [UInt32: Int] = [:]
         var nextSession: UInt64 = 1
     }
 
@@ -52,10 +55,25 @@ public final class SocketServer: Service, Sendable {
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptPending() }
         source.resume()
+        let sweeper = Task { await closeOverdueConnections() }
         await waitForCancellation()
+        sweeper.cancel()
         // Stop accepting first; the rest of the shutdown drains what is already connected.
         source.cancel()
         await shutDown()
+    }
+
+    /// Closes, a few times a grace period, the connections that owe a request for longer than it allows.
+    private func closeOverdueConnections() async {
+        let grace = context.limits.requestGrace
+        let interval = min(grace / 4, .seconds(1))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            let now = ContinuousClock.now
+            for connection in state.withLock({ Array($0.connections.values) }) {
+                if let reason = connection.overdue(now: now, grace: grace) { connection.closeOverdue(reason) }
+            }
+        }
     }
 
     private func waitForCancellation() async {
@@ -87,12 +105,32 @@ public final class SocketServer: Service, Sendable {
 
     private func admit(_ fd: Int32) {
         let credentials = UnixSocket.peerCredentials(of: fd)
-        guard !context.isShuttingDown, sessionCount < context.limits.maxSessions else {
-            let error = LumenError(
-                context.isShuttingDown ? .shuttingDown : .limitExceeded,
-                context.isShuttingDown
-                    ? "lumend is shutting down; retry once it is back"
-                    : "lumend serves at most \(context.limits.maxSessions) sessions; try again later")
+        let uid = credentials?.uid ?? UInt32.max
+        let limits = context.limits
+        // The place is taken here, under the same lock as the check, so two connections cannot both take the last.
+        let id = state.withLock { state -> UInt64? in
+            guard !context.isShuttingDown, state.connections.count < limits.maxSessions,
+                state.sessionsByUser[uid, default: 0] < limits.maxSessionsPerUser
+            else { return nil }
+            defer { state.nextSession += 1 }
+            state.users[state.nextSession] = uid
+            state.sessionsByUser[uid, default: 0] += 1
+            return state.nextSession
+        }
+        guard let id else {
+            let perUser = state.withLock { $0.sessionsByUser[uid, default: 0] } >= limits.maxSessionsPerUser
+            let error: LumenError
+            if context.isShuttingDown {
+                error = LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")
+            } else if perUser {
+                error = LumenError(
+                    .limitExceeded,
+                    "user \(uid) already has \(limits.maxSessionsPerUser) sessions, the most lumend serves per user; "
+                        + "close some and try again", data: ["uid": .int(Int(uid))])
+            } else {
+                error = LumenError(
+                    .limitExceeded, "lumend serves at most \(limits.maxSessions) sessions; try again later")
+            }
             var line = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
             line.append(UInt8(ascii: "\n"))
             _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
@@ -100,12 +138,8 @@ public final class SocketServer: Service, Sendable {
             context.logger.warning(error.message, peerMetadata(credentials))
             return
         }
-        let id = state.withLock { state -> UInt64 in
-            defer { state.nextSession += 1 }
-            return state.nextSession
-        }
-        let connection = ClientConnection(fd: fd, limits: context.limits) { [weak self] connection in
-            self?.remove(connection, id: id)
+        let connection = ClientConnection(fd: fd, limits: context.limits) { [weak self] connection, reason in
+            self?.remove(connection, id: id, reason: reason)
         }
         let session = Session(id: id, context: context, credentials: credentials) { [weak connection] in
             connection?.wake()
@@ -124,9 +158,17 @@ public final class SocketServer: Service, Sendable {
         ]
     }
 
-    private func remove(_ connection: ClientConnection, id: UInt64) {
-        state.withLock { $0.connections[id] = nil }
-        context.logger.debug("client disconnected", [("session", String(id))])
+    private func remove(_ connection: ClientConnection, id: UInt64, reason: String?) {
+        state.withLock { state in
+            state.connections[id] = nil
+            if let uid = state.users.removeValue(forKey: id) {
+                state.sessionsByUser[uid, default: 1] -= 1
+                if state.sessionsByUser[uid] == 0 { state.sessionsByUser[uid] = nil }
+            }
+        }
+        var metadata = [("session", String(id))]
+        if let reason { metadata.append(("reason", reason)) }
+        context.logger.info("client disconnected", metadata)
     }
 
     /// Stops accepting, fails device waits, sends queued replies (for up to `drainTimeout`), closes all.

@@ -25,6 +25,10 @@ final class ClientConnection: Sendable {
         var inputEnded = false
         /// Every request read has been answered: close once the output is written.
         var finishing = false
+        /// Since when the connection owes a complete request: from connecting until its first, and from the
+        /// first byte of a line until its end; `nil` while none is owed.
+        var awaitingRequestSince: ContinuousClock.Instant? = .now
+        var requestsRead = 0
         var closed = false
         /// Reused for every read, so a read costs no allocation.
         var readBuffer = [UInt8](repeating: 0, count: 65_536)
@@ -38,14 +42,15 @@ final class ClientConnection: Sendable {
     private let waitingLines = Atomic<Int>(0)
     private let lines: AsyncStream<[UInt8]>.Continuation
     private let lineStream: AsyncStream<[UInt8]>
-    private let closedHandler: @Sendable (ClientConnection) -> Void
+    private let closedHandler: @Sendable (ClientConnection, String?) -> Void
     /// Set once, right after init: the session this connection serves.
     private let sessionBox = Mutex<Session?>(nil)
 
     static let highWater = 128
     static let lowWater = 32
 
-    init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection) -> Void) {
+    /// A connection; `onClose` hears of its end, with the reason when the server ended it.
+    init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection, String?) -> Void) {
         self.fd = fd
         self.limits = limits
         loop = ConnectionLoop(fd: fd)
@@ -158,6 +163,12 @@ final class ClientConnection: Sendable {
                 }
                 state.inbound.removeAll(keepingCapacity: state.inbound.capacity <= 65_536)
                 start = newline + 1
+                if !ready.isEmpty { state.awaitingRequestSince = nil }
+            }
+            state.requestsRead += ready.count
+            // A line begun and not finished is owed from now; a connection that never sent one owes its first.
+            if start < bytes.endIndex, state.awaitingRequestSince == nil, state.requestsRead > 0 {
+                state.awaitingRequestSince = .now
             }
             if !state.discarding {
                 state.inbound.append(contentsOf: bytes[start...])
@@ -278,6 +289,23 @@ final class ClientConnection: Sendable {
         return bufferEmpty && (session?.outbox.pendingReplyBytes ?? 0) == 0
     }
 
+    /// Why the connection should be closed for owing a request longer than `grace`, or `nil`. Time spent
+    /// with reading suspended (the server's own back-pressure) or after end of input does not count.
+    func overdue(now: ContinuousClock.Instant, grace: Duration) -> String? {
+        io.withLock { state in
+            guard let since = state.awaitingRequestSince, !state.readSuspended, !state.closed,
+                now - since >= grace
+            else { return nil }
+            let seconds = grace.components.seconds > 0 ? "\(grace.components.seconds) s" : "\(grace)"
+            return state.requestsRead == 0
+                ? "no complete request within \(seconds) of connecting; closed"
+                : "a request line not finished within \(seconds); closed"
+        }
+    }
+
+    /// Closes the connection on its own thread for being overdue, logging why.
+    func closeOverdue(_ reason: String) { loop.submit { [weak self] in self?.close(reason: reason) } }
+
     // MARK: - Closing
 
     /// Closes the connection; `reason` is logged when the server, not the client, ended it.
@@ -296,6 +324,6 @@ final class ClientConnection: Sendable {
         if let reason, let session {
             session.context.logger.warning(reason, [("session", String(session.id))])
         }
-        closedHandler(self)
+        closedHandler(self, reason)
     }
 }
