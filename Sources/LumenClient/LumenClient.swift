@@ -58,6 +58,15 @@ public final class LumenClient: Sendable {
     /// - Parameter path: the socket; `nil` for ``defaultSocketPath(environment:)``.
     /// - Throws: ``LumenClientError/cannotConnect(path:reason:)``.
     public static func connect(to path: String? = nil) async throws(LumenClientError) -> LumenClient {
+        if path == nil, (ProcessInfo.processInfo.environment["LUMEN_SOCKET"] ?? "").isEmpty {
+            // A default path nobody named: talk to it only in a directory no other user could have planted.
+            let path = defaultSocketPath()
+            var directory = path
+            if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
+            if let unsafe = LumenPaths.unsafeDirectoryReason(directory) {
+                throw .cannotConnect(path: path, reason: "not trusting it: \(unsafe)")
+            }
+        }
         let path = path ?? defaultSocketPath()
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }

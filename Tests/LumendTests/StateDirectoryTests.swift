@@ -35,3 +35,44 @@ struct StateDirectoryTests {
         #expect(isDirectory.boolValue)
     }
 }
+
+@Suite("lumend and directories other users could plant", .timeLimit(.minutes(2)))
+struct PlantedDirectoryTests {
+    @Test func aSocketDirectoryAnotherUserCouldWriteIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        let planted = directory.file("planted")
+        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+        chmod(planted, 0o777)
+        if geteuid() == 0 { chown(planted, 65_534, 65_534) }
+        let daemon = try DaemonProcess(
+            arguments: ["--socket", planted + "/lumend.sock", "--state-dir", directory.file("state")],
+            directory: directory, setPaths: false)
+        #expect(await daemon.waitForExit() == 1)
+        #expect(daemon.stderr.contains("will not listen on \(planted)/lumend.sock"), "\(daemon.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: planted + "/lumend.sock"))
+    }
+
+    @Test func aStateDirectoryInsideAPlantedOneIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        let planted = directory.file("planted")
+        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+        chmod(planted, 0o777)
+        let daemon = try DaemonProcess(
+            arguments: ["--socket", directory.file("lumend.sock"), "--state-dir", planted + "/state"],
+            directory: directory, setPaths: false)
+        #expect(await daemon.waitForExit() == 1)
+        #expect(daemon.stderr.contains("will not keep state in \(planted)/state"), "\(daemon.stderr)")
+    }
+}
+
+extension PlantedDirectoryTests {
+    @Test func lumenctlDoesNotTalkToASocketInAPlantedDefaultDirectory() async throws {
+        let directory = TemporaryDirectory()
+        let planted = directory.file("planted")
+        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+        chmod(planted, 0o777)
+        let result = try await runTool("lumenctl", ["status"], environment: ["XDG_RUNTIME_DIR": planted])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("not trusting it") && result.stderr.contains("writable by other users"))
+    }
+}

@@ -79,6 +79,9 @@ public enum Daemon {
         do { try fileSystem.createDirectory(options.stateDirectory) } catch {
             throw StartupError(description: "cannot create the state directory: \(error)")
         }
+        if let unsafe = LumenPaths.unsafeDirectoryReason(options.stateDirectory) {
+            throw StartupError(description: "will not keep state in \(options.stateDirectory): \(unsafe)")
+        }
         // Held until the process ends: a second lumend on this directory would replace the journal under us.
         let lock: StateDirectoryLock
         do { lock = try StateDirectoryLock.acquire(options.stateDirectory) } catch {
@@ -148,6 +151,9 @@ public enum Daemon {
         } else {
             let directory = PosixFileSystem.directory(of: options.socketPath)
             try? fileSystem.createDirectory(directory)
+            if let unsafe = LumenPaths.unsafeDirectoryReason(directory) {
+                throw StartupError(description: "will not listen on \(options.socketPath): \(unsafe)")
+            }
             do {
                 listenFD = try UnixSocket.listen(at: options.socketPath)
             } catch {
