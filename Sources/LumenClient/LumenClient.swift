@@ -28,6 +28,8 @@ public struct ScopeID: Sendable, Hashable, CustomStringConvertible {
 public final class LumenClient: Sendable {
     private struct State {
         var pending: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
+        /// What to do with a request's result on the reading thread, before the next line is read.
+        var onResult: [Int: @Sendable (JSONValue) -> Void] = [:]
         var subscriptions: [Int: (scope: Int, continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation)] =
             [:]
         var children: [Int: [Int]] = [:]
@@ -95,6 +97,13 @@ public final class LumenClient: Sendable {
     /// - Throws: ``LumenClientError/server(_:)`` with the daemon's error, or a connection error.
     @discardableResult
     public func request(_ method: String, _ params: JSONObject = [:]) async throws(LumenClientError) -> JSONValue {
+        try await request(method, params, onResult: nil)
+    }
+
+    /// Sends a request; `onResult` sees a successful result on the reading thread, before any line after it.
+    private func request(
+        _ method: String, _ params: JSONObject, onResult: (@Sendable (JSONValue) -> Void)?
+    ) async throws(LumenClientError) -> JSONValue {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let id: Int? = state.withLock { state in
@@ -102,6 +111,7 @@ public final class LumenClient: Sendable {
                     let id = state.nextID
                     state.nextID += 1
                     state.pending[id] = continuation
+                    if let onResult { state.onResult[id] = onResult }
                     return id
                 }
                 guard let id else {
@@ -194,13 +204,18 @@ public final class LumenClient: Sendable {
     /// scope closes (finishing normally) or the connection ends (throwing ``LumenClientError/disconnected``).
     public func subscribe(_ connection: String, in scope: ScopeID) async throws(LumenClientError) -> Subscription {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONValue.self, throwing: (any Error).self)
-        let result = try await request("subscribe", ["scope": .int(scope.rawValue), "connection": .string(connection)])
+        // Registered on the reading thread as the reply is read, so that a `changed` notice right behind it
+        // (a newer value) finds the subscription instead of being dropped.
+        let result = try await request(
+            "subscribe", ["scope": .int(scope.rawValue), "connection": .string(connection)]
+        ) { [weak self] result in
+            guard let id = result["subscription"]?.intValue else { return }
+            continuation.yield(result["value"] ?? .null)
+            self?.state.withLock { $0.subscriptions[id] = (scope.rawValue, continuation) }
+        }
         guard let id = result["subscription"]?.intValue else {
             throw .protocolViolation("subscribe returned \(result.serialized())")
         }
-        continuation.yield(result["value"] ?? .null)
-        // Notices that arrived before this registration are for values already superseded by `value`.
-        state.withLock { $0.subscriptions[id] = (scope.rawValue, continuation) }
         let client = self
         continuation.onTermination = { _ in
             let wasOpen = client.state.withLock { $0.subscriptions.removeValue(forKey: id) != nil }
@@ -231,6 +246,7 @@ public final class LumenClient: Sendable {
             state.closed = true
             defer {
                 state.pending = [:]
+                state.onResult = [:]
                 state.subscriptions = [:]
             }
             return (Array(state.pending.values), state.subscriptions.values.map(\.continuation))
@@ -256,7 +272,9 @@ public final class LumenClient: Sendable {
             return
         }
         guard let id = message["id"]?.intValue else { return }
-        let continuation = state.withLock { $0.pending.removeValue(forKey: id) }
+        let (continuation, onResult) = state.withLock { state in
+            (state.pending.removeValue(forKey: id), state.onResult.removeValue(forKey: id))
+        }
         guard let continuation else { return }
         if let error = message["error"] {
             let code = LumenError.Code(rawValue: error["code"]?.intValue ?? LumenError.Code.internalError.rawValue)
@@ -264,6 +282,7 @@ public final class LumenClient: Sendable {
                 code, error["message"]?.stringValue ?? "unknown error", data: error["data"]?.objectValue ?? [:])
             continuation.resume(throwing: LumenClientError.server(lumenError))
         } else {
+            onResult?(message["result"] ?? .null)
             continuation.resume(returning: message["result"] ?? .null)
         }
     }
