@@ -98,4 +98,21 @@ struct HostileClientTests {
         #expect(reply.arrayValue?.map { $0["id"] } == ["s", "g"])
         #expect(reply.arrayValue?.first?["result"] == ["value": true])
     }
+
+    @Test func anErrorEchoesAHugeInputOnlyInPart() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let huge = String(repeating: "x", count: 900_000)
+        // A send this big blocks until the server reads it: off the shared threads the server accepts on.
+        await offload {
+            client.send(
+                #"{"jsonrpc":"2.0","id":1,"method":"open","params":{"scope":0,"connection":"room","configuration":"\#(huge)"}}"#
+            )
+        }
+        let line = try await client.readLine()
+        #expect(line.utf8.count < 4_096, "a \(line.utf8.count)-byte reply")
+        let reply = try JSONParser.parse(Array(line.utf8))
+        #expect(reply["error"]?["code"] == -32004)
+        #expect(reply["error"]?["message"]?.stringValue?.contains("more characters") == true)
+    }
 }

@@ -177,7 +177,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             value.write(to: &bytes)
         case .failure(let error):
             bytes.append(contentsOf: #""error":"#.utf8)
-            error.jsonValue.write(to: &bytes)
+            error.boundedForReply.jsonValue.write(to: &bytes)
         }
         bytes.append(contentsOf: #","id":"#.utf8)
         id.write(to: &bytes)
