@@ -16,7 +16,7 @@ CRASHSIM_WORKLOADS ?= 10000
 CRASHSIM_SEED  ?= 1
 LIFECYCLE_ROUNDS ?= 20
 
-.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle
+.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle hostile
 
 all: build
 
@@ -79,6 +79,11 @@ crashsim: deps
 lifecycle: deps
 	$(SWIFT) build --build-tests
 	LUMEN_LIFECYCLE_ROUNDS=$(LIFECYCLE_ROUNDS) $(SWIFT) test --skip-build --filter StopSignalTests
+
+## hostile: the hostile-client suite, also holding the good client's p99 during the attack to 3× its p99 before.
+hostile: deps
+	$(SWIFT) build --build-tests
+	LUMEN_HOSTILE_STRICT=1 $(SWIFT) test --skip-build --filter HostileLoadTests
 
 ## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which

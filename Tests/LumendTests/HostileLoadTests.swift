@@ -1,0 +1,161 @@
+import Foundation
+import LumenModel
+import LumenTestSupport
+import Synchronization
+import Testing
+
+/// Every kind of hostile or broken client at once, against a real daemon, while a well-behaved client keeps
+/// reading a value: afterwards the daemon's file descriptors and threads are back at their baseline and its
+/// memory close to it, and the good client was answered throughout. The good client's p99 before and during
+/// is printed; `make hostile` (`LUMEN_HOSTILE_STRICT=1`) also holds it to 3× the p99 before.
+@Suite("Hostile clients against a real daemon", .serialized, .timeLimit(.minutes(5)))
+struct HostileLoadTests {
+    static let strict = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil
+
+    /// The daemon's open descriptors, threads and resident memory (KiB), from `/proc`.
+    struct Resources: CustomStringConvertible {
+        var descriptors: Int
+        var threads: Int
+        var residentKiB: Int
+
+        init(pid: Int32) {
+            descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+            threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? -1
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            residentKiB = Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+        }
+
+        var description: String { "\(descriptors) fds, \(threads) threads, \(residentKiB) KiB resident" }
+    }
+
+    /// `count` timed `get`s; their latencies in microseconds, sorted.
+    func latencies(_ client: LineClient, _ count: Int) async throws -> [Double] {
+        var samples: [Double] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            _ = try await client.result("get", ["scope": 0, "connection": "name"])
+            let elapsed = ContinuousClock.now - start
+            samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        }
+        return samples.sorted()
+    }
+
+    static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
+
+    /// Runs blocking client work on a thread of its own, ignoring its failures (hostile clients fail).
+    func hostile(_ work: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
+        Task { await offload { try? work() } }
+    }
+
+    @Test func theDaemonShrugsOffHostileClientsAndComesBackToItsBaseline() async throws {
+        let daemon = try DaemonProcess(
+            arguments: ["--clock", "virtual", "--request-timeout", "1", "--fixture", writeFixture()])
+        _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
+        let socket = daemon.socketPath
+        let good = try daemon.connect()
+        _ = try await latencies(good, 200)  // warm up
+        let baseline = Resources(pid: daemon.pid)
+        let before = try await latencies(good, 1_000)
+
+        var attacks: [Task<Void, Never>] = []
+        // Sessions up to the per-user limit, held for a while.
+        attacks.append(
+            hostile {
+                let held = try (0..<150).map { _ in try LineClient(path: socket) }
+                for client in held { client.send(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#) }
+                usleep(300_000)
+            })
+        // Idle connections beyond the limit: closed after the request timeout.
+        attacks.append(
+            hostile {
+                let idle = (0..<100).compactMap { _ in try? LineClient(path: socket) }
+                usleep(1_500_000)
+                withExtendedLifetime(idle) {}
+            })
+        // Random bytes, and clients that vanish mid-request.
+        attacks.append(
+            hostile {
+                var random = TestRandom(state: 42)
+                for round in 0..<200 {
+                    let client = try LineClient(path: socket)
+                    let bytes = (0..<Int.random(in: 1...4_096, using: &random)).map { _ in
+                        UInt8.random(in: 0...255, using: &random)
+                    }
+                    client.sendRaw(bytes + (round % 2 == 0 ? [0x0A] : []))
+                    client.sendRaw(Array(#"{"jsonrpc":"2.0","id":7,"method":"get","par"#.utf8))
+                }
+            })
+        // One byte at a time, too slowly to finish a line before the request timeout.
+        attacks.append(
+            hostile {
+                let slow = try LineClient(path: socket)
+                for byte in Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8).prefix(15) {
+                    slow.sendRaw([byte])
+                    usleep(100_000)
+                }
+            })
+        // A subscriber that never reads while another client writes the value it watches.
+        attacks.append(
+            hostile {
+                let deaf = try LineClient(path: socket)
+                deaf.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#)
+                let writer = try LineClient(path: socket)
+                for index in 0..<2_000 {
+                    writer.send(
+                        #"{"jsonrpc":"2.0","id":\#(index),"method":"set","params":{"scope":0,"connection":"name","value":"n\#(index)"}}"#
+                    )
+                }
+                usleep(500_000)
+            })
+        // Huge lines and batches, deep nesting, a session opening 100,000 scopes, odd numbers.
+        attacks.append(
+            hostile {
+                let client = try LineClient(path: socket)
+                client.sendRaw([UInt8](repeating: UInt8(ascii: "x"), count: 2 << 20) + [0x0A])
+                let batch = (0..<10_000).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"hello"}"# }
+                client.send("[" + batch.joined(separator: ",") + "]")
+                client.send(String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000))
+                let opens = (0..<100_000).map {
+                    #"{"jsonrpc":"2.0","id":\#($0),"method":"open","params":{"scope":0,"connection":"room","configuration":"lab"}}"#
+                }
+                client.sendRaw(Array((opens.joined(separator: "\n") + "\n").utf8))
+                for number in ["1e309", "-0", "1e-400", "-1e309", "1e400", "0.0000000000000000000001"] {
+                    client.send(
+                        #"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":0,"connection":"name","value":\#(number)}}"#
+                    )
+                }
+                usleep(500_000)
+            })
+        let during = try await latencies(good, 1_000)
+        for attack in attacks { await attack.value }
+
+        // Settled: only the good client left.
+        var after = Resources(pid: daemon.pid)
+        for _ in 0..<300 where after.descriptors > baseline.descriptors || after.threads > baseline.threads {
+            try await Task.sleep(for: .milliseconds(20))
+            after = Resources(pid: daemon.pid)
+        }
+        let (p99Before, p99During) = (Self.p99(before), Self.p99(during))
+        print(
+            "hostile clients: good client's get p99 \(Int(p99Before)) µs before, \(Int(p99During)) µs during "
+                + "(\(String(format: "%.1f", p99During / p99Before))×); before: \(baseline); after: \(after)")
+        #expect(after.descriptors == baseline.descriptors, "before: \(baseline); after: \(after)")
+        #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
+        #expect(after.residentKiB < baseline.residentKiB + 64 * 1_024, "before: \(baseline); after: \(after)")
+        if Self.strict { #expect(p99During <= 3 * p99Before, "p99 \(p99Before) µs before, \(p99During) µs during") }
+        _ = try await good.result("hello")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    func writeFixture() -> String {
+        let directory = TemporaryDirectory()
+        let path = directory.file("home.json")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(TestFixtures.instantHome.utf8))
+        Self.keep.withLock { $0.append(directory) }
+        return path
+    }
+
+    static let keep = Mutex<[TemporaryDirectory]>([])
+}
