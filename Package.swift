@@ -37,7 +37,11 @@ let package = Package(
         .target(name: "LumenClient", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumenctl", dependencies: ["LumenClient"], swiftSettings: swiftSettings),
-        .target(name: "LumenFuzzing", dependencies: ["LumenModel", "LumenStore"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenFuzzing",
+            dependencies: ["LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(name: "lumen-fuzz", dependencies: ["LumenFuzzing"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "lumen-bench",

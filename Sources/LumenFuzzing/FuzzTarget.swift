@@ -1,5 +1,10 @@
+import Dispatch
 import LumenModel
+import LumenScopes
+import LumenServer
+import LumenSimulation
 import LumenStore
+import Synchronization
 
 /// What `make fuzz` feeds random bytes to: each of the parsers that read what lumend did not write itself
 /// this run (state files after a crash or damage, fixtures from users). Each must answer with a value or an
@@ -11,6 +16,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case journal
     /// A fixture file.
     case fixture
+    /// Bytes from a client: line framing, JSON-RPC decoding and dispatch against a small home in this
+    /// process, on the virtual clock. The first half of the input is sent, then the rest.
+    case rpc
 
     /// Runs the target on one input.
     public func run(_ bytes: [UInt8]) {
@@ -28,8 +36,34 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let fixture = try? Fixture(json: bytes) {
                 _ = fixture.jsonValue
             }
+        case .rpc:
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
+                let session = InProcessSession(container: ScopeContainer(home: home))
+                _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))
+                _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
+                session.close()
+                await home.shutDown()
+                done.signal()
+            }
+            // A harness may wait on async work; the daemon never does.
+            done.wait()
         }
     }
+
+    /// The home client requests go to: two rooms, lights of every kind, one with latency.
+    static let rpcHome: Fixture = try! Fixture(
+        json: Array(
+            """
+            {"schema":1,"id":"fuzz","name":"Fuzz","seed":1,"defaults":{"latency":"instant","timeoutMs":1000},
+             "rooms":[{"id":"lab","name":"Lab","lights":[
+               {"id":"lab.color","name":"Color","kind":"color"},
+               {"id":"lab.dim","name":"Dim","kind":"dimmable","latency":{"kind":"fixed","ms":50}},
+               {"id":"lab.plug","name":"Plug","kind":"onoff"}]},
+              {"id":"attic","name":"Attic","lights":[{"id":"attic.amb","name":"Amb","kind":"ambiance"}],
+               "undiscovered":[{"delayMs":100,"light":{"id":"attic.new","name":"New","kind":"color"}}]}]}
+            """.utf8))
 
     /// The home journal commits are applied to: the embedded demo home.
     static let home: Fixture = try! Fixture(json: Fixture.embeddedDemoHomeJSON)

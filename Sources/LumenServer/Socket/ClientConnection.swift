@@ -17,8 +17,7 @@ final class ClientConnection: Sendable {
     private struct IO {
         var readSuspended = false
         var writeArmed = false
-        var inbound: [UInt8] = []
-        var discarding = false
+        var framer: LineFramer
         var pending: [UInt8] = []
         var pendingOffset = 0
         /// The client shut its write side: nothing more will be read.
@@ -38,7 +37,7 @@ final class ClientConnection: Sendable {
     /// The connection's thread: socket events, and the session's task, run on it.
     let loop: ConnectionLoop
     let limits: ServerLimits
-    private let io = Mutex(IO())
+    private let io: Mutex<IO>
     private let waitingLines = Atomic<Int>(0)
     private let lines: AsyncStream<[UInt8]>.Continuation
     private let lineStream: AsyncStream<[UInt8]>
@@ -53,6 +52,7 @@ final class ClientConnection: Sendable {
     init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection, String?) -> Void) {
         self.fd = fd
         self.limits = limits
+        io = Mutex(IO(framer: LineFramer(maxLineBytes: limits.maxLineBytes)))
         loop = ConnectionLoop(fd: fd)
         closedHandler = onClose
         (lineStream, lines) = AsyncStream.makeStream(of: [UInt8].self)
@@ -146,39 +146,15 @@ final class ClientConnection: Sendable {
     }
 
     private func feed(_ bytes: ArraySlice<UInt8>) {
-        var start = bytes.startIndex
-        var overlong = false
-        var ready: [[UInt8]] = []
-        io.withLock { state in
-            while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                if state.discarding {
-                    state.discarding = false
-                } else if state.inbound.count + (newline - start) > limits.maxLineBytes {
-                    overlong = true
-                } else {
-                    var line = state.inbound
-                    line.append(contentsOf: bytes[start..<newline])
-                    if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                    if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { ready.append(line) }
-                }
-                state.inbound.removeAll(keepingCapacity: state.inbound.capacity <= 65_536)
-                start = newline + 1
-                if !ready.isEmpty { state.awaitingRequestSince = nil }
-            }
-            state.requestsRead += ready.count
+        let (ready, overlong) = io.withLock { state -> ([[UInt8]], Bool) in
+            let (lines, overlong) = state.framer.feed(bytes)
+            state.requestsRead += lines.count
+            if !lines.isEmpty { state.awaitingRequestSince = nil }
             // A line begun and not finished is owed from now; a connection that never sent one owes its first.
-            if start < bytes.endIndex, state.awaitingRequestSince == nil, state.requestsRead > 0 {
+            if state.framer.hasPartialLine, state.awaitingRequestSince == nil, state.requestsRead > 0 {
                 state.awaitingRequestSince = .now
             }
-            if !state.discarding {
-                state.inbound.append(contentsOf: bytes[start...])
-                if state.inbound.count > limits.maxLineBytes {
-                    // Skip the rest of this line; the client hears about it once, now.
-                    overlong = true
-                    state.discarding = true
-                    state.inbound = []
-                }
-            }
+            return (lines, overlong)
         }
         if overlong, let session {
             let error = LumenError(

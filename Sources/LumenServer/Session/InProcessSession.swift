@@ -1,0 +1,46 @@
+import LumenModel
+import LumenScopes
+import Synchronization
+
+/// A session with no socket: bytes in, the bytes a client would read out, against a home in this process.
+/// It takes the path a connection's bytes take (line framing, JSON-RPC decoding, dispatch, subscriptions),
+/// so a fuzzer or a harness can drive the protocol without a socket.
+///
+/// ```swift
+/// let session = InProcessSession(container: ScopeContainer(home: home))
+/// let output = await session.feed(Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}\n"#.utf8))
+/// ```
+public final class InProcessSession: Sendable {
+    let session: Session
+    private let framer: Mutex<LineFramer>
+    private let processor: JSONRPCProcessor<Session>
+
+    /// A session on `container`'s home, with `limits`.
+    public init(container: ScopeContainer, limits: ServerLimits = ServerLimits()) {
+        let context = ServerContext(
+            container: container, hub: SubscriptionHub(), limits: limits,
+            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+        session = Session(id: 1, context: context, credentials: nil) {}
+        context.hub.register(session)
+        framer = Mutex(LineFramer(maxLineBytes: limits.maxLineBytes))
+        processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
+    }
+
+    /// Feeds bytes as a client would send them; returns what the client would read once every request they
+    /// finished is answered (writes waiting on a device are answered when the device applies them).
+    public func feed(_ bytes: [UInt8]) async -> [UInt8] {
+        let (lines, overlong) = framer.withLock { $0.feed(bytes[...]) }
+        if overlong {
+            let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
+            _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
+        }
+        let outbox = session.outbox
+        for line in lines {
+            await processor.process(line: line) { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
+        }
+        return outbox.take(maxBytes: .max)
+    }
+
+    /// Ends the session: its scopes close and its subscriptions end.
+    public func close() { session.close() }
+}
