@@ -16,7 +16,9 @@ CRASHSIM_WORKLOADS ?= 10000
 CRASHSIM_SEED  ?= 1
 LIFECYCLE_ROUNDS ?= 20
 
-.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle hostile
+SOAK_MINUTES   ?= 10
+
+.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -84,6 +86,11 @@ lifecycle: deps
 hostile: deps
 	$(SWIFT) build --build-tests
 	LUMEN_HOSTILE_STRICT=1 $(SWIFT) test --skip-build --filter HostileLoadTests
+
+## soak: a mixed load with faults and kill -9 restarts for SOAK_MINUTES, checking every acknowledged write.
+soak: deps
+	$(SWIFT) build --build-tests
+	LUMEN_SOAK_MINUTES=$(SOAK_MINUTES) $(SWIFT) test --skip-build --filter SoakTests
 
 ## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
