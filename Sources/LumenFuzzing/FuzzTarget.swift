@@ -21,7 +21,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rpc
 
     /// Runs the target on one input.
-    public func run(_ bytes: [UInt8]) {
+    public func run(_ bytes: [UInt8]) async {
         switch self {
         case .snapshot:
             if case .state(let fixture, _) = StateSnapshot.decode(bytes) {
@@ -37,19 +37,24 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = fixture.jsonValue
             }
         case .rpc:
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
-                let session = InProcessSession(container: ScopeContainer(home: home))
-                _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))
-                _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
-                session.close()
-                await home.shutDown()
-                done.signal()
-            }
-            // A harness may wait on async work; the daemon never does.
-            done.wait()
+            let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
+            let session = InProcessSession(container: ScopeContainer(home: home))
+            _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))
+            _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
+            session.close()
+            await home.shutDown()
         }
+    }
+
+    /// Runs the target on one input from a plain thread (libFuzzer's), waiting for it. Never call it from
+    /// Swift concurrency's threads: it blocks one until the work is done.
+    public func runBlocking(_ bytes: [UInt8]) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await run(bytes)
+            done.signal()
+        }
+        done.wait()
     }
 
     /// The home client requests go to: two rooms, lights of every kind, one with latency.

@@ -39,7 +39,7 @@ struct LumenFuzz {
             var argv = CommandLine.unsafeArgv
             exit(
                 LLVMFuzzerRunDriver(&argc, &argv) { data, count in
-                    selectedTarget.run(data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
+                    selectedTarget.runBlocking(data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
                     return 0
                 })
         #else
@@ -56,7 +56,7 @@ struct LumenFuzz {
                     bytes += buffer[0..<count]
                 }
                 fclose(file)
-                target.run(bytes)
+                target.runBlocking(bytes)
             }
         #endif
     }

@@ -14,18 +14,18 @@ struct FuzzCorpusTests {
     }
 
     @Test(arguments: FuzzTarget.allCases)
-    func everyCorpusInputRuns(_ target: FuzzTarget) throws {
+    func everyCorpusInputRuns(_ target: FuzzTarget) async throws {
         let inputs = Self.files(in: "\(Self.root)/corpus/\(target.rawValue)")
         #expect(!inputs.isEmpty, "no seed corpus for \(target)")
-        for path in inputs { target.run(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) }
+        for path in inputs { await target.run(Array(try Data(contentsOf: URL(fileURLWithPath: path)))) }
     }
 
-    @Test func everyCrashFoundIsReplayed() throws {
+    @Test func everyCrashFoundIsReplayed() async throws {
         for path in Self.files(in: "\(Self.root)/crashes") {
             let name = (path as NSString).lastPathComponent
             let target = try #require(
                 FuzzTarget(rawValue: String(name.prefix { $0 != "-" })), "\(name) names no target")
-            target.run(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            await target.run(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
     }
 }
