@@ -55,6 +55,10 @@ public final class DaemonProcess: Sendable {
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": directory.path, "NOTIFY_SOCKET": notify.path, "SWIFT_BACKTRACE": "enable=no",
         ]
+        // Under make sanitize the children are instrumented too and need the same options (suppressions).
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"] {
+            if let value = ProcessInfo.processInfo.environment[name] { env[name] = value }
+        }
         env.merge(environment) { $1 }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw SpawnError(program: "pipe", code: errno) }

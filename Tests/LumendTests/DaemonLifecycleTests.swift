@@ -44,7 +44,8 @@ struct DaemonLifecycleTests {
             arguments: ["--state-dir", directory.file("state")], directory: directory,
             // systemd-socket-activate passes on only the variables named with -E.
             prefix: [
-                "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", DaemonProcess.builtBinary("lumend"),
+                "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", "-E", "TSAN_OPTIONS", "-E",
+                "ASAN_OPTIONS", DaemonProcess.builtBinary("lumend"),
             ],
             executable: "/usr/bin/systemd-socket-activate", setPaths: false)
         // systemd-socket-activate starts lumend on the first connection, as systemd does.

@@ -132,7 +132,8 @@ struct HostileLoadTests {
 
         // Settled: only the good client left.
         var after = Resources(pid: daemon.pid)
-        for _ in 0..<300 where after.descriptors > baseline.descriptors || after.threads > baseline.threads {
+        // Under a sanitizer the 100,000 opens alone take a minute to answer.
+        for _ in 0..<6_000 where after.descriptors > baseline.descriptors || after.threads > baseline.threads {
             try await Task.sleep(for: .milliseconds(20))
             after = Resources(pid: daemon.pid)
         }
@@ -142,7 +143,11 @@ struct HostileLoadTests {
                 + "(\(String(format: "%.1f", p99During / p99Before))×); before: \(baseline); after: \(after)")
         #expect(after.descriptors == baseline.descriptors, "before: \(baseline); after: \(after)")
         #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
-        #expect(after.residentKiB < baseline.residentKiB + 64 * 1_024, "before: \(baseline); after: \(after)")
+        // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.
+        let sanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
+        if !sanitized {
+            #expect(after.residentKiB < baseline.residentKiB + 64 * 1_024, "before: \(baseline); after: \(after)")
+        }
         if Self.strict { #expect(p99During <= 3 * p99Before, "p99 \(p99Before) µs before, \(p99During) µs during") }
         _ = try await good.result("hello")
         daemon.signal(SIGTERM)

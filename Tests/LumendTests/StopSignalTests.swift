@@ -16,9 +16,12 @@ struct StopSignalTests {
         guard let status = await daemon.waitForExit(timeout: .seconds(15)) else {
             return "still running 15 s after the signal (the signal was lost)"
         }
-        guard status == 0 else { return "exited \(status)\(status > 128 ? ", killed by signal \(status - 128)" : "")" }
+        guard status == 0 else {
+            return "exited \(status)\(status > 128 ? ", killed by signal \(status - 128)" : ""): "
+                + daemon.stderr.suffix(3_000)
+        }
         if readySeen, await daemon.notify.wait(for: "STOPPING=1", timeout: .seconds(2)) == nil {
-            return "no STOPPING=1 after READY=1"
+            return "no STOPPING=1 after READY=1: " + daemon.stderr.suffix(1_000)
         }
         return nil
     }
@@ -52,7 +55,8 @@ struct StopSignalTests {
                 let daemon = try DaemonProcess(
                     arguments: ["--state-dir", directory.file("state"), "--clock", "virtual"], directory: directory,
                     prefix: [
-                        "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE",
+                        "-l", socket, "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", "-E", "TSAN_OPTIONS", "-E",
+                        "ASAN_OPTIONS",
                         DaemonProcess.builtBinary("lumend"),
                     ],
                     executable: "/usr/bin/systemd-socket-activate", setPaths: false)
