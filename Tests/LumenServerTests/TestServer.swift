@@ -16,7 +16,15 @@ final class TestServer: Sendable {
     let log = MemoryLogHandler()
     var socketPath: String { directory.file("s.sock") }
 
-    init(fixture: String = TestFixtures.instantHome, limits: ServerLimits = ServerLimits()) async throws {
+    /// The limits tests run with: the defaults, but a request timeout long enough for a sanitized build to
+    /// send a 10 MiB line (tests of the timeout set their own).
+    static var testLimits: ServerLimits {
+        var limits = ServerLimits()
+        limits.requestGrace = .seconds(120)
+        return limits
+    }
+
+    init(fixture: String = TestFixtures.instantHome, limits: ServerLimits = TestServer.testLimits) async throws {
         home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
         let path = directory.file("s.sock")
         let fd = try UnixSocket.listen(at: path)
