@@ -10,7 +10,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS   ?= 60
 FUZZ_RUNS      ?= -1
 FUZZ_SEED      ?= 0
-FUZZ_TARGETS   := snapshot journal fixture
+FUZZ_TARGETS   ?= snapshot journal fixture rpc
 FUZZ_BUILD     := $(BUILD_DIR)/fuzz
 CRASHSIM_WORKLOADS ?= 10000
 CRASHSIM_SEED  ?= 1
