@@ -92,15 +92,16 @@ soak: deps
 	$(SWIFT) build --build-tests
 	LUMEN_SOAK_MINUTES=$(SOAK_MINUTES) $(SWIFT) test --skip-build --filter SoakTests
 
-## sanitize: every test under AddressSanitizer, then under ThreadSanitizer (shorter simulations: sanitizers
-## slow them tenfold). Suppressions, each with the reason, are in Tests/Sanitizers.
+## sanitize: every test under AddressSanitizer, then under ThreadSanitizer, one test at a time (sanitizers slow
+## everything several times over, and tests that drive many sockets at once then starve each other) and with
+## shorter simulations. Suppressions, each with the reason, are in Tests/Sanitizers.
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path $(BUILD_DIR)/asan
 	ASAN_OPTIONS=detect_leaks=0 LUMEN_CRASHSIM_WORKLOADS=20 \
-	  $(SWIFT) test --skip-build --sanitize=address --build-path $(BUILD_DIR)/asan
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --build-path $(BUILD_DIR)/asan
 	$(SWIFT) build --build-tests --sanitize=thread --build-path $(BUILD_DIR)/tsan
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp" LUMEN_CRASHSIM_WORKLOADS=20 \
-	  $(SWIFT) test --skip-build --sanitize=thread --build-path $(BUILD_DIR)/tsan
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --build-path $(BUILD_DIR)/tsan
 
 ## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
