@@ -21,6 +21,7 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "LumenModel",
             resources: [.embedInCode("Resources/demo-home.json")],
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "LumenScopes", dependencies: ["LumenModel", "LumenSimulation"], swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
-            dependencies: ["CSystemd", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes"],
+            dependencies: ["CSystemd", "CLinux", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes"],
             swiftSettings: swiftSettings
         ),
         .target(name: "LumenClient", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
