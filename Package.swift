@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LumenModelTests",
-            dependencies: ["LumenModel", "LumenTestSupport"],
+            dependencies: ["LumenModel", "LumenSimulation", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LumenStoreTests",
-            dependencies: ["LumenStore", "LumenTestSupport"],
+            dependencies: ["LumenStore", "LumenSimulation", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LumendTests",
-            dependencies: ["LumenTestSupport", "LumenClient"],
+            dependencies: ["LumenTestSupport", "LumenClient", "LumenSimulation"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -83,14 +83,14 @@ extension StateStore {
     }
 
     /// How long, in full durability, a change nobody waits for yet is left for a waiter to commit itself.
-    static let leaderGrace = Duration.milliseconds(2)
+    public static let leaderGrace = Duration.milliseconds(2)
 
     /// Waits for work and does one commit. Returns `false` once the store is stopped.
     func step() -> Bool {
         var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
         let next = shared.withLock { shared -> Next in
             satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
-            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay)
+            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay, grace: leaderGrace)
         }
         for waiter in satisfied { waiter.resume(returning: .success(())) }
         switch next {
@@ -457,9 +457,10 @@ extension StateStore {
 
 extension StateStore.Shared {
     /// The writer's next step, given the work and waiters recorded here, and the phase it sleeps in.
-    mutating func nextStep(now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration)
-        -> StateStore.Next
-    {
+    mutating func nextStep(
+        now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration,
+        grace: Duration = StateStore.leaderGrace
+    ) -> StateStore.Next {
         if stopping { return .stop }
         let hasWork = !pending.isEmpty || snapshotWanted || lastError != nil
         guard hasWork else {
@@ -468,7 +469,7 @@ extension StateStore.Shared {
                 // rung for every one, look again after the grace period; sleep for good after a quiet one.
                 markSeenByWriter = mark
                 writer = .napping
-                return .wait(StateStore.leaderGrace)
+                return .wait(grace)
             }
             writer = .idle
             // Woken by a change; the timeout only lets the thread notice that its store is gone.
@@ -481,7 +482,7 @@ extension StateStore.Shared {
         if waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince {
             // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
             // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
-            let delay = durability == .relaxed ? relaxedDelay : StateStore.leaderGrace
+            let delay = durability == .relaxed ? relaxedDelay : grace
             if now < since + delay {
                 writer = .napping
                 return .wait(now.duration(to: since + delay))

@@ -56,6 +56,8 @@ public final class StateStore: Sendable {
     public let preallocation: Int
     /// How long after a failed write the first retry comes (doubling, up to 5 s, while failures go on).
     public let retryDelay: Duration
+    /// In full durability, how long a change nobody waits for yet is left for a waiter to commit itself.
+    public let leaderGrace: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     let origin: FixtureOrigin
@@ -123,13 +125,16 @@ public final class StateStore: Sendable {
     ///   - journalLimit: the journal size that triggers a snapshot.
     ///   - preallocation: how far ahead of its end the journal is zero-filled.
     ///   - retryDelay: how long after a failed write the first retry comes.
+    ///   - leaderGrace: how long the writer leaves a change for a waiter to commit itself (full durability).
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
-        retryDelay: Duration = .milliseconds(100), provider: @escaping SnapshotProvider
+        retryDelay: Duration = .milliseconds(100), leaderGrace: Duration = StateStore.leaderGrace,
+        provider: @escaping SnapshotProvider
     ) {
+        self.leaderGrace = leaderGrace
         self.preallocation = preallocation
         self.retryDelay = retryDelay
         self.directory = directory

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenSimulation
 import LumenTestSupport
 import Testing
 
@@ -7,7 +8,7 @@ struct LatencyModelTests {
     func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[Int(Double(sorted.count - 1) * p)] }
 
     @Test func lifxThreadPresetMatchesMeasuredThreadBulbs() {
-        var random = TestRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         let samples = (0..<20_000).map { _ in LatencyModel.preset(.lifxThread).sample(using: &random) }.sorted()
         let p50 = percentile(samples, 0.5)
         let p95 = percentile(samples, 0.95)
@@ -17,7 +18,7 @@ struct LatencyModelTests {
     }
 
     @Test func fixedAndUniformStayInTheirBounds() {
-        var random = TestRandom(state: 1)
+        var random = SeededRandom(seed: 1)
         #expect(LatencyModel.fixed(ms: 300).sample(using: &random) == 300)
         for _ in 0..<1_000 {
             let value = LatencyModel.uniform(minMs: 10, maxMs: 20).sample(using: &random)
@@ -27,7 +28,7 @@ struct LatencyModelTests {
     }
 
     @Test func instantIsZero() {
-        var random = TestRandom(state: 1)
+        var random = SeededRandom(seed: 1)
         #expect(LatencyModel.preset(.instant).sample(using: &random) == 0)
     }
 }

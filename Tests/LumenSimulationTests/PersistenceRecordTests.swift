@@ -34,7 +34,7 @@ struct PersistenceRecordTests {
         await home.addObserver { announced.note($0) }
         let initial = await home.snapshot()
         var replayed = initial
-        var random = TestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         var batches: [[StateRecord]] = []
         for step in 0..<600 {
             await Self.randomChange(home, &random, step: step)
@@ -90,14 +90,14 @@ struct PersistenceRecordTests {
         }
     }
 
-    static func randomChange(_ home: Home, _ random: inout TestRandom, step: Int) async {
+    static func randomChange(_ home: Home, _ random: inout SeededRandom, step: Int) async {
         let snapshot = await home.snapshot()
         let lights = snapshot.rooms.flatMap { room in room.lights.map(\.id) }
         let rooms = snapshot.rooms.map(\.id)
-        func anyLight(_ random: inout TestRandom) -> LightID {
+        func anyLight(_ random: inout SeededRandom) -> LightID {
             lights.isEmpty ? "lab.color" : lights[random.next(lights.count)]
         }
-        func anyRoom(_ random: inout TestRandom) -> RoomID { rooms.isEmpty ? "lab" : rooms[random.next(rooms.count)] }
+        func anyRoom(_ random: inout SeededRandom) -> RoomID { rooms.isEmpty ? "lab" : rooms[random.next(rooms.count)] }
         do {
             switch random.next(14) {
             case 0, 1, 2:
@@ -164,7 +164,7 @@ final class AnnouncedValues: Sendable {
 }
 
 /// A small deterministic generator for test choices (splitmix64).
-struct TestRandom {
+struct SeededRandom {
     var state: UInt64
 
     init(seed: UInt64) { state = seed }

@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenSimulation
 import LumenStore
 import LumenTestSupport
 import Synchronization
@@ -90,7 +91,7 @@ struct CrashSimulation {
     }
 
     func run() async throws -> Result {
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let disk = SimulatedDisk(directory: Self.directory)
         let names = Names()
         let store = StateStore(
@@ -146,7 +147,7 @@ struct CrashSimulation {
     /// Starts from the disks each crash point could leave and checks what loads.
     func check(
         _ points: [SimulatedDisk.CrashPoint], promised: [[String: Int]], written: [String: Set<Int>],
-        random: inout TestRandom
+        random: inout SeededRandom
     ) -> Result {
         var result = Result(crashPoints: points.count, acknowledged: promised.count)
         for (index, point) in points.enumerated() {

@@ -186,11 +186,12 @@ struct StateStoreTests {
         // Reported: as a failed write when the renames had begun, else as a failed snapshot whose changes the
         // journal still holds.
         #expect((store.lastError ?? store.snapshotError) != nil)
+        // The writer retries on its own; once it has stopped, no attempt has left a temporary file behind.
+        await store.close()
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
             $0.contains(".tmp-")
         }
         #expect(leftovers.isEmpty)
-        await store.close()
     }
 
     @Test func aFailedDirectoryFsyncIsReportedAndTheFilesAreStillWhole() async throws {
@@ -299,7 +300,12 @@ struct StateStoreTests {
     }
 
     @Test func aWaiterMayCommitOnItsOwnThread() async throws {
-        let store = makeStore()
+        // A long grace, so that the writer cannot take the change first on a loaded machine.
+        let home = home
+        let store = StateStore(
+            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
+            leaderGrace: .seconds(30)
+        ) { home.fixture }
         try await store.compact()
         let commits = store.commitCount
         fileSystem.clearCalls()

@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenSimulation
 import LumenTestSupport
 import Synchronization
 import Testing
@@ -66,7 +67,7 @@ struct HostileLoadTests {
         let before = try await latencies(good, 1_000)
 
         // Every payload is made before the attack, so that during it the test's own threads only send.
-        var random = TestRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         let garbage: [[UInt8]] = (0..<200).map { _ in
             (0..<Int.random(in: 1...4_096, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenSimulation
 import LumenTestSupport
 import Synchronization
 import Testing
@@ -59,7 +60,7 @@ struct SoakTests {
             let simulation = try? await client.result("open", ["scope": 0, "connection": "simulation"])["scope"],
             let light = try? await openScope(client, [("room", "lab"), ("light", "lab.color")])
         else { return }
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         while true {
             let reachable = Bool.random(using: &random)
             guard
@@ -83,7 +84,7 @@ struct SoakTests {
         let arguments = ["--fixture", fixture, "--simulation-access", "any"]
         let writers = (0..<Self.targets.count).map(Writer.init)
         let deadline = ContinuousClock.now + .seconds((Self.minutes ?? 0) * 60)
-        var random = TestRandom(state: 7)
+        var random = SeededRandom(seed: 7)
         var rounds = 0
         var acknowledged = 0
         var losses: [String] = []
