@@ -114,7 +114,12 @@ public struct StateLoader: Sendable {
     {
         var warnings: [String] = []
         let state = try readSnapshot(statePath, &warnings, &notices)
-        let previous = try readSnapshot(previousPath, &warnings, &notices)
+        // With the state file sound, the previous generation is only checked (by its checksum), not parsed:
+        // start-up need not read a whole home twice.
+        let previous = state == nil ? try readSnapshot(previousPath, &warnings, &notices) : nil
+        if state != nil, let bytes = try read(previousPath), let damage = StateSnapshot.damage(in: bytes) {
+            setAsideSnapshot(previousPath, damage, &warnings)
+        }
         var journals: [(path: String, contents: StateJournal.Contents)] = []
         var journalSize = 0
         for path in [previousJournalPath, journalPath] {
@@ -194,14 +199,19 @@ public struct StateLoader: Sendable {
                 description: "\(path) was written by a newer lumend (\(message)); "
                     + "run that version, or start with --reset to set this state aside")
         case .damaged(let reason):
-            let aside = "\(path).corrupt-\(now())"
-            do {
-                try fileSystem.rename(path, to: aside)
-                warnings.append("\(path) is corrupt (\(reason)); moved it to \(aside)")
-            } catch {
-                warnings.append("\(path) is corrupt (\(reason)) and could not be moved aside (\(error))")
-            }
+            setAsideSnapshot(path, reason, &warnings)
             return nil
+        }
+    }
+
+    /// Moves a damaged snapshot aside, for inspection.
+    private func setAsideSnapshot(_ path: String, _ reason: String, _ warnings: inout [String]) {
+        let aside = "\(path).corrupt-\(now())"
+        do {
+            try fileSystem.rename(path, to: aside)
+            warnings.append("\(path) is corrupt (\(reason)); moved it to \(aside)")
+        } catch {
+            warnings.append("\(path) is corrupt (\(reason)) and could not be moved aside (\(error))")
         }
     }
 

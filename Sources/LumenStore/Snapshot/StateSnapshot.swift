@@ -38,23 +38,38 @@ public enum StateSnapshot {
         case newer(String)
     }
 
+    /// Why a snapshot file's bytes are damaged, or `nil` when they look sound, without parsing them: its
+    /// checksum, or, in a file from before snapshots had one, how it ends. One pass over the bytes.
+    public static func damage(in bytes: [UInt8]) -> String? {
+        if let damage = checksumDamage(bytes) { return damage }
+        // Every snapshot ends so; a file cut short does not.
+        return bytes.suffix(2).elementsEqual(Array("}\n".utf8)) ? nil : "it is cut short"
+    }
+
+    /// Why the bytes fail their checksum, or `nil` when they pass or carry none.
+    private static func checksumDamage(_ bytes: [UInt8]) -> String? {
+        guard let stored = storedChecksum(bytes) else {
+            // A trailer one byte broke still names the checksum, or still says crc32c where it ends.
+            let broken =
+                contains(bytes, Array(#""checksum""#.utf8))
+                || contains(Array(bytes.suffix(trailerLength)), Array("crc32c".utf8))
+            return broken ? "its checksum is damaged" : nil
+        }
+        let actual = CRC32C.checksum(bytes[..<(bytes.count - trailerLength)])
+        guard actual != stored else { return nil }
+        return "its checksum does not match its contents (stored \(String(decoding: hex(stored), as: UTF8.self)), "
+            + "computed \(String(decoding: hex(actual), as: UTF8.self)))"
+    }
+
     /// Verifies and decodes a snapshot file's bytes.
     public static func decode(_ file: [UInt8]) -> Contents {
+        // The parser says what is wrong with a file that carries no checksum.
+        if let damage = checksumDamage(file) { return .damaged(damage) }
         var bytes = file
-        var checked = false
-        if let stored = storedChecksum(bytes) {
-            let body = bytes[..<(bytes.count - trailerLength)]
-            let actual = CRC32C.checksum(body)
-            guard actual == stored else {
-                return .damaged(
-                    "its checksum does not match its contents (stored \(String(decoding: hex(stored), as: UTF8.self)), "
-                        + "computed \(String(decoding: hex(actual), as: UTF8.self)))")
-            }
+        let checked = storedChecksum(bytes) != nil
+        if checked {
             bytes.removeLast(trailerLength - 1)
             bytes[bytes.count - 1] = UInt8(ascii: "}")
-            checked = true
-        } else if contains(bytes, Array(#""checksum""#.utf8)) {
-            return .damaged("its checksum is damaged")
         }
         do throws(FixtureError) {
             return .state(try Fixture(json: bytes), checked: checked)
