@@ -74,7 +74,7 @@ struct IdleConnectionTests {
             let client = try server.connect()
             _ = try await client.result("hello")
         }
-        while server.server.sessionCount > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        await server.log.wait(for: 5) { $0.message.hasPrefix("client disconnected") }
         let connected = server.log.logged.filter { $0.message == "client connected" }.count
         let disconnected = server.log.logged.filter { $0.message.hasPrefix("client disconnected") }.count
         #expect(connected == 5)

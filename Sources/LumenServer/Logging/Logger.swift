@@ -159,12 +159,36 @@ public final class MemoryLogHandler: LogHandler {
     }
 
     private let entries = Mutex<[Entry]>([])
+    private let waiters = Mutex<[(count: Int, matching: @Sendable (Entry) -> Bool, CheckedContinuation<Void, Never>)]>(
+        [])
 
     /// An empty log.
     public init() {}
 
     public func log(level: LogLevel, message: String, metadata: [(String, String)]) {
-        entries.withLock { $0.append(Entry(level: level, message: message, metadata: metadata)) }
+        let logged = entries.withLock { entries in
+            entries.append(Entry(level: level, message: message, metadata: metadata))
+            return entries
+        }
+        let ready = waiters.withLock { waiters in
+            let ready = waiters.filter { waiter in logged.count(where: waiter.matching) >= waiter.count }
+            waiters.removeAll { waiter in logged.count(where: waiter.matching) >= waiter.count }
+            return ready
+        }
+        for waiter in ready { waiter.2.resume() }
+    }
+
+    /// Returns once `count` messages matching `matching` have been logged.
+    public func wait(for count: Int, matching: @escaping @Sendable (Entry) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            // Checked under the waiters' lock that `log` takes after appending, so no message is missed.
+            let done = waiters.withLock { waiters -> Bool in
+                if logged.count(where: matching) >= count { return true }
+                waiters.append((count, matching, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 
     /// Everything logged so far.
