@@ -38,8 +38,38 @@ struct SoakTests {
         return scope
     }
 
+    /// Acknowledgements across all writers in a round, and the moment to kill: once `killAt` have come.
+    final class Round: Sendable {
+        private let state = Mutex<(acknowledged: Int, killAt: Int, waiter: CheckedContinuation<Void, Never>?)>(
+            (0, 0, nil))
+
+        init(killAt: Int) { state.withLock { $0.killAt = killAt } }
+
+        func acknowledged() {
+            let ready = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.acknowledged += 1
+                guard state.acknowledged >= state.killAt else { return nil }
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            ready?.resume()
+        }
+
+        /// Returns once `killAt` writes were acknowledged.
+        func killMoment() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.acknowledged >= state.killAt { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
     /// Writes until the daemon goes away.
-    static func write(_ writer: Writer, socket: String) async {
+    static func write(_ writer: Writer, socket: String, round: Round) async {
         guard let client = try? LineClient(path: socket),
             let scope = try? await openScope(client, targets[writer.index].open)
         else { return }
@@ -50,7 +80,10 @@ struct SoakTests {
                 "value": .string("w\(writer.index)-\(n)"),
             ]
             guard let reply = try? await client.request("set", params, timeout: .seconds(5)) else { return }
-            if reply["result"] != nil { writer.acknowledged.store(n, ordering: .relaxed) }
+            if reply["result"] != nil {
+                writer.acknowledged.store(n, ordering: .relaxed)
+                round.acknowledged()
+            }
         }
     }
 
@@ -109,9 +142,11 @@ struct SoakTests {
             }
             let before = writers.map { $0.acknowledged.load(ordering: .relaxed) }
             let socket = daemon.socketPath
-            let load = writers.map { writer in Task { await Self.write(writer, socket: socket) } }
+            // The kill comes after a random number of acknowledged writes, mid-stream.
+            let round = Round(killAt: Int.random(in: 1...400, using: &random))
+            let load = writers.map { writer in Task { await Self.write(writer, socket: socket, round: round) } }
             let faults = Task { [seed = random.next()] in await Self.injectFaults(socket: socket, seed: seed) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            await round.killMoment()
             daemon.signal(SIGKILL)
             _ = await daemon.waitForExit()
             for task in load { await task.value }
