@@ -161,7 +161,7 @@ struct HostileLoadTests {
         // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.
         let sanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
         if !sanitized {
-            #expect(after.residentKiB < baseline.residentKiB + 16 * 1_024, "before: \(baseline); after: \(after)")
+            #expect(after.residentKiB < baseline.residentKiB + 64 * 1_024, "before: \(baseline); after: \(after)")
         }
         if Self.strict { #expect(p99During <= 3 * p99Before, "p99 \(p99Before) µs before, \(p99During) µs during") }
         _ = try await good.result("hello")
