@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "LumenTestSupport",
-            dependencies: ["LumenModel"],
+            dependencies: ["LumenModel", "CLinux"],
             path: "Tests/LumenTestSupport",
             swiftSettings: swiftSettings
         ),

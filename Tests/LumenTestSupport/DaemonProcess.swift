@@ -107,6 +107,16 @@ public final class DaemonProcess: Sendable {
         await notify.wait(for: "READY=1", timeout: timeout)
     }
 
+    /// Waits for `READY=1`; returns when it arrived (monotonic seconds, as `CLOCK_MONOTONIC`), or `nil`.
+    public func readyTime(timeout: Duration = .seconds(30)) async -> Double? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let (message, at) = await notify.next(timeout: deadline - ContinuousClock.now) else { return nil }
+            if message.split(separator: "\n").contains("READY=1") { return at }
+        }
+        return nil
+    }
+
     /// Sends a signal.
     public func signal(_ number: Int32) { kill(pid, number) }
 

@@ -70,12 +70,15 @@ public final class LineClient: Sendable {
     /// Whether the server hung up within `timeout`, found without reading anything (`POLLRDHUP`), so a test
     /// can play a client that never reads.
     public func waitForHangUp(timeout: Duration = .seconds(20)) async -> Bool {
-        await offload { [fd] in
-            let pollReadHangUp: Int16 = 0x2000
-            var poller = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
-            let millis = Int32(timeout.components.seconds * 1_000)
-            return poll(&poller, 1, millis) > 0 && poller.revents & (pollReadHangUp | Int16(POLLHUP)) != 0
-        }
+        await offload { [self] in hungUp(within: timeout) }
+    }
+
+    /// ``waitForHangUp(timeout:)`` for a test's own thread: blocks it until the server hangs up or `timeout`.
+    public func hungUp(within timeout: Duration) -> Bool {
+        let pollReadHangUp: Int16 = 0x2000
+        var poller = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
+        let millis = Int32(timeout.components.seconds * 1_000)
+        return poll(&poller, 1, millis) > 0 && poller.revents & (pollReadHangUp | Int16(POLLHUP)) != 0
     }
 
     private func blockingReadLine(timeout: Duration) -> Result<String, Failure> {

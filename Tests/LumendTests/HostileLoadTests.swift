@@ -44,6 +44,8 @@ struct HostileLoadTests {
 
     static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
+    static let onlyAttack = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_ONLY"].flatMap(Int.init)
+
     /// Attacks started so far.
     static let started = Atomic<Int>(0)
 
@@ -51,8 +53,7 @@ struct HostileLoadTests {
     /// `LUMEN_HOSTILE_ONLY=N` runs only the Nth attack (from 0), to see what each costs the good client.
     func hostile(_ work: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
         let index = Self.started.add(1, ordering: .relaxed).oldValue
-        let only = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_ONLY"].flatMap(Int.init)
-        if let only, only != index { return Task {} }
+        if let only = Self.onlyAttack, only != index { return Task {} }
         return Task { await offload { try? work() } }
     }
 
@@ -85,20 +86,23 @@ struct HostileLoadTests {
                 #"{"jsonrpc":"2.0","id":\#($0),"method":"set","params":{"scope":0,"connection":"name","value":"n\#($0)"}}"#
             }.joined(separator: "\n") + "\n").utf8)
 
+        // Attacks that hold connections hold them until the good client has measured its latency.
+        let measuring = DispatchGroup()
+        measuring.enter()
+        let idleClosed = Atomic<Int>(0)
         var attacks: [Task<Void, Never>] = []
-        // Sessions up to the per-user limit, held for a while.
+        // Sessions up to the per-user limit, held while the good client measures.
         attacks.append(
             hostile {
                 let held = try (0..<150).map { _ in try LineClient(path: socket) }
                 for client in held { client.send(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#) }
-                usleep(300_000)
+                measuring.wait()
             })
-        // Idle connections beyond the limit: closed after the request timeout.
+        // Idle connections beyond the limit: each is closed by the server once the request timeout passes.
         attacks.append(
             hostile {
                 let idle = (0..<100).compactMap { _ in try? LineClient(path: socket) }
-                usleep(1_500_000)
-                withExtendedLifetime(idle) {}
+                for client in idle where client.hungUp(within: .seconds(60)) { idleClosed.add(1, ordering: .relaxed) }
             })
         // Random bytes, and clients that vanish mid-request.
         attacks.append(
@@ -109,14 +113,13 @@ struct HostileLoadTests {
                     client.sendRaw(Array(#"{"jsonrpc":"2.0","id":7,"method":"get","par"#.utf8))
                 }
             })
-        // One byte at a time, too slowly to finish a line before the request timeout.
+        // A byte, then nothing: a client too slow to finish a line before the request timeout, which the
+        // server closes (the idle connections above count the closes).
         attacks.append(
             hostile {
                 let slow = try LineClient(path: socket)
-                for byte in Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8).prefix(15) {
-                    slow.sendRaw([byte])
-                    usleep(100_000)
-                }
+                slow.sendRaw(Array("{".utf8))
+                if slow.hungUp(within: .seconds(60)) { idleClosed.add(1, ordering: .relaxed) }
             })
         // A subscriber that never reads while another client writes the value it watches.
         attacks.append(
@@ -125,7 +128,7 @@ struct HostileLoadTests {
                 deaf.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#)
                 let writer = try LineClient(path: socket)
                 writer.sendRaw(writes)
-                usleep(500_000)
+                measuring.wait()
             })
         // Huge lines and batches, deep nesting, a session opening 100,000 scopes, odd numbers.
         attacks.append(
@@ -140,17 +143,21 @@ struct HostileLoadTests {
                         #"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":0,"connection":"name","value":\#(number)}}"#
                     )
                 }
-                usleep(500_000)
+                measuring.wait()
             })
         let during = try await latencies(good, 1_000)
+        measuring.leave()
         for attack in attacks { await attack.value }
 
-        // Settled: only the good client left.
-        var after = Resources(pid: daemon.pid)
-        // Under a sanitizer the 100,000 opens alone take a minute to answer.
-        for _ in 0..<6_000 where after.descriptors > baseline.descriptors || after.threads > baseline.threads {
-            try await Task.sleep(for: .milliseconds(20))
-            after = Resources(pid: daemon.pid)
+        // Settled: only the good client left. Connections are accepted in order, so once a new one is
+        // answered every attacker's has been accepted; each connection's thread closes its socket and ends
+        // when its work is done (under a sanitizer the 100,000 opens alone take a minute).
+        _ = try await LineClient(path: socket).result("hello")
+        let settled = await waitForThreadCount(of: daemon.pid, atMost: baseline.threads)
+        let after = Resources(pid: daemon.pid)
+        #expect(settled, "threads never came back to the baseline; before: \(baseline); after: \(after)")
+        if Self.onlyAttack == nil {
+            #expect(idleClosed.load(ordering: .relaxed) == 101, "idle connections the server closed")
         }
         let (p99Before, p99During) = (Self.p99(before), Self.p99(during))
         print(

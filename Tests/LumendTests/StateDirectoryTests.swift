@@ -38,12 +38,18 @@ struct StateDirectoryTests {
 
 @Suite("lumend and directories other users could plant", .timeLimit(.minutes(2)))
 struct PlantedDirectoryTests {
-    @Test func aSocketDirectoryAnotherUserCouldWriteIsRefused() async throws {
-        let directory = TemporaryDirectory()
+    /// Makes `planted` in `directory`, writable by every user (and, as root, owned by `nobody` when asked).
+    static func plant(in directory: TemporaryDirectory, ownedByNobody: Bool = false) throws -> String {
         let planted = directory.file("planted")
         try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
         chmod(planted, 0o777)
-        if geteuid() == 0 { chown(planted, 65_534, 65_534) }
+        if ownedByNobody, geteuid() == 0 { chown(planted, 65_534, 65_534) }
+        return planted
+    }
+
+    @Test func aSocketDirectoryAnotherUserCouldWriteIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        let planted = try Self.plant(in: directory, ownedByNobody: true)
         let daemon = try DaemonProcess(
             arguments: ["--socket", planted + "/lumend.sock", "--state-dir", directory.file("state")],
             directory: directory, setPaths: false)
@@ -54,9 +60,7 @@ struct PlantedDirectoryTests {
 
     @Test func aStateDirectoryInsideAPlantedOneIsRefused() async throws {
         let directory = TemporaryDirectory()
-        let planted = directory.file("planted")
-        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
-        chmod(planted, 0o777)
+        let planted = try Self.plant(in: directory)
         let daemon = try DaemonProcess(
             arguments: ["--socket", directory.file("lumend.sock"), "--state-dir", planted + "/state"],
             directory: directory, setPaths: false)
@@ -68,9 +72,7 @@ struct PlantedDirectoryTests {
 extension PlantedDirectoryTests {
     @Test func lumenctlDoesNotTalkToASocketInAPlantedDefaultDirectory() async throws {
         let directory = TemporaryDirectory()
-        let planted = directory.file("planted")
-        try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
-        chmod(planted, 0o777)
+        let planted = try Self.plant(in: directory)
         let result = try await runTool("lumenctl", ["status"], environment: ["XDG_RUNTIME_DIR": planted])
         #expect(result.status != 0)
         #expect(result.stderr.contains("not trusting it") && result.stderr.contains("writable by other users"))

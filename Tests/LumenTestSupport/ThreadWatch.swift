@@ -1,0 +1,32 @@
+import CLinux
+import Foundation
+
+/// The IDs of the threads of process `pid`, from `/proc`.
+public func threadIDs(of pid: Int32) -> Set<Int32> {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return Set(names.compactMap { Int32($0) })
+}
+
+/// Waits until process `pid` has at most `count` threads, watching each thread beyond them with a thread
+/// pidfd (readable once the thread has exited), so the wait is for the exits themselves, not a poll.
+/// - Returns: whether the count was reached within `timeout`.
+public func waitForThreadCount(of pid: Int32, atMost count: Int, timeout: Duration = .seconds(120)) async -> Bool {
+    await offload {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let threads = threadIDs(of: pid)
+            if threads.count <= count { return true }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            // Any thread may be the one to go; wait for the first exit among them all, then count again.
+            var watched = threads.compactMap { tid -> pollfd? in
+                let fd = lumen_thread_pidfd(tid)
+                return fd < 0 ? nil : pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            }
+            defer { watched.forEach { close($0.fd) } }
+            // No thread could be watched: each had just gone, or the kernel predates thread pidfds (6.9).
+            guard !watched.isEmpty else { return threadIDs(of: pid).count <= count }
+            _ = poll(&watched, nfds_t(watched.count), Int32(remaining.components.seconds * 1_000 + 1))
+        }
+    }
+}
