@@ -118,6 +118,12 @@ public struct RoomScope: Scope {
         },
         .value("isScanning") { $0.isScanning },
         .value("scan") { $0.scan },
+        .value("anyOn") { $0.property("anyOn") as Connection<Bool> },
+        .value("allOn") { $0.property("allOn") as Connection<Bool> },
+        .action(
+            "setAll", arguments: "{isOn?, brightness?, colorTemperature?, color?, transitionMs?}",
+            result: "{lights: [{light, applied | missed, ignored?}]}"
+        ) { $0.setAll },
     ]
 
     var name: WritableConnection<String> {

@@ -15,7 +15,9 @@ public struct SimulationScope: Scope {
         .action("setReachable", arguments: "{light, reachable}", result: "{}") { $0.setReachable },
         .action("powerCycle", arguments: "{light, durationMs?}", result: "{}") { $0.powerCycle },
         .action(
-            "setFaults", arguments: "{light, latency?, dropProbability?, timeoutMs?, rateLimitPerSecond?, powerOn?}",
+            "setFaults",
+            arguments:
+                "{light, latency?, dropProbability?, timeoutMs?, rateLimitPerSecond?, powerOn?, whileOff?, overload?}",
             result: "{}"
         ) { $0.setFaults },
         .action("addRoom", arguments: "{id, name}", result: "{}") { $0.addRoom },
@@ -62,7 +64,7 @@ public struct SimulationScope: Scope {
     }
 
     var setFaults: Action {
-        action(["light", "latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn"]) {
+        action(DeviceSettings.keys.union(["light"])) {
             home, args throws(JSONShapeError) in
             let light = LightID(try args.required("light").string())
             var object = args.object

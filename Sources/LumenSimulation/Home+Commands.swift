@@ -29,27 +29,21 @@ extension Home {
                 "light '\(light)' (kind \(device.model.kind.rawValue)) has no \(property.rawValue)",
                 data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
         }
-        guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {
-            throw LumenError(.invalidParams, "transitionMs must be 0–3600000, got \(transitionMs)")
-        }
+        try Self.validateTransition(transitionMs)
         refreshRealTime()
         let settings = effectiveSettings(of: device)
         let faults = settings.faultModel
-        if let rate = faults.rateLimitPerSecond {
-            let capacity = max(1, rate)
-            var bucket = rateBuckets[light] ?? RateBucket(tokens: capacity, updatedAt: nowMicros)
-            let elapsed = Double(nowMicros - bucket.updatedAt) / 1_000_000
-            bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
-            bucket.updatedAt = nowMicros
-            guard bucket.tokens >= 1 else {
-                rateBuckets[light] = bucket
+        // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
+        var overloaded = false
+        if !takeToken(for: light, rate: faults.rateLimitPerSecond) {
+            guard settings.effectiveOverload == .drop else {
                 throw LumenError(
                     .busy,
-                    "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
+                    "light '\(light)' accepts at most \(JSONNumber(faults.rateLimitPerSecond ?? 0)) commands a "
+                        + "second; slow down and retry",
                     data: ["light": .string(light.rawValue)])
             }
-            bucket.tokens -= 1
-            rateBuckets[light] = bucket
+            overloaded = true
         }
         let id = nextCommandID
         nextCommandID += 1
@@ -68,7 +62,7 @@ extension Home {
         if !device.isReachable {
             event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue))
             due = nowMicros + timeout
-        } else if dropped {
+        } else if dropped || overloaded {
             event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue))
             due = nowMicros + timeout
         } else {
@@ -87,11 +81,38 @@ extension Home {
         return ticket
     }
 
+    static func validateTransition(_ transitionMs: Double) throws(LumenError) {
+        guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {
+            throw LumenError(
+                .invalidParams, "transitionMs must be 0–3600000, got \(JSONNumber(transitionMs))",
+                data: ["argument": "transitionMs"])
+        }
+    }
+
+    /// Takes a token from a light's rate-limit bucket; `false` when it has none (or `true` with no limit).
+    func takeToken(for light: LightID, rate: Double?) -> Bool {
+        guard let rate else { return true }
+        let capacity = max(1, rate)
+        var bucket = rateBuckets[light] ?? RateBucket(tokens: capacity, updatedAt: nowMicros)
+        let elapsed = Double(nowMicros - bucket.updatedAt) / 1_000_000
+        bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
+        bucket.updatedAt = nowMicros
+        defer { rateBuckets[light] = bucket }
+        guard bucket.tokens >= 1 else { return false }
+        bucket.tokens -= 1
+        return true
+    }
+
     func applyCommand(_ id: UInt64) {
         guard let command = pending[id] else { return }
         guard var device = lights[command.light] else {
             pending[id] = nil
             command.ticket.settle(.failure(Self.noSuchLight(command.light)))
+            return
+        }
+        if !device.isReachable, command.isGroup {
+            pending[id] = nil
+            command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
             return
         }
         if !device.isReachable {
@@ -103,31 +124,47 @@ extension Home {
             return
         }
         pending[id] = nil
+        // A new command ends a running fade where it stands: what it does not change stays at the fade's
+        // current step, not its target.
         let running = transitions.removeValue(forKey: command.light)
         let current = running.map { $0.state(at: nowMicros) } ?? device.state
-        let target = command.change.applied(to: running?.target ?? device.state)
+        if let refusal = refusalWhileOff(command.change, to: device, current: current) {
+            if let running { transitions[command.light] = running }
+            command.ticket.settle(.failure(refusal))
+            return
+        }
+        let landing = command.change.applied(to: current)
         device.transitionGeneration &+= 1
-        let fades =
-            command.transitionMicros > 0
-            && (current.brightness != target.brightness
-                || current.colorTemperature != target.colorTemperature || current.color != target.color
-                || current.isOn != target.isOn)
-        if fades {
-            let transition = Transition(
-                from: current, target: target, start: nowMicros, duration: command.transitionMicros)
+        lights[command.light] = device
+        if let transition = Transition(
+            current: current, landing: landing, kind: device.model.kind, start: nowMicros,
+            duration: command.transitionMicros)
+        {
             transitions[command.light] = transition
-            lights[command.light] = device
             setState(of: command.light, to: transition.state(at: nowMicros))
             persist(.light(command.light))
             schedule(
                 .transitionStep(command.light, generation: device.transitionGeneration),
                 at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
         } else {
-            lights[command.light] = device
-            setState(of: command.light, to: target)
+            setState(of: command.light, to: landing)
             persist(.light(command.light))
         }
-        command.ticket.settle(.success(target))
+        command.ticket.settle(.success(landing))
+    }
+
+    /// Why a light that is off will not take `change`, if it will not: a light that refuses changes while
+    /// off (as Hue bulbs do) takes no brightness or colour unless the same change turns it on.
+    func refusalWhileOff(_ change: LightChange, to device: SimulatedLight, current: LightState) -> LumenError? {
+        guard !current.isOn, change.isOn != true, effectiveSettings(of: device).effectiveWhileOff == .refuse
+        else { return nil }
+        let refused = change.properties.filter { $0 != .isOn }
+        guard let first = refused.first else { return nil }
+        return LumenError(
+            .deviceOff,
+            "light '\(device.id)' is off and does not take \(first.rawValue) while off; "
+                + "turn it on first, or in the same set",
+            data: ["light": .string(device.id.rawValue), "connection": .string(first.rawValue)])
     }
 
     func failCommand(_ id: UInt64, code: LumenError.Code) {
@@ -153,6 +190,8 @@ extension Home {
         let state = transition.state(at: nowMicros)
         if nowMicros >= transition.start + transition.duration {
             transitions[id] = nil
+            // Fading off reaches the lowest level before it switches off.
+            if transition.landing != transition.fadeTo { setState(of: id, to: transition.fadeTo) }
         } else {
             let next = min(nowMicros + Transition.stepMicros, transition.start + transition.duration)
             schedule(.transitionStep(id, generation: generation), at: next)
@@ -162,11 +201,16 @@ extension Home {
 
     /// Sets a light's state and emits one event per property that really changed.
     func setState(of id: LightID, to state: LightState) {
-        guard let old = lights[id]?.state, old != state else { return }
+        guard let device = lights[id], device.state != state else { return }
+        let old = device.state
         lights[id]?.state = state
-        let kind = lights[id]!.model.kind
+        let kind = device.model.kind
         let light = Entity.light(id)
-        if old.isOn != state.isOn { emit(light, .property("isOn", .bool(state.isOn))) }
+        let group = rooms[device.room]?.groupState
+        if old.isOn != state.isOn {
+            rooms[device.room]?.onCount += state.isOn ? 1 : -1
+            emit(light, .property("isOn", .bool(state.isOn)))
+        }
         if kind.capabilities.contains(.brightness), old.brightness != state.brightness {
             emit(light, .property("brightness", .double(state.brightness)))
         }
@@ -176,6 +220,8 @@ extension Home {
         if kind.capabilities.contains(.color), old.color != state.color {
             emit(light, .property("color", state.color.jsonValue))
         }
+        // The room's derived values follow its light's own changes.
+        if old.isOn != state.isOn, let group { emitGroupChange(of: device.room, since: group) }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

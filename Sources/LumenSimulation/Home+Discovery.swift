@@ -46,11 +46,13 @@ extension Home {
             persist(.room(roomID))
             return
         }
+        let before = room.groupState
         room.lightIDs.append(lightID)
         room.scan?.found.append(lightID)
         rooms[roomID] = room
         insertLight(pending.light, room: roomID)
         emit(.room(roomID), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
+        emitGroupChange(of: roomID, since: before)
         if let scan = room.scan { emit(.room(roomID), .property("scan", scan.jsonValue(isScanning: true))) }
         persist(.light(lightID))
         persist(.room(roomID))

@@ -67,6 +67,8 @@ extension Home {
             case "lightIDs": return .array(room.lightIDs.map { .string($0.rawValue) })
             case "isScanning": return .bool(room.scan != nil)
             case "scan": return scanValue(of: room)
+            case "anyOn": return .bool(room.groupState.anyOn)
+            case "allOn": return .bool(room.groupState.allOn)
             default: break
             }
         case .light(let id):

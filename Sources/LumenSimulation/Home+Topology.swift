@@ -37,16 +37,20 @@ extension Home {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists", data: ["light": .string(fixture.id.rawValue)])
         }
+        let before = rooms[roomID]!.groupState
         insertLight(fixture, room: roomID)
         rooms[roomID]?.lightIDs.append(fixture.id)
         emit(.room(roomID), .property("lightIDs", .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) })))
+        emitGroupChange(of: roomID, since: before)
         persist(.light(fixture.id))
         persist(.room(roomID))
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
     public func removeLight(_ id: LightID) throws(LumenError) {
-        guard let light = forgetLight(id) else { throw Self.noSuchLight(id) }
+        guard let before = lights[id].flatMap({ rooms[$0.room]?.groupState }), let light = forgetLight(id) else {
+            throw Self.noSuchLight(id)
+        }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {
@@ -56,6 +60,7 @@ extension Home {
         emit(.light(id), .removed)
         if let room = rooms[light.room] {
             emit(.room(light.room), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
+            emitGroupChange(of: light.room, since: before)
         }
         persist(.light(id))
         persist(.room(light.room))

@@ -65,6 +65,9 @@ public actor Home {
         let transitionMicros: Int64
         let submittedAt: Int64
         let ticket: CommandTicket
+        /// Part of a room's group command: a light that cannot be reached misses it at once, unanswered, rather
+        /// than failing after its timeout.
+        var isGroup = false
     }
 
     /// A home built from a fixture (or a snapshot, which is a fixture too).
@@ -88,6 +91,7 @@ public actor Home {
                 lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)
                 if !light.settings.isEmpty { lightSettings[light.id] = light.settings }
             }
+            rooms[room.id]?.onCount = room.lights.count { $0.state.isOn }
         }
         for (index, fault) in faultSchedule.enumerated() {
             queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))
@@ -213,6 +217,7 @@ public actor Home {
     func insertLight(_ fixture: LightFixture, room: RoomID) {
         lights[fixture.id] = SimulatedLight(fixture: fixture, room: room, seed: fixtureIdentity.seed)
         if !fixture.settings.isEmpty { lightSettings[fixture.id] = fixture.settings }
+        if fixture.state.isOn { rooms[room]?.onCount += 1 }
     }
 
     /// Forgets a light and everything kept about it.
@@ -220,14 +225,23 @@ public actor Home {
         lightSettings[id] = nil
         transitions[id] = nil
         rateBuckets[id] = nil
-        return lights.removeValue(forKey: id)
+        guard let light = lights.removeValue(forKey: id) else { return nil }
+        if light.state.isOn { rooms[light.room]?.onCount -= 1 }
+        return light
+    }
+
+    /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
+    func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
+        guard let now = rooms[room]?.groupState else { return }
+        if now.anyOn != before.anyOn { emit(.room(room), .property("anyOn", .bool(now.anyOn))) }
+        if now.allOn != before.allOn { emit(.room(room), .property("allOn", .bool(now.allOn))) }
     }
 
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
     func fixtureEntry(of id: LightID) -> LightFixture? {
         guard let light = lights[id] else { return nil }
         var fixture = LightFixture(
-            id: id, name: light.name, model: light.model, state: transitions[id]?.target ?? light.state)
+            id: id, name: light.name, model: light.model, state: transitions[id]?.landing ?? light.state)
         fixture.isReachable = !light.forcedUnreachable
         fixture.settings = lightSettings[id] ?? DeviceSettings()
         return fixture

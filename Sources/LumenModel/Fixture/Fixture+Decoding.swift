@@ -120,9 +120,13 @@ public enum FixtureError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DeviceSettings {
-    static let keys: Set<String> = ["latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn"]
+    /// The keys of device settings, as a fixture, a room or a light writes them.
+    public static let keys: Set<String> = [
+        "latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn", "whileOff", "overload",
+    ]
 
-    /// Reads device settings (`latency`, `dropProbability`, `timeoutMs`, `rateLimitPerSecond`, `powerOn`).
+    /// Reads device settings (`latency`, `dropProbability`, `timeoutMs`, `rateLimitPerSecond`, `powerOn`,
+    /// `whileOff`, `overload`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         try self.init(object: cursor.object(allowing: Self.keys))
     }
@@ -137,11 +141,14 @@ extension DeviceSettings {
         timeoutMs = try object.optional("timeoutMs")?.double(in: 1...600_000)
         rateLimitPerSecond = try object.optional("rateLimitPerSecond")?.double(in: 0.1...10_000)
         powerOn = try object.optional("powerOn")?.enumeration(PowerOnBehavior.self)
+        whileOff = try object.optional("whileOff")?.enumeration(OffBehavior.self)
+        overload = try object.optional("overload")?.enumeration(OverloadBehavior.self)
     }
 }
 
 extension LatencyModel {
-    init(cursor: JSONCursor) throws(JSONShapeError) {
+    /// Reads a latency model as a fixture writes it: a preset's name or a model object.
+    public init(cursor: JSONCursor) throws(JSONShapeError) {
         if case .string(let name) = cursor.value {
             guard let preset = Preset(rawValue: name) else {
                 let names = Preset.allCases.map(\.rawValue).joined(separator: ", ")
@@ -151,7 +158,7 @@ extension LatencyModel {
             return
         }
         let object = try cursor.object(allowing: [
-            "preset", "kind", "ms", "minMs", "maxMs", "meanMs", "stddevMs", "medianMs", "sigma",
+            "preset", "kind", "ms", "minMs", "maxMs", "meanMs", "stddevMs", "medianMs", "sigma", "components",
         ])
         if let preset = object.optional("preset") {
             guard object.object.count == 1 else { throw cursor.error("'preset' stands alone; remove the other keys") }
@@ -188,8 +195,23 @@ extension LatencyModel {
                 medianMs: try object.required("medianMs").double(in: 0.001...600_000),
                 sigma: try object.required("sigma").double(in: 0...5),
                 maxMs: try object.optional("maxMs")?.double(in: ms))
+        case "mixture":
+            try need("", ["components"])
+            let list = try object.required("components")
+            let components = try list.array().map { cursor throws(JSONShapeError) in
+                let component = try cursor.object(allowing: ["weight", "model"])
+                return Component(
+                    weight: try component.required("weight").double(in: 0...1e9),
+                    model: try LatencyModel(cursor: try component.required("model")))
+            }
+            guard !components.isEmpty else { throw list.error("a mixture needs at least one component") }
+            guard components.contains(where: { $0.weight > 0 }) else {
+                throw list.error("at least one component needs a weight above 0")
+            }
+            self = .mixture(components)
         case let other:
-            throw kind.error("unknown latency kind '\(other)'; expected one of: fixed, uniform, normal, logNormal")
+            throw kind.error(
+                "unknown latency kind '\(other)'; expected one of: fixed, uniform, normal, logNormal, mixture")
         }
     }
 }

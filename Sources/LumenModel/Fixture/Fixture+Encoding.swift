@@ -31,6 +31,8 @@ extension DeviceSettings {
         if let timeoutMs { object["timeoutMs"] = .double(timeoutMs) }
         if let rateLimitPerSecond { object["rateLimitPerSecond"] = .double(rateLimitPerSecond) }
         if let powerOn { object["powerOn"] = .string(powerOn.rawValue) }
+        if let whileOff { object["whileOff"] = .string(whileOff.rawValue) }
+        if let overload { object["overload"] = .string(overload.rawValue) }
         return object
     }
 }
@@ -38,7 +40,7 @@ extension DeviceSettings {
 extension LatencyModel {
     /// The model as fixture JSON: a preset's name when it is one.
     public var jsonValue: JSONValue {
-        if let preset = Preset.allCases.first(where: { $0.model == self }) { return .string(preset.rawValue) }
+        if let preset { return .string(preset.rawValue) }
         switch self {
         case .fixed(let ms): return .object(["kind": "fixed", "ms": .double(ms)])
         case .uniform(let low, let high):
@@ -51,6 +53,12 @@ extension LatencyModel {
             var object: JSONObject = ["kind": "logNormal", "medianMs": .double(median), "sigma": .double(sigma)]
             if let max { object["maxMs"] = .double(max) }
             return .object(object)
+        case .mixture(let components):
+            return .object([
+                "kind": "mixture",
+                "components": .array(
+                    components.map { .object(["weight": .double($0.weight), "model": $0.model.jsonValue]) }),
+            ])
         }
     }
 }

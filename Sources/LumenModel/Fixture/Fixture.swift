@@ -80,17 +80,24 @@ public struct DeviceSettings: Sendable, Hashable {
     public var rateLimitPerSecond: Double?
     /// What the light does when power returns.
     public var powerOn: PowerOnBehavior?
+    /// What the light does with brightness and colour changes while off.
+    public var whileOff: OffBehavior?
+    /// What the device does with commands beyond its rate limit.
+    public var overload: OverloadBehavior?
 
     /// Settings; `nil` inherits.
     public init(
         latency: LatencyModel? = nil, dropProbability: Double? = nil, timeoutMs: Double? = nil,
-        rateLimitPerSecond: Double? = nil, powerOn: PowerOnBehavior? = nil
+        rateLimitPerSecond: Double? = nil, powerOn: PowerOnBehavior? = nil, whileOff: OffBehavior? = nil,
+        overload: OverloadBehavior? = nil
     ) {
         self.latency = latency
         self.dropProbability = dropProbability
         self.timeoutMs = timeoutMs
         self.rateLimitPerSecond = rateLimitPerSecond
         self.powerOn = powerOn
+        self.whileOff = whileOff
+        self.overload = overload
     }
 
     /// These settings with every unset one taken from `parent`.
@@ -100,8 +107,17 @@ public struct DeviceSettings: Sendable, Hashable {
             dropProbability: dropProbability ?? parent.dropProbability,
             timeoutMs: timeoutMs ?? parent.timeoutMs,
             rateLimitPerSecond: rateLimitPerSecond ?? parent.rateLimitPerSecond,
-            powerOn: powerOn ?? parent.powerOn)
+            powerOn: powerOn ?? parent.powerOn, whileOff: whileOff ?? parent.whileOff,
+            overload: overload ?? parent.overload)
     }
+
+    /// What the light does with changes while off: as set, else as its latency preset's family does, else
+    /// it stores them (what Matter lights with `ExecuteIfOff` do, and what loses no client's change).
+    public var effectiveWhileOff: OffBehavior { whileOff ?? latency?.preset?.whileOff ?? .store }
+
+    /// What the device does beyond its rate limit: as set, else as its latency preset's family does, else
+    /// it answers busy (an error a client can act on at once).
+    public var effectiveOverload: OverloadBehavior { overload ?? latency?.preset?.overload ?? .busy }
 
     /// Whether nothing is set.
     public var isEmpty: Bool { self == DeviceSettings() }

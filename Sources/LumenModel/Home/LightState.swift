@@ -103,3 +103,19 @@ public enum PowerOnBehavior: String, Sendable, Hashable, CaseIterable {
     /// Come back in ``LightState/factoryDefault``.
     case `default`
 }
+
+/// What a light does with a brightness or colour change while it is off.
+public enum OffBehavior: String, Sendable, Hashable, CaseIterable {
+    /// Refuse it with `deviceOff`, as a Hue bulb does (the bridge's error 201, "device is set to off").
+    case refuse
+    /// Take it and show it at the next power-on, as a Matter light with `ExecuteIfOff` set does.
+    case store
+}
+
+/// What a device does with commands beyond its rate limit.
+public enum OverloadBehavior: String, Sendable, Hashable, CaseIterable {
+    /// Answer at once that it is too busy, as a Hue bridge does (HTTP 429): the client can back off.
+    case busy
+    /// Drop them silently, as LIFX firmware does with excess UDP packets: the client times out.
+    case drop
+}

@@ -52,6 +52,8 @@ public struct LumenError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timedOut = Code(rawValue: -32011)
         /// The device is taking more commands than it can handle (its rate limit).
         public static let busy = Code(rawValue: -32012)
+        /// The device is off and does not take that change while off (a Hue bulb's "device is set to off").
+        public static let deviceOff = Code(rawValue: -32013)
         /// A limit of the server was reached (line length, nesting, scopes, subscriptions, sessions).
         public static let limitExceeded = Code(rawValue: -32020)
         /// The entity already exists.

@@ -1,0 +1,36 @@
+import LumenModel
+import LumenSimulation
+
+extension RoomScope {
+    /// `setAll`: one group command to every light of the room, answered once each light has applied or
+    /// missed it.
+    var setAll: Action {
+        let (container, id) = (container, id)
+        return Action { arguments async throws(LumenError) in
+            let change: LightChange
+            let transitionMs: Double
+            do throws(JSONShapeError) {
+                let args = try arguments.object(allowing: [
+                    "isOn", "brightness", "colorTemperature", "color", "transitionMs",
+                ])
+                change = LightChange(
+                    isOn: try args.optional("isOn")?.bool(),
+                    brightness: try args.optional("brightness")?.double(in: LightState.brightnessRange),
+                    colorTemperature: try args.optional("colorTemperature")?.int(
+                        in: LightState.colorTemperatureRange),
+                    color: try args.optional("color").map { cursor throws(JSONShapeError) in
+                        try CIEColor(cursor: cursor)
+                    })
+                transitionMs = try args.optional("transitionMs")?.double(in: 0...3_600_000) ?? 0
+            } catch {
+                throw LumenError(
+                    .invalidParams, error.description,
+                    data: ["room": .string(id.rawValue), "connection": "setAll"])
+            }
+            let ticket = try await container.home.setAll(change, in: id, transitionMs: transitionMs)
+            let deliveries = await ticket.outcome
+            try await container.commit()
+            return .object(["lights": .array(deliveries.map(\.jsonValue))])
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import LumenModel
+
+/// What one light did with a room's group command.
+public struct GroupDelivery: Sendable, Hashable {
+    /// Why a light missed a group command.
+    public enum Miss: String, Sendable, Hashable {
+        /// It could not be reached (a group command is not acknowledged, so nobody waits for it).
+        case unreachable
+        /// The frame was lost on the way (its `dropProbability`).
+        case lost
+        /// It was beyond its rate limit and had no room for one more command.
+        case overloaded
+        /// It is off and does not take brightness or colour while off.
+        case off
+    }
+
+    /// The light.
+    public var light: LightID
+    /// The properties it applied.
+    public var applied: [LightProperty]
+    /// The properties it cannot do, left out for it.
+    public var ignored: [LightProperty]
+    /// Why it missed the command, if it did.
+    public var missed: Miss?
+
+    /// A delivery.
+    public init(light: LightID, applied: [LightProperty], ignored: [LightProperty], missed: Miss?) {
+        self.light = light
+        self.applied = applied
+        self.ignored = ignored
+        self.missed = missed
+    }
+
+    /// The delivery as the `setAll` reply lists it.
+    public var jsonValue: JSONValue {
+        var object: JSONObject = ["light": .string(light.rawValue)]
+        if let missed {
+            object["missed"] = .string(missed.rawValue)
+        } else {
+            object["applied"] = .array(applied.map { .string($0.rawValue) })
+        }
+        if !ignored.isEmpty { object["ignored"] = .array(ignored.map { .string($0.rawValue) }) }
+        return .object(object)
+    }
+}
+
+/// A group command under way: one ticket per light that was sent it.
+public struct GroupTicket: Sendable {
+    let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?)]
+
+    /// Waits until every light has applied or missed the command; the lights in the room's order.
+    public var outcome: [GroupDelivery] {
+        get async {
+            var result: [GroupDelivery] = []
+            for (delivery, ticket) in deliveries {
+                var delivery = delivery
+                if let ticket, case .failure(let error) = await ticket.result {
+                    delivery.missed = error.code == .deviceOff ? .off : .unreachable
+                    delivery.applied = []
+                }
+                result.append(delivery)
+            }
+            return result
+        }
+    }
+}
+
+extension Home {
+    /// Sends `change` to every light of a room at once, as a Zigbee group command does: one broadcast that
+    /// each light applies after its own latency.
+    ///
+    /// Lights that cannot be reached, lose the frame or are beyond their rate limit miss it silently; a light
+    /// leaves out the properties it cannot do. Commands to each light still take effect in order.
+    /// - Throws: ``LumenError`` for an unknown room, an empty change, or a value or transition out of range.
+    public func setAll(_ change: LightChange, in roomID: RoomID, transitionMs: Double = 0) throws(LumenError)
+        -> GroupTicket
+    {
+        guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
+        guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
+        guard !change.properties.isEmpty else {
+            throw LumenError(
+                .invalidParams, "setAll needs at least one of isOn, brightness, colorTemperature, color",
+                data: ["room": .string(roomID.rawValue)])
+        }
+        try change.validate()
+        try Self.validateTransition(transitionMs)
+        refreshRealTime()
+        var deliveries: [(GroupDelivery, CommandTicket?)] = []
+        for lightID in room.lightIDs {
+            guard var device = lights[lightID] else { continue }
+            let capabilities = device.model.kind.capabilities
+            var own = change
+            if !capabilities.contains(.brightness) { own.brightness = nil }
+            if !capabilities.contains(.colorTemperature) { own.colorTemperature = nil }
+            if !capabilities.contains(.color) { own.color = nil }
+            var delivery = GroupDelivery(
+                light: lightID, applied: own.properties,
+                ignored: change.properties.filter { !capabilities.contains($0) }, missed: nil)
+            guard !own.properties.isEmpty else {
+                deliveries.append((delivery, nil))
+                continue
+            }
+            let settings = effectiveSettings(of: device)
+            let faults = settings.faultModel
+            // The same draws as a command of its own, so the light's random stream does not depend on how it
+            // was addressed.
+            let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
+            let dropped =
+                faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
+            if !device.isReachable {
+                delivery.missed = .unreachable
+            } else if dropped {
+                delivery.missed = .lost
+            } else if !takeToken(for: lightID, rate: faults.rateLimitPerSecond) {
+                delivery.missed = .overloaded
+            }
+            if delivery.missed != nil {
+                delivery.applied = []
+                lights[lightID] = device
+                deliveries.append((delivery, nil))
+                continue
+            }
+            let id = nextCommandID
+            nextCommandID += 1
+            let ticket = CommandTicket()
+            pending[id] = PendingCommand(
+                light: lightID, change: own, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
+                ticket: ticket, isGroup: true)
+            let due = max(nowMicros + latency, device.lastApplyAt)
+            device.lastApplyAt = due
+            lights[lightID] = device
+            queue.schedule(.applyCommand(id), at: due)
+            deliveries.append((delivery, ticket))
+        }
+        if clockMode == .real { runEvents(notAfter: nowMicros) }
+        armRealClock()
+        return GroupTicket(deliveries: deliveries)
+    }
+}

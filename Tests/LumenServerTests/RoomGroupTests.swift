@@ -1,0 +1,55 @@
+import LumenModel
+import LumenTestSupport
+import Testing
+
+/// A room's `setAll`, `anyOn` and `allOn` over the wire.
+@Suite("Room group control over a real socket", .timeLimit(.minutes(2)))
+struct RoomGroupTests {
+    @Test func setAllAnswersPerLightAndTheDerivedValuesAreSubscribable() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let scope = room["scope"]!
+        #expect(try await client.result("get", ["scope": scope, "connection": "anyOn"])["value"] == true)
+        #expect(try await client.result("get", ["scope": scope, "connection": "allOn"])["value"] == false)
+        let subscription = try await client.result("subscribe", ["scope": scope, "connection": "allOn"])
+        #expect(subscription["value"] == false)
+        // On the virtual clock the lights apply it once another client moves the clock.
+        let pending = Task {
+            try await client.result(
+                "call",
+                ["scope": scope, "connection": "setAll", "arguments": ["isOn": true, "colorTemperature": 250]])
+        }
+        let harness = try server.connect()
+        let simulation = try await harness.result("open", ["scope": 0, "connection": "simulation"])
+        _ = try await harness.result(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 10]])
+        let reply = try await pending.value["value"]
+        #expect(
+            reply
+                == [
+                    "lights": [
+                        ["light": "lab.color", "applied": ["isOn", "colorTemperature"]],
+                        ["light": "lab.plug", "applied": ["isOn"], "ignored": ["colorTemperature"]],
+                        ["light": "lab.dim", "applied": ["isOn"], "ignored": ["colorTemperature"]],
+                    ]
+                ])
+        let notices = try await client.waitForNotifications(1)
+        #expect(notices.first?["params"]?["value"] == true, "\(notices)")
+        #expect(try await client.result("get", ["scope": scope, "connection": "allOn"])["value"] == true)
+    }
+
+    @Test func setAllSaysWhatIsWrongWithItsArguments() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let scope = room["scope"]!
+        let error = try await client.request(
+            "call", ["scope": scope, "connection": "setAll", "arguments": ["brightness": 140]])["error"]
+        #expect(error?["code"] == -32602)
+        #expect(error?["message"]?.stringValue?.contains("140") == true, "\(String(describing: error))")
+        #expect(error?["data"]?["room"] == "lab")
+        let empty = try await client.request("call", ["scope": scope, "connection": "setAll", "arguments": [:]])
+        #expect(empty["error"]?["code"] == -32602)
+    }
+}

@@ -1,0 +1,100 @@
+import LumenModel
+import LumenSimulation
+import Testing
+
+/// What a light does with commands while off and beyond its rate limit, as its device family's firmware does.
+@Suite("Device families: off lights and overload")
+struct DeviceFamilyTests {
+    @Test func aHueLikeLightRefusesBrightnessAndColourWhileOff() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""whileOff": "refuse""#, state: #"{"isOn": false, "brightness": 40}"#))
+        let ticket = try await home.submit(LightChange(brightness: 70), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        let error = try #require(await ticket.result.failure)
+        #expect(error.code == .deviceOff)
+        #expect(error.code.rawValue == -32013)
+        #expect(error.message.contains("is off") && error.message.contains("turn it on first"))
+        #expect(error.data["light"] == "bulb" && error.data["connection"] == "brightness")
+        #expect(try await home.light("bulb").state.brightness == 40, "nothing was stored")
+        // Turning it on in the same change is taken whole.
+        let on = try await home.submit(LightChange(isOn: true, brightness: 70), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await on.value.brightness == 70)
+    }
+
+    @Test func aRefusalFollowsTheOrderOfCommandsNotTheMomentOfSending() async throws {
+        // Sent back to back, "on" then "brightness": the second finds the light on when it arrives.
+        let (home, _) = try await makeHome(
+            singleLight(
+                settings: #""whileOff": "refuse", "latency": {"kind": "fixed", "ms": 50}"#, state: #"{"isOn": false}"#
+            ))
+        let on = try await home.submit(LightChange(isOn: true), to: "bulb")
+        let dim = try await home.submit(LightChange(brightness: 30), to: "bulb")
+        try await home.advance(byMilliseconds: 200)
+        #expect(try await on.value.isOn)
+        #expect(try await dim.value.brightness == 30)
+    }
+
+    @Test func aMatterLikeLightStoresChangesForTheNextPowerOn() async throws {
+        let (home, log) = try await makeHome(
+            singleLight(settings: #""whileOff": "store""#, state: #"{"isOn": false, "brightness": 40}"#))
+        let ticket = try await home.submit(LightChange(brightness: 70, colorTemperature: 250), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await ticket.value.brightness == 70)
+        #expect(log.values("isOn", of: "bulb").isEmpty, "it stays off")
+        _ = try await home.submit(LightChange(isOn: true), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        let state = try await home.light("bulb").state
+        #expect(state.isOn && state.brightness == 70 && state.colorTemperature == 250)
+    }
+
+    @Test func theDefaultFollowsTheLatencyPresetsFamily() {
+        #expect(DeviceSettings().effectiveWhileOff == .store)
+        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveWhileOff == .refuse)
+        #expect(DeviceSettings(latency: .preset(.lifxThread)).effectiveWhileOff == .store)
+        #expect(DeviceSettings(latency: .preset(.hueZigbee), whileOff: .store).effectiveWhileOff == .store)
+        #expect(DeviceSettings().effectiveOverload == .busy)
+        #expect(DeviceSettings(latency: .preset(.lifxThread)).effectiveOverload == .drop)
+        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveOverload == .busy)
+        #expect(DeviceSettings(latency: .preset(.lifxThread), overload: .busy).effectiveOverload == .busy)
+    }
+
+    @Test func aBridgeLikeDeviceAnswersBusyAtOnceBeyondItsRate() async throws {
+        let (home, _) = try await makeHome(singleLight(settings: #""rateLimitPerSecond": 2, "overload": "busy""#))
+        _ = try await home.submit(LightChange(brightness: 10), to: "bulb")
+        _ = try await home.submit(LightChange(brightness: 20), to: "bulb")
+        do {
+            _ = try await home.submit(LightChange(brightness: 30), to: "bulb")
+            Issue.record("a third command in the same instant was accepted")
+        } catch {
+            #expect(error.code == .busy && error.data["light"] == "bulb")
+        }
+        // The bucket refills: half a second later there is room for one more.
+        try await home.advance(byMilliseconds: 500)
+        _ = try await home.submit(LightChange(brightness: 40), to: "bulb")
+    }
+
+    @Test func aLIFXLikeDeviceDropsTheExcessSilentlyAndTheSenderTimesOut() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""rateLimitPerSecond": 2, "overload": "drop", "timeoutMs": 1500"#))
+        let first = try await home.submit(LightChange(brightness: 10), to: "bulb")
+        let second = try await home.submit(LightChange(brightness: 20), to: "bulb")
+        let third = try await home.submit(LightChange(brightness: 30), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await first.value.brightness == 10)
+        #expect(try await second.value.brightness == 20)
+        #expect(!third.isSettled, "no answer yet: the device said nothing")
+        try await home.advance(byMilliseconds: 1_499)
+        #expect(!third.isSettled)
+        try await home.advance(byMilliseconds: 1)
+        #expect(try #require(await third.result.failure).code == .timedOut)
+        #expect(try await home.light("bulb").state.brightness == 20)
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}

@@ -1,0 +1,100 @@
+import LumenModel
+import LumenSimulation
+import Testing
+
+/// Fades as subscribers see them, step by step: a new command ends a fade where it stands, turning off with a
+/// transition fades down and then switches off, turning on with one fades up from the lowest level.
+@Suite("Fades")
+struct FadeTests {
+    /// Brightness values with their times (ms), as subscribers were sent them.
+    func brightness(_ log: EventLog) -> [(ms: Double, value: Double)] {
+        log.values("brightness", of: "bulb").map { ($0.ms, $0.value.doubleValue!) }
+    }
+
+    @Test func aCommandOnAnotherPropertyEndsAFadeWhereItStands() async throws {
+        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 10}"#))
+        _ = try await home.submit(LightChange(brightness: 100), to: "bulb", transitionMs: 1_000)
+        try await home.advance(byMilliseconds: 300)
+        let standing = try await home.light("bulb").state.brightness
+        #expect(standing == 37)
+        let ticket = try await home.submit(LightChange(colorTemperature: 200), to: "bulb")
+        try await home.advance(byMilliseconds: 2_000)
+        #expect(try await ticket.value.brightness == 37, "the confirmed state keeps the level the fade reached")
+        #expect(try await home.light("bulb").state.brightness == 37)
+        // Subscribers saw three steps and nothing after: no jump to the fade's target.
+        #expect(brightness(log).map(\.value) == [19, 28, 37])
+        #expect(log.values("colorTemperature", of: "bulb").map(\.value) == [200])
+    }
+
+    @Test func switchingOffDuringAFadeLeavesBrightnessWhereItStood() async throws {
+        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 10}"#))
+        _ = try await home.submit(LightChange(brightness: 100), to: "bulb", transitionMs: 1_000)
+        try await home.advance(byMilliseconds: 200)
+        _ = try await home.submit(LightChange(isOn: false), to: "bulb")
+        try await home.advance(byMilliseconds: 2_000)
+        let state = try await home.light("bulb").state
+        #expect(!state.isOn)
+        #expect(state.brightness == 28)
+        #expect(brightness(log).map(\.value) == [19, 28])
+    }
+
+    @Test func turningOffWithATransitionFadesDownThenSwitchesOffAndRestoresTheLevel() async throws {
+        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 81}"#))
+        let ticket = try await home.submit(LightChange(isOn: false), to: "bulb", transitionMs: 400)
+        try await home.advance(byMilliseconds: 200)
+        // Mid-fade the light is still on, part of the way down, and `get` says so.
+        var state = try await home.light("bulb").state
+        #expect(state.isOn && state.brightness == 41)
+        try await home.advance(byMilliseconds: 1_000)
+        state = try await home.light("bulb").state
+        #expect(!state.isOn)
+        #expect(state.brightness == 81, "the level comes back for the next power-on")
+        #expect(try await ticket.value == state)
+        #expect(brightness(log).map(\.ms) == [100, 200, 300, 400, 400])
+        #expect(brightness(log).map(\.value) == [61, 41, 21, 1, 81])
+        let isOn = log.values("isOn", of: "bulb")
+        #expect(isOn.map(\.ms) == [400] && isOn.map(\.value) == [false], "off comes at the end, once")
+        // The next power-on, without a transition, shows the restored level.
+        _ = try await home.submit(LightChange(isOn: true), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await home.light("bulb").state.brightness == 81)
+    }
+
+    @Test func turningOnWithATransitionFadesUpFromTheLowestLevel() async throws {
+        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": false, "brightness": 61}"#))
+        _ = try await home.submit(LightChange(isOn: true), to: "bulb", transitionMs: 300)
+        try await home.advance(byMilliseconds: 0)
+        var state = try await home.light("bulb").state
+        #expect(state.isOn && state.brightness == 1)
+        try await home.advance(byMilliseconds: 150)
+        state = try await home.light("bulb").state
+        #expect(state.brightness == 21, "get returns the step subscribers were last sent")
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(brightness(log).map(\.ms) == [0, 100, 200, 300])
+        #expect(brightness(log).map(\.value) == [1, 21, 41, 61])
+        #expect(log.values("isOn", of: "bulb").map(\.ms) == [0])
+    }
+
+    @Test func turningOnToANewLevelWithATransitionFadesUpToIt() async throws {
+        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": false, "brightness": 20}"#))
+        _ = try await home.submit(LightChange(isOn: true, brightness: 51), to: "bulb", transitionMs: 200)
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(brightness(log).map(\.value) == [1, 26, 51])
+    }
+
+    @Test func aPlugSwitchesAtOnceWhateverTheTransition() async throws {
+        let (home, log) = try await makeHome(singleLight(kind: "onoff", state: #"{"isOn": true}"#))
+        _ = try await home.submit(LightChange(isOn: false), to: "bulb", transitionMs: 1_000)
+        try await home.advance(byMilliseconds: 0)
+        #expect(log.values("isOn", of: "bulb").map(\.value) == [false])
+        #expect(await home.scheduledEventCount == 0)
+    }
+
+    @Test func aFadeIsSavedAtWhereItLands() async throws {
+        let (home, _) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 81}"#))
+        _ = try await home.submit(LightChange(isOn: false), to: "bulb", transitionMs: 400)
+        try await home.advance(byMilliseconds: 200)
+        let saved = await home.snapshot().rooms[0].lights[0].state
+        #expect(!saved.isOn && saved.brightness == 81)
+    }
+}
