@@ -2,8 +2,8 @@ import LumenModel
 
 extension Home {
     /// The settings that govern a light: its own, then its room's, then the home's.
-    func effectiveSettings(of light: SimulatedLight) -> DeviceSettings {
-        (lightSettings[light.id] ?? DeviceSettings())
+    func effectiveSettings(of light: SimulatedLight, own: DeviceSettings? = nil) -> DeviceSettings {
+        (own ?? lightSettings[light.id] ?? DeviceSettings())
             .inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
     }
 

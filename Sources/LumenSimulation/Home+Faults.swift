@@ -19,6 +19,9 @@ extension Home {
     public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
+        if let problem = effectiveSettings(of: lights[id]!, own: merged).rateProblem {
+            throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
+        }
         lightSettings[id] = merged
         // The rate limit may have changed; start its bucket afresh.
         rateBuckets[id] = nil

@@ -14,13 +14,14 @@ enum LumenCtl {
           rooms                          List rooms
           lights [ROOM]                  List lights, all or one room's
           get LIGHT [PROPERTY]           Show a light, or one property of it
-          set LIGHT CHANGE…              Change a light: on, off, brightness=N, ct=N (mireds), xy=X,Y
-                                         [--transition MS]
+          set LIGHT|ROOM CHANGE…         Change a light, or every light of a room at once: on, off,
+                                         brightness=N, ct=N (mireds), xy=X,Y [--transition MS]
           rename home NAME | rename room ROOM NAME | rename light LIGHT NAME
           discover ROOM                  Start a discovery scan and show its progress
           watch [SCOPE…]                 Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)
           sim clock | sim advance MS | sim reachable LIGHT yes|no | sim power-cycle LIGHT [MS]
-          sim faults LIGHT KEY=VALUE…    (dropProbability, timeoutMs, rateLimitPerSecond, latency, powerOn)
+          sim faults LIGHT KEY=VALUE…    (dropProbability, timeoutMs, rateLimitPerSecond, latency, powerOn,
+                                         whileOff, overload)
           sim add-room ID [NAME] | sim remove-room ROOM | sim remove-light LIGHT | sim snapshot
           call METHOD [JSON]             Send one raw JSON-RPC request and print the result
           completion bash                Print a bash completion script
@@ -44,7 +45,7 @@ enum LumenCtl {
         "get":
             "Usage: lumenctl get LIGHT [PROPERTY] [--json]\n\nShows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, color, isReachable).",
         "set":
-            "Usage: lumenctl set LIGHT CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).",
+            "Usage: lumenctl set LIGHT|ROOM CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).\nGiven a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).",
         "rename":
             "Usage: lumenctl rename home NAME\n       lumenctl rename room ROOM NAME\n       lumenctl rename light LIGHT NAME",
         "discover":
@@ -286,6 +287,10 @@ enum LumenCtl {
 
     static func set(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
         let changes = try changes(words.dropFirst())
+        if try await reader.roomIDs().contains(words[0]) {
+            try await setAll(reader, room: words[0], changes, options)
+            return
+        }
         let (_, scope) = try await reader.openLight(words[0])
         var confirmed = JSONObject()
         for (connection, value) in changes {
@@ -294,6 +299,27 @@ enum LumenCtl {
         }
         if options.json { Output.json(.object(confirmed)); return }
         Output.line("\(words[0]): " + confirmed.map { "\($0.key)=\(display($0.value))" }.joined(separator: " "))
+    }
+
+    /// `set ROOM …`: one group command to the room's lights, then what each light did with it.
+    static func setAll(
+        _ reader: HomeReader, room: String, _ changes: [(String, JSONValue)], _ options: CommonOptions
+    ) async throws {
+        var arguments = JSONObject(changes.map { (key: $0.0, value: $0.1) })
+        if let transition = options.transitionMs { arguments["transitionMs"] = .double(transition) }
+        let scope = try await reader.openRoom(room)
+        let result = try await reader.client.call("setAll", in: scope, arguments: .object(arguments))
+        if options.json { Output.json(result); return }
+        let rows = (result["lights"]?.arrayValue ?? []).map { delivery -> [String] in
+            let applied = delivery["applied"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            let ignored = delivery["ignored"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return [
+                delivery["light"]?.stringValue ?? "",
+                delivery["missed"]?.stringValue.map { "missed (\($0))" } ?? "applied",
+                applied.joined(separator: " "), ignored.isEmpty ? "-" : ignored.joined(separator: " "),
+            ]
+        }
+        Output.table(["LIGHT", "OUTCOME", "APPLIED", "IGNORED"], rows, legend: options.legend, color: options.color)
     }
 
     static func rename(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {

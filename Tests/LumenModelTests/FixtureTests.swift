@@ -109,7 +109,62 @@ struct FixtureTests {
         Broken(
             name: "wrong type", edit: { $0.replacingOccurrences(of: "\"name\": \"Test Home\"", with: "\"name\": 3") },
             message: "name: expected a string, got a number"),
+        // Fixtures that parse but can never work.
+        Broken(
+            name: "a light no scan can find",
+            edit: { $0.replacingOccurrences(of: "\"delayMs\": 1000", with: "\"delayMs\": 60000") },
+            message:
+                "rooms[1].undiscovered[0].delayMs: light 'attic.new' would be found 60000 ms into a scan, but a scan "
+                + "lasts 60000 ms; no scan could find it. Lower delayMs or raise discovery.scanDurationMs"),
+        Broken(
+            name: "overlapping fault windows",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"rooms\": [",
+                    with:
+                        #""faultSchedule": [{"light": "lab.dim", "fault": "unreachable", "fromMs": 1000, "untilMs": 5000}, {"light": "lab.plug", "fault": "unreachable", "fromMs": 2000, "untilMs": 3000}, {"light": "lab.dim", "fault": "powerCycle", "fromMs": 4000, "untilMs": 4500}], "rooms": ["#
+                )
+            },
+            message:
+                "faultSchedule[2]: this fault window for light 'lab.dim' overlaps faultSchedule[0] (1000–5000 ms); a "
+                + "light has one fault at a time: merge them or move one"),
+        Broken(
+            name: "a rate limit below one command per timeout",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"id\": \"lab.dim\",", with: "\"id\": \"lab.dim\", \"rateLimitPerSecond\": 0.5,")
+            },
+            message:
+                "rooms[0].lights[2].rateLimitPerSecond: light 'lab.dim': a rate limit of 0.5 commands a second allows "
+                + "less than one command per timeout (1000 ms); raise rateLimitPerSecond to at least 1 or timeoutMs "
+                + "to at least 2000"),
+        Broken(
+            name: "a home-wide rate limit below one command per timeout",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"timeoutMs\": 1000", with: "\"timeoutMs\": 1000, \"rateLimitPerSecond\": 0.2")
+            },
+            message: "defaults.rateLimitPerSecond: light 'lab.color': a rate limit of 0.2 commands a second"),
     ]
+
+    @Test func fixturesThatCanWorkAreAccepted() throws {
+        // The same shapes, just inside the limits.
+        let text = Self.base.replacingOccurrences(of: "\"delayMs\": 1000", with: "\"delayMs\": 59999")
+            .replacingOccurrences(of: "\"id\": \"lab.dim\",", with: "\"id\": \"lab.dim\", \"rateLimitPerSecond\": 1,")
+            .replacingOccurrences(
+                of: "\"rooms\": [",
+                with:
+                    #""faultSchedule": [{"light": "lab.dim", "fault": "unreachable", "fromMs": 1000, "untilMs": 4000}, {"light": "lab.dim", "fault": "powerCycle", "fromMs": 4000, "untilMs": 4500}], "rooms": ["#
+            )
+        _ = try Fixture(json: Array(text.utf8))
+    }
+
+    @Test func aSnapshotIsNotRefusedForWhatOnlyAFixtureIsHeldTo() throws {
+        // A state file is the daemon's own; refusing it would stop lumend from starting on its saved state.
+        let text = Self.base.replacingOccurrences(of: "\"delayMs\": 1000", with: "\"delayMs\": 60000")
+            .replacingOccurrences(of: "\"seed\": 7,", with: "\"seed\": 7, \"generation\": 3,")
+        _ = try Fixture(json: Array(text.utf8))
+    }
 
     @Test(arguments: broken)
     func brokenFixturesFailWithThePathAndWhatIsWrong(_ broken: Broken) {

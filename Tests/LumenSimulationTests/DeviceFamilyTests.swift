@@ -92,6 +92,20 @@ struct DeviceFamilyTests {
     }
 }
 
+extension DeviceFamilyTests {
+    @Test func aRateLimitSetAtRunTimeIsHeldToOneCommandPerTimeoutToo() async throws {
+        let (home, _) = try await makeHome(singleLight(settings: #""timeoutMs": 2000"#))
+        do {
+            try await home.updateSettings(DeviceSettings(rateLimitPerSecond: 0.2), light: "bulb")
+            Issue.record("a rate limit that can never serve a retry was taken")
+        } catch {
+            #expect(error.code == .invalidParams)
+            #expect(error.message.contains("less than one command per timeout (2000 ms)"), "\(error.message)")
+        }
+        try await home.updateSettings(DeviceSettings(rateLimitPerSecond: 0.5), light: "bulb")
+    }
+}
+
 extension Result {
     /// The error, if this is a failure.
     var failure: Failure? {

@@ -81,6 +81,24 @@ struct LumenctlTests {
         #expect(renamed.stdout == "renamed to Desk\n")
     }
 
+    @Test func setOnARoomSendsOneGroupCommandAndListsWhatEachLightDid() async throws {
+        let daemon = try await startDaemon()
+        let set = try await ctl(daemon, "set", "lab", "on", "ct=250")
+        #expect(set.status == 0, "stderr: \(set.stderr)")
+        #expect(
+            set.stdout == """
+                LIGHT      OUTCOME  APPLIED                IGNORED
+                lab.color  applied  isOn colorTemperature  -
+                lab.plug   applied  isOn                   colorTemperature
+                lab.dim    applied  isOn                   colorTemperature
+
+                """)
+        let status = try await ctl(daemon, "--no-legend", "lights", "lab")
+        #expect(status.stdout.split(separator: "\n").allSatisfy { $0.contains(" on ") }, "\(status.stdout)")
+        let json = try await ctl(daemon, "set", "lab", "off", "--json")
+        #expect(try JSONParser.parse(json.stdout.trimmingCharacters(in: .newlines))["lights"]?.arrayValue?.count == 3)
+    }
+
     @Test func failuresExitOneAndSayWhatToDo() async throws {
         let daemon = try await startDaemon()
         let unknown = try await ctl(daemon, "get", "lab.nothing")

@@ -11,6 +11,7 @@ extension Fixture {
         do {
             self = try Fixture(cursor: JSONCursor(value))
             try validate()
+            if generation == nil { try validateFeasibility() }
         } catch {
             throw FixtureError.shape(error)
         }
