@@ -164,7 +164,7 @@ public actor Home {
             throw LumenError(.needsVirtualClock, "advance needs the virtual clock; start lumend with --clock virtual")
         }
         guard ms.isFinite, ms >= 0, ms <= 1e12 else {
-            throw LumenError(.invalidParams, "ms must be a number from 0 to 1e12, got \(ms)")
+            throw LumenError(.invalidParams, "ms must be a number from 0 to 1e12, got \(JSONNumber(ms))")
         }
         let target = nowMicros + Self.micros(ms)
         runEvents(notAfter: target)

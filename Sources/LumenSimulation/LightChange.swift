@@ -43,15 +43,22 @@ public struct LightChange: Sendable, Hashable {
     /// - Throws: ``LumenError`` with code `invalidParams` naming the property and its range.
     func validate() throws(LumenError) {
         if let brightness, !(LightState.brightnessRange.contains(brightness)) {
-            throw LumenError(.invalidParams, "brightness \(brightness) is out of range 1–100")
+            throw LumenError(
+                .invalidParams, "brightness \(JSONNumber(brightness)) is out of range 1–100",
+                data: ["connection": "brightness"])
         }
         if let colorTemperature, !LightState.colorTemperatureRange.contains(colorTemperature) {
-            throw LumenError(.invalidParams, "colorTemperature \(colorTemperature) is out of range 153–500 mireds")
+            throw LumenError(
+                .invalidParams, "colorTemperature \(colorTemperature) is out of range 153–500 mireds",
+                data: ["connection": "colorTemperature"])
         }
         if let color,
             !LightState.colorCoordinateRange.contains(color.x) || !LightState.colorCoordinateRange.contains(color.y)
         {
-            throw LumenError(.invalidParams, "color (\(color.x), \(color.y)) is out of range: x and y must be 0–1")
+            throw LumenError(
+                .invalidParams,
+                "color (\(JSONNumber(color.x)), \(JSONNumber(color.y))) is out of range: x and y must be 0–1",
+                data: ["connection": "color"])
         }
     }
 }

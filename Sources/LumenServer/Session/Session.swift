@@ -101,6 +101,34 @@ final class Session: RPCHandler {
 
     // MARK: - Methods
 
+    /// `error` with the scope, connection and entity of the request filled in where it does not name them.
+    static func inContext(_ error: LumenError, scope scopeID: Int, connection name: String, entity: Entity?)
+        -> LumenError
+    {
+        var error = error
+        if error.data["scope"] == nil { error.data["scope"] = .int(scopeID) }
+        if error.data["connection"] == nil { error.data["connection"] = .string(name) }
+        switch entity {
+        case .light(let id) where error.data["light"] == nil: error.data["light"] = .string(id.rawValue)
+        case .room(let id) where error.data["room"] == nil: error.data["room"] = .string(id.rawValue)
+        default: break
+        }
+        return error
+    }
+
+    /// Runs a request on a connection, so that whatever error it throws names where it happened.
+    private func onConnection<T>(
+        _ params: Params, _ body: (Int, String, AnyConnection) async throws(LumenError) -> T
+    ) async throws(LumenError) -> T {
+        let (scopeID, name, connection) = try lookup(params)
+        let entity = state.withLock { $0.scopes[scopeID]?.scope.entity }
+        do throws(LumenError) {
+            return try await body(scopeID, name, connection)
+        } catch {
+            throw Self.inContext(error, scope: scopeID, connection: name, entity: entity)
+        }
+    }
+
     private func lookup(_ params: Params) throws(LumenError) -> (scopeID: Int, name: String, AnyConnection) {
         let scopeID = try params.int("scope")
         let name = try params.string("connection")
@@ -173,40 +201,61 @@ final class Session: RPCHandler {
     }
 
     private func get(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let (scopeID, name, connection) = try lookup(params)
-        guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "get") }
-        return .result(["value": try await get()])
+        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
+            guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "get") }
+            return .result(["value": try await get()])
+        }
     }
 
     private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let (scopeID, name, connection) = try lookup(params)
-        guard let set = connection.set else { throw wrongKind(scopeID, name, connection.kind, "set") }
         let value = params.cursor("value")
-        guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
-        let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
-        guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
-            throw LumenError(
-                .limitExceeded,
-                "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
+        let entity = state.withLock { $0.scopes[(try? params.int("scope")) ?? -1]?.scope.entity }
+        // The value as the client wrote it (a number keeps its own text), for the error's data; a large array
+        // or object is left out rather than echoed back.
+        var echo: JSONValue? = value.value
+        switch value.value {
+        case .null: echo = nil
+        case .array, .object: if value.value.serialized().utf8.count > 256 { echo = nil }
+        default: break
         }
-        let completion = try await set(value, WriteOptions(transitionMs: transition))
-        inflight.add(1, ordering: .relaxed)
-        return .later {
+        let echoed = echo
+        @Sendable func echoing(_ error: LumenError) -> LumenError {
+            var error = error
+            if error.data["value"] == nil, let echo = echoed { error.data["value"] = echo }
+            return error
+        }
+        return try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
+            guard let set = connection.set else { throw wrongKind(scopeID, name, connection.kind, "set") }
+            guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
+            let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
+            guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
+                throw LumenError(
+                    .limitExceeded,
+                    "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
+            }
+            let completion: WriteCompletion
             do throws(LumenError) {
-                return .success(["value": try await completion.value()])
+                completion = try await set(value, WriteOptions(transitionMs: transition))
             } catch {
-                var error = error
-                error.data["scope"] = .int(scopeID)
-                error.data["connection"] = .string(name)
-                return .failure(error)
+                throw echoing(error)
+            }
+            inflight.add(1, ordering: .relaxed)
+            return .later {
+                do throws(LumenError) {
+                    return .success(["value": try await completion.value()])
+                } catch {
+                    return .failure(
+                        Self.inContext(echoing(error), scope: scopeID, connection: name, entity: entity))
+                }
             }
         }
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let (scopeID, name, connection) = try lookup(params)
-        guard let call = connection.call else { throw wrongKind(scopeID, name, connection.kind, "call") }
-        return .result(["value": try await call(params.cursor("arguments"))])
+        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
+            guard let call = connection.call else { throw wrongKind(scopeID, name, connection.kind, "call") }
+            return .result(["value": try await call(params.cursor("arguments"))])
+        }
     }
 
     private func subscribe(_ params: Params) async throws(LumenError) -> RPCOutcome {
