@@ -88,6 +88,23 @@ struct ErrorContextTests {
         #expect(readOnly["code"] == -32003 && readOnly["data"]?["room"] == "lab")
     }
 
+    @Test func subscribeAndOpenErrorsNameWhereTheyHappened() async throws {
+        let server = try await TestServer(fixture: Self.fixture)
+        let client = try server.connect()
+        let plug = try await client.openLight("lab", "lab.plug")
+        let subscribe = try #require(
+            try await client.request("subscribe", ["scope": plug, "connection": "brightness"])["error"])
+        #expect(subscribe["code"] == -32005)
+        #expect(subscribe["data"]?["light"] == "lab.plug" && subscribe["data"]?["scope"] == plug)
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let open = try #require(
+            try await client.request(
+                "open", ["scope": room["scope"]!, "connection": "light", "configuration": "attic.lamp"])["error"])
+        #expect(open["code"] == -32004)
+        #expect(open["data"]?["room"] == "lab" && open["data"]?["light"] == "attic.lamp")
+        #expect(open["data"]?["scope"] == room["scope"]! && open["data"]?["connection"] == "light")
+    }
+
     @Test func aLargeValueIsNotEchoedBack() async throws {
         let server = try await TestServer(fixture: Self.fixture)
         let client = try server.connect()

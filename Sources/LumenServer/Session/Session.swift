@@ -160,7 +160,14 @@ final class Session: RPCHandler {
     }
 
     private func open(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let (parentID, name, connection) = try lookup(params)
+        try await onConnection(params) { (parentID, name, connection) async throws(LumenError) in
+            try await open(params, parentID, name, connection)
+        }
+    }
+
+    private func open(_ params: Params, _ parentID: Int, _ name: String, _ connection: AnyConnection)
+        async throws(LumenError) -> RPCOutcome
+    {
         guard let open = connection.open else { throw wrongKind(parentID, name, connection.kind, "open") }
         if name == "simulation", !context.mayUseSimulation(credentials) {
             throw LumenError(
@@ -259,7 +266,14 @@ final class Session: RPCHandler {
     }
 
     private func subscribe(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let (scopeID, name, connection) = try lookup(params)
+        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
+            try await subscribe(params, scopeID, name, connection)
+        }
+    }
+
+    private func subscribe(_ params: Params, _ scopeID: Int, _ name: String, _ connection: AnyConnection)
+        async throws(LumenError) -> RPCOutcome
+    {
         guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "subscribe") }
         guard state.withLock({ $0.subscriptions.count }) < context.limits.maxSubscriptionsPerSession else {
             throw LumenError(
