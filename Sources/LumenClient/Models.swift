@@ -215,6 +215,10 @@ public final class RoomModel: WritesThrough {
     public private(set) var lightIDs: [String] = []
     /// Whether a discovery scan is under way.
     public private(set) var isScanning = false
+    /// Whether any of its lights is on.
+    public private(set) var anyOn = false
+    /// Whether all of its lights are on (an empty room's are not).
+    public private(set) var allOn = false
     /// Whether the scope has closed.
     public private(set) var isClosed = false
     /// A rename in flight and the last failure.
@@ -231,11 +235,14 @@ public final class RoomModel: WritesThrough {
     public static func open(_ room: String, client: LumenClient) async throws(LumenClientError) -> RoomModel {
         let scope = try await client.open("room", in: .root, configuration: .string(room))
         let model = RoomModel(id: room, mirror: ScopeMirror(client: client, scope: scope))
-        try await model.mirror.mirror(["name", "lightIDs", "isScanning"]) { [weak model] connection, value in
+        try await model.mirror.mirror(["name", "lightIDs", "isScanning", "anyOn", "allOn"]) {
+            [weak model] connection, value in
             guard let model else { return }
             switch connection {
             case "name": model.confirmedName = value.stringValue ?? model.confirmedName
             case "lightIDs": model.lightIDs = value.arrayValue?.compactMap(\.stringValue) ?? []
+            case "anyOn": model.anyOn = value.boolValue ?? false
+            case "allOn": model.allOn = value.boolValue ?? false
             default: model.isScanning = value.boolValue ?? false
             }
         } ended: { [weak model] _ in
@@ -258,6 +265,18 @@ public final class RoomModel: WritesThrough {
     /// Starts a discovery scan.
     public func detectLights() async throws(LumenClientError) {
         try await mirror.client.call("detectLights", in: mirror.scope)
+    }
+
+    /// Sends one group command to every light of the room (`isOn`, `brightness`, `colorTemperature`,
+    /// `color`, `transitionMs`) and returns, per light, what it applied, ignored or missed, once each has.
+    ///
+    /// ```swift
+    /// let lights = try await room.setAll(["isOn": false, "transitionMs": 2_000])
+    /// ```
+    @discardableResult
+    public func setAll(_ change: JSONObject) async throws(LumenClientError) -> [JSONValue] {
+        let reply = try await mirror.client.call("setAll", in: mirror.scope, arguments: .object(change))
+        return reply["lights"]?.arrayValue ?? []
     }
 
     /// Stops mirroring and closes the scope.

@@ -120,6 +120,22 @@ struct ClientModelTests {
         #expect(home.name == "Cottage")
     }
 
+    @MainActor
+    @Test func aRoomModelFollowsAnyOnAndAllOnAndSendsGroupCommands() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let room = try await RoomModel.open("lab", client: client)
+        #expect(room.anyOn && !room.allOn)
+        let group = Task { try await room.setAll(["isOn": true]) }
+        try await untilQueued(server, client)
+        try await server.home.advance(byMilliseconds: 0)
+        let lights = try await group.value
+        #expect(lights.map { $0["light"] } == ["lab.color", "lab.plug", "lab.dim"])
+        try await eventually(client) { room.allOn }
+        #expect(room.allOn)
+    }
+
     @Test func subscriptionsAreAsyncSequencesThatEndWhenTheScopeCloses() async throws {
         let server = try await TestServer()
         let client = try await LumenClient.connect(to: server.socketPath)
