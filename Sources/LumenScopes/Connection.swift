@@ -84,11 +84,28 @@ public struct WriteCompletion: Sendable {
 /// What the arguments and result look like is declared once, on the scope's ``ConnectionEntry``, where
 /// `describe` reads it.
 public struct Action: Sendable {
-    /// Performs the action.
-    public let call: @Sendable (JSONCursor) async throws(LumenError) -> JSONValue
+    /// Starts the action: it returns once the action is under way, with a completion for its result.
+    public let start: @Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion
+    /// Whether the result waits for devices, so a transport should not hold up the session's later requests
+    /// behind it (as it does not behind a `set`).
+    public let waitsForDevices: Bool
 
-    /// An action.
-    public init(call: @escaping @Sendable (JSONCursor) async throws(LumenError) -> JSONValue) { self.call = call }
+    /// An action that is done when `call` returns.
+    public init(call: @escaping @Sendable (JSONCursor) async throws(LumenError) -> JSONValue) {
+        start = { (arguments) async throws(LumenError) in .done(try await call(arguments)) }
+        waitsForDevices = false
+    }
+
+    /// An action whose result waits for devices: `start` queues it, its completion waits.
+    public init(waitingForDevices start: @escaping @Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion) {
+        self.start = start
+        waitsForDevices = true
+    }
+
+    /// Performs the action and waits for its result.
+    public func call(_ arguments: JSONCursor) async throws(LumenError) -> JSONValue {
+        try await start(arguments).value()
+    }
 }
 
 /// Opens a child scope for a configuration, as ScopedState's `ConfiguredConnection` does for an ID.

@@ -6,7 +6,7 @@ extension RoomScope {
     /// missed it.
     var setAll: Action {
         let (container, id) = (container, id)
-        return Action { arguments async throws(LumenError) in
+        return Action(waitingForDevices: { arguments async throws(LumenError) in
             let change: LightChange
             let transitionMs: Double
             do throws(JSONShapeError) {
@@ -28,9 +28,11 @@ extension RoomScope {
                     data: ["room": .string(id.rawValue), "connection": "setAll"])
             }
             let ticket = try await container.home.setAll(change, in: id, transitionMs: transitionMs)
-            let deliveries = await ticket.outcome
-            try await container.commit()
-            return .object(["lights": .array(deliveries.map(\.jsonValue))])
-        }
+            return WriteCompletion { () async throws(LumenError) in
+                let deliveries = try await ticket.outcome
+                try await container.commit()
+                return .object(["lights": .array(deliveries.map(\.jsonValue))])
+            }
+        })
     }
 }

@@ -78,7 +78,9 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
         _ make: @escaping @Sendable (Owner) -> Action
     ) -> Self {
         Self(name: name, kind: .action, type: arguments, result: result, configuration: nil) { owner in
-            AnyConnection(kind: .action, key: nil, call: make(owner).call)
+            let action = make(owner)
+            return AnyConnection(
+                kind: .action, key: nil, call: action.call, start: action.waitsForDevices ? action.start : nil)
         }
     }
 
@@ -132,6 +134,8 @@ public struct AnyConnection: Sendable {
     public let set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)?
     /// Calls it (actions).
     public let call: (@Sendable (JSONCursor) async throws(LumenError) -> JSONValue)?
+    /// Starts it, for actions whose result waits for devices: the completion waits, the start does not.
+    public let start: (@Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion)?
     /// Opens a child scope (scopes).
     public let open: (@Sendable (JSONCursor) async throws(LumenError) -> AnyScope)?
 
@@ -140,8 +144,10 @@ public struct AnyConnection: Sendable {
         get: (@Sendable () async throws(LumenError) -> JSONValue)? = nil,
         set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)? = nil,
         call: (@Sendable (JSONCursor) async throws(LumenError) -> JSONValue)? = nil,
+        start: (@Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion)? = nil,
         open: (@Sendable (JSONCursor) async throws(LumenError) -> AnyScope)? = nil
     ) {
+        self.start = start
         self.kind = kind
         self.key = key
         self.get = get

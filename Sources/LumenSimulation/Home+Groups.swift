@@ -49,13 +49,18 @@ public struct GroupTicket: Sendable {
     let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?)]
 
     /// Waits until every light has applied or missed the command; the lights in the room's order.
+    /// - Throws: ``LumenError`` `shuttingDown` when the home shut down before every light had its turn.
     public var outcome: [GroupDelivery] {
-        get async {
+        get async throws(LumenError) {
             var result: [GroupDelivery] = []
             for (delivery, ticket) in deliveries {
                 var delivery = delivery
                 if let ticket, case .failure(let error) = await ticket.result {
-                    delivery.missed = error.code == .deviceOff ? .off : .unreachable
+                    switch error.code {
+                    case .shuttingDown: throw error
+                    case .deviceOff: delivery.missed = .off
+                    default: delivery.missed = .unreachable
+                    }
                     delivery.applied = []
                 }
                 result.append(delivery)

@@ -39,6 +39,22 @@ struct RoomGroupTests {
         #expect(try await client.result("get", ["scope": scope, "connection": "allOn"])["value"] == true)
     }
 
+    @Test func aSessionIsNotHeldUpWhileItsGroupCommandWaitsForTheLights() async throws {
+        // One connection: setAll, then the advance its lights wait for. The advance must not wait behind it.
+        let server = try await TestServer()
+        let client = try server.connect()
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
+        client.send(
+            #"{"jsonrpc":"2.0","id":"all","method":"call","params":{"scope":\#(room["scope"]!.serialized()),"connection":"setAll","arguments":{"isOn":false}}}"#
+        )
+        let advanced = try await client.request(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 10]])
+        #expect(advanced["result"] != nil)
+        let all = try await client.response(to: "all")
+        #expect(all["result"]?["value"]?["lights"]?.arrayValue?.count == 3, "\(all.serialized())")
+    }
+
     @Test func setAllSaysWhatIsWrongWithItsArguments() async throws {
         let server = try await TestServer()
         let client = try server.connect()

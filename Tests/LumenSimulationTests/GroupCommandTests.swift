@@ -21,7 +21,7 @@ struct GroupCommandTests {
         let ticket = try await home.setAll(
             LightChange(isOn: true, brightness: 60, color: CIEColor(x: 0.2, y: 0.3)), in: "den")
         try await home.advance(byMilliseconds: 100)
-        let outcome = await ticket.outcome
+        let outcome = try await ticket.outcome
         #expect(outcome.map(\.light) == ["den.a", "den.b", "den.c", "den.d"])
         #expect(outcome[0] == .init(light: "den.a", applied: [.isOn, .brightness, .color], ignored: [], missed: nil))
         #expect(outcome[1] == .init(light: "den.b", applied: [.isOn, .brightness], ignored: [.color], missed: nil))
@@ -55,7 +55,7 @@ struct GroupCommandTests {
         #expect(room("allOn").isEmpty)
         let ticket = try await home.setAll(LightChange(isOn: true), in: "den")
         try await home.advance(byMilliseconds: 200)
-        _ = await ticket.outcome
+        _ = try await ticket.outcome
         #expect(room("allOn") == [true])
         #expect(try await home.value(of: "allOn", of: .room("den")) == true)
         // A light added off breaks "all on"; removing it restores it.
@@ -77,9 +77,18 @@ struct GroupCommandTests {
         _ = try await home.submit(LightChange(isOn: true, brightness: 10), to: "den.a")
         let ticket = try await home.setAll(LightChange(isOn: true, brightness: 90), in: "den", transitionMs: 400)
         try await home.advance(byMilliseconds: 1_000)
-        _ = await ticket.outcome
+        _ = try await ticket.outcome
         let steps = log.values("brightness", of: "den.a").map { $0.value.doubleValue! }
         #expect(steps.first == 10 && steps.last == 90 && steps.count > 3, "\(steps)")
+    }
+
+    @Test func aGroupCommandCutShortByShutdownSaysSoRatherThanBlamingTheLights() async throws {
+        let (home, _) = try await makeHome(Self.room)
+        let ticket = try await home.setAll(LightChange(isOn: true), in: "den")
+        await home.shutDown()
+        await #expect(throws: LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")) {
+            _ = try await ticket.outcome
+        }
     }
 
     @Test func setAllRefusesAnEmptyChangeAndValuesOutOfRange() async throws {
@@ -99,7 +108,7 @@ struct GroupCommandTests {
         let (home, _) = try await makeHome(json)
         let ticket = try await home.setAll(LightChange(brightness: 50), in: "den")
         try await home.advance(byMilliseconds: 0)
-        let outcome = await ticket.outcome
+        let outcome = try await ticket.outcome
         #expect(outcome.map(\.missed) == [.off, .lost])
     }
 }

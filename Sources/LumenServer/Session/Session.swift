@@ -259,9 +259,28 @@ final class Session: RPCHandler {
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
+        let entity = state.withLock { $0.scopes[(try? params.int("scope")) ?? -1]?.scope.entity }
+        return try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
             guard let call = connection.call else { throw wrongKind(scopeID, name, connection.kind, "call") }
-            return .result(["value": try await call(params.cursor("arguments"))])
+            guard let start = connection.start else {
+                return .result(["value": try await call(params.cursor("arguments"))])
+            }
+            // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
+            // the session's next requests (the advance its lights wait for, say) are not held up behind it.
+            guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
+                throw LumenError(
+                    .limitExceeded,
+                    "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
+            }
+            let completion = try await start(params.cursor("arguments"))
+            inflight.add(1, ordering: .relaxed)
+            return .later {
+                do throws(LumenError) {
+                    return .success(["value": try await completion.value()])
+                } catch {
+                    return .failure(Self.inContext(error, scope: scopeID, connection: name, entity: entity))
+                }
+            }
         }
     }
 
