@@ -2,7 +2,7 @@
 ///
 /// Real bulbs do not answer in constant time: Thread and Zigbee radios have long-tailed delays. A latency
 /// model is sampled once per command with the light's own seeded random generator.
-public indirect enum LatencyModel: Sendable, Hashable {
+public enum LatencyModel: Sendable, Hashable {
     /// Always `ms`.
     case fixed(ms: Double)
     /// Evenly spread between `minMs` and `maxMs`.
