@@ -2,13 +2,47 @@
 #define LUMEN_CLINUX_SHIM_H
 // glibc calls that the Glibc Swift module does not expose.
 #include <malloc.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 
 /// A descriptor that becomes readable when thread `tid` exits (Linux 6.9 and later), or -1 with errno set.
 static inline int lumen_thread_pidfd(pid_t tid) {
     // PIDFD_THREAD is O_EXCL; the wrapper glibc 2.36 offers takes no such flag name.
     return (int)syscall(SYS_pidfd_open, tid, O_EXCL);
 }
+/// epoll, with its packed `epoll_event` kept on this side: Swift sees the event mask and the 64-bit key.
+static inline int lumen_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static inline int lumen_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t key) {
+    struct epoll_event event = {.events = events, .data = {.u64 = key}};
+    return epoll_ctl(epfd, op, fd, op == EPOLL_CTL_DEL ? NULL : &event);
+}
+
+/// Waits like `epoll_wait`, writing each ready event's mask and key to `masks` and `keys` (`max` each).
+static inline int lumen_epoll_wait(int epfd, uint32_t *masks, uint64_t *keys, int max, int timeout) {
+    struct epoll_event events[256];
+    if (max > 256) max = 256;
+    int count = epoll_wait(epfd, events, max, timeout);
+    for (int i = 0; i < count; i++) {
+        masks[i] = events[i].events;
+        keys[i] = events[i].data.u64;
+    }
+    return count;
+}
+
+static inline int lumen_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+static const uint32_t LUMEN_EPOLLIN = EPOLLIN;
+static const uint32_t LUMEN_EPOLLOUT = EPOLLOUT;
+static const uint32_t LUMEN_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t LUMEN_EPOLLHUP = EPOLLHUP;
+static const uint32_t LUMEN_EPOLLERR = EPOLLERR;
+static const int LUMEN_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+static const int LUMEN_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+static const int LUMEN_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
 #endif

@@ -1,18 +1,19 @@
 import Foundation
 import LumenTestSupport
+import Synchronization
 import Testing
 
 @testable import LumenServer
 
-@Suite("Connection loop", .timeLimit(.minutes(1)))
+@Suite("Event loops and the connections on them", .timeLimit(.minutes(1)))
 struct ConnectionLoopTests {
-    /// A loop on one end of a socket pair, and the other end.
-    func makeLoop() throws -> (ConnectionLoop, peer: Int32) {
+    /// A connection on one end of a socket pair, on `eventLoop`, and the other end.
+    func makeLoop(on eventLoop: EventLoop = EventLoop(name: "test-loop")) throws -> (ConnectionLoop, peer: Int32) {
         var ends: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
-        return (ConnectionLoop(fd: ends[0]), ends[1])
+        return (ConnectionLoop(fd: ends[0], on: eventLoop), ends[1])
     }
 
     @Test func aTaskPreferringTheLoopRunsOnItsThread() async throws {
@@ -32,24 +33,62 @@ struct ConnectionLoopTests {
     }
 
     /// Swift may schedule an actor's work on the task executor of whichever task woke it, so work can reach
-    /// a loop after its connection ended; it must still run, or that actor (the home) stalls for everyone.
-    @Test func workArrivingAfterTheLoopEndedStillRuns() async throws {
-        let (loop, peer) = try makeLoop()
+    /// a connection's executor after it ended, and even after its loop stopped; it must still run, or that
+    /// actor (the home) stalls for everyone.
+    @Test func workArrivingAfterTheConnectionAndItsLoopEndedStillRuns() async throws {
+        let eventLoop = EventLoop(name: "test-loop")
+        let (loop, peer) = try makeLoop(on: eventLoop)
         defer { close(peer) }
         loop.start(readable: {}, writable: {})
         loop.stop()
-        // The loop closes its end when its thread is done: the peer reads end-of-file.
+        // The loop closes the connection's end when it stops it: the peer reads end-of-file.
         let ended = await offload {
             var byte: UInt8 = 0
             return read(peer, &byte, 1) == 0
         }
         #expect(ended)
+        #expect(await Task(executorPreference: loop) { 41 }.value == 41)
+        await eventLoop.shutDown()
         let value = await Task(executorPreference: loop) { 42 }.value
         #expect(value == 42)
         let ran = await withCheckedContinuation { continuation in
             loop.submit { continuation.resume(returning: true) }
         }
         #expect(ran)
+    }
+}
+
+extension ConnectionLoopTests {
+    /// Two connections on one loop: each is read in turn, so a flood on one does not hold up the other.
+    @Test func oneLoopServesManyConnectionsInTurn() async throws {
+        let eventLoop = EventLoop(name: "test-loop")
+        let (flooded, floodPeer) = try makeLoop(on: eventLoop)
+        let (quiet, quietPeer) = try makeLoop(on: eventLoop)
+        defer {
+            close(floodPeer)
+            close(quietPeer)
+        }
+        let floodReads = Atomic<Int>(0)
+        let (heard, heardContinuation) = AsyncStream.makeStream(of: Int.self)
+        // The flooded connection never drains its socket: each turn reads a little.
+        flooded.start(readable: { _ = flooded.read { _ in floodReads.add(1, ordering: .relaxed) } }, writable: {})
+        quiet.start(
+            readable: {
+                _ = quiet.read { _ in heardContinuation.yield(floodReads.load(ordering: .relaxed)) }
+            }, writable: {})
+        // As much as the socket takes, without blocking this thread.
+        _ = fcntl(floodPeer, F_SETFL, fcntl(floodPeer, F_GETFL) | O_NONBLOCK)
+        let flood = [UInt8](repeating: 0x61, count: 200_000)
+        _ = flood.withUnsafeBytes { write(floodPeer, $0.baseAddress, $0.count) }
+        var byte: UInt8 = 0x62
+        _ = write(quietPeer, &byte, 1)
+        var iterator = heard.makeAsyncIterator()
+        let readsBefore = await iterator.next()
+        // The quiet connection was read while the flood was still being read, not after all of it.
+        #expect((readsBefore ?? 0) < 200_000 / 65_536 + 2)
+        flooded.stop()
+        quiet.stop()
+        await eventLoop.shutDown()
     }
 }
 

@@ -5,6 +5,10 @@ import Synchronization
 public final class DaemonProcess: Sendable {
     /// The path of a binary built beside the tests (`lumend`, `lumenctl`).
     public static func builtBinary(_ name: String) -> String {
+        // `make hostile` measures the daemon as shipped: a release build, named here.
+        if name == "lumend", let path = ProcessInfo.processInfo.environment["LUMEN_LUMEND_BINARY"], !path.isEmpty {
+            return path
+        }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = executable.deletingLastPathComponent()
         // The test bundle may sit one level down (`…/debug/LumenPackageTests.xctest`).

@@ -81,6 +81,12 @@ public final class LineClient: Sendable {
         return poll(&poller, 1, millis) > 0 && poller.revents & (pollReadHangUp | Int16(POLLHUP)) != 0
     }
 
+    /// ``readLine(timeout:)`` for a test's own thread: blocks it until a line comes. A client that measures
+    /// latency reads this way, so that what it measures is the server, not a thread started per read.
+    public func readLineBlocking(timeout: Duration = .seconds(15)) throws(Failure) -> String {
+        try blockingReadLine(timeout: timeout).get()
+    }
+
     private func blockingReadLine(timeout: Duration) -> Result<String, Failure> {
         let deadline = ContinuousClock.now + timeout
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -30,16 +30,24 @@ struct HostileLoadTests {
         var description: String { "\(descriptors) fds, \(threads) threads, \(residentKiB) KiB resident" }
     }
 
-    /// `count` timed `get`s; their latencies in microseconds, sorted.
+    /// `count` timed `get`s; their latencies in microseconds, sorted. The client is a plain blocking one on
+    /// a thread of its own, as a simple well-behaved client is: a request, then a wait for its reply.
     func latencies(_ client: LineClient, _ count: Int) async throws -> [Double] {
-        var samples: [Double] = []
-        for _ in 0..<count {
-            let start = ContinuousClock.now
-            _ = try await client.result("get", ["scope": 0, "connection": "name"])
-            let elapsed = ContinuousClock.now - start
-            samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#
+        let samples: Result<[Double], LineClient.Failure> = await offload {
+            var samples: [Double] = []
+            samples.reserveCapacity(count)
+            for _ in 0..<count {
+                let start = ContinuousClock.now
+                client.send(request)
+                do throws(LineClient.Failure) { _ = try client.readLineBlocking() } catch { return .failure(error) }
+                let elapsed = ContinuousClock.now - start
+                samples.append(
+                    Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            }
+            return .success(samples)
         }
-        return samples.sorted()
+        return try samples.get().sorted()
     }
 
     static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
@@ -149,10 +157,16 @@ struct HostileLoadTests {
         measuring.leave()
         for attack in attacks { await attack.value }
 
-        // Settled: only the good client left. Connections are accepted in order, so once a new one is
-        // answered every attacker's has been accepted; each connection's thread closes its socket and ends
-        // when its work is done (under a sanitizer the 100,000 opens alone take a minute).
+        // Settled: only the good client left. A probe connection, answered and closed, proves every
+        // attacker's connection was accepted (they are accepted in order). lumend logs a session's end once
+        // its socket is closed, when its work is done (under a sanitizer the 100,000 opens alone take a
+        // minute): the wait is for the log to show every session but the good client's ended.
         _ = try await LineClient(path: socket).result("hello")
+        let alone = await waitForCondition(in: daemon.directory.path, timeout: .seconds(180)) {
+            let open = Self.openSessions(logged: daemon.stderr)
+            return open.count == 1 && open == [open.min()!]
+        }
+        #expect(alone, "sessions still open: \(Self.openSessions(logged: daemon.stderr).sorted().prefix(20))")
         let settled = await waitForThreadCount(of: daemon.pid, atMost: baseline.threads)
         let after = Resources(pid: daemon.pid)
         #expect(settled, "threads never came back to the baseline; before: \(baseline); after: \(after)")
@@ -174,6 +188,20 @@ struct HostileLoadTests {
         _ = try await good.result("hello")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
+    }
+
+    /// The sessions lumend's log shows connected and not yet disconnected.
+    static func openSessions(logged log: String) -> Set<Int> {
+        var open = Set<Int>()
+        for line in log.split(separator: "\n") {
+            let connected = line.contains("client connected session=")
+            guard connected || line.contains("client disconnected session="),
+                let range = line.range(of: "session="),
+                let id = Int(line[range.upperBound...].prefix { $0.isNumber })
+            else { continue }
+            if connected { open.insert(id) } else { open.remove(id) }
+        }
+        return open
     }
 
     func writeFixture() -> String {

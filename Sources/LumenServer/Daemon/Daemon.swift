@@ -165,7 +165,9 @@ public enum Daemon {
         // Serving.
         let container = ScopeContainer(home: home) { () async throws(LumenError) in
             guard durability == .full else { return }
-            do { try await store.waitUntilDurable(store.changeMark, committingHere: true) } catch let error
+            // The store's own thread writes and syncs; an event loop serving other connections never waits
+            // on the disk.
+            do { try await store.waitUntilDurable(store.changeMark) } catch let error
                 as LumenError
             {
                 throw error

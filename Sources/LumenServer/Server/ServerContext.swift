@@ -1,3 +1,4 @@
+import Foundation
 import LumenModel
 import LumenScopes
 import Synchronization
@@ -35,6 +36,8 @@ public struct ServerLimits: Sendable, Hashable {
     public var requestGrace = Duration.seconds(10)
     /// Unsent reply bytes after which a client that is not reading is disconnected.
     public var maxPendingReplyBytes = 8 << 20
+    /// Event loops serving the connections: one per core.
+    public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
 
     /// The defaults.
     public init() {}

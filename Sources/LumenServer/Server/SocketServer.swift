@@ -26,6 +26,8 @@ public final class SocketServer: Service, Sendable {
     /// The path the socket is bound to, removed at shutdown when this process created it.
     public let ownedPath: String?
     let context: ServerContext
+    /// The threads that serve every connection.
+    let eventLoops: EventLoopGroup
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "lumend.accept")
 
@@ -43,6 +45,7 @@ public final class SocketServer: Service, Sendable {
         context = ServerContext(
             container: container, hub: SubscriptionHub(), limits: limits, logger: logger,
             simulationAccess: simulationAccess)
+        eventLoops = EventLoopGroup(count: limits.eventLoops)
     }
 
     /// Delivers a change event to subscribers; install it as an observer of the home.
@@ -62,6 +65,7 @@ public final class SocketServer: Service, Sendable {
         // Stop accepting first; the rest of the shutdown drains what is already connected.
         source.cancel()
         await shutDown()
+        await eventLoops.shutDown()
     }
 
     /// Closes, a few times a grace period, the connections that owe a request for longer than it allows.
@@ -148,7 +152,8 @@ public final class SocketServer: Service, Sendable {
             context.logger.warning(error.message, peerMetadata(credentials))
             return
         }
-        let connection = ClientConnection(fd: fd, limits: context.limits) { [weak self] connection, reason in
+        let connection = ClientConnection(fd: fd, on: eventLoops.nextLoop(), limits: context.limits) {
+            [weak self] connection, reason in
             self?.remove(connection, id: id, reason: reason)
         }
         let session = Session(id: id, context: context, credentials: credentials) { [weak connection] in

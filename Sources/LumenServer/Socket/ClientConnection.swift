@@ -7,8 +7,8 @@ import Synchronization
 
 /// One accepted socket: reads lines into its session and writes the session's output, never blocking.
 ///
-/// The connection's ``ConnectionLoop`` thread handles the socket's readiness and runs the session's task, so
-/// a request wakes one thread, which reads it, answers it and writes the reply.
+/// The connection's ``EventLoop`` handles the socket's readiness and runs the session's task, so a request is
+/// read, answered and its reply written on one thread, in turn with the other connections that loop serves.
 ///
 /// Reading stops while the session has many lines waiting (back-pressure), and output comes from the
 /// session's ``Outbox`` as the socket drains, so a slow client gets coalesced notices, not an ever-growing
@@ -29,12 +29,10 @@ final class ClientConnection: Sendable {
         var awaitingRequestSince: ContinuousClock.Instant? = .now
         var requestsRead = 0
         var closed = false
-        /// Reused for every read, so a read costs no allocation.
-        var readBuffer = [UInt8](repeating: 0, count: 65_536)
     }
 
     let fd: Int32
-    /// The connection's thread: socket events, and the session's task, run on it.
+    /// The connection's place on its event loop: socket events, and the session's task, run there.
     let loop: ConnectionLoop
     let limits: ServerLimits
     private let io: Mutex<IO>
@@ -48,12 +46,16 @@ final class ClientConnection: Sendable {
     static let highWater = 128
     static let lowWater = 32
 
-    /// A connection; `onClose` hears of its end, with the reason when the server ended it.
-    init(fd: Int32, limits: ServerLimits, onClose: @escaping @Sendable (ClientConnection, String?) -> Void) {
+    /// A connection served by `eventLoop`; `onClose` hears of its end, with the reason when the server
+    /// ended it.
+    init(
+        fd: Int32, on eventLoop: EventLoop, limits: ServerLimits,
+        onClose: @escaping @Sendable (ClientConnection, String?) -> Void
+    ) {
         self.fd = fd
         self.limits = limits
         io = Mutex(IO(framer: LineFramer(maxLineBytes: limits.maxLineBytes)))
-        loop = ConnectionLoop(fd: fd)
+        loop = ConnectionLoop(fd: fd, on: eventLoop)
         closedHandler = onClose
         (lineStream, lines) = AsyncStream.makeStream(of: [UInt8].self)
     }
@@ -88,6 +90,9 @@ final class ClientConnection: Sendable {
         }
         for await line in stream {
             await processor.process(line: line, reply: reply)
+            // A request that needed no device may finish without ever suspending; yielding after each gives
+            // the other connections on this loop their turn, however many requests this one has queued.
+            await Task.yield()
             if waitingLines.subtract(1, ordering: .relaxed).newValue == Self.lowWater {
                 loop.submit { [weak self] in self?.resumeReading() }
             }
@@ -108,31 +113,19 @@ final class ClientConnection: Sendable {
 
     // MARK: - Reading
 
+    /// One read a turn: the loop comes back while more is waiting (its `epoll` is level-triggered), and the
+    /// other connections it serves get their turns between.
     private func readAvailable() {
-        for _ in 0..<16 {
-            let (count, chunk) = io.withLock { state -> (Int, ArraySlice<UInt8>) in
-                let count = state.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                return (count, count > 0 ? ArraySlice(Array(state.readBuffer[0..<count])) : [])
-            }
-            if count > 0 {
-                feed(chunk)
-                if io.withLock({ $0.readSuspended || $0.closed }) { return }
-                // A short read drained the socket; poll reports more when it comes, so save the read that
-                // would only say EAGAIN.
-                if count < 65_536 { return }
-                continue
-            }
-            if count == 0 {
-                endInput()
-                return
-            }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK: return
-            case EINTR: continue
-            default:
-                close(reason: "read failed: \(String(cString: strerror(errno)))")
-                return
-            }
+        guard !io.withLock({ $0.readSuspended || $0.closed }) else { return }
+        let count = loop.read { chunk in feed(chunk) }
+        if count > 0 { return }
+        if count == 0 {
+            endInput()
+            return
+        }
+        switch errno {
+        case EAGAIN, EWOULDBLOCK, EINTR: return
+        default: close(reason: "read failed: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -293,13 +286,12 @@ final class ClientConnection: Sendable {
             return true
         }
         guard first else { return }
-        // The loop closes the socket when it stops, after the work already queued.
-        loop.stop()
         lines.finish()
         session?.close()
         if let reason, let session {
             session.context.logger.warning(reason, [("session", String(session.id))])
         }
-        closedHandler(self, reason)
+        // The loop closes the socket after the work already queued; the server forgets the session then.
+        loop.stop { [self] in closedHandler(self, reason) }
     }
 }

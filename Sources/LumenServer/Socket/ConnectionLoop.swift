@@ -1,165 +1,100 @@
 import Foundation
 import Synchronization
 
-/// A connection's own thread: it waits in `poll` on the socket and on a wake-up pipe, handles socket
-/// readiness, and runs the connection's session task (it is that task's executor).
+/// A connection's place on an ``EventLoop``: its socket's registration there, and the executor its
+/// session's task runs on (the loop's).
 ///
-/// A request thus wakes exactly one thread — the one that reads it, handles it and writes the reply — as in a
-/// thread-per-connection echo server, instead of passing through Dispatch's event thread to a worker.
+/// Everything it does happens on the loop's thread, in the order asked: what arrives from another thread
+/// is handed to the loop first. So the socket's state needs no lock, and a request that arrives is read,
+/// handled and answered on one thread, among the other connections that loop serves.
 final class ConnectionLoop: TaskExecutor {
-    private struct State {
-        var jobs: [UnownedJob] = []
-        var blocks: [@Sendable () -> Void] = []
-        var wantRead = true
-        var wantWrite = false
-        var stopped = false
-        var asleep = false
-        /// The thread has ended: work that still arrives goes to the global executor.
-        var exited = false
-    }
-
     let fd: Int32
-    private let state = Mutex(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    /// The socket handlers, in a class: a tuple of closures kept in a `Mutex` and read through its `inout`
-    /// access gets wrapped in one more reabstraction thunk on every access, so calls grew slower with every
-    /// request (7.7k/s fell to 1.1k/s over 40k requests). A reference does not.
-    private final class Handlers: Sendable {
-        let readable: @Sendable () -> Void
-        let writable: @Sendable () -> Void
-        init(readable: @escaping @Sendable () -> Void, writable: @escaping @Sendable () -> Void) {
-            self.readable = readable
-            self.writable = writable
-        }
+    let eventLoop: EventLoop
+    /// The key of the socket's registration; set on the loop's thread by ``start(readable:writable:)``.
+    private let registration = Box()
+
+    /// Read and written on the loop's thread only.
+    private final class Box: @unchecked Sendable {
+        // Unchecked: only the event loop's thread touches it.
+        var id: UInt64?
+        var stopped = false
     }
 
-    private let handlers = Mutex<Handlers?>(nil)
-
-    /// A loop for `fd`; it owns the descriptor and closes it when it stops.
-    init(fd: Int32) {
+    /// A connection for `fd` on `eventLoop`; it owns the descriptor and closes it when it stops.
+    init(fd: Int32, on eventLoop: EventLoop) {
         self.fd = fd
-        var ends: [Int32] = [0, 0]
-        precondition(pipe(&ends) == 0, "pipe: \(String(cString: strerror(errno)))")
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
+        self.eventLoop = eventLoop
     }
 
-    /// Starts the thread. The handlers run on it when the socket is readable or writable (and wanted).
+    /// Registers the socket, watched for reading. The handlers run on the loop's thread when the socket is
+    /// readable or writable (and that is wanted).
     func start(readable: @escaping @Sendable () -> Void, writable: @escaping @Sendable () -> Void) {
-        let installed = Handlers(readable: readable, writable: writable)
-        handlers.withLock { $0 = installed }
-        let thread = Thread { [self] in run() }
-        thread.name = "lumend.connection"
-        thread.start()
+        eventLoop.execute { [self] in
+            guard !registration.stopped else { return }
+            let id = eventLoop.register(fd) { readiness in
+                if readiness.readable { readable() }
+                if readiness.writable { writable() }
+            }
+            registration.id = id
+            eventLoop.watch(id, readable: true, writable: nil)
+        }
     }
+
+    /// The session's jobs waiting for their turn: the loop takes a few at a time from each connection in
+    /// turn, so one whose many writes are confirmed at once (a group commit) does not queue its thousands
+    /// of replies ahead of another connection's one.
+    private let jobs = Mutex<(queue: [UnownedJob], scheduled: Bool)>(([], false))
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = state.withLock { state -> Bool? in
-            guard !state.exited else { return nil }
-            state.jobs.append(job)
-            return state.asleep
+        let schedule = jobs.withLock { jobs -> Bool in
+            jobs.queue.append(job)
+            defer { jobs.scheduled = true }
+            return !jobs.scheduled
         }
-        // Work can arrive after the loop ended: a task of the session resuming late, or an actor the session
-        // called, whose processing Swift schedules on the task executor of the job that woke it. Dropping
-        // it would stall that actor (the home) for everyone, so it runs on the shared pool instead.
-        guard let asleep = accepted else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-        wakeIfAsleep(asleep)
+        if schedule { eventLoop.schedule(self) }
     }
 
-    /// Runs `block` on the loop's thread (or, once the loop has ended, on a shared thread).
-    func submit(_ block: @escaping @Sendable () -> Void) {
-        let accepted = state.withLock { state -> Bool? in
-            guard !state.exited else { return nil }
-            state.blocks.append(block)
-            return state.asleep
+    /// Runs up to `limit` of the waiting jobs on the loop's thread; returns whether more are waiting (the loop
+    /// then comes back to this connection after the others).
+    func runJobs(limit: Int, on executor: UnownedTaskExecutor) -> Bool {
+        let batch = jobs.withLock { jobs -> ArraySlice<UnownedJob> in
+            let batch = jobs.queue.prefix(limit)
+            jobs.queue.removeFirst(batch.count)
+            return batch
         }
-        guard let asleep = accepted else { return DispatchQueue.global().async(execute: block) }
-        wakeIfAsleep(asleep)
+        for job in batch { job.runSynchronously(on: executor) }
+        return jobs.withLock { jobs in
+            jobs.scheduled = !jobs.queue.isEmpty
+            return jobs.scheduled
+        }
     }
+
+    /// Runs `block` on the loop's thread, after the work already asked of it.
+    func submit(_ block: @escaping @Sendable () -> Void) { eventLoop.execute(block) }
 
     /// Whether to watch the socket for reading and writing; `nil` leaves a setting as it is.
+    /// Applied in its turn on the loop's thread (before the loop next waits), so changes asked from
+    /// several threads take effect in the order asked.
     func watch(read: Bool? = nil, write: Bool? = nil) {
-        wakeIfAsleep(
-            state.withLock { state in
-                if let read { state.wantRead = read }
-                if let write { state.wantWrite = write }
-                return state.asleep
-            })
-    }
-
-    /// Stops the loop after the work already queued; the socket is closed then.
-    func stop() {
-        wakeIfAsleep(
-            state.withLock { state in
-                state.stopped = true
-                return state.asleep
-            })
-    }
-
-    private func wakeIfAsleep(_ asleep: Bool) {
-        guard asleep else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
-
-    private func run() {
-        let executor = asUnownedTaskExecutor()
-        var drain = [UInt8](repeating: 0, count: 64)
-        while true {
-            let (jobs, blocks, wantRead, wantWrite, stopped) = state.withLock { state in
-                defer {
-                    state.jobs.removeAll(keepingCapacity: true)
-                    state.blocks.removeAll(keepingCapacity: true)
-                }
-                return (state.jobs, state.blocks, state.wantRead, state.wantWrite, state.stopped)
-            }
-            for block in blocks { block() }
-            for job in jobs { job.runSynchronously(on: executor) }
-            if !jobs.isEmpty || !blocks.isEmpty { continue }
-            if stopped { break }
-            var events: Int16 = 0
-            if wantRead { events |= Int16(POLLIN) }
-            if wantWrite { events |= Int16(POLLOUT) }
-            // With nothing wanted the socket is left out, so a hung-up peer cannot make poll spin.
-            var fds = [
-                pollfd(fd: events == 0 ? -1 : fd, events: events, revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            // Mark asleep, then look once more for work that raced in before the mark.
-            let raced = state.withLock { state -> Bool in
-                state.asleep = true
-                return !state.jobs.isEmpty || !state.blocks.isEmpty || state.stopped
-                    || state.wantRead != wantRead || state.wantWrite != wantWrite
-            }
-            if !raced { _ = poll(&fds, 2, -1) }
-            state.withLock { $0.asleep = false }
-            if raced { continue }
-            if fds[1].revents != 0 { _ = drain.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) } }
-            let handlers = handlers.withLock { $0 }
-            let revents = fds[0].revents
-            if wantRead, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { handlers?.readable() }
-            if wantWrite, revents & Int16(POLLOUT | POLLHUP | POLLERR) != 0 { handlers?.writable() }
+        eventLoop.execute { [self] in
+            guard let id = registration.id, !registration.stopped else { return }
+            eventLoop.watch(id, readable: read, writable: write)
         }
-        handlers.withLock { $0 = nil }
-        // Whatever raced in after the last look runs now; later arrivals go elsewhere (see `enqueue`).
-        let (jobs, blocks) = state.withLock { state in
-            state.exited = true
-            defer {
-                state.jobs = []
-                state.blocks = []
-            }
-            return (state.jobs, state.blocks)
-        }
-        for block in blocks { block() }
-        for job in jobs { job.runSynchronously(on: executor) }
-        Glibc.close(fd)
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
     }
+
+    /// Stops watching the socket and closes it, after the work already asked of the loop; then runs
+    /// `closed`, so that whoever counts connections counts only open sockets.
+    func stop(then closed: @escaping @Sendable () -> Void = {}) {
+        eventLoop.execute { [self] in
+            guard !registration.stopped else { return }
+            registration.stopped = true
+            if let id = registration.id { eventLoop.remove(id) }
+            Glibc.close(fd)
+            closed()
+        }
+    }
+
+    /// Reads from the socket into the loop's buffer; see ``EventLoop/read(_:_:)``.
+    func read(_ body: (ArraySlice<UInt8>) -> Void) -> Int { eventLoop.read(fd, body) }
 }
