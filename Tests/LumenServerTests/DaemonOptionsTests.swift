@@ -14,7 +14,25 @@ struct DaemonOptionsTests {
         #expect(defaults.limits.maxSessionsPerUser < defaults.limits.maxSessions)
     }
 
-    @Test(arguments: [["--request-timeout", "0"], ["--request-timeout", "soon"], ["--max-sessions-per-user", "0"]])
+    @Test func sessionsAreBoundedByAnOptionInTheThousandsAndOneUserByThreeInFour() throws {
+        let defaults = try DaemonOptions.parse([], environment: [:])
+        #expect(defaults.limits.maxSessions == 4_096)
+        #expect(defaults.limits.maxSessionsPerUser == 3_072)
+        let small = try DaemonOptions.parse(["--max-sessions", "100", "--event-loops", "3"], environment: [:])
+        #expect(small.limits.maxSessions == 100 && small.limits.maxSessionsPerUser == 75)
+        #expect(small.limits.eventLoops == 3)
+        do {
+            _ = try DaemonOptions.parse(["--max-sessions", "10", "--max-sessions-per-user", "10"], environment: [:])
+            Issue.record("one user was allowed every session")
+        } catch {
+            #expect(error.description.contains("must be below --max-sessions (10)"))
+        }
+    }
+
+    @Test(arguments: [
+        ["--request-timeout", "0"], ["--request-timeout", "soon"], ["--max-sessions-per-user", "0"],
+        ["--max-sessions", "1"], ["--event-loops", "0"], ["--event-loops", "many"],
+    ])
     func badLimitsAreRefusedSayingWhatIsWanted(_ arguments: [String]) {
         #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(arguments, environment: [:]) }
     }

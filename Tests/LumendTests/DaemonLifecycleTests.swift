@@ -24,6 +24,29 @@ struct DaemonLifecycleTests {
         #expect(await daemon.waitForExit() == 0)
     }
 
+    /// A session is a descriptor: lumend raises its soft limit on them (often 1,024) to the hard limit.
+    @Test func theDescriptorLimitIsRaisedToTheHardLimit() async throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), limit.rlim_max > 256 else {
+            print("SKIPPED: needs /usr/bin/prlimit and a hard open-file limit above 256")
+            return
+        }
+        let directory = TemporaryDirectory()
+        let daemon = try DaemonProcess(
+            arguments: ["--socket", directory.file("s.sock"), "--state-dir", directory.file("state")],
+            directory: directory,
+            prefix: ["--nofile=256:\(limit.rlim_max)", DaemonProcess.builtBinary("lumend")],
+            executable: "/usr/bin/prlimit", setPaths: false)
+        _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        let limits = try String(contentsOfFile: "/proc/\(daemon.pid)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").compactMap { UInt($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1], "\(line)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test func statusSaysWhatTheDaemonIsDoing() async throws {
         let daemon = try DaemonProcess()
         var seen: [String] = try #require(await daemon.waitUntilReady())

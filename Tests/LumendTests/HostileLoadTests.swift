@@ -50,6 +50,16 @@ struct HostileLoadTests {
         return try samples.get().sorted()
     }
 
+    /// The CPU time (user and system) process `pid` has used, in seconds, from `/proc`.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // The fields after the command name, which is in parentheses and may hold spaces.
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
     static let onlyAttack = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_ONLY"].flatMap(Int.init)
@@ -67,7 +77,10 @@ struct HostileLoadTests {
 
     @Test func theDaemonShrugsOffHostileClientsAndComesBackToItsBaseline() async throws {
         let daemon = try DaemonProcess(
-            arguments: ["--clock", "virtual", "--request-timeout", "1", "--fixture", writeFixture()])
+            arguments: [
+                "--clock", "virtual", "--request-timeout", "1", "--max-sessions", "256", "--max-sessions-per-user",
+                "192", "--fixture", writeFixture(),
+            ])
         _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
         let socket = daemon.socketPath
         let good = try daemon.connect()
@@ -153,7 +166,14 @@ struct HostileLoadTests {
                 }
                 measuring.wait()
             })
+        let (daemonCPU, ownCPU, wall) = (Self.cpuSeconds(daemon.pid), Self.cpuSeconds(getpid()), ContinuousClock.now)
         let during = try await latencies(good, 1_000)
+        let window = ContinuousClock.now - wall
+        let seconds = Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18
+        let busy = (
+            daemon: (Self.cpuSeconds(daemon.pid) - daemonCPU) / seconds,
+            tests: (Self.cpuSeconds(getpid()) - ownCPU) / seconds
+        )
         measuring.leave()
         for attack in attacks { await attack.value }
 
@@ -176,7 +196,9 @@ struct HostileLoadTests {
         let (p99Before, p99During) = (Self.p99(before), Self.p99(during))
         print(
             "hostile clients: good client's get p99 \(Int(p99Before)) µs before, \(Int(p99During)) µs during "
-                + "(\(String(format: "%.1f", p99During / p99Before))×); before: \(baseline); after: \(after)")
+                + "(\(String(format: "%.1f", p99During / p99Before))×); cores busy meanwhile: lumend "
+                + "\(String(format: "%.2f", busy.daemon)), the test process \(String(format: "%.2f", busy.tests)) "
+                + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
         #expect(after.descriptors == baseline.descriptors, "before: \(baseline); after: \(after)")
         #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
         // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.

@@ -52,6 +52,7 @@ public enum Daemon {
         // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
         // anything else, and this covers a caller that did not.
         StopSignals.install()
+        raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
         let fileSystem = PosixFileSystem()
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -220,4 +221,26 @@ public enum Daemon {
 
     static func writeStdout(_ text: String) { _ = text.withCString { write(1, $0, strlen($0)) } }
     static func writeStderr(_ text: String) { _ = text.withCString { write(2, $0, strlen($0)) } }
+}
+
+extension Daemon {
+    /// Raises the soft limit on open descriptors to the hard limit, as systemd advises daemons that need
+    /// many (its default soft limit, 1024, is for programs that use `select`); a session is a descriptor.
+    /// Warns when even the hard limit holds fewer sessions than asked for.
+    static func raiseDescriptorLimit(for sessions: Int, logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        // State files, the journal, the listening socket, the loops' epoll and wake descriptors, logging.
+        let reserved = 64
+        if limit.rlim_cur < rlim_t(Int.max), Int(limit.rlim_cur) < sessions + reserved {
+            logger.warning(
+                "the open-file limit (\(limit.rlim_cur)) allows about \(max(0, Int(limit.rlim_cur) - reserved)) of "
+                    + "the \(sessions) sessions asked for; raise LimitNOFILE= or lower --max-sessions")
+        }
+    }
 }

@@ -48,6 +48,7 @@ public struct DaemonOptions: Sendable, Hashable {
         -> DaemonOptions
     {
         var options = DaemonOptions(environment: environment)
+        var perUser: Int?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             var name = argument
@@ -55,6 +56,13 @@ public struct DaemonOptions: Sendable, Hashable {
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func count(from low: Int, to high: Int = 1_000_000) throws(UsageError) -> Int {
+                let raw = try value()
+                guard let count = Int(raw), (low...high).contains(count) else {
+                    throw UsageError(description: "\(name) must be a whole number from \(low) to \(high), not '\(raw)'")
+                }
+                return count
             }
             func value() throws(UsageError) -> String {
                 if let inlineValue { return inlineValue }
@@ -97,12 +105,11 @@ public struct DaemonOptions: Sendable, Hashable {
                 }
                 options.limits.requestGrace = .milliseconds(Int((seconds * 1_000).rounded(.up)))
             case "--max-sessions-per-user":
-                let raw = try value()
-                guard let count = Int(raw), count >= 1 else {
-                    throw UsageError(
-                        description: "--max-sessions-per-user must be a whole number from 1 up, not '\(raw)'")
-                }
-                options.limits.maxSessionsPerUser = count
+                perUser = try count(from: 1)
+            case "--max-sessions":
+                options.limits.maxSessions = try count(from: 2)
+            case "--event-loops":
+                options.limits.eventLoops = try count(from: 1, to: 256)
             case "--log-level":
                 let raw = try value()
                 guard let level = LogLevel(name: raw) else {
@@ -129,6 +136,19 @@ public struct DaemonOptions: Sendable, Hashable {
                 throw UsageError(
                     description: "unexpected argument '\(argument)'; to simulate a fixture, use --fixture \(argument)")
             }
+        }
+        // One user may hold three sessions in four unless told otherwise, and always fewer than all of them.
+        let sessions = options.limits.maxSessions
+        if let perUser {
+            guard perUser < sessions else {
+                throw UsageError(
+                    description:
+                        "--max-sessions-per-user (\(perUser)) must be below --max-sessions (\(sessions)), so that one "
+                        + "user cannot lock out another")
+            }
+            options.limits.maxSessionsPerUser = perUser
+        } else {
+            options.limits.maxSessionsPerUser = max(1, sessions * 3 / 4)
         }
         for (option, path) in [("--state-dir", options.stateDirectory), ("--socket", options.socketPath)]
         where path.isEmpty {
@@ -167,9 +187,12 @@ public struct DaemonOptions: Sendable, Hashable {
           --request-timeout SECONDS
                                    Close a connection that sends no complete request within this long of
                                    connecting, or of starting a line. Default: 10.
+          --max-sessions N         Sessions served at once. Each costs a file descriptor and a few KiB, not a
+                                   thread; lumend raises its descriptor limit to the hard limit. Default: 4096.
           --max-sessions-per-user N
-                                   Sessions one user (peer UID) may hold at once, fewer than the 256 in all
-                                   so that one user cannot lock out another. Default: 192.
+                                   Sessions one user (peer UID) may hold at once, fewer than --max-sessions so
+                                   that one user cannot lock out another. Default: three in four of them.
+          --event-loops N          Threads serving the connections. Default: one per core.
           --log-level LEVEL        critical, error, warning, notice, info (default) or debug.
           -h, --help               Show this help.
           --version                Show the version.

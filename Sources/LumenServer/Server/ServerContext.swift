@@ -25,11 +25,11 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxSubscriptionsPerSession = 4_096
     /// Writes one session may have waiting on devices.
     public var maxInflightPerSession = 1_024
-    /// Sessions the daemon serves at once.
-    public var maxSessions = 256
+    /// Sessions the daemon serves at once: each an open descriptor and a few KiB on an event loop.
+    public var maxSessions = 4_096
     /// Sessions one user (peer UID) may hold at once: fewer than ``maxSessions``, so that one local user
     /// cannot lock out another.
-    public var maxSessionsPerUser = 192
+    public var maxSessionsPerUser = 3_072
     /// How long a connection may go without a complete request: from connecting until its first, and from
     /// the first byte of a line until its end. Then it is closed, so idle or trickling connections cannot
     /// hold sessions others need.
