@@ -50,6 +50,13 @@ struct HostileLoadTests {
         return try samples.get().sorted()
     }
 
+    /// What each of a process's descriptors refers to (`socket:[…]`, a path, …), from `/proc`.
+    static func descriptorTargets(_ pid: Int32) -> Set<String> {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return Set(names.map { "\($0)=\((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")) ?? "?")" })
+    }
+
     /// The CPU time (user and system) process `pid` has used, in seconds, from `/proc`.
     static func cpuSeconds(_ pid: Int32) -> Double {
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
@@ -86,6 +93,7 @@ struct HostileLoadTests {
         let good = try daemon.connect()
         _ = try await latencies(good, 200)  // warm up
         let baseline = Resources(pid: daemon.pid)
+        let targetsBefore = Self.descriptorTargets(daemon.pid)
         let before = try await latencies(good, 1_000)
 
         // Every payload is made before the attack, so that during it the test's own threads only send.
@@ -199,7 +207,9 @@ struct HostileLoadTests {
                 + "(\(String(format: "%.1f", p99During / p99Before))×); cores busy meanwhile: lumend "
                 + "\(String(format: "%.2f", busy.daemon)), the test process \(String(format: "%.2f", busy.tests)) "
                 + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
-        #expect(after.descriptors == baseline.descriptors, "before: \(baseline); after: \(after)")
+        #expect(
+            after.descriptors == baseline.descriptors,
+            "before: \(baseline); after: \(after); new: \(Self.descriptorTargets(daemon.pid).subtracting(targetsBefore))")
         #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
         // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.
         let sanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
