@@ -103,18 +103,12 @@ public actor Home {
 
     /// Calls `observer` with every change, synchronously, in the order changes are applied.
     ///
-    /// Observers must return quickly and never block: they run on the home's event loop.
-    /// - Returns: a token for ``removeObserver(_:)``.
-    @discardableResult
-    public func addObserver(_ observer: @escaping Observer) -> UInt64 {
-        let id = nextObserverID
+    /// Observers must return quickly and never block: they run on the home's event loop, for as long as the
+    /// home lives.
+    public func addObserver(_ observer: @escaping Observer) {
+        observers[nextObserverID] = observer
         nextObserverID += 1
-        observers[id] = observer
-        return id
     }
-
-    /// Stops calling an observer.
-    public func removeObserver(_ id: UInt64) { observers[id] = nil }
 
     /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
     /// synchronously, as the change is applied: the state store journals these.

@@ -5,8 +5,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// Runs services started in order and stops them in reverse: on SIGTERM or SIGINT, on
-/// ``triggerShutdown()``, or when any service ends or fails. A second signal exits at once.
+/// Runs services started in order and stops them in reverse: on SIGTERM or SIGINT, or when any service ends
+/// or fails. A second signal exits at once.
 ///
 /// ```swift
 /// let group = ServiceGroup(services: [store, server, watchdog], logger: logger) {
@@ -26,7 +26,6 @@ public final class ServiceGroup: Sendable {
 
     enum Event: Sendable {
         case signal(Int32)
-        case shutdownRequested
         case serviceEnded(Int, (any Error)?)
     }
 
@@ -55,9 +54,6 @@ public final class ServiceGroup: Sendable {
         (events, post) = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// Begins a graceful shutdown.
-    public func triggerShutdown() { post.yield(.shutdownRequested) }
-
     /// Runs every service until shutdown.
     /// - Throws: the first error a service failed with, after every service has stopped.
     public func run() async throws {
@@ -84,8 +80,6 @@ public final class ServiceGroup: Sendable {
             switch event {
             case .signal(let number):
                 logger.notice("received signal \(number); shutting down", [("signal", String(number))])
-                break loop
-            case .shutdownRequested:
                 break loop
             case .serviceEnded(let index, let error):
                 ended.insert(index)
