@@ -54,7 +54,10 @@ struct HostileLoadTests {
     static func descriptorTargets(_ pid: Int32) -> Set<String> {
         let directory = "/proc/\(pid)/fd"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return Set(names.map { "\($0)=\((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")) ?? "?")" })
+        return Set(
+            names.map {
+                "\($0)=\((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")) ?? "?")"
+            })
     }
 
     /// The CPU time (user and system) process `pid` has used, in seconds, from `/proc`.
@@ -209,7 +212,8 @@ struct HostileLoadTests {
                 + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
         #expect(
             after.descriptors == baseline.descriptors,
-            "before: \(baseline); after: \(after); new: \(Self.descriptorTargets(daemon.pid).subtracting(targetsBefore))")
+            "before: \(baseline); after: \(after); new: \(Self.descriptorTargets(daemon.pid).subtracting(targetsBefore))"
+        )
         #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
         // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.
         let sanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }

@@ -90,12 +90,14 @@ final class ClientConnection: Sendable {
         }
         for await line in stream {
             await processor.process(line: line, reply: reply)
-            // A request that needed no device may finish without ever suspending; yielding after each gives
-            // the other connections on this loop their turn, however many requests this one has queued.
-            await Task.yield()
-            if waitingLines.subtract(1, ordering: .relaxed).newValue == Self.lowWater {
+            let waiting = waitingLines.subtract(1, ordering: .relaxed).newValue
+            if waiting == Self.lowWater {
                 loop.submit { [weak self] in self?.resumeReading() }
             }
+            // A request that needed no device may finish without ever suspending. A client with more requests
+            // queued yields after each, so the other connections on this loop get their turns however many it
+            // sends; one that waits for each reply has nothing queued and loses no time to it.
+            if waiting > 0 { await Task.yield() }
         }
         // Input ended (the client half-closed): answer what is still waiting, then close.
         await session.waitUntilIdle()
