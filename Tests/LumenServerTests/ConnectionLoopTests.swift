@@ -19,7 +19,7 @@ struct ConnectionLoopTests {
     @Test func aTaskPreferringTheLoopRunsOnItsThread() async throws {
         let (loop, peer) = try makeLoop()
         defer { close(peer) }
-        loop.start(readable: {}, writable: {})
+        loop.start(readable: { _ in }, writable: {})
         let loopThread = await withCheckedContinuation { continuation in
             loop.submit { continuation.resume(returning: currentThread()) }
         }
@@ -39,7 +39,7 @@ struct ConnectionLoopTests {
         let eventLoop = EventLoop(name: "test-loop")
         let (loop, peer) = try makeLoop(on: eventLoop)
         defer { close(peer) }
-        loop.start(readable: {}, writable: {})
+        loop.start(readable: { _ in }, writable: {})
         loop.stop()
         // The loop closes the connection's end when it stops it: the peer reads end-of-file.
         let ended = await offload {
@@ -71,10 +71,12 @@ extension ConnectionLoopTests {
         let floodReads = Atomic<Int>(0)
         let (heard, heardContinuation) = AsyncStream.makeStream(of: Int.self)
         // The flooded connection never drains its socket: each turn reads a little.
-        flooded.start(readable: { _ = flooded.read { _ in floodReads.add(1, ordering: .relaxed) } }, writable: {})
+        flooded.start(
+            readable: { context in _ = context.read(flooded.fd) { _ in floodReads.add(1, ordering: .relaxed) } },
+            writable: {})
         quiet.start(
-            readable: {
-                _ = quiet.read { _ in heardContinuation.yield(floodReads.load(ordering: .relaxed)) }
+            readable: { context in
+                _ = context.read(quiet.fd) { _ in heardContinuation.yield(floodReads.load(ordering: .relaxed)) }
             }, writable: {})
         // As much as the socket takes, without blocking this thread.
         _ = fcntl(floodPeer, F_SETFL, fcntl(floodPeer, F_GETFL) | O_NONBLOCK)

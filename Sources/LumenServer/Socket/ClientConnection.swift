@@ -65,8 +65,8 @@ final class ClientConnection: Sendable {
     /// Starts reading and serving `session`.
     func start(session: Session) {
         sessionBox.withLock { $0 = session }
-        loop.start { [weak self] in
-            self?.readAvailable()
+        loop.start { [weak self] context in
+            self?.readAvailable(context)
         } writable: { [weak self] in
             self?.writable()
         }
@@ -117,9 +117,9 @@ final class ClientConnection: Sendable {
 
     /// One read a turn: the loop comes back while more is waiting (its `epoll` is level-triggered), and the
     /// other connections it serves get their turns between.
-    private func readAvailable() {
+    private func readAvailable(_ context: LoopContext) {
         guard !io.withLock({ $0.readSuspended || $0.closed }) else { return }
-        let count = loop.read { chunk in feed(chunk) }
+        let count = context.read(fd) { chunk in feed(chunk) }
         if count > 0 { return }
         if count == 0 {
             endInput()

@@ -2,23 +2,23 @@ import Foundation
 import Synchronization
 
 /// A connection's place on an ``EventLoop``: its socket's registration there, and the executor its
-/// session's task runs on (the loop's).
+/// session's task runs on (the loop's thread, a few jobs a turn).
 ///
-/// Everything it does happens on the loop's thread, in the order asked: what arrives from another thread
-/// is handed to the loop first. So the socket's state needs no lock, and a request that arrives is read,
-/// handled and answered on one thread, among the other connections that loop serves.
+/// Everything it does to the socket happens on the loop's thread, in the order asked: what is asked from
+/// another thread is handed to the loop first. So a request that arrives is read, handled and answered on one
+/// thread, among the other connections that loop serves.
 final class ConnectionLoop: TaskExecutor {
     let fd: Int32
     let eventLoop: EventLoop
-    /// The key of the socket's registration; set on the loop's thread by ``start(readable:writable:)``.
-    private let registration = Box()
+    /// The socket's registration on the loop: unique for the process's life, so a descriptor number reused
+    /// after a close can never reach this connection's handlers.
+    private let key = ConnectionLoop.nextKey.add(1, ordering: .relaxed).newValue
+    private static let nextKey = Atomic<UInt64>(EventLoop.wakeKey)
 
-    /// Read and written on the loop's thread only.
-    private final class Box: @unchecked Sendable {
-        // Unchecked: only the event loop's thread touches it.
-        var id: UInt64?
-        var stopped = false
-    }
+    /// The session's jobs waiting for their turn: the loop takes a few at a time from each connection in
+    /// turn, so one whose many writes are confirmed at once (a group commit) does not queue its thousands
+    /// of replies ahead of another connection's one.
+    private let jobs = Mutex<(queue: [UnownedJob], scheduled: Bool)>(([], false))
 
     /// A connection for `fd` on `eventLoop`; it owns the descriptor and closes it when it stops.
     init(fd: Int32, on eventLoop: EventLoop) {
@@ -27,23 +27,16 @@ final class ConnectionLoop: TaskExecutor {
     }
 
     /// Registers the socket, watched for reading. The handlers run on the loop's thread when the socket is
-    /// readable or writable (and that is wanted).
-    func start(readable: @escaping @Sendable () -> Void, writable: @escaping @Sendable () -> Void) {
-        eventLoop.execute { [self] in
-            guard !registration.stopped else { return }
-            let id = eventLoop.register(fd) { readiness in
-                if readiness.readable { readable() }
+    /// readable (given the loop's state, to read with) or writable, and that is wanted.
+    func start(readable: @escaping @Sendable (LoopContext) -> Void, writable: @escaping @Sendable () -> Void) {
+        eventLoop.execute { [fd, key] context in
+            context?.register(key, fd: fd) { readiness, context in
+                if readiness.readable { readable(context) }
                 if readiness.writable { writable() }
             }
-            registration.id = id
-            eventLoop.watch(id, readable: true, writable: nil)
+            context?.watch(key, readable: true, writable: nil)
         }
     }
-
-    /// The session's jobs waiting for their turn: the loop takes a few at a time from each connection in
-    /// turn, so one whose many writes are confirmed at once (a group commit) does not queue its thousands
-    /// of replies ahead of another connection's one.
-    private let jobs = Mutex<(queue: [UnownedJob], scheduled: Bool)>(([], false))
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -55,14 +48,15 @@ final class ConnectionLoop: TaskExecutor {
         if schedule { eventLoop.schedule(self) }
     }
 
-    /// Runs up to `limit` of the waiting jobs on the loop's thread; returns whether more are waiting (the loop
-    /// then comes back to this connection after the others).
-    func runJobs(limit: Int, on executor: UnownedTaskExecutor) -> Bool {
+    /// Runs up to `limit` of the waiting jobs on the calling thread; returns whether more are waiting (the
+    /// loop then comes back to this connection after the others).
+    func runJobs(limit: Int) -> Bool {
         let batch = jobs.withLock { jobs -> ArraySlice<UnownedJob> in
             let batch = jobs.queue.prefix(limit)
             jobs.queue.removeFirst(batch.count)
             return batch
         }
+        let executor = asUnownedTaskExecutor()
         for job in batch { job.runSynchronously(on: executor) }
         return jobs.withLock { jobs in
             jobs.scheduled = !jobs.queue.isEmpty
@@ -70,31 +64,28 @@ final class ConnectionLoop: TaskExecutor {
         }
     }
 
+    /// Runs every waiting job, and those they queue: the loop has stopped.
+    func runAllJobs() {
+        while runJobs(limit: Int.max) {}
+    }
+
     /// Runs `block` on the loop's thread, after the work already asked of it.
-    func submit(_ block: @escaping @Sendable () -> Void) { eventLoop.execute(block) }
+    func submit(_ block: @escaping @Sendable () -> Void) { eventLoop.execute { _ in block() } }
 
     /// Whether to watch the socket for reading and writing; `nil` leaves a setting as it is.
     /// Applied in its turn on the loop's thread (before the loop next waits), so changes asked from
     /// several threads take effect in the order asked.
     func watch(read: Bool? = nil, write: Bool? = nil) {
-        eventLoop.execute { [self] in
-            guard let id = registration.id, !registration.stopped else { return }
-            eventLoop.watch(id, readable: read, writable: write)
-        }
+        eventLoop.execute { [key] context in context?.watch(key, readable: read, writable: write) }
     }
 
     /// Stops watching the socket and closes it, after the work already asked of the loop; then runs
     /// `closed`, so that whoever counts connections counts only open sockets.
     func stop(then closed: @escaping @Sendable () -> Void = {}) {
-        eventLoop.execute { [self] in
-            guard !registration.stopped else { return }
-            registration.stopped = true
-            if let id = registration.id { eventLoop.remove(id) }
+        eventLoop.execute { [fd, key] context in
+            context?.remove(key)
             Glibc.close(fd)
             closed()
         }
     }
-
-    /// Reads from the socket into the loop's buffer; see ``EventLoop/read(_:_:)``.
-    func read(_ body: (ArraySlice<UInt8>) -> Void) -> Int { eventLoop.read(fd, body) }
 }

@@ -2,14 +2,15 @@ import CLinux
 import Foundation
 import Synchronization
 
-/// One thread that waits in `epoll` on many sockets and runs the work of their sessions: the executor of
-/// every connection it serves, as a swift-nio event loop is.
+/// One thread that waits in `epoll` on many sockets and runs the work of their sessions, as a swift-nio event
+/// loop does.
 ///
-/// Work comes in one queue, in order: tasks' jobs (it is their `TaskExecutor`) and blocks. Each turn runs the
-/// work queued so far, then asks `epoll` which sockets are ready (without waiting when more work is queued)
-/// and calls their handlers, so a connection that floods it with requests gets one read per turn and every
-/// other connection its turn between. Registrations live on the loop's thread alone and take no lock.
-final class EventLoop: TaskExecutor, Sendable {
+/// Work comes in one queue, in order: blocks, and turns of connections whose sessions have jobs waiting (a
+/// ``ConnectionLoop`` is the `TaskExecutor` of its session, and runs a few jobs a turn here). Each turn runs
+/// the work queued so far, then asks `epoll` which sockets are ready (without waiting when more work is
+/// queued) and calls their handlers, so a connection that floods it with requests gets one read per turn and
+/// every other connection its turn between.
+final class EventLoop: Sendable {
     /// What a socket's handlers are told.
     struct Readiness {
         var readable: Bool
@@ -17,8 +18,8 @@ final class EventLoop: TaskExecutor, Sendable {
     }
 
     private enum Work {
-        case job(UnownedJob)
-        case block(@Sendable () -> Void)
+        /// Run with the loop's own state (`nil` once the loop has stopped).
+        case block(@Sendable (LoopContext?) -> Void)
         /// A connection with jobs waiting: a few of them run, then it goes to the back of the line.
         case connection(ConnectionLoop)
     }
@@ -35,35 +36,13 @@ final class EventLoop: TaskExecutor, Sendable {
         var exited = false
     }
 
-    /// A socket's handler and the interest `epoll` has for it; touched on the loop's thread only.
-    private final class Registration {
-        let fd: Int32
-        let handle: (Readiness) -> Void
-        var interest: Readiness = Readiness(readable: false, writable: false)
-        var inEpoll = false
-        init(fd: Int32, handle: @escaping (Readiness) -> Void) {
-            self.fd = fd
-            self.handle = handle
-        }
-    }
-
-    /// What only the loop's thread reads and writes: registrations and the buffer reads go into.
-    private final class ThreadState: @unchecked Sendable {
-        // Unchecked: every access happens on the loop's own thread (`run`, and the blocks it runs).
-        var registrations: [UInt64: Registration] = [:]
-        var nextID: UInt64 = 1
-        var readBuffer = [UInt8](repeating: 0, count: 65_536)
-    }
-
     /// A name for logs and thread lists.
     let name: String
     private let epfd: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
-    private let local = ThreadState()
-    private let thread = Mutex<pthread_t?>(nil)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
-    private static let wakeID: UInt64 = 0
+    static let wakeKey: UInt64 = 0
 
     /// A loop with its thread started.
     init(name: String) {
@@ -72,7 +51,7 @@ final class EventLoop: TaskExecutor, Sendable {
         precondition(epfd >= 0, "epoll_create1: \(String(cString: strerror(errno)))")
         wakeFD = lumen_eventfd()
         precondition(wakeFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
-        precondition(lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, wakeFD, LUMEN_EPOLLIN, Self.wakeID) == 0)
+        precondition(lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, wakeFD, LUMEN_EPOLLIN, Self.wakeKey) == 0)
         let started = Thread { [self] in run() }
         started.name = name
         started.start()
@@ -80,32 +59,19 @@ final class EventLoop: TaskExecutor, Sendable {
 
     // MARK: - Work from any thread
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        guard add(.job(job)) else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-    }
-
-    /// Runs `block` on the loop's thread after the work queued before it (on a shared thread once the loop
-    /// has stopped).
-    func execute(_ block: @escaping @Sendable () -> Void) {
-        guard add(.block(block)) else { return DispatchQueue.global().async(execute: block) }
+    /// Runs `block` on the loop's thread, with the state only that thread touches, after the work queued
+    /// before it. Once the loop has stopped it runs on a shared thread, given `nil`.
+    func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
+        guard add(.block(block)) else { return DispatchQueue.global().async { block(nil) } }
     }
 
     /// Gives a connection with jobs waiting a turn, after the work queued before.
     func schedule(_ connection: ConnectionLoop) {
         guard add(.connection(connection)) else {
-            // The loop has stopped: the jobs run on the shared executors, in order.
-            DispatchQueue.global().async {
-                while connection.runJobs(limit: Int.max, on: connection.asUnownedTaskExecutor()) {}
-            }
+            // The loop has stopped: the jobs run on a shared thread, in order.
+            DispatchQueue.global().async { connection.runAllJobs() }
             return
         }
-    }
-
-    /// Whether the calling thread is the loop's.
-    var inLoop: Bool {
-        guard let thread = thread.withLock({ $0 }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
     }
 
     private func add(_ work: Work) -> Bool {
@@ -132,77 +98,24 @@ final class EventLoop: TaskExecutor, Sendable {
                 return false
             }
             if done { return continuation.resume() }
-            _ = add(.block { [self] in inbox.withLock { $0.stopping = true } })
+            _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } })
         }
     }
-
-    // MARK: - Sockets (on the loop's thread)
-
-    /// Registers `fd`, wanting nothing yet; `handle` is called on the loop's thread when it is ready for what
-    /// is wanted. Returns the registration's key for ``watch(_:readable:writable:)`` and ``remove(_:)``.
-    func register(_ fd: Int32, _ handle: @escaping (Readiness) -> Void) -> UInt64 {
-        let id = local.nextID
-        local.nextID += 1
-        local.registrations[id] = Registration(fd: fd, handle: handle)
-        return id
-    }
-
-    /// Sets what a registered socket is watched for; `nil` leaves a side as it is.
-    func watch(_ id: UInt64, readable: Bool?, writable: Bool?) {
-        guard let registration = local.registrations[id] else { return }
-        if let readable { registration.interest.readable = readable }
-        if let writable { registration.interest.writable = writable }
-        var events: UInt32 = 0
-        if registration.interest.readable { events |= LUMEN_EPOLLIN | LUMEN_EPOLLRDHUP }
-        if registration.interest.writable { events |= LUMEN_EPOLLOUT }
-        if events == 0 {
-            // epoll reports a hang-up whatever is asked for: a socket that wants nothing is left out, so a
-            // hung-up peer cannot make the loop spin.
-            if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
-            registration.inEpoll = false
-        } else if registration.inEpoll {
-            _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_MOD, registration.fd, events, id)
-        } else {
-            _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, registration.fd, events, id)
-            registration.inEpoll = true
-        }
-    }
-
-    /// Forgets a socket (before it is closed).
-    func remove(_ id: UInt64) {
-        guard let registration = local.registrations.removeValue(forKey: id) else { return }
-        if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
-    }
-
-    /// Reads from `fd` into the loop's one read buffer (connections keep none of their own) and hands
-    /// `body` what was read; returns `read`'s result.
-    func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
-        let count = local.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if count > 0 { body(local.readBuffer[0..<count]) }
-        return count
-    }
-
-    /// How many sockets the loop serves.
-    var registrationCount: Int { local.registrations.count }
 
     // MARK: - The thread
 
-    private func perform(_ item: Work, on executor: UnownedTaskExecutor) {
+    private func perform(_ item: Work, _ context: LoopContext) {
         switch item {
-        case .job(let job): job.runSynchronously(on: executor)
-        case .block(let block): block()
+        case .block(let block): block(context)
         case .connection(let connection):
-            if connection.runJobs(limit: Self.jobsPerTurn, on: connection.asUnownedTaskExecutor()) {
-                if !add(.connection(connection)) {
-                    while connection.runJobs(limit: Int.max, on: connection.asUnownedTaskExecutor()) {}
-                }
-            }
+            guard connection.runJobs(limit: Self.jobsPerTurn) else { return }
+            if !add(.connection(connection)) { connection.runAllJobs() }
         }
     }
 
     private func run() {
-        thread.withLock { $0 = pthread_self() }
-        let executor = asUnownedTaskExecutor()
+        // Made here and handed only to the blocks this thread runs: nothing else ever holds it.
+        let context = LoopContext(epfd: epfd)
         var masks = [UInt32](repeating: 0, count: 256)
         var keys = [UInt64](repeating: 0, count: 256)
         var drain: UInt64 = 0
@@ -211,7 +124,7 @@ final class EventLoop: TaskExecutor, Sendable {
                 defer { inbox.work.removeAll(keepingCapacity: true) }
                 return (inbox.work, inbox.stopping)
             }
-            for item in work { perform(item, on: executor) }
+            for item in work { perform(item, context) }
             if stopping { break }
             // Wait only when nothing is queued; the mark is made under the lock producers take, so a ring
             // cannot be missed.
@@ -226,22 +139,12 @@ final class EventLoop: TaskExecutor, Sendable {
                 }
             }
             if timeout < 0 { inbox.withLock { $0.asleep = false } }
-            guard count > 0 else { continue }
-            for index in 0..<Int(count) {
-                let id = keys[index]
-                let flags = masks[index]
-                if id == Self.wakeID {
+            for index in 0..<max(0, Int(count)) {
+                if keys[index] == Self.wakeKey {
                     _ = Glibc.read(wakeFD, &drain, 8)
-                    continue
+                } else {
+                    context.dispatch(keys[index], masks[index])
                 }
-                // A handler earlier in this batch may have removed it.
-                guard let registration = local.registrations[id] else { continue }
-                let failed = flags & (LUMEN_EPOLLHUP | LUMEN_EPOLLERR) != 0
-                registration.handle(
-                    Readiness(
-                        readable: registration.interest.readable
-                            && (failed || flags & (LUMEN_EPOLLIN | LUMEN_EPOLLRDHUP) != 0),
-                        writable: registration.interest.writable && (failed || flags & LUMEN_EPOLLOUT != 0)))
             }
         }
         // Whatever raced in after the last look runs now; later arrivals go to the shared executors.
@@ -250,9 +153,8 @@ final class EventLoop: TaskExecutor, Sendable {
             defer { inbox.work = [] }
             return inbox.work
         }
-        for item in late { perform(item, on: executor) }
-        for registration in local.registrations.values { Glibc.close(registration.fd) }
-        local.registrations = [:]
+        for item in late { perform(item, context) }
+        // The sockets are their connections' to close (``ConnectionLoop/stop(then:)``), here or later.
         Glibc.close(epfd)
         Glibc.close(wakeFD)
         let waiters = finished.withLock { waiters in
@@ -260,6 +162,81 @@ final class EventLoop: TaskExecutor, Sendable {
             return waiters ?? []
         }
         for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// What only an event loop's own thread touches: its sockets' registrations and the one buffer reads go
+/// into (connections keep none of their own).
+///
+/// The loop's thread makes it and hands it to the blocks it runs; it is never stored anywhere else, so it
+/// takes no lock and is not `Sendable`.
+final class LoopContext {
+    /// A socket's handler and the interest `epoll` has for it.
+    private final class Registration {
+        let fd: Int32
+        let handle: (EventLoop.Readiness, LoopContext) -> Void
+        var interest = EventLoop.Readiness(readable: false, writable: false)
+        var inEpoll = false
+        init(fd: Int32, handle: @escaping (EventLoop.Readiness, LoopContext) -> Void) {
+            self.fd = fd
+            self.handle = handle
+        }
+    }
+
+    private let epfd: Int32
+    private var registrations: [UInt64: Registration] = [:]
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
+
+    fileprivate init(epfd: Int32) { self.epfd = epfd }
+
+    /// Registers `fd` under `key` (not ``EventLoop/wakeKey``), wanting nothing yet; `handle` is called on the
+    /// loop's thread when it is ready for what is wanted.
+    func register(_ key: UInt64, fd: Int32, _ handle: @escaping (EventLoop.Readiness, LoopContext) -> Void) {
+        registrations[key] = Registration(fd: fd, handle: handle)
+    }
+
+    /// Sets what a registered socket is watched for; `nil` leaves a side as it is.
+    func watch(_ key: UInt64, readable: Bool?, writable: Bool?) {
+        guard let registration = registrations[key] else { return }
+        if let readable { registration.interest.readable = readable }
+        if let writable { registration.interest.writable = writable }
+        var events: UInt32 = 0
+        if registration.interest.readable { events |= LUMEN_EPOLLIN | LUMEN_EPOLLRDHUP }
+        if registration.interest.writable { events |= LUMEN_EPOLLOUT }
+        if events == 0 {
+            // epoll reports a hang-up whatever is asked for: a socket that wants nothing is left out, so a
+            // hung-up peer cannot make the loop spin.
+            if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
+            registration.inEpoll = false
+        } else {
+            let operation = registration.inEpoll ? LUMEN_EPOLL_CTL_MOD : LUMEN_EPOLL_CTL_ADD
+            _ = lumen_epoll_ctl(epfd, operation, registration.fd, events, key)
+            registration.inEpoll = true
+        }
+    }
+
+    /// Forgets a socket (before it is closed).
+    func remove(_ key: UInt64) {
+        guard let registration = registrations.removeValue(forKey: key) else { return }
+        if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
+    }
+
+    /// Reads from `fd` into the loop's buffer and hands `body` what was read; returns `read`'s result.
+    func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
+        let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if count > 0 { body(readBuffer[0..<count]) }
+        return count
+    }
+
+    /// Tells a socket's handler what `epoll` reported for it.
+    fileprivate func dispatch(_ key: UInt64, _ flags: UInt32) {
+        // A handler earlier in the same batch may have removed it.
+        guard let registration = registrations[key] else { return }
+        let failed = flags & (LUMEN_EPOLLHUP | LUMEN_EPOLLERR) != 0
+        let readiness = EventLoop.Readiness(
+            readable: registration.interest.readable && (failed || flags & (LUMEN_EPOLLIN | LUMEN_EPOLLRDHUP) != 0),
+            writable: registration.interest.writable && (failed || flags & LUMEN_EPOLLOUT != 0))
+        registration.handle(readiness, self)
     }
 }
 
