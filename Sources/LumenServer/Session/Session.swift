@@ -101,31 +101,71 @@ final class Session: RPCHandler {
 
     // MARK: - Methods
 
-    /// `error` with the scope, connection and entity of the request filled in where it does not name them.
-    static func inContext(_ error: LumenError, scope scopeID: Int, connection name: String, entity: Entity?)
-        -> LumenError
-    {
-        var error = error
-        if error.data["scope"] == nil { error.data["scope"] = .int(scopeID) }
-        if error.data["connection"] == nil { error.data["connection"] = .string(name) }
-        switch entity {
-        case .light(let id) where error.data["light"] == nil: error.data["light"] = .string(id.rawValue)
-        case .room(let id) where error.data["room"] == nil: error.data["room"] = .string(id.rawValue)
-        default: break
+    /// Where a request on a connection happened, for its errors: the scope, the connection, the light or
+    /// room behind the scope, and the value a `set` carried, as the client wrote it.
+    struct RequestContext: Sendable {
+        let scope: Int
+        let connection: String
+        let entity: Entity?
+        var value: JSONValue?
+
+        /// `error` naming what it does not yet name of this context. A large array or object value is left
+        /// out rather than echoed back.
+        func annotate(_ error: LumenError) -> LumenError {
+            var error = error
+            if error.data["scope"] == nil { error.data["scope"] = .int(scope) }
+            if error.data["connection"] == nil { error.data["connection"] = .string(connection) }
+            switch entity {
+            case .light(let id) where error.data["light"] == nil: error.data["light"] = .string(id.rawValue)
+            case .room(let id) where error.data["room"] == nil: error.data["room"] = .string(id.rawValue)
+            default: break
+            }
+            if error.data["value"] == nil, let value, !value.isNull, !Self.isLarge(value) {
+                error.data["value"] = value
+            }
+            return error
         }
-        return error
+
+        static func isLarge(_ value: JSONValue) -> Bool {
+            switch value {
+            case .array, .object: value.serialized().utf8.count > 256
+            default: false
+            }
+        }
     }
 
     /// Runs a request on a connection, so that whatever error it throws names where it happened.
     private func onConnection<T>(
-        _ params: Params, _ body: (Int, String, AnyConnection) async throws(LumenError) -> T
+        _ params: Params, _ body: (inout RequestContext, AnyConnection) async throws(LumenError) -> T
     ) async throws(LumenError) -> T {
         let (scopeID, name, connection) = try lookup(params)
-        let entity = state.withLock { $0.scopes[scopeID]?.scope.entity }
+        var request = RequestContext(
+            scope: scopeID, connection: name, entity: state.withLock { $0.scopes[scopeID]?.scope.entity })
         do throws(LumenError) {
-            return try await body(scopeID, name, connection)
+            return try await body(&request, connection)
         } catch {
-            throw Self.inContext(error, scope: scopeID, connection: name, entity: entity)
+            throw request.annotate(error)
+        }
+    }
+
+    /// Starts work that waits for devices and answers it later, as a `set`, among the session's writes
+    /// waiting on devices: the session's next requests are not held up behind it.
+    private func answerLater(
+        _ request: RequestContext, _ start: () async throws(LumenError) -> WriteCompletion
+    ) async throws(LumenError) -> RPCOutcome {
+        guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
+            throw LumenError(
+                .limitExceeded,
+                "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
+        }
+        let completion = try await start()
+        inflight.add(1, ordering: .relaxed)
+        return .later {
+            do throws(LumenError) {
+                return .success(["value": try await completion.value()])
+            } catch {
+                return .failure(request.annotate(error))
+            }
         }
     }
 
@@ -160,8 +200,8 @@ final class Session: RPCHandler {
     }
 
     private func open(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (parentID, name, connection) async throws(LumenError) in
-            try await open(params, parentID, name, connection)
+        try await onConnection(params) { (request, connection) async throws(LumenError) in
+            try await open(params, request.scope, request.connection, connection)
         }
     }
 
@@ -208,85 +248,45 @@ final class Session: RPCHandler {
     }
 
     private func get(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
-            guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "get") }
+        try await onConnection(params) { (request, connection) async throws(LumenError) in
+            guard let get = connection.get else {
+                throw wrongKind(request.scope, request.connection, connection.kind, "get")
+            }
             return .result(["value": try await get()])
         }
     }
 
     private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
         let value = params.cursor("value")
-        let entity = state.withLock { $0.scopes[(try? params.int("scope")) ?? -1]?.scope.entity }
-        // The value as the client wrote it (a number keeps its own text), for the error's data; a large array
-        // or object is left out rather than echoed back.
-        var echo: JSONValue? = value.value
-        switch value.value {
-        case .null: echo = nil
-        case .array, .object: if value.value.serialized().utf8.count > 256 { echo = nil }
-        default: break
-        }
-        let echoed = echo
-        @Sendable func echoing(_ error: LumenError) -> LumenError {
-            var error = error
-            if error.data["value"] == nil, let echo = echoed { error.data["value"] = echo }
-            return error
-        }
-        return try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
-            guard let set = connection.set else { throw wrongKind(scopeID, name, connection.kind, "set") }
+        return try await onConnection(params) { (request, connection) async throws(LumenError) in
+            request.value = value.value
+            guard let set = connection.set else {
+                throw wrongKind(request.scope, request.connection, connection.kind, "set")
+            }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
             let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
-            guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
-                throw LumenError(
-                    .limitExceeded,
-                    "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
-            }
-            let completion: WriteCompletion
-            do throws(LumenError) {
-                completion = try await set(value, WriteOptions(transitionMs: transition))
-            } catch {
-                throw echoing(error)
-            }
-            inflight.add(1, ordering: .relaxed)
-            return .later {
-                do throws(LumenError) {
-                    return .success(["value": try await completion.value()])
-                } catch {
-                    return .failure(
-                        Self.inContext(echoing(error), scope: scopeID, connection: name, entity: entity))
-                }
+            return try await answerLater(request) { () async throws(LumenError) in
+                try await set(value, WriteOptions(transitionMs: transition))
             }
         }
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let entity = state.withLock { $0.scopes[(try? params.int("scope")) ?? -1]?.scope.entity }
-        return try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
-            guard let call = connection.call else { throw wrongKind(scopeID, name, connection.kind, "call") }
-            guard let start = connection.start else {
-                return .result(["value": try await call(params.cursor("arguments"))])
+        try await onConnection(params) { (request, connection) async throws(LumenError) in
+            guard let call = connection.call else {
+                throw wrongKind(request.scope, request.connection, connection.kind, "call")
             }
+            let arguments = params.cursor("arguments")
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
-            guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
-                throw LumenError(
-                    .limitExceeded,
-                    "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
-            }
-            let completion = try await start(params.cursor("arguments"))
-            inflight.add(1, ordering: .relaxed)
-            return .later {
-                do throws(LumenError) {
-                    return .success(["value": try await completion.value()])
-                } catch {
-                    return .failure(Self.inContext(error, scope: scopeID, connection: name, entity: entity))
-                }
-            }
+            guard let start = connection.start else { return .result(["value": try await call(arguments)]) }
+            return try await answerLater(request) { () async throws(LumenError) in try await start(arguments) }
         }
     }
 
     private func subscribe(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (scopeID, name, connection) async throws(LumenError) in
-            try await subscribe(params, scopeID, name, connection)
+        try await onConnection(params) { (request, connection) async throws(LumenError) in
+            try await subscribe(params, request.scope, request.connection, connection)
         }
     }
 
