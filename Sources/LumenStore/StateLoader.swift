@@ -206,13 +206,7 @@ public struct StateLoader: Sendable {
 
     /// Moves a damaged snapshot aside, for inspection.
     private func setAsideSnapshot(_ path: String, _ reason: String, _ warnings: inout [String]) {
-        let aside = "\(path).corrupt-\(now())"
-        do {
-            try fileSystem.rename(path, to: aside)
-            warnings.append("\(path) is corrupt (\(reason)); moved it to \(aside)")
-        } catch {
-            warnings.append("\(path) is corrupt (\(reason)) and could not be moved aside (\(error))")
-        }
+        moveAside(path, saying: "is corrupt (\(reason))", &warnings)
     }
 
     /// A journal's contents, or `nil` when there is none (or nothing was ever written to it).
@@ -354,12 +348,17 @@ public struct StateLoader: Sendable {
 
     /// Moves a file that cannot be used aside, for inspection.
     private func setAside(_ path: String, _ why: String, _ warnings: inout [String]) {
+        moveAside(path, saying: "cannot be used: \(why)", &warnings)
+    }
+
+    /// Renames `path` to a `.corrupt-` name and warns "`path` `problem`; moved it to …".
+    private func moveAside(_ path: String, saying problem: String, _ warnings: inout [String]) {
         let aside = "\(path).corrupt-\(now())"
         do {
             try fileSystem.rename(path, to: aside)
-            warnings.append("\(path) cannot be used: \(why); moved it to \(aside)")
+            warnings.append("\(path) \(problem); moved it to \(aside)")
         } catch {
-            warnings.append("\(path) cannot be used: \(why); it could not be moved aside (\(error))")
+            warnings.append("\(path) \(problem); it could not be moved aside (\(error))")
         }
     }
 

@@ -480,8 +480,9 @@ extension StateStore.Shared {
             return .wait(now.duration(to: retryAt))
         }
         if waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince {
-            // Relaxed: let changes gather. Full: a client confirming a write usually commits it itself
-            // (``waitUntilDurable(_:committingHere:)``); what nobody waits for can wait a moment.
+            // Relaxed: let changes gather. Full: what nobody waits for yet can wait a moment, for the client
+            // that will confirm it to ask (which wakes the writer at once) or commit it itself
+            // (``waitUntilDurable(_:committingHere:)``), together with others.
             let delay = durability == .relaxed ? relaxedDelay : grace
             if now < since + delay {
                 writer = .napping

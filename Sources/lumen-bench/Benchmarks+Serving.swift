@@ -27,7 +27,7 @@ extension Benchmarks {
         ) { await home.snapshot() }
         let container = ScopeContainer(home: home) { () async throws(LumenError) in
             guard durability == .full else { return }
-            do { try await store.waitUntilDurable(store.changeMark, committingHere: true) } catch {
+            do { try await store.waitUntilDurable(store.changeMark) } catch {
                 throw LumenError(.notPersisted, "\(error)")
             }
         }

@@ -20,7 +20,6 @@ extension Benchmarks {
             for (clients, window) in [(1, 1), (8, 1), (8, windowed)] {
                 let rounds = (baseline.quick ? 600 : 6_000) / clients * (window > 1 ? 2 : 1)
                 let before = writer.store.commitCount
-                let byWaitersBefore = writer.store.commitsByWaiters
                 let (echo, rate) = againstEcho(baseline, writer.path) { path, echoLine in
                     if let echoLine {
                         return roundTrips(
@@ -64,9 +63,8 @@ extension Benchmarks {
                     print(
                         String(
                             format:
-                                "    %d writes × 5 runs shared %d disk commits (%.1f a commit, %d%% by waiting clients)",
-                            clients * rounds, commits, Double(5 * clients * rounds) / Double(max(1, commits)),
-                            100 * (writer.store.commitsByWaiters - byWaitersBefore) / max(1, commits)))
+                                "    %d writes × 5 runs shared %d disk commits (%.1f a commit)",
+                            clients * rounds, commits, Double(5 * clients * rounds) / Double(max(1, commits))))
                 }
             }
             await writer.stop()
