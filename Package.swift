@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "lumend", targets: ["lumend"]),
         .executable(name: "lumenctl", targets: ["lumenctl"]),
         .library(name: "LumenClient", targets: ["LumenClient"]),
+        .library(name: "LumenProtocol", targets: ["LumenProtocol"]),
     ],
     targets: [
         .systemLibrary(
@@ -22,22 +23,29 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        .target(name: "LumenProtocol", swiftSettings: swiftSettings),
         .target(
             name: "LumenModel",
+            dependencies: ["LumenProtocol"],
             resources: [.embedInCode("Resources/demo-home.json")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LumenSimulation", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
-        .target(name: "LumenStore", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
-        .target(name: "LumenScopes", dependencies: ["LumenModel", "LumenSimulation"], swiftSettings: swiftSettings),
+        .target(name: "LumenSimulation", dependencies: ["LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
+        .target(name: "LumenStore", dependencies: ["LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
+            swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
-            dependencies: ["CSystemd", "CLinux", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes"],
+            dependencies: [
+                "CSystemd", "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+            ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LumenClient", dependencies: ["LumenModel"], swiftSettings: swiftSettings),
+        .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenServer"], swiftSettings: swiftSettings),
-        .executableTarget(name: "lumenctl", dependencies: ["LumenClient"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "lumenctl", dependencies: ["LumenClient", "LumenProtocol"], swiftSettings: swiftSettings),
         .target(
             name: "LumenFuzzing",
             dependencies: ["LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer"],
@@ -46,15 +54,18 @@ let package = Package(
         .executableTarget(name: "lumen-fuzz", dependencies: ["LumenFuzzing"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "lumen-bench",
-            dependencies: ["LumenModel", "LumenSimulation", "LumenStore", "LumenServer", "LumenClient"],
+            dependencies: [
+                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenServer", "LumenClient",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LumenTestSupport",
-            dependencies: ["LumenModel", "CLinux"],
+            dependencies: ["LumenProtocol", "LumenModel", "CLinux"],
             path: "Tests/LumenTestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LumenProtocolTests", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenModelTests",
             dependencies: ["LumenModel", "LumenSimulation", "LumenTestSupport"],

@@ -1,5 +1,5 @@
 import Foundation
-import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// An open scope, as the daemon numbers it. The root `home` scope is ``ScopeID/root``.
@@ -70,15 +70,13 @@ public final class LumenClient: Sendable {
             }
         }
         let path = path ?? defaultSocketPath()
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }
-        guard let result = UnixSocketAddress.with(path, { Glibc.connect(fd, $0, $1) }) else {
-            Glibc.close(fd)
-            throw .cannotConnect(path: path, reason: "the path is too long for a Unix socket")
-        }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
+        let fd: Int32
+        do {
+            fd = try UnixSocket.connect(to: path)
+        } catch {
+            let reason =
+                error.errno == ENAMETOOLONG
+                ? "the path is too long for a Unix socket" : String(cString: strerror(error.errno))
             throw .cannotConnect(path: path, reason: reason)
         }
         let client = LumenClient(path: path, fd: fd)
@@ -86,10 +84,10 @@ public final class LumenClient: Sendable {
         return client
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { UnixSocket.close(fd) }
 
     /// Closes the connection. Waiting calls fail with ``LumenClientError/disconnected``.
-    public func disconnect() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func disconnect() { UnixSocket.shutdownBoth(fd) }
 
     // MARK: - Requests
 
@@ -118,10 +116,7 @@ public final class LumenClient: Sendable {
                     continuation.resume(throwing: LumenClientError.disconnected)
                     return
                 }
-                var line: [UInt8] = []
-                JSONValue.object([
-                    "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": .object(params),
-                ]).write(to: &line)
+                var line = Wire.request(id: .int(id), method: method, params: .object(params))
                 line.append(0x0A)
                 send(line)
             }
@@ -133,21 +128,10 @@ public final class LumenClient: Sendable {
     }
 
     private func send(_ line: [UInt8]) {
-        writeLock.withLock { _ in
-            var offset = 0
-            while offset < line.count {
-                let written = line[offset...].withUnsafeBytes {
-                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 {
-                    // The reader sees the hang-up and fails everything waiting.
-                    shutdown(fd, Int32(SHUT_RDWR))
-                    return
-                }
-                offset += written
-            }
-        }
+        // One line at a time, so that lines from tasks sending at once never interleave.
+        let sent = writeLock.withLock { _ in UnixSocket.sendAll(fd, line) }
+        // The reader sees the hang-up and fails everything waiting.
+        if !sent { UnixSocket.shutdownBoth(fd) }
     }
 
     /// `hello`: the daemon's name, version and protocol.
@@ -227,20 +211,15 @@ public final class LumenClient: Sendable {
     // MARK: - Reading
 
     private func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var pendingLine: [UInt8] = []
+        var reader = LineReader(fd: fd)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            var start = 0
-            while let newline = buffer[start..<count].firstIndex(of: 0x0A) {
-                pendingLine += buffer[start..<newline]
-                handle(line: pendingLine)
-                pendingLine.removeAll(keepingCapacity: true)
-                start = newline + 1
+            do {
+                handle(line: try reader.next())
+            } catch .overlong {
+                continue
+            } catch {
+                break
             }
-            pendingLine += buffer[start..<count]
         }
         let (waiting, streams) = state.withLock { state in
             state.closed = true
@@ -256,34 +235,33 @@ public final class LumenClient: Sendable {
     }
 
     private func handle(line: [UInt8]) {
-        guard let message = try? JSONParser.parse(line) else { return }
-        if let method = message["method"]?.stringValue {
-            let params = message["params"]
-            switch method {
-            case "changed":
-                guard let id = params?["subscription"]?.intValue else { return }
+        switch WireMessage(line: line) {
+        case .notification(let method, let params):
+            switch WireNotification(rawValue: method) {
+            case .changed:
+                guard let id = params["subscription"]?.intValue else { return }
                 let stream = state.withLock { $0.subscriptions[id]?.continuation }
-                stream?.yield(params?["value"] ?? .null)
-            case "closed":
-                if let scope = params?["scope"]?.intValue { scopeClosed(scope, error: nil) }
-            default:
+                stream?.yield(params["value"] ?? .null)
+            case .closed:
+                if let scope = params["scope"]?.intValue { scopeClosed(scope, error: nil) }
+            case nil:
                 break
             }
-            return
-        }
-        guard let id = message["id"]?.intValue else { return }
-        let (continuation, onResult) = state.withLock { state in
-            (state.pending.removeValue(forKey: id), state.onResult.removeValue(forKey: id))
-        }
-        guard let continuation else { return }
-        if let error = message["error"] {
-            let code = LumenError.Code(rawValue: error["code"]?.intValue ?? LumenError.Code.internalError.rawValue)
-            let lumenError = LumenError(
-                code, error["message"]?.stringValue ?? "unknown error", data: error["data"]?.objectValue ?? [:])
-            continuation.resume(throwing: LumenClientError.server(lumenError))
-        } else {
-            onResult?(message["result"] ?? .null)
-            continuation.resume(returning: message["result"] ?? .null)
+        case .response(let id, let result):
+            guard let id = id.intValue else { return }
+            let (continuation, onResult) = state.withLock { state in
+                (state.pending.removeValue(forKey: id), state.onResult.removeValue(forKey: id))
+            }
+            guard let continuation else { return }
+            switch result {
+            case .success(let value):
+                onResult?(value)
+                continuation.resume(returning: value)
+            case .failure(let error):
+                continuation.resume(throwing: LumenClientError.server(error))
+            }
+        case nil:
+            break
         }
     }
 

@@ -1,4 +1,4 @@
-import LumenModel
+import LumenProtocol
 
 /// Why a client call failed: the daemon said no (with a stable code), or the connection is not there.
 public enum LumenClientError: Error, Sendable, Equatable, CustomStringConvertible {

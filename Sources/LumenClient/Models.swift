@@ -1,4 +1,4 @@
-import LumenModel
+import LumenProtocol
 import Observation
 
 /// Keeps one scope's values in step with the daemon: subscribes to each, hands every new value to the model,
@@ -182,12 +182,7 @@ public final class LightModel: WritesThrough {
 
     /// Colour, CIE xy (`nil` when the device has none).
     public var color: CIEColor? {
-        get {
-            guard let x = values["color"]?["x"]?.doubleValue, let y = values["color"]?["y"]?.doubleValue else {
-                return nil
-            }
-            return CIEColor(x: x, y: y)
-        }
+        get { values["color"].flatMap(CIEColor.init(json:)) }
         set { if let newValue { write("color", newValue.jsonValue) } }
     }
 

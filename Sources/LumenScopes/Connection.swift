@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// Which property of which entity a connection reads: the key a subscription listens on.
 public struct PropertyKey: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// A scope type: a named set of connections over one part of the home.

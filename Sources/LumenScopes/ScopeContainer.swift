@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 
 /// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook that makes

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// A type a connection can carry: it knows its JSON form and how to read itself from JSON.
 public protocol ScopeValue: Sendable {

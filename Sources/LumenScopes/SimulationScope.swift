@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 
 /// The simulation's controls, for test harnesses: the clock, faults and topology changes.

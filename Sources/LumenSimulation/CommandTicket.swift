@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// The outcome of a command to a simulated device, delivered when the device confirms or fails it.

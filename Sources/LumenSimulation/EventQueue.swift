@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// Something the simulation does at a set time.
 enum SimulationEvent: Sendable, Hashable {

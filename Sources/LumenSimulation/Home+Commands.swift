@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 extension Home {
     /// The settings that govern a light: its own, then its room's, then the home's.

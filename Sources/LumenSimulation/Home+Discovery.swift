@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 extension Home {
     /// Starts a discovery scan in a room, as a Hue bridge does, or returns the scan already under way.

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 extension Home {
     /// Makes a light reachable or unreachable until told otherwise (scheduled faults still apply on top).

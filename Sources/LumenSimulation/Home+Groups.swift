@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// What one light did with a room's group command.
 public struct GroupDelivery: Sendable, Hashable {

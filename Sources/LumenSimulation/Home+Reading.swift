@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// A light as a reader sees it.
 public struct LightSnapshot: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 extension Home {
     /// Adds an empty room at the end.

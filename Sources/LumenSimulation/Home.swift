@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// Which clock drives the simulation.
 public enum ClockMode: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// What a command asks a light to change; `nil` leaves a property as it is.
 public struct LightChange: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// One simulated device: its identity, state, and the bookkeeping that makes it behave like hardware.
 ///

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import LumenProtocol
 import LumenServer
 
 /// The baseline: echoes each line back, one thread per connection.
@@ -11,19 +12,12 @@ enum EchoServer {
                 guard client >= 0 else { continue }
                 Thread {
                     var buffer = [UInt8](repeating: 0, count: 65_536)
-                    while true {
-                        let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
-                        if count <= 0 { break }
-                        var offset = 0
-                        while offset < count {
-                            let written = buffer[offset..<count].withUnsafeBytes {
-                                write(client, $0.baseAddress, $0.count)
-                            }
-                            if written <= 0 { break }
-                            offset += written
-                        }
+                    while case .moved(let count) = buffer.withUnsafeMutableBytes({
+                        UnixSocket.receive(client, into: $0)
+                    }) {
+                        guard UnixSocket.sendAll(client, Array(buffer[0..<count])) else { break }
                     }
-                    close(client)
+                    UnixSocket.close(client)
                 }.start()
             }
         }.start()

@@ -1,6 +1,6 @@
 import Foundation
 import LumenClient
-import LumenModel
+import LumenProtocol
 
 /// `lumenctl`: look at and drive a running lumend.
 enum LumenCtl {

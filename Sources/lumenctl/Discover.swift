@@ -1,6 +1,6 @@
 import Foundation
 import LumenClient
-import LumenModel
+import LumenProtocol
 
 /// `lumenctl discover ROOM`: starts a scan and shows it live — time left and lights as they are found.
 enum Discover {

@@ -1,5 +1,5 @@
 import LumenClient
-import LumenModel
+import LumenProtocol
 
 /// Reads what the commands show, through the same scopes any client uses.
 struct HomeReader {

@@ -1,5 +1,5 @@
 import Foundation
-import LumenModel
+import LumenProtocol
 
 /// Writes to stdout and stderr; tables line up their columns.
 enum Output {

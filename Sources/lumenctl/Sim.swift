@@ -1,5 +1,5 @@
 import LumenClient
-import LumenModel
+import LumenProtocol
 
 /// `lumenctl sim …`: the simulation scope — clock, faults, topology.
 enum Sim {

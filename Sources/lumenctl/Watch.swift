@@ -1,6 +1,6 @@
 import Foundation
 import LumenClient
-import LumenModel
+import LumenProtocol
 
 /// `lumenctl watch [SCOPE…]`: one line per change, as it happens.
 enum Watch {

@@ -1,5 +1,6 @@
 import LumenClient
 import LumenModel
+import LumenProtocol
 import LumenTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LumenClient
 import LumenModel
+import LumenProtocol
 import LumenTestSupport
 import Testing
 
@@ -11,25 +12,17 @@ final class ScriptedPeer: Sendable {
     var path: String { directory.file("peer.sock") }
 
     init(answer: @escaping @Sendable (Int) -> String) throws {
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        _ = UnixSocketAddress.with(directory.file("peer.sock")) { bind(listener, $0, $1) }
-        listen(listener, 1)
+        let listener = try UnixSocket.listen(at: directory.file("peer.sock"))
         Thread {
             let fd = accept(listener, nil, nil)
-            var buffer = [UInt8](repeating: 0, count: 4_096)
-            var received: [UInt8] = []
-            while !received.contains(0x0A) {
-                let count = read(fd, &buffer, buffer.count)
-                if count <= 0 { return }
-                received += buffer[0..<count]
-            }
-            let request = try? JSONParser.parse(Array(received.prefix { $0 != 0x0A }))
-            let lines = Array(answer(request?["id"]?.intValue ?? 0).utf8)
-            _ = lines.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            var reader = LineReader(fd: fd)
+            guard let line = try? reader.next() else { return }
+            let request = try? JSONParser.parse(line)
+            UnixSocket.sendAll(fd, Array(answer(request?["id"]?.intValue ?? 0).utf8))
             // Keep the connection open until the test is done with it.
-            _ = read(fd, &buffer, buffer.count)
-            close(fd)
-            close(listener)
+            _ = try? reader.next()
+            UnixSocket.close(fd)
+            UnixSocket.close(listener)
         }.start()
     }
 }

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 import Testing
 

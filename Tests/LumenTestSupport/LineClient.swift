@@ -1,5 +1,5 @@
 import Foundation
-import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// A plain JSON-lines client over a Unix socket for tests: sends raw lines, reads lines with a timeout, and
@@ -21,7 +21,8 @@ public final class LineClient: Sendable {
 
     /// The socket.
     public let fd: Int32
-    private let buffer = Mutex<[UInt8]>([])
+    /// Only one read runs at a time (a test reads from one task); the lock makes the reader shareable.
+    private let reader: Mutex<LineReader>
     private let nextID = Atomic<Int>(1)
     /// Notifications read while waiting for responses.
     public let notifications = Mutex<[JSONValue]>([])
@@ -30,28 +31,18 @@ public final class LineClient: Sendable {
 
     /// Connects to `path`.
     public init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        let result = UnixSocketAddress.with(path) { Foundation.connect(fd, $0, $1) } ?? -1
-        if result != 0 {
-            let code = errno
-            Foundation.close(fd)
-            throw Failure.connect(code)
+        do {
+            fd = try UnixSocket.connect(to: path)
+        } catch {
+            throw Failure.connect(error.errno)
         }
+        reader = Mutex(LineReader(fd: fd))
     }
 
-    deinit { Foundation.close(fd) }
+    deinit { UnixSocket.close(fd) }
 
     /// Sends bytes as they are.
-    public func sendRaw(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes {
-                Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
+    public func sendRaw(_ bytes: [UInt8]) { UnixSocket.sendAll(fd, bytes) }
 
     /// Sends one line (a newline is added).
     public func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
@@ -88,25 +79,18 @@ public final class LineClient: Sendable {
     }
 
     private func blockingReadLine(timeout: Duration) -> Result<String, Failure> {
-        let deadline = ContinuousClock.now + timeout
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let line: String? = buffer.withLock { buffer in
-                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
+        reader.withLock { reader in
+            while true {
+                do throws(LineReader.Failure) {
+                    return .success(String(decoding: try reader.next(timeout: timeout), as: UTF8.self))
+                } catch .timedOut {
+                    return .failure(.timedOut)
+                } catch .overlong {
+                    continue
+                } catch {
+                    return .failure(.closed)
+                }
             }
-            if let line { return .success(line) }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return .failure(.timedOut) }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let millis = Int32(
-                remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
-            if poll(&poller, 1, max(1, millis)) <= 0 { continue }
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { return .failure(.closed) }
-            buffer.withLock { $0.append(contentsOf: chunk[0..<count]) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: it collects what a daemon sends with

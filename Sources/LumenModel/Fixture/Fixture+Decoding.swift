@@ -1,3 +1,5 @@
+import LumenProtocol
+
 extension Fixture {
     /// Reads and validates a fixture (or snapshot) from JSON bytes.
     /// - Throws: ``FixtureError`` saying where the document is wrong and how.

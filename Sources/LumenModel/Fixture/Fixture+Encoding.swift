@@ -1,8 +1,10 @@
+import LumenProtocol
+
 extension Fixture {
     /// The fixture as a JSON value, keys in schema order, leaving out what is at its default.
     public var jsonValue: JSONValue {
         var object: JSONObject = ["schema": .int(schema), "id": .string(id), "name": .string(name)]
-        object["seed"] = .number(JSONNumber(validatedText: String(seed)))
+        object["seed"] = .number(JSONNumber(seed))
         if let generation { object["generation"] = .int(generation) }
         if let origin { object["origin"] = .object(["id": .string(origin.id), "digest": .string(origin.digest)]) }
         if let durability { object["durability"] = .string(durability.rawValue) }
@@ -99,11 +101,6 @@ extension LightState {
         if capabilities.contains(.color) { object["color"] = color.jsonValue }
         return .object(object)
     }
-}
-
-extension CIEColor {
-    /// `{"x": …, "y": …}`.
-    public var jsonValue: JSONValue { .object(["x": .double(x), "y": .double(y)]) }
 }
 
 extension ScheduledFault {

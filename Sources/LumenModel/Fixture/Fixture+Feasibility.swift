@@ -1,3 +1,5 @@
+import LumenProtocol
+
 extension Fixture {
     /// Refuses what a fixture can say but a home can never do: a light to discover that no scan lasts long
     /// enough to find, two fault windows of one light that overlap, a rate limit that allows less than one

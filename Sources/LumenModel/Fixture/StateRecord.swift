@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// The saved form of one entity as it is now, or the news that it is gone: what the state journal holds.
 ///
 /// A snapshot is a whole ``Fixture``; between snapshots the journal holds batches of records, each saying

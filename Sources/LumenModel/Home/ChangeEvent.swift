@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// Something in a home that can change: the home itself, a room or a light.
 public enum Entity: Sendable, Hashable, CustomStringConvertible {
     case home

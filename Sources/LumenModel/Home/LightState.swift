@@ -1,19 +1,4 @@
-/// A colour as a point in the CIE 1931 xy chromaticity diagram, as Hue and Matter lights take it.
-public struct CIEColor: Sendable, Hashable {
-    /// x, 0–1.
-    public var x: Double
-    /// y, 0–1.
-    public var y: Double
-
-    /// A chromaticity point.
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
-
-    /// D65 white, the colour a colour light shows by default.
-    public static let white = CIEColor(x: 0.3127, y: 0.3290)
-}
+import LumenProtocol
 
 /// What a light is doing: the part of a light a `set` changes.
 public struct LightState: Sendable, Hashable {

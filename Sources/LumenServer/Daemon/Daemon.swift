@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import LumenSimulation
 import LumenStore

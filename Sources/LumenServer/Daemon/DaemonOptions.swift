@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 
 /// `lumend`'s configuration: every command-line option in one place, with its default.

@@ -1,4 +1,4 @@
-import LumenModel
+import LumenProtocol
 
 /// What a method handler does with a request: answers at once, or later (a write waiting for its device).
 public enum RPCOutcome: Sendable {
@@ -151,59 +151,14 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return (id, outcome)
     }
 
-    /// A response: `{"jsonrpc":"2.0","result":…,"id":…}` or `{"jsonrpc":"2.0","error":{…},"id":…}`.
+    /// A response, with an error cut to what a reply may carry (``LumenError/boundedForReply``).
     public static func response(id: JSONValue, _ result: Result<JSONValue, LumenError>) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(96)
-        writeResponse(id: id, result, to: &bytes)
-        return bytes
+        Wire.response(id: id, result.mapError(\.boundedForReply))
     }
 
     static func errorResponse(id: JSONValue, _ error: LumenError) -> [UInt8] { response(id: id, .failure(error)) }
 
     static func batchResponse(_ results: [(JSONValue, Result<JSONValue, LumenError>)]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (offset, (id, result)) in results.enumerated() {
-            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-            writeResponse(id: id, result, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
+        Wire.batch(results.map { (id: $0.0, result: $0.1.mapError(\.boundedForReply)) })
     }
-
-    static func writeResponse(id: JSONValue, _ result: Result<JSONValue, LumenError>, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"jsonrpc":"2.0","#.utf8)
-        switch result {
-        case .success(let value):
-            bytes.append(contentsOf: #""result":"#.utf8)
-            value.write(to: &bytes)
-        case .failure(let error):
-            bytes.append(contentsOf: #""error":"#.utf8)
-            error.boundedForReply.jsonValue.write(to: &bytes)
-        }
-        bytes.append(contentsOf: #","id":"#.utf8)
-        id.write(to: &bytes)
-        bytes.append(UInt8(ascii: "}"))
-    }
-}
-
-extension LumenError {
-    /// The JSON-RPC error object: `{code, message, data?}`.
-    public var jsonValue: JSONValue {
-        var object: JSONObject = ["code": .int(code.rawValue), "message": .string(message)]
-        if data.count > 0 { object["data"] = .object(data) }
-        return .object(object)
-    }
-}
-
-/// A server-to-client notification line's bytes (no newline).
-func notificationBytes(method: String, params: JSONValue) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(96)
-    bytes.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
-    JSONValue.string(method).write(to: &bytes)
-    bytes.append(contentsOf: #","params":"#.utf8)
-    params.write(to: &bytes)
-    bytes.append(UInt8(ascii: "}"))
-    return bytes
 }

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 extension LumenError {
     /// The longest message an error reply carries, in characters.

@@ -1,6 +1,7 @@
 import CLinux
 import Dispatch
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import Synchronization
 
@@ -147,7 +148,8 @@ public final class SocketServer: Service, Sendable {
             }
             var line = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
             line.append(UInt8(ascii: "\n"))
-            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            // The socket is non-blocking: one try, and a client that cannot take a short line misses it.
+            _ = line.withUnsafeBytes { UnixSocket.send(fd, $0) }
             close(fd)
             context.logger.warning(error.message, peerMetadata(credentials))
             return

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced).
@@ -104,8 +105,8 @@ final class Outbox: Sendable {
                     subscription.queued = false
                     state.subscriptions[id] = subscription
                     output.append(
-                        contentsOf: notificationBytes(
-                            method: "changed",
+                        contentsOf: Wire.notification(
+                            .changed,
                             params: [
                                 "subscription": .int(Int(id)), "value": subscription.value,
                                 "seq": .int(Int(subscription.seq)),

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import Synchronization
 
@@ -388,8 +389,8 @@ final class Session: RPCHandler {
         for root in roots {
             for id in closeSubtree(root) {
                 outbox.enqueue(
-                    notificationBytes(
-                        method: "closed", params: ["scope": .int(id), "reason": .string("\(entity) was removed")]))
+                    Wire.notification(
+                        .closed, params: ["scope": .int(id), "reason": .string("\(entity) was removed")]))
             }
         }
     }

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -119,15 +120,10 @@ final class ClientConnection: Sendable {
     /// other connections it serves get their turns between.
     private func readAvailable(_ context: LoopContext) {
         guard !io.withLock({ $0.readSuspended || $0.closed }) else { return }
-        let count = context.read(fd) { chunk in feed(chunk) }
-        if count > 0 { return }
-        if count == 0 {
-            endInput()
-            return
-        }
-        switch errno {
-        case EAGAIN, EWOULDBLOCK, EINTR: return
-        default: close(reason: "read failed: \(String(cString: strerror(errno)))")
+        switch context.read(fd, { chunk in feed(chunk) }) {
+        case .moved, .wouldBlock: return
+        case .end: endInput()
+        case .failed(let code): close(reason: "read failed: \(String(cString: strerror(code)))")
         }
     }
 
@@ -193,10 +189,12 @@ final class ClientConnection: Sendable {
         flush()
     }
 
+    /// Writes what the socket takes. Runs on the loop's thread only, so the bytes can be taken out of the
+    /// state and written with no lock held across `send`.
     private func flush() {
         guard let outbox = session?.outbox else { return }
         while true {
-            let step = io.withLock { state -> FlushStep in
+            let next = io.withLock { state -> FlushStep in
                 if state.closed { return .stop }
                 if state.pendingOffset == state.pending.count {
                     state.pending = outbox.take(maxBytes: 256 * 1_024)
@@ -204,46 +202,38 @@ final class ClientConnection: Sendable {
                     // Not at the end of input: requests read before it may still be waiting for their answers.
                     if state.pending.isEmpty { return state.finishing ? .finished : .stop }
                 }
-                let written = state.pending.withUnsafeBytes { raw in
-                    send(
-                        fd, raw.baseAddress! + state.pendingOffset, raw.count - state.pendingOffset, Int32(MSG_NOSIGNAL)
-                    )
-                }
-                if written > 0 {
-                    state.pendingOffset += written
-                    return .again
-                }
-                if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    if !state.writeArmed {
-                        state.writeArmed = true
-                        return .arm
-                    }
-                    return .stop
-                }
-                if written < 0 && errno == EINTR { return .again }
-                return .failed(errno)
+                return .write(state.pending, from: state.pendingOffset)
             }
-            switch step {
-            case .again: continue
-            case .stop: return
-            case .arm:
-                loop.watch(write: true)
+            guard case .write(let bytes, let offset) = next else {
+                if case .finished = next { close(reason: nil) }
                 return
-            case .finished:
-                close(reason: nil)
+            }
+            let sent = bytes.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch sent {
+            case .moved(let count):
+                io.withLock { $0.pendingOffset += count }
+            case .wouldBlock:
+                let arm = io.withLock { state -> Bool in
+                    defer { state.writeArmed = true }
+                    return !state.writeArmed
+                }
+                if arm { loop.watch(write: true) }
                 return
             case .failed(let code):
                 // A client that hangs up without reading its replies is ordinary, not worth a warning.
                 let hungUp = code == EPIPE || code == ECONNRESET
                 close(reason: hungUp ? nil : "write failed: \(String(cString: strerror(code)))")
                 return
+            case .end:
+                close(reason: nil)
+                return
             }
         }
     }
 
     private enum FlushStep {
-        case again, stop, arm, finished
-        case failed(Int32)
+        case write([UInt8], from: Int)
+        case stop, finished
     }
 
     private func overflowed() {

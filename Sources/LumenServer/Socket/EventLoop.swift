@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import LumenProtocol
 import Synchronization
 
 /// One thread that waits in `epoll` on many sockets and runs the work of their sessions, as a swift-nio event
@@ -221,11 +222,11 @@ final class LoopContext {
         if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
     }
 
-    /// Reads from `fd` into the loop's buffer and hands `body` what was read; returns `read`'s result.
-    func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
-        let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if count > 0 { body(readBuffer[0..<count]) }
-        return count
+    /// Reads once from `fd` into the loop's buffer and hands `body` what was read.
+    func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> UnixSocket.Transfer {
+        let step = readBuffer.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
+        if case .moved(let count) = step { body(readBuffer[0..<count]) }
+        return step
     }
 
     /// Tells a socket's handler what `epoll` reported for it.

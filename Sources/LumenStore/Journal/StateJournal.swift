@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// The state journal's format: what changed since the snapshot, one checksummed line per commit, each
 /// written twice.

@@ -30,6 +30,9 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// A number for an integer.
     public init(_ value: Int) { self.text = String(value) }
 
+    /// A number for an unsigned integer (a seed may use all 64 bits).
+    public init(_ value: UInt64) { self.text = String(value) }
+
     /// A number for a floating-point value; integral values are written without a fraction.
     /// NaN and infinities have no JSON form and are written as `0`.
     public init(_ value: Double) {

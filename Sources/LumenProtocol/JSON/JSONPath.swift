@@ -117,7 +117,8 @@ public struct JSONCursor: Sendable {
         return result
     }
 
-    static func format(_ value: Double) -> String {
+    /// A number as people read it in a message: `140`, not `140.0`.
+    public static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -1,28 +1,8 @@
-import LumenModel
+import LumenProtocol
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A socket call that failed.
-public struct SocketError: Error, Sendable, CustomStringConvertible {
-    /// What was being done.
-    public var operation: String
-    /// The `errno`.
-    public var errno: Int32
-    /// Extra words for people.
-    public var detail: String
-
-    public init(_ operation: String, errno: Int32, detail: String = "") {
-        self.operation = operation
-        self.errno = errno
-        self.detail = detail
-    }
-
-    public var description: String {
-        "\(operation): \(String(cString: strerror(errno)))" + (detail.isEmpty ? "" : " (\(detail))")
-    }
-}
 
 /// The user and process on the other end of a Unix socket (`SO_PEERCRED`).
 public struct PeerCredentials: Sendable, Hashable {
@@ -34,41 +14,7 @@ public struct PeerCredentials: Sendable, Hashable {
     public var gid: UInt32
 }
 
-/// Small, careful wrappers over the Unix-domain socket calls Lumen needs.
-public enum UnixSocket {
-    /// The longest path a `sockaddr_un` holds.
-    public static var maxPathLength: Int { UnixSocketAddress.maxPathLength }
-
-    static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws(SocketError)
-        -> T
-    {
-        guard let result = UnixSocketAddress.with(path, body) else {
-            throw SocketError(
-                "socket path", errno: ENAMETOOLONG,
-                detail: "\(path) is longer than \(maxPathLength) bytes; choose a shorter --socket")
-        }
-        return result
-    }
-
-    /// Creates a stream socket, close-on-exec.
-    static func makeSocket() throws(SocketError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if fd < 0 { throw SocketError("socket", errno: errno) }
-        return fd
-    }
-
-    /// Connects to a listening socket. Returns the connected fd (blocking).
-    public static func connect(to path: String) throws(SocketError) -> Int32 {
-        let fd = try makeSocket()
-        let result = try withAddress(path) { Glibc.connect(fd, $0, $1) }
-        if result != 0 {
-            let error = errno
-            close(fd)
-            throw SocketError("connect \(path)", errno: error)
-        }
-        return fd
-    }
-
+extension UnixSocket {
     /// Binds and listens on `path`, refusing to take over a socket that another live daemon is serving.
     ///
     /// If something is at `path`, it connects first: a socket that answers belongs to a running daemon and
@@ -134,12 +80,6 @@ public enum UnixSocket {
         length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 else { return false }
         return type == Int32(SOCK_STREAM.rawValue) && accepting != 0
-    }
-
-    /// Makes a descriptor non-blocking.
-    public static func setNonBlocking(_ fd: Int32) {
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
 
     /// The peer's credentials.

@@ -1,17 +1,17 @@
-/// Cuts a byte stream into request lines: `\n`-terminated, a trailing `\r` dropped, blank lines skipped, and a
+/// Cuts a byte stream into lines: `\n`-terminated, a trailing `\r` dropped, blank lines skipped, and a
 /// line longer than the limit skipped to its end and reported once.
-struct LineFramer: Sendable {
+public struct LineFramer: Sendable {
     /// The longest line, in bytes.
-    let maxLineBytes: Int
+    public let maxLineBytes: Int
     /// The start of a line whose end has not come yet.
     private(set) var partial: [UInt8] = []
     /// Whether the rest of an overlong line is being skipped.
     private(set) var discarding = false
 
-    init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
+    public init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
 
     /// What `bytes` finished: the whole lines, and whether a line was too long.
-    mutating func feed(_ bytes: ArraySlice<UInt8>) -> (lines: [[UInt8]], overlong: Bool) {
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) -> (lines: [[UInt8]], overlong: Bool) {
         var start = bytes.startIndex
         var overlong = false
         var lines: [[UInt8]] = []
@@ -42,5 +42,5 @@ struct LineFramer: Sendable {
     }
 
     /// Whether a line has begun and not ended.
-    var hasPartialLine: Bool { !partial.isEmpty || discarding }
+    public var hasPartialLine: Bool { !partial.isEmpty || discarding }
 }

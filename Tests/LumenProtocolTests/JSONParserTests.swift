@@ -1,4 +1,4 @@
-import LumenModel
+import LumenProtocol
 import Testing
 
 @Suite("JSON parser")

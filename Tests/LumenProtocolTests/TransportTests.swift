@@ -1,0 +1,85 @@
+import Foundation
+import LumenProtocol
+import Testing
+
+/// A connected pair of stream sockets, closed when the test is done.
+final class SocketPair {
+    let near: Int32
+    let far: Int32
+
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw SocketError("socketpair", errno: errno)
+        }
+        (near, far) = (ends[0], ends[1])
+    }
+
+    deinit {
+        UnixSocket.close(near)
+        UnixSocket.close(far)
+    }
+}
+
+@Suite("Line framing and the socket wrapper")
+struct TransportTests {
+    @Test func linesSplitAcrossReadsAreJoined() {
+        var framer = LineFramer(maxLineBytes: 100)
+        #expect(framer.feed(Array("{\"a\":".utf8)[...]).lines.isEmpty)
+        #expect(framer.hasPartialLine)
+        let (lines, overlong) = framer.feed(Array("1}\r\n\n  \n[2]\n[3".utf8)[...])
+        #expect(lines.map { String(decoding: $0, as: UTF8.self) } == ["{\"a\":1}", "[2]"])
+        #expect(!overlong)
+        #expect(framer.hasPartialLine)
+    }
+
+    @Test func anOverlongLineIsReportedOnceAndSkippedToItsEnd() {
+        var framer = LineFramer(maxLineBytes: 8)
+        let first = framer.feed(Array("0123456789".utf8)[...])
+        #expect(first.overlong && first.lines.isEmpty)
+        let second = framer.feed(Array("more of it\nok\n".utf8)[...])
+        #expect(!second.overlong)
+        #expect(second.lines == [Array("ok".utf8)])
+    }
+
+    @Test func theReaderReturnsEachLineThenTheEndOfTheStream() throws {
+        let pair = try SocketPair()
+        #expect(UnixSocket.sendAll(pair.far, Array("one\ntwo\nthr".utf8)))
+        var reader = LineReader(fd: pair.near)
+        #expect(try reader.next() == Array("one".utf8))
+        #expect(reader.hasBufferedLine)
+        #expect(try reader.next() == Array("two".utf8))
+        #expect(!reader.hasBufferedLine)
+        #expect(throws: LineReader.Failure.timedOut) { try reader.next(timeout: .milliseconds(1)) }
+        UnixSocket.sendAll(pair.far, Array("ee\n".utf8))
+        #expect(try reader.next() == Array("three".utf8))
+        UnixSocket.shutdownBoth(pair.far)
+        #expect(throws: LineReader.Failure.closed) { try reader.next() }
+    }
+
+    @Test func sendingToAPeerThatHungUpFailsInsteadOfRaisingSIGPIPE() throws {
+        let pair = try SocketPair()
+        UnixSocket.close(dup(pair.far))
+        UnixSocket.shutdownBoth(pair.far)
+        // Without MSG_NOSIGNAL this would end the test process.
+        #expect(!UnixSocket.sendAll(pair.near, Array(repeating: 0x41, count: 1 << 20)))
+    }
+
+    @Test func aNonBlockingReceiveWithNothingThereSaysSo() throws {
+        let pair = try SocketPair()
+        UnixSocket.setNonBlocking(pair.near)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(buffer.withUnsafeMutableBytes { UnixSocket.receive(pair.near, into: $0) } == .wouldBlock)
+        UnixSocket.sendAll(pair.far, [1, 2, 3])
+        #expect(buffer.withUnsafeMutableBytes { UnixSocket.receive(pair.near, into: $0) } == .moved(3))
+    }
+
+    @Test func aPathTooLongForASocketIsRefusedWithItsLength() {
+        let path = "/tmp/" + String(repeating: "x", count: UnixSocket.maxPathLength)
+        #expect {
+            _ = try UnixSocket.connect(to: path)
+        } throws: { error in
+            (error as? SocketError)?.errno == ENAMETOOLONG
+        }
+    }
+}
