@@ -35,15 +35,24 @@ let package = Package(
         .target(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),
+        .target(name: "LumenService", dependencies: ["CSystemd"], swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
             dependencies: [
-                "CSystemd", "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes", "LumenService",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LumenDaemon",
+            dependencies: [
+                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes", "LumenService",
+                "LumenServer",
             ],
             swiftSettings: swiftSettings
         ),
         .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
-        .executableTarget(name: "lumend", dependencies: ["LumenServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "lumend", dependencies: ["LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "lumenctl", dependencies: ["LumenClient", "LumenProtocol"], swiftSettings: swiftSettings),
         .target(
@@ -55,7 +64,8 @@ let package = Package(
         .executableTarget(
             name: "lumen-bench",
             dependencies: [
-                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenServer", "LumenClient",
+                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenService", "LumenServer",
+                "LumenClient",
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,6 +96,11 @@ let package = Package(
             dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "LumenServiceTests", dependencies: ["LumenService", "LumenTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LumenDaemonTests", dependencies: ["LumenDaemon", "LumenServer", "LumenTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenFuzzingTests",
             dependencies: ["LumenFuzzing", "LumenTestSupport"],

@@ -3,6 +3,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenServer
+import LumenService
 import LumenSimulation
 import LumenStore
 

@@ -1,4 +1,5 @@
-import LumenServer
+import LumenDaemon
+import LumenService
 
 #if canImport(Glibc)
     import Glibc

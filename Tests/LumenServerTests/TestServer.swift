@@ -2,6 +2,7 @@ import Foundation
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenService
 import LumenSimulation
 import LumenTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import LumenModel
 import LumenScopes
+import LumenService
 import Synchronization
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Dispatch
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenService
 import Synchronization
 
 #if canImport(Glibc)

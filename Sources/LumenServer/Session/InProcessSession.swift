@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenService
 import Synchronization
 
 /// A session with no socket: bytes in, the bytes a client would read out, against a home in this process.

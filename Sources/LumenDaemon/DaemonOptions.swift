@@ -1,5 +1,7 @@
 import LumenModel
 import LumenProtocol
+import LumenServer
+import LumenService
 import LumenSimulation
 
 /// `lumend`'s configuration: every command-line option in one place, with its default.

@@ -1,3 +1,5 @@
+import LumenServer
+import LumenService
 import LumenSimulation
 import Synchronization
 

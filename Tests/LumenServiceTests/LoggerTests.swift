@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LumenServer
+@testable import LumenService
 
 @Suite("Logging to journald or stderr")
 struct LoggerTests {

@@ -1,3 +1,6 @@
+import LumenServer
+import LumenService
+
 /// Pings the systemd watchdog at half its interval, but only after a probe request has gone through the
 /// daemon's request machinery: a stalled daemon stops pinging and systemd restarts it.
 struct Watchdog: Service {

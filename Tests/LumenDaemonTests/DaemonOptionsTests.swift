@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LumenServer
+@testable import LumenDaemon
 
 @Suite("lumend options")
 struct DaemonOptionsTests {

@@ -1,6 +1,8 @@
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenServer
+import LumenService
 import LumenSimulation
 import LumenStore
 

@@ -1,3 +1,5 @@
+import LumenServer
+
 #if canImport(Glibc)
     import Glibc
 #endif
