@@ -190,7 +190,11 @@ public enum Daemon {
             "lumend \(LumenVersion.string) ready on \(socketDescription)",
             [("socket", socketDescription), ("clock", options.clock.rawValue)])
         var services: [any Service] = [
-            ClosureService(name: "state store") { await store.run() },
+            // Started first, so stopped last: after the server has answered its last request.
+            ClosureService(name: "state store") {
+                await gracefulShutdown()
+                await store.close()
+            },
             server,
             StatusReporter(home: home, server: server, health: health, notifier: notifier),
         ]

@@ -12,6 +12,10 @@ struct StatusReporter: Service {
     let notifier: any ServiceNotifier
 
     func run() async throws {
+        try await cancelWhenGracefulShutdown { [self] in await report() }
+    }
+
+    private func report() async {
         var last = ""
         while !Task.isCancelled {
             let lights = await home.lightCount

@@ -11,6 +11,10 @@ struct Watchdog: Service {
     let logger: Logger
 
     func run() async throws {
+        try await cancelWhenGracefulShutdown { [self] in await ping() }
+    }
+
+    private func ping() async {
         while !Task.isCancelled {
             if await server.probe() {
                 notifier.notify("WATCHDOG=1")

@@ -56,14 +56,19 @@ public final class SocketServer: Service, Sendable {
     /// The number of connected clients.
     public var sessionCount: Int { state.withLock { $0.connections.count } }
 
+    /// Serves until graceful shutdown is requested of it or its task is cancelled; then stops accepting,
+    /// answers what is in flight and closes every session.
     public func run() async throws {
         UnixSocket.setNonBlocking(listenFD)
         let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptPending() }
         source.resume()
-        let sweeper = Task { await closeOverdueConnections() }
-        await waitForCancellation()
-        sweeper.cancel()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.closeOverdueConnections() }
+            // Serves until asked to shut down (or cancelled, which ends it the same way here).
+            await gracefulShutdown()
+            group.cancelAll()
+        }
         // Stop accepting first; the rest of the shutdown drains what is already connected.
         source.cancel()
         await shutDown()
@@ -89,15 +94,6 @@ public final class SocketServer: Service, Sendable {
                 malloc_trim(0)
                 peak = connections.count
             }
-        }
-    }
-
-    private func waitForCancellation() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        await withTaskCancellationHandler {
-            for await _ in stream {}
-        } onCancel: {
-            continuation.finish()
         }
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// Runs services started in order and stops them in reverse: on SIGTERM or SIGINT, or when any service ends
-/// or fails. A second signal exits at once.
+/// or fails, each is asked to shut down gracefully and awaited before the one started before it. A second
+/// signal exits at once.
 ///
 /// ```swift
 /// let group = ServiceGroup(services: [store, server, watchdog], logger: logger) {
@@ -55,49 +56,67 @@ public final class ServiceGroup: Sendable {
     }
 
     /// Runs every service until shutdown.
+    ///
+    /// The services run as child tasks of one task group. Shutdown begins on a stop signal or when any
+    /// service returns or fails; each service still running is then asked to shut down gracefully
+    /// (``GracefulShutdown``), last started first, and the next is asked only once it has returned. Cancelling
+    /// the task that runs the group cancels every service at once instead.
     /// - Throws: the first error a service failed with, after every service has stopped.
     public func run() async throws {
         let signalSource = watchSignals()
         defer { signalSource.cancel() }
-        var tasks: [Task<Void, Never>] = []
-        for (index, service) in services.enumerated() {
-            logger.debug("starting service", [("service", service.name)])
-            let post = post
-            tasks.append(
-                Task {
-                    do {
-                        try await service.run()
-                        post.yield(.serviceEnded(index, nil))
-                    } catch {
-                        post.yield(.serviceEnded(index, error))
+        let shutdowns = services.map { _ in GracefulShutdown() }
+        let failure = await withTaskGroup(of: Void.self) { group -> (any Error)? in
+            for (index, service) in services.enumerated() {
+                logger.debug("starting service", [("service", service.name)])
+                let post = post
+                let shutdown = shutdowns[index]
+                group.addTask {
+                    await GracefulShutdown.$current.withValue(shutdown) {
+                        do {
+                            try await service.run()
+                            post.yield(.serviceEnded(index, nil))
+                        } catch {
+                            post.yield(.serviceEnded(index, error))
+                        }
                     }
-                })
-        }
-        onStarted()
-        var failure: (any Error)?
-        var ended = Set<Int>()
-        loop: for await event in events {
-            switch event {
+                }
+            }
+            onStarted()
+            var failure: (any Error)?
+            var ended = Set<Int>()
+            var iterator = events.makeAsyncIterator()
+            func note(_ index: Int, _ error: (any Error)?, shuttingDown: Bool) {
+                ended.insert(index)
+                let name = services[index].name
+                if let error, !(error is CancellationError) {
+                    logger.error("service \(name) failed: \(error)", [("service", name)])
+                    if failure == nil { failure = error }
+                } else if shuttingDown {
+                    logger.debug("stopped service", [("service", name)])
+                } else {
+                    logger.notice("service \(name) ended; shutting down", [("service", name)])
+                }
+            }
+            // Until the first reason to stop; `nil` when the group's own task was cancelled.
+            switch await iterator.next() {
             case .signal(let number):
                 logger.notice("received signal \(number); shutting down", [("signal", String(number))])
-                break loop
             case .serviceEnded(let index, let error):
-                ended.insert(index)
-                if let error, !(error is CancellationError) {
-                    logger.error(
-                        "service \(services[index].name) failed: \(error)", [("service", services[index].name)])
-                    failure = error
-                } else {
-                    logger.notice("service \(services[index].name) ended; shutting down")
-                }
-                break loop
+                note(index, error, shuttingDown: false)
+            case nil:
+                break
             }
-        }
-        onShutdown()
-        for index in services.indices.reversed() {
-            tasks[index].cancel()
-            await tasks[index].value
-            logger.debug("stopped service", [("service", services[index].name)])
+            onShutdown()
+            for index in services.indices.reversed() where !ended.contains(index) {
+                shutdowns[index].trigger()
+                while !ended.contains(index), let event = await iterator.next() {
+                    if case .serviceEnded(let other, let error) = event { note(other, error, shuttingDown: true) }
+                }
+            }
+            // Cancelled from outside: the children are cancelled with the group and are awaited here.
+            await group.waitForAll()
+            return failure
         }
         if let failure { throw failure }
     }
