@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev pkg-config systemd
+DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -18,7 +18,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift check-units bench fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps build run test test-swift check-units bench completions fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -62,6 +62,13 @@ check-units: build
 bench: deps
 	$(SWIFT) build -c release --product lumen-bench
 	$(BUILD_DIR)/release/lumen-bench $(BENCH_ARGS)
+
+## completions: write the shell completion scripts lumend and lumenctl print into completions/.
+completions: build
+	@for shell in bash zsh fish; do \
+		$(BUILD_DIR)/debug/lumenctl completion $$shell > completions/lumenctl.$$shell; \
+		$(BUILD_DIR)/debug/lumend --completion $$shell > completions/lumend.$$shell; \
+	done
 
 ## fmt: format the sources with swift-format (.swift-format).
 fmt:

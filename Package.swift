@@ -36,6 +36,7 @@ let package = Package(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),
         .target(name: "LumenService", dependencies: ["CSystemd"], swiftSettings: swiftSettings),
+        .target(name: "LumenCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
             dependencies: [
@@ -46,15 +47,16 @@ let package = Package(
         .target(
             name: "LumenDaemon",
             dependencies: [
-                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes", "LumenService",
-                "LumenServer",
+                "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+                "LumenService", "LumenServer",
             ],
             swiftSettings: swiftSettings
         ),
         .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "lumenctl", dependencies: ["LumenClient", "LumenProtocol"], swiftSettings: swiftSettings),
+            name: "lumenctl", dependencies: ["LumenCommandLine", "LumenClient", "LumenProtocol"],
+            swiftSettings: swiftSettings),
         .target(
             name: "LumenFuzzing",
             dependencies: ["LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer"],
@@ -75,6 +77,7 @@ let package = Package(
             path: "Tests/LumenTestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LumenCommandLineTests", dependencies: ["LumenCommandLine"], swiftSettings: swiftSettings),
         .testTarget(name: "LumenProtocolTests", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenModelTests",

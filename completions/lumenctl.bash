@@ -1,29 +1,57 @@
-# bash completion for lumenctl
+# bash completion for lumenctl, made from its option declarations
 _lumenctl() {
-    local cur prev words cword
-    _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
-    local commands="status rooms lights get set rename discover watch sim call completion"
-    local options="--socket --json --no-legend --help"
-    if [[ $prev == --socket ]]; then COMPREPLY=($(compgen -f -- "$cur")); return; fi
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$options --transition" -- "$cur")); return; fi
-    local command="" i
-    for ((i = 1; i < cword; i++)); do
-        [[ ${words[i]} != -* && ${words[i-1]} != --socket ]] && { command=${words[i]}; break; }
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --transition) COMPREPLY=(); return ;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--socket --json --no-legend --transition -h --help --version' -- "$cur")); return; fi
+    local command="" position=0 i word
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --socket|--transition) ((i++)) ;;
+            -*) ;;
+            *) if [[ -z $command ]]; then command=$word; else ((position++)); fi ;;
+        esac
     done
     case $command in
-        "") COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
-        get|set|lights|discover)
-            local ids
-            ids=$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1; print $2}' | sort -u)
-            case $command in
-                set) COMPREPLY=($(compgen -W "$ids on off brightness= ct= xy=" -- "$cur")) ;;
-                get) COMPREPLY=($(compgen -W "$ids name model isOn brightness colorTemperature color isReachable" -- "$cur")) ;;
-                *) COMPREPLY=($(compgen -W "$ids" -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W 'status rooms lights get set rename discover watch sim call completion' -- "$cur")) ;;
+        lights)
+            case $position in
+                0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend rooms 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
             esac ;;
-        rename) COMPREPLY=($(compgen -W "home room light" -- "$cur")) ;;
-        sim) COMPREPLY=($(compgen -W "clock advance reachable power-cycle faults add-room remove-room remove-light snapshot" -- "$cur")) ;;
-        call) COMPREPLY=($(compgen -W "hello describe open close get set call subscribe unsubscribe" -- "$cur")) ;;
-        completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
+        get)
+            case $position in
+                0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
+                1) COMPREPLY=($(compgen -W 'name model isOn brightness colorTemperature color isReachable' -- "$cur")) ;;
+            esac ;;
+        set)
+            case $position in
+                0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1; print $2}')" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W 'on off brightness= ct= xy=' -- "$cur")) ;;
+            esac ;;
+        rename)
+            case $position in
+                0) COMPREPLY=($(compgen -W 'home room light' -- "$cur")) ;;
+            esac ;;
+        discover)
+            case $position in
+                0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend rooms 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
+            esac ;;
+        sim)
+            case $position in
+                0) COMPREPLY=($(compgen -W 'clock advance reachable power-cycle faults add-room remove-room remove-light snapshot' -- "$cur")) ;;
+                1) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
+            esac ;;
+        call)
+            case $position in
+                0) COMPREPLY=($(compgen -W 'hello describe open close get set call subscribe unsubscribe' -- "$cur")) ;;
+            esac ;;
+        completion)
+            case $position in
+                0) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+            esac ;;
     esac
 }
 complete -F _lumenctl lumenctl

@@ -17,8 +17,8 @@ public enum CompletionKind: Sendable, Hashable {
     case directory
     /// One of these words.
     case choices([String])
-    /// Words a command prints: the shell runs `command` and offers each word of its output (light IDs, for
-    /// example, from `lumenctl --no-legend lights`).
+    /// Words a command prints, one per line: the shell runs `command` (a pipeline every shell reads alike,
+    /// quieting its own errors) and offers each line (light IDs, for example, from `lumenctl lights`).
     case command(String)
 }
 
@@ -36,18 +36,16 @@ public struct CommandLineOption<Target>: Sendable {
     public let completion: CompletionKind
     /// Whether help leaves it out (kept for compatibility, or for scripts only).
     public let hidden: Bool
-    let apply: @Sendable (inout Target, String?) throws(UsageError) -> Void
+    let apply: @Sendable (inout Target, String?) throws -> Void
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
     public static func value(
         _ names: String..., valueName: String, help: String, completion: CompletionKind = .none,
-        hidden: Bool = false, apply: @escaping @Sendable (inout Target, String) throws(UsageError) -> Void
+        hidden: Bool = false, apply: @escaping @Sendable (inout Target, String) throws -> Void
     ) -> CommandLineOption {
         CommandLineOption(
             names: names, valueName: valueName, help: help, completion: completion, hidden: hidden
-        ) { (target: inout Target, value: String?) throws(UsageError) in
-            try apply(&target, value ?? "")
-        }
+        ) { target, value in try apply(&target, value ?? "") }
     }
 
     /// An option that takes one of a set of words, each an enum case's raw value.
@@ -60,7 +58,7 @@ public struct CommandLineOption<Target>: Sendable {
         return CommandLineOption(
             names: names, valueName: words.joined(separator: "|"), help: help, completion: .choices(words),
             hidden: hidden
-        ) { (target: inout Target, value: String?) throws(UsageError) in
+        ) { target, value in
             let raw = value ?? ""
             guard let choice = Choice(rawValue: raw) else {
                 let choices = words.map { "'\($0)'" }.joined(separator: " or ")
@@ -77,14 +75,15 @@ public struct CommandLineOption<Target>: Sendable {
     ) -> CommandLineOption {
         CommandLineOption(
             names: names, valueName: nil, help: help, completion: .none, hidden: hidden
-        ) { (target: inout Target, _: String?) throws(UsageError) in apply(&target) }
+        ) { target, _ in apply(&target) }
     }
 
     /// The long name (the last spelling).
     public var name: String { names.last ?? "" }
 }
 
-extension CommandLineOption {
+/// Reading option values that many options share.
+public enum OptionValue {
     /// Parses a whole number in `range`, or says what is wrong with it.
     public static func count(_ raw: String, option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let count = Int(raw), range.contains(count) else {

@@ -43,7 +43,7 @@ public struct CommandLineParser<Target>: Sendable {
             }
             if option.valueName == nil {
                 if inline != nil { throw UsageError("\(name) takes no value") }
-                try option.apply(&target, nil)
+                try apply(option, nil, to: &target)
                 continue
             }
             let value: String
@@ -55,9 +55,21 @@ public struct CommandLineParser<Target>: Sendable {
             } else {
                 throw UsageError("\(name) needs a value (\(option.valueName ?? "")); see '\(program) --help'")
             }
-            try option.apply(&target, value)
+            try apply(option, value, to: &target)
         }
         return operands
+    }
+
+    private func apply(_ option: CommandLineOption<Target>, _ value: String?, to target: inout Target)
+        throws(UsageError)
+    {
+        do {
+            try option.apply(&target, value)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("\(option.name): \(error)")
+        }
     }
 
     /// The "Options:" section of `--help`: each option's names and value, and its help wrapped beside them.
@@ -86,7 +98,7 @@ public enum HelpText {
         let indent = String(repeating: " ", count: textColumn)
         let lines = wrap(text, width: width - textColumn)
         var result = "  " + label
-        if result.count + 1 > textColumn {
+        if result.count + 2 > textColumn {
             result += "\n" + indent
         } else {
             result += String(repeating: " ", count: textColumn - result.count)

@@ -1,3 +1,4 @@
+import LumenCommandLine
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -24,6 +25,10 @@ public enum Daemon {
         }
         if options.showHelp {
             writeStdout(DaemonOptions.help + "\n")
+            return 0
+        }
+        if let shell = options.printCompletion {
+            writeStdout(DaemonOptions.completion.script(for: shell))
             return 0
         }
         if options.printSocket {

@@ -1,83 +1,187 @@
 import Foundation
 import LumenClient
+import LumenCommandLine
 import LumenProtocol
+
+/// One lumenctl command: its declaration (name, synopsis, help, completion, argument check) and what it does.
+struct Command: Sendable {
+    let spec: CommandLineCommand
+    let run: @Sendable (_ words: [String], _ options: CommonOptions) async throws -> Void
+
+    /// A command that talks to lumend: it connects once its arguments have been checked.
+    static func connected(
+        _ spec: CommandLineCommand,
+        _ body: @escaping @Sendable (HomeReader, [String], CommonOptions) async throws -> Void
+    ) -> Command {
+        Command(spec: spec) { words, options in
+            let client = try await options.connect()
+            defer { client.disconnect() }
+            try await body(HomeReader(client: client), words, options)
+        }
+    }
+}
 
 /// `lumenctl`: look at and drive a running lumend.
 enum LumenCtl {
-    static let help = """
+    /// Every command, declared once: dispatch, `--help`, each command's help, the manual page and shell
+    /// completion all come from this list.
+    static let commands: [Command] = [
+        .connected(
+            CommandLineCommand(
+                "status", synopsis: ["status"],
+                summary: "The home at a glance: rooms and lights, on/off, brightness, reachability",
+                details:
+                    "Shows every room and light: on/off, brightness, colour temperature, reachability, and a swatch "
+                    + "of the light's colour on true-colour terminals.",
+                accepts: { $0.isEmpty })
+        ) { reader, _, options in try await status(reader, options) },
+        .connected(
+            CommandLineCommand(
+                "rooms", synopsis: ["rooms"], summary: "List rooms",
+                details: "Lists the rooms with their names and number of lights.", accepts: { $0.isEmpty })
+        ) { reader, _, options in try await rooms(reader, options) },
+        .connected(
+            CommandLineCommand(
+                "lights", synopsis: ["lights [ROOM]"], summary: "List lights, all or one room's",
+                details: "Lists the lights of every room, or of ROOM.", arguments: [Completion.rooms],
+                accepts: { $0.count <= 1 })
+        ) { reader, words, options in try await lights(reader, words.first, options) },
+        .connected(
+            CommandLineCommand(
+                "get", synopsis: ["get LIGHT [PROPERTY]"], summary: "Show a light, or one property of it",
+                details:
+                    "Shows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, "
+                    + "color, isReachable).",
+                arguments: [Completion.lights, .choices(HomeReader.lightConnections)],
+                accepts: { (1...2).contains($0.count) })
+        ) { reader, words, options in try await get(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "set", synopsis: ["set LIGHT|ROOM CHANGE… [--transition MS]"],
+                summary:
+                    "Change a light, or every light of a room at once: on, off, brightness=N, ct=N (mireds), xy=X,Y",
+                details: """
+                    CHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).
+                    Waits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).
+                    Given a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).
+                    """,
+                arguments: [Completion.lightsAndRooms, .choices(["on", "off", "brightness=", "ct=", "xy="])],
+                repeatsLastArgument: true, accepts: { $0.count >= 2 })
+        ) { reader, words, options in try await set(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "rename", synopsis: ["rename home NAME", "rename room ROOM NAME", "rename light LIGHT NAME"],
+                summary: "Rename the home, a room or a light", arguments: [.choices(["home", "room", "light"])],
+                accepts: { words in
+                    (words.first == "home" && words.count == 2)
+                        || (["room", "light"].contains(words.first ?? "") && words.count == 3)
+                })
+        ) { reader, words, options in try await rename(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "discover", synopsis: ["discover ROOM"], summary: "Start a discovery scan and show its progress",
+                details: "Starts a discovery scan in ROOM and shows time left and lights found until it ends.",
+                arguments: [Completion.rooms], accepts: { $0.count == 1 })
+        ) { reader, words, options in try await Discover.run(reader, room: words[0], options) },
+        .connected(
+            CommandLineCommand(
+                "watch", synopsis: ["watch [SCOPE…]"],
+                summary: "Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)",
+                details:
+                    "Prints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is "
+                    + "watched. Ctrl-C stops.",
+                accepts: { _ in true })
+        ) { reader, words, options in try await Watch.run(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "sim",
+                synopsis: [
+                    "sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]",
+                    "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot",
+                ],
+                summary: "Drive the simulation: the clock, reachability, faults, rooms and lights",
+                details:
+                    "Drives the simulation scope (root or lumend's user only, unless lumend runs with "
+                    + "--simulation-access any). sim faults takes dropProbability, timeoutMs, rateLimitPerSecond, "
+                    + "latency, powerOn, whileOff and overload.",
+                arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
+        ) { reader, words, options in try await Sim.run(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "call", synopsis: ["call METHOD [JSON]"],
+                summary: "Send one raw JSON-RPC request and print the result",
+                details: """
+                    Sends one JSON-RPC request with JSON as its params and prints the result. Example:
+                      lumenctl call get '{"scope":0,"connection":"name"}'
+                    """,
+                arguments: [.choices(WireMethod.allCases.map(\.rawValue))], accepts: { (1...2).contains($0.count) })
+        ) { reader, words, options in try await call(reader.client, words, options) },
+        Command(
+            spec: CommandLineCommand(
+                "completion", synopsis: ["completion bash|zsh|fish"], summary: "Print a shell completion script",
+                details: """
+                    Prints a completion script for the shell:
+                      bash: source <(lumenctl completion bash)
+                      zsh:  lumenctl completion zsh > "${fpath[1]}/_lumenctl"
+                      fish: lumenctl completion fish > ~/.config/fish/completions/lumenctl.fish
+                    """,
+                arguments: [.choices(ShellCompletion.Shell.allCases.map(\.rawValue))],
+                accepts: { $0.count == 1 && ShellCompletion.Shell(rawValue: $0[0]) != nil })
+        ) { words, _ in
+            Output.line(Completion.completion.script(for: ShellCompletion.Shell(rawValue: words[0])!), terminator: "")
+        },
+    ]
+
+    static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
+
+    /// `lumenctl --help`, made from the declarations.
+    static var help: String {
+        """
         Usage: lumenctl [OPTIONS] COMMAND [ARGS…]
 
         Look at and drive a running lumend, the smart-light simulator.
 
         Commands:
-          status                         The home at a glance: rooms and lights, on/off, brightness, reachability
-          rooms                          List rooms
-          lights [ROOM]                  List lights, all or one room's
-          get LIGHT [PROPERTY]           Show a light, or one property of it
-          set LIGHT|ROOM CHANGE…         Change a light, or every light of a room at once: on, off,
-                                         brightness=N, ct=N (mireds), xy=X,Y [--transition MS]
-          rename home NAME | rename room ROOM NAME | rename light LIGHT NAME
-          discover ROOM                  Start a discovery scan and show its progress
-          watch [SCOPE…]                 Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)
-          sim clock | sim advance MS | sim reachable LIGHT yes|no | sim power-cycle LIGHT [MS]
-          sim faults LIGHT KEY=VALUE…    (dropProbability, timeoutMs, rateLimitPerSecond, latency, powerOn,
-                                         whileOff, overload)
-          sim add-room ID [NAME] | sim remove-room ROOM | sim remove-light LIGHT | sim snapshot
-          call METHOD [JSON]             Send one raw JSON-RPC request and print the result
-          completion bash                Print a bash completion script
+        \(commands.map { command in
+            HelpText.entry(label: command.spec.synopsis.count == 1 ? command.spec.synopsis[0] : command.spec.name + " …", text: command.spec.summary)
+        }.joined(separator: "\n"))
 
         Options:
-          --socket PATH    lumend's socket (default: $LUMEN_SOCKET, else as lumend resolves it)
-          --json           One JSON document per result, for scripts
-          --no-legend      Leave out table headers
-          -h, --help       Show help (also after any command)
+        \(CommonOptions.parser.optionsHelp())
 
-        Colour is used only on a terminal and never when NO_COLOR is set.
+        'lumenctl COMMAND --help' shows a command's forms. Colour is used only on a terminal and never when
+        NO_COLOR is set.
         Exit status: 0 on success, 1 on failure, 2 on a usage mistake.
         """
-
-    static let commandHelp: [String: String] = [
-        "status":
-            "Usage: lumenctl status [--json] [--no-legend]\n\nShows every room and light: on/off, brightness, colour temperature, reachability, and a swatch of the light's colour on true-colour terminals.",
-        "rooms":
-            "Usage: lumenctl rooms [--json] [--no-legend]\n\nLists the rooms with their names and number of lights.",
-        "lights": "Usage: lumenctl lights [ROOM] [--json] [--no-legend]\n\nLists the lights of every room, or of ROOM.",
-        "get":
-            "Usage: lumenctl get LIGHT [PROPERTY] [--json]\n\nShows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, color, isReachable).",
-        "set":
-            "Usage: lumenctl set LIGHT|ROOM CHANGE… [--transition MS]\n\nCHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).\nWaits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).\nGiven a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).",
-        "rename":
-            "Usage: lumenctl rename home NAME\n       lumenctl rename room ROOM NAME\n       lumenctl rename light LIGHT NAME",
-        "discover":
-            "Usage: lumenctl discover ROOM [--json]\n\nStarts a discovery scan in ROOM and shows time left and lights found until it ends.",
-        "watch":
-            "Usage: lumenctl watch [SCOPE…] [--json]\n\nPrints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
-        "sim":
-            "Usage: lumenctl sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]\n       lumenctl sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot\n\nDrives the simulation scope (root or lumend's user only, unless lumend runs with --simulation-access any).",
-        "call":
-            "Usage: lumenctl call METHOD [JSON]\n\nSends one JSON-RPC request with JSON as its params and prints the result. Example:\n  lumenctl call get '{\"scope\":0,\"connection\":\"name\"}'",
-        "completion":
-            "Usage: lumenctl completion bash\n\nPrints a bash completion script: source <(lumenctl completion bash)",
-    ]
+    }
 
     static func main(_ arguments: [String]) async -> Int32 {
         do {
             let options = try CommonOptions.parse(arguments)
-            guard let command = options.words.first else {
+            if options.version {
+                Output.line("lumenctl \(LumenVersion.string) (wire protocol \(LumenVersion.wireProtocol))")
+                return 0
+            }
+            guard let name = options.words.first else {
                 if options.help {
                     Output.line(help)
                     return 0
                 }
                 throw UsageError("no command given; try 'lumenctl status' or 'lumenctl --help'")
             }
+            guard let command = command(named: name) else {
+                throw UsageError("unknown command '\(name)'; see 'lumenctl --help'")
+            }
             if options.help {
-                guard let text = commandHelp[command] else {
-                    throw UsageError("unknown command '\(command)'; see 'lumenctl --help'")
-                }
-                Output.line(text)
+                Output.line(command.spec.help(program: "lumenctl"))
                 return 0
             }
-            try await run(command, Array(options.words.dropFirst()), options)
+            let words = Array(options.words.dropFirst())
+            // Argument counts are checked before connecting, so that usage mistakes are reported as such.
+            guard command.spec.accepts(words) else {
+                throw UsageError("wrong arguments for '\(name)'\n" + command.spec.help(program: "lumenctl"))
+            }
+            try await command.run(words, options)
             return 0
         } catch let error as UsageError {
             Output.error(error.description)
@@ -89,52 +193,6 @@ enum LumenCtl {
             Output.error("\(error)")
             return 1
         }
-    }
-
-    static func run(_ command: String, _ words: [String], _ options: CommonOptions) async throws {
-        if command == "completion" {
-            guard words == ["bash"] else { throw UsageError("usage: lumenctl completion bash") }
-            Output.line(Completion.bash)
-            return
-        }
-        let known = ["status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call"]
-        guard known.contains(command) else { throw UsageError("unknown command '\(command)'; see 'lumenctl --help'") }
-        try validate(command, words)
-        let client = try await options.connect()
-        defer { client.disconnect() }
-        let reader = HomeReader(client: client)
-        switch command {
-        case "status": try await status(reader, options)
-        case "rooms": try await rooms(reader, options)
-        case "lights": try await lights(reader, words.first, options)
-        case "get": try await get(reader, words, options)
-        case "set": try await set(reader, words, options)
-        case "rename": try await rename(reader, words, options)
-        case "discover": try await Discover.run(reader, room: words[0], options)
-        case "watch": try await Watch.run(reader, words, options)
-        case "sim": try await Sim.run(reader, words, options)
-        default: try await call(client, words, options)
-        }
-    }
-
-    /// Checks argument counts before connecting, so usage mistakes are reported as such.
-    static func validate(_ command: String, _ words: [String]) throws(UsageError) {
-        let ok: Bool
-        switch command {
-        case "status", "rooms": ok = words.isEmpty
-        case "lights": ok = words.count <= 1
-        case "get": ok = (1...2).contains(words.count)
-        case "set": ok = words.count >= 2
-        case "rename":
-            ok =
-                (words.first == "home" && words.count == 2)
-                || (["room", "light"].contains(words.first ?? "") && words.count == 3)
-        case "discover": ok = words.count == 1
-        case "call": ok = (1...2).contains(words.count)
-        case "sim": ok = !words.isEmpty
-        default: ok = true
-        }
-        if !ok { throw UsageError("wrong arguments for '\(command)'\n" + (commandHelp[command] ?? "")) }
     }
 
     static func onOff(_ value: JSONValue?, _ options: CommonOptions) -> String {

@@ -1,11 +1,6 @@
 import Foundation
 import LumenClient
-
-/// A command-line mistake: exit status 2, with a message that says what to type.
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
+import LumenCommandLine
 
 /// A failure to report: exit status 1.
 struct Failure: Error, CustomStringConvertible {
@@ -14,11 +9,12 @@ struct Failure: Error, CustomStringConvertible {
 }
 
 /// The options every command takes, and the words left after them.
-struct CommonOptions {
+struct CommonOptions: Sendable {
     var socket: String?
     var json = false
     var legend = true
     var help = false
+    var version = false
     var transitionMs: Double?
     var words: [String] = []
 
@@ -33,40 +29,32 @@ struct CommonOptions {
         return color && (term == "truecolor" || term == "24bit")
     }
 
+    /// Every option lumenctl takes, declared once: parsing, `--help`, the manual page and shell completion
+    /// come from this list. Options may come before or after the command.
+    static let declarations: [CommandLineOption<CommonOptions>] = [
+        .value(
+            "--socket", valueName: "PATH", help: "lumend's socket (default: $LUMEN_SOCKET, else as lumend resolves it)",
+            completion: .file
+        ) { $0.socket = $1 },
+        .flag("--json", help: "One JSON document per result, for scripts") { $0.json = true },
+        .flag("--no-legend", help: "Leave out table headers") { $0.legend = false },
+        .value(
+            "--transition", valueName: "MS", help: "Take this long to reach a new brightness or colour (set)"
+        ) { options, raw in
+            guard let ms = Double(raw), ms >= 0 else {
+                throw UsageError("--transition takes milliseconds, like --transition 500, not '\(raw)'")
+            }
+            options.transitionMs = ms
+        },
+        .flag("-h", "--help", help: "Show help (also after any command)") { $0.help = true },
+        .flag("--version", help: "Show the version") { $0.version = true },
+    ]
+
+    static let parser = CommandLineParser(program: "lumenctl", options: declarations)
+
     static func parse(_ arguments: [String]) throws(UsageError) -> CommonOptions {
         var options = CommonOptions()
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inline { return inline }
-                guard let next = remaining.popFirst() else { throw UsageError("\(name) needs a value") }
-                return next
-            }
-            switch name {
-            case "--socket": options.socket = try value()
-            case "--json": options.json = true
-            case "--no-legend": options.legend = false
-            case "--help", "-h": options.help = true
-            case "--transition":
-                let raw = try value()
-                guard let ms = Double(raw), ms >= 0 else {
-                    throw UsageError("--transition takes milliseconds, like --transition 500, not '\(raw)'")
-                }
-                options.transitionMs = ms
-            case "--":
-                options.words += remaining
-                remaining = []
-            default:
-                if argument.hasPrefix("--") { throw UsageError("unknown option '\(name)'; see 'lumenctl --help'") }
-                options.words.append(argument)
-            }
-        }
+        options.words = try parser.parse(arguments, into: &options)
         return options
     }
 

@@ -3,8 +3,8 @@ import LumenProtocol
 
 /// Writes to stdout and stderr; tables line up their columns.
 enum Output {
-    static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    static func line(_ text: String = "", terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
     }
 
     static func error(_ text: String) {

@@ -1,8 +1,14 @@
 import LumenClient
+import LumenCommandLine
 import LumenProtocol
 
 /// `lumenctl sim …`: the simulation scope — clock, faults, topology.
 enum Sim {
+    /// The words after `sim`.
+    static let commands = [
+        "clock", "advance", "reachable", "power-cycle", "faults", "add-room", "remove-room", "remove-light", "snapshot",
+    ]
+
     static func run(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
         let client = reader.client
         let simulation = try await client.open("simulation", in: .root)

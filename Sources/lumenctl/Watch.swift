@@ -1,5 +1,6 @@
 import Foundation
 import LumenClient
+import LumenCommandLine
 import LumenProtocol
 
 /// `lumenctl watch [SCOPE…]`: one line per change, as it happens.

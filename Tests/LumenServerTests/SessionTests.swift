@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenProtocol
 import LumenTestSupport
 import Testing
 

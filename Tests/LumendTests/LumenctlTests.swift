@@ -133,6 +133,7 @@ struct LumenctlTests {
         for command in [
             "status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call", "completion",
         ] {
+            #expect(try await runTool("lumenctl", ["--help"]).stdout.contains("\n  \(command) "), "\(command)")
             let result = try await runTool("lumenctl", [command, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("Usage: lumenctl"), "\(command): \(result.stdout)")
@@ -195,9 +196,14 @@ struct LumenctlTests {
 
 @Suite("Shipped files", .timeLimit(.minutes(2)))
 struct ShippedFileTests {
-    @Test func theCompletionScriptInTheRepositoryIsWhatLumenctlPrints() async throws {
-        let shipped = try String(
-            contentsOfFile: TestFixtures.repositoryRoot + "/completions/lumenctl.bash", encoding: .utf8)
-        #expect(try await runTool("lumenctl", ["completion", "bash"]).stdout == shipped)
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func theCompletionScriptsInTheRepositoryAreWhatTheProgramsPrint(shell: String) async throws {
+        for (program, arguments) in [("lumenctl", ["completion", shell]), ("lumend", ["--completion", shell])] {
+            let shipped = try String(
+                contentsOfFile: TestFixtures.repositoryRoot + "/completions/\(program).\(shell)", encoding: .utf8)
+            #expect(
+                try await runTool(program, arguments).stdout == shipped,
+                "completions/\(program).\(shell) is stale; run 'make completions'")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import LumenService
 import Synchronization
@@ -7,12 +8,6 @@ import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// The version of Lumen.
-public enum LumenVersion {
-    /// The version string `--version` and `hello` report.
-    public static let string = "0.1.0"
-}
 
 /// The server's limits: each one protects the daemon from a client that is hostile, broken or slow.
 public struct ServerLimits: Sendable, Hashable {

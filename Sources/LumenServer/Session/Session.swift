@@ -53,11 +53,12 @@ final class Session: RPCHandler {
             case "hello":
                 _ = try Params(params, allowing: ["client"])
                 return .result([
-                    "server": "lumend", "version": .string(LumenVersion.string), "protocol": 1, "root": 0,
+                    "server": "lumend", "version": .string(LumenVersion.string),
+                    "protocol": .int(LumenVersion.wireProtocol), "root": 0,
                 ])
             case "describe":
                 _ = try Params(params, allowing: [])
-                return .result(["protocol": 1, "scopes": ScopeContainer.scopeTypes])
+                return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContainer.scopeTypes])
             case "open": return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
             case "close": return try close(Params(params, allowing: ["scope"]))
             case "get": return try await get(Params(params, allowing: ["scope", "connection"]))

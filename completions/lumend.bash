@@ -1,0 +1,22 @@
+# bash completion for lumend, made from its option declarations
+_lumend() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --fixture) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --clock) COMPREPLY=($(compgen -W 'real virtual' -- "$cur")); return ;;
+        --seed) COMPREPLY=(); return ;;
+        --durability) COMPREPLY=($(compgen -W 'full relaxed' -- "$cur")); return ;;
+        --simulation-access) COMPREPLY=($(compgen -W 'owner any' -- "$cur")); return ;;
+        --request-timeout) COMPREPLY=(); return ;;
+        --max-sessions) COMPREPLY=(); return ;;
+        --max-sessions-per-user) COMPREPLY=(); return ;;
+        --event-loops) COMPREPLY=(); return ;;
+        --log-level) COMPREPLY=($(compgen -W 'critical error warning notice info debug' -- "$cur")); return ;;
+        --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --simulation-access --request-timeout --max-sessions --max-sessions-per-user --event-loops --log-level -h --help --version --print-socket --completion' -- "$cur")); return; fi
+    COMPREPLY=()
+}
+complete -F _lumend lumend

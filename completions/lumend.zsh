@@ -1,0 +1,42 @@
+#compdef lumend
+# zsh completion for lumend, made from its option declarations
+_lumend() {
+    local -a specs
+    specs=(
+        --fixture'[Home to simulate (JSON fixture; see lumen-fixture(5))]:value:->value---fixture'
+        --state-dir'[Where state is kept (state]:value:->value---state-dir'
+        --socket'[Socket to listen on (ignored when systemd passes one)]:value:->value---socket'
+        --clock'[The simulation clock]:value:->value---clock'
+        --seed'[Seed for every random choice (overrides the fixture'\''s)]:value:->value---seed'
+        --durability'['\''full'\'': a write is confirmed once it is on disk]:value:->value---durability'
+        --reset'[Start from the fixture, moving the existing state and jou...]'
+        --simulation-access'[Who may open the simulation scope: root and lumend'\''s user...]:value:->value---simulation-access'
+        --request-timeout'[Close a connection that sends no complete request within ...]:value:->value---request-timeout'
+        --max-sessions'[Sessions served at once]:value:->value---max-sessions'
+        --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
+        --event-loops'[Threads serving the connections]:value:->value---event-loops'
+        --log-level'[critical, error, warning, notice, info (default) or debug]:value:->value---log-level'
+        '(-h --help)'{-h,--help}'[Show this help]'
+        --version'[Show the version]'
+        --print-socket'[Print the socket path these options resolve to, and exit]'
+        --completion'[Print a completion script for this shell, and exit]:value:->value---completion'
+    )
+    local state
+    _arguments -s $specs && return
+    case $state in
+        value---fixture) _files ;;
+        value---state-dir) _files -/ ;;
+        value---socket) _files ;;
+        value---clock) compadd -- 'real' 'virtual' ;;
+        value---seed) _message 'value' ;;
+        value---durability) compadd -- 'full' 'relaxed' ;;
+        value---simulation-access) compadd -- 'owner' 'any' ;;
+        value---request-timeout) _message 'value' ;;
+        value---max-sessions) _message 'value' ;;
+        value---max-sessions-per-user) _message 'value' ;;
+        value---event-loops) _message 'value' ;;
+        value---log-level) compadd -- 'critical' 'error' 'warning' 'notice' 'info' 'debug' ;;
+        value---completion) compadd -- 'bash' 'zsh' 'fish' ;;
+    esac
+}
+_lumend "$@"
