@@ -1,39 +1,37 @@
 import LumenModel
 import LumenProtocol
+import LumenSimulation
 
-/// Which property of which entity a connection reads: the key a subscription listens on.
-public struct PropertyKey: Sendable, Hashable {
-    /// The entity.
-    public var entity: Entity
-    /// The property's name.
-    public var property: String
-
-    /// A key.
-    public init(_ entity: Entity, _ property: String) {
-        self.entity = entity
-        self.property = property
-    }
-}
-
-/// A read-only value in a scope: its current value, and the key its changes are published under.
+/// A read-only value in a scope: how to read it, in its wire form, and the key its changes are published
+/// under.
 ///
 /// As in ScopedState, a connection is a recipe made by a scope for its own context:
 /// ```swift
-/// var isReachable: Connection<Bool> {
-///     Connection(watching: PropertyKey(.light(id), "isReachable")) { home in try await home.light(id).isReachable }
-/// }
+/// var isReachable: Connection<Bool> { Connection(.light(id, .isReachable), of: home) }
 /// ```
+/// A property's value becomes JSON once, where the `Home` announces or reads it; `Value` is the type
+/// `describe` reports and a write is checked against.
 public struct Connection<Value: ScopeValue>: Sendable {
     /// Reads the current value.
-    public let get: @Sendable () async throws(LumenError) -> Value
+    public let get: @Sendable () async throws(LumenError) -> JSONValue
+    /// The current value when it can be had at once, without waiting for the `Home` actor; `nil` when not.
+    public let peek: (@Sendable () -> JSONValue?)?
     /// The key changes are published under, or `nil` when the value is not watched (subscribers get only the
     /// current value).
     public let key: PropertyKey?
 
-    /// A connection.
-    public init(watching key: PropertyKey?, get: @escaping @Sendable () async throws(LumenError) -> Value) {
+    /// A property of the home, read from what it last announced.
+    public init(_ key: PropertyKey, of home: Home) {
         self.key = key
-        self.get = get
+        get = { () async throws(LumenError) in try await home.read(key) }
+        peek = { home.published.value(for: key) }
+    }
+
+    /// A value worked out on each read, not watched.
+    public init(computing get: @escaping @Sendable () async throws(LumenError) -> Value) {
+        key = nil
+        self.get = { () async throws(LumenError) in try await get().jsonValue }
+        peek = nil
     }
 }
 
@@ -43,19 +41,22 @@ public struct Connection<Value: ScopeValue>: Sendable {
 /// confirms, so a caller can queue writes in order and wait for each on its own.
 public struct WritableConnection<Value: ScopeValue>: Sendable {
     /// Reads the current value.
-    public let get: @Sendable () async throws(LumenError) -> Value
+    public let get: @Sendable () async throws(LumenError) -> JSONValue
+    /// The current value when it can be had at once (see ``Connection/peek``).
+    public let peek: (@Sendable () -> JSONValue?)?
     /// Queues a write.
     public let set: @Sendable (Value, WriteOptions) async throws(LumenError) -> WriteCompletion
     /// The key changes are published under.
     public let key: PropertyKey?
 
-    /// A writable connection.
+    /// A writable property of the home.
     public init(
-        watching key: PropertyKey?, get: @escaping @Sendable () async throws(LumenError) -> Value,
+        _ key: PropertyKey, of home: Home,
         set: @escaping @Sendable (Value, WriteOptions) async throws(LumenError) -> WriteCompletion
     ) {
         self.key = key
-        self.get = get
+        get = { () async throws(LumenError) in try await home.read(key) }
+        peek = { home.published.value(for: key) }
         self.set = set
     }
 }

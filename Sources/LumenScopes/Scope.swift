@@ -49,8 +49,7 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
         Self(name: name, kind: .value, type: Value.typeDescription, result: nil, configuration: nil) { owner in
             let connection = make(owner)
             return AnyConnection(
-                kind: .value, key: connection.key,
-                get: { () async throws(LumenError) in try await connection.get().jsonValue })
+                kind: .value, key: connection.key, get: connection.get, peek: connection.peek)
         }
     }
 
@@ -61,8 +60,7 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
         Self(name: name, kind: .writable, type: Value.typeDescription, result: nil, configuration: nil) { owner in
             let connection = make(owner)
             return AnyConnection(
-                kind: .writable, key: connection.key,
-                get: { () async throws(LumenError) in try await connection.get().jsonValue },
+                kind: .writable, key: connection.key, get: connection.get, peek: connection.peek,
                 set: { (json, options) async throws(LumenError) in
                     let value: Value
                     do throws(JSONShapeError) { value = try Value(json: json) } catch {
@@ -131,6 +129,8 @@ public struct AnyConnection: Sendable {
     public let key: PropertyKey?
     /// Reads the value (values).
     public let get: (@Sendable () async throws(LumenError) -> JSONValue)?
+    /// The value when it can be had without waiting for the `Home` actor (`get` otherwise).
+    public let peek: (@Sendable () -> JSONValue?)?
     /// Queues a write (writable values).
     public let set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)?
     /// Calls it (actions).
@@ -143,6 +143,7 @@ public struct AnyConnection: Sendable {
     init(
         kind: ConnectionKind, key: PropertyKey?,
         get: (@Sendable () async throws(LumenError) -> JSONValue)? = nil,
+        peek: (@Sendable () -> JSONValue?)? = nil,
         set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)? = nil,
         call: (@Sendable (JSONCursor) async throws(LumenError) -> JSONValue)? = nil,
         start: (@Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion)? = nil,
@@ -152,6 +153,7 @@ public struct AnyConnection: Sendable {
         self.kind = kind
         self.key = key
         self.get = get
+        self.peek = peek
         self.set = set
         self.call = call
         self.open = open

@@ -70,20 +70,13 @@ public struct HomeScope: Scope {
 
     var name: WritableConnection<String> {
         let home = container.home
-        return WritableConnection(watching: PropertyKey(.home, "name")) { () async throws(LumenError) in
-            try await decode(home.value(of: "name", of: .home), "name")
-        } set: { [container] name, _ async throws(LumenError) in
+        return WritableConnection(.home(.name), of: home) { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .home)
             return container.immediate(.string(name))
         }
     }
 
-    var roomIDs: Connection<[String]> {
-        let home = container.home
-        return Connection(watching: PropertyKey(.home, "roomIDs")) { () async throws(LumenError) in
-            try await decode(home.value(of: "roomIDs", of: .home), "roomIDs")
-        }
-    }
+    var roomIDs: Connection<[String]> { Connection(.home(.roomIDs), of: container.home) }
 
     var room: ConfiguredConnection<RoomScope, String> {
         ConfiguredConnection { [container] id async throws(LumenError) in
@@ -119,8 +112,8 @@ public struct RoomScope: Scope {
         },
         .value("isScanning") { $0.isScanning },
         .value("scan") { $0.scan },
-        .value("anyOn") { $0.property("anyOn") as Connection<Bool> },
-        .value("allOn") { $0.property("allOn") as Connection<Bool> },
+        .value("anyOn") { $0.property(.anyOn) as Connection<Bool> },
+        .value("allOn") { $0.property(.allOn) as Connection<Bool> },
         .action(
             "setAll", arguments: "{isOn?, brightness?, colorTemperature?, color?, transitionMs?}",
             result: "{lights: [{light, applied | missed, ignored?}]}"
@@ -129,20 +122,13 @@ public struct RoomScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
-        return WritableConnection(watching: PropertyKey(.room(id), "name")) { () async throws(LumenError) in
-            try await decode(home.value(of: "name", of: .room(id)), "name")
-        } set: { [container] name, _ async throws(LumenError) in
+        return WritableConnection(.room(id, .name), of: home) { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .room(id))
             return container.immediate(.string(name))
         }
     }
 
-    var lightIDs: Connection<[String]> {
-        let (home, id) = (container.home, id)
-        return Connection(watching: PropertyKey(.room(id), "lightIDs")) { () async throws(LumenError) in
-            try await decode(home.value(of: "lightIDs", of: .room(id)), "lightIDs")
-        }
-    }
+    var lightIDs: Connection<[String]> { property(.lightIDs) }
 
     var light: ConfiguredConnection<LightScope, String> {
         ConfiguredConnection { [container, id] lightID async throws(LumenError) in
@@ -164,14 +150,11 @@ public struct RoomScope: Scope {
         }
     }
 
-    var isScanning: Connection<Bool> { property("isScanning") }
-    var scan: Connection<JSONValue> { property("scan") }
+    var isScanning: Connection<Bool> { property(.isScanning) }
+    var scan: Connection<JSONValue> { property(.scan) }
 
-    func property<Value: ScopeValue>(_ name: String) -> Connection<Value> {
-        let (home, id) = (container.home, id)
-        return Connection(watching: PropertyKey(.room(id), name)) { () async throws(LumenError) in
-            try await decode(home.value(of: name, of: .room(id)), name)
-        }
+    func property<Value: ScopeValue>(_ property: RoomProperty) -> Connection<Value> {
+        Connection(.room(id, property), of: container.home)
     }
 }
 
@@ -196,47 +179,29 @@ public struct LightScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
-        return WritableConnection(watching: PropertyKey(.light(id), "name")) { () async throws(LumenError) in
-            try await decode(home.value(of: "name", of: .light(id)), "name")
-        } set: { [container] name, _ async throws(LumenError) in
+        return WritableConnection(.light(id, .name), of: home) { [container] name, _ async throws(LumenError) in
             try await home.setName(name, of: .light(id))
             return container.immediate(.string(name))
         }
     }
 
-    var model: Connection<JSONValue> { read("model") }
-    var isReachable: Connection<Bool> { read("isReachable") }
-
-    func read<Value: ScopeValue>(_ name: String) -> Connection<Value> {
-        let (home, id) = (container.home, id)
-        return Connection(watching: PropertyKey(.light(id), name)) { () async throws(LumenError) in
-            try await decode(home.value(of: name, of: .light(id)), name)
-        }
-    }
+    var model: Connection<JSONValue> { Connection(.light(id, .model), of: container.home) }
+    var isReachable: Connection<Bool> { Connection(.light(id, .isReachable), of: container.home) }
 
     /// A writable light property: the write is a device command, confirmed when the light applies it.
     func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
         let (home, id, kind, container) = (container.home, id, kind, container)
-        return WritableConnection(watching: PropertyKey(.light(id), property.rawValue)) {
-            () async throws(LumenError) in
-            try await decode(home.value(of: property.rawValue, of: .light(id)), property.rawValue)
-        } set: { value, options async throws(LumenError) in
+        return WritableConnection(.light(id, property), of: home) { value, options async throws(LumenError) in
             var change = LightChange()
             switch property {
             case .isOn: change.isOn = value.jsonValue.boolValue
             case .brightness: change.brightness = value.jsonValue.doubleValue
             case .colorTemperature: change.colorTemperature = value.jsonValue.intValue
             case .color: change.color = value as? CIEColor
+            case .name, .model, .isReachable, .settings: break
             }
             let ticket = try await home.submit(change, to: id, transitionMs: options.transitionMs)
             return container.confirm(ticket, property, kind: kind)
         }
-    }
-}
-
-/// A value read as JSON, as the connection's type.
-func decode<Value: ScopeValue>(_ json: JSONValue, _ name: String) throws(LumenError) -> Value {
-    do { return try Value(json: JSONCursor(json)) } catch {
-        throw LumenError(.internalError, "\(name) has an unexpected shape: \(error)")
     }
 }

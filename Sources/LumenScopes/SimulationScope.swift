@@ -30,7 +30,7 @@ public struct SimulationScope: Scope {
 
     var clock: Connection<JSONValue> {
         let home = container.home
-        return Connection(watching: nil) { await home.clockValue }
+        return Connection(computing: { await home.clockValue })
     }
 
     var advance: Action {

@@ -206,20 +206,19 @@ extension Home {
         let old = device.state
         lights[id]?.state = state
         let kind = device.model.kind
-        let light = Entity.light(id)
         let group = rooms[device.room]?.groupState
         if old.isOn != state.isOn {
             rooms[device.room]?.onCount += state.isOn ? 1 : -1
-            emit(light, .property("isOn", .bool(state.isOn)))
+            emit(.light(id, .isOn), .bool(state.isOn))
         }
         if kind.capabilities.contains(.brightness), old.brightness != state.brightness {
-            emit(light, .property("brightness", .double(state.brightness)))
+            emit(.light(id, .brightness), .double(state.brightness))
         }
         if kind.capabilities.contains(.colorTemperature), old.colorTemperature != state.colorTemperature {
-            emit(light, .property("colorTemperature", .int(state.colorTemperature)))
+            emit(.light(id, .colorTemperature), .int(state.colorTemperature))
         }
         if kind.capabilities.contains(.color), old.color != state.color {
-            emit(light, .property("color", state.color.jsonValue))
+            emit(.light(id, .color), state.color.jsonValue)
         }
         // The room's derived values follow its light's own changes.
         if old.isOn != state.isOn, let group { emitGroupChange(of: device.room, since: group) }
@@ -244,7 +243,11 @@ extension Home {
             guard light.name != newName else { return }
             lights[id]?.name = newName
         }
-        emit(entity, .property("name", .string(newName)))
+        switch entity {
+        case .home: emit(.home(.name), .string(newName))
+        case .room(let id): emit(.room(id, .name), .string(newName))
+        case .light(let id): emit(.light(id, .name), .string(newName))
+        }
         persist(entity)
     }
 

@@ -31,8 +31,8 @@ extension Home {
             schedule(.discoverLight(roomID, scan: id, pending.light.id), at: nowMicros + Self.micros(pending.delayMs))
         }
         schedule(.endScan(roomID, scan: id), at: nowMicros + duration)
-        emit(.room(roomID), .property("isScanning", true))
-        emit(.room(roomID), .property("scan", scan.jsonValue(isScanning: true)))
+        emit(.room(roomID, .isScanning), true)
+        emit(.room(roomID, .scan), scan.jsonValue(isScanning: true))
         return scan
     }
 
@@ -52,9 +52,9 @@ extension Home {
         room.scan?.found.append(lightID)
         rooms[roomID] = room
         insertLight(pending.light, room: roomID)
-        emit(.room(roomID), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
+        emit(.room(roomID, .lightIDs), .array(room.lightIDs.map { .string($0.rawValue) }))
         emitGroupChange(of: roomID, since: before)
-        if let scan = room.scan { emit(.room(roomID), .property("scan", scan.jsonValue(isScanning: true))) }
+        if let scan = room.scan { emit(.room(roomID, .scan), scan.jsonValue(isScanning: true)) }
         persist(.light(lightID))
         persist(.room(roomID))
     }
@@ -63,7 +63,7 @@ extension Home {
         guard let room = rooms[roomID], let current = room.scan, current.id == scan else { return }
         rooms[roomID]?.scan = nil
         rooms[roomID]?.lastScan = current
-        emit(.room(roomID), .property("isScanning", false))
-        emit(.room(roomID), .property("scan", current.jsonValue(isScanning: false)))
+        emit(.room(roomID, .isScanning), false)
+        emit(.room(roomID, .scan), current.jsonValue(isScanning: false))
     }
 }

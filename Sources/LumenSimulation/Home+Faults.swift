@@ -10,7 +10,7 @@ extension Home {
         let wasForced = light.forcedUnreachable
         light.forcedUnreachable = !reachable
         lights[id] = light
-        if was != light.isReachable { emit(.light(id), .property("isReachable", .bool(light.isReachable))) }
+        if was != light.isReachable { emit(.light(id, .isReachable), .bool(light.isReachable)) }
         if wasForced != light.forcedUnreachable { persist(.light(id)) }
     }
 
@@ -26,7 +26,7 @@ extension Home {
         lightSettings[id] = merged
         // The rate limit may have changed; start its bucket afresh.
         rateBuckets[id] = nil
-        emit(.light(id), .property("settings", .object(merged.jsonObject)))
+        emit(.light(id, .settings), .object(merged.jsonObject))
         persist(.light(id))
     }
 
@@ -56,7 +56,7 @@ extension Home {
             transitions[fault.light] = nil
         }
         lights[fault.light] = light
-        if was != light.isReachable { emit(.light(fault.light), .property("isReachable", .bool(light.isReachable))) }
+        if was != light.isReachable { emit(.light(fault.light, .isReachable), .bool(light.isReachable)) }
         if !begins, fault.kind == .powerCycle, effectiveSettings(of: light).powerOn == .default {
             setState(of: fault.light, to: .factoryDefault)
         }

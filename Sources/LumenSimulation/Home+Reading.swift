@@ -49,58 +49,62 @@ extension Home {
         .object(["mode": .string(clockMode.rawValue), "nowMs": .double(nowMilliseconds)])
     }
 
-    /// The value of a named property of an entity, as JSON: what `get` and `subscribe` return.
+    /// The value of a property as the wire shows it: what `get` and `subscribe` return.
     ///
     /// For every property that announces its changes, this is the value its last change announced.
-    /// - Throws: ``LumenError`` for an unknown entity or property, or one the device does not have.
-    public func value(of property: String, of entity: Entity) throws(LumenError) -> JSONValue {
-        switch entity {
-        case .home:
+    /// - Throws: ``LumenError`` for an unknown entity, or a property the device does not have.
+    public func value(of key: PropertyKey) throws(LumenError) -> JSONValue {
+        switch key {
+        case .home(let property):
             switch property {
-            case "name": return .string(name)
-            case "roomIDs": return .array(roomOrder.map { .string($0.rawValue) })
-            default: break
+            case .name: return .string(name)
+            case .roomIDs: return .array(roomOrder.map { .string($0.rawValue) })
             }
-        case .room(let id):
+        case .room(let id, let property):
             guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
             switch property {
-            case "name": return .string(room.name)
-            case "lightIDs": return .array(room.lightIDs.map { .string($0.rawValue) })
-            case "isScanning": return .bool(room.scan != nil)
-            case "scan": return scanValue(of: room)
-            case "anyOn": return .bool(room.groupState.anyOn)
-            case "allOn": return .bool(room.groupState.allOn)
-            default: break
+            case .name: return .string(room.name)
+            case .lightIDs: return .array(room.lightIDs.map { .string($0.rawValue) })
+            case .isScanning: return .bool(room.scan != nil)
+            case .scan: return scanValue(of: room)
+            case .anyOn: return .bool(room.groupState.anyOn)
+            case .allOn: return .bool(room.groupState.allOn)
             }
-        case .light(let id):
+        case .light(let id, let property):
             guard let light = lights[id] else { throw Self.noSuchLight(id) }
+            guard property.isSupported(by: light.model.kind) else {
+                throw LumenError(
+                    .notSupported, "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue)",
+                    data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
+            }
             switch property {
-            case "name": return .string(light.name)
-            case "model":
+            case .name: return .string(light.name)
+            case .model:
                 return .object([
                     "kind": .string(light.model.kind.rawValue), "manufacturer": .string(light.model.manufacturer),
                     "product": .string(light.model.product),
                 ])
-            case "isReachable": return .bool(light.isReachable)
-            case "room": return .string(light.room.rawValue)
-            case "state": return light.state.jsonValue(for: light.model.kind)
-            default:
-                guard let lightProperty = LightProperty(rawValue: property) else { break }
-                guard lightProperty.isSupported(by: light.model.kind) else {
-                    throw LumenError(
-                        .notSupported,
-                        "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property)",
-                        data: ["light": .string(id.rawValue), "connection": .string(property)])
-                }
-                switch lightProperty {
-                case .isOn: return .bool(light.state.isOn)
-                case .brightness: return .double(light.state.brightness)
-                case .colorTemperature: return .int(light.state.colorTemperature)
-                case .color: return light.state.color.jsonValue
-                }
+            case .isReachable: return .bool(light.isReachable)
+            case .settings: return .object((lightSettings[id] ?? DeviceSettings()).jsonObject)
+            case .isOn: return .bool(light.state.isOn)
+            case .brightness: return .double(light.state.brightness)
+            case .colorTemperature: return .int(light.state.colorTemperature)
+            case .color: return light.state.color.jsonValue
             }
         }
-        throw LumenError(.noSuchConnection, "\(entity) has no property '\(property)'")
+    }
+
+    /// Reads a property, from the published values when they have it (no wait for the actor), else on the
+    /// actor, filling them.
+    public nonisolated func read(_ key: PropertyKey) async throws(LumenError) -> JSONValue {
+        if let value = published.value(for: key) { return value }
+        return try await readAndPublish(key)
+    }
+
+    private func readAndPublish(_ key: PropertyKey) throws(LumenError) -> JSONValue {
+        let value = try value(of: key)
+        published.fill(key, value)
+        return value
     }
 
     func scanValue(of room: SimulatedRoom) -> JSONValue {

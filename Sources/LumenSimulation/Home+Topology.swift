@@ -12,7 +12,7 @@ extension Home {
         rooms[id] = SimulatedRoom(
             id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
         roomOrder.append(id)
-        emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+        emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
         persist(.home)
     }
@@ -23,8 +23,8 @@ extension Home {
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }
-        emit(.room(id), .removed)
-        emit(.home, .property("roomIDs", .array(roomOrder.map { .string($0.rawValue) })))
+        emitRemoval(of: .room(id))
+        emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
         persist(.home)
     }
@@ -41,7 +41,7 @@ extension Home {
         let before = rooms[roomID]!.groupState
         insertLight(fixture, room: roomID)
         rooms[roomID]?.lightIDs.append(fixture.id)
-        emit(.room(roomID), .property("lightIDs", .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) })))
+        emit(.room(roomID, .lightIDs), .array(rooms[roomID]!.lightIDs.map { .string($0.rawValue) }))
         emitGroupChange(of: roomID, since: before)
         persist(.light(fixture.id))
         persist(.room(roomID))
@@ -58,9 +58,9 @@ extension Home {
             pending[commandID] = nil
             command.ticket.settle(.failure(Self.noSuchLight(id)))
         }
-        emit(.light(id), .removed)
+        emitRemoval(of: .light(id))
         if let room = rooms[light.room] {
-            emit(.room(light.room), .property("lightIDs", .array(room.lightIDs.map { .string($0.rawValue) })))
+            emit(.room(light.room, .lightIDs), .array(room.lightIDs.map { .string($0.rawValue) }))
             emitGroupChange(of: light.room, since: before)
         }
         persist(.light(id))

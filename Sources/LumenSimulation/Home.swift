@@ -28,6 +28,8 @@ public actor Home {
 
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
+    /// The values announced, for reads that need not wait for the actor (``read(_:)``).
+    public nonisolated let published = PublishedValues()
     let fixtureIdentity: (id: String, seed: UInt64)
     var name: String
     var defaults: DeviceSettings
@@ -124,9 +126,20 @@ public actor Home {
         persistenceSink(record(of: entity))
     }
 
-    func emit(_ entity: Entity, _ change: ChangeEvent.Change) {
+    /// Announces that a property took a new value, to the published values and every observer.
+    func emit(_ key: PropertyKey, _ value: JSONValue) {
+        published.update(key, value)
+        deliver(ChangeEvent(.property(key, value), timeMicros: nowMicros))
+    }
+
+    /// Announces that an entity was removed.
+    func emitRemoval(of entity: Entity) {
+        published.remove(entity)
+        deliver(ChangeEvent(.removed(entity), timeMicros: nowMicros))
+    }
+
+    private func deliver(_ event: ChangeEvent) {
         guard !observers.isEmpty else { return }
-        let event = ChangeEvent(entity: entity, change: change, timeMicros: nowMicros)
         for id in observers.keys.sorted() { observers[id]?(event) }
     }
 
@@ -228,8 +241,8 @@ public actor Home {
     /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
     func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
         guard let now = rooms[room]?.groupState else { return }
-        if now.anyOn != before.anyOn { emit(.room(room), .property("anyOn", .bool(now.anyOn))) }
-        if now.allOn != before.allOn { emit(.room(room), .property("allOn", .bool(now.allOn))) }
+        if now.anyOn != before.anyOn { emit(.room(room, .anyOn), .bool(now.anyOn)) }
+        if now.allOn != before.allOn { emit(.room(room, .allOn), .bool(now.allOn)) }
     }
 
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).

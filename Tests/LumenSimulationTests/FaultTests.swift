@@ -93,7 +93,7 @@ struct FaultTests {
         try await home.removeLight("bulb")
         guard case .failure(let error) = await ticket.result else { Issue.record("succeeded"); return }
         #expect(error.code == .noSuchEntity)
-        #expect(log.all.contains { $0.entity == .light("bulb") && $0.change == .removed })
+        #expect(log.all.contains { $0.entity == .light("bulb") && $0.change == .removed(.light("bulb")) })
         #expect(try await home.lightIDs(in: "room").isEmpty)
     }
 }

@@ -42,13 +42,13 @@ struct GroupCommandTests {
         let (home, log) = try await makeHome(Self.room)
         func room(_ name: String) -> [JSONValue] {
             log.all.compactMap { event in
-                guard event.entity == .room("den"), case .property(let property, let value) = event.change,
-                    property == name
+                guard event.entity == .room("den"), case .property(let key, let value) = event.change,
+                    key.name == name
                 else { return nil }
                 return value
             }
         }
-        #expect(try await home.value(of: "anyOn", of: .room("den")) == false)
+        #expect(try await home.value(of: .room("den", .anyOn)) == false)
         _ = try await home.submit(LightChange(isOn: true), to: "den.a")
         _ = try await home.submit(LightChange(isOn: true), to: "den.b")
         try await home.advance(byMilliseconds: 200)
@@ -58,7 +58,7 @@ struct GroupCommandTests {
         try await home.advance(byMilliseconds: 200)
         _ = try await ticket.outcome
         #expect(room("allOn") == [true])
-        #expect(try await home.value(of: "allOn", of: .room("den")) == true)
+        #expect(try await home.value(of: .room("den", .allOn)) == true)
         // A light added off breaks "all on"; removing it restores it.
         try await home.addLight(
             LightFixture(
@@ -69,8 +69,8 @@ struct GroupCommandTests {
         #expect(room("allOn") == [true, false, true])
         #expect(room("anyOn") == [true])
         // An empty room is neither.
-        #expect(try await home.value(of: "anyOn", of: .room("empty")) == false)
-        #expect(try await home.value(of: "allOn", of: .room("empty")) == false)
+        #expect(try await home.value(of: .room("empty", .anyOn)) == false)
+        #expect(try await home.value(of: .room("empty", .allOn)) == false)
     }
 
     @Test func aGroupCommandTakesATransitionAndKeepsEachLightsOrder() async throws {

@@ -84,10 +84,12 @@ struct PersistenceRecordTests {
 
     /// A subscriber's last `changed` value is what `get` returns: for every property that announced a change.
     static func expectGetsMatchWhatWasAnnounced(_ home: Home, _ announced: AnnouncedValues) async {
-        for ((entity, property), value) in announced.values {
-            guard property != "settings" else { continue }  // announced for harnesses; not a readable value
-            guard let current = try? await home.value(of: property, of: entity) else { continue }
-            #expect(current == value, "\(property) of \(entity)")
+        for (key, value) in announced.values {
+            guard key.isAnnounced else { continue }  // the settings: announced for harnesses; not a readable value
+            guard let current = try? await home.value(of: key) else { continue }
+            #expect(current == value, "\(key)")
+            // What a get answers without the actor is the same.
+            #expect((try? await home.read(key)) == value, "\(key), read")
         }
     }
 
@@ -146,21 +148,19 @@ struct PersistenceRecordTests {
 
 /// The last value announced for each property.
 final class AnnouncedValues: Sendable {
-    private let table = Mutex<[Entity: [String: JSONValue]]>([:])
+    private let table = Mutex<[Entity: [PropertyKey: JSONValue]]>([:])
 
     func note(_ event: ChangeEvent) {
         table.withLock { table in
             switch event.change {
-            case .property(let name, let value): table[event.entity, default: [:]][name] = value
+            case .property(let key, let value): table[event.entity, default: [:]][key] = value
             case .removed: table[event.entity] = nil
             }
         }
     }
 
-    var values: [((Entity, String), JSONValue)] {
-        table.withLock { table in
-            table.flatMap { entity, values in values.map { ((entity, $0.key), $0.value) } }
-        }
+    var values: [(PropertyKey, JSONValue)] {
+        table.withLock { table in table.values.flatMap { values in values.map { ($0.key, $0.value) } } }
     }
 }
 

@@ -14,7 +14,7 @@ final class EventLog: Sendable {
     /// The values a light's property took, with their times in milliseconds.
     func values(_ property: String, of light: LightID) -> [(ms: Double, value: JSONValue)] {
         all.compactMap { event in
-            guard event.entity == .light(light), case .property(let name, let value) = event.change, name == property
+            guard event.entity == .light(light), case .property(let key, let value) = event.change, key.name == property
             else { return nil }
             return (Double(event.timeMicros) / 1_000, value)
         }

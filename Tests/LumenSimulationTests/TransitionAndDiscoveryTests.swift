@@ -49,13 +49,15 @@ struct TransitionAndDiscoveryTests {
         #expect(try await home.detectLights(in: "loft").id == scan.id)
         try await home.advance(byMilliseconds: 59_000)
         let found = log.all.compactMap { event -> (Double, Int)? in
-            guard event.entity == .room("loft"), case .property("lightIDs", let ids) = event.change else { return nil }
+            guard event.entity == .room("loft"), case .property(.room(_, .lightIDs), let ids) = event.change else {
+                return nil
+            }
             return (Double(event.timeMicros) / 1_000, ids.arrayValue!.count)
         }
         #expect(found.map(\.1) == Array(1...15))
         #expect(found.map(\.0) == (0..<15).map { 2_000 + Double($0) * 2_500 })
         let scanning = log.all.compactMap { event -> (Int64, Bool)? in
-            guard event.entity == .room("loft"), case .property("isScanning", let value) = event.change else {
+            guard event.entity == .room("loft"), case .property(.room(_, .isScanning), let value) = event.change else {
                 return nil
             }
             return (event.timeMicros, value.boolValue!)

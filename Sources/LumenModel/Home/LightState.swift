@@ -31,15 +31,44 @@ public struct LightState: Sendable, Hashable {
     public static let colorCoordinateRange: ClosedRange<Double> = 0...1
 }
 
-/// A property of a light that can be read, written and watched.
+/// A property of a light: the key `get`, `set` and `subscribe` name it by, change events carry, and
+/// subscriptions are filed under. Its raw value is its name on the wire.
 public enum LightProperty: String, Sendable, Hashable, CaseIterable {
     case isOn
     case brightness
     case colorTemperature
     case color
+    case name
+    case model
+    case isReachable
+    /// The device settings (latency, faults, behaviour); announced for persistence, not a connection.
+    case settings
 
-    /// The device kinds that support writing this property.
-    public func isSupported(by kind: LightKind) -> Bool { kind.capabilities.contains(self) }
+    /// The properties a command sets: the light's state.
+    public static let stateProperties: [LightProperty] = [.isOn, .brightness, .colorTemperature, .color]
+
+    /// Whether this is part of the light's state, set by a device command.
+    public var isState: Bool { Self.stateProperties.contains(self) }
+
+    /// Whether a device of `kind` has this property: every light has a name, a model and reachability; the
+    /// state properties depend on what the device can do.
+    public func isSupported(by kind: LightKind) -> Bool { !isState || kind.capabilities.contains(self) }
+}
+
+/// A property of the home.
+public enum HomeProperty: String, Sendable, Hashable, CaseIterable {
+    case name
+    case roomIDs
+}
+
+/// A property of a room.
+public enum RoomProperty: String, Sendable, Hashable, CaseIterable {
+    case name
+    case lightIDs
+    case isScanning
+    case scan
+    case anyOn
+    case allOn
 }
 
 /// What kind of device a light is, which decides what it can do.
@@ -53,7 +82,7 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
     /// A full-colour bulb (xy colour and colour temperature).
     case color
 
-    /// The properties this kind of device supports.
+    /// The state properties this kind of device supports.
     public var capabilities: Set<LightProperty> {
         switch self {
         case .onoff: [.isOn]

@@ -167,17 +167,22 @@ private struct Parser {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
+        var ascii = true
         // Fast path: no escapes, so the bytes between the quotes are the string.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                // ASCII (names, IDs, methods: nearly every string) is valid UTF-8 as it stands.
+                if ascii { return String(decoding: slice, as: UTF8.self) }
                 guard let string = String(validating: slice, as: UTF8.self) else {
+                    index -= 1
                     throw fail("invalid UTF-8 in string")
                 }
-                index += 1
                 return string
             }
+            if byte >= 0x80 { ascii = false }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in string") }
             index += 1

@@ -18,6 +18,9 @@ public enum RPCOutcome: Sendable {
 public protocol RPCHandler: Sendable {
     /// Handles one request or notification.
     func handle(method: String, params: JSONValue?) async -> RPCOutcome
+    /// Handles one request at once, without suspending, when it can (a `get` of a value already published);
+    /// `nil` when it must go through ``handle(method:params:)``. Whatever it answers, `handle` would too.
+    func handleNow(method: String, params: JSONValue?) -> RPCOutcome?
     /// Called once for each ``RPCOutcome/later(_:)`` after its response has been handed to `reply` (or
     /// dropped, for a notification), so a handler can tell when nothing is left to answer.
     func laterOutcomeSent()
@@ -25,6 +28,7 @@ public protocol RPCHandler: Sendable {
 
 extension RPCHandler {
     public func laterOutcomeSent() {}
+    public func handleNow(method: String, params: JSONValue?) -> RPCOutcome? { nil }
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
@@ -54,9 +58,32 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Returns once every request in the line has been handed to the handler; responses that come later are
     /// sent from their own tasks.
     public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        let document: JSONValue
+        guard let document = parse(line, reply: reply) else { return }
+        await process(document: document, reply: reply)
+    }
+
+    /// Processes one line at once when it can: a line that is not JSON, a request that is not valid, or one
+    /// the handler answers without suspending (``RPCHandler/handleNow(method:params:)``). Otherwise returns
+    /// the parsed line, for ``process(document:reply:)``.
+    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> JSONValue? {
+        guard let document = parse(line, reply: reply) else { return nil }
+        guard case .object = document else { return document }
+        switch validate(document) {
+        case .invalid(let error):
+            reply(Self.errorResponse(id: .null, error))
+            return nil
+        case .request(let id, let method, let params):
+            guard let outcome = handler.handleNow(method: method, params: params) else { return document }
+            guard case .done(let result) = outcome else { return document }
+            if let id { reply(Self.response(id: id, result)) }
+            return nil
+        }
+    }
+
+    /// The line as JSON, or `nil` after answering a line that is not.
+    private func parse(_ line: [UInt8], reply: @Sendable ([UInt8]) -> Void) -> JSONValue? {
         do {
-            document = try JSONParser.parse(line, maxDepth: maxDepth)
+            return try JSONParser.parse(line, maxDepth: maxDepth)
         } catch {
             let response =
                 error.isDepthLimit
@@ -64,8 +91,12 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                     id: .null, LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
                 : Self.errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
             reply(response)
-            return
+            return nil
         }
+    }
+
+    /// Processes one parsed line (a request, a notification or a batch) and sends each response to `reply`.
+    public func process(document: JSONValue, reply: @escaping @Sendable ([UInt8]) -> Void) async {
         if case .array(let elements) = document {
             guard !elements.isEmpty else {
                 reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
@@ -115,10 +146,14 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// Validates one request and hands it to the handler; `nil` for a notification (no response).
-    private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
-        func invalid(_ why: String) -> (id: JSONValue, outcome: RPCOutcome) {
-            (.null, .failure(LumenError(.invalidRequest, "Invalid Request: \(why)")))
-        }
+    private enum Validated {
+        case invalid(LumenError)
+        case request(id: JSONValue?, method: String, params: JSONValue?)
+    }
+
+    /// Checks that a value is a JSON-RPC request.
+    private func validate(_ value: JSONValue) -> Validated {
+        func invalid(_ why: String) -> Validated { .invalid(LumenError(.invalidRequest, "Invalid Request: \(why)")) }
         guard case .object(let request) = value else { return invalid("expected an object, got \(value.typeName)") }
         guard request["jsonrpc"] == .string("2.0") else { return invalid("\"jsonrpc\" must be \"2.0\"") }
         let id = request["id"]
@@ -135,6 +170,16 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             case .object, .array: break
             default: return invalid("\"params\" must be an object or an array")
             }
+        }
+        return .request(id: id, method: method, params: params)
+    }
+
+    private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
+        let (id, method, params): (JSONValue?, String, JSONValue?)
+        switch validate(value) {
+        case .invalid(let error): return (.null, .failure(error))
+        case .request(let requestID, let requestMethod, let requestParams):
+            (id, method, params) = (requestID, requestMethod, requestParams)
         }
         let outcome = await handler.handle(method: method, params: params)
         guard let id else {

@@ -44,35 +44,53 @@ final class Session: RPCHandler {
 
     // MARK: - RPCHandler
 
-    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
+    func handleNow(method: String, params: JSONValue?) -> RPCOutcome? {
         if context.isShuttingDown {
             return .failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back"))
         }
         do throws(LumenError) {
-            switch method {
-            case "hello":
+            switch WireMethod(rawValue: method) {
+            case .hello:
                 _ = try Params(params, allowing: ["client"])
                 return .result([
                     "server": "lumend", "version": .string(LumenVersion.string),
                     "protocol": .int(LumenVersion.wireProtocol), "root": 0,
                 ])
-            case "describe":
+            case .describe:
                 _ = try Params(params, allowing: [])
                 return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContainer.scopeTypes])
-            case "open": return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
-            case "close": return try close(Params(params, allowing: ["scope"]))
-            case "get": return try await get(Params(params, allowing: ["scope", "connection"]))
-            case "set":
+            case .close: return try close(Params(params, allowing: ["scope"]))
+            case .unsubscribe: return try unsubscribe(Params(params, allowing: ["subscription"]))
+            case .get:
+                // Only the common case, a value already published; anything else (errors included) is the
+                // asynchronous path's to answer.
+                guard let params = try? Params(params, allowing: ["scope", "connection"]),
+                    let (_, _, connection) = try? lookup(params), let value = connection.peek?()
+                else { return nil }
+                return .result(["value": value])
+            case nil:
+                let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
+                return .failure(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
+            case .open, .set, .call, .subscribe:
+                return nil
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
+        if let outcome = handleNow(method: method, params: params) { return outcome }
+        do throws(LumenError) {
+            switch WireMethod(rawValue: method) {
+            case .open: return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
+            case .get: return try await get(Params(params, allowing: ["scope", "connection"]))
+            case .set:
                 return try await set(Params(params, allowing: ["scope", "connection", "value", "transitionMs"]))
-            case "call": return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
-            case "subscribe": return try await subscribe(Params(params, allowing: ["scope", "connection"]))
-            case "unsubscribe": return try unsubscribe(Params(params, allowing: ["subscription"]))
-            default:
-                return .failure(
-                    LumenError(
-                        .methodNotFound,
-                        "Method not found: '\(method)'; methods are hello, describe, open, close, get, set, call, "
-                            + "subscribe, unsubscribe"))
+            case .call: return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
+            case .subscribe: return try await subscribe(Params(params, allowing: ["scope", "connection"]))
+            case .hello, .describe, .close, .unsubscribe, nil:
+                return .failure(LumenError(.internalError, "\(method) was not answered at once"))
             }
         } catch {
             return .failure(error)
@@ -307,7 +325,7 @@ final class Session: RPCHandler {
             // Read and register in one step on the simulation's loop, so no change falls in between.
             let (hub, outbox) = (context.hub, outbox)
             value = try await context.container.home.withIsolation { home throws(LumenError) in
-                let value = try home.value(of: key.property, of: key.entity)
+                let value = try home.value(of: key)
                 outbox.addSubscription(subscription, value: value)
                 hub.add(subscription, key: key, session: self)
                 return value

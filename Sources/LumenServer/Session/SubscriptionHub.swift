@@ -39,13 +39,13 @@ final class SubscriptionHub: Sendable {
     /// Delivers one change event.
     func publish(_ event: ChangeEvent) {
         switch event.change {
-        case .property(let property, let value):
-            let targets = state.withLock { $0.subscribers[PropertyKey(event.entity, property)] }
+        case .property(let key, let value):
+            let targets = state.withLock { $0.subscribers[key] }
             guard let targets else { return }
             for (subscription, session) in targets { session.outbox.publish(subscription, value: value) }
-        case .removed:
+        case .removed(let entity):
             let sessions = state.withLock { Array($0.sessions.values) }
-            for session in sessions { session.entityRemoved(event.entity) }
+            for session in sessions { session.entityRemoved(entity) }
         }
     }
 }

@@ -30,6 +30,17 @@ final class ClientConnection: Sendable {
         var awaitingRequestSince: ContinuousClock.Instant? = .now
         var requestsRead = 0
         var closed = false
+        /// Lines read and not yet handed to the session, in order.
+        var queued: [[UInt8]] = []
+        var queuedIndex = 0
+        /// A task is handling the session's requests: new lines wait in `queued` for it.
+        var processing = false
+    }
+
+    /// How the session's requests are handled and answered: set once, when serving starts.
+    private struct Serving: Sendable {
+        let processor: JSONRPCProcessor<Session>
+        let reply: @Sendable ([UInt8]) -> Void
     }
 
     let fd: Int32
@@ -37,15 +48,16 @@ final class ClientConnection: Sendable {
     let loop: ConnectionLoop
     let limits: ServerLimits
     private let io: Mutex<IO>
-    private let waitingLines = Atomic<Int>(0)
-    private let lines: AsyncStream<[UInt8]>.Continuation
-    private let lineStream: AsyncStream<[UInt8]>
+    private let serving = Mutex<Serving?>(nil)
     private let closedHandler: @Sendable (ClientConnection, String?) -> Void
     /// Set once, right after init: the session this connection serves.
     private let sessionBox = Mutex<Session?>(nil)
 
     static let highWater = 128
     static let lowWater = 32
+    /// Requests a read may answer at once, before the rest of what it read waits for the session's task
+    /// (which yields between requests): a flood of cheap requests then takes its turns like any other.
+    static let answeredPerRead = 16
 
     /// A connection served by `eventLoop`; `onClose` hears of its end, with the reason when the server
     /// ended it.
@@ -58,7 +70,6 @@ final class ClientConnection: Sendable {
         io = Mutex(IO(framer: LineFramer(maxLineBytes: limits.maxLineBytes)))
         loop = ConnectionLoop(fd: fd, on: eventLoop)
         closedHandler = onClose
-        (lineStream, lines) = AsyncStream.makeStream(of: [UInt8].self)
     }
 
     var session: Session? { sessionBox.withLock { $0 } }
@@ -66,19 +77,6 @@ final class ClientConnection: Sendable {
     /// Starts reading and serving `session`.
     func start(session: Session) {
         sessionBox.withLock { $0 = session }
-        loop.start { [weak self] context in
-            self?.readAvailable(context)
-        } writable: { [weak self] in
-            self?.writable()
-        }
-        let stream = lineStream
-        Task(executorPreference: loop) {
-            await self.process(stream, session: session)
-        }
-    }
-
-    private func process(_ stream: AsyncStream<[UInt8]>, session: Session) async {
-        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth, executor: loop)
         let outbox = session.outbox
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
             // Replies are written from here when the socket takes them, rather than after a hop back to
@@ -89,19 +87,83 @@ final class ClientConnection: Sendable {
             }
             self?.flush()
         }
-        for await line in stream {
-            await processor.process(line: line, reply: reply)
-            let waiting = waitingLines.subtract(1, ordering: .relaxed).newValue
-            if waiting == Self.lowWater {
-                loop.submit { [weak self] in self?.resumeReading() }
-            }
-            // A request that needed no device may finish without ever suspending. A client with more requests
-            // queued yields after each, so the other connections on this loop get their turns however many it
-            // sends; one that waits for each reply has nothing queued and loses no time to it.
-            if waiting > 0 { await Task.yield() }
+        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth, executor: loop)
+        serving.withLock { $0 = Serving(processor: processor, reply: reply) }
+        loop.start { [weak self] context in
+            self?.readAvailable(context)
+        } writable: { [weak self] in
+            self?.writable()
         }
-        // Input ended (the client half-closed): answer what is still waiting, then close.
+    }
+
+    /// Handles the lines a read finished. A request that can be answered at once (a `get` of a published
+    /// value) is answered here, on the loop, with no task to wake; the first that cannot starts a task on
+    /// the loop's executor, and the lines after it wait for that task, so requests are handed to the session
+    /// in order.
+    private func handle(_ lines: [[UInt8]]) {
+        guard let serving = serving.withLock({ $0 }), !lines.isEmpty else { return }
+        var index = 0
+        while index < lines.count, index < Self.answeredPerRead {
+            let busy = io.withLock { $0.processing || $0.closed }
+            if busy { break }
+            let line = lines[index]
+            index += 1
+            if let document = serving.processor.processNow(line: line, reply: serving.reply) {
+                io.withLock { $0.processing = true }
+                startProcessing(serving, first: document)
+                break
+            }
+        }
+        guard index < lines.count else { return }
+        let (start, suspend) = io.withLock { state -> (Bool, Bool) in
+            state.queued.append(contentsOf: lines[index...])
+            let start = !state.processing && !state.closed
+            if start { state.processing = true }
+            let suspend = state.queued.count - state.queuedIndex >= Self.highWater && !state.readSuspended
+            if suspend { state.readSuspended = true }
+            return (start, suspend)
+        }
+        if start { startProcessing(serving, first: nil) }
+        if suspend { loop.watch(read: false) }
+    }
+
+    /// The session's task: handles `first`, then every line queued behind it, yielding between them while
+    /// more wait so the loop's other connections get their turns; ends when none is left.
+    private func startProcessing(_ serving: Serving, first: JSONValue?) {
+        Task(executorPreference: loop) { [self] in
+            if let first { await serving.processor.process(document: first, reply: serving.reply) }
+            while let (line, waiting) = nextQueued() {
+                await serving.processor.process(line: line, reply: serving.reply)
+                if waiting == Self.lowWater { resumeReading() }
+                // A client with more requests queued yields after each; one that waits for each reply has
+                // nothing queued and loses no time to it.
+                if waiting > 0 { await Task.yield() }
+            }
+            if io.withLock({ $0.inputEnded && !$0.closed }) { await finishInput() }
+        }
+    }
+
+    /// The next queued line and how many wait behind it, or `nil` (and the task's end) when none is left.
+    private func nextQueued() -> ([UInt8], Int)? {
+        io.withLock { state in
+            guard !state.closed, state.queuedIndex < state.queued.count else {
+                state.processing = false
+                state.queued.removeAll(keepingCapacity: state.queued.capacity <= 1_024)
+                state.queuedIndex = 0
+                return nil
+            }
+            let line = state.queued[state.queuedIndex]
+            state.queuedIndex += 1
+            return (line, state.queued.count - state.queuedIndex)
+        }
+    }
+
+    /// Input ended (the client half-closed) and every request read has been handed over: answer what is
+    /// still waiting, then close.
+    private func finishInput() async {
+        guard let session else { return }
         await session.waitUntilIdle()
+        let outbox = session.outbox
         loop.submit { [weak self] in
             guard let self else { return }
             let drained = self.io.withLock { $0.pending.count == $0.pendingOffset }
@@ -128,12 +190,13 @@ final class ClientConnection: Sendable {
     }
 
     private func endInput() {
-        io.withLock { state in
+        let idle = io.withLock { state -> Bool in
             state.readSuspended = true
             state.inputEnded = true
+            return !state.processing
         }
         loop.watch(read: false)
-        lines.finish()
+        if idle { Task(executorPreference: loop) { await self.finishInput() } }
     }
 
     private func feed(_ bytes: ArraySlice<UInt8>) {
@@ -153,17 +216,7 @@ final class ClientConnection: Sendable {
                 "request line longer than \(limits.maxLineBytes) bytes; the rest of the line is skipped")
             if !session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error))) { overflowed() }
         }
-        for line in ready {
-            lines.yield(line)
-            if waitingLines.add(1, ordering: .relaxed).newValue >= Self.highWater {
-                let suspend = io.withLock { state -> Bool in
-                    guard !state.readSuspended && !state.closed else { return false }
-                    state.readSuspended = true
-                    return true
-                }
-                if suspend { loop.watch(read: false) }
-            }
-        }
+        handle(ready)
     }
 
     private func resumeReading() {
@@ -278,7 +331,6 @@ final class ClientConnection: Sendable {
             return true
         }
         guard first else { return }
-        lines.finish()
         session?.close()
         if let reason, let session {
             session.context.logger.warning(reason, [("session", String(session.id))])

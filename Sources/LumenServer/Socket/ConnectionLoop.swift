@@ -51,10 +51,13 @@ final class ConnectionLoop: TaskExecutor {
     /// Runs up to `limit` of the waiting jobs on the calling thread; returns whether more are waiting (the
     /// loop then comes back to this connection after the others).
     func runJobs(limit: Int) -> Bool {
-        let batch = jobs.withLock { jobs -> ArraySlice<UnownedJob> in
-            let batch = jobs.queue.prefix(limit)
-            jobs.queue.removeFirst(batch.count)
-            return batch
+        let batch = jobs.withLock { jobs -> [UnownedJob] in
+            guard jobs.queue.count > limit else {
+                defer { jobs.queue = [] }
+                return jobs.queue
+            }
+            defer { jobs.queue.removeSubrange(0..<limit) }
+            return Array(jobs.queue[0..<limit])
         }
         let executor = asUnownedTaskExecutor()
         for job in batch { job.runSynchronously(on: executor) }

@@ -27,6 +27,8 @@ final class EventLoop: Sendable {
 
     /// Jobs a connection may run in one turn.
     static let jobsPerTurn = 4
+    /// Rounds of queued work run between two looks at the sockets.
+    static let roundsPerPoll = 8
 
     private struct Inbox {
         var work: [Work] = []
@@ -121,11 +123,19 @@ final class EventLoop: Sendable {
         var keys = [UInt64](repeating: 0, count: 256)
         var drain: UInt64 = 0
         while true {
-            let (work, stopping) = inbox.withLock { inbox in
-                defer { inbox.work.removeAll(keepingCapacity: true) }
-                return (inbox.work, inbox.stopping)
+            // The work queued, and what it queues in turn (a request's task coming back from the `Home`
+            // actor, its reply), runs a few rounds before `epoll` is asked again: a round trip then costs one
+            // `epoll_wait`, not one per hop, and sockets still get their look every few rounds.
+            var stopping = false
+            for _ in 0..<Self.roundsPerPoll {
+                let (work, stop) = inbox.withLock { inbox in
+                    defer { inbox.work.removeAll(keepingCapacity: true) }
+                    return (inbox.work, inbox.stopping)
+                }
+                for item in work { perform(item, context) }
+                stopping = stop
+                if stopping || work.isEmpty { break }
             }
-            for item in work { perform(item, context) }
             if stopping { break }
             // Wait only when nothing is queued; the mark is made under the lock producers take, so a ring
             // cannot be missed.
