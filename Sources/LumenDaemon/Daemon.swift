@@ -172,18 +172,16 @@ public enum Daemon {
         }
 
         // Serving.
-        let container = ScopeContainer(home: home) { () async throws(LumenError) in
-            guard durability == .full else { return }
-            // The store's own thread writes and syncs; an event loop serving other connections never waits
-            // on the disk.
-            do { try await store.waitUntilDurable(store.changeMark) } catch let error
-                as LumenError
-            {
+        // Under full durability a write is confirmed once it is on disk. The store's own thread writes and
+        // syncs; an event loop serving other connections never waits on the disk.
+        let waitForDisk: @Sendable () async throws(LumenError) -> Void = { () async throws(LumenError) in
+            do { try await store.waitUntilDurable(store.changeMark) } catch let error as LumenError {
                 throw error
             } catch {
                 throw LumenError(.notPersisted, "the change could not be saved: \(error)")
             }
         }
+        let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
             simulationAccess: options.simulationAccess, logger: logger)

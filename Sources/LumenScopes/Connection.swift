@@ -73,12 +73,23 @@ public struct WriteOptions: Sendable, Hashable {
 public struct WriteCompletion: Sendable {
     /// Waits for the confirmed value.
     public let value: @Sendable () async throws(LumenError) -> JSONValue
+    /// The outcome when it is already known (an instant device, nothing to wait for on disk), so the reply
+    /// can go out without waiting at all; `nil` when it must be awaited.
+    public let now: (@Sendable () -> Result<JSONValue, LumenError>?)?
 
-    /// A completion that waits on `value`.
-    public init(_ value: @escaping @Sendable () async throws(LumenError) -> JSONValue) { self.value = value }
+    /// A completion that waits on `value`; `now` says the outcome when it is already known.
+    public init(
+        now: (@Sendable () -> Result<JSONValue, LumenError>?)? = nil,
+        _ value: @escaping @Sendable () async throws(LumenError) -> JSONValue
+    ) {
+        self.value = value
+        self.now = now
+    }
 
     /// A completion that is already done.
-    public static func done(_ value: JSONValue) -> WriteCompletion { WriteCompletion { value } }
+    public static func done(_ value: JSONValue) -> WriteCompletion {
+        WriteCompletion(now: { .success(value) }) { value }
+    }
 }
 
 /// Something a client can call with arguments: `detectLights`, `advance`, ….

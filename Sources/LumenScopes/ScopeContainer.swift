@@ -12,13 +12,19 @@ import LumenSimulation
 public struct ScopeContainer: Sendable {
     /// The home.
     public let home: Home
-    /// Runs after a write has been applied, before it is confirmed (the state store waits for the disk here).
-    public let commit: @Sendable () async throws(LumenError) -> Void
+    /// Runs after a write has been applied, before it is confirmed (the state store waits for the disk here);
+    /// `nil` when a write is confirmed once applied.
+    public let durable: (@Sendable () async throws(LumenError) -> Void)?
 
-    /// A container.
-    public init(home: Home, commit: @escaping @Sendable () async throws(LumenError) -> Void = {}) {
+    /// A container; `durable` waits until what was applied is on disk (full durability).
+    public init(home: Home, durable: (@Sendable () async throws(LumenError) -> Void)? = nil) {
         self.home = home
-        self.commit = commit
+        self.durable = durable
+    }
+
+    /// Waits, when writes must be on disk before they are confirmed.
+    public func commit() async throws(LumenError) {
+        if let durable { try await durable() }
     }
 
     /// The root scope.
@@ -37,18 +43,22 @@ public struct ScopeContainer: Sendable {
     }
 
     /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
-    func confirm(_ ticket: CommandTicket, _ property: LightProperty, kind: LightKind) -> WriteCompletion {
-        WriteCompletion { () async throws(LumenError) in
+    func confirm(_ ticket: CommandTicket, _ property: LightProperty) -> WriteCompletion {
+        let waitsForDisk = durable != nil
+        return WriteCompletion(now: {
+            guard !waitsForDisk, let result = ticket.settledResult else { return nil }
+            return result.map { $0.value(of: property) ?? .null }
+        }) { [self] () async throws(LumenError) in
             let state = try await ticket.value
             try await commit()
-            let value = state.jsonValue(for: kind)
-            return value[property.rawValue] ?? .null
+            return state.value(of: property) ?? .null
         }
     }
 
     /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
     func immediate(_ value: JSONValue) -> WriteCompletion {
-        WriteCompletion { () async throws(LumenError) in
+        let waitsForDisk = durable != nil
+        return WriteCompletion(now: { waitsForDisk ? nil : .success(value) }) { [self] () async throws(LumenError) in
             try await commit()
             return value
         }
@@ -190,7 +200,7 @@ public struct LightScope: Scope {
 
     /// A writable light property: the write is a device command, confirmed when the light applies it.
     func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
-        let (home, id, kind, container) = (container.home, id, kind, container)
+        let (home, id, container) = (container.home, id, container)
         return WritableConnection(.light(id, property), of: home) { value, options async throws(LumenError) in
             var change = LightChange()
             switch property {
@@ -201,7 +211,7 @@ public struct LightScope: Scope {
             case .name, .model, .isReachable, .settings: break
             }
             let ticket = try await home.submit(change, to: id, transitionMs: options.transitionMs)
-            return container.confirm(ticket, property, kind: kind)
+            return container.confirm(ticket, property)
         }
     }
 }

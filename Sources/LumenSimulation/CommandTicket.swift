@@ -54,6 +54,11 @@ public final class CommandTicket: Sendable {
     /// Whether the command has taken effect or failed.
     public var isSettled: Bool { state.withLock { if case .done = $0 { true } else { false } } }
 
+    /// The outcome, when the device has already answered; `nil` while it has not.
+    public var settledResult: Result<LightState, LumenError>? {
+        state.withLock { if case .done(let result) = $0 { result } else { nil } }
+    }
+
     /// Settles the ticket; later calls are ignored.
     func settle(_ result: Result<LightState, LumenError>) {
         let waiters: [CheckedContinuation<Result<LightState, LumenError>, Never>] = state.withLock { state in

@@ -86,10 +86,7 @@ extension Home {
                 ])
             case .isReachable: return .bool(light.isReachable)
             case .settings: return .object((lightSettings[id] ?? DeviceSettings()).jsonObject)
-            case .isOn: return .bool(light.state.isOn)
-            case .brightness: return .double(light.state.brightness)
-            case .colorTemperature: return .int(light.state.colorTemperature)
-            case .color: return light.state.color.jsonValue
+            case .isOn, .brightness, .colorTemperature, .color: return light.state.value(of: property) ?? .null
             }
         }
     }

@@ -27,12 +27,13 @@ extension Benchmarks {
         let store = StateStore(
             directory: directory, durability: durability, origin: FixtureOrigin(id: fixture.id, digest: "bench")
         ) { await home.snapshot() }
-        let container = ScopeContainer(home: home) { () async throws(LumenError) in
-            guard durability == .full else { return }
+        // As lumend does: under full durability a write waits for the store's thread to have it on disk.
+        let waitForDisk: @Sendable () async throws(LumenError) -> Void = { () async throws(LumenError) in
             do { try await store.waitUntilDurable(store.changeMark) } catch {
                 throw LumenError(.notPersisted, "\(error)")
             }
         }
+        let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
         let path = "\(directory)/s.sock"
         let fd = try! UnixSocket.listen(at: path)
         let server = SocketServer(

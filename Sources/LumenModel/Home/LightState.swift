@@ -19,6 +19,17 @@ public struct LightState: Sendable, Hashable {
         self.color = color
     }
 
+    /// One state property's value in its wire form (`nil` for a property that is not part of the state).
+    public func value(of property: LightProperty) -> JSONValue? {
+        switch property {
+        case .isOn: .bool(isOn)
+        case .brightness: .double(brightness)
+        case .colorTemperature: .int(colorTemperature)
+        case .color: color.jsonValue
+        case .name, .model, .isReachable, .settings: nil
+        }
+    }
+
     /// The state a bulb shows on first power-up: on, full brightness, neutral white.
     public static let factoryDefault = LightState(
         isOn: true, brightness: 100, colorTemperature: 366, color: .white)
@@ -48,7 +59,12 @@ public enum LightProperty: String, Sendable, Hashable, CaseIterable {
     public static let stateProperties: [LightProperty] = [.isOn, .brightness, .colorTemperature, .color]
 
     /// Whether this is part of the light's state, set by a device command.
-    public var isState: Bool { Self.stateProperties.contains(self) }
+    public var isState: Bool {
+        switch self {
+        case .isOn, .brightness, .colorTemperature, .color: true
+        case .name, .model, .isReachable, .settings: false
+        }
+    }
 
     /// Whether a device of `kind` has this property: every light has a name, a model and reachability; the
     /// state properties depend on what the device can do.
@@ -85,12 +101,18 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
     /// The state properties this kind of device supports.
     public var capabilities: Set<LightProperty> {
         switch self {
-        case .onoff: [.isOn]
-        case .dimmable: [.isOn, .brightness]
-        case .ambiance: [.isOn, .brightness, .colorTemperature]
-        case .color: [.isOn, .brightness, .colorTemperature, .color]
+        case .onoff: Self.onoffCapabilities
+        case .dimmable: Self.dimmableCapabilities
+        case .ambiance: Self.ambianceCapabilities
+        case .color: Self.colorCapabilities
         }
     }
+
+    // Made once: every command and every change asks.
+    private static let onoffCapabilities: Set<LightProperty> = [.isOn]
+    private static let dimmableCapabilities: Set<LightProperty> = [.isOn, .brightness]
+    private static let ambianceCapabilities: Set<LightProperty> = [.isOn, .brightness, .colorTemperature]
+    private static let colorCapabilities: Set<LightProperty> = [.isOn, .brightness, .colorTemperature, .color]
 }
 
 /// The make and kind of a simulated device.
