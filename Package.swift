@@ -47,8 +47,8 @@ let package = Package(
         .target(
             name: "LumenDaemon",
             dependencies: [
-                "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
-                "LumenService", "LumenServer",
+                "CLinux", "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
+                "LumenScopes", "LumenService", "LumenServer",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import CLinux
 import LumenCommandLine
 import LumenModel
 import LumenProtocol
@@ -62,28 +63,6 @@ public enum Daemon {
         StopSignals.install()
         raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
         let fileSystem = PosixFileSystem()
-        // The fixture.
-        let fixtureBytes: [UInt8]
-        if let path = options.fixturePath {
-            do {
-                guard let bytes = try fileSystem.readFile(path) else {
-                    throw StartupError(description: "fixture \(path) does not exist")
-                }
-                fixtureBytes = bytes
-            } catch let error as FileSystemError {
-                throw StartupError(description: "cannot read fixture: \(error)")
-            }
-        } else {
-            fixtureBytes = Fixture.embeddedDemoHomeJSON
-        }
-        let fixture: Fixture
-        do {
-            fixture = try Fixture(json: fixtureBytes)
-        } catch {
-            throw StartupError(description: "fixture \(options.fixturePath ?? "(embedded)") is invalid: \(error)")
-        }
-        let origin = FixtureOrigin(id: fixture.id, digest: fixtureDigest(fixtureBytes))
-
         // The state.
         do { try fileSystem.createDirectory(options.stateDirectory) } catch {
             throw StartupError(description: "cannot create the state directory: \(error)")
@@ -97,21 +76,15 @@ public enum Daemon {
             throw StartupError(description: "\(error)")
         }
         defer { withExtendedLifetime(lock) {} }
-        let loader = StateLoader(directory: options.stateDirectory, fileSystem: fileSystem)
-        let outcome: StateLoader.Outcome
-        do {
-            outcome = try loader.load(
-                fixture: fixture, origin: origin, fixtureIsExplicit: options.fixturePath != nil, reset: options.reset)
-        } catch {
-            throw StartupError(description: error.description)
-        }
+        // The fixture and the state, loaded in a function of their own: the documents they were read from are
+        // freed when it returns, and only the simulated home and what the log needs stay.
+        let (home, outcome, origin) = try loadHome(options: options, fileSystem: fileSystem)
         let health = PersistenceHealth()
         for notice in outcome.notices { logger.info(notice, [("state_dir", options.stateDirectory)]) }
         for warning in outcome.warnings {
             logger.warning(warning, [("state_dir", options.stateDirectory)])
             health.warn(warning)
         }
-        let home = Home(fixture: outcome.fixture, clock: options.clock, seed: options.seed)
         let durability = options.durability ?? outcome.fixture.durability ?? .full
         let store = StateStore(
             directory: options.stateDirectory, fileSystem: fileSystem, durability: durability, origin: origin,
@@ -127,22 +100,28 @@ public enum Daemon {
             }
         }
         await home.setPersistenceSink { store.record($0) }
-        // Save the state as loaded (the fixture, or the snapshot with its journal replayed) as one snapshot and
-        // start a fresh journal, before saying READY: a crash right after start then loses nothing.
-        do { try await store.compact() } catch {
-            if let journal = outcome.resumableJournal, store.resume(journal) {
-                logger.warning(
-                    "cannot write the start-up snapshot (\(error)); appending to the existing journal instead, "
-                        + "which needs only the space of each change", [("journal", store.journalPath)])
-            } else {
-                logger.error("cannot write the initial state: \(error)")
-            }
+        // Save the state as loaded (the snapshot with its journal replayed) as one snapshot and start a fresh
+        // journal, before saying READY: a crash right after start then loses nothing. State that
+        // is on disk as loaded already (its snapshot, with an empty journal after it) needs no new snapshot: the
+        // store goes on appending to that journal.
+        let alreadySaved =
+            outcome.source == .state && outcome.replayedCommits == 0 && outcome.warnings.isEmpty
+            && outcome.resumableJournal.map { store.resume($0) } == true
+        // A home fresh from its fixture has nothing on disk that a crash could lose (starting again from the
+        // fixture gives the same home), so its first snapshot is written by the store after READY; the store's
+        // thread writes it before any change noted meanwhile, which it carries into it.
+        let fresh = outcome.source == .fixture && outcome.replayedCommits == 0 && outcome.resumableJournal == nil
+        if !alreadySaved && !fresh {
+            await saveStartupState(store: store, outcome: outcome, logger: logger)
         }
+        // Loading parsed whole documents; give what it freed back to the system rather than keep it as long as
+        // lumend runs.
+        malloc_trim(0)
         let lightCount = await home.lightCount
         logger.info(
             "loaded \(lightCount) lights from \(outcome.source.rawValue)",
             [
-                ("fixture", fixture.id), ("generation", String(outcome.generation)),
+                ("fixture", origin.id), ("generation", String(outcome.generation)),
                 ("journal_commits_replayed", String(outcome.replayedCommits)), ("durability", durability.rawValue),
             ])
 
@@ -195,6 +174,7 @@ public enum Daemon {
         var services: [any Service] = [
             // Started first, so stopped last: after the server has answered its last request.
             ClosureService(name: "state store") {
+                if fresh { await saveStartupState(store: store, outcome: outcome, logger: logger) }
                 await gracefulShutdown()
                 await store.close()
             },
@@ -234,6 +214,66 @@ public enum Daemon {
 }
 
 extension Daemon {
+    /// The fixture read and checked, and the state directory loaded against it: the simulated home, what was
+    /// loaded (without the document, which is freed here), and the fixture's origin.
+    static func loadHome(options: DaemonOptions, fileSystem: PosixFileSystem) throws
+        -> (Home, StateLoader.Outcome, FixtureOrigin)
+    {
+        // The fixture.
+        let fixtureBytes: [UInt8]
+        if let path = options.fixturePath {
+            do {
+                guard let bytes = try fileSystem.readFile(path) else {
+                    throw StartupError(description: "fixture \(path) does not exist")
+                }
+                fixtureBytes = bytes
+            } catch let error as FileSystemError {
+                throw StartupError(description: "cannot read fixture: \(error)")
+            }
+        } else {
+            fixtureBytes = Fixture.embeddedDemoHomeJSON
+        }
+        let digest = fixtureDigest(fixtureBytes)
+        let name = options.fixturePath ?? "(embedded)"
+        let loader = StateLoader(directory: options.stateDirectory, fileSystem: fileSystem)
+        let outcome: StateLoader.Outcome
+        do {
+            // Parsed only when needed: state saved from these very bytes is loaded without reading them again.
+            outcome = try loader.load(
+                fixtureDigest: digest, fixtureIsExplicit: options.fixturePath != nil, reset: options.reset
+            ) { () throws(StateLoader.Refusal) in
+                do {
+                    let fixture = try Fixture(json: fixtureBytes)
+                    return (fixture, FixtureOrigin(id: fixture.id, digest: digest))
+                } catch {
+                    throw StateLoader.Refusal(description: "fixture \(name) is invalid: \(error)")
+                }
+            }
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        let home = Home(fixture: outcome.fixture, clock: options.clock, seed: options.seed)
+        // What is kept of the document: its name and settings, without its rooms and lights.
+        var summary = outcome
+        summary.fixture.rooms = []
+        return (home, summary, outcome.origin)
+    }
+
+    /// Writes the state as loaded as one snapshot with a fresh journal after it; when that cannot be done,
+    /// appends to the journal that is there, if it follows the state loaded.
+    static func saveStartupState(store: StateStore, outcome: StateLoader.Outcome, logger: Logger) async {
+        defer { malloc_trim(0) }  // A snapshot of a large home is a large document, freed by now.
+        do { try await store.compact() } catch {
+            if let journal = outcome.resumableJournal, store.resume(journal) {
+                logger.warning(
+                    "cannot write the start-up snapshot (\(error)); appending to the existing journal instead, "
+                        + "which needs only the space of each change", [("journal", store.journalPath)])
+            } else {
+                logger.error("cannot write the initial state: \(error)")
+            }
+        }
+    }
+
     /// Raises the soft limit on open descriptors to the hard limit, as systemd advises daemons that need
     /// many (its default soft limit, 1024, is for programs that use `select`); a session is a descriptor.
     /// Warns when even the hard limit holds fewer sessions than asked for.

@@ -42,6 +42,20 @@ public struct StateLoader: Sendable {
         /// Where the next commit could be appended to the state file's journal, when it follows the state
         /// loaded with nothing damaged: a store may go on appending to it if no new snapshot can be written.
         public var resumableJournal: ResumableJournal?
+        /// The origin of the fixture given: what the store writes into the journals and snapshots it makes.
+        public var origin: FixtureOrigin
+
+        init(
+            fixture: Fixture, source: Source, generation: Int, warnings: [String], notices: [String] = [],
+            origin: FixtureOrigin
+        ) {
+            self.fixture = fixture
+            self.source = source
+            self.generation = generation
+            self.warnings = warnings
+            self.notices = notices
+            self.origin = origin
+        }
     }
 
     /// A journal that can take further commits: its next commit goes at `end`, and the file is `size` long.
@@ -58,6 +72,9 @@ public struct StateLoader: Sendable {
     public struct Refusal: Error, Sendable, CustomStringConvertible {
         /// What is wrong and what to do.
         public var description: String
+
+        /// A refusal saying `description`.
+        public init(description: String) { self.description = description }
     }
 
     let directory: String
@@ -91,6 +108,25 @@ public struct StateLoader: Sendable {
     public func load(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool) throws(Refusal)
         -> Outcome
     {
+        try load(fixtureDigest: origin.digest, fixtureIsExplicit: fixtureIsExplicit, reset: reset) { (fixture, origin) }
+    }
+
+    /// Loads the state, reading the fixture only when it is needed: a state directory whose snapshot came from
+    /// the very same fixture bytes (the same digest) is loaded without parsing the fixture at all.
+    /// - Parameters:
+    ///   - fixtureDigest: the digest of the fixture's bytes (``fixtureDigest(_:)``).
+    ///   - parse: the fixture and its origin, worked out when needed.
+    public func load(
+        fixtureDigest digest: String, fixtureIsExplicit: Bool, reset: Bool,
+        fixture parse: () throws(Refusal) -> (Fixture, FixtureOrigin)
+    ) throws(Refusal) -> Outcome {
+        var parsed: (Fixture, FixtureOrigin)?
+        func given() throws(Refusal) -> (Fixture, FixtureOrigin) {
+            if let parsed { return parsed }
+            let fixture = try parse()
+            parsed = fixture
+            return fixture
+        }
         var notices: [String] = []
         removeTemporaryFiles(&notices)
         if reset {
@@ -102,17 +138,19 @@ public struct StateLoader: Sendable {
                 }
                 warnings.append("--reset: moved \(path) to \(aside)")
             }
-            return Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings, notices: notices)
+            let (fixture, origin) = try given()
+            return Outcome(
+                fixture: fixture, source: .fixture, generation: 0, warnings: warnings, notices: notices, origin: origin)
         }
-        var outcome = try choose(
-            fixture: fixture, origin: origin, fixtureIsExplicit: fixtureIsExplicit, notices: &notices)
+        var outcome = try choose(digest: digest, given: given, fixtureIsExplicit: fixtureIsExplicit, notices: &notices)
         outcome.notices = notices
         return outcome
     }
 
-    private func choose(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, notices: inout [String])
-        throws(Refusal) -> Outcome
-    {
+    private func choose(
+        digest: String, given: () throws(Refusal) -> (Fixture, FixtureOrigin), fixtureIsExplicit: Bool,
+        notices: inout [String]
+    ) throws(Refusal) -> Outcome {
         var warnings: [String] = []
         let state = try readSnapshot(statePath, &warnings, &notices)
         // With the state file sound, the previous generation is only checked (by its checksum), not parsed:
@@ -132,15 +170,20 @@ public struct StateLoader: Sendable {
         let stateMissing = !fileSystem.fileExists(statePath)
         for (candidate, source) in [(state, Source.state), (previous, Source.previous)] {
             guard let candidate else { continue }
-            if let stateOrigin = candidate.origin, fixtureIsExplicit, stateOrigin != origin {
+            // The same bytes have the same origin: only a snapshot from other bytes needs the fixture read.
+            let sameBytes = candidate.origin?.digest == digest
+            if let stateOrigin = candidate.origin, fixtureIsExplicit, !sameBytes, stateOrigin != (try given().1) {
+                let origin = try given().1
                 throw Refusal(
                     description:
                         "the state in \(directory) came from fixture '\(stateOrigin.id)' (\(stateOrigin.digest)), "
                         + "not the one given ('\(origin.id)', \(origin.digest)); start with --reset to "
                         + "discard it (it is moved aside, not deleted) or point --state-dir elsewhere")
             }
+            let origin = sameBytes ? candidate.origin! : try given().1
             var outcome = Outcome(
-                fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: warnings)
+                fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: warnings,
+                origin: origin)
             let lost = replay(journals, onto: &outcome, origin: candidate.origin ?? origin)
             if source == .state, let journal = journals.first(where: { $0.path == journalPath })?.contents,
                 journal.header?.base == candidate.generation, journal.header?.version == StateJournal.formatVersion,
@@ -163,7 +206,8 @@ public struct StateLoader: Sendable {
             }
             return outcome
         }
-        var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings)
+        let (fixture, origin) = try given()
+        var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings, origin: origin)
         // The first snapshot after a fixture holds the fixture and its journal's carry: with that snapshot gone,
         // the fixture and the journal still rebuild it.
         let firstJournals = journals.filter { $0.contents.header?.base == 1 && $0.contents.header?.version ?? 1 >= 2 }

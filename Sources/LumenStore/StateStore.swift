@@ -318,11 +318,13 @@ public final class StateStore: Sendable {
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.
-public func fixtureDigest(_ bytes: some Sequence<UInt8>) -> String {
+public func fixtureDigest(_ bytes: [UInt8]) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash &*= 0x100_0000_01b3
+    bytes.withUnsafeBufferPointer { buffer in
+        for byte in buffer {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
     }
     let hex = String(hash, radix: 16)
     return "fnv1a64:" + String(repeating: "0", count: 16 - hex.count) + hex

@@ -4,14 +4,32 @@ extension Fixture {
     /// Reads and validates a fixture (or snapshot) from JSON bytes.
     /// - Throws: ``FixtureError`` saying where the document is wrong and how.
     public init(json bytes: some Collection<UInt8>) throws(FixtureError) {
+        // Each light is decoded as soon as the parser has it, and its tree dropped: a home of a hundred
+        // thousand lights is never held as one tree as well as the fixture.
+        var lights: [Int: [LightFixture]] = [:]
+        var lightError: JSONShapeError?
         let value: JSONValue
         do {
-            value = try JSONParser.parse(bytes)
+            value = try JSONParser.parse(
+                bytes as? [UInt8] ?? Array(bytes), streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]
+            ) { indexes, element in
+                guard lightError == nil, indexes.count == 2 else { return }
+                let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights")
+                do throws(JSONShapeError) {
+                    let light = try LightFixture(cursor: JSONCursor(element, path: path.appending(indexes[1])))
+                    lights[indexes[0], default: []].append(light)
+                } catch {
+                    lightError = error
+                }
+            }
         } catch {
             throw FixtureError.syntax(error)
         }
-        do {
+        do throws(JSONShapeError) {
+            // The document's own fields first (its schema above all), then its lights.
             self = try Fixture(cursor: JSONCursor(value))
+            if let lightError { throw lightError }
+            for (room, roomLights) in lights where rooms.indices.contains(room) { rooms[room].lights = roomLights }
             try validate()
             if generation == nil { try validateFeasibility() }
         } catch {
@@ -70,29 +88,32 @@ extension Fixture {
 
     /// Checks what a single key cannot: unique IDs across the home, fault targets that exist.
     func validate() throws(JSONShapeError) {
-        var roomPaths: [RoomID: JSONPath] = [:]
+        var roomIndexes: [RoomID: Int] = [:]
         var lightRooms: [LightID: RoomID] = [:]
-        let roomsPath = JSONPath.root.appending("rooms")
-        for (roomIndex, room) in rooms.enumerated() {
-            let roomPath = roomsPath.appending(roomIndex)
-            if let first = roomPaths[room.id] {
-                throw JSONShapeError(roomPath.appending("id"), "duplicate room ID '\(room.id)' (first at \(first))")
+        lightRooms.reserveCapacity(rooms.reduce(0) { $0 + $1.lights.count + $1.undiscovered.count })
+        // Paths are worked out only for an error: a large home has a hundred thousand lights to check.
+        func roomPath(_ index: Int) -> JSONPath { JSONPath.root.appending("rooms").appending(index) }
+        func place(_ light: LightID, in room: RoomID, at path: () -> JSONPath) throws(JSONShapeError) {
+            if let other = lightRooms.updateValue(room, forKey: light) {
+                let message =
+                    other == room
+                    ? "duplicate light ID '\(light)' in room '\(room)'"
+                    : "light '\(light)' is already in room '\(other)'; a light can be in one room only"
+                throw JSONShapeError(path().appending("id"), message)
             }
-            roomPaths[room.id] = roomPath
-            let placed =
-                room.lights.enumerated().map { (roomPath.appending("lights").appending($0), $1) }
-                + room.undiscovered.enumerated().map {
-                    (roomPath.appending("undiscovered").appending($0).appending("light"), $1.light)
+        }
+        for (roomIndex, room) in rooms.enumerated() {
+            if let first = roomIndexes.updateValue(roomIndex, forKey: room.id) {
+                throw JSONShapeError(
+                    roomPath(roomIndex).appending("id"), "duplicate room ID '\(room.id)' (first at \(roomPath(first)))")
+            }
+            for (index, light) in room.lights.enumerated() {
+                try place(light.id, in: room.id) { roomPath(roomIndex).appending("lights").appending(index) }
+            }
+            for (index, pending) in room.undiscovered.enumerated() {
+                try place(pending.light.id, in: room.id) {
+                    roomPath(roomIndex).appending("undiscovered").appending(index).appending("light")
                 }
-            for (path, light) in placed {
-                if let other = lightRooms[light.id] {
-                    let message =
-                        other == room.id
-                        ? "duplicate light ID '\(light.id)' in room '\(room.id)'"
-                        : "light '\(light.id)' is already in room '\(other)'; a light can be in one room only"
-                    throw JSONShapeError(path.appending("id"), message)
-                }
-                lightRooms[light.id] = room.id
             }
         }
         for (index, fault) in faultSchedule.enumerated() where lightRooms[fault.light] == nil {
@@ -102,8 +123,8 @@ extension Fixture {
         }
     }
 
-    static func checkID(_ id: String, at path: JSONPath) throws(JSONShapeError) {
-        if let problem = EntityID.validate(id) { throw JSONShapeError(path, problem) }
+    static func checkID(_ id: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
+        if let problem = EntityID.validate(id) { throw JSONShapeError(path(), problem) }
     }
 }
 
@@ -220,8 +241,11 @@ extension LatencyModel {
 }
 
 extension RoomFixture {
+    /// The keys a room may have.
+    static let keys = DeviceSettings.keys.union(["id", "name", "lights", "undiscovered"])
+
     init(cursor: JSONCursor) throws(JSONShapeError) {
-        let object = try cursor.object(allowing: DeviceSettings.keys.union(["id", "name", "lights", "undiscovered"]))
+        let object = try cursor.object(allowing: Self.keys)
         let id = try object.required("id").string()
         try Fixture.checkID(id, at: object.path.appending("id"))
         self.init(
@@ -241,12 +265,14 @@ extension RoomFixture {
 }
 
 extension LightFixture {
+    /// The keys a light may have. Made once: a large home has a hundred thousand lights to check.
+    static let keys = DeviceSettings.keys.union([
+        "id", "name", "kind", "manufacturer", "product", "state", "reachable",
+    ])
+
     /// Reads a light as a fixture writes it (also used by the `simulation` scope's `addLight`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
-        let object = try cursor.object(
-            allowing: DeviceSettings.keys.union([
-                "id", "name", "kind", "manufacturer", "product", "state", "reachable",
-            ]))
+        let object = try cursor.object(allowing: Self.keys)
         let id = try object.required("id").string()
         try Fixture.checkID(id, at: object.path.appending("id"))
         let kind = try object.required("kind").enumeration(LightKind.self)
@@ -262,8 +288,11 @@ extension LightFixture {
 }
 
 extension LightState {
+    /// The keys a light's state may have.
+    static let keys: Set<String> = ["isOn", "brightness", "colorTemperature", "color"]
+
     init(cursor: JSONCursor, kind: LightKind) throws(JSONShapeError) {
-        let object = try cursor.object(allowing: ["isOn", "brightness", "colorTemperature", "color"])
+        let object = try cursor.object(allowing: Self.keys)
         var state = LightState.factoryDefault
         state.isOn = try object.optional("isOn")?.bool() ?? state.isOn
         let checks: [(String, LightProperty)] = [
@@ -284,9 +313,12 @@ extension LightState {
 }
 
 extension CIEColor {
+    /// The keys of a colour.
+    static let keys: Set<String> = ["x", "y"]
+
     /// Reads `{"x": …, "y": …}`, each 0–1.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
-        let object = try cursor.object(allowing: ["x", "y"])
+        let object = try cursor.object(allowing: Self.keys)
         self.init(
             x: try object.required("x").double(in: LightState.colorCoordinateRange),
             y: try object.required("y").double(in: LightState.colorCoordinateRange))

@@ -34,6 +34,32 @@ public struct JSONParser {
         }
     }
 
+    /// One step of the pattern that picks the arrays ``parse(_:maxDepth:streamingArraysAt:element:)`` streams.
+    public enum PatternStep: Sendable, Equatable {
+        /// The member with this key.
+        case key(String)
+        /// Any element of an array.
+        case anyIndex
+    }
+
+    /// Parses one JSON text, handing each element of the arrays found at `pattern` to `element` as soon as it
+    /// is complete instead of keeping it: those arrays are empty in the tree returned. A document much larger
+    /// than any one of its elements (a snapshot's lights) is then never held as one tree.
+    ///
+    /// `element` is given the array indexes along the path (for `rooms[2].lights[7]`, `[2, 7]`) and the value.
+    public static func parse(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, streamingArraysAt pattern: [PatternStep],
+        element: ([Int], JSONValue) -> Void
+    ) throws(JSONParseError) -> JSONValue {
+        try withoutActuallyEscaping(element) { element throws(JSONParseError) -> JSONValue in
+            try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) -> JSONValue in
+                var parser = Parser(bytes: buffer, maxDepth: maxDepth)
+                parser.stream = Parser.Stream(pattern: pattern, element: element)
+                return try parser.parseDocument()
+            }
+        }
+    }
+
     /// Parses one JSON text from a string.
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
@@ -41,10 +67,38 @@ public struct JSONParser {
 }
 
 private struct Parser {
+    /// Arrays whose elements go to a closure rather than into the tree, and where the parser is.
+    struct Stream {
+        let pattern: [JSONParser.PatternStep]
+        let element: ([Int], JSONValue) -> Void
+        /// The path to the value being parsed: a key, or an array index.
+        var path: [Step] = []
+
+        enum Step {
+            case key(String)
+            case index(Int)
+        }
+
+        var isAtPattern: Bool {
+            guard path.count == pattern.count else { return false }
+            for (step, wanted) in zip(path, pattern) {
+                switch (step, wanted) {
+                case (.key(let key), .key(let wantedKey)) where key == wantedKey: continue
+                case (.index, .anyIndex): continue
+                default: return false
+                }
+            }
+            return true
+        }
+
+        var indexes: [Int] { path.compactMap { if case .index(let index) = $0 { index } else { nil } } }
+    }
+
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
     var depth = 0
+    var stream: Stream?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -121,7 +175,9 @@ private struct Parser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
+            stream?.path.append(.key(key))
             let value = try parseValue()
+            stream?.path.removeLast()
             members.append((key: key, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -141,15 +197,29 @@ private struct Parser {
         try enter()
         index += 1
         var elements: [JSONValue] = []
+        var streamedCount = 0
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
             return .array(elements)
         }
+        let streamed = stream?.isAtPattern == true
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            if stream != nil {
+                stream!.path.append(.index(elements.count + streamedCount))
+                let value = try parseValue()
+                if streamed {
+                    stream!.element(stream!.indexes, value)
+                    streamedCount += 1
+                } else {
+                    elements.append(value)
+                }
+                stream!.path.removeLast()
+            } else {
+                elements.append(try parseValue())
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -42,15 +42,47 @@ public struct JSONShapeError: Error, Sendable, Equatable, CustomStringConvertibl
 /// Every accessor throws a ``JSONShapeError`` naming the path, so a decoder written with it reports exactly
 /// where a document is wrong without any extra bookkeeping.
 public struct JSONCursor: Sendable {
+    /// The last step of a cursor's path, kept as it is until the path is needed (for an error, or a cursor
+    /// below): decoding a large document builds no path text for the values that are fine.
+    private enum Step: Sendable {
+        case here
+        case key(String)
+        case index(Int)
+    }
+
     /// The value here.
     public let value: JSONValue
+    private let base: JSONPath
+    private let step: Step
+
     /// Where it is.
-    public let path: JSONPath
+    public var path: JSONPath {
+        switch step {
+        case .here: base
+        case .key(let key): base.appending(key)
+        case .index(let index): base.appending(index)
+        }
+    }
 
     /// A cursor at the root of `value`.
     public init(_ value: JSONValue, path: JSONPath = .root) {
         self.value = value
-        self.path = path
+        base = path
+        step = .here
+    }
+
+    /// The cursor of member `key` of an object at `parent`.
+    init(_ value: JSONValue, parent: JSONPath, key: String) {
+        self.value = value
+        base = parent
+        step = .key(key)
+    }
+
+    /// The cursor of element `index` of an array at `parent`.
+    init(_ value: JSONValue, parent: JSONPath, index: Int) {
+        self.value = value
+        base = parent
+        step = .index(index)
     }
 
     /// Fails with a message about this value.
@@ -70,7 +102,8 @@ public struct JSONCursor: Sendable {
     /// This value as an array of cursors.
     public func array() throws(JSONShapeError) -> [JSONCursor] {
         guard case .array(let elements) = value else { throw error("expected an array, got \(value.typeName)") }
-        return elements.enumerated().map { JSONCursor($1, path: path.appending($0)) }
+        let here = path
+        return elements.enumerated().map { JSONCursor($1, parent: here, index: $0) }
     }
 
     /// This value as a string.
@@ -139,7 +172,7 @@ public struct ObjectCursor: Sendable {
     /// The member `key`, or `nil` when it is absent or `null`.
     public func optional(_ key: String) -> JSONCursor? {
         guard let value = object[key], !value.isNull else { return nil }
-        return JSONCursor(value, path: path.appending(key))
+        return JSONCursor(value, parent: path, key: key)
     }
 
     /// The member `key`.
