@@ -60,6 +60,7 @@ check-units: build
 
 ## bench: build in release mode and run the benchmarks (BENCH_ARGS="--quick --only writes" narrows them).
 bench: deps
+	$(SWIFT) build -c release --product lumend
 	$(SWIFT) build -c release --product lumen-bench
 	$(BUILD_DIR)/release/lumen-bench $(BENCH_ARGS)
 

@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "lumen-bench",
             dependencies: [
-                "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenService", "LumenServer",
+                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenService", "LumenServer",
                 "LumenClient",
             ],
             swiftSettings: swiftSettings

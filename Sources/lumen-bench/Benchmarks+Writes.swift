@@ -13,6 +13,7 @@ extension Benchmarks {
         let windowed = 8
         var disk: DiskProbe?
         var oneWaiting: Measurement?
+        var echoEightWaiting: Measurement?
         for durability in [Durability.full, .relaxed] {
             let writer = await serve(
                 fixture: instantHome(lights: 8), directory: "\(baseline.directory)/w-\(durability.rawValue)",
@@ -42,6 +43,29 @@ extension Benchmarks {
                             + String(format: "%9.0f µs  of it CPU %.0f µs", median.latency * 1e6, median.cpu * 1e6))
                 }
                 report("lumend \(durability.rawValue) set, \(shape)", rate, baseline: echo)
+                if clients == 8, window == 1 { echoEightWaiting = echo }
+                if durability == .full, window > 1, let echoEightWaiting {
+                    print(
+                        "    " + pad("against echo answering 8 waiting clients (target ≥ 0.40)")
+                            + String(
+                                format: "%7.0f/s  ratio %.2f", echoEightWaiting.rate, rate.rate / echoEightWaiting.rate)
+                    )
+                }
+                if durability == .relaxed, window == 1 {
+                    // The same clients reading instead, in turn with the writes: what a write costs beyond a read.
+                    var reads: [Measurement] = []
+                    var writes: [Measurement] = []
+                    for _ in 0..<5 {
+                        reads.append(roundTrips(clients: clients, rounds: rounds, path: writer.path, line: getName))
+                        writes.append(measureWrites(clients: clients, window: 1, rounds: rounds, path: writer.path))
+                    }
+                    let (read, write) = (median(reads), median(writes))
+                    print(
+                        "    " + pad("CPU a relaxed set against a get, \(shape) (target ≤ 1.20)")
+                            + String(
+                                format: "%7.0f µs  ratio %.2f (of %.0f µs)", write.cpuPerOperation,
+                                write.cpuPerOperation / read.cpuPerOperation, read.cpuPerOperation))
+                }
                 if durability == .full, window == 1, let disk {
                     // Clients that each wait for their confirmation cannot beat one fdatasync plus one round trip
                     // apiece, even if every commit served them all at once.

@@ -5,7 +5,7 @@ import Foundation
 enum Benchmarks {
     /// The parts of the run; `--only` picks some.
     enum Section: String, CaseIterable {
-        case reads, writes, size, memory
+        case reads, writes, size, memory, startup, sessions
     }
 
     static let usage = """
@@ -18,7 +18,7 @@ enum Benchmarks {
         waiting client. Beside each rate: the CPU time one operation cost, clients and server together.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
-          --only SECTIONS  run only these: reads, writes, size, memory (default: all)
+          --only SECTIONS  run only these: reads, writes, size, memory, startup, sessions (default: all)
         """
 
     static func main(arguments: [String]) async {
@@ -32,7 +32,9 @@ enum Benchmarks {
                 let names = (rest.popFirst() ?? "").split(separator: ",").map(String.init)
                 let chosen = names.compactMap(Section.init(rawValue:))
                 guard !chosen.isEmpty, chosen.count == names.count else {
-                    print("lumen-bench: --only takes sections from: reads, writes, size, memory\n\n" + usage)
+                    print(
+                        "lumen-bench: --only takes sections from: reads, writes, size, memory, startup, sessions\n\n"
+                            + usage)
                     exit(2)
                 }
                 sections = Set(chosen)
@@ -60,6 +62,8 @@ enum Benchmarks {
         if sections.contains(.reads) { await benchmarkReads(baseline) }
         if sections.contains(.writes) { await benchmarkWrites(baseline) }
         if sections.contains(.size) { await benchmarkHomeSize(baseline) }
+        if sections.contains(.startup) { await benchmarkStartup(baseline) }
+        if sections.contains(.sessions) { await benchmarkSessions(baseline) }
     }
 
     /// What every section compares against.

@@ -15,7 +15,9 @@ final class Outbox: Sendable {
     }
 
     private struct Subscription {
-        var value: JSONValue
+        /// The latest value, already in its wire form: a change fanned out to many subscribers is encoded
+        /// once, not once for each.
+        var value: [UInt8]
         var seq: UInt64
         var queued: Bool
     }
@@ -57,7 +59,8 @@ final class Outbox: Sendable {
 
     /// Registers a subscription at `seq` 0 with its current value.
     func addSubscription(_ id: UInt64, value: JSONValue) {
-        state.withLock { $0.subscriptions[id] = Subscription(value: value, seq: 0, queued: false) }
+        let encoded = value.serialized()
+        state.withLock { $0.subscriptions[id] = Subscription(value: Array(encoded.utf8), seq: 0, queued: false) }
     }
 
     /// Forgets a subscription; a notice already waiting for it is dropped.
@@ -67,6 +70,13 @@ final class Outbox: Sendable {
 
     /// Records a new value for a subscription and makes sure one notice for it is waiting.
     func publish(_ id: UInt64, value: JSONValue) {
+        var encoded: [UInt8] = []
+        value.write(to: &encoded)
+        publish(id, encodedValue: encoded)
+    }
+
+    /// Publishes a value already in its wire form (``JSONValue/write(to:)``).
+    func publish(_ id: UInt64, encodedValue value: [UInt8]) {
         let needsWake = state.withLock { state -> Bool in
             guard !state.closed, var subscription = state.subscriptions[id] else { return false }
             subscription.value = value
@@ -80,6 +90,11 @@ final class Outbox: Sendable {
         }
         if needsWake { wake() }
     }
+
+    private static let changedPrefix = Array(#"{"jsonrpc":"2.0","method":"changed","params":{"subscription":"#.utf8)
+    private static let valueKey = Array(#","value":"#.utf8)
+    private static let seqKey = Array(#","seq":"#.utf8)
+    private static let changedSuffix = Array("}}\n".utf8)
 
     private static func scheduleWake(_ state: inout State) -> Bool {
         guard !state.wakeScheduled else { return false }
@@ -104,14 +119,14 @@ final class Outbox: Sendable {
                     guard var subscription = state.subscriptions[id], subscription.queued else { continue }
                     subscription.queued = false
                     state.subscriptions[id] = subscription
-                    output.append(
-                        contentsOf: Wire.notification(
-                            .changed,
-                            params: [
-                                "subscription": .int(Int(id)), "value": subscription.value,
-                                "seq": .int(Int(subscription.seq)),
-                            ]))
-                    output.append(UInt8(ascii: "\n"))
+                    // As `Wire.notification(.changed, …)` writes it, with the value's bytes spliced in.
+                    output.append(contentsOf: Self.changedPrefix)
+                    output.append(contentsOf: String(id).utf8)
+                    output.append(contentsOf: Self.valueKey)
+                    output.append(contentsOf: subscription.value)
+                    output.append(contentsOf: Self.seqKey)
+                    output.append(contentsOf: String(subscription.seq).utf8)
+                    output.append(contentsOf: Self.changedSuffix)
                 }
             }
             if state.head == state.items.count {

@@ -42,7 +42,9 @@ final class SubscriptionHub: Sendable {
         case .property(let key, let value):
             let targets = state.withLock { $0.subscribers[key] }
             guard let targets else { return }
-            for (subscription, session) in targets { session.outbox.publish(subscription, value: value) }
+            var encoded: [UInt8] = []
+            value.write(to: &encoded)
+            for (subscription, session) in targets { session.outbox.publish(subscription, encodedValue: encoded) }
         case .removed(let entity):
             let sessions = state.withLock { Array($0.sessions.values) }
             for session in sessions { session.entityRemoved(entity) }

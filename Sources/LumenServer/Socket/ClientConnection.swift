@@ -231,7 +231,7 @@ final class ClientConnection: Sendable {
     // MARK: - Writing
 
     /// Called (from any thread) when the outbox has something new.
-    func wake() { loop.submit { [weak self] in self?.flush() } }
+    func wake() { loop.eventLoop.execute { [weak self] _ in self?.flush() } }
 
     private func writable() {
         let disarm = io.withLock { state -> Bool in
