@@ -78,8 +78,7 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
     ) -> Self {
         Self(name: name, kind: .action, type: arguments, result: result, configuration: nil) { owner in
             let action = make(owner)
-            return AnyConnection(
-                kind: .action, key: nil, call: action.call, start: action.waitsForDevices ? action.start : nil)
+            return AnyConnection(kind: .action, key: nil, action: action)
         }
     }
 
@@ -133,11 +132,9 @@ public struct AnyConnection: Sendable {
     public let peek: (@Sendable () -> JSONValue?)?
     /// Queues a write (writable values).
     public let set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)?
-    /// Calls it (actions).
-    public let call: (@Sendable (JSONCursor) async throws(LumenError) -> JSONValue)?
-    /// Starts it, for actions whose result waits for devices: the completion waits, the start does not.
-    public let start: (@Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion)?
-    /// Opens a child scope (scopes).
+    /// What calling it does (actions).
+    public let action: Action?
+    /// Opens the child scope (scope connections).
     public let open: (@Sendable (JSONCursor) async throws(LumenError) -> AnyScope)?
 
     init(
@@ -145,17 +142,15 @@ public struct AnyConnection: Sendable {
         get: (@Sendable () async throws(LumenError) -> JSONValue)? = nil,
         peek: (@Sendable () -> JSONValue?)? = nil,
         set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)? = nil,
-        call: (@Sendable (JSONCursor) async throws(LumenError) -> JSONValue)? = nil,
-        start: (@Sendable (JSONCursor) async throws(LumenError) -> WriteCompletion)? = nil,
+        action: Action? = nil,
         open: (@Sendable (JSONCursor) async throws(LumenError) -> AnyScope)? = nil
     ) {
-        self.start = start
         self.kind = kind
         self.key = key
         self.get = get
         self.peek = peek
         self.set = set
-        self.call = call
+        self.action = action
         self.open = open
     }
 }

@@ -1,5 +1,4 @@
 import CLinux
-import Dispatch
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -31,7 +30,6 @@ public final class SocketServer: Service, Sendable {
     /// The threads that serve every connection.
     let eventLoops: EventLoopGroup
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "lumend.accept")
 
     /// A server.
     /// - Parameters:
@@ -60,17 +58,22 @@ public final class SocketServer: Service, Sendable {
     /// answers what is in flight and closes every session.
     public func run() async throws {
         UnixSocket.setNonBlocking(listenFD)
-        let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
-        source.setEventHandler { [weak self] in self?.acceptPending() }
-        source.resume()
+        // Accepted on an event loop, like any other socket it serves: no thread of its own.
+        let listener = ConnectionLoop(fd: listenFD, on: eventLoops.nextLoop())
+        listener.start { [weak self] _ in
+            self?.acceptPending()
+        } writable: {
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.closeOverdueConnections() }
             // Serves until asked to shut down (or cancelled, which ends it the same way here).
             await gracefulShutdown()
             group.cancelAll()
         }
-        // Stop accepting first; the rest of the shutdown drains what is already connected.
-        source.cancel()
+        // Stop accepting first (the loop closes the listening socket); the rest of the shutdown drains what is
+        // already connected.
+        if let ownedPath { unlink(ownedPath) }
+        await withCheckedContinuation { continuation in listener.stop { continuation.resume() } }
         await shutDown()
         await eventLoops.shutDown()
     }
@@ -188,8 +191,6 @@ public final class SocketServer: Service, Sendable {
     /// Stops accepting, fails device waits, sends queued replies (for up to `drainTimeout`), closes all.
     private func shutDown(drainTimeout: Duration = .seconds(2)) async {
         context.beginShutdown()
-        if let ownedPath { unlink(ownedPath) }
-        close(listenFD)
         await context.container.home.shutDown()
         let deadline = ContinuousClock.now + drainTimeout
         while ContinuousClock.now < deadline {

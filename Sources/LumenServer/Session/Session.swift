@@ -300,14 +300,14 @@ final class Session: RPCHandler {
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
         try await onConnection(params) { (request, connection) async throws(LumenError) in
-            guard let call = connection.call else {
+            guard let action = connection.action else {
                 throw wrongKind(request.scope, request.connection, connection.kind, "call")
             }
             let arguments = params.cursor("arguments")
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
-            guard let start = connection.start else { return .result(["value": try await call(arguments)]) }
-            return try await answerLater(request) { () async throws(LumenError) in try await start(arguments) }
+            guard action.waitsForDevices else { return .result(["value": try await action.call(arguments)]) }
+            return try await answerLater(request) { () async throws(LumenError) in try await action.start(arguments) }
         }
     }
 
