@@ -1,0 +1,124 @@
+import Dispatch
+import LumenModel
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The journal's side of the writer: the open file, one commit appended and synced, and what a failure
+/// leaves of it.
+extension StateStore {
+    /// The journal being appended to.
+    struct JournalFile {
+        let fd: Int32
+        /// Where the next commit goes.
+        var end: Int
+        /// How far the file is zero-filled.
+        var allocated: Int
+        /// How far a failed write may have left bytes of an entry never committed; the next entry covers them.
+        var dirtyEnd = 0
+        /// Whether to zero-fill ahead; off once the disk had no room for it, until the next journal.
+        var preallocating = true
+    }
+
+    /// Commits what is pending on the calling thread, if nobody else is committing and a plain journal
+    /// append will do. Returns whether changes up to `mark` are now on disk, or `nil` when it did not try.
+    ///
+    /// It only *tries* the committer lock, and never writes a snapshot: a connection's thread must not wait
+    /// behind a snapshot, whose provider needs the home actor, which may itself be waiting to run on that
+    /// very thread (a session's task executor also runs the actors it calls). Waiting on the lock instead
+    /// deadlocked the benchmark.
+    func commitHere(upTo mark: UInt64) -> Result<Void, FileSystemError>? {
+        let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
+            let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
+                guard !shared.stopping, shared.lastError == nil, !shared.snapshotWanted, !shared.pending.isEmpty,
+                    !state.needsSnapshot(limit: journalLimit)
+                else { return nil }
+                return Self.take(&shared)
+            }
+            guard let job else { return nil }
+            let result = append(job.records, &state)
+            if case .written = result { shared.withLock { $0.commitsByWaiters += 1 } }
+            finish(result, mark: job.mark, records: job.records, snapshot: false, &state)
+            if case .failed(let error) = result { return .failure(error) }
+            return .success(())
+        }
+        guard let outcome = outcome ?? nil else { return nil }
+        if case .failure = outcome { return outcome }
+        return mark <= durable.load(ordering: .acquiring) ? .success(()) : nil
+    }
+
+    /// Takes every change noted so far, with the mark that covers them.
+    static func take(_ shared: inout Shared) -> (records: [StateRecord], mark: UInt64) {
+        defer {
+            shared.pending = []
+            shared.pendingIndex = [:]
+            shared.pendingSince = nil
+        }
+        return (shared.pending, shared.mark)
+    }
+
+    /// Whether a failed write leaves the file as it was before the call, apart from bytes past its committed
+    /// end: the disk was full, not broken. A journal may be appended to again after such a failure (the next
+    /// entry overwrites what the failed one left); after any other failure, or any failed `fdatasync`, never.
+    static func isOutOfSpace(_ error: FileSystemError) -> Bool {
+        error.errno == ENOSPC || error.errno == EDQUOT || error.errno == EFBIG
+    }
+
+    /// Appends one commit to the journal and `fdatasync`s it.
+    func append(_ records: [StateRecord], _ state: inout WriterState) -> CommitResult {
+        guard var journal = state.journal else { return .failed(FileSystemError("write", journalPath, errno: EBADF)) }
+        let generation = shared.withLock { $0.generation } + 1
+        var entry = StateJournal.entry(StateJournal.batchLine(generation: generation, records: records))
+        if journal.dirtyEnd > journal.end + entry.count {
+            entry += [UInt8](repeating: 0, count: journal.dirtyEnd - journal.end - entry.count)
+        }
+        if journal.end + entry.count > journal.allocated, journal.preallocating {
+            // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also
+            // write the file's size. With no room for that, the entry alone will do.
+            let growth = max(preallocation, entry.count)
+            do throws(FileSystemError) {
+                try fileSystem.writeAll(
+                    journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
+                journal.allocated += growth
+            } catch  where Self.isOutOfSpace(error) {
+                // Whatever part of the zeros was written is harmless; until the next journal, commits are
+                // written alone.
+                journal.preallocating = false
+            } catch {
+                return poison(&state, error)
+            }
+        }
+        do throws(FileSystemError) {
+            try fileSystem.writeAll(journal.fd, entry, at: journal.end, path: journalPath)
+        } catch  where Self.isOutOfSpace(error) {
+            journal.dirtyEnd = max(journal.dirtyEnd, journal.end + entry.count)
+            state.journal = journal
+            return .failed(error)
+        } catch {
+            return poison(&state, error)
+        }
+        do throws(FileSystemError) {
+            try fileSystem.syncData(journal.fd, path: journalPath)
+        } catch {
+            return poison(&state, error)
+        }
+        journal.end += entry.count
+        journal.allocated = max(journal.allocated, journal.end)
+        if journal.dirtyEnd <= journal.end { journal.dirtyEnd = 0 }
+        state.journal = journal
+        state.batchesSinceSnapshot += 1
+        shared.withLock { $0.generation = generation }
+        return .written
+    }
+
+    /// After a failed `fdatasync` (or a write that failed for another reason than space) the file's contents
+    /// are unknown, and Linux may already have dropped the dirty pages: the journal is never appended to again,
+    /// and the next commit is a whole snapshot.
+    func poison(_ state: inout WriterState, _ error: FileSystemError) -> CommitResult {
+        if let journal = state.journal { fileSystem.close(journal.fd) }
+        state.journal = nil
+        return .failed(error)
+    }
+}

@@ -1,0 +1,84 @@
+import LumenModel
+
+/// The writer's schedule: what it does next and when it must be woken, as pure functions of the shared state
+/// (tested on their own, without a disk or a thread).
+extension StateStore {
+    /// What the writer does next.
+    enum Next: Equatable {
+        /// Sleeps this long, unless rung.
+        case wait(Duration)
+        case commit
+        case stop
+    }
+
+    /// What the writer thread is doing, for those who would ring its doorbell: ringing only a writer that
+    /// listens keeps it from being woken once per change, and its doorbell from counting rings nobody heard.
+    enum WriterPhase {
+        case working
+        /// Asleep until a deadline of its own (a grace period, the relaxed delay, a retry): only someone
+        /// waiting for a commit wakes it sooner.
+        case napping
+        /// Asleep for want of work: any change wakes it.
+        case idle
+    }
+
+    /// Why someone would wake the writer.
+    enum WakeReason {
+        /// A change was noted.
+        case change
+        /// Something to see to at once: someone waits for a commit, a snapshot or the stop, or a failed
+        /// commit needs its retry scheduled.
+        case due
+    }
+}
+
+extension StateStore.Shared {
+    /// The writer's next step, given the work and waiters recorded here, and the phase it sleeps in.
+    mutating func nextStep(
+        now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration,
+        grace: Duration = StateStore.leaderGrace
+    ) -> StateStore.Next {
+        if stopping { return .stop }
+        let hasWork = !pending.isEmpty || snapshotWanted || lastError != nil
+        guard hasWork else {
+            if durability == .full, mark != markSeenByWriter {
+                // Changes are coming, and those who wait for them commit them themselves. Rather than be
+                // rung for every one, look again after the grace period; sleep for good after a quiet one.
+                markSeenByWriter = mark
+                writer = .napping
+                return .wait(grace)
+            }
+            writer = .idle
+            // Woken by a change; the timeout only lets the thread notice that its store is gone.
+            return .wait(.seconds(1))
+        }
+        if let retryAt, now < retryAt {
+            writer = .napping
+            return .wait(now.duration(to: retryAt))
+        }
+        if waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince {
+            // Relaxed: let changes gather. Full: what nobody waits for yet can wait a moment, for the client
+            // that will confirm it to ask (which wakes the writer at once) or commit it itself
+            // (``waitUntilDurable(_:committingHere:)``), together with others.
+            let delay = durability == .relaxed ? relaxedDelay : grace
+            if now < since + delay {
+                writer = .napping
+                return .wait(now.duration(to: since + delay))
+            }
+        }
+        return .commit
+    }
+
+    /// Whether the writer must be woken for `reason`; if so it counts as awake from now, so that one ring
+    /// serves everyone until it sleeps again.
+    mutating func wakeWriter(for reason: StateStore.WakeReason) -> Bool {
+        switch (writer, reason) {
+        case (.idle, _), (.napping, .due):
+            writer = .working
+            writerWakeups += 1
+            return true
+        case (.working, _), (.napping, .change):
+            return false
+        }
+    }
+}
