@@ -40,7 +40,7 @@ build: deps
 
 ## run: build and start lumend on the embedded demo home, in the foreground.
 run: build
-	@socket=$$($(LUMEND) --print-socket 2>/dev/null); \
+	@socket=$$($(LUMEND) $(ARGS) --print-socket 2>/dev/null); \
 	echo "Starting lumend on the embedded demo home."; \
 	echo "  socket:  $$socket"; \
 	echo "  talk:    $(BUILD_DIR)/debug/lumenctl status"; \

@@ -1,6 +1,6 @@
 # fish completion for lumenctl, made from its option declarations
 complete -c lumenctl -f
-complete -c lumenctl -l socket -r -F -d 'lumend'\''s socket (default: $LUMEN_SOCKET, else as lumend r...'
+complete -c lumenctl -l socket -r -F -d 'lumend'\''s socket'
 complete -c lumenctl -l json -d 'One JSON document per result, for scripts'
 complete -c lumenctl -l no-legend -d 'Leave out table headers'
 complete -c lumenctl -l transition -r -f -d 'Take this long to reach a new brightness or colour (set)'

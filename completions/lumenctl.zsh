@@ -3,7 +3,7 @@
 _lumenctl() {
     local -a specs
     specs=(
-        --socket'[lumend'\''s socket (default: $LUMEN_SOCKET, else as lumend r...]:value:->value---socket'
+        --socket'[lumend'\''s socket]:value:->value---socket'
         --json'[One JSON document per result, for scripts]'
         --no-legend'[Leave out table headers]'
         --transition'[Take this long to reach a new brightness or colour (set)]:value:->value---transition'

@@ -52,24 +52,35 @@ public final class LumenClient: Sendable {
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String
     {
-        if let explicit = environment["LUMEN_SOCKET"], !explicit.isEmpty { return explicit }
-        return LumenPaths(environment: environment).socketPath
+        LumenPaths.socketCandidates(environment: environment).first?.path ?? LumenPaths.system.socketPath
     }
 
     /// Connects to the daemon.
-    /// - Parameter path: the socket; `nil` for ``defaultSocketPath(environment:)``.
-    /// - Throws: ``LumenClientError/cannotConnect(path:reason:)``.
+    /// - Parameter path: the socket; `nil` tries `$LUMEN_SOCKET`, else the user's own lumend's socket, then
+    ///   the system's (``LumenPaths/socketCandidates(environment:uid:)``), each only in a directory no other
+    ///   user could have planted it in.
+    /// - Throws: ``LumenClientError/cannotConnect(path:reason:)``, naming every socket tried and why each
+    ///   failed.
     public static func connect(to path: String? = nil) async throws(LumenClientError) -> LumenClient {
-        if path == nil, (ProcessInfo.processInfo.environment["LUMEN_SOCKET"] ?? "").isEmpty {
-            // A default path nobody named: talk to it only in a directory no other user could have planted.
-            let path = defaultSocketPath()
-            var directory = path
-            if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
-            if let unsafe = LumenPaths.unsafeDirectoryReason(directory) {
-                throw .cannotConnect(path: path, reason: "not trusting it: \(unsafe)")
+        if let path { return try connectNow(to: path) }
+        var failures: [(LumenPaths.SocketCandidate, String)] = []
+        for candidate in LumenPaths.socketCandidates(environment: ProcessInfo.processInfo.environment) {
+            if let distrust = candidate.distrust() {
+                failures.append((candidate, "not trusting it: \(distrust)"))
+                continue
+            }
+            do {
+                return try connectNow(to: candidate.path)
+            } catch {
+                if case .cannotConnect(_, let reason) = error { failures.append((candidate, reason)) }
             }
         }
-        let path = path ?? defaultSocketPath()
+        let tried = failures.map { "\($0.0.origin.rawValue) socket \($0.0.path) (\($0.1))" }
+        throw .cannotConnect(
+            path: "its default sockets", reason: "tried " + tried.joined(separator: ", then "))
+    }
+
+    private static func connectNow(to path: String) throws(LumenClientError) -> LumenClient {
         let fd: Int32
         do {
             fd = try UnixSocket.connect(to: path)

@@ -61,15 +61,16 @@ public struct DaemonOptions: Sendable, Hashable {
             "--state-dir", valueName: "DIR",
             help:
                 "Where state is kept (state.json, the snapshot, state.journal, the changes since, and the generation "
-                + "before each); one lumend per directory. Default: $STATE_DIRECTORY, else $XDG_STATE_HOME/lumend, "
-                + "else ~/.local/state/lumend.",
+                + "before each); one lumend per directory. Default: $STATE_DIRECTORY; else, as root, "
+                + "/var/lib/lumend; else $XDG_STATE_HOME/lumend, else ~/.local/state/lumend.",
             completion: .directory
         ) { options, value in options.stateDirectory = value },
         .value(
             "--socket", valueName: "PATH",
             help:
                 "Socket to listen on (ignored when systemd passes one). Default: $RUNTIME_DIRECTORY/lumend.sock, "
-                + "else $XDG_RUNTIME_DIR/lumend/lumend.sock, else /tmp/lumend-UID/lumend.sock.",
+                + "else, as root, /run/lumend/lumend.sock; else $XDG_RUNTIME_DIR/lumend/lumend.sock, else "
+                + "/tmp/lumend-UID/lumend.sock.",
             completion: .file
         ) { options, value in options.socketPath = value },
         .choice(

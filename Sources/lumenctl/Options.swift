@@ -33,7 +33,10 @@ struct CommonOptions: Sendable {
     /// come from this list. Options may come before or after the command.
     static let declarations: [CommandLineOption<CommonOptions>] = [
         .value(
-            "--socket", valueName: "PATH", help: "lumend's socket (default: $LUMEN_SOCKET, else as lumend resolves it)",
+            "--socket", valueName: "PATH",
+            help:
+                "lumend's socket. Default: $LUMEN_SOCKET, else your own lumend's ($XDG_RUNTIME_DIR/lumend/lumend.sock), "
+                + "then the system's (/run/lumend/lumend.sock)",
             completion: .file
         ) { $0.socket = $1 },
         .flag("--json", help: "One JSON document per result, for scripts") { $0.json = true },

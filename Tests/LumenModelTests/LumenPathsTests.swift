@@ -47,3 +47,45 @@ struct LumenPathsTests {
         withExtendedLifetime(parent) {}
     }
 }
+
+@Suite("One set of paths")
+struct DefaultPathTests {
+    @Test func rootUsesTheSystemsDirectoriesAndAUserTheirOwn() {
+        let environment = [
+            "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/home/ann/.state", "HOME": "/home/ann",
+        ]
+        #expect(LumenPaths(environment: environment, uid: 0) == .system)
+        #expect(LumenPaths.system.socketPath == "/run/lumend/lumend.sock")
+        #expect(LumenPaths.system.stateDirectory == "/var/lib/lumend")
+        let user = LumenPaths(environment: environment, uid: 1_000)
+        #expect(user.socketPath == "/run/user/1000/lumend/lumend.sock")
+        #expect(user.stateDirectory == "/home/ann/.state/lumend")
+        let bare = LumenPaths(environment: ["HOME": "/home/ann"], uid: 1_000)
+        #expect(bare.stateDirectory == "/home/ann/.local/state/lumend")
+        #expect(bare.socketPath == "/tmp/lumend-1000/lumend.sock")
+    }
+
+    @Test func systemdsDirectoriesComeFirstForEveryone() {
+        let environment = ["STATE_DIRECTORY": "/var/lib/lumend-lab:/other", "RUNTIME_DIRECTORY": "/run/lumend-lab"]
+        for uid: UInt32 in [0, 1_000] {
+            let paths = LumenPaths(environment: environment, uid: uid)
+            #expect(paths.stateDirectory == "/var/lib/lumend-lab")
+            #expect(paths.socketPath == "/run/lumend-lab/lumend.sock")
+        }
+    }
+
+    @Test func aClientTriesItsOwnSocketThenTheSystemsUnlessOneIsNamed() {
+        let user = LumenPaths.socketCandidates(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1_000)
+        #expect(user.map(\.path) == ["/run/user/1000/lumend/lumend.sock", "/run/lumend/lumend.sock"])
+        #expect(user.map(\.origin) == [.user, .system])
+        let named = LumenPaths.socketCandidates(environment: ["LUMEN_SOCKET": "/srv/l.sock"], uid: 1_000)
+        #expect(named == [.init(path: "/srv/l.sock", origin: .environment)])
+        // Root without a session of its own has the one, system, socket.
+        #expect(LumenPaths.socketCandidates(environment: [:], uid: 0).map(\.path).contains("/run/lumend/lumend.sock"))
+    }
+
+    @Test func theSystemsSocketMayBelongToASystemAccountAUsersMayNot() {
+        #expect(LumenPaths.isSystemAccount(0) && LumenPaths.isSystemAccount(999) && LumenPaths.isSystemAccount(61_184))
+        #expect(!LumenPaths.isSystemAccount(1_000) && !LumenPaths.isSystemAccount(65_534))
+    }
+}

@@ -12,8 +12,12 @@ extension LumenPaths {
     /// user's own), unless it is sticky (as `/tmp` is, where
     /// nobody may rename or remove another's files). Otherwise another local user could replace the socket
     /// with one of their own, or move the state away. A directory that does not exist yet is checked from
-    /// the nearest one that does, since lumend creates the rest itself (mode 0700).
-    public static func unsafeDirectoryReason(_ path: String, uid: UInt32 = geteuid()) -> String? {
+    /// the nearest one that does, since lumend creates the rest itself (mode 0700). With
+    /// `trustingSystemAccounts`, a directory may also belong to a system account (the system lumend's
+    /// runtime directory belongs to the user systemd runs it as).
+    public static func unsafeDirectoryReason(
+        _ path: String, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
+    ) -> String? {
         var prefixes: [String] = ["/"]
         var current = ""
         for component in path.split(separator: "/") where component != "." {
@@ -26,7 +30,7 @@ extension LumenPaths {
             let owner = UInt32(info.st_uid)
             let mode = UInt32(info.st_mode) & 0o7777
             let sticky = mode & UInt32(S_ISVTX) != 0
-            if owner != uid && owner != 0 {
+            if owner != uid && owner != 0 && !(trustingSystemAccounts && isSystemAccount(owner)) {
                 return "\(directory) belongs to uid \(owner), not to uid \(uid) or root, so that user could replace "
                     + "what lumend keeps there; remove it (or chown it to uid \(uid) and chmod 700), or choose "
                     + "another directory"
@@ -41,4 +45,8 @@ extension LumenPaths {
         }
         return nil
     }
+
+    /// Whether a UID is a system account's (Debian's 1–999) or a systemd `DynamicUser` one's (61184–65519):
+    /// accounts no person logs in as.
+    public static func isSystemAccount(_ uid: UInt32) -> Bool { uid < 1_000 || (61_184...65_519).contains(uid) }
 }

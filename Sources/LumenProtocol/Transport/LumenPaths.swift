@@ -4,9 +4,13 @@
     import Darwin
 #endif
 
-/// Where `lumend` keeps its state and socket, resolved the same way by the daemon, `lumenctl` and
-/// `LumenClient`: systemd's directories when it set them, else the XDG base directories, else a per-user
-/// fallback.
+/// Where `lumend` keeps its state and socket, resolved by one set of rules in the daemon, `lumenctl` and
+/// `LumenClient`:
+///
+/// - under systemd, the directories it names (`$STATE_DIRECTORY`, `$RUNTIME_DIRECTORY`);
+/// - as root, the system's: `/var/lib/lumend` and `/run/lumend/lumend.sock`;
+/// - as a user, the XDG base directories: `$XDG_STATE_HOME/lumend` (else `~/.local/state/lumend`) and
+///   `$XDG_RUNTIME_DIR/lumend/lumend.sock`, else a private `/tmp/lumend-UID`.
 public struct LumenPaths: Sendable, Hashable {
     /// The state directory.
     public var stateDirectory: String
@@ -16,33 +20,89 @@ public struct LumenPaths: Sendable, Hashable {
     /// The default socket path.
     public var socketPath: String { "\(runtimeDirectory)/lumend.sock" }
 
-    /// Resolves the directories from an environment.
-    ///
-    /// - `$STATE_DIRECTORY` (first entry) else `$XDG_STATE_HOME/lumend` else `$HOME/.local/state/lumend`
-    ///   else `/tmp/lumend-<uid>/state`.
-    /// - `$RUNTIME_DIRECTORY` (first entry) else `$XDG_RUNTIME_DIR/lumend` else `/tmp/lumend-<uid>`.
+    /// The system's directories, as the shipped units use them.
+    public static let system = LumenPaths(stateDirectory: "/var/lib/lumend", runtimeDirectory: "/run/lumend")
+
+    /// Directories given outright.
+    public init(stateDirectory: String, runtimeDirectory: String) {
+        self.stateDirectory = stateDirectory
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// The directories lumend uses, from an environment and the user it runs as.
     public init(environment: [String: String], uid: UInt32 = getuid()) {
-        func first(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            // systemd passes several directories colon-separated when a unit names several.
-            return value.split(separator: ":").first.map(String.init)
-        }
+        let user = Self.user(environment: environment, uid: uid)
+        let system = uid == 0 ? Self.system : user
+        stateDirectory = Self.first("STATE_DIRECTORY", environment) ?? system.stateDirectory
+        runtimeDirectory = Self.first("RUNTIME_DIRECTORY", environment) ?? system.runtimeDirectory
+    }
+
+    /// A user's own directories (the XDG base directories), whoever runs.
+    public static func user(environment: [String: String], uid: UInt32 = getuid()) -> LumenPaths {
         let fallback = "/tmp/lumend-\(uid)"
-        if let dir = first("STATE_DIRECTORY") {
-            stateDirectory = dir
-        } else if let xdg = first("XDG_STATE_HOME"), xdg.hasPrefix("/") {
-            stateDirectory = "\(xdg)/lumend"
-        } else if let home = first("HOME"), home.hasPrefix("/"), home != "/" {
-            stateDirectory = "\(home)/.local/state/lumend"
+        let state: String
+        if let xdg = first("XDG_STATE_HOME", environment), xdg.hasPrefix("/") {
+            state = "\(xdg)/lumend"
+        } else if let home = first("HOME", environment), home.hasPrefix("/"), home != "/" {
+            state = "\(home)/.local/state/lumend"
         } else {
-            stateDirectory = "\(fallback)/state"
+            state = "\(fallback)/state"
         }
-        if let dir = first("RUNTIME_DIRECTORY") {
-            runtimeDirectory = dir
-        } else if let xdg = first("XDG_RUNTIME_DIR"), xdg.hasPrefix("/") {
-            runtimeDirectory = "\(xdg)/lumend"
+        let runtime: String
+        if let xdg = first("XDG_RUNTIME_DIR", environment), xdg.hasPrefix("/") {
+            runtime = "\(xdg)/lumend"
         } else {
-            runtimeDirectory = fallback
+            runtime = fallback
         }
+        return LumenPaths(stateDirectory: state, runtimeDirectory: runtime)
+    }
+
+    /// A variable's value; systemd passes several directories colon-separated when a unit names several.
+    static func first(_ name: String, _ environment: [String: String]) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value.split(separator: ":").first.map(String.init)
+    }
+
+    /// A socket a client may try, and why.
+    public struct SocketCandidate: Sendable, Hashable {
+        /// Where did this path come from, in words for a message.
+        public enum Origin: String, Sendable, Hashable {
+            case environment = "$LUMEN_SOCKET"
+            case user = "your own lumend's"
+            case system = "the system's lumend's"
+        }
+
+        /// The socket.
+        public var path: String
+        /// Where the path came from.
+        public var origin: Origin
+
+        /// A candidate.
+        public init(path: String, origin: Origin) {
+            self.path = path
+            self.origin = origin
+        }
+
+        /// Why the directory holding it cannot be trusted, or `nil` when it can. A path named in
+        /// `$LUMEN_SOCKET` is the user's own choice; the default ones must be in directories no other user
+        /// could have planted a socket in (the system's may belong to a system account, as a systemd
+        /// `DynamicUser` one does).
+        public func distrust(uid: UInt32 = geteuid()) -> String? {
+            guard origin != .environment else { return nil }
+            var directory = path
+            if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
+            return LumenPaths.unsafeDirectoryReason(directory, uid: uid, trustingSystemAccounts: origin == .system)
+        }
+    }
+
+    /// The sockets a client tries when none is named, in order: `$LUMEN_SOCKET`; else the user's own
+    /// lumend's, then the system's (each once).
+    public static func socketCandidates(environment: [String: String], uid: UInt32 = getuid()) -> [SocketCandidate] {
+        if let explicit = environment["LUMEN_SOCKET"], !explicit.isEmpty {
+            return [SocketCandidate(path: explicit, origin: .environment)]
+        }
+        let user = SocketCandidate(path: Self.user(environment: environment, uid: uid).socketPath, origin: .user)
+        let system = SocketCandidate(path: Self.system.socketPath, origin: .system)
+        return user.path == system.path ? [system] : [user, system]
     }
 }
