@@ -14,9 +14,11 @@ _lumend() {
         --max-sessions-per-user) COMPREPLY=(); return ;;
         --event-loops) COMPREPLY=(); return ;;
         --log-level) COMPREPLY=($(compgen -W 'critical error warning notice info debug' -- "$cur")); return ;;
+        --check) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --simulation-access --request-timeout --max-sessions --max-sessions-per-user --event-loops --log-level -h --help --version --print-socket --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --simulation-access --request-timeout --max-sessions --max-sessions-per-user --event-loops --log-level -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

@@ -16,4 +16,6 @@ complete -c lumend -l log-level -r -f -a 'critical error warning notice info deb
 complete -c lumend -s h -l help -d 'Show this help'
 complete -c lumend -l version -d 'Show the version'
 complete -c lumend -l print-socket -d 'Print the socket path these options resolve to, and exit'
+complete -c lumend -l check -r -F -d 'Check a fixture without starting: print each problem with...'
+complete -c lumend -l print-fixture -r -f -a 'demo-home' -d 'Print an embedded fixture (demo-home), to start a fixture...'
 complete -c lumend -l completion -r -f -a 'bash zsh fish' -d 'Print a completion script for this shell, and exit'

@@ -19,6 +19,8 @@ _lumend() {
         '(-h --help)'{-h,--help}'[Show this help]'
         --version'[Show the version]'
         --print-socket'[Print the socket path these options resolve to, and exit]'
+        --check'[Check a fixture without starting: print each problem with...]:value:->value---check'
+        --print-fixture'[Print an embedded fixture (demo-home), to start a fixture...]:value:->value---print-fixture'
         --completion'[Print a completion script for this shell, and exit]:value:->value---completion'
     )
     local state
@@ -36,6 +38,8 @@ _lumend() {
         value---max-sessions-per-user) _message 'value' ;;
         value---event-loops) _message 'value' ;;
         value---log-level) compadd -- 'critical' 'error' 'warning' 'notice' 'info' 'debug' ;;
+        value---check) _files ;;
+        value---print-fixture) compadd -- 'demo-home' ;;
         value---completion) compadd -- 'bash' 'zsh' 'fish' ;;
     esac
 }

@@ -28,6 +28,11 @@ public enum Daemon {
             writeStdout(DaemonOptions.help + "\n")
             return 0
         }
+        if let name = options.printFixture, let fixture = Fixture.embedded.first(where: { $0.name == name }) {
+            writeStdout(String(decoding: fixture.json, as: UTF8.self))
+            return 0
+        }
+        if !options.checkFixtures.isEmpty { return check(options.checkFixtures) }
         if let shell = options.printCompletion {
             writeStdout(DaemonOptions.completion.script(for: shell))
             return 0
@@ -214,6 +219,48 @@ public enum Daemon {
 }
 
 extension Daemon {
+    /// `lumend --check`: every problem of each fixture, as `FILE:LINE:COLUMN: PATH: what is wrong`; 1 when
+    /// any has one.
+    static func check(_ paths: [String]) -> Int32 {
+        var status: Int32 = 0
+        for path in paths {
+            let bytes: [UInt8]
+            do {
+                guard let read = try PosixFileSystem().readFile(path) else {
+                    writeStderr("\(path): no such file\n")
+                    status = 1
+                    continue
+                }
+                bytes = read
+            } catch {
+                writeStderr("\(path): cannot read it: \(error)\n")
+                status = 1
+                continue
+            }
+            let problems = Fixture.problems(json: bytes)
+            // In the order they come in the file.
+            let located = problems.map { problem -> (offset: Int?, text: String) in
+                switch problem {
+                case .syntax(let error):
+                    return (error.offset, "not valid JSON: \(error.message)")
+                case .shape(let error):
+                    return (JSONParser.offset(of: error.path, in: bytes), "\(error.path): \(error.message)")
+                }
+            }
+            for (offset, text) in located.sorted(by: { ($0.offset ?? .max) < ($1.offset ?? .max) }) {
+                let position = offset.map { "\(TextPosition(offset: $0, in: bytes)):" } ?? ""
+                writeStderr("\(path):\(position) \(text)\n")
+            }
+            if problems.isEmpty, let fixture = try? Fixture(json: bytes) {
+                let lights = fixture.rooms.reduce(0) { $0 + $1.lights.count }
+                writeStdout("\(path): ok (\(fixture.rooms.count) rooms, \(lights) lights)\n")
+            } else {
+                status = 1
+            }
+        }
+        return status
+    }
+
     /// The fixture read and checked, and the state directory loaded against it: the simulated home, what was
     /// loaded (without the document, which is freed here), and the fixture's origin.
     static func loadHome(options: DaemonOptions, fileSystem: PosixFileSystem) throws

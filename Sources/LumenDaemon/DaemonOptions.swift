@@ -35,6 +35,10 @@ public struct DaemonOptions: Sendable, Hashable {
     public var printSocket = false
     /// Print a shell completion script and exit.
     public var printCompletion: ShellCompletion.Shell?
+    /// Check these fixtures, report their problems, and exit.
+    public var checkFixtures: [String] = []
+    /// Print this embedded fixture and exit.
+    public var printFixture: String?
 
     /// Defaults resolved from the environment (see ``LumenPaths``).
     public init(environment: [String: String]) {
@@ -149,6 +153,24 @@ public struct DaemonOptions: Sendable, Hashable {
         .flag("--version", help: "Show the version.") { $0.showVersion = true },
         .flag("--print-socket", help: "Print the socket path these options resolve to, and exit.") {
             $0.printSocket = true
+        },
+        .value(
+            "--check", valueName: "FIXTURE",
+            help:
+                "Check a fixture without starting: print each problem with its line, column and JSON path, and exit "
+                + "1 if there is any (0 if lumend would load it). May be given more than once.",
+            completion: .file
+        ) { options, path in options.checkFixtures.append(path) },
+        .value(
+            "--print-fixture", valueName: "NAME",
+            help: "Print an embedded fixture (demo-home), to start a fixture of one's own from, and exit.",
+            completion: .choices(Fixture.embedded.map(\.name))
+        ) { options, name in
+            guard Fixture.embedded.contains(where: { $0.name == name }) else {
+                let names = Fixture.embedded.map(\.name).joined(separator: ", ")
+                throw UsageError("--print-fixture takes one of: \(names); not '\(name)'")
+            }
+            options.printFixture = name
         },
         .choice("--completion", help: "Print a completion script for this shell, and exit.") {
             (options, shell: ShellCompletion.Shell) in options.printCompletion = shell

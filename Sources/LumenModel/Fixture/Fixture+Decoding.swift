@@ -4,37 +4,60 @@ extension Fixture {
     /// Reads and validates a fixture (or snapshot) from JSON bytes.
     /// - Throws: ``FixtureError`` saying where the document is wrong and how.
     public init(json bytes: some Collection<UInt8>) throws(FixtureError) {
+        let (fixture, problems) = Self.read(bytes as? [UInt8] ?? Array(bytes), collectingEveryProblem: false)
+        if let problem = problems.first { throw problem }
+        self = fixture!
+    }
+
+    /// Every problem a fixture has that can be told apart, in document order where it matters: a text that
+    /// is not JSON stops at its syntax error; otherwise each light's first problem, the first problem outside
+    /// the lights, and the first of the checks across the home (unique IDs, feasibility). Empty for a fixture
+    /// lumend would load.
+    public static func problems(json bytes: [UInt8]) -> [FixtureError] {
+        read(bytes, collectingEveryProblem: true).problems
+    }
+
+    /// Reads a fixture, stopping at its first problem, or collecting one of each kind.
+    private static func read(_ bytes: [UInt8], collectingEveryProblem: Bool) -> (Fixture?, problems: [FixtureError]) {
         // Each light is decoded as soon as the parser has it, and its tree dropped: a home of a hundred
         // thousand lights is never held as one tree as well as the fixture.
         var lights: [Int: [LightFixture]] = [:]
-        var lightError: JSONShapeError?
+        var lightErrors: [JSONShapeError] = []
         let value: JSONValue
         do {
-            value = try JSONParser.parse(
-                bytes as? [UInt8] ?? Array(bytes), streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]
-            ) { indexes, element in
-                guard lightError == nil, indexes.count == 2 else { return }
+            value = try JSONParser.parse(bytes, streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]) {
+                indexes, element in
+                guard indexes.count == 2, collectingEveryProblem || lightErrors.isEmpty else { return }
                 let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights")
                 do throws(JSONShapeError) {
                     let light = try LightFixture(cursor: JSONCursor(element, path: path.appending(indexes[1])))
                     lights[indexes[0], default: []].append(light)
                 } catch {
-                    lightError = error
+                    lightErrors.append(error)
                 }
             }
         } catch {
-            throw FixtureError.syntax(error)
+            return (nil, [.syntax(error)])
         }
+        var fixture: Fixture
         do throws(JSONShapeError) {
             // The document's own fields first (its schema above all), then its lights.
-            self = try Fixture(cursor: JSONCursor(value))
-            if let lightError { throw lightError }
-            for (room, roomLights) in lights where rooms.indices.contains(room) { rooms[room].lights = roomLights }
-            try validate()
-            if generation == nil { try validateFeasibility() }
+            fixture = try Fixture(cursor: JSONCursor(value))
         } catch {
-            throw FixtureError.shape(error)
+            return (nil, ([error] + (collectingEveryProblem ? lightErrors : [])).map(FixtureError.shape))
         }
+        for (room, roomLights) in lights where fixture.rooms.indices.contains(room) {
+            fixture.rooms[room].lights = roomLights
+        }
+        var problems = lightErrors.map(FixtureError.shape)
+        if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
+        do throws(JSONShapeError) {
+            try fixture.validate()
+            if fixture.generation == nil { try fixture.validateFeasibility() }
+        } catch {
+            problems.append(.shape(error))
+        }
+        return (problems.isEmpty ? fixture : nil, problems)
     }
 
     init(cursor: JSONCursor) throws(JSONShapeError) {

@@ -1,3 +1,25 @@
+/// A line and column in a text (both from 1), for messages.
+public struct TextPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The line.
+    public var line: Int
+    /// The column, in bytes.
+    public var column: Int
+
+    /// The position of byte `offset` in `bytes`.
+    public init(offset: Int, in bytes: [UInt8]) {
+        var line = 1
+        var lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        self.line = line
+        column = offset - lineStart + 1
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
 /// Why a JSON text could not be parsed.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, for people.
@@ -60,6 +82,24 @@ public struct JSONParser {
         }
     }
 
+    /// Where in `bytes` the value at `path` begins, as a byte offset; `nil` when there is no such value (or
+    /// the text is not JSON). For messages that point people at a line and column.
+    public static func offset(of path: JSONPath, in bytes: [UInt8]) -> Int? {
+        let target = path.steps.map { step -> Parser.Stream.Step in
+            switch step {
+            case .key(let key): .key(key)
+            case .index(let index): .index(index)
+            }
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var parser = Parser(bytes: buffer, maxDepth: defaultMaxDepth)
+            parser.stream = Parser.Stream(pattern: [], element: { _, _ in })
+            parser.locate = target
+            _ = try? parser.parseDocument()
+            return parser.located
+        }
+    }
+
     /// Parses one JSON text from a string.
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
@@ -74,7 +114,7 @@ private struct Parser {
         /// The path to the value being parsed: a key, or an array index.
         var path: [Step] = []
 
-        enum Step {
+        enum Step: Equatable {
             case key(String)
             case index(Int)
         }
@@ -99,6 +139,9 @@ private struct Parser {
     var index = 0
     var depth = 0
     var stream: Stream?
+    /// A path whose value's offset is wanted (``JSONParser/offset(of:in:)``), and the offset once found.
+    var locate: [Stream.Step]?
+    var located: Int?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -128,6 +171,7 @@ private struct Parser {
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of input") }
+        if let locate, located == nil, stream?.path == locate { located = index }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

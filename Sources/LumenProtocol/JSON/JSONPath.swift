@@ -2,6 +2,31 @@
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     private var text: String
 
+    /// One step of a path.
+    public enum Step: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The steps, read back from the text (keys hold no `.` or `[`, as every key Lumen reads).
+    public var steps: [Step] {
+        var steps: [Step] = []
+        for part in text.split(separator: ".") {
+            var rest = Substring(part)
+            if let bracket = rest.firstIndex(of: "[") {
+                if bracket > rest.startIndex { steps.append(.key(String(rest[..<bracket]))) }
+                rest = rest[bracket...]
+                while rest.first == "[", let close = rest.firstIndex(of: "]") {
+                    if let index = Int(rest[rest.index(after: rest.startIndex)..<close]) { steps.append(.index(index)) }
+                    rest = rest[rest.index(after: close)...]
+                }
+            } else if !rest.isEmpty {
+                steps.append(.key(String(rest)))
+            }
+        }
+        return steps
+    }
+
     /// The document's root.
     public static let root = JSONPath(text: "")
 

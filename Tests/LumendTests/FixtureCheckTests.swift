@@ -1,0 +1,61 @@
+import Foundation
+import LumenModel
+import LumenProtocol
+import LumenTestSupport
+import Testing
+
+/// `lumend --check` and `--print-fixture`: fixtures looked at without starting a daemon.
+@Suite("Checking fixtures without starting", .timeLimit(.minutes(1)))
+struct FixtureCheckTests {
+    @Test(arguments: ["demo-home.json", "discovery-heavy.json", "flaky-network.json", "office-floor.json"])
+    func everyShippedFixtureChecksOut(name: String) async throws {
+        let result = try await runTool("lumend", ["--check", TestFixtures.repositoryRoot + "/fixtures/" + name])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(": ok ("), "\(result.stdout)")
+    }
+
+    @Test func everyProblemIsReportedWithItsLineColumnAndPathInFileOrder() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("bad.json")
+        let text = """
+            {
+              "schema": 1, "id": "bad", "name": "Bad",
+              "rooms": [
+                {"id": "lab", "name": 7, "lights": [
+                  {"id": "lab.a", "name": "A", "kind": "lava"},
+                  {"id": "lab.b", "name": "B", "kind": "dimmable", "state": {"brightness": 140}}
+                ]}
+              ]
+            }
+            """
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let result = try await runTool("lumend", ["--check", path])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):4:27: rooms[0].name: expected a string, got a number",
+                "\(path):5:44: rooms[0].lights[0].kind: 'lava' is not one of: onoff, dimmable, ambiance, color",
+                "\(path):6:80: rooms[0].lights[1].state.brightness: 140 is out of range 1–100",
+            ], "\(result.stderr)")
+    }
+
+    @Test func aTextThatIsNotJSONIsReportedAtItsLineAndColumn() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("broken.json")
+        _ = FileManager.default.createFile(atPath: path, contents: Data("{\n  \"schema\": 1\n  \"id\": 2\n}\n".utf8))
+        let result = try await runTool("lumend", ["--check", path, "--check", directory.file("missing.json")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(path):3:3: not valid JSON: expected ',' or '}'"), "\(result.stderr)")
+        #expect(result.stderr.contains("missing.json: no such file"))
+    }
+
+    @Test func anEmbeddedFixtureIsPrintedAsBuiltIn() async throws {
+        let result = try await runTool("lumend", ["--print-fixture", "demo-home"])
+        #expect(result.status == 0)
+        #expect(Array(result.stdout.utf8) == Fixture.embeddedDemoHomeJSON)
+        let unknown = try await runTool("lumend", ["--print-fixture", "castle"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--print-fixture takes one of: demo-home"))
+    }
+}
