@@ -2,10 +2,22 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish
+DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish scdoc
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# make install: where things go, as Debian lays them out (PREFIX=/usr for a package; DESTDIR to stage).
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CONFIG     ?= release
+BINDIR     := $(PREFIX)/bin
+DATADIR    := $(PREFIX)/share
+DOCDIR     := $(DATADIR)/doc/lumen
+MANDIR     := $(DATADIR)/man
+UNITDIR    := $(PREFIX)/lib/systemd/system
+USERUNITDIR := $(PREFIX)/lib/systemd/user
+MANPAGES   := lumend.8 lumenctl.1 lumen-fixture.5 lumen-protocol.7
 
 FUZZ_SECONDS   ?= 60
 FUZZ_RUNS      ?= -1
@@ -18,7 +30,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift check-units bench completions fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps build run test test-swift check-units bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -54,9 +66,10 @@ test: deps
 	$(MAKE) --no-print-directory check-units
 	$(SWIFT) test --skip-build
 
-## check-units: systemd-analyze verify, and an exposure rating of 2.0 or below for each service.
+## check-units: install into a temporary prefix; the units as installed must pass systemd-analyze verify and
+## rate 2.0 or below for exposure; uninstall must leave nothing behind.
 check-units: build
-	@scripts/check-units.sh $(LUMEND)
+	@scripts/check-units.sh
 
 ## bench: build in release mode and run the benchmarks (BENCH_ARGS="--quick --only writes" narrows them).
 bench: deps
@@ -70,6 +83,51 @@ completions: build
 		$(BUILD_DIR)/debug/lumenctl completion $$shell > completions/lumenctl.$$shell; \
 		$(BUILD_DIR)/debug/lumend --completion $$shell > completions/lumend.$$shell; \
 	done
+
+## man: build the manual pages (man/*.scd, with scdoc) into .build/man.
+man: deps
+	@mkdir -p $(BUILD_DIR)/man
+	@for page in $(MANPAGES); do scdoc < man/$$page.scd > $(BUILD_DIR)/man/$$page; done
+
+## install: install lumend, lumenctl, the units (their paths filled in for PREFIX), completions, manual pages,
+## docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes exactly that.
+install: man
+	$(SWIFT) build -c $(CONFIG) --product lumend
+	$(SWIFT) build -c $(CONFIG) --product lumenctl
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 0755 $(BUILD_DIR)/$(CONFIG)/lumend $(BUILD_DIR)/$(CONFIG)/lumenctl $(DESTDIR)$(BINDIR)/
+	@for unit in systemd/*.service systemd/*.socket; do \
+		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
+	done
+	@for unit in systemd/user/*; do \
+		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); \
+		chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); \
+	done
+	@for page in $(MANPAGES); do \
+		section=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$section; \
+		gzip -9n < $(BUILD_DIR)/man/$$page > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
+	done
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 fixtures/*.json $(DESTDIR)$(DATADIR)/lumen/fixtures/
+	install -m 0644 completions/lumenctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl
+	install -m 0644 completions/lumend.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend
+	install -m 0644 completions/lumenctl.zsh $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumenctl
+	install -m 0644 completions/lumend.zsh $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumend
+	install -m 0644 completions/lumenctl.fish completions/lumend.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lumend $(DESTDIR)$(BINDIR)/lumenctl
+	@for unit in systemd/*.service systemd/*.socket; do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$unit); done
+	@for unit in systemd/user/*; do rm -f $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); done
+	@for page in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz; done
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/lumen
+	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend
+	rm -f $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumenctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumend
+	rm -f $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lumenctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lumend.fish
 
 ## fmt: format the sources with swift-format (.swift-format).
 fmt:

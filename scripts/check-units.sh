@@ -1,28 +1,43 @@
 #!/usr/bin/env bash
-# Checks the units in systemd/: `systemd-analyze verify` must pass, and each service's exposure rating from
-# `systemd-analyze security --offline=yes` must be 2.0 or below. verify fails when ExecStart= names a binary
-# that does not exist, so the units are checked from a copy that points at the binary just built.
+# Installs Lumen into a temporary prefix (the debug build, as make test has it) and checks the units as they
+# are installed there, their paths filled in for that prefix: `systemd-analyze verify` must pass (it fails
+# when ExecStart= names a binary that does not exist), and each system service's exposure rating from
+# `systemd-analyze security --offline=yes` must be 2.0 or below. Then `make uninstall` must leave no file.
 set -euo pipefail
-binary=$(realpath "${1:?usage: check-units.sh PATH-TO-LUMEND}")
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$here"/systemd/*.service "$here"/systemd/*.socket "$work"/
-sed -i "s|/usr/local/bin/lumend|$binary|" "$work"/*.service
-# Template units are verified through an instance, as systemd would load them.
-cp "$work/lumend@.service" "$work/lumend@demo.service"
-cp "$work/lumend@.socket" "$work/lumend@demo.socket"
-sed -i "s|/etc/lumen/homes/%i.json|$here/fixtures/demo-home.json|" "$work/lumend@demo.service"
+prefix="$work/usr"
+make --no-print-directory -C "$here" install PREFIX="$prefix" CONFIG=debug >"$work/install.log" 2>&1 \
+  || { echo "FAIL make install"; cat "$work/install.log"; exit 1; }
+units="$prefix/lib/systemd/system"
+user_units="$prefix/lib/systemd/user"
+# Template units are verified through an instance, as systemd would load them; its fixture is a shipped one.
+cp "$units/lumend@.service" "$work/lumend@demo.service"
+cp "$units/lumend@.socket" "$work/lumend@demo.socket"
+sed -i "s|/etc/lumen/homes/%i.json|$prefix/share/lumen/fixtures/demo-home.json|" "$work/lumend@demo.service"
+cp "$units/lumend.service" "$units/lumend.socket" "$work/"
+# verify looks up each Documentation=man: page, so the pages installed with the units must be found.
+export MANPATH="$prefix/share/man"
+mkdir -p "$work/run" && chmod 700 "$work/run"
 failed=0
-for unit in lumend.service lumend.socket lumend@demo.service lumend@demo.socket; do
-  if ! out=$(cd "$work" && systemd-analyze verify "$work/$unit" 2>&1); then
-    echo "FAIL verify $unit"; echo "$out"; failed=1
+check() {
+  local label=$1; shift
+  if ! out=$("$@" 2>&1); then
+    echo "FAIL verify $label"; echo "$out"; failed=1
   elif [ -n "$out" ]; then
-    echo "FAIL verify $unit printed warnings:"; echo "$out"; failed=1
+    echo "FAIL verify $label printed warnings:"; echo "$out"; failed=1
   else
-    echo "ok   verify $unit"
+    echo "ok   verify $label"
   fi
+}
+for unit in lumend.service lumend.socket lumend@demo.service lumend@demo.socket; do
+  check "$unit" bash -c "cd '$work' && systemd-analyze verify '$work/$unit'"
 done
+for unit in lumend.service lumend.socket; do
+  check "user $unit" bash -c "cd '$user_units' && XDG_RUNTIME_DIR='$work/run' systemd-analyze --user verify '$user_units/$unit'"
+done
+grep -q "ExecStart=$prefix/bin/lumend" "$units/lumend.service" || { echo "FAIL ExecStart= not filled in"; failed=1; }
 for unit in lumend.service lumend@demo.service; do
   line=$(systemd-analyze security --offline=yes "$work/$unit" 2>/dev/null | grep 'Overall exposure level' || true)
   score=$(sed -E 's/.*: ([0-9]+\.[0-9]+).*/\1/' <<<"$line")
@@ -34,4 +49,12 @@ for unit in lumend.service lumend@demo.service; do
     echo "FAIL security $unit: exposure $score is above 2.0"; failed=1
   fi
 done
+make --no-print-directory -C "$here" uninstall PREFIX="$prefix" >"$work/uninstall.log" 2>&1 \
+  || { echo "FAIL make uninstall"; cat "$work/uninstall.log"; exit 1; }
+left=$(find "$prefix" -type f)
+if [ -n "$left" ]; then
+  echo "FAIL uninstall left files behind:"; echo "$left"; failed=1
+else
+  echo "ok   uninstall removed every file it installed"
+fi
 exit $failed
