@@ -2,10 +2,12 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish scdoc
+DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish scdoc python3 python3-pytest
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian's Python, with Debian's pytest (make deps installs both): the Python client's tests run on it.
+PYTHON     ?= /usr/bin/python3
 
 # make install: where things go, as Debian lays them out (PREFIX=/usr for a package; DESTDIR to stage).
 PREFIX     ?= /usr/local
@@ -30,7 +32,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift check-units bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps build run test test-swift test-python check-units bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -65,6 +67,12 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory check-units
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-python
+
+## test-python: the Python client's and pytest plugin's tests, against the lumend just built.
+test-python: build
+	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests
 
 ## check-units: install into a temporary prefix; the units as installed must pass systemd-analyze verify and
 ## rate 2.0 or below for exposure; uninstall must leave nothing behind.

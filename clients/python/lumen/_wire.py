@@ -1,0 +1,130 @@
+"""The wire protocol: JSON-RPC 2.0, one JSON object per line, over a Unix stream socket."""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ErrorCode(enum.IntEnum):
+    """The protocol's stable error codes (docs/protocol.md)."""
+
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    NO_SUCH_SCOPE = -32001
+    NO_SUCH_CONNECTION = -32002
+    WRONG_CONNECTION_KIND = -32003
+    NO_SUCH_ENTITY = -32004
+    NOT_SUPPORTED = -32005
+    UNREACHABLE = -32010
+    TIMED_OUT = -32011
+    BUSY = -32012
+    DEVICE_OFF = -32013
+    LIMIT_EXCEEDED = -32020
+    ALREADY_EXISTS = -32021
+    NEEDS_VIRTUAL_CLOCK = -32030
+    NOT_PERSISTED = -32040
+    SHUTTING_DOWN = -32050
+    PERMISSION_DENIED = -32060
+
+
+class LumenError(Exception):
+    """An error lumend answered with: its code, its message and what it names (scope, connection, light)."""
+
+    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None):
+        super().__init__(f"{message} ({code})")
+        self.code: ErrorCode | int = ErrorCode(code) if code in ErrorCode._value2member_map_ else code
+        self.message = message
+        self.data = data or {}
+
+
+class ConnectionClosed(Exception):
+    """The connection to lumend ended; nothing more will be answered on it."""
+
+
+class CannotConnect(Exception):
+    """No lumend answered: the message says which sockets were tried and why each failed."""
+
+
+ROOT = 0
+"""The root `home` scope every session has."""
+
+
+def request_line(request_id: int, method: str, params: dict[str, Any]) -> bytes:
+    """One request, as a line."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+@dataclass
+class Message:
+    """A line the server sent: a response (`id` set) or a notification (`method` set)."""
+
+    id: int | None = None
+    result: Any = None
+    error: LumenError | None = None
+    method: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def parse(line: bytes) -> "Message | None":
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        if isinstance(value.get("method"), str):
+            return Message(method=value["method"], params=value.get("params") or {})
+        if "error" in value:
+            error = value["error"] if isinstance(value["error"], dict) else {}
+            return Message(
+                id=value.get("id"),
+                error=LumenError(
+                    error.get("code", ErrorCode.INTERNAL_ERROR), error.get("message", "unknown error"), error.get("data")
+                ),
+            )
+        return Message(id=value.get("id"), result=value.get("result"))
+
+
+def _trusted(path: str, system: bool) -> str | None:
+    """Why the directory of a default socket cannot be trusted, or None (as lumend and lumenctl check it)."""
+    directory = os.path.dirname(path) or "."
+    uid = os.geteuid()
+    current = ""
+    parts = ["/"] + [part for part in directory.split("/") if part]
+    for index, part in enumerate(parts):
+        current = "/" if index == 0 else current.rstrip("/") + "/" + part
+        try:
+            info = os.stat(current)
+        except OSError:
+            break
+        owner = info.st_uid
+        system_account = owner < 1000 or 61184 <= owner <= 65519
+        if owner not in (uid, 0) and not (system and system_account):
+            return f"{current} belongs to uid {owner}, not to uid {uid} or root"
+        mode = stat.S_IMODE(info.st_mode)
+        group_writable = mode & 0o020 and info.st_gid != os.getegid()
+        if (mode & 0o002 or group_writable) and not mode & stat.S_ISVTX:
+            return f"{current} is writable by other users (mode {mode:o})"
+    return None
+
+
+def socket_candidates(environment: dict[str, str] | None = None) -> list[tuple[str, str, str | None]]:
+    """The sockets to try, as lumenctl tries them: `$LUMEN_SOCKET`; else the user's own lumend's, then the
+    system's. Each as (path, where it came from, why it is not trusted or None)."""
+    env = dict(os.environ if environment is None else environment)
+    if env.get("LUMEN_SOCKET"):
+        return [(env["LUMEN_SOCKET"], "$LUMEN_SOCKET", None)]
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    user = f"{runtime}/lumend/lumend.sock" if runtime.startswith("/") else f"/tmp/lumend-{os.getuid()}/lumend.sock"
+    system = "/run/lumend/lumend.sock"
+    candidates = [] if user == system else [(user, "your own lumend's", _trusted(user, False))]
+    return candidates + [(system, "the system's lumend's", _trusted(system, True))]

@@ -1,0 +1,199 @@
+"""An asyncio client: the same calls as `Client`, awaited; subscriptions are async iterators."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+from ._wire import ROOT, CannotConnect, ConnectionClosed, Message, request_line, socket_candidates
+
+_END = object()
+
+
+class AsyncSubscription:
+    """The values of one subscription, as an async iterator: the current value, then each change; it ends
+    when the scope closes and raises `ConnectionClosed` when the connection ends."""
+
+    def __init__(self, client: "AsyncClient", subscription: int, scope: int, value: Any):
+        self.client = client
+        self.id = subscription
+        self.scope = scope
+        self.initial = value
+        self._values: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._values.put_nowait(value)
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        value = await self._values.get()
+        if value is _END or isinstance(value, ConnectionClosed):
+            self._values.put_nowait(value)
+        if value is _END:
+            raise StopAsyncIteration
+        if isinstance(value, ConnectionClosed):
+            raise value
+        return value
+
+
+class AsyncClient:
+    """A connection to lumend for asyncio code.
+
+    >>> client = await AsyncClient.connect()
+    >>> kitchen = await client.open("room", configuration="kitchen")
+    >>> async for name in await client.subscribe("name", in_scope=kitchen): ...
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str):
+        self.path = path
+        self._reader = reader
+        self._writer = writer
+        self._next_id = 1
+        self._waiting: dict[int, "asyncio.Future[Message]"] = {}
+        self._pending_subscribe: dict[int, int] = {}
+        self._subscriptions: dict[int, AsyncSubscription] = {}
+        self._children: dict[int, list[int]] = {}
+        self._simulation: int | None = None
+        self._closed = False
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    async def connect(cls, path: str | None = None) -> "AsyncClient":
+        """Connects to `path`, or to the first of lumend's default sockets that answers."""
+        candidates = [(path, "given", None)] if path else socket_candidates()
+        failures = []
+        for candidate, origin, distrust in candidates:
+            if distrust:
+                failures.append(f"{origin} socket {candidate} (not trusting it: {distrust})")
+                continue
+            try:
+                reader, writer = await asyncio.open_unix_connection(candidate, limit=64 << 20)
+            except OSError as error:
+                failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
+                continue
+            return cls(reader, writer, candidate)
+        raise CannotConnect("cannot connect to lumend: tried " + ", then ".join(failures))
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close_connection()
+
+    async def close_connection(self) -> None:
+        """Closes the connection: waiting calls and subscriptions end with `ConnectionClosed`."""
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except OSError:
+            pass
+        await self._task
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error."""
+        return (await self._send(method, params or {})).result
+
+    async def _send(self, method: str, params: dict[str, Any], subscribing: int | None = None) -> Message:
+        if self._closed:
+            raise ConnectionClosed("the connection to lumend is closed")
+        request_id = self._next_id
+        self._next_id += 1
+        answer: "asyncio.Future[Message]" = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = answer
+        if subscribing is not None:
+            self._pending_subscribe[request_id] = subscribing
+        self._writer.write(request_line(request_id, method, params))
+        await self._writer.drain()
+        message = await answer
+        if message.method == "__closed__":
+            raise ConnectionClosed("the connection to lumend was closed")
+        if message.error is not None:
+            raise message.error
+        return message
+
+    async def hello(self, client: str = "lumen-python") -> dict[str, Any]:
+        return await self.request("hello", {"client": client})
+
+    async def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None) -> int:
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection}
+        if configuration is not None:
+            params["configuration"] = configuration
+        scope = (await self.request("open", params))["scope"]
+        self._children.setdefault(in_scope, []).append(scope)
+        return scope
+
+    async def close(self, scope: int) -> None:
+        await self.request("close", {"scope": scope})
+        self._scope_closed(scope)
+
+    async def get(self, connection: str, in_scope: int = ROOT) -> Any:
+        return (await self.request("get", {"scope": in_scope, "connection": connection}))["value"]
+
+    async def set(self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None) -> Any:
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection, "value": value}
+        if transition_ms is not None:
+            params["transitionMs"] = transition_ms
+        return (await self.request("set", params))["value"]
+
+    async def call(self, connection: str, arguments: Any = None, in_scope: int = ROOT) -> Any:
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return (await self.request("call", params))["value"]
+
+    async def subscribe(self, connection: str, in_scope: int = ROOT) -> AsyncSubscription:
+        message = await self._send("subscribe", {"scope": in_scope, "connection": connection}, subscribing=in_scope)
+        return self._subscriptions[message.result["subscription"]]
+
+    async def advance(self, ms: float) -> dict[str, Any]:
+        """Moves a virtual clock forward; returns once everything due by then was applied."""
+        if self._simulation is None:
+            self._simulation = await self.open("simulation")
+        return await self.call("advance", {"ms": ms}, in_scope=self._simulation)
+
+    async def _read(self) -> None:
+        try:
+            while line := await self._reader.readline():
+                message = Message.parse(line)
+                if message is not None:
+                    self._handle(message)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            self._closed = True
+            for answer in self._waiting.values():
+                if not answer.done():
+                    answer.set_result(Message(method="__closed__"))
+            self._waiting.clear()
+            for subscription in self._subscriptions.values():
+                subscription._values.put_nowait(ConnectionClosed("the connection to lumend was closed"))
+            self._subscriptions.clear()
+
+    def _handle(self, message: Message) -> None:
+        if message.method == "changed":
+            subscription = self._subscriptions.get(message.params.get("subscription"))
+            if subscription is not None:
+                subscription._values.put_nowait(message.params.get("value"))
+            return
+        if message.method == "closed":
+            self._scope_closed(message.params.get("scope"))
+            return
+        scope = self._pending_subscribe.pop(message.id, None)
+        if scope is not None and message.error is None:
+            result = message.result
+            self._subscriptions[result["subscription"]] = AsyncSubscription(
+                self, result["subscription"], scope, result.get("value")
+            )
+        answer = self._waiting.pop(message.id, None)
+        if answer is not None and not answer.done():
+            answer.set_result(message)
+
+    def _scope_closed(self, scope: Any) -> None:
+        closing = [scope]
+        index = 0
+        while index < len(closing):
+            closing += self._children.pop(closing[index], [])
+            index += 1
+        for subscription in [s for s in self._subscriptions.values() if s.scope in closing]:
+            del self._subscriptions[subscription.id]
+            subscription._values.put_nowait(_END)

@@ -1,0 +1,269 @@
+"""A synchronous client: calls block until lumend answers; subscriptions are iterators."""
+
+from __future__ import annotations
+
+import queue
+import socket
+import threading
+from typing import Any, Iterator
+
+from ._wire import ROOT, CannotConnect, ConnectionClosed, LumenError, Message, request_line, socket_candidates
+
+_END = object()
+
+
+class Subscription:
+    """The values of one subscription: the current value first, then each change. Iteration ends when the
+    scope closes (the light or room went away, or it was closed), and raises `ConnectionClosed` when the
+    connection ends."""
+
+    def __init__(self, client: "Client", subscription: int, scope: int, value: Any):
+        self.client = client
+        self.id = subscription
+        self.scope = scope
+        self.initial = value
+        self._values: "queue.Queue[Any]" = queue.Queue()
+        self._values.put(value)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        value = self._values.get()
+        if value is _END:
+            self._values.put(_END)
+            raise StopIteration
+        if isinstance(value, ConnectionClosed):
+            self._values.put(value)
+            raise value
+        return value
+
+    def next(self, timeout: float | None = None) -> Any:
+        """The next value, waiting at most `timeout` seconds (`queue.Empty` after that)."""
+        value = self._values.get(timeout=timeout)
+        if value is _END or isinstance(value, ConnectionClosed):
+            self._values.put(value)
+        if value is _END:
+            raise StopIteration
+        if isinstance(value, ConnectionClosed):
+            raise value
+        return value
+
+    def close(self) -> None:
+        """Ends the subscription."""
+        self.client._unsubscribe(self)
+
+
+class Client:
+    """A connection to lumend.
+
+    >>> with Client.connect() as client:
+    ...     kitchen = client.open("room", configuration="kitchen")
+    ...     spot = client.open("light", in_scope=kitchen, configuration="kitchen.spot-1")
+    ...     client.set("isOn", True, in_scope=spot)
+    """
+
+    def __init__(self, sock: socket.socket, path: str):
+        self.path = path
+        self._socket = sock
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._next_id = 1
+        self._waiting: dict[int, "queue.Queue[Message]"] = {}
+        self._subscriptions: dict[int, Subscription] = {}
+        self._children: dict[int, list[int]] = {}
+        # Subscribe requests waiting for their reply, with their scope: registered as the reply is read.
+        self._pending_subscribe: dict[int, int] = {}
+        self._simulation: int | None = None
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, name="lumen-client-reader", daemon=True)
+        self._reader.start()
+
+    @classmethod
+    def connect(cls, path: str | None = None, timeout: float | None = None) -> "Client":
+        """Connects to `path`, or to the first of lumend's default sockets that answers."""
+        candidates = [(path, "given", None)] if path else socket_candidates()
+        failures = []
+        for candidate, origin, distrust in candidates:
+            if distrust:
+                failures.append(f"{origin} socket {candidate} (not trusting it: {distrust})")
+                continue
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            try:
+                sock.connect(candidate)
+            except OSError as error:
+                sock.close()
+                failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
+                continue
+            sock.settimeout(None)
+            return cls(sock, candidate)
+        raise CannotConnect("cannot connect to lumend: tried " + ", then ".join(failures))
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close_connection()
+
+    def close_connection(self) -> None:
+        """Closes the connection: waiting calls and subscriptions end with `ConnectionClosed`."""
+        try:
+            self._socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._reader.join(timeout=5)
+        self._socket.close()
+
+    # Requests
+
+    def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = 30) -> Any:
+        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error."""
+        answer: "queue.Queue[Message]" = queue.Queue(maxsize=1)
+        with self._lock:
+            if self._closed:
+                raise ConnectionClosed("the connection to lumend is closed")
+            request_id = self._next_id
+            self._next_id += 1
+            self._waiting[request_id] = answer
+        try:
+            with self._send_lock:
+                self._socket.sendall(request_line(request_id, method, params or {}))
+        except OSError as error:
+            raise ConnectionClosed(str(error)) from error
+        message = answer.get(timeout=timeout)
+        if message.error is not None:
+            raise message.error
+        if message.method == "__closed__":
+            raise ConnectionClosed("the connection to lumend was closed")
+        return message.result
+
+    def hello(self, client: str = "lumen-python") -> dict[str, Any]:
+        return self.request("hello", {"client": client})
+
+    def describe(self) -> dict[str, Any]:
+        return self.request("describe")
+
+    def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None) -> int:
+        """Opens a child scope (`room`, `light`, `simulation`) and returns its ID."""
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection}
+        if configuration is not None:
+            params["configuration"] = configuration
+        scope = self.request("open", params)["scope"]
+        with self._lock:
+            self._children.setdefault(in_scope, []).append(scope)
+        return scope
+
+    def close(self, scope: int) -> None:
+        """Closes a scope and its children; their subscriptions end."""
+        self.request("close", {"scope": scope})
+        self._scope_closed(scope)
+
+    def get(self, connection: str, in_scope: int = ROOT) -> Any:
+        return self.request("get", {"scope": in_scope, "connection": connection})["value"]
+
+    def set(self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None) -> Any:
+        """Writes a value; returns it once the device confirmed it (on a virtual clock, once the clock moves)."""
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection, "value": value}
+        if transition_ms is not None:
+            params["transitionMs"] = transition_ms
+        return self.request("set", params)["value"]
+
+    def call(self, connection: str, arguments: Any = None, in_scope: int = ROOT) -> Any:
+        params: dict[str, Any] = {"scope": in_scope, "connection": connection}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return self.request("call", params)["value"]
+
+    def subscribe(self, connection: str, in_scope: int = ROOT) -> Subscription:
+        """Subscribes to a value."""
+        # Registered as the reply is read (on the reader thread), so no change right behind it is missed.
+        answer: "queue.Queue[Message]" = queue.Queue(maxsize=1)
+        with self._lock:
+            request_id = self._next_id
+            self._next_id += 1
+            self._waiting[request_id] = answer
+            self._pending_subscribe[request_id] = in_scope
+        with self._send_lock:
+            self._socket.sendall(request_line(request_id, "subscribe", {"scope": in_scope, "connection": connection}))
+        message = answer.get(timeout=30)
+        if message.error is not None:
+            raise message.error
+        with self._lock:
+            return self._subscriptions[message.result["subscription"]]
+
+    def _unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            known = self._subscriptions.pop(subscription.id, None)
+        if known is not None:
+            self.request("unsubscribe", {"subscription": subscription.id})
+            subscription._values.put(_END)
+
+    # The simulation
+
+    def simulation(self) -> int:
+        """Opens the simulation scope (the clock, faults), once."""
+        if self._simulation is None:
+            self._simulation = self.open("simulation")
+        return self._simulation
+
+    def advance(self, ms: float) -> dict[str, Any]:
+        """Moves a virtual clock forward; returns once everything due by then was applied."""
+        return self.call("advance", {"ms": ms}, in_scope=self.simulation())
+
+    # Reading
+
+    def _read(self) -> None:
+        stream = self._socket.makefile("rb")
+        try:
+            for line in stream:
+                message = Message.parse(line)
+                if message is not None:
+                    self._handle(message)
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._closed = True
+                waiting = list(self._waiting.values())
+                self._waiting.clear()
+                subscriptions = list(self._subscriptions.values())
+                self._subscriptions.clear()
+            for answer in waiting:
+                answer.put(Message(method="__closed__"))
+            for subscription in subscriptions:
+                subscription._values.put(ConnectionClosed("the connection to lumend was closed"))
+
+    def _handle(self, message: Message) -> None:
+        if message.method == "changed":
+            with self._lock:
+                subscription = self._subscriptions.get(message.params.get("subscription"))
+            if subscription is not None:
+                subscription._values.put(message.params.get("value"))
+            return
+        if message.method == "closed":
+            self._scope_closed(message.params.get("scope"))
+            return
+        with self._lock:
+            answer = self._waiting.pop(message.id, None)
+            scope = self._pending_subscribe.pop(message.id, None)
+            if scope is not None and message.error is None:
+                result = message.result
+                self._subscriptions[result["subscription"]] = Subscription(
+                    self, result["subscription"], scope, result.get("value")
+                )
+        if answer is not None:
+            answer.put(message)
+
+    def _scope_closed(self, scope: Any) -> None:
+        with self._lock:
+            closing = [scope]
+            index = 0
+            while index < len(closing):
+                closing += self._children.pop(closing[index], [])
+                index += 1
+            ending = [s for s in self._subscriptions.values() if s.scope in closing]
+            for subscription in ending:
+                del self._subscriptions[subscription.id]
+        for subscription in ending:
+            subscription._values.put(_END)

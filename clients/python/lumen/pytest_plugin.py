@@ -1,0 +1,133 @@
+"""A pytest plugin: the `lumend` fixture gives each test a fresh lumend and a client connected to it.
+
+    def test_the_lamp_turns_on(lumend):
+        lab = lumend.open("room", configuration="lab")
+        lamp = lumend.open("light", in_scope=lab, configuration="lab.lamp")
+        ...
+
+The daemon runs on a temporary state directory, on the virtual clock, with a seed (1, or the marker's), so a
+test replays exactly. The fixture waits for `READY=1` on a notification socket of its own, and after the test
+stops the daemon and fails the test if it did not exit cleanly. Mark a test to choose its home and seed:
+
+    @pytest.mark.lumend(fixture="tests/homes/flat.json", seed=7, args=["--durability", "relaxed"])
+
+The lumend binary is `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import pytest
+
+from .client import Client
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--lumend", default=None, help="the lumend binary the lumend fixture starts")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "lumend(fixture=None, seed=1, args=()): how the lumend fixture starts lumend")
+
+
+@dataclass
+class Daemon:
+    """A lumend the fixture started: where it serves and keeps its state, and what it said."""
+
+    process: subprocess.Popen
+    directory: str
+    socket_path: str
+    state_directory: str
+    stderr_path: str
+    stopped: bool = field(default=False)
+
+    @property
+    def stderr(self) -> str:
+        with open(self.stderr_path, encoding="utf-8", errors="replace") as file:
+            return file.read()
+
+    def stop(self, timeout: float = 30) -> int:
+        """Stops it as systemd would (SIGTERM) and returns its exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            status = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = self.process.wait()
+        self.stopped = True
+        return status
+
+
+def lumend_binary(config: pytest.Config) -> str:
+    candidate = config.getoption("--lumend") or os.environ.get("LUMEND") or shutil.which("lumend")
+    if not candidate or not os.access(candidate, os.X_OK):
+        pytest.fail("no lumend to start: pass --lumend PATH, set $LUMEND, or put lumend on PATH")
+    return candidate
+
+
+def start(binary: str, fixture: str | None = None, seed: int = 1, args: tuple[str, ...] | list[str] = ()) -> Daemon:
+    """Starts lumend on a temporary state directory and the virtual clock; returns once it is ready."""
+    # Socket paths are short (108 bytes at most), so not under pytest's deep temporary paths.
+    directory = tempfile.mkdtemp(prefix="lumen-")
+    notify_path = os.path.join(directory, "notify.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(notify_path)
+    socket_path = os.path.join(directory, "lumend.sock")
+    state = os.path.join(directory, "state")
+    stderr_path = os.path.join(directory, "stderr.log")
+    command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", "virtual", "--seed", str(seed)]
+    if fixture:
+        command += ["--fixture", fixture]
+    command += list(args)
+    with open(stderr_path, "wb") as stderr:
+        process = subprocess.Popen(
+            command, env=dict(os.environ, NOTIFY_SOCKET=notify_path), stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    daemon = Daemon(process, directory, socket_path, state, stderr_path)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"lumend exited with status {process.returncode} before it was ready:\n{daemon.stderr}")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                daemon.stop()
+                pytest.fail(f"lumend did not say READY=1 within 30 s:\n{daemon.stderr}")
+            ready, _, _ = select.select([listener], [], [], min(left, 0.5))
+            if ready and b"READY=1" in listener.recv(4096).split(b"\n"):
+                return daemon
+    finally:
+        listener.close()
+
+
+@pytest.fixture
+def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
+    """A client connected to a lumend of this test's own (see the module's documentation)."""
+    marker = request.node.get_closest_marker("lumend")
+    options = dict(marker.kwargs) if marker else {}
+    daemon = start(
+        lumend_binary(request.config), fixture=options.get("fixture"), seed=options.get("seed", 1),
+        args=options.get("args", ()),
+    )
+    client = Client.connect(daemon.socket_path)
+    client.daemon = daemon  # type: ignore[attr-defined]
+    try:
+        yield client
+    finally:
+        client.close_connection()
+        status = daemon.stop()
+        stderr = daemon.stderr
+        shutil.rmtree(daemon.directory, ignore_errors=True)
+        if status != 0:
+            pytest.fail(f"lumend did not exit cleanly (status {status}):\n{stderr}")

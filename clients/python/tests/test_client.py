@@ -1,0 +1,126 @@
+import asyncio
+import queue
+import threading
+
+import pytest
+
+from conftest import LAB
+from lumen import AsyncClient, CannotConnect, Client, ConnectionClosed, ErrorCode, LumenError, socket_candidates
+from lumen.pytest_plugin import lumend_binary, start
+
+pytestmark = pytest.mark.lumend(fixture=LAB, seed=9)
+
+
+def open_lamp(client):
+    room = client.open("room", configuration="lab")
+    return room, client.open("light", in_scope=room, configuration="lab.lamp")
+
+
+def test_hello_names_the_server_and_protocol(lumend):
+    hello = lumend.hello()
+    assert hello["server"] == "lumend" and hello["protocol"] == 1 and hello["root"] == 0
+
+
+def test_values_read_as_typed(lumend):
+    room, lamp = open_lamp(lumend)
+    assert lumend.get("name") == "Lab"
+    assert lumend.get("lightIDs", in_scope=room) == ["lab.lamp", "lab.plug"]
+    assert lumend.get("brightness", in_scope=lamp) == 40
+    assert lumend.get("isOn", in_scope=lamp) is False
+
+
+def test_errors_are_typed_with_the_protocols_codes(lumend):
+    _, lamp = open_lamp(lumend)
+    with pytest.raises(LumenError) as caught:
+        lumend.open("room", configuration="cellar")
+    assert caught.value.code == ErrorCode.NO_SUCH_ENTITY
+    with pytest.raises(LumenError) as caught:
+        lumend.set("brightness", 140, in_scope=lamp)
+    assert caught.value.code == ErrorCode.INVALID_PARAMS and caught.value.data["light"] == "lab.lamp"
+    with pytest.raises(LumenError) as caught:
+        lumend.request("dance")
+    assert caught.value.code == ErrorCode.METHOD_NOT_FOUND
+
+
+def test_a_subscription_yields_each_change_and_ends_when_its_scope_closes(lumend):
+    room, lamp = open_lamp(lumend)
+    values = lumend.subscribe("brightness", in_scope=lamp)
+    assert values.next(timeout=5) == 40
+    writer = threading.Thread(target=lambda: lumend.set("brightness", 75, in_scope=lamp))
+    writer.start()
+    lumend.advance(100)
+    writer.join(5)
+    assert values.next(timeout=5) == 75
+    lumend.close(room)
+    assert list(values) == []
+
+
+def test_a_subscription_ends_with_an_error_when_the_daemon_goes_away(lumend):
+    _, lamp = open_lamp(lumend)
+    values = lumend.subscribe("isOn", in_scope=lamp)
+    assert values.next(timeout=5) is False
+    lumend.daemon.stop()
+    with pytest.raises(ConnectionClosed):
+        values.next(timeout=10)
+    # The fixture's own stop then finds it stopped cleanly.
+
+
+def test_the_async_client_speaks_the_same_protocol(lumend):
+    async def run():
+        async with await AsyncClient.connect(lumend.path) as client:
+            room = await client.open("room", configuration="lab")
+            lamp = await client.open("light", in_scope=room, configuration="lab.lamp")
+            values = await client.subscribe("isOn", in_scope=lamp)
+            assert await values.__anext__() is False
+            pending = asyncio.ensure_future(client.set("isOn", True, in_scope=lamp))
+            await asyncio.sleep(0)
+            await client.advance(100)
+            assert await pending is True
+            assert await values.__anext__() is True
+            with pytest.raises(LumenError) as caught:
+                await client.get("color", in_scope=lamp)
+            assert caught.value.code == ErrorCode.NOT_SUPPORTED
+            await client.close(room)
+            assert [value async for value in values] == []
+
+    asyncio.run(run())
+
+
+def test_no_daemon_says_which_sockets_were_tried(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.delenv("LUMEN_SOCKET", raising=False)
+    paths = [path for path, _, _ in socket_candidates()]
+    assert paths[0] == f"{tmp_path}/lumend/lumend.sock" and paths[-1] == "/run/lumend/lumend.sock"
+    with pytest.raises(CannotConnect) as caught:
+        Client.connect()
+    assert f"{tmp_path}/lumend/lumend.sock" in str(caught.value)
+
+
+def test_the_fixture_fails_a_test_whose_daemon_did_not_exit_cleanly(pytester, pytestconfig):
+    pytester.makepyfile(
+        """
+        import signal
+
+        def test_kills_its_daemon(lumend):
+            lumend.daemon.process.send_signal(signal.SIGKILL)
+            lumend.daemon.process.wait()
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "lumen.pytest_plugin", "--lumend", lumend_binary(pytestconfig))
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*lumend did not exit cleanly (status -9)*"])
+
+
+def test_a_daemon_that_cannot_start_fails_the_test_with_what_it_said(pytester, pytestconfig):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.lumend(fixture="/nonexistent/home.json")
+        def test_never_runs(lumend):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "lumen.pytest_plugin", "--lumend", lumend_binary(pytestconfig))
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*lumend exited with status 1 before it was ready*", "*does not exist*"])
