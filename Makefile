@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish scdoc python3 python3-pytest
+DEB_PKGS   := libsystemd-dev pkg-config systemd zsh fish scdoc python3 python3-pytest lintian
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -13,12 +13,16 @@ PYTHON     ?= /usr/bin/python3
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CONFIG     ?= release
+# What `swift build` is given for install, and where the binaries it installs are (make deb builds static).
+SWIFT_BUILD_FLAGS ?=
+BINARIES   ?= $(BUILD_DIR)/$(CONFIG)
 BINDIR     := $(PREFIX)/bin
 DATADIR    := $(PREFIX)/share
 DOCDIR     := $(DATADIR)/doc/lumen
 MANDIR     := $(DATADIR)/man
 UNITDIR    := $(PREFIX)/lib/systemd/system
 USERUNITDIR := $(PREFIX)/lib/systemd/user
+PYTHONDIR  ?= $(PREFIX)/lib/python3/dist-packages
 MANPAGES   := lumend.8 lumenctl.1 lumen-fixture.5 lumen-protocol.7
 
 FUZZ_SECONDS   ?= 60
@@ -32,7 +36,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift test-python check-units bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps build run test test-swift test-python check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -68,6 +72,7 @@ test: deps
 	$(MAKE) --no-print-directory check-units
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory check-deb
 
 ## test-python: the Python client's and pytest plugin's tests, against the lumend just built.
 test-python: build
@@ -100,12 +105,12 @@ man: deps
 ## install: install lumend, lumenctl, the units (their paths filled in for PREFIX), completions, manual pages,
 ## docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes exactly that.
 install: man
-	$(SWIFT) build -c $(CONFIG) --product lumend
-	$(SWIFT) build -c $(CONFIG) --product lumenctl
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumend
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumenctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	install -m 0755 $(BUILD_DIR)/$(CONFIG)/lumend $(BUILD_DIR)/$(CONFIG)/lumenctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BINARIES)/lumend $(BINARIES)/lumenctl $(DESTDIR)$(BINDIR)/
 	@for unit in systemd/*.service systemd/*.socket; do \
 		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
@@ -126,6 +131,13 @@ install: man
 	install -m 0644 completions/lumenctl.zsh $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumenctl
 	install -m 0644 completions/lumend.zsh $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumend
 	install -m 0644 completions/lumenctl.fish completions/lumend.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/
+	install -d $(DESTDIR)$(PYTHONDIR)/lumen $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info
+	install -m 0644 clients/python/lumen/*.py $(DESTDIR)$(PYTHONDIR)/lumen/
+	printf 'Metadata-Version: 2.1\nName: lumen-client\nVersion: 0.1.0\nSummary: Python client for lumend, and a pytest plugin\n' \
+		> $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info/METADATA
+	printf '[pytest11]\nlumen = lumen.pytest_plugin\n' > $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info/entry_points.txt
+	printf 'lumen\n' > $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info/top_level.txt
+	chmod 0644 $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info/*
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lumend $(DESTDIR)$(BINDIR)/lumenctl
@@ -136,6 +148,16 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend
 	rm -f $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumenctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_lumend
 	rm -f $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lumenctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/lumend.fish
+	rm -rf $(DESTDIR)$(PYTHONDIR)/lumen $(DESTDIR)$(PYTHONDIR)/lumen_client-0.1.0.dist-info
+
+## deb: build a Debian package of lumen (the Swift runtime linked in, so it needs only Debian's libraries)
+## into .build/, and check it with lintian.
+deb: deps
+	@scripts/make-deb.sh
+
+## check-deb: build the package, install it into a temporary root, and use it as a user would.
+check-deb: deb
+	@scripts/check-deb.sh
 
 ## fmt: format the sources with swift-format (.swift-format).
 fmt:
