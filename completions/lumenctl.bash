@@ -4,19 +4,20 @@ _lumenctl() {
     case $prev in
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --transition) COMPREPLY=(); return ;;
+        --timeout) COMPREPLY=(); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--socket --json --no-legend --transition -h --help --version' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--socket --json --no-legend --transition --timeout -h --help --version' -- "$cur")); return; fi
     local command="" position=0 i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --socket|--transition) ((i++)) ;;
+            --socket|--transition|--timeout) ((i++)) ;;
             -*) ;;
             *) if [[ -z $command ]]; then command=$word; else ((position++)); fi ;;
         esac
     done
     case $command in
-        "") COMPREPLY=($(compgen -W 'status rooms lights get set rename discover watch sim call completion' -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W 'status rooms lights get set rename discover watch sim describe call completion' -- "$cur")) ;;
         lights)
             case $position in
                 0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend rooms 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
@@ -24,7 +25,7 @@ _lumenctl() {
         get)
             case $position in
                 0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
-                1) COMPREPLY=($(compgen -W 'name model isOn brightness colorTemperature color isReachable' -- "$cur")) ;;
+                1) COMPREPLY=($(compgen -W 'name model isOn brightness colorTemperature color isReachable ct xy' -- "$cur")) ;;
             esac ;;
         set)
             case $position in
@@ -41,8 +42,12 @@ _lumenctl() {
             esac ;;
         sim)
             case $position in
-                0) COMPREPLY=($(compgen -W 'clock advance reachable power-cycle faults add-room remove-room remove-light snapshot' -- "$cur")) ;;
+                0) COMPREPLY=($(compgen -W 'clock advance reachable power-cycle faults add-room add-light remove-room remove-light snapshot' -- "$cur")) ;;
                 1) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
+            esac ;;
+        describe)
+            case $position in
+                0) COMPREPLY=($(compgen -W 'home room light simulation' -- "$cur")) ;;
             esac ;;
         call)
             case $position in

@@ -7,6 +7,7 @@ _lumenctl() {
         --json'[One JSON document per result, for scripts]'
         --no-legend'[Leave out table headers]'
         --transition'[Take this long to reach a new brightness or colour (set)]:value:->value---transition'
+        --timeout'[Give up when lumend has not finished the command within t...]:value:->value---timeout'
         '(-h --help)'{-h,--help}'[Show help (also after any command)]'
         --version'[Show the version]'
     )
@@ -15,6 +16,7 @@ _lumenctl() {
     case $state in
         value---socket) _files ;;
         value---transition) _message 'value' ;;
+        value---timeout) _message 'value' ;;
         command)
             local -a commands
             commands=(
@@ -27,6 +29,7 @@ _lumenctl() {
                 'discover:Start a discovery scan and show its progress'
                 'watch:Print changes as they happen (SCOPE - home, room -ID, light -ID; default all)'
                 'sim:Drive the simulation - the clock, reachability, faults, rooms and lights'
+                'describe:List every scope type and its connections - kinds, value types, arguments'
                 'call:Send one raw JSON-RPC request and print the result'
                 'completion:Print a shell completion script'
             )
@@ -41,7 +44,7 @@ _lumenctl() {
                 get)
                     case $position in
                         0) compadd -- ${(f)"$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')"} ;;
-                        1) compadd -- 'name' 'model' 'isOn' 'brightness' 'colorTemperature' 'color' 'isReachable' ;;
+                        1) compadd -- 'name' 'model' 'isOn' 'brightness' 'colorTemperature' 'color' 'isReachable' 'ct' 'xy' ;;
                     esac ;;
                 set)
                     case $position in
@@ -58,8 +61,12 @@ _lumenctl() {
                     esac ;;
                 sim)
                     case $position in
-                        0) compadd -- 'clock' 'advance' 'reachable' 'power-cycle' 'faults' 'add-room' 'remove-room' 'remove-light' 'snapshot' ;;
+                        0) compadd -- 'clock' 'advance' 'reachable' 'power-cycle' 'faults' 'add-room' 'add-light' 'remove-room' 'remove-light' 'snapshot' ;;
                         1) compadd -- ${(f)"$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')"} ;;
+                    esac ;;
+                describe)
+                    case $position in
+                        0) compadd -- 'home' 'room' 'light' 'simulation' ;;
                     esac ;;
                 call)
                     case $position in

@@ -51,8 +51,10 @@ enum LumenCtl {
                 "get", synopsis: ["get LIGHT [PROPERTY]"], summary: "Show a light, or one property of it",
                 details:
                     "Shows a light's properties, or just PROPERTY (name, model, isOn, brightness, colorTemperature, "
-                    + "color, isReachable).",
-                arguments: [Completion.lights, .choices(HomeReader.lightConnections)],
+                    + "color, isReachable; ct and xy as set takes them).",
+                arguments: [
+                    Completion.lights, .choices(HomeReader.lightConnections + HomeReader.propertyAliases.keys.sorted()),
+                ],
                 accepts: { (1...2).contains($0.count) })
         ) { reader, words, options in try await get(reader, words, options) },
         .connected(
@@ -97,7 +99,8 @@ enum LumenCtl {
                 "sim",
                 synopsis: [
                     "sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]",
-                    "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | remove-room ROOM | remove-light LIGHT | snapshot",
+                    "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
+                    "sim remove-room ROOM | remove-light LIGHT | snapshot",
                 ],
                 summary: "Drive the simulation: the clock, reachability, faults, rooms and lights",
                 details:
@@ -106,6 +109,14 @@ enum LumenCtl {
                     + "latency, powerOn, whileOff and overload.",
                 arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
         ) { reader, words, options in try await Sim.run(reader, words, options) },
+        .connected(
+            CommandLineCommand(
+                "describe", synopsis: ["describe [SCOPE-TYPE]"],
+                summary: "List every scope type and its connections: kinds, value types, arguments",
+                details:
+                    "Shows what lumend serves, as describe answers it: for each scope type (home, room, light, simulation) its connections, their kinds (value, writable, action, scope) and types.",
+                arguments: [.choices(["home", "room", "light", "simulation"])], accepts: { $0.count <= 1 })
+        ) { reader, words, options in try await describe(reader.client, words.first, options) },
         .connected(
             CommandLineCommand(
                 "call", synopsis: ["call METHOD [JSON]"],
@@ -133,6 +144,21 @@ enum LumenCtl {
     ]
 
     static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
+
+    /// Runs a command, within `--timeout` when one is given: past it, lumenctl says so and exits 1 (a call
+    /// waiting for lumend cannot be taken back, so nothing waits for it to finish).
+    static func run(_ command: Command, _ words: [String], _ options: CommonOptions) async throws {
+        guard let seconds = options.timeoutSeconds else { return try await command.run(words, options) }
+        let watchdog = Task {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+            Output.error(
+                "lumend did not finish '\(command.spec.name)' within \(JSONNumber(seconds)) s (--timeout); on a virtual "
+                    + "clock a change waits until the clock is advanced")
+            exit(1)
+        }
+        defer { watchdog.cancel() }
+        try await command.run(words, options)
+    }
 
     /// `lumenctl --help`, made from the declarations.
     static var help: String {
@@ -181,7 +207,7 @@ enum LumenCtl {
             guard command.spec.accepts(words) else {
                 throw UsageError("wrong arguments for '\(name)'\n" + command.spec.help(program: "lumenctl"))
             }
-            try await command.run(words, options)
+            try await run(command, words, options)
             return 0
         } catch let error as UsageError {
             Output.error(error.description)
@@ -245,7 +271,7 @@ enum LumenCtl {
                 cells += [
                     light.id, light.values["name"]?.stringValue ?? "", light.kind, onOff(light.values["isOn"], options),
                     number(light.values["brightness"]), number(light.values["colorTemperature"]),
-                    light.values["isReachable"]?.boolValue == false ? "unreachable" : "ok",
+                    light.values["isReachable"]?.boolValue == false ? "no" : "yes",
                 ]
                 return cells
             }
@@ -295,7 +321,9 @@ enum LumenCtl {
     static func get(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
         let (room, scope) = try await reader.openLight(words[0])
         if words.count == 2 {
-            let value = try await reader.client.get(words[1], in: scope)
+            // The words `set` takes name the same properties here: `get lab.dim ct`.
+            let property = HomeReader.propertyAliases[words[1]] ?? words[1]
+            let value = try await reader.client.get(property, in: scope)
             Output.line(options.json ? JSONValue.object(["value": value]).serialized() : display(value))
             return
         }
@@ -393,6 +421,37 @@ enum LumenCtl {
         }
         let name = try await reader.client.set("name", in: scope, to: .string(words.last!))
         if options.json { Output.json(["name": name]) } else { Output.line("renamed to \(display(name))") }
+    }
+
+    static func describe(_ client: LumenClient, _ only: String?, _ options: CommonOptions) async throws {
+        let scopes = try await client.request("describe")["scopes"]?.objectValue ?? [:]
+        if let only, scopes[only] == nil {
+            throw Failure("no scope type '\(only)'; they are \(scopes.keys.joined(separator: ", "))")
+        }
+        let chosen = scopes.members.filter { only == nil || $0.key == only }
+        if options.json {
+            Output.json(.object(JSONObject(chosen.map { (key: $0.key, value: $0.value) })))
+            return
+        }
+        var rows: [[String]] = []
+        for (type, description) in chosen {
+            for connection in description["connections"]?.arrayValue ?? [] {
+                let kind = connection["kind"]?.stringValue ?? ""
+                let detail: String
+                switch kind {
+                case "action":
+                    detail =
+                        "\(connection["arguments"]?.stringValue ?? "none") → \(connection["result"]?.stringValue ?? "")"
+                case "scope":
+                    detail =
+                        "→ \(connection["scope"]?.stringValue ?? "") (\(connection["configuration"]?.stringValue ?? "none"))"
+                default:
+                    detail = connection["type"]?.stringValue ?? ""
+                }
+                rows.append([type, connection["name"]?.stringValue ?? "", kind, detail])
+            }
+        }
+        Output.table(["SCOPE", "CONNECTION", "KIND", "TYPE"], rows, legend: options.legend, color: options.color)
     }
 
     static func call(_ client: LumenClient, _ words: [String], _ options: CommonOptions) async throws {

@@ -45,6 +45,9 @@ enum Discover {
             Output.line("Scanning \(roomName) for \(Int(((endsMs - startedMs) / 1_000).rounded())) s…")
         }
         for try await update in updates {
+            // The subscription starts with the room's last scan, which may be an earlier one that has ended:
+            // only this scan's updates count.
+            guard update["startedMs"] == scan["startedMs"] else { continue }
             let now = update["found"]?.arrayValue?.compactMap(\.stringValue) ?? found
             for light in now where !found.contains(light) {
                 if options.json {

@@ -19,6 +19,8 @@ struct HomeReader {
     }
 
     static let lightConnections = ["name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable"]
+    /// The short words `set` takes, for the properties they stand for.
+    static let propertyAliases = ["ct": "colorTemperature", "xy": "color"]
 
     func roomIDs() async throws(LumenClientError) -> [String] {
         try await client.get("roomIDs", in: .root).arrayValue?.compactMap(\.stringValue) ?? []

@@ -16,6 +16,7 @@ struct CommonOptions: Sendable {
     var help = false
     var version = false
     var transitionMs: Double?
+    var timeoutSeconds: Double?
     var words: [String] = []
 
     /// Colour and swatches only on a terminal, and never with `NO_COLOR` set.
@@ -48,6 +49,15 @@ struct CommonOptions: Sendable {
                 throw UsageError("--transition takes milliseconds, like --transition 500, not '\(raw)'")
             }
             options.transitionMs = ms
+        },
+        .value(
+            "--timeout", valueName: "SECONDS",
+            help: "Give up when lumend has not finished the command within this long (exit status 1)"
+        ) { options, raw in
+            guard let seconds = Double(raw), seconds > 0, seconds <= 86_400 else {
+                throw UsageError("--timeout takes seconds above 0, like --timeout 5, not '\(raw)'")
+            }
+            options.timeoutSeconds = seconds
         },
         .flag("-h", "--help", help: "Show help (also after any command)") { $0.help = true },
         .flag("--version", help: "Show the version") { $0.version = true },

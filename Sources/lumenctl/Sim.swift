@@ -6,7 +6,9 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "reachable", "power-cycle", "faults", "add-room", "remove-room", "remove-light", "snapshot",
+        "clock", "advance", "reachable", "power-cycle", "faults", "add-room", "add-light", "remove-room",
+        "remove-light",
+        "snapshot",
     ]
 
     static func run(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
@@ -58,6 +60,13 @@ enum Sim {
             try need(1...2, "add-room ID [NAME]")
             result = try await client.call(
                 "addRoom", in: simulation, arguments: ["id": .string(rest[0]), "name": .string(rest.last!)])
+        case "add-light":
+            try need(3...4, "add-light ROOM ID KIND [NAME]   (KIND: onoff, dimmable, ambiance or color)")
+            let light: JSONObject = [
+                "id": .string(rest[1]), "kind": .string(rest[2]), "name": .string(rest.count == 4 ? rest[3] : rest[1]),
+            ]
+            result = try await client.call(
+                "addLight", in: simulation, arguments: ["room": .string(rest[0]), "light": .object(light)])
         case "remove-room":
             try need(1...1, "remove-room ROOM")
             result = try await client.call("removeRoom", in: simulation, arguments: ["room": .string(rest[0])])

@@ -33,13 +33,13 @@ struct LumenctlTests {
 
                 Lab (lab)
                 LIGHT      NAME    KIND      POWER  BRIGHTNESS  CT   REACHABLE
-                lab.color  Color   color     on     100         366  ok
-                lab.plug   Plug    onoff     off    -           -    ok
-                lab.dim    Dimmer  dimmable  off    50          -    ok
+                lab.color  Color   color     on     100         366  yes
+                lab.plug   Plug    onoff     off    -           -    yes
+                lab.dim    Dimmer  dimmable  off    50          -    yes
 
                 Attic (attic)
                 LIGHT          NAME     KIND      POWER  BRIGHTNESS  CT   REACHABLE
-                attic.tunable  Tunable  ambiance  on     100         366  ok
+                attic.tunable  Tunable  ambiance  on     100         366  yes
 
                 """)
     }
@@ -131,7 +131,8 @@ struct LumenctlTests {
 
     @Test func everyCommandHasHelp() async throws {
         for command in [
-            "status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "call", "completion",
+            "status", "rooms", "lights", "get", "set", "rename", "discover", "watch", "sim", "describe", "call",
+            "completion",
         ] {
             #expect(try await runTool("lumenctl", ["--help"]).stdout.contains("\n  \(command) "), "\(command)")
             let result = try await runTool("lumenctl", [command, "--help"])
@@ -162,6 +163,55 @@ struct LumenctlTests {
         #expect(await discover.waitForExit() == 0, "stderr: \(discover.stderr)")
         #expect(discover.stdout.contains("  found attic.new\n"))
         #expect(discover.stdout.hasSuffix("Scan of Attic finished: 1 new light: attic.new\n"), "\(discover.stdout)")
+        // Run again, it reports the new scan, not the one that just ended.
+        let again = try DaemonProcess(
+            arguments: ["--socket", daemon.socketPath, "discover", "attic"], directory: daemon.directory,
+            executable: DaemonProcess.builtBinary("lumenctl"), setPaths: false)
+        scanning = false
+        for _ in 0..<5_000 where !scanning {
+            scanning =
+                try await harness.result("get", ["scope": room["scope"]!, "connection": "isScanning"])["value"] == true
+        }
+        try #require(scanning, "the second lumenctl never started a scan: \(again.stderr)")
+        _ = try await harness.result(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 61_000]])
+        #expect(await again.waitForExit() == 0, "stderr: \(again.stderr)")
+        #expect(again.stdout.hasSuffix("Scan of Attic finished: no new lights\n"), "\(again.stdout)")
+    }
+
+    @Test func describeListsEachScopesConnections() async throws {
+        let daemon = try await startDaemon()
+        let result = try await ctl(daemon, "describe", "light", "--no-legend")
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.contains(["light", "isOn", "writable", "bool"]), "\(result.stdout)")
+        #expect(rows.contains(["light", "isReachable", "value", "bool"]))
+        let all = try await ctl(daemon, "describe", "--json")
+        let scopes = try JSONParser.parse(all.stdout.trimmingCharacters(in: .newlines))
+        #expect(scopes.objectValue?.keys.sorted() == ["home", "light", "room", "simulation"])
+        #expect(try await ctl(daemon, "describe", "garage").stderr.contains("no scope type 'garage'"))
+    }
+
+    @Test func getTakesTheWordsSetTakes() async throws {
+        let daemon = try await startDaemon()
+        #expect(try await ctl(daemon, "get", "lab.color", "ct").stdout == "366\n")
+        #expect(try await ctl(daemon, "get", "lab.color", "colorTemperature").stdout == "366\n")
+    }
+
+    @Test func aCommandThatOutlastsItsTimeoutExitsOneSayingSo() async throws {
+        // On the virtual clock a set waits until the clock moves, which nobody does here.
+        let daemon = try await startDaemon(clock: "virtual")
+        let result = try await ctl(daemon, "--timeout", "0.3", "set", "lab.plug", "on")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("did not finish 'set' within 0.3 s (--timeout)"), "\(result.stderr)")
+        #expect(try await ctl(daemon, "--timeout", "0", "status").status == 2)
+    }
+
+    @Test func simAddsALight() async throws {
+        let daemon = try await startDaemon()
+        #expect(try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable", "New lamp").status == 0)
+        let lights = try await ctl(daemon, "lights", "lab", "--no-legend").stdout
+        #expect(lights.contains("lab.new    lab  New lamp  dimmable"), "\(lights)")
     }
 
     @Test func watchPrintsOneLinePerChange() async throws {
