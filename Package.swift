@@ -23,6 +23,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .target(name: "LumenProtocol", swiftSettings: swiftSettings),
         .target(
             name: "LumenModel",
@@ -55,7 +56,7 @@ let package = Package(
         .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "lumenctl", dependencies: ["LumenCommandLine", "LumenClient", "LumenProtocol"],
+            name: "lumenctl", dependencies: ["CEdit", "LumenCommandLine", "LumenClient", "LumenProtocol"],
             swiftSettings: swiftSettings),
         .target(
             name: "LumenFuzzing",

@@ -17,7 +17,7 @@ _lumenctl() {
         esac
     done
     case $command in
-        "") COMPREPLY=($(compgen -W 'status rooms lights get set rename discover watch sim describe call completion' -- "$cur")) ;;
+        "") COMPREPLY=($(compgen -W 'status rooms lights get set rename discover watch sim describe call shell completion' -- "$cur")) ;;
         lights)
             case $position in
                 0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend rooms 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;

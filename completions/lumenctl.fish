@@ -38,6 +38,7 @@ complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a watch -d 'Print cha
 complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a sim -d 'Drive the simulation: the clock, reachability, faults, rooms and lights'
 complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a describe -d 'List every scope type and its connections: kinds, value types, arguments'
 complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a call -d 'Send one raw JSON-RPC request and print the result'
+complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a shell -d 'Run commands one after another on one session, with history'
 complete -c lumenctl -n 'test (__lumenctl_position) = :0' -a completion -d 'Print a shell completion script'
 complete -c lumenctl -n 'test (__lumenctl_position) = lights:0' -f -a '(lumenctl --no-legend rooms 2>/dev/null | awk '\''{print $1}'\'')'
 complete -c lumenctl -n 'test (__lumenctl_position) = get:0' -f -a '(lumenctl --no-legend lights 2>/dev/null | awk '\''{print $1}'\'')'

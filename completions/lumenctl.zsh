@@ -31,6 +31,7 @@ _lumenctl() {
                 'sim:Drive the simulation - the clock, reachability, faults, rooms and lights'
                 'describe:List every scope type and its connections - kinds, value types, arguments'
                 'call:Send one raw JSON-RPC request and print the result'
+                'shell:Run commands one after another on one session, with history'
                 'completion:Print a shell completion script'
             )
             _describe 'command' commands ;;

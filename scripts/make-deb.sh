@@ -38,7 +38,7 @@ Version: $version
 Architecture: $arch
 Maintainer: Lumen <lumen@example.invalid>
 Installed-Size: $size
-Depends: libc6 (>= 2.36), libgcc-s1, libstdc++6, libsystemd0, python3:any
+Depends: libc6 (>= 2.36), libedit2, libgcc-s1, libstdc++6, libsystemd0, python3:any
 Section: misc
 Priority: optional
 Homepage: https://example.invalid/lumen

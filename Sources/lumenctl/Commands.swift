@@ -7,17 +7,21 @@ import LumenProtocol
 struct Command: Sendable {
     let spec: CommandLineCommand
     let run: @Sendable (_ words: [String], _ options: CommonOptions) async throws -> Void
+    /// What a command that talks to lumend does on a connection it is given (`lumenctl shell` keeps one).
+    var session: (@Sendable (HomeReader, [String], CommonOptions) async throws -> Void)?
 
     /// A command that talks to lumend: it connects once its arguments have been checked.
     static func connected(
         _ spec: CommandLineCommand,
         _ body: @escaping @Sendable (HomeReader, [String], CommonOptions) async throws -> Void
     ) -> Command {
-        Command(spec: spec) { words, options in
+        var command = Command(spec: spec) { words, options in
             let client = try await options.connect()
             defer { client.disconnect() }
             try await body(HomeReader(client: client), words, options)
         }
+        command.session = body
+        return command
     }
 }
 
@@ -127,6 +131,16 @@ enum LumenCtl {
                     """,
                 arguments: [.choices(WireMethod.allCases.map(\.rawValue))], accepts: { (1...2).contains($0.count) })
         ) { reader, words, options in try await call(reader.client, words, options) },
+        Command(
+            spec: CommandLineCommand(
+                "shell", synopsis: ["shell"], summary: "Run commands one after another on one session, with history",
+                details: """
+                    Reads commands (any of the above, without 'lumenctl') and runs each on one connection, so the scopes \
+                    'call open' makes stay open for the next lines. Line editing and history on a terminal; the history \
+                    is kept in $XDG_STATE_HOME/lumenctl/history. 'exit' or end of input ends it.
+                    """,
+                accepts: { $0.isEmpty })
+        ) { _, options in try await Shell.run(options) },
         Command(
             spec: CommandLineCommand(
                 "completion", synopsis: ["completion bash|zsh|fish"], summary: "Print a shell completion script",

@@ -207,6 +207,26 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "--timeout", "0", "status").status == 2)
     }
 
+    @Test func theShellKeepsOneSessionSoScopesOpenedOnOneLineServeTheNext() async throws {
+        let daemon = try await startDaemon()
+        let script = daemon.directory.file("script.txt")
+        let lines = [
+            #"call open '{"scope":0,"connection":"room","configuration":"lab"}' --json"#,
+            #"call get '{"scope":1,"connection":"name"}' --json"#,
+            "get lab.color ct", "nonsense", "exit", "status",
+        ]
+        _ = FileManager.default.createFile(atPath: script, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let shell = try DaemonProcess(
+            arguments: [
+                "-c", "'\(DaemonProcess.builtBinary("lumenctl"))' --socket '\(daemon.socketPath)' shell < '\(script)'",
+            ],
+            directory: daemon.directory, executable: "/bin/sh", setPaths: false)
+        #expect(await shell.waitForExit() == 0, "\(shell.stderr)")
+        #expect(
+            shell.stdout == #"{"scope":1,"type":"room"}"# + "\n" + #"{"value":"Lab"}"# + "\n366\n", "\(shell.stdout)")
+        #expect(shell.stderr.contains("'nonsense' is not a command here"))
+    }
+
     @Test func simAddsALight() async throws {
         let daemon = try await startDaemon()
         #expect(try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable", "New lamp").status == 0)
