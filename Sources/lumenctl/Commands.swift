@@ -174,6 +174,12 @@ enum LumenCtl {
         try await command.run(words, options)
     }
 
+    /// A message from lumend in the words a lumenctl user typed: without the protocol's request paths
+    /// (`params.arguments.timeoutMs` is the `timeoutMs=` they wrote).
+    static func inUsersWords(_ message: String) -> String {
+        message.replacing("params.arguments.", with: "").replacing("params.", with: "")
+    }
+
     /// `lumenctl --help`, made from the declarations.
     static var help: String {
         """
@@ -227,7 +233,7 @@ enum LumenCtl {
             Output.error(error.description)
             return 2
         } catch let error as LumenClientError {
-            Output.error(error.description)
+            Output.error(inUsersWords(error.description))
             return 1
         } catch {
             Output.error("\(error)")
@@ -377,6 +383,9 @@ enum LumenCtl {
             case ("xy", 2):
                 let xy = parts[1].split(separator: ",").compactMap { Double($0) }
                 guard xy.count == 2 else { throw UsageError("xy takes two numbers, like xy=0.31,0.33") }
+                guard xy.allSatisfy({ (0...1).contains($0) }) else {
+                    throw UsageError("xy takes two numbers from 0 to 1 (CIE 1931), like xy=0.31,0.33, not '\(word)'")
+                }
                 result.append(("color", ["x": .double(xy[0]), "y": .double(xy[1])]))
             default:
                 throw UsageError("'\(word)' is not a change; use on, off, brightness=N, ct=N or xy=X,Y")

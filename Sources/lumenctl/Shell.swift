@@ -50,7 +50,7 @@ enum Shell {
                 throw error
             } catch {
                 // A mistake on one line is reported and the session goes on.
-                Output.error("\(error)")
+                Output.error(LumenCtl.inUsersWords("\(error)"))
             }
         }
     }

@@ -41,8 +41,8 @@ enum Sim {
             try need(1...2, "power-cycle LIGHT [MS]")
             var arguments: JSONObject = ["light": .string(rest[0])]
             if rest.count == 2 {
-                guard let ms = Double(rest[1]) else {
-                    throw UsageError("power-cycle takes milliseconds after the light")
+                guard let ms = Double(rest[1]), (0...3_600_000).contains(ms) else {
+                    throw UsageError("power-cycle takes 0–3600000 milliseconds after the light, not '\(rest[1])'")
                 }
                 arguments["durationMs"] = .double(ms)
             }

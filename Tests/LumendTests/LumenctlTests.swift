@@ -227,6 +227,20 @@ struct LumenctlTests {
         #expect(shell.stderr.contains("'nonsense' is not a command here"))
     }
 
+    @Test func mistakesAreToldInTheWordsTheUserTyped() async throws {
+        let daemon = try await startDaemon()
+        let faults = try await ctl(daemon, "sim", "faults", "lab.dim", "timeoutMs=-3")
+        #expect(faults.status == 1)
+        #expect(faults.stderr.contains("timeoutMs: -3 is out of range"), "\(faults.stderr)")
+        #expect(!faults.stderr.contains("params."), "\(faults.stderr)")
+        let xy = try await ctl(daemon, "set", "lab.color", "xy=2,3")
+        #expect(xy.status == 2)
+        #expect(xy.stderr.contains("xy takes two numbers from 0 to 1"), "\(xy.stderr)")
+        let cycle = try await ctl(daemon, "sim", "power-cycle", "lab.dim", "-5")
+        #expect(cycle.status == 2)
+        #expect(cycle.stderr.contains("power-cycle takes 0–3600000 milliseconds"), "\(cycle.stderr)")
+    }
+
     @Test func simAddsALight() async throws {
         let daemon = try await startDaemon()
         #expect(try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable", "New lamp").status == 0)
