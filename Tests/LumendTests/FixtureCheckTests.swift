@@ -23,7 +23,7 @@ struct FixtureCheckTests {
               "rooms": [
                 {"id": "lab", "name": 7, "lights": [
                   {"id": "lab.a", "name": "A", "kind": "lava"},
-                  {"id": "lab.b", "name": "B", "kind": "dimmable", "state": {"brightness": 140}}
+                  {"id": "lab.b", "name": "B", "kind": "dimmable", "state": {"brightness": 140}, "glow": 1}
                 ]}
               ]
             }
@@ -37,6 +37,9 @@ struct FixtureCheckTests {
                 "\(path):4:27: rooms[0].name: expected a string, got a number",
                 "\(path):5:44: rooms[0].lights[0].kind: 'lava' is not one of: onoff, dimmable, ambiance, color",
                 "\(path):6:80: rooms[0].lights[1].state.brightness: 140 is out of range 1–100",
+                "\(path):6:94: rooms[0].lights[1].glow: unknown key; expected one of: dropProbability, id, kind, "
+                    + "latency, manufacturer, name, overload, powerOn, product, rateLimitPerSecond, reachable, state, "
+                    + "timeoutMs, whileOff",
             ], "\(result.stderr)")
     }
 

@@ -17,6 +17,36 @@ extension Fixture {
         read(bytes, collectingEveryProblem: true).problems
     }
 
+    /// The problems a decoder finds after `first`: the value at each problem's path is taken out and the
+    /// decoding tried again, until it passes or a problem has nothing to take out (a member that is missing).
+    /// At most 32, so a document wrong everywhere still ends.
+    private static func laterProblems(
+        after first: JSONShapeError, in value: JSONValue, at base: JSONPath,
+        _ decode: (JSONCursor) throws(JSONShapeError) -> Void
+    ) -> [JSONShapeError] {
+        var problems: [JSONShapeError] = []
+        var current = value
+        var error = first
+        var removed: Set<JSONPath> = []
+        let depth = base.steps.count
+        for _ in 0..<32 {
+            let steps = error.path.steps
+            guard steps.count > depth, let trimmed = current.removing(steps.dropFirst(depth)) else { break }
+            current = trimmed
+            removed.insert(error.path)
+            do throws(JSONShapeError) {
+                try decode(JSONCursor(current, path: base))
+                break
+            } catch let next {
+                // A member taken out here and now missing is not a problem of the document's.
+                guard next != error, !removed.contains(next.path) else { break }
+                problems.append(next)
+                error = next
+            }
+        }
+        return problems
+    }
+
     /// Reads a fixture, stopping at its first problem, or collecting one of each kind.
     private static func read(_ bytes: [UInt8], collectingEveryProblem: Bool) -> (Fixture?, problems: [FixtureError]) {
         // Each light is decoded as soon as the parser has it, and its tree dropped: a home of a hundred
@@ -28,12 +58,19 @@ extension Fixture {
             value = try JSONParser.parse(bytes, streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]) {
                 indexes, element in
                 guard indexes.count == 2, collectingEveryProblem || lightErrors.isEmpty else { return }
-                let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights")
+                let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights").appending(
+                    indexes[1])
                 do throws(JSONShapeError) {
-                    let light = try LightFixture(cursor: JSONCursor(element, path: path.appending(indexes[1])))
+                    let light = try LightFixture(cursor: JSONCursor(element, path: path))
                     lights[indexes[0], default: []].append(light)
                 } catch {
                     lightErrors.append(error)
+                    if collectingEveryProblem {
+                        lightErrors += laterProblems(after: error, in: element, at: path) {
+                            cursor throws(JSONShapeError) in
+                            _ = try LightFixture(cursor: cursor)
+                        }
+                    }
                 }
             }
         } catch {
@@ -44,7 +81,11 @@ extension Fixture {
             // The document's own fields first (its schema above all), then its lights.
             fixture = try Fixture(cursor: JSONCursor(value))
         } catch {
-            return (nil, ([error] + (collectingEveryProblem ? lightErrors : [])).map(FixtureError.shape))
+            guard collectingEveryProblem else { return (nil, [.shape(error)]) }
+            let rest = laterProblems(after: error, in: value, at: .root) { cursor throws(JSONShapeError) in
+                _ = try Fixture(cursor: cursor)
+            }
+            return (nil, ([error] + rest + lightErrors).map(FixtureError.shape))
         }
         for (room, roomLights) in lights where fixture.rooms.indices.contains(room) {
             fixture.rooms[room].lights = roomLights

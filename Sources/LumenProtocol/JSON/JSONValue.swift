@@ -133,6 +133,33 @@ extension JSONValue {
     /// The member `key` when this is an object.
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 
+    /// This value without the member or element at `steps` below it, or `nil` when there is none there.
+    public func removing(_ steps: some Collection<JSONPath.Step>) -> JSONValue? {
+        guard let step = steps.first else { return nil }
+        let rest = steps.dropFirst()
+        switch (self, step) {
+        case (.object(var object), .key(let key)):
+            guard let member = object[key] else { return nil }
+            if rest.isEmpty {
+                object[key] = nil
+            } else {
+                guard let trimmed = member.removing(rest) else { return nil }
+                object[key] = trimmed
+            }
+            return .object(object)
+        case (.array(var elements), .index(let index)) where elements.indices.contains(index):
+            if rest.isEmpty {
+                elements.remove(at: index)
+            } else {
+                guard let trimmed = elements[index].removing(rest) else { return nil }
+                elements[index] = trimmed
+            }
+            return .array(elements)
+        default:
+            return nil
+        }
+    }
+
     /// A number value.
     public static func int(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
     /// A number value.
