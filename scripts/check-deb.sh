@@ -14,6 +14,12 @@ if ! out=$(dpkg --root="$root" --force-depends --force-script-chrootless --log=/
 fi
 echo "ok   dpkg -i $(basename "$deb") into a temporary root"
 failed=0
+# What apt would do with it on this machine's Debian archive: its declared dependencies must resolve.
+if out=$(apt-get install -s "$deb" 2>&1) && grep -q '^Inst lumen ' <<<"$out"; then
+  echo "ok   apt-get install -s $(basename "$deb"): its dependencies resolve"
+else
+  echo "FAIL apt-get install -s $(basename "$deb")"; echo "$out"; failed=1
+fi
 for fixture in "$root"/usr/share/lumen/fixtures/*.json; do
   [ "$(basename "$fixture")" = lumen-fixture.schema.json ] && continue
   if out=$("$root/usr/bin/lumend" --check "$fixture" 2>&1); then
