@@ -32,10 +32,12 @@ public struct CommandLineCommand: Sendable {
         self.accepts = accepts
     }
 
-    /// The completion for the argument at `position` (0 for the first).
-    public func completion(at position: Int) -> CompletionKind {
-        if position < arguments.count { return arguments[position] }
-        return repeatsLastArgument ? arguments.last ?? .none : .none
+    /// Each argument's completion by position; `orLater` for the last one when it also serves every position
+    /// after it.
+    public var argumentPositions: [(index: Int, orLater: Bool, kind: CompletionKind)] {
+        arguments.enumerated().map { index, kind in
+            (index, repeatsLastArgument && index == arguments.count - 1, kind)
+        }
     }
 
     /// `PROGRAM COMMAND --help`.

@@ -100,17 +100,22 @@ public struct ShellCompletion: Sendable {
             "        \"\") COMPREPLY=($(compgen -W \(Self.quoted(commands.map(\.name).joined(separator: " "))) -- \"$cur\")) ;;",
         ]
         for command in commands where !command.arguments.isEmpty {
-            lines.append("        \(command.name))")
-            lines.append("            case $position in")
-            for (index, kind) in command.arguments.enumerated() {
-                let isLast = index == command.arguments.count - 1
-                let pattern = isLast && command.repeatsLastArgument ? "*" : String(index)
-                lines.append("                \(pattern)) \(bashWords(kind)) ;;")
-            }
-            lines.append("            esac ;;")
+            lines += Self.positionCases(command, indent: "        ", words: bashWords)
         }
         lines += ["    esac", "}", "complete -F \(function) \(program)"]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A `case $position in … esac` arm for one command, as bash and zsh both write it: each argument's
+    /// position (`*` for a last one that serves every later position) and what completes it.
+    private static func positionCases(
+        _ command: CommandLineCommand, indent: String, words: (CompletionKind) -> String
+    ) -> [String] {
+        var lines = ["\(indent)\(command.name))", "\(indent)    case $position in"]
+        for (index, orLater, kind) in command.argumentPositions {
+            lines.append("\(indent)        \(orLater ? "*" : String(index))) \(words(kind)) ;;")
+        }
+        return lines + ["\(indent)    esac ;;"]
     }
 
     // MARK: - zsh
@@ -167,14 +172,7 @@ public struct ShellCompletion: Sendable {
             lines.append("            local position=$((CURRENT - 2))")
             lines.append("            case $words[1] in")
             for command in commands where !command.arguments.isEmpty {
-                lines.append("                \(command.name))")
-                lines.append("                    case $position in")
-                for (index, kind) in command.arguments.enumerated() {
-                    let isLast = index == command.arguments.count - 1
-                    let pattern = isLast && command.repeatsLastArgument ? "*" : String(index)
-                    lines.append("                        \(pattern)) \(zshAction(kind)) ;;")
-                }
-                lines.append("                    esac ;;")
+                lines += Self.positionCases(command, indent: "                ", words: zshAction)
             }
             lines.append("            esac ;;")
         }
@@ -240,10 +238,9 @@ public struct ShellCompletion: Sendable {
                     + "-d \(Self.quoted(command.summary))")
         }
         for command in commands where !command.arguments.isEmpty {
-            for (index, kind) in command.arguments.enumerated() {
-                let isLast = index == command.arguments.count - 1
+            for (index, orLater, kind) in command.argumentPositions {
                 let condition =
-                    isLast && command.repeatsLastArgument
+                    orLater
                     ? "string match -qr '^\(command.name):([\(index)-9]|[0-9][0-9]+)$' (\(helper))"
                     : "test (\(helper)) = \(command.name):\(index)"
                 lines.append("complete -c \(program) -n \(Self.quoted(condition)) \(fishArguments(kind))")

@@ -109,9 +109,9 @@ public enum Daemon {
         // journal, before saying READY: a crash right after start then loses nothing. State that
         // is on disk as loaded already (its snapshot, with an empty journal after it) needs no new snapshot: the
         // store goes on appending to that journal.
-        let alreadySaved =
-            outcome.source == .state && outcome.replayedCommits == 0 && outcome.warnings.isEmpty
-            && outcome.resumableJournal.map { store.resume($0) } == true
+        let onDiskAsLoaded = outcome.source == .state && outcome.replayedCommits == 0 && outcome.warnings.isEmpty
+        var alreadySaved = false
+        if onDiskAsLoaded, let journal = outcome.resumableJournal { alreadySaved = store.resume(journal) }
         // A home fresh from its fixture has nothing on disk that a crash could lose (starting again from the
         // fixture gives the same home), so its first snapshot is written by the store after READY; the store's
         // thread writes it before any change noted meanwhile, which it carries into it.

@@ -149,14 +149,10 @@ extension Benchmarks {
     static func processStatus(_ pid: Int32) -> (residentKiB: Int, threads: Int) {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         func field(_ name: String) -> Int {
+            // `Name:` then whitespace (tabs and spaces), the number, and perhaps a unit.
             status.split(separator: "\n").first { $0.hasPrefix(name) }
-                .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
-                ?? 0
+                .flatMap { Int($0.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") } ?? 0
         }
-        func tabbed(_ name: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(name) }
-                .flatMap { Int($0.dropFirst(name.count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        }
-        return (field("VmRSS:"), tabbed("Threads:"))
+        return (field("VmRSS:"), field("Threads:"))
     }
 }

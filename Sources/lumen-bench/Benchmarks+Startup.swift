@@ -96,10 +96,6 @@ extension Benchmarks {
             if String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") { break }
         }
         let elapsed = seconds(ContinuousClock.now - started)
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let resident =
-            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
-        return (elapsed, resident)
+        return (elapsed, processStatus(process.processIdentifier).residentKiB)
     }
 }

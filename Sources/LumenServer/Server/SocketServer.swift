@@ -9,8 +9,9 @@ import Synchronization
     import Glibc
 #endif
 
-/// The listening socket and every session on it: a ``Service`` that serves until cancelled, then stops
-/// accepting, fails what is still waiting on a device with a clear error, sends what is queued, and closes.
+/// The listening socket and every session on it: a ``Service`` that serves until asked to shut down (or
+/// cancelled), then stops accepting, fails what is still waiting on a device with a clear error, sends what
+/// is queued, and closes.
 public final class SocketServer: Service, Sendable {
     public var name: String { "socket server" }
 

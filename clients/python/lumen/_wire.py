@@ -128,3 +128,23 @@ def socket_candidates(environment: dict[str, str] | None = None) -> list[tuple[s
     system = "/run/lumend/lumend.sock"
     candidates = [] if user == system else [(user, "your own lumend's", _trusted(user, False))]
     return candidates + [(system, "the system's lumend's", _trusted(system, True))]
+
+
+def closing_scopes(children: dict[int, list[int]], scope: int) -> set[int]:
+    """A scope and every scope opened below it, forgetting them in `children` (both clients keep this tree)."""
+    closing = [scope]
+    index = 0
+    while index < len(closing):
+        closing += children.pop(closing[index], [])
+        index += 1
+    return set(closing)
+
+
+def not_connected(failures: list[str]) -> CannotConnect:
+    """The error when no candidate socket answered, naming each and why."""
+    return CannotConnect("cannot connect to lumend: tried " + ", then ".join(failures))
+
+
+def candidates_for(path: str | None) -> list[tuple[str, str, str | None]]:
+    """The sockets to try: the one given, else lumend's default ones."""
+    return [(path, "given", None)] if path else socket_candidates()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator
 
-from ._wire import ROOT, CannotConnect, ConnectionClosed, Message, request_line, socket_candidates
+from ._wire import ROOT, ConnectionClosed, Message, candidates_for, closing_scopes, not_connected, request_line
 
 _END = object()
 
@@ -60,9 +60,8 @@ class AsyncClient:
     @classmethod
     async def connect(cls, path: str | None = None) -> "AsyncClient":
         """Connects to `path`, or to the first of lumend's default sockets that answers."""
-        candidates = [(path, "given", None)] if path else socket_candidates()
         failures = []
-        for candidate, origin, distrust in candidates:
+        for candidate, origin, distrust in candidates_for(path):
             if distrust:
                 failures.append(f"{origin} socket {candidate} (not trusting it: {distrust})")
                 continue
@@ -72,7 +71,7 @@ class AsyncClient:
                 failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
                 continue
             return cls(reader, writer, candidate)
-        raise CannotConnect("cannot connect to lumend: tried " + ", then ".join(failures))
+        raise not_connected(failures)
 
     async def __aenter__(self) -> "AsyncClient":
         return self
@@ -189,11 +188,7 @@ class AsyncClient:
             answer.set_result(message)
 
     def _scope_closed(self, scope: Any) -> None:
-        closing = [scope]
-        index = 0
-        while index < len(closing):
-            closing += self._children.pop(closing[index], [])
-            index += 1
+        closing = closing_scopes(self._children, scope)
         for subscription in [s for s in self._subscriptions.values() if s.scope in closing]:
             del self._subscriptions[subscription.id]
             subscription._values.put_nowait(_END)

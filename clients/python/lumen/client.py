@@ -7,7 +7,7 @@ import socket
 import threading
 from typing import Any, Iterator
 
-from ._wire import ROOT, CannotConnect, ConnectionClosed, LumenError, Message, request_line, socket_candidates
+from ._wire import ROOT, ConnectionClosed, Message, candidates_for, closing_scopes, not_connected, request_line
 
 _END = object()
 
@@ -29,14 +29,7 @@ class Subscription:
         return self
 
     def __next__(self) -> Any:
-        value = self._values.get()
-        if value is _END:
-            self._values.put(_END)
-            raise StopIteration
-        if isinstance(value, ConnectionClosed):
-            self._values.put(value)
-            raise value
-        return value
+        return self.next()
 
     def next(self, timeout: float | None = None) -> Any:
         """The next value, waiting at most `timeout` seconds (`queue.Empty` after that)."""
@@ -82,9 +75,8 @@ class Client:
     @classmethod
     def connect(cls, path: str | None = None, timeout: float | None = None) -> "Client":
         """Connects to `path`, or to the first of lumend's default sockets that answers."""
-        candidates = [(path, "given", None)] if path else socket_candidates()
         failures = []
-        for candidate, origin, distrust in candidates:
+        for candidate, origin, distrust in candidates_for(path):
             if distrust:
                 failures.append(f"{origin} socket {candidate} (not trusting it: {distrust})")
                 continue
@@ -98,7 +90,7 @@ class Client:
                 continue
             sock.settimeout(None)
             return cls(sock, candidate)
-        raise CannotConnect("cannot connect to lumend: tried " + ", then ".join(failures))
+        raise not_connected(failures)
 
     def __enter__(self) -> "Client":
         return self
@@ -257,11 +249,7 @@ class Client:
 
     def _scope_closed(self, scope: Any) -> None:
         with self._lock:
-            closing = [scope]
-            index = 0
-            while index < len(closing):
-                closing += self._children.pop(closing[index], [])
-                index += 1
+            closing = closing_scopes(self._children, scope)
             ending = [s for s in self._subscriptions.values() if s.scope in closing]
             for subscription in ending:
                 del self._subscriptions[subscription.id]
