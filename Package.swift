@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),
-        .target(name: "LumenService", dependencies: ["CSystemd"], swiftSettings: swiftSettings),
+        .target(name: "LumenService", dependencies: ["CLinux", "CSystemd"], swiftSettings: swiftSettings),
         .target(name: "LumenCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",

@@ -185,6 +185,7 @@ public enum Daemon {
             },
             server,
             StatusReporter(home: home, server: server, health: health, notifier: notifier),
+            HeapReclaimingService(logger: logger),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(Watchdog(interval: interval, server: server, notifier: notifier, logger: logger))

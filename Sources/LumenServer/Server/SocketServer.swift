@@ -1,4 +1,3 @@
-import CLinux
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -83,20 +82,12 @@ public final class SocketServer: Service, Sendable {
     private func closeOverdueConnections() async {
         let grace = context.limits.requestGrace
         let interval = min(grace / 4, .seconds(1))
-        var peak = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             let now = ContinuousClock.now
             let connections = state.withLock { Array($0.connections.values) }
             for connection in connections {
                 if let reason = connection.overdue(now: now, grace: grace) { connection.closeOverdue(reason) }
-            }
-            // When most of a crowd of sessions has gone, give the memory they used back to the system, rather
-            // than keep the peak's heap for as long as lumend runs.
-            peak = max(peak, connections.count)
-            if peak >= 64, connections.count <= peak / 4 {
-                malloc_trim(0)
-                peak = connections.count
             }
         }
     }

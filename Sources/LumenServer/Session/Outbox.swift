@@ -10,9 +10,16 @@ import Synchronization
 /// subscriptions plus the reply limit.
 final class Outbox: Sendable {
     private enum Item {
+        /// Whole lines, newlines included: replies queued one after another share a chunk.
         case bytes([UInt8])
         case notice(UInt64)
+        /// Already taken: left in the taken item's place, so the item's bytes have a single owner.
+        case taken
     }
+
+    /// Replies are gathered into chunks of about this size, so that a backlog costs its bytes, not an
+    /// allocation each.
+    static let chunkBytes = 64 * 1_024
 
     private struct Subscription {
         /// The latest value, already in its wire form: a change fanned out to many subscribers is encoded
@@ -25,6 +32,8 @@ final class Outbox: Sendable {
     private struct State {
         var items: [Item] = []
         var head = 0
+        /// Replies after the last item, still being gathered into a chunk.
+        var gathering: [UInt8] = []
         var replyBytes = 0
         var subscriptions: [UInt64: Subscription] = [:]
         var closed = false
@@ -49,7 +58,9 @@ final class Outbox: Sendable {
     func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Bool {
         let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
-            state.items.append(.bytes(bytes))
+            state.gathering.append(contentsOf: bytes)
+            state.gathering.append(UInt8(ascii: "\n"))
+            if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
             state.replyBytes += bytes.count + 1
             return (state.replyBytes <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
         }
@@ -85,6 +96,7 @@ final class Outbox: Sendable {
             subscription.queued = true
             state.subscriptions[id] = subscription
             guard enqueue else { return false }
+            Self.closeChunk(&state)
             state.items.append(.notice(id))
             return Self.scheduleWake(&state)
         }
@@ -96,6 +108,13 @@ final class Outbox: Sendable {
     private static let seqKey = Array(#","seq":"#.utf8)
     private static let changedSuffix = Array("}}\n".utf8)
 
+    /// Ends the chunk being gathered, so that what comes next is sent after it.
+    private static func closeChunk(_ state: inout State) {
+        guard !state.gathering.isEmpty else { return }
+        state.items.append(.bytes(state.gathering))
+        state.gathering = []
+    }
+
     private static func scheduleWake(_ state: inout State) -> Bool {
         guard !state.wakeScheduled else { return false }
         state.wakeScheduled = true
@@ -106,15 +125,18 @@ final class Outbox: Sendable {
     /// their latest values. Returns an empty array, and re-arms the wake-up, when nothing is waiting.
     func take(maxBytes: Int) -> [UInt8] {
         state.withLock { state in
+            Self.closeChunk(&state)
             var output: [UInt8] = []
             while state.head < state.items.count, output.count < maxBytes {
                 let item = state.items[state.head]
+                state.items[state.head] = .taken
                 state.head += 1
                 switch item {
                 case .bytes(let bytes):
-                    state.replyBytes -= bytes.count + 1
-                    output.append(contentsOf: bytes)
-                    output.append(UInt8(ascii: "\n"))
+                    state.replyBytes -= bytes.count
+                    if output.isEmpty { output = bytes } else { output.append(contentsOf: bytes) }
+                case .taken:
+                    continue
                 case .notice(let id):
                     guard var subscription = state.subscriptions[id], subscription.queued else { continue }
                     subscription.queued = false
@@ -149,6 +171,7 @@ final class Outbox: Sendable {
         state.withLock { state in
             state.closed = true
             state.items = []
+            state.gathering = []
             state.head = 0
             state.subscriptions = [:]
         }
