@@ -33,7 +33,9 @@ struct HostileLoadTests {
             peakResidentKiB = kibibytes("VmHWM:")
         }
 
-        var description: String { "\(descriptors) fds, \(threads) threads, \(residentKiB) KiB resident (peak \(peakResidentKiB))" }
+        var description: String {
+            "\(descriptors) fds, \(threads) threads, \(residentKiB) KiB resident (peak \(peakResidentKiB))"
+        }
     }
 
     /// `count` timed `get`s; their latencies in microseconds, sorted. The client is a plain blocking one on
