@@ -319,7 +319,13 @@ struct StateStoreTests {
     }
 
     @Test func aWaiterCommittingOnItsOwnThreadHearsOfAFailure() async throws {
-        let store = makeStore()
+        // A long grace, so that the writer cannot take the change first (and, retrying after the failure,
+        // make it durable before the waiter looks) on a loaded machine.
+        let home = home
+        let store = StateStore(
+            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
+            leaderGrace: .seconds(30)
+        ) { home.fixture }
         try await store.compact()
         fileSystem.inject(.fail(operation: "fdatasync", errno: EIO))
         home.change(store)
