@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev libedit-dev pkg-config systemd zsh fish scdoc python3 python3-pytest lintian
+DEB_PKGS   := libsystemd-dev libedit-dev pkg-config systemd zsh fish scdoc python3 python3-pytest lintian mmdebstrap
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -155,7 +155,8 @@ uninstall:
 deb: deps
 	@scripts/make-deb.sh
 
-## check-deb: build the package, install it into a temporary root, and use it as a user would.
+## check-deb: build the package, install it with apt on a clean Debian 12 (mmdebstrap; a temporary root with
+## dpkg where none can be made), and use it as a user would.
 check-deb: deb
 	@scripts/check-deb.sh
 
