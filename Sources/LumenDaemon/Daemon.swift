@@ -245,7 +245,14 @@ extension Daemon {
                 case .syntax(let error):
                     return (error.offset, "not valid JSON: \(error.message)")
                 case .shape(let error):
-                    return (JSONParser.offset(of: error.path, in: bytes), "\(error.path): \(error.message)")
+                    // A member that is missing is shown where the value that lacks it begins.
+                    var offset: Int?
+                    var path: JSONPath? = error.path
+                    while offset == nil, let here = path {
+                        offset = JSONParser.offset(of: here, in: bytes)
+                        path = here.parent
+                    }
+                    return (offset, "\(error.path): \(error.message)")
                 }
             }
             for (offset, text) in located.sorted(by: { ($0.offset ?? .max) < ($1.offset ?? .max) }) {

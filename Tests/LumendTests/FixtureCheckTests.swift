@@ -43,6 +43,41 @@ struct FixtureCheckTests {
             ], "\(result.stderr)")
     }
 
+    /// A problem in a member the decoder cannot do without (a light's kind, name or ID, a colour's x) does not
+    /// hide the problems after it: the check goes on with a stand-in that passes there, and reports nothing
+    /// the stand-in itself would cause.
+    @Test func aProblemInARequiredMemberDoesNotHideTheNext() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("bad.json")
+        let text = """
+            {
+              "schema": 1, "id": "bad", "name": "Bad",
+              "rooms": [
+                {"id": "lab", "name": "Lab", "lights": [
+                  {"id": "lab.a", "name": "A", "kind": "lava", "state": {"brightness": 140}},
+                  {"id": "lab.b", "kind": "colour", "state": {"colorTemperature": 300, "color": {"x": 2, "y": "y"}}},
+                  {"id": 3, "name": "C", "kind": "onoff", "state": {"isOn": "yes"}}
+                ]}
+              ]
+            }
+            """
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let result = try await runTool("lumend", ["--check", path])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):5:44: rooms[0].lights[0].kind: 'lava' is not one of: onoff, dimmable, ambiance, color",
+                "\(path):5:76: rooms[0].lights[0].state.brightness: 140 is out of range 1–100",
+                "\(path):6:7: rooms[0].lights[1].name: is required",
+                "\(path):6:31: rooms[0].lights[1].kind: 'colour' is not one of: onoff, dimmable, ambiance, color",
+                "\(path):6:91: rooms[0].lights[1].state.color.x: 2 is out of range 0–1",
+                "\(path):6:99: rooms[0].lights[1].state.color.y: expected a number, got a string",
+                "\(path):7:14: rooms[0].lights[2].id: expected a string, got a number",
+                "\(path):7:65: rooms[0].lights[2].state.isOn: expected true or false, got a string",
+            ], "\(result.stderr)")
+    }
+
     @Test func aTextThatIsNotJSONIsReportedAtItsLineAndColumn() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("broken.json")

@@ -17,9 +17,10 @@ extension Fixture {
         read(bytes, collectingEveryProblem: true).problems
     }
 
-    /// The problems a decoder finds after `first`: the value at each problem's path is taken out and the
-    /// decoding tried again, until it passes or a problem has nothing to take out (a member that is missing).
-    /// At most 32, so a document wrong everywhere still ends.
+    /// The problems a decoder finds after `first`: the value at each problem's path is replaced by the
+    /// problem's stand-in (a value that passes there), or taken out when it has none, and the decoding tried
+    /// again, until it passes or a problem lies where a value was already replaced or taken out (that one is
+    /// of the check's making, not the document's). At most 32, so a document wrong everywhere still ends.
     private static func laterProblems(
         after first: JSONShapeError, in value: JSONValue, at base: JSONPath,
         _ decode: (JSONCursor) throws(JSONShapeError) -> Void
@@ -30,15 +31,17 @@ extension Fixture {
         var removed: Set<JSONPath> = []
         let depth = base.steps.count
         for _ in 0..<32 {
-            let steps = error.path.steps
-            guard steps.count > depth, let trimmed = current.removing(steps.dropFirst(depth)) else { break }
-            current = trimmed
+            let steps = error.path.steps.dropFirst(depth)
+            guard error.path.steps.count > depth,
+                let next = error.standIn.map({ current.setting(steps, to: $0) }) ?? current.removing(steps)
+            else { break }
+            current = next
             removed.insert(error.path)
             do throws(JSONShapeError) {
                 try decode(JSONCursor(current, path: base))
                 break
             } catch let next {
-                // A member taken out here and now missing is not a problem of the document's.
+                // A member replaced or taken out here and now wrong or missing is not a problem of the document's.
                 guard next != error, !removed.contains(next.path) else { break }
                 problems.append(next)
                 error = next
@@ -337,14 +340,17 @@ extension LightFixture {
     /// Reads a light as a fixture writes it (also used by the `simulation` scope's `addLight`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
-        let id = try object.required("id").string()
+        let id = try object.required("id", standIn: "x").string()
         try Fixture.checkID(id, at: object.path.appending("id"))
-        let kind = try object.required("kind").enumeration(LightKind.self)
+        // A light of the kind that has every property stands in for one whose kind is wrong: its state's
+        // problems are then its own, not the stand-in's.
+        let kind = try object.required("kind", standIn: .string(LightKind.color.rawValue)).enumeration(
+            LightKind.self, standIn: .color)
         let model = DeviceModel(
             kind: kind,
             manufacturer: try object.optional("manufacturer")?.string() ?? "Lumen",
             product: try object.optional("product")?.string() ?? "Simulated \(kind.rawValue) light")
-        self.init(id: LightID(id), name: try object.required("name").string(), model: model)
+        self.init(id: LightID(id), name: try object.required("name", standIn: "x").string(), model: model)
         if let state = object.optional("state") { self.state = try LightState(cursor: state, kind: kind) }
         isReachable = try object.optional("reachable")?.bool() ?? true
         settings = try DeviceSettings(object: object)
@@ -384,8 +390,8 @@ extension CIEColor {
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
         self.init(
-            x: try object.required("x").double(in: LightState.colorCoordinateRange),
-            y: try object.required("y").double(in: LightState.colorCoordinateRange))
+            x: try object.required("x", standIn: .int(0)).double(in: LightState.colorCoordinateRange),
+            y: try object.required("y", standIn: .int(0)).double(in: LightState.colorCoordinateRange))
     }
 }
 

@@ -40,6 +40,18 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// The path of element `index` below this one.
     public func appending(_ index: Int) -> JSONPath { JSONPath(text: "\(text)[\(index)]") }
 
+    /// The path of the value this one is in; `nil` at the root.
+    public var parent: JSONPath? {
+        let steps = steps
+        guard !steps.isEmpty else { return nil }
+        return steps.dropLast().reduce(JSONPath.root) { path, step in
+            switch step {
+            case .key(let key): path.appending(key)
+            case .index(let index): path.appending(index)
+            }
+        }
+    }
+
     public var description: String { text.isEmpty ? "(root)" : text }
 }
 
@@ -52,11 +64,16 @@ public struct JSONShapeError: Error, Sendable, Equatable, CustomStringConvertibl
     public let path: JSONPath
     /// What is wrong with it.
     public let message: String
+    /// A value that would pass at `path`, for reading on to find the problems after this one (a value of the
+    /// type expected, a number brought into range, the most permissive choice), or `nil` when the member is
+    /// best taken out.
+    public let standIn: JSONValue?
 
     /// An error at `path`.
-    public init(_ path: JSONPath, _ message: String) {
+    public init(_ path: JSONPath, _ message: String, standIn: JSONValue? = nil) {
         self.path = path
         self.message = message
+        self.standIn = standIn
     }
 
     public var description: String { "\(path): \(message)" }
@@ -111,12 +128,14 @@ public struct JSONCursor: Sendable {
     }
 
     /// Fails with a message about this value.
-    public func error(_ message: String) -> JSONShapeError { JSONShapeError(path, message) }
+    public func error(_ message: String, standIn: JSONValue? = nil) -> JSONShapeError {
+        JSONShapeError(path, message, standIn: standIn)
+    }
 
     /// This value as an object whose keys are all in `allowed`.
     /// - Throws: when it is not an object, or has a key not in `allowed` (typos must not pass silently).
     public func object(allowing allowed: Set<String>) throws(JSONShapeError) -> ObjectCursor {
-        guard case .object(let object) = value else { throw error("expected an object, got \(value.typeName)") }
+        guard case .object(let object) = value else { throw error("expected an object, got \(value.typeName)", standIn: .object([:])) }
         for key in object.keys where !allowed.contains(key) {
             let known = allowed.sorted().joined(separator: ", ")
             throw JSONShapeError(path.appending(key), "unknown key; expected one of: \(known)")
@@ -126,51 +145,67 @@ public struct JSONCursor: Sendable {
 
     /// This value as an array of cursors.
     public func array() throws(JSONShapeError) -> [JSONCursor] {
-        guard case .array(let elements) = value else { throw error("expected an array, got \(value.typeName)") }
+        guard case .array(let elements) = value else { throw error("expected an array, got \(value.typeName)", standIn: .array([])) }
         let here = path
         return elements.enumerated().map { JSONCursor($1, parent: here, index: $0) }
     }
 
     /// This value as a string.
     public func string() throws(JSONShapeError) -> String {
-        guard case .string(let string) = value else { throw error("expected a string, got \(value.typeName)") }
+        guard case .string(let string) = value else { throw error("expected a string, got \(value.typeName)", standIn: .string("x")) }
         return string
     }
 
     /// This value as a Boolean.
     public func bool() throws(JSONShapeError) -> Bool {
-        guard case .bool(let bool) = value else { throw error("expected true or false, got \(value.typeName)") }
+        guard case .bool(let bool) = value else { throw error("expected true or false, got \(value.typeName)", standIn: .bool(false)) }
         return bool
     }
 
     /// This value as a number within `range`.
     public func double(in range: ClosedRange<Double>? = nil) throws(JSONShapeError) -> Double {
-        guard case .number(let number) = value else { throw error("expected a number, got \(value.typeName)") }
+        let fallback = JSONValue.double(range?.lowerBound ?? 0)
+        guard case .number(let number) = value else {
+            throw error("expected a number, got \(value.typeName)", standIn: fallback)
+        }
         let double = number.doubleValue
-        guard double.isFinite else { throw error("\(number) is not a finite number") }
+        guard double.isFinite else { throw error("\(number) is not a finite number", standIn: fallback) }
         if let range, !range.contains(double) {
-            throw error("\(number) is out of range \(Self.format(range.lowerBound))–\(Self.format(range.upperBound))")
+            throw error(
+                "\(number) is out of range \(Self.format(range.lowerBound))–\(Self.format(range.upperBound))",
+                standIn: .double(min(max(double, range.lowerBound), range.upperBound)))
         }
         return double
     }
 
     /// This value as an integer within `range`.
     public func int(in range: ClosedRange<Int>? = nil) throws(JSONShapeError) -> Int {
-        guard case .number(let number) = value else { throw error("expected an integer, got \(value.typeName)") }
-        guard let int = number.intValue else { throw error("\(number) is not an integer") }
+        let fallback = JSONValue.int(range?.lowerBound ?? 0)
+        guard case .number(let number) = value else {
+            throw error("expected an integer, got \(value.typeName)", standIn: fallback)
+        }
+        guard let int = number.intValue else { throw error("\(number) is not an integer", standIn: fallback) }
         if let range, !range.contains(int) {
-            throw error("\(number) is out of range \(range.lowerBound)–\(range.upperBound)")
+            throw error(
+                "\(number) is out of range \(range.lowerBound)–\(range.upperBound)",
+                standIn: .int(min(max(int, range.lowerBound), range.upperBound)))
         }
         return int
     }
 
     /// This value as one of the raw values of `T`.
-    public func enumeration<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(JSONShapeError) -> T
+    /// - Parameter standIn: the choice to read on with when the value is none of them (the one that lets the
+    ///   most through is best); the first by default.
+    public func enumeration<T: RawRepresentable & CaseIterable>(_ type: T.Type, standIn: T? = nil)
+        throws(JSONShapeError) -> T
     where T.RawValue == String {
-        let raw = try string()
+        let fallback = (standIn ?? T.allCases.first).map { JSONValue.string($0.rawValue) }
+        guard case .string(let raw) = value else {
+            throw error("expected a string, got \(value.typeName)", standIn: fallback)
+        }
         guard let result = T(rawValue: raw) else {
             let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw error("'\(raw)' is not one of: \(choices)")
+            throw error("'\(raw)' is not one of: \(choices)", standIn: fallback)
         }
         return result
     }
@@ -201,9 +236,12 @@ public struct ObjectCursor: Sendable {
     }
 
     /// The member `key`.
+    /// - Parameter standIn: a value to read on with when it is absent (see ``JSONShapeError/standIn``).
     /// - Throws: when it is absent.
-    public func required(_ key: String) throws(JSONShapeError) -> JSONCursor {
-        guard let cursor = optional(key) else { throw JSONShapeError(path.appending(key), "is required") }
+    public func required(_ key: String, standIn: JSONValue? = nil) throws(JSONShapeError) -> JSONCursor {
+        guard let cursor = optional(key) else {
+            throw JSONShapeError(path.appending(key), "is required", standIn: standIn)
+        }
         return cursor
     }
 }

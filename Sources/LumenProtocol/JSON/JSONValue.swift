@@ -160,6 +160,29 @@ extension JSONValue {
         }
     }
 
+    /// This value with the one at `steps` (below it) set to `value`: an object's member is added when
+    /// absent. `nil` when the path does not lead there.
+    public func setting(_ steps: some Collection<JSONPath.Step>, to value: JSONValue) -> JSONValue? {
+        guard let step = steps.first else { return value }
+        let rest = steps.dropFirst()
+        switch (self, step) {
+        case (.object(var object), .key(let key)):
+            if rest.isEmpty {
+                object[key] = value
+            } else {
+                guard let set = object[key]?.setting(rest, to: value) else { return nil }
+                object[key] = set
+            }
+            return .object(object)
+        case (.array(var elements), .index(let index)) where elements.indices.contains(index):
+            guard let set = elements[index].setting(rest, to: value) else { return nil }
+            elements[index] = set
+            return .array(elements)
+        default:
+            return nil
+        }
+    }
+
     /// A number value.
     public static func int(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
     /// A number value.
