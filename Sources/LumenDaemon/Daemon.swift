@@ -7,6 +7,7 @@ import LumenServer
 import LumenService
 import LumenSimulation
 import LumenStore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,8 +16,29 @@ import LumenStore
 /// `lumend` itself: reads its options, loads state, binds the socket, tells systemd it is ready, serves, and
 /// stops cleanly.
 public enum Daemon {
+    /// Runs the daemon on the calling thread, which becomes its main event loop, and returns its exit status.
+    ///
+    /// The main loop runs lumend's own tasks: the services, their timers, the stop signals, the home's
+    /// real-clock wake-ups. With the connections' event loops and the store's writer, those are all of
+    /// lumend's threads; nothing waits on Dispatch's or the shared executor's.
+    public static func mainOnCurrentThread(arguments: [String], environment: [String: String]) -> Int32 {
+        let loop = EventLoop(name: "lumend.main", startingThread: false)
+        let status = Mutex<Int32>(1)
+        Task(executorPreference: loop) {
+            let result = await main(arguments: arguments, environment: environment, mainLoop: loop)
+            status.withLock { $0 = result }
+            loop.stop()
+        }
+        loop.runOnCurrentThread()
+        return status.withLock { $0 }
+    }
+
     /// Runs the daemon and returns its exit status: 0 after a clean stop, 1 on failure, 2 on bad usage.
-    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+    /// - Parameter mainLoop: the loop that runs lumend's own tasks and timers (see ``mainOnCurrentThread``);
+    ///   `nil` leaves them to the shared executor and Dispatch.
+    public static func main(
+        arguments: [String], environment: [String: String], mainLoop: EventLoop? = nil
+    ) async -> Int32 {
         let options: DaemonOptions
         do {
             options = try DaemonOptions.parse(arguments, environment: environment)
@@ -47,7 +69,7 @@ public enum Daemon {
         }
         let logger = Logger(level: options.logLevel, handler: Logger.defaultHandler(environment: environment))
         do {
-            try await run(options: options, logger: logger, notifier: SystemdNotifier())
+            try await run(options: options, logger: logger, notifier: SystemdNotifier(), mainLoop: mainLoop)
             return 0
         } catch {
             logger.error("\(error)")
@@ -61,7 +83,10 @@ public enum Daemon {
     }
 
     /// Runs until a signal or a failure.
-    public static func run(options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier) async throws {
+    public static func run(
+        options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier, mainLoop: EventLoop? = nil
+    ) async throws {
+        let clock: any Clock<Duration> = mainLoop.map { EventLoopClock(loop: $0) } ?? ContinuousClock()
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
         // anything else, and this covers a caller that did not.
@@ -83,7 +108,8 @@ public enum Daemon {
         defer { withExtendedLifetime(lock) {} }
         // The fixture and the state, loaded in a function of their own: the documents they were read from are
         // freed when it returns, and only the simulated home and what the log needs stay.
-        let (home, outcome, origin) = try loadHome(options: options, fileSystem: fileSystem)
+        let (home, outcome, origin) = try loadHome(
+            options: options, fileSystem: fileSystem, wakeClock: clock, wakeExecutor: mainLoop)
         let health = PersistenceHealth()
         for notice in outcome.notices { logger.info(notice, [("state_dir", options.stateDirectory)]) }
         for warning in outcome.warnings {
@@ -93,7 +119,7 @@ public enum Daemon {
         let durability = options.durability ?? outcome.fixture.durability ?? .full
         let store = StateStore(
             directory: options.stateDirectory, fileSystem: fileSystem, durability: durability, origin: origin,
-            generation: outcome.generation
+            generation: outcome.generation, providerExecutor: mainLoop
         ) { await home.snapshot() }
         health.watchSnapshots { store.snapshotError?.description }
         store.onHealthChange { error in
@@ -168,7 +194,7 @@ public enum Daemon {
         let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
-            simulationAccess: options.simulationAccess, logger: logger)
+            simulationAccess: options.simulationAccess, clock: clock, logger: logger)
         await home.addObserver { event in
             server.publish(event)
         }
@@ -184,18 +210,19 @@ public enum Daemon {
                 await store.close()
             },
             server,
-            StatusReporter(home: home, server: server, health: health, notifier: notifier),
-            HeapReclaimingService(logger: logger),
+            StatusReporter(home: home, server: server, health: health, notifier: notifier, clock: clock),
+            HeapReclaimingService(clock: clock, logger: logger),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
-            services.append(Watchdog(interval: interval, server: server, notifier: notifier, logger: logger))
+            services.append(
+                Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
             logger.info("watchdog enabled", [("interval", "\(interval)")])
         }
         let group = ServiceGroup(
             services: services, logger: logger,
             ignoredSignals: [
                 (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
-            ]
+            ], signalWatcher: mainLoop ?? DispatchReadableWatcher()
         ) {
             // Last: the socket serves and every signal that could stop lumend is being read.
             notifier.notify("READY=1")
@@ -271,8 +298,10 @@ extension Daemon {
 
     /// The fixture read and checked, and the state directory loaded against it: the simulated home, what was
     /// loaded (without the document, which is freed here), and the fixture's origin.
-    static func loadHome(options: DaemonOptions, fileSystem: PosixFileSystem) throws
-        -> (Home, StateLoader.Outcome, FixtureOrigin)
+    static func loadHome(
+        options: DaemonOptions, fileSystem: PosixFileSystem, wakeClock: any Clock<Duration>,
+        wakeExecutor: (any TaskExecutor)?
+    ) throws -> (Home, StateLoader.Outcome, FixtureOrigin)
     {
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -307,7 +336,9 @@ extension Daemon {
         } catch {
             throw StartupError(description: "\(error)")
         }
-        let home = Home(fixture: outcome.fixture, clock: options.clock, seed: options.seed)
+        let home = Home(
+            fixture: outcome.fixture, clock: options.clock, seed: options.seed, wakeClock: wakeClock,
+            wakeExecutor: wakeExecutor)
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []

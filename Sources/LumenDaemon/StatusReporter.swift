@@ -10,6 +10,7 @@ struct StatusReporter: Service {
     let server: SocketServer
     let health: PersistenceHealth
     let notifier: any ServiceNotifier
+    let clock: any Clock<Duration>
 
     func run() async throws {
         try await cancelWhenGracefulShutdown { [self] in await report() }
@@ -27,7 +28,7 @@ struct StatusReporter: Service {
                 notifier.notify("STATUS=\(status)")
                 last = status
             }
-            try? await Task.sleep(for: .milliseconds(500))
+            try? await clock.sleep(for: .milliseconds(500))
         }
     }
 }

@@ -9,6 +9,7 @@ struct Watchdog: Service {
     let server: SocketServer
     let notifier: any ServiceNotifier
     let logger: Logger
+    let clock: any Clock<Duration>
 
     func run() async throws {
         try await cancelWhenGracefulShutdown { [self] in await ping() }
@@ -21,7 +22,7 @@ struct Watchdog: Service {
             } else if !Task.isCancelled {
                 logger.warning("watchdog probe failed; not pinging")
             }
-            try? await Task.sleep(for: interval / 2)
+            try? await clock.sleep(for: interval / 2)
         }
     }
 }

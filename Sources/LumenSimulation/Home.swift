@@ -73,8 +73,21 @@ public actor Home {
         var isGroup = false
     }
 
+    /// What real-clock wake-ups sleep on.
+    let wakeClock: any Clock<Duration>
+    /// Where real-clock wake-ups run (`nil`: the shared executor).
+    let wakeExecutor: (any TaskExecutor)?
+
     /// A home built from a fixture (or a snapshot, which is a fixture too).
-    public init(fixture: Fixture, clock: ClockMode, seed: UInt64? = nil) {
+    /// - Parameters:
+    ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
+    ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
+    public init(
+        fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
+        wakeExecutor: (any TaskExecutor)? = nil
+    ) {
+        self.wakeClock = wakeClock
+        self.wakeExecutor = wakeExecutor
         clockMode = clock
         let seed = seed ?? fixture.seed
         fixtureIdentity = (fixture.id, seed)
@@ -197,8 +210,9 @@ public actor Home {
         if let armedWake, armedWake <= due { return }
         armedWake = due
         let deadline = realStart + .microseconds(due)
-        Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
+        let clock = wakeClock
+        Task(executorPreference: wakeExecutor) { [weak self] in
+            try? await clock.sleep(for: deadline - .now)
             await self?.wake(armedFor: due)
         }
     }

@@ -97,7 +97,7 @@ extension StateStore {
         let result = Mutex<Fixture?>(nil)
         let done = DispatchSemaphore(value: 0)
         let provider = provider
-        Task {
+        Task(executorPreference: providerExecutor) {
             let fixture = await provider()
             result.withLock { $0 = fixture }
             done.signal()

@@ -61,6 +61,8 @@ public final class StateStore: Sendable {
     public let leaderGrace: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
+    /// Where the provider's task runs (`nil`: the shared executor).
+    let providerExecutor: (any TaskExecutor)?
     let origin: FixtureOrigin
 
     let shared: Mutex<Shared>
@@ -127,14 +129,16 @@ public final class StateStore: Sendable {
     ///   - preallocation: how far ahead of its end the journal is zero-filled.
     ///   - retryDelay: how long after a failed write the first retry comes.
     ///   - leaderGrace: how long the writer leaves a change for a waiter to commit itself (full durability).
+    ///   - providerExecutor: where the provider runs (lumend's main event loop).
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
         retryDelay: Duration = .milliseconds(100), leaderGrace: Duration = StateStore.leaderGrace,
-        provider: @escaping SnapshotProvider
+        providerExecutor: (any TaskExecutor)? = nil, provider: @escaping SnapshotProvider
     ) {
+        self.providerExecutor = providerExecutor
         self.leaderGrace = leaderGrace
         self.preallocation = preallocation
         self.retryDelay = retryDelay

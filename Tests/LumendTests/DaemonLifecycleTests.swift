@@ -84,6 +84,45 @@ struct DaemonLifecycleTests {
         #expect(FileManager.default.fileExists(atPath: socket))
     }
 
+    /// lumend's threads are its main event loop (the main thread), its connections' loops and its store's
+    /// writer, whatever it does: its timers (the watchdog, the status), its signals and the home's real
+    /// clock (a command's latency, a fade) run on the main loop, and nothing wakes Dispatch's threads or the
+    /// shared executor's.
+    @Test func itsThreadsAreItsLoopsAndItsStoresWriterWhateverItDoes() async throws {
+        let directory = TemporaryDirectory()
+        let daemon = try DaemonProcess(
+            arguments: [], environment: ["WATCHDOG_USEC": "200000"], directory: directory,
+            prefix: [
+                "-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"),
+                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"), "--event-loops",
+                "2", "--clock", "real",
+            ],
+            executable: "/bin/sh", setPaths: false)
+        _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        let socket = directory.file("lumend.sock")
+        // A command that takes the demo home's latency and a fade, then a read, a signal it only logs, and a
+        // few watchdog pings.
+        let set = try await runTool(
+            "lumenctl", ["--socket", socket, "set", "kitchen.spot-1", "brightness=40", "--transition", "200"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let get = try await runTool("lumenctl", ["--socket", socket, "get", "kitchen.spot-1"])
+        #expect(get.stdout.contains("brightness"), "\(get.stdout)")
+        daemon.signal(SIGHUP)
+        var pings = 0
+        while pings < 4, let (message, _) = await daemon.notify.next(timeout: .seconds(10)) {
+            if message.contains("WATCHDOG=1") { pings += 1 }
+        }
+        #expect(pings == 4)
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
+        let names = threads.map {
+            ((try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\($0)/comm", encoding: .utf8)) ?? "?")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(threads.count == 4, "threads: \(names)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test func watchdogPingsArriveAtAboutHalfTheInterval() async throws {
         let directory = TemporaryDirectory()
         // `exec` keeps the shell's PID, so WATCHDOG_PID names lumend itself.

@@ -27,6 +27,8 @@ public final class SocketServer: Service, Sendable {
     /// The path the socket is bound to, removed at shutdown when this process created it.
     public let ownedPath: String?
     let context: ServerContext
+    /// What the server's timers sleep on.
+    let clock: any Clock<Duration>
     /// The threads that serve every connection.
     let eventLoops: EventLoopGroup
     private let state = Mutex(State())
@@ -36,10 +38,13 @@ public final class SocketServer: Service, Sendable {
     ///   - listenFD: a listening Unix stream socket.
     ///   - ownedPath: the socket file to remove at shutdown (`nil` when socket-activated: systemd owns it).
     ///   - container: the scopes to serve.
+    ///   - clock: what its timers sleep on (lumend's main event loop's clock, so that they need no other
+    ///     thread).
     public init(
         listenFD: Int32, ownedPath: String?, container: ScopeContainer, limits: ServerLimits = ServerLimits(),
-        simulationAccess: SimulationAccess = .owner, logger: Logger
+        simulationAccess: SimulationAccess = .owner, clock: any Clock<Duration> = ContinuousClock(), logger: Logger
     ) {
+        self.clock = clock
         self.listenFD = listenFD
         self.ownedPath = ownedPath
         context = ServerContext(
@@ -83,7 +88,7 @@ public final class SocketServer: Service, Sendable {
         let grace = context.limits.requestGrace
         let interval = min(grace / 4, .seconds(1))
         while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await clock.sleep(for: interval)
             let now = ContinuousClock.now
             let connections = state.withLock { Array($0.connections.values) }
             for connection in connections {
@@ -191,7 +196,7 @@ public final class SocketServer: Service, Sendable {
                 ($0.session?.inflight.load(ordering: .relaxed) ?? 0) > 0 || !$0.isDrained
             }
             if !busy { break }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await clock.sleep(for: .milliseconds(10))
         }
         let connections = state.withLock { Array($0.connections.values) }
         for connection in connections { connection.close(reason: nil) }

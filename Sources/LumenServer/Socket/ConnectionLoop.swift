@@ -12,8 +12,7 @@ final class ConnectionLoop: TaskExecutor {
     let eventLoop: EventLoop
     /// The socket's registration on the loop: unique for the process's life, so a descriptor number reused
     /// after a close can never reach this connection's handlers.
-    private let key = ConnectionLoop.nextKey.add(1, ordering: .relaxed).newValue
-    private static let nextKey = Atomic<UInt64>(EventLoop.wakeKey)
+    private let key = EventLoop.nextKey.add(1, ordering: .relaxed).newValue
 
     /// The session's jobs waiting for their turn: the loop takes a few at a time from each connection in
     /// turn, so one whose many writes are confirmed at once (a group commit) does not queue its thousands

@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import LumenProtocol
+import LumenService
 import Synchronization
 
 /// One thread that waits in `epoll` on many sockets and runs the work of their sessions, as a swift-nio event
@@ -11,7 +12,11 @@ import Synchronization
 /// the work queued so far, then asks `epoll` which sockets are ready (without waiting when more work is
 /// queued) and calls their handlers, so a connection that floods it with requests gets one read per turn and
 /// every other connection its turn between.
-final class EventLoop: Sendable {
+///
+/// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
+/// no other thread, and it is a `TaskExecutor` itself: lumend's own tasks (its services, the home's clock)
+/// run on the loop that owns the main thread.
+public final class EventLoop: TaskExecutor, ReadableWatcher {
     /// What a socket's handlers are told.
     struct Readiness {
         var readable: Bool
@@ -23,6 +28,14 @@ final class EventLoop: Sendable {
         case block(@Sendable (LoopContext?) -> Void)
         /// A connection with jobs waiting: a few of them run, then it goes to the back of the line.
         case connection(ConnectionLoop)
+        /// A job of a task that prefers this loop.
+        case job(UnownedJob)
+    }
+
+    private struct Timer {
+        let deadline: ContinuousClock.Instant
+        let id: UInt64
+        let block: @Sendable () -> Void
     }
 
     /// Jobs a connection may run in one turn.
@@ -37,6 +50,9 @@ final class EventLoop: Sendable {
         var stopping = false
         /// The thread has ended: work that still arrives goes to the shared executors.
         var exited = false
+        /// Waiting for their deadlines, in no order: a loop has a handful.
+        var timers: [Timer] = []
+        var nextTimer: UInt64 = 1
     }
 
     /// A name for logs and thread lists.
@@ -47,18 +63,30 @@ final class EventLoop: Sendable {
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     static let wakeKey: UInt64 = 0
 
-    /// A loop with its thread started.
-    init(name: String) {
+    /// A loop with its thread started, or (`startingThread: false`) one that runs when a thread calls
+    /// ``runOnCurrentThread()``, as lumend's main thread does.
+    public init(name: String, startingThread: Bool = true) {
         self.name = name
         epfd = lumen_epoll_create()
         precondition(epfd >= 0, "epoll_create1: \(String(cString: strerror(errno)))")
         wakeFD = lumen_eventfd()
         precondition(wakeFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
         precondition(lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, wakeFD, LUMEN_EPOLLIN, Self.wakeKey) == 0)
+        guard startingThread else { return }
         let started = Thread { [self] in run() }
         started.name = name
         started.start()
     }
+
+    /// Runs the loop on the calling thread until it is shut down (``shutDown()`` or ``stop()``).
+    public func runOnCurrentThread() { run() }
+
+    /// Asks the loop to stop once the work queued before has run, without waiting for it.
+    public func stop() { _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
+
+    /// Keys for registrations on any loop: unique for the process's life, so a descriptor number reused after
+    /// a close can never reach another registration's handler.
+    static let nextKey = Atomic<UInt64>(EventLoop.wakeKey)
 
     // MARK: - Work from any thread
 
@@ -77,6 +105,54 @@ final class EventLoop: Sendable {
         }
     }
 
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        guard add(.job(job)) else {
+            // The loop has stopped: what a task still has to do runs on the shared executor.
+            return DispatchQueue.global().async { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// Runs `block` on the loop's thread at `deadline` (at once if it has passed), unless cancelled first.
+    /// - Returns: the timer's ID, for ``cancelTimer(_:)``.
+    @discardableResult
+    func schedule(at deadline: ContinuousClock.Instant, _ block: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, ring) = inbox.withLock { inbox -> (UInt64, Bool) in
+            let id = inbox.nextTimer
+            inbox.nextTimer += 1
+            inbox.timers.append(Timer(deadline: deadline, id: id, block: block))
+            defer { inbox.asleep = false }
+            return (id, inbox.asleep)
+        }
+        if ring { ringDoorbell() }
+        return id
+    }
+
+    /// Cancels a timer that has not fired; returns whether it had not.
+    @discardableResult
+    func cancelTimer(_ id: UInt64) -> Bool {
+        inbox.withLock { inbox in
+            guard let index = inbox.timers.firstIndex(where: { $0.id == id }) else { return false }
+            inbox.timers.remove(at: index)
+            return true
+        }
+    }
+
+    /// Calls `handler` on the loop's thread whenever `fd` is readable, until the returned closure is called.
+    public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let key = Self.nextKey.add(1, ordering: .relaxed).newValue
+        execute { context in
+            context?.register(key, fd: fd) { readiness, _ in if readiness.readable { handler() } }
+            context?.watch(key, readable: true, writable: nil)
+        }
+        return { [self] in execute { context in context?.remove(key) } }
+    }
+
+    private func ringDoorbell() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
     private func add(_ work: Work) -> Bool {
         let ring = inbox.withLock { inbox -> Bool? in
             guard !inbox.exited else { return nil }
@@ -85,15 +161,12 @@ final class EventLoop: Sendable {
             return inbox.asleep
         }
         guard let ring else { return false }
-        if ring {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
-        }
+        if ring { ringDoorbell() }
         return true
     }
 
     /// Stops the loop once the work queued before has run; returns when its thread has ended.
-    func shutDown() async {
+    public func shutDown() async {
         await withCheckedContinuation { continuation in
             let done = finished.withLock { waiters -> Bool in
                 guard waiters != nil else { return true }
@@ -113,7 +186,29 @@ final class EventLoop: Sendable {
         case .connection(let connection):
             guard connection.runJobs(limit: Self.jobsPerTurn) else { return }
             if !add(.connection(connection)) { connection.runAllJobs() }
+        case .job(let job):
+            job.runSynchronously(on: asUnownedTaskExecutor())
         }
+    }
+
+    /// The timers whose deadlines have passed, taken out; and how long `epoll` may wait for the next one
+    /// (milliseconds, rounded up; -1 for none).
+    private func dueTimers() -> [Timer] {
+        let now = ContinuousClock.now
+        return inbox.withLock { inbox in
+            guard inbox.timers.contains(where: { $0.deadline <= now }) else { return [] }
+            let due = inbox.timers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            inbox.timers.removeAll { $0.deadline <= now }
+            return due
+        }
+    }
+
+    private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let left = deadline - .now
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        let millis = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(min(millis, Int64(Int32.max)))
     }
 
     private func run() {
@@ -137,19 +232,22 @@ final class EventLoop: Sendable {
                 if stopping || work.isEmpty { break }
             }
             if stopping { break }
-            // Wait only when nothing is queued; the mark is made under the lock producers take, so a ring
-            // cannot be missed.
+            for timer in dueTimers() { timer.block() }
+            // Wait only when nothing is queued, and until the earliest timer; the mark is made under the lock
+            // producers take, so a ring cannot be missed.
             let timeout: Int32 = inbox.withLock { inbox in
                 guard inbox.work.isEmpty, !inbox.stopping else { return 0 }
-                inbox.asleep = true
-                return -1
+                let earliest = inbox.timers.min { $0.deadline < $1.deadline }?.deadline
+                let timeout = earliest.map(Self.milliseconds(until:)) ?? -1
+                if timeout != 0 { inbox.asleep = true }
+                return timeout
             }
             let count = masks.withUnsafeMutableBufferPointer { masks in
                 keys.withUnsafeMutableBufferPointer { keys in
                     lumen_epoll_wait(epfd, masks.baseAddress, keys.baseAddress, 256, timeout)
                 }
             }
-            if timeout < 0 { inbox.withLock { $0.asleep = false } }
+            if timeout != 0 { inbox.withLock { $0.asleep = false } }
             for index in 0..<max(0, Int(count)) {
                 if keys[index] == Self.wakeKey {
                     _ = Glibc.read(wakeFD, &drain, 8)

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,6 +21,7 @@ public final class ServiceGroup: Sendable {
     let ignoredSignals: [(Int32, String)]
     let onShutdown: @Sendable () -> Void
     let onStarted: @Sendable () -> Void
+    let signalWatcher: any ReadableWatcher
     private let events: AsyncStream<Event>
     private let post: AsyncStream<Event>.Continuation
 
@@ -38,15 +38,17 @@ public final class ServiceGroup: Sendable {
     ///   - onStarted: called once every service is started and signals are watched (the daemon sends
     ///     `READY=1` here).
     ///   - onShutdown: called once when shutdown begins (the daemon sends `STOPPING=1` here).
+    ///   - signalWatcher: what watches the signals' pipe (lumend's main event loop; Dispatch by default).
     ///
     /// The signals must be among ``StopSignals/handled``, caught since the process began
     /// (``StopSignals/install()``).
     public init(
         services: [any Service], logger: Logger, signals: [Int32] = [SIGTERM, SIGINT],
-        ignoredSignals: [(Int32, String)] = [], onStarted: @escaping @Sendable () -> Void = {},
-        onShutdown: @escaping @Sendable () -> Void = {}
+        ignoredSignals: [(Int32, String)] = [], signalWatcher: any ReadableWatcher = DispatchReadableWatcher(),
+        onStarted: @escaping @Sendable () -> Void = {}, onShutdown: @escaping @Sendable () -> Void = {}
     ) {
         self.onStarted = onStarted
+        self.signalWatcher = signalWatcher
         self.services = services
         self.logger = logger
         self.signals = signals
@@ -63,8 +65,8 @@ public final class ServiceGroup: Sendable {
     /// the task that runs the group cancels every service at once instead.
     /// - Throws: the first error a service failed with, after every service has stopped.
     public func run() async throws {
-        let signalSource = watchSignals()
-        defer { signalSource.cancel() }
+        let stopWatching = watchSignals()
+        defer { stopWatching() }
         let shutdowns = services.map { _ in GracefulShutdown() }
         let failure = await withTaskGroup(of: Void.self) { group -> (any Error)? in
             for (index, service) in services.enumerated() {
@@ -123,15 +125,14 @@ public final class ServiceGroup: Sendable {
 
     /// Reads the signals ``StopSignals`` caught: those that came before the group ran wait in its pipe and
     /// are read at once.
-    private func watchSignals() -> any DispatchSourceRead {
+    private func watchSignals() -> @Sendable () -> Void {
         StopSignals.install()
         let post = post
         let logger = logger
         let stopping = Set(signals)
         let ignored = Dictionary(ignoredSignals, uniquingKeysWith: { first, _ in first })
         let handled = Atomic<Int>(0)
-        let source = DispatchSource.makeReadSource(fileDescriptor: StopSignals.readEnd, queue: .global())
-        source.setEventHandler {
+        return signalWatcher.watchReadable(StopSignals.readEnd) {
             for number in StopSignals.drain() {
                 if stopping.contains(number) {
                     // The second stop signal: the operator wants out now.
@@ -142,7 +143,5 @@ public final class ServiceGroup: Sendable {
                 }
             }
         }
-        source.resume()
-        return source
     }
 }

@@ -6,9 +6,8 @@
 /// its default action however early it comes: each one caught is written to a pipe (the self-pipe trick),
 /// where it waits until the service group reads it.
 ///
-/// A `signalfd` would need the signals blocked in every thread, and Dispatch resets the main thread's mask
-/// when Swift's async `main` hands it over, so a handler it is: it runs on whichever thread the kernel picks
-/// and does one async-signal-safe `write`.
+/// A `signalfd` would need the signals blocked in every thread, including any a library starts, so a handler
+/// it is: it runs on whichever thread the kernel picks and does one async-signal-safe `write`.
 ///
 /// ```swift
 /// StopSignals.install()         // first thing in main
@@ -47,6 +46,12 @@ public enum StopSignals {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
+        // A parent may have started lumend with these signals blocked (a mask is inherited across exec):
+        // unblocked here, on the main thread before any other exists, every thread lumend starts can take them.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for number in handled { sigaddset(&unblock, number) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     /// The end the group reads: one byte, the signal's number, per signal caught (`-1` before ``install()``).

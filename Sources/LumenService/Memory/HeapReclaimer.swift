@@ -70,11 +70,13 @@ public struct HeapReclaimer<Heap: ReclaimableHeap>: Sendable {
 public struct HeapReclaimingService: Service {
     public var name: String { "heap reclaimer" }
     let interval: Duration
+    let clock: any Clock<Duration>
     let logger: Logger
 
-    /// A service checking this process's heap every `interval`.
-    public init(interval: Duration = .seconds(1), logger: Logger) {
+    /// A service checking this process's heap every `interval` of `clock`.
+    public init(interval: Duration = .seconds(1), clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
         self.interval = interval
+        self.clock = clock
         self.logger = logger
     }
 
@@ -82,7 +84,7 @@ public struct HeapReclaimingService: Service {
         try await cancelWhenGracefulShutdown { [self] in
             var reclaimer = HeapReclaimer(heap: SystemHeap())
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
                 if let free = reclaimer.check() {
                     logger.debug("gave freed heap memory back to the system", [("free_kib", String(free >> 10))])
                 }
