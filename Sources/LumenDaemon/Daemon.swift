@@ -301,8 +301,7 @@ extension Daemon {
     static func loadHome(
         options: DaemonOptions, fileSystem: PosixFileSystem, wakeClock: any Clock<Duration>,
         wakeExecutor: (any TaskExecutor)?
-    ) throws -> (Home, StateLoader.Outcome, FixtureOrigin)
-    {
+    ) throws -> (Home, StateLoader.Outcome, FixtureOrigin) {
         // The fixture.
         let fixtureBytes: [UInt8]
         if let path = options.fixturePath {

@@ -135,7 +135,9 @@ public struct JSONCursor: Sendable {
     /// This value as an object whose keys are all in `allowed`.
     /// - Throws: when it is not an object, or has a key not in `allowed` (typos must not pass silently).
     public func object(allowing allowed: Set<String>) throws(JSONShapeError) -> ObjectCursor {
-        guard case .object(let object) = value else { throw error("expected an object, got \(value.typeName)", standIn: .object([:])) }
+        guard case .object(let object) = value else {
+            throw error("expected an object, got \(value.typeName)", standIn: .object([:]))
+        }
         for key in object.keys where !allowed.contains(key) {
             let known = allowed.sorted().joined(separator: ", ")
             throw JSONShapeError(path.appending(key), "unknown key; expected one of: \(known)")
@@ -145,20 +147,26 @@ public struct JSONCursor: Sendable {
 
     /// This value as an array of cursors.
     public func array() throws(JSONShapeError) -> [JSONCursor] {
-        guard case .array(let elements) = value else { throw error("expected an array, got \(value.typeName)", standIn: .array([])) }
+        guard case .array(let elements) = value else {
+            throw error("expected an array, got \(value.typeName)", standIn: .array([]))
+        }
         let here = path
         return elements.enumerated().map { JSONCursor($1, parent: here, index: $0) }
     }
 
     /// This value as a string.
     public func string() throws(JSONShapeError) -> String {
-        guard case .string(let string) = value else { throw error("expected a string, got \(value.typeName)", standIn: .string("x")) }
+        guard case .string(let string) = value else {
+            throw error("expected a string, got \(value.typeName)", standIn: .string("x"))
+        }
         return string
     }
 
     /// This value as a Boolean.
     public func bool() throws(JSONShapeError) -> Bool {
-        guard case .bool(let bool) = value else { throw error("expected true or false, got \(value.typeName)", standIn: .bool(false)) }
+        guard case .bool(let bool) = value else {
+            throw error("expected true or false, got \(value.typeName)", standIn: .bool(false))
+        }
         return bool
     }
 

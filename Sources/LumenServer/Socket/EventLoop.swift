@@ -109,7 +109,9 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
         let job = UnownedJob(job)
         guard add(.job(job)) else {
             // The loop has stopped: what a task still has to do runs on the shared executor.
-            return DispatchQueue.global().async { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+            return DispatchQueue.global().async {
+                job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+            }
         }
     }
 
