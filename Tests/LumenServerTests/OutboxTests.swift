@@ -33,6 +33,13 @@ struct OutboxTests {
         #expect(lines[2] == #"{"id":2}"#)
     }
 
+    @Test(arguments: [0, 7, 10, 99, 100, 12_345, UInt64.max])
+    func numbersAreWrittenInDecimal(value: UInt64) {
+        var bytes = Array("x".utf8)
+        Outbox.appendDecimal(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
+    }
+
     @Test func passingTheReplyLimitIsReported() {
         let outbox = Outbox(replyByteLimit: 100) {}
         #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))

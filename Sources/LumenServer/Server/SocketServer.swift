@@ -155,8 +155,12 @@ public final class SocketServer: Service, Sendable {
             [weak self] connection, reason in
             self?.remove(connection, id: id, reason: reason)
         }
-        let session = Session(id: id, context: context, credentials: credentials) { [weak connection] in
-            connection?.wake()
+        // The session's output wakes the connection's writer through its loop (which holds no reference back to
+        // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
+        // of sessions pays for each).
+        let session = Session(id: id, context: context, credentials: credentials) {
+            [connectionLoop = connection.loop] in
+            _ = connectionLoop.requestWrite()
         }
         context.hub.register(session)
         state.withLock { $0.connections[id] = connection }

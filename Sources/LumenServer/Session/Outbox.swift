@@ -115,6 +115,17 @@ final class Outbox: Sendable {
         state.gathering = []
     }
 
+    /// Appends `value` in decimal, with no `String` made on the way: a fan-out writes two for each notice.
+    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        var rest = value
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
     private static func scheduleWake(_ state: inout State) -> Bool {
         guard !state.wakeScheduled else { return false }
         state.wakeScheduled = true
@@ -143,11 +154,11 @@ final class Outbox: Sendable {
                     state.subscriptions[id] = subscription
                     // As `Wire.notification(.changed, …)` writes it, with the value's bytes spliced in.
                     output.append(contentsOf: Self.changedPrefix)
-                    output.append(contentsOf: String(id).utf8)
+                    Self.appendDecimal(id, to: &output)
                     output.append(contentsOf: Self.valueKey)
                     output.append(contentsOf: subscription.value)
                     output.append(contentsOf: Self.seqKey)
-                    output.append(contentsOf: String(subscription.seq).utf8)
+                    Self.appendDecimal(subscription.seq, to: &output)
                     output.append(contentsOf: Self.changedSuffix)
                 }
             }

@@ -93,6 +93,9 @@ final class ClientConnection: Sendable {
             self?.readAvailable(context)
         } writable: { [weak self] in
             self?.writable()
+        } outputWaiting: { [self] in
+            // Strong: the loop drops this handler when the connection stops (``ConnectionLoop/stop(then:)``).
+            flush()
         }
     }
 
@@ -231,7 +234,9 @@ final class ClientConnection: Sendable {
     // MARK: - Writing
 
     /// Called (from any thread) when the outbox has something new.
-    func wake() { loop.eventLoop.execute { [weak self] _ in self?.flush() } }
+    func wake() {
+        if !loop.requestWrite() { loop.eventLoop.execute { [weak self] _ in self?.flush() } }
+    }
 
     private func writable() {
         let disarm = io.withLock { state -> Bool in

@@ -27,11 +27,16 @@ final class ConnectionLoop: TaskExecutor {
 
     /// Registers the socket, watched for reading. The handlers run on the loop's thread when the socket is
     /// readable (given the loop's state, to read with) or writable, and that is wanted.
-    func start(readable: @escaping @Sendable (LoopContext) -> Void, writable: @escaping @Sendable () -> Void) {
+    /// `outputWaiting` runs when ``requestWrite()`` asked.
+    func start(
+        readable: @escaping @Sendable (LoopContext) -> Void, writable: @escaping @Sendable () -> Void,
+        outputWaiting: @escaping @Sendable () -> Void = {}
+    ) {
         eventLoop.execute { [fd, key] context in
             context?.register(key, fd: fd) { readiness, context in
                 if readiness.readable { readable(context) }
                 if readiness.writable { writable() }
+                if readiness.outputWaiting { outputWaiting() }
             }
             context?.watch(key, readable: true, writable: nil)
         }
@@ -70,6 +75,10 @@ final class ConnectionLoop: TaskExecutor {
     func runAllJobs() {
         while runJobs(limit: Int.max) {}
     }
+
+    /// Calls the socket's `outputWaiting` handler on the loop's thread, after the work already asked of it;
+    /// `false` once the loop has stopped.
+    func requestWrite() -> Bool { eventLoop.requestWrite(key) }
 
     /// Runs `block` on the loop's thread, after the work already asked of it.
     func submit(_ block: @escaping @Sendable () -> Void) { eventLoop.execute { _ in block() } }

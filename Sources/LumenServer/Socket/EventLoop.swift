@@ -21,6 +21,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
     struct Readiness {
         var readable: Bool
         var writable: Bool
+        /// Not from `epoll`: the socket's output has something new (``requestWrite(_:)``).
+        var outputWaiting = false
     }
 
     private enum Work {
@@ -30,6 +32,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
         case connection(ConnectionLoop)
         /// A job of a task that prefers this loop.
         case job(UnownedJob)
+        /// A socket whose output has something new: its handler is told it may write, as if `epoll` said so.
+        case write(UInt64)
     }
 
     private struct Timer {
@@ -155,6 +159,10 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
         _ = write(wakeFD, &one, 8)
     }
 
+    /// Tells the handler registered under `key` that its output has something new, after the work queued
+    /// before: the turn a readiness from `epoll` would take, with nothing allocated.
+    func requestWrite(_ key: UInt64) -> Bool { add(.write(key)) }
+
     private func add(_ work: Work) -> Bool {
         let ring = inbox.withLock { inbox -> Bool? in
             guard !inbox.exited else { return nil }
@@ -190,6 +198,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
             if !add(.connection(connection)) { connection.runAllJobs() }
         case .job(let job):
             job.runSynchronously(on: asUnownedTaskExecutor())
+        case .write(let key):
+            context.tellWritable(key)
         }
     }
 
@@ -337,6 +347,11 @@ final class LoopContext {
         let step = readBuffer.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
         if case .moved(let count) = step { body(readBuffer[0..<count]) }
         return step
+    }
+
+    /// Tells a socket's handler that its output has something new.
+    fileprivate func tellWritable(_ key: UInt64) {
+        registrations[key]?.handle(EventLoop.Readiness(readable: false, writable: false, outputWaiting: true), self)
     }
 
     /// Tells a socket's handler what `epoll` reported for it.
