@@ -158,7 +158,9 @@ public final class SocketServer: Service, Sendable {
         // The session's output wakes the connection's writer through its loop (which holds no reference back to
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
         // of sessions pays for each).
-        let session = Session(id: id, context: context, credentials: credentials) {
+        let session = Session(
+            id: id, context: context, credentials: credentials, eventLoop: connection.loop.eventLoop
+        ) {
             [connectionLoop = connection.loop] in
             _ = connectionLoop.requestWrite()
         }

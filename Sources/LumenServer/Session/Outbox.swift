@@ -27,6 +27,8 @@ final class Outbox: Sendable {
         var value: [UInt8]
         var seq: UInt64
         var queued: Bool
+        /// The version of the change `value` came from: an older one heard later is ignored.
+        var version: UInt64 = 0
     }
 
     private struct State {
@@ -87,9 +89,15 @@ final class Outbox: Sendable {
     }
 
     /// Publishes a value already in its wire form (``JSONValue/write(to:)``).
-    func publish(_ id: UInt64, encodedValue value: [UInt8]) {
+    /// - Parameter version: the change's place in the order of changes (see ``SubscriptionHub``); a value of
+    ///   an older version than the one held is ignored. `nil`: always newer.
+    func publish(_ id: UInt64, encodedValue value: [UInt8], version: UInt64? = nil) {
         let needsWake = state.withLock { state -> Bool in
             guard !state.closed, var subscription = state.subscriptions[id] else { return false }
+            if let version {
+                guard version > subscription.version else { return false }
+                subscription.version = version
+            }
             subscription.value = value
             subscription.seq += 1
             let enqueue = !subscription.queued

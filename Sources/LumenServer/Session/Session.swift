@@ -31,7 +31,15 @@ final class Session: RPCHandler {
     let inflight = Atomic<Int>(0)
     private let idleWaiters = Mutex<[CheckedContinuation<Void, Never>]>([])
 
-    init(id: UInt64, context: ServerContext, credentials: PeerCredentials?, wake: @escaping @Sendable () -> Void) {
+    /// The loop that serves the session's connection (`nil` in-process): the hub hands it the session's
+    /// notices, so that each loop queues its own sessions' and a fan-out runs on every loop at once.
+    let eventLoop: EventLoop?
+
+    init(
+        id: UInt64, context: ServerContext, credentials: PeerCredentials?, eventLoop: EventLoop? = nil,
+        wake: @escaping @Sendable () -> Void
+    ) {
+        self.eventLoop = eventLoop
         self.id = id
         self.context = context
         self.credentials = credentials

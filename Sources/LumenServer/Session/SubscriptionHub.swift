@@ -5,8 +5,10 @@ import Synchronization
 /// Routes the simulation's change events to the sessions that asked for them.
 ///
 /// A subscription is filed under the one property it watches, so a change costs a dictionary lookup and a
-/// notice per subscriber, whatever the size of the home. The hub is called on the simulation's event loop,
-/// synchronously, so by the time a `simulation.advance` returns, every notice it caused is queued.
+/// notice per subscriber, whatever the size of the home. The hub is called synchronously as the home changes:
+/// the notices of sessions on the caller's loop (and in-process ones) are queued by the time the change's
+/// request returns; those of sessions on other loops are handed to their loops, which queue them before
+/// anything they read afterwards.
 final class SubscriptionHub: Sendable {
     private struct State {
         var subscribers: [PropertyKey: [UInt64: Session]] = [:]
@@ -15,6 +17,7 @@ final class SubscriptionHub: Sendable {
 
     private let state = Mutex(State())
     private let nextSubscription = Atomic<UInt64>(1)
+    private let nextVersion = Atomic<UInt64>(0)
 
     /// A new subscription ID, unique in this daemon.
     func makeSubscriptionID() -> UInt64 { nextSubscription.add(1, ordering: .relaxed).oldValue }
@@ -44,7 +47,26 @@ final class SubscriptionHub: Sendable {
             guard let targets else { return }
             var encoded: [UInt8] = []
             value.write(to: &encoded)
-            for (subscription, session) in targets { session.outbox.publish(subscription, encodedValue: encoded) }
+            // Changes come one at a time (the home is an actor); the version lets an outbox that hears of two
+            // out of order (one queued on its loop, the next published here) keep the later.
+            let version = nextVersion.add(1, ordering: .relaxed).newValue
+            // The sessions of this thread's loop (or in-process) hear of it now; each other loop is handed its
+            // own, so that every loop queues and sends its sessions' notices at once.
+            var elsewhere: [ObjectIdentifier: (loop: EventLoop, targets: [(UInt64, Session)])] = [:]
+            for (subscription, session) in targets {
+                if let loop = session.eventLoop, !loop.isCurrent {
+                    elsewhere[ObjectIdentifier(loop), default: (loop, [])].targets.append((subscription, session))
+                } else {
+                    session.outbox.publish(subscription, encodedValue: encoded, version: version)
+                }
+            }
+            for (loop, targets) in elsewhere.values {
+                loop.execute { [encoded] _ in
+                    for (subscription, session) in targets {
+                        session.outbox.publish(subscription, encodedValue: encoded, version: version)
+                    }
+                }
+            }
         case .removed(let entity):
             let sessions = state.withLock { Array($0.sessions.values) }
             for session in sessions { session.entityRemoved(entity) }

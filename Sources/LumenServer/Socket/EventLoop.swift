@@ -85,6 +85,12 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
     /// Runs the loop on the calling thread until it is shut down (``shutDown()`` or ``stop()``).
     public func runOnCurrentThread() { run() }
 
+    /// The thread running the loop (`0` before it runs).
+    private let thread = Atomic<UInt>(0)
+
+    /// Whether the caller is on the loop's thread.
+    var isCurrent: Bool { thread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
     public func stop() { _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
 
@@ -224,6 +230,7 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
     }
 
     private func run() {
+        thread.store(UInt(pthread_self()), ordering: .relaxed)
         // Made here and handed only to the blocks this thread runs: nothing else ever holds it.
         let context = LoopContext(epfd: epfd)
         var masks = [UInt32](repeating: 0, count: 256)
