@@ -38,6 +38,7 @@ static inline int lumen_epoll_wait(int epfd, uint32_t *masks, uint64_t *keys, in
 static inline int lumen_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 static const uint32_t LUMEN_EPOLLIN = EPOLLIN;
+static const uint32_t LUMEN_EPOLLET = EPOLLET;
 static const uint32_t LUMEN_EPOLLOUT = EPOLLOUT;
 static const uint32_t LUMEN_EPOLLRDHUP = EPOLLRDHUP;
 static const uint32_t LUMEN_EPOLLHUP = EPOLLHUP;

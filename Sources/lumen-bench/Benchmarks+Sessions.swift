@@ -141,7 +141,11 @@ extension Benchmarks {
     /// An `epoll` set watching `sockets` for reading, each under its descriptor.
     static func watchAll(_ sockets: [Int32]) -> Int32 {
         let epoll = lumen_epoll_create()
-        for fd in sockets { _ = lumen_epoll_ctl(epoll, LUMEN_EPOLL_CTL_ADD, fd, LUMEN_EPOLLIN, UInt64(fd)) }
+        // Edge-triggered: each notice is reported once, and `epoll` does not look at a socket again after it was
+        // read, as a level-triggered watch does (a second poll of each socket each round, for nothing).
+        for fd in sockets {
+            _ = lumen_epoll_ctl(epoll, LUMEN_EPOLL_CTL_ADD, fd, LUMEN_EPOLLIN | LUMEN_EPOLLET, UInt64(fd))
+        }
         return epoll
     }
 
