@@ -360,15 +360,16 @@ extension LightFixture {
 extension LightState {
     /// The keys a light's state may have.
     static let keys: Set<String> = ["isOn", "brightness", "colorTemperature", "color"]
+    /// The state keys that only some kinds of light have. Made once: a large home has many lights to read.
+    static let kindChecks: [(String, LightProperty)] = [
+        ("brightness", .brightness), ("colorTemperature", .colorTemperature), ("color", .color),
+    ]
 
     init(cursor: JSONCursor, kind: LightKind) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
         var state = LightState.factoryDefault
         state.isOn = try object.optional("isOn")?.bool() ?? state.isOn
-        let checks: [(String, LightProperty)] = [
-            ("brightness", .brightness), ("colorTemperature", .colorTemperature), ("color", .color),
-        ]
-        for (key, property) in checks where object.optional(key) != nil && !property.isSupported(by: kind) {
+        for (key, property) in Self.kindChecks where object.optional(key) != nil && !property.isSupported(by: kind) {
             throw JSONShapeError(object.path.appending(key), "a '\(kind.rawValue)' light has no \(key)")
         }
         if let brightness = object.optional("brightness") {

@@ -203,6 +203,7 @@ private struct Parser {
         try enter()
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)  // Most objects have a few members: one allocation, not one per doubling.
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1

@@ -138,9 +138,10 @@ public struct JSONCursor: Sendable {
         guard case .object(let object) = value else {
             throw error("expected an object, got \(value.typeName)", standIn: .object([:]))
         }
-        for key in object.keys where !allowed.contains(key) {
+        // The members themselves, not `keys`: no array is made for an object that is fine.
+        for member in object.members where !allowed.contains(member.key) {
             let known = allowed.sorted().joined(separator: ", ")
-            throw JSONShapeError(path.appending(key), "unknown key; expected one of: \(known)")
+            throw JSONShapeError(path.appending(member.key), "unknown key; expected one of: \(known)")
         }
         return ObjectCursor(object: object, path: path)
     }
