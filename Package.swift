@@ -32,7 +32,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LumenSimulation", dependencies: ["LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
-        .target(name: "LumenStore", dependencies: ["LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenStore", dependencies: ["CLinux", "LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
         .target(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),

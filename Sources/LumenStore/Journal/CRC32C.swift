@@ -1,3 +1,7 @@
+#if canImport(CLinux)
+    import CLinux
+#endif
+
 /// CRC-32C (Castagnoli), the checksum that tells a whole journal record from a torn or damaged one.
 enum CRC32C {
     private static let table: [UInt32] = (0..<256).map { index in
@@ -6,8 +10,32 @@ enum CRC32C {
         return crc
     }
 
-    /// The checksum of `bytes`.
+    /// Whether this processor computes CRC-32C in one instruction (SSE 4.2 on x86-64).
+    static let hasInstruction: Bool = {
+        #if canImport(CLinux)
+            lumen_has_crc32c_instruction() != 0
+        #else
+            false
+        #endif
+    }()
+
+    /// The checksum of `bytes`: with the processor's instruction over contiguous bytes where there is one (a
+    /// 20 MB snapshot is read at start-up), else a byte at a time from a table.
     static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        #if canImport(CLinux)
+            if hasInstruction,
+                let crc = bytes.withContiguousStorageIfAvailable({ buffer in
+                    lumen_crc32c_update(0xFFFF_FFFF, buffer.baseAddress, buffer.count)
+                })
+            {
+                return crc ^ 0xFFFF_FFFF
+            }
+        #endif
+        return tableChecksum(bytes)
+    }
+
+    /// The checksum of `bytes`, a byte at a time from a table.
+    static func tableChecksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
