@@ -30,3 +30,9 @@ public func waitForThreadCount(of pid: Int32, atMost count: Int, timeout: Durati
         }
     }
 }
+
+/// Which sanitizer this test run is under (`make sanitize` sets its options), or `nil`: a sanitizer's runtime
+/// has a thread of its own, its own allocator, and runs a symbolizer through pipes when it reports (even a
+/// suppressed report), so counts of threads, heap bytes and descriptors are only exact without one.
+public let runningSanitizer: String? = ["TSAN_OPTIONS": "ThreadSanitizer", "ASAN_OPTIONS": "AddressSanitizer"]
+    .first { ProcessInfo.processInfo.environment[$0.key] != nil }?.value

@@ -208,7 +208,7 @@ struct HostileLoadTests {
         #expect(alone, "sessions still open: \(Self.openSessions(logged: daemon.stderr).sorted().prefix(20))")
         let settled = await waitForThreadCount(of: daemon.pid, atMost: baseline.threads)
         // A sanitizer's shadow memory grows with everything the attack touched: only a plain build is held to this.
-        let sanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains { ProcessInfo.processInfo.environment[$0] != nil }
+        let sanitized = runningSanitizer != nil
         let memoryLimit = baseline.residentKiB + 64 * 1_024
         // Freed memory is given back on a timer, which logs (at debug level) when it does.
         let memorySettled = await waitForCondition(in: daemon.directory.path, timeout: .seconds(10)) {
@@ -225,10 +225,11 @@ struct HostileLoadTests {
                 + "(\(String(format: "%.1f", p99During / p99Before))×); cores busy meanwhile: lumend "
                 + "\(String(format: "%.2f", busy.daemon)), the test process \(String(format: "%.2f", busy.tests)) "
                 + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
-        #expect(
-            after.descriptors == baseline.descriptors,
-            "before: \(baseline); after: \(after); new: \(Self.descriptorTargets(daemon.pid).subtracting(targetsBefore))"
-        )
+        // Under a sanitizer, the pipes to the symbolizer its runtime starts are not lumend's.
+        let newDescriptors = Self.descriptorTargets(daemon.pid).subtracting(targetsBefore).filter {
+            !sanitized || !$0.contains("=pipe:")
+        }
+        #expect(newDescriptors.isEmpty, "before: \(baseline); after: \(after); new: \(newDescriptors)")
         #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
         #expect(memorySettled, "before: \(baseline); after: \(after)")
         if Self.strict { #expect(p99During <= 3 * p99Before, "p99 \(p99Before) µs before, \(p99During) µs during") }
@@ -241,6 +242,10 @@ struct HostileLoadTests {
     /// heap its replies took is given back to the system: resident memory returns to near where it was,
     /// whatever else ran before (here, a crowd of sessions that came and went first).
     @Test func theMemoryOfAClientThatNeverReadsIsGivenBack() async throws {
+        if let sanitizer = runningSanitizer {
+            print("SKIPPED: a never-reading client's memory: \(sanitizer) has its own allocator and shadow memory")
+            return
+        }
         let daemon = try DaemonProcess(
             arguments: ["--clock", "virtual", "--log-level", "debug", "--fixture", writeFixture()])
         _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
