@@ -77,6 +77,10 @@ public final class DaemonProcess: Sendable {
 
     /// posix_spawn, with stdin on /dev/null and stdout and stderr to files. Foundation's `Process` reaps
     /// children on one shared thread and can hang a test run when one child misbehaves; this does not.
+    ///
+    /// The child starts with the stop signals blocked, whichever test thread spawns it (a child inherits its
+    /// spawning thread's mask, and the test process's threads differ in theirs): a signal sent at spawn then
+    /// waits for lumend to catch it, as with any parent that blocks them, rather than ending it before `main`.
     static func spawn(
         _ program: String, _ argv: [String], _ env: [String: String], stdout: String, stderr: String, lifeline: Int32
     ) throws -> Int32 {
@@ -94,8 +98,16 @@ public final class DaemonProcess: Sendable {
             cArgs.forEach { free($0) }
             cEnv.forEach { free($0) }
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&mask, number) }
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, nil, cArgs, cEnv)
+        let result = posix_spawn(&pid, program, &actions, &attributes, cArgs, cEnv)
         guard result == 0 else { throw SpawnError(program: program, code: result) }
         return pid
     }
