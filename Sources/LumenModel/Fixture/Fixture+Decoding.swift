@@ -50,34 +50,60 @@ extension Fixture {
         return problems
     }
 
+    /// A light that is not of the plain shape: the document is read the ordinary way instead.
+    private struct NotPlain: Error {}
+
+    /// The document with its lights taken out, and its lights, when every light is of the plain shape
+    /// (``LightFixture/read(plainBytes:)``) and the text is JSON around them; else `nil`.
+    static func readPlainLights(_ bytes: [UInt8]) -> (JSONValue, [Int: [LightFixture]])? {
+        var lights: [Int: [LightFixture]] = [:]
+        let value = bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
+            try? JSONParser.parse(bytes, streamingRawArraysAt: [.key("rooms"), .anyIndex, .key("lights")]) {
+                (indexes: [Int], range: Range<Int>) throws(NotPlain) in
+                guard indexes.count == 2,
+                    let light = LightFixture.read(plainBytes: UnsafeBufferPointer(rebasing: buffer[range]))
+                else { throw NotPlain() }
+                lights[indexes[0], default: []].append(light)
+            }
+        }
+        return value.map { ($0, lights) }
+    }
+
     /// Reads a fixture, stopping at its first problem, or collecting one of each kind.
-    private static func read(_ bytes: [UInt8], collectingEveryProblem: Bool) -> (Fixture?, problems: [FixtureError]) {
+    static func read(_ bytes: [UInt8], collectingEveryProblem: Bool) -> (Fixture?, problems: [FixtureError]) {
         // Each light is decoded as soon as the parser has it, and its tree dropped: a home of a hundred
-        // thousand lights is never held as one tree as well as the fixture.
+        // thousand lights is never held as one tree as well as the fixture. Lights of the plain shape (every
+        // light of a snapshot without settings of its own) are read straight from their bytes, with no tree
+        // at all; a document with any other light, or any problem, is read the ordinary way.
         var lights: [Int: [LightFixture]] = [:]
         var lightErrors: [JSONShapeError] = []
         let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes, streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]) {
-                indexes, element in
-                guard indexes.count == 2, collectingEveryProblem || lightErrors.isEmpty else { return }
-                let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights").appending(
-                    indexes[1])
-                do throws(JSONShapeError) {
-                    let light = try LightFixture(cursor: JSONCursor(element, path: path))
-                    lights[indexes[0], default: []].append(light)
-                } catch {
-                    lightErrors.append(error)
-                    if collectingEveryProblem {
-                        lightErrors += laterProblems(after: error, in: element, at: path) {
-                            cursor throws(JSONShapeError) in
-                            _ = try LightFixture(cursor: cursor)
+        if !collectingEveryProblem, let (plainValue, plainLights) = readPlainLights(bytes) {
+            value = plainValue
+            lights = plainLights
+        } else {
+            do {
+                value = try JSONParser.parse(bytes, streamingArraysAt: [.key("rooms"), .anyIndex, .key("lights")]) {
+                    indexes, element in
+                    guard indexes.count == 2, collectingEveryProblem || lightErrors.isEmpty else { return }
+                    let path = JSONPath.root.appending("rooms").appending(indexes[0]).appending("lights").appending(
+                        indexes[1])
+                    do throws(JSONShapeError) {
+                        let light = try LightFixture(cursor: JSONCursor(element, path: path))
+                        lights[indexes[0], default: []].append(light)
+                    } catch {
+                        lightErrors.append(error)
+                        if collectingEveryProblem {
+                            lightErrors += laterProblems(after: error, in: element, at: path) {
+                                cursor throws(JSONShapeError) in
+                                _ = try LightFixture(cursor: cursor)
+                            }
                         }
                     }
                 }
+            } catch {
+                return (nil, [.syntax(error)])
             }
-        } catch {
-            return (nil, [.syntax(error)])
         }
         var fixture: Fixture
         do throws(JSONShapeError) {

@@ -82,6 +82,47 @@ public struct JSONParser {
         }
     }
 
+    /// Parses one JSON text as ``parse(_:maxDepth:streamingArraysAt:element:)`` does, but hands `element` the
+    /// bytes of each element found at `pattern` (their range in `bytes`) without parsing them: only where
+    /// each ends is found, and what the bytes hold is for `element` to check, which may throw to stop the
+    /// parse. For a reader faster than a tree on elements of a shape it knows.
+    public static func parse<Failure: Error>(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, streamingRawArraysAt pattern: [PatternStep],
+        element: ([Int], Range<Int>) throws(Failure) -> Void
+    ) throws(RawStreamError<Failure>) -> JSONValue {
+        var failure: Failure?
+        let value: JSONValue
+        do {
+            value = try withoutActuallyEscaping(
+                { (indexes: [Int], range: Range<Int>) -> Bool in
+                    do throws(Failure) { try element(indexes, range) } catch {
+                        failure = error
+                        return false
+                    }
+                    return true
+                }
+            ) { element throws(JSONParseError) -> JSONValue in
+                try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) -> JSONValue in
+                    var parser = Parser(bytes: buffer, maxDepth: maxDepth)
+                    parser.stream = Parser.Stream(pattern: pattern, element: { _, _ in })
+                    parser.rawElement = element
+                    return try parser.parseDocument()
+                }
+            }
+        } catch {
+            if let failure { throw .element(failure) }
+            throw .syntax(error)
+        }
+        if let failure { throw .element(failure) }
+        return value
+    }
+
+    /// Why a raw streaming parse stopped: the text, or what an element's reader threw.
+    public enum RawStreamError<Failure: Error>: Error {
+        case syntax(JSONParseError)
+        case element(Failure)
+    }
+
     /// Where in `bytes` the value at `path` begins, as a byte offset; `nil` when there is no such value (or
     /// the text is not JSON). For messages that point people at a line and column.
     public static func offset(of path: JSONPath, in bytes: [UInt8]) -> Int? {
@@ -139,6 +180,8 @@ private struct Parser {
     var index = 0
     var depth = 0
     var stream: Stream?
+    /// In a raw streaming parse, what is handed each streamed element's range; `false` stops the parse.
+    var rawElement: (([Int], Range<Int>) -> Bool)?
     /// A path whose value's offset is wanted (``JSONParser/offset(of:in:)``), and the offset once found.
     var locate: [Stream.Step]?
     var located: Int?
@@ -254,12 +297,19 @@ private struct Parser {
             skipWhitespace()
             if stream != nil {
                 stream!.path.append(.index(elements.count + streamedCount))
-                let value = try parseValue()
-                if streamed {
-                    stream!.element(stream!.indexes, value)
+                if streamed, let rawElement {
+                    let start = index
+                    try skipValue()
+                    guard rawElement(stream!.indexes, start..<index) else { throw fail("stopped by the reader") }
                     streamedCount += 1
                 } else {
-                    elements.append(value)
+                    let value = try parseValue()
+                    if streamed {
+                        stream!.element(stream!.indexes, value)
+                        streamedCount += 1
+                    } else {
+                        elements.append(value)
+                    }
                 }
                 stream!.path.removeLast()
             } else {
@@ -397,6 +447,45 @@ private struct Parser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         return JSONNumber(validatedText: text)
+    }
+
+    /// Moves past one value without making it: strings (their escapes too) and brackets are followed, and
+    /// nothing else is checked (a raw element's reader checks it).
+    mutating func skipValue() throws(JSONParseError) {
+        var nesting = 0
+        repeat {
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard index < bytes.count else { throw fail("unterminated string") }
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                nesting += 1
+                if depth + nesting > maxDepth { throw fail("nesting deeper than \(maxDepth) levels", depthLimit: true) }
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard nesting > 0 else { return }
+                nesting -= 1
+                index += 1
+            case UInt8(ascii: ","):
+                guard nesting > 0 else { return }
+                index += 1
+            default:
+                index += 1
+            }
+        } while nesting > 0 || (index < bytes.count && !Self.endsScalar(bytes[index]))
+    }
+
+    /// Whether `byte` ends a number or literal being skipped.
+    static func endsScalar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D: true
+        default: false
+        }
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
