@@ -76,14 +76,18 @@ private struct PlainReader {
 
     mutating func bool() -> Bool? {
         skipWhitespace()
-        for (literal, value) in [("true", true), ("false", false)] {
-            let utf8 = literal.utf8
-            if bytes.count - index >= utf8.count, zip(bytes[index...], utf8).allSatisfy({ $0 == $1 }) {
-                index += utf8.count
-                return value
-            }
-        }
+        if literal("true") { return true }
+        if literal("false") { return false }
         return nil
+    }
+
+    /// Moves past `word` if it comes next.
+    mutating func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+        index += count
+        return true
     }
 
     /// A number in JSON's grammar, as ``JSONNumber`` reads it.
