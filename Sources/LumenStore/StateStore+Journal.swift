@@ -33,6 +33,7 @@ extension StateStore {
         let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
             let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
                 guard !shared.stopping, shared.lastError == nil, !shared.snapshotWanted, !shared.pending.isEmpty,
+                    !shared.snapshotRequested, shared.preparedSnapshot == nil,
                     !state.needsSnapshot(limit: journalLimit)
                 else { return nil }
                 return Self.take(&shared)

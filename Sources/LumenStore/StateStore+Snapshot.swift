@@ -1,5 +1,6 @@
 import Dispatch
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,15 +10,17 @@ import Synchronization
 /// The snapshot's side of the writer: a whole state written atomically and durably, with a new journal after
 /// it, and the fallback to the journal when it cannot be.
 extension StateStore {
-    /// A snapshot, or, when one cannot be written but the journal is open, an append of the same records.
-    func snapshotOrAppend(_ records: [StateRecord], _ state: inout WriterState, appendFirst: Bool = false)
-        -> CommitResult
-    {
-        var carry = records
-        if appendFirst, !records.isEmpty, state.journal != nil, case .written = append(records, &state) {
-            carry = []
-        }
-        let result = writeSnapshot(carry, &state)
+    /// `snapshot`, or, when it cannot be written but the journal is open, an append of the same records.
+    ///
+    /// The snapshot was made before `records` were taken, so it may lack the last of them: they are applied
+    /// to it (``writeSnapshot(_:snapshot:_:)``) and carried, even when they were appended to the old journal
+    /// first.
+    func snapshotOrAppend(
+        _ records: [StateRecord], snapshot: Fixture, _ state: inout WriterState, appendFirst: Bool = false
+    ) -> CommitResult {
+        let carry = records
+        if appendFirst, !records.isEmpty, state.journal != nil { _ = append(records, &state) }
+        let result = writeSnapshot(carry, snapshot: snapshot, &state)
         guard case .failed(let error) = result, state.journal != nil else {
             if case .written = result {
                 state.snapshotRetryAt = nil
@@ -37,8 +40,17 @@ extension StateStore {
     /// `state.json` becomes `state.previous.json`, `state.journal` becomes `state.previous.journal`, and the new
     /// files take their places; one directory `fsync` makes it all durable. Until the renames, the open journal
     /// is untouched, so a failed snapshot leaves it usable.
-    func writeSnapshot(_ carry: [StateRecord], _ state: inout WriterState) -> CommitResult {
-        var snapshot = blockingSnapshot()
+    ///
+    /// The home's `snapshot` was made before `carry` was taken: what was noted since is applied to it, so the
+    /// snapshot written holds every change this commit confirms (a pending record is its entity's latest
+    /// saved form, so applying one the snapshot already holds changes nothing), and the carry stays what the
+    /// snapshot saved.
+    func writeSnapshot(_ carry: [StateRecord], snapshot made: Fixture, _ state: inout WriterState) -> CommitResult {
+        var snapshot: Fixture
+        do throws(JSONShapeError) { snapshot = try made.applying(carry) } catch {
+            // Records that do not fit the home's own snapshot: keep them in the journal, try a snapshot later.
+            return .failed(FileSystemError("snapshot", statePath, errno: EINVAL))
+        }
         let generation = shared.withLock { $0.generation } + 1
         snapshot.generation = generation
         snapshot.origin = origin
@@ -90,19 +102,5 @@ extension StateStore {
             return .savedButNoJournal(error)
         }
         return .written
-    }
-
-    /// The home's snapshot, from this plain thread: the provider runs as a task while the writer waits.
-    func blockingSnapshot() -> Fixture {
-        let result = Mutex<Fixture?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let provider = provider
-        Task(executorPreference: providerExecutor) {
-            let fixture = await provider()
-            result.withLock { $0 = fixture }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
     }
 }

@@ -59,6 +59,11 @@ extension StateStore {
 
     /// Waits for work and does one commit. Returns `false` once the store is stopped.
     func step() -> Bool {
+        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings).
+        if shared.withLock({ $0.snapshotRequested }) {
+            _ = doorbell.wait(timeout: .now() + .seconds(1))
+            return true
+        }
         var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
         let next = shared.withLock { shared -> Next in
             satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
@@ -74,31 +79,53 @@ extension StateStore {
             shared.withLock { $0.writer = .working }
             return true
         case .commit:
+            var request = false
             committer.withLock { state in
-                let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Bool)? in
+                let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Fixture?)? in
                     let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
                     // Someone may have committed it all while this thread waited for the committer.
                     guard snapshot || !shared.pending.isEmpty else { return nil }
-                    if snapshot {
-                        shared.snapshotWanted = false
-                        shared.snapshotsStarted += 1
+                    guard snapshot else {
+                        let taken = Self.take(&shared)
+                        return (taken.records, taken.mark, nil)
                     }
+                    // The home's snapshot is made by the provider, on its own executor: asked for here, it
+                    // comes back as a message, and the commit is made then.
+                    guard let fixture = shared.preparedSnapshot else {
+                        shared.snapshotRequested = true
+                        request = true
+                        return nil
+                    }
+                    shared.preparedSnapshot = nil
+                    shared.snapshotWanted = false
+                    shared.snapshotsStarted += 1
                     let taken = Self.take(&shared)
-                    return (taken.records, taken.mark, snapshot)
+                    return (taken.records, taken.mark, fixture)
                 }
                 guard let job else { return }
-                let result = job.snapshot ? snapshotOrAppend(job.records, &state) : append(job.records, &state)
-                finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot, &state)
+                let result =
+                    if let fixture = job.snapshot {
+                        snapshotOrAppend(job.records, snapshot: fixture, &state)
+                    } else {
+                        append(job.records, &state)
+                    }
+                finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot != nil, &state)
             }
+            if request { requestSnapshot() }
             return true
         case .stop:
+            let wanted = committer.withLock { state in
+                state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
+            }
+            // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
+            let fixture = wanted ? waitForSnapshot() : nil
             committer.withLock { state in
                 let (records, mark) = shared.withLock { Self.take(&$0) }
-                if !records.isEmpty || state.batchesSinceSnapshot > 0 {
+                if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
                     shared.withLock { $0.snapshotsStarted += 1 }
                     // Anything still pending goes to the journal first: if the last snapshot then fails, every
                     // change is still on disk.
-                    let result = snapshotOrAppend(records, &state, appendFirst: true)
+                    let result = snapshotOrAppend(records, snapshot: fixture, &state, appendFirst: true)
                     if case .journalOnly(let error) = result { shared.withLock { $0.finalSnapshotError = error } }
                     finish(result, mark: mark, records: records, snapshot: true, &state)
                 }
@@ -117,6 +144,39 @@ extension StateStore {
             for waiter in waiters { waiter.continuation.resume(returning: .failure(closed)) }
             for waiter in stopWaiters { waiter.resume() }
             return false
+        }
+    }
+
+    /// Asks the provider for the home's snapshot, on the provider's executor; it is handed back to the
+    /// writer as ``Shared/preparedSnapshot``, with a ring.
+    func requestSnapshot() {
+        let provider = provider
+        Task(executorPreference: providerExecutor) { [self] in
+            let fixture = await provider()
+            shared.withLock { shared in
+                shared.preparedSnapshot = fixture
+                shared.snapshotRequested = false
+            }
+            doorbell.signal()
+        }
+    }
+
+    /// The home's snapshot, for the last commit at stop: asked for, then waited for on the writer's own
+    /// doorbell (the writer has nothing else to do by then).
+    func waitForSnapshot() -> Fixture {
+        let ask = shared.withLock { shared -> Bool in
+            guard shared.preparedSnapshot == nil, !shared.snapshotRequested else { return false }
+            shared.snapshotRequested = true
+            return true
+        }
+        if ask { requestSnapshot() }
+        while true {
+            let fixture = shared.withLock { shared -> Fixture? in
+                defer { if shared.preparedSnapshot != nil { shared.preparedSnapshot = nil } }
+                return shared.preparedSnapshot
+            }
+            if let fixture { return fixture }
+            _ = doorbell.wait(timeout: .now() + .seconds(1))
         }
     }
 

@@ -89,6 +89,11 @@ public final class StateStore: Sendable {
         var waiters: [Waiter] = []
         /// Snapshots asked for by ``compact()`` and not yet started.
         var snapshotWanted = false
+        /// The writer asked the provider for the home's snapshot and waits for it (committing nothing
+        /// meanwhile, so the snapshot holds everything the journal it replaces holds).
+        var snapshotRequested = false
+        /// The snapshot the provider gave, for the writer's next commit.
+        var preparedSnapshot: Fixture?
         var stopping = false
         var stopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []

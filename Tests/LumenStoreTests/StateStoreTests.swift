@@ -299,6 +299,27 @@ struct StateStoreTests {
         await #expect(throws: FileSystemError.self) { try await store.flush() }
     }
 
+    /// The home's snapshot is made before the writer takes what is pending: a change noted while it is being
+    /// made is carried into the journal after it, and is on disk once confirmed, the store still open.
+    @Test func aChangeNotedWhileTheSnapshotIsMadeIsCarried() async throws {
+        let home = home
+        let box = Mutex<StateStore?>(nil)
+        let store = StateStore(directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin) {
+            let fixture = home.fixture
+            if home.version.load(ordering: .relaxed) == 1, let store = box.withLock({ $0 }) { home.change(store) }
+            return fixture
+        }
+        box.withLock { $0 = store }
+        home.change(store)
+        try await store.compact()
+        try await store.waitUntilDurable(store.changeMark)
+        #expect(home.version.load(ordering: .relaxed) == 2)
+        let outcome = try loaded()
+        #expect(outcome.fixture.name == "version 2", "\(outcome.replayedCommits) \(outcome.warnings) \(outcome.notices)")
+        await store.close()
+        #expect(try loaded().fixture.name == "version 2")
+    }
+
     @Test func aWaiterMayCommitOnItsOwnThread() async throws {
         // A long grace, so that the writer cannot take the change first on a loaded machine.
         let home = home
