@@ -315,7 +315,7 @@ struct StateStoreTests {
         try await store.waitUntilDurable(store.changeMark)
         #expect(home.version.load(ordering: .relaxed) == 2)
         let outcome = try loaded()
-        #expect(outcome.fixture.name == "version 2", "\(outcome.replayedCommits) \(outcome.warnings) \(outcome.notices)")
+        #expect(outcome.fixture.name == "version 2", "warnings: \(outcome.warnings)")
         await store.close()
         #expect(try loaded().fixture.name == "version 2")
     }
