@@ -33,9 +33,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let carry = contents.carry { batches.insert(carry.records, at: 0) }
             _ = try? Self.home.applying(batches: batches)
         case .fixture:
-            if let fixture = try? Fixture(json: bytes) {
-                _ = fixture.jsonValue
-            }
+            let fixture = try? Fixture(json: bytes)
+            if let fixture { _ = fixture.jsonValue }
+            // Loading may read plain lights straight from their bytes; the check reads every light as a tree.
+            // The two must agree on whether the document is usable.
+            let problems = Fixture.problems(json: Array(bytes))
+            precondition((fixture == nil) == !problems.isEmpty, "loading and checking disagree: \(problems)")
         case .rpc:
             let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
             let session = InProcessSession(container: ScopeContainer(home: home))
