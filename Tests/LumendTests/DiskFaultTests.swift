@@ -94,6 +94,9 @@ struct DiskFaultTests {
         let fixture = directory.file("home.json")
         try Self.fixture(lights: lights).write(toFile: fixture, atomically: true, encoding: .utf8)
         let first = try await start(directory, fixture: fixture)
+        // The first snapshot (written right after READY=1) before the change, so the change is a journal commit.
+        let state = directory.file("disk/state")
+        #expect(await waitForCondition(in: state) { FileManager.default.fileExists(atPath: state + "/state.json") })
         let client = try first.connect()
         #expect(try await setName(client, "saved before")["result"] != nil)
         first.signal(SIGKILL)
