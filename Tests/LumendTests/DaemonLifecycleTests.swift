@@ -84,20 +84,28 @@ struct DaemonLifecycleTests {
         #expect(FileManager.default.fileExists(atPath: socket))
     }
 
+    /// lumend with a systemd watchdog of `microseconds`, its socket and state in `directory`.
+    func withWatchdog(microseconds: Int, directory: TemporaryDirectory, arguments: [String] = []) throws
+        -> DaemonProcess
+    {
+        // `exec` keeps the shell's PID, so WATCHDOG_PID names lumend itself.
+        try DaemonProcess(
+            arguments: [], environment: ["WATCHDOG_USEC": String(microseconds)], directory: directory,
+            prefix: [
+                "-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"),
+                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"),
+            ] + arguments,
+            executable: "/bin/sh", setPaths: false)
+    }
+
     /// lumend's threads are its main event loop (the main thread), its connections' loops and its store's
     /// writer, whatever it does: its timers (the watchdog, the status), its signals and the home's real
     /// clock (a command's latency, a fade) run on the main loop, and nothing wakes Dispatch's threads or the
     /// shared executor's.
     @Test func itsThreadsAreItsLoopsAndItsStoresWriterWhateverItDoes() async throws {
         let directory = TemporaryDirectory()
-        let daemon = try DaemonProcess(
-            arguments: [], environment: ["WATCHDOG_USEC": "200000"], directory: directory,
-            prefix: [
-                "-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"),
-                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"), "--event-loops",
-                "2", "--clock", "real",
-            ],
-            executable: "/bin/sh", setPaths: false)
+        let daemon = try withWatchdog(
+            microseconds: 200_000, directory: directory, arguments: ["--event-loops", "2", "--clock", "real"])
         _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
         let socket = directory.file("lumend.sock")
         // A command that takes the demo home's latency and a fade, then a read, a signal it only logs, and a
@@ -130,14 +138,7 @@ struct DaemonLifecycleTests {
 
     @Test func watchdogPingsArriveAtAboutHalfTheInterval() async throws {
         let directory = TemporaryDirectory()
-        // `exec` keeps the shell's PID, so WATCHDOG_PID names lumend itself.
-        let daemon = try DaemonProcess(
-            arguments: [], environment: ["WATCHDOG_USEC": "400000"], directory: directory,
-            prefix: [
-                "-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"),
-                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"),
-            ],
-            executable: "/bin/sh", setPaths: false)
+        let daemon = try withWatchdog(microseconds: 400_000, directory: directory)
         _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
         var pings: [Double] = []
         while pings.count < 6 {
