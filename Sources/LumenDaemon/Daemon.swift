@@ -109,7 +109,7 @@ public enum Daemon {
         // The fixture and the state, loaded in a function of their own: the documents they were read from are
         // freed when it returns, and only the simulated home and what the log needs stay.
         let (home, outcome, origin) = try loadHome(
-            options: options, fileSystem: fileSystem, wakeClock: clock, wakeExecutor: mainLoop)
+            options: options, fileSystem: fileSystem, wakeClock: clock, mainLoop: mainLoop)
         let health = PersistenceHealth()
         for notice in outcome.notices { logger.info(notice, [("state_dir", options.stateDirectory)]) }
         for warning in outcome.warnings {
@@ -299,8 +299,7 @@ extension Daemon {
     /// The fixture read and checked, and the state directory loaded against it: the simulated home, what was
     /// loaded (without the document, which is freed here), and the fixture's origin.
     static func loadHome(
-        options: DaemonOptions, fileSystem: PosixFileSystem, wakeClock: any Clock<Duration>,
-        wakeExecutor: (any TaskExecutor)?
+        options: DaemonOptions, fileSystem: PosixFileSystem, wakeClock: any Clock<Duration>, mainLoop: EventLoop?
     ) throws -> (Home, StateLoader.Outcome, FixtureOrigin) {
         // The fixture.
         let fixtureBytes: [UInt8]
@@ -337,7 +336,7 @@ extension Daemon {
         }
         let home = Home(
             fixture: outcome.fixture, clock: options.clock, seed: options.seed, wakeClock: wakeClock,
-            wakeExecutor: wakeExecutor)
+            wakeExecutor: mainLoop, runner: EventLoop.homeRunner(fallback: mainLoop))
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []

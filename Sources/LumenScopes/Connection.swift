@@ -38,26 +38,37 @@ public struct Connection<Value: ScopeValue>: Sendable {
 /// A value that can also be written.
 ///
 /// A write returns a ``WriteCompletion`` as soon as it is queued, and the completion settles when the device
-/// confirms, so a caller can queue writes in order and wait for each on its own.
+/// confirms, so a caller can queue writes in order and wait for each on its own. The write itself is a step on
+/// the `Home` actor, with no suspension in it, so a server can make it at once when the actor is free
+/// (``Home/now(_:)``).
 public struct WritableConnection<Value: ScopeValue>: Sendable {
     /// Reads the current value.
     public let get: @Sendable () async throws(LumenError) -> JSONValue
     /// The current value when it can be had at once (see ``Connection/peek``).
     public let peek: (@Sendable () -> JSONValue?)?
-    /// Queues a write.
-    public let set: @Sendable (Value, WriteOptions) async throws(LumenError) -> WriteCompletion
+    /// Queues a write, on the home's actor.
+    public let write: @Sendable (isolated Home, Value, WriteOptions) throws(LumenError) -> WriteCompletion
     /// The key changes are published under.
     public let key: PropertyKey?
+    /// The home written to.
+    public let home: Home
 
     /// A writable property of the home.
     public init(
         _ key: PropertyKey, of home: Home,
-        set: @escaping @Sendable (Value, WriteOptions) async throws(LumenError) -> WriteCompletion
+        write: @escaping @Sendable (isolated Home, Value, WriteOptions) throws(LumenError) -> WriteCompletion
     ) {
         self.key = key
+        self.home = home
         get = { () async throws(LumenError) in try await home.read(key) }
         peek = { home.published.value(for: key) }
-        self.set = set
+        self.write = write
+    }
+
+    /// Queues a write, waiting for the home's actor.
+    public func set(_ value: Value, _ options: WriteOptions) async throws(LumenError) -> WriteCompletion {
+        let write = write
+        return try await home.withIsolation { home throws(LumenError) in try write(home, value, options) }
     }
 }
 

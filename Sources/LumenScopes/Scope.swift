@@ -1,5 +1,6 @@
 import LumenModel
 import LumenProtocol
+import LumenSimulation
 import Synchronization
 
 /// A scope type: a named set of connections over one part of the home.
@@ -59,15 +60,15 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
     ) -> Self {
         Self(name: name, kind: .writable, type: Value.typeDescription, result: nil, configuration: nil) { owner in
             let connection = make(owner)
+            let write: AnyConnection.Write = { home, json, options throws(LumenError) in
+                let value: Value
+                do throws(JSONShapeError) { value = try Value(json: json) } catch {
+                    throw LumenError(.invalidParams, "value: \(error.message)", data: ["connection": .string(name)])
+                }
+                return try connection.write(home, value, options)
+            }
             return AnyConnection(
-                kind: .writable, key: connection.key, get: connection.get, peek: connection.peek,
-                set: { (json, options) async throws(LumenError) in
-                    let value: Value
-                    do throws(JSONShapeError) { value = try Value(json: json) } catch {
-                        throw LumenError(.invalidParams, "value: \(error.message)", data: ["connection": .string(name)])
-                    }
-                    return try await connection.set(value, options)
-                })
+                kind: .writable, key: connection.key, get: connection.get, peek: connection.peek, write: write)
         }
     }
 
@@ -130,8 +131,11 @@ public struct AnyConnection: Sendable {
     public let get: (@Sendable () async throws(LumenError) -> JSONValue)?
     /// The value when it can be had without waiting for the `Home` actor (`get` otherwise).
     public let peek: (@Sendable () -> JSONValue?)?
-    /// Queues a write (writable values).
-    public let set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)?
+    /// Queues a write, as one step on the home's actor.
+    public typealias Write = @Sendable (isolated Home, JSONCursor, WriteOptions) throws(LumenError) -> WriteCompletion
+    /// Queues a write (writable values), on the home's actor: at once where the caller finds it free
+    /// (``Home/now(_:)``), otherwise by waiting for it (``Home/withIsolation(_:)``).
+    public let write: Write?
     /// What calling it does (actions).
     public let action: Action?
     /// Opens the child scope (scope connections).
@@ -141,7 +145,7 @@ public struct AnyConnection: Sendable {
         kind: ConnectionKind, key: PropertyKey?,
         get: (@Sendable () async throws(LumenError) -> JSONValue)? = nil,
         peek: (@Sendable () -> JSONValue?)? = nil,
-        set: (@Sendable (JSONCursor, WriteOptions) async throws(LumenError) -> WriteCompletion)? = nil,
+        write: Write? = nil,
         action: Action? = nil,
         open: (@Sendable (JSONCursor) async throws(LumenError) -> AnyScope)? = nil
     ) {
@@ -149,7 +153,7 @@ public struct AnyConnection: Sendable {
         self.key = key
         self.get = get
         self.peek = peek
-        self.set = set
+        self.write = write
         self.action = action
         self.open = open
     }

@@ -80,8 +80,8 @@ public struct HomeScope: Scope {
 
     var name: WritableConnection<String> {
         let home = container.home
-        return WritableConnection(.home(.name), of: home) { [container] name, _ async throws(LumenError) in
-            try await home.setName(name, of: .home)
+        return WritableConnection(.home(.name), of: home) { [container] home, name, _ throws(LumenError) in
+            try home.setName(name, of: .home)
             return container.immediate(.string(name))
         }
     }
@@ -132,8 +132,8 @@ public struct RoomScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
-        return WritableConnection(.room(id, .name), of: home) { [container] name, _ async throws(LumenError) in
-            try await home.setName(name, of: .room(id))
+        return WritableConnection(.room(id, .name), of: home) { [container] home, name, _ throws(LumenError) in
+            try home.setName(name, of: .room(id))
             return container.immediate(.string(name))
         }
     }
@@ -189,8 +189,8 @@ public struct LightScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (container.home, id)
-        return WritableConnection(.light(id, .name), of: home) { [container] name, _ async throws(LumenError) in
-            try await home.setName(name, of: .light(id))
+        return WritableConnection(.light(id, .name), of: home) { [container] home, name, _ throws(LumenError) in
+            try home.setName(name, of: .light(id))
             return container.immediate(.string(name))
         }
     }
@@ -201,7 +201,7 @@ public struct LightScope: Scope {
     /// A writable light property: the write is a device command, confirmed when the light applies it.
     func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
         let (home, id, container) = (container.home, id, container)
-        return WritableConnection(.light(id, property), of: home) { value, options async throws(LumenError) in
+        return WritableConnection(.light(id, property), of: home) { home, value, options throws(LumenError) in
             var change = LightChange()
             switch property {
             case .isOn: change.isOn = value.jsonValue.boolValue
@@ -210,7 +210,7 @@ public struct LightScope: Scope {
             case .color: change.color = value as? CIEColor
             case .name, .model, .isReachable, .settings: break
             }
-            let ticket = try await home.submit(change, to: id, transitionMs: options.transitionMs)
+            let ticket = try home.submit(change, to: id, transitionMs: options.transitionMs)
             return container.confirm(ticket, property)
         }
     }

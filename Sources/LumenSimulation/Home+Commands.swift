@@ -22,7 +22,8 @@ extension Home {
         -> CommandTicket
     {
         guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
-        guard var device = lights[light] else { throw Self.noSuchLight(light) }
+        guard let index = lights.index(forKey: light) else { throw Self.noSuchLight(light) }
+        let device = lights.values[index]
         try change.validate()
         for property in change.properties where !property.isSupported(by: device.model.kind) {
             throw LumenError(
@@ -49,15 +50,16 @@ extension Home {
         let id = nextCommandID
         nextCommandID += 1
         let ticket = CommandTicket()
-        pending[id] = PendingCommand(
+        let command = PendingCommand(
             light: light, change: change, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
             ticket: ticket)
         let timeout = Self.micros(faults.timeoutMs)
         // The latency and drop draws happen for every command, so a light's random stream does not depend on
         // whether it happened to be reachable.
-        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
+        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &lights.values[index].random))
         let dropped =
-            faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
+            faults.dropProbability > 0
+            && Double.random(in: 0..<1, using: &lights.values[index].random) < faults.dropProbability
         let event: SimulationEvent
         let due: Int64
         if !device.isReachable {
@@ -68,14 +70,20 @@ extension Home {
             due = nowMicros + timeout
         } else {
             due = max(nowMicros + latency, device.lastApplyAt)
-            device.lastApplyAt = due
+            lights.values[index].lastApplyAt = due
             event = .applyCommand(id)
         }
-        lights[light] = device
+        if clockMode == .real, due <= nowMicros, case .applyCommand = event, !queue.hasEvent(notAfter: nowMicros) {
+            // Due now (an instant device) with nothing else due before it: applied at once, as the queue would
+            // have, without passing through it.
+            apply(command, id: id)
+            return ticket
+        }
+        pending[id] = command
         queue.schedule(event, at: due)
         if clockMode == .real, due <= nowMicros {
-            // Already due (an instant device): apply it now rather than after a timer task's round trip.
-            // Anything else due by now goes first, in queue order, as a wake-up would have done.
+            // Already due: apply it now rather than after a timer task's round trip. Anything else due by now
+            // goes first, in queue order, as a wake-up would have done.
             runEvents(notAfter: nowMicros)
         }
         armRealClock()
@@ -105,29 +113,33 @@ extension Home {
     }
 
     func applyCommand(_ id: UInt64) {
-        guard let command = pending[id] else { return }
-        guard var device = lights[command.light] else {
-            pending[id] = nil
+        guard let command = pending.removeValue(forKey: id) else { return }
+        apply(command, id: id)
+    }
+
+    /// Carries out a command that has fallen due.
+    func apply(_ command: PendingCommand, id: UInt64) {
+        guard let index = lights.index(forKey: command.light) else {
             command.ticket.settle(.failure(Self.noSuchLight(command.light)))
             return
         }
+        let device = lights.values[index]
         if !device.isReachable, command.isGroup {
-            pending[id] = nil
             command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
             return
         }
         if !device.isReachable {
             // It went away while the command was in flight: the sender hears nothing until its timeout.
+            pending[id] = command
             let timeout = Self.micros(effectiveSettings(of: device).faultModel.timeoutMs)
             schedule(
                 .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
                 at: max(nowMicros, command.submittedAt + timeout))
             return
         }
-        pending[id] = nil
         // A new command ends a running fade where it stands: what it does not change stays at the fade's
         // current step, not its target.
-        let running = transitions.removeValue(forKey: command.light)
+        let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: command.light)
         let current = running.map { $0.state(at: nowMicros) } ?? device.state
         if let refusal = refusalWhileOff(command.change, to: device, current: current) {
             if let running { transitions[command.light] = running }
@@ -135,8 +147,8 @@ extension Home {
             return
         }
         let landing = command.change.applied(to: current)
-        device.transitionGeneration &+= 1
-        lights[command.light] = device
+        lights.values[index].transitionGeneration &+= 1
+        let generation = lights.values[index].transitionGeneration
         if let transition = Transition(
             current: current, landing: landing, kind: device.model.kind, start: nowMicros,
             duration: command.transitionMicros)
@@ -145,7 +157,7 @@ extension Home {
             setState(of: command.light, to: transition.state(at: nowMicros))
             persist(.light(command.light))
             schedule(
-                .transitionStep(command.light, generation: device.transitionGeneration),
+                .transitionStep(command.light, generation: generation),
                 at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
         } else {
             setState(of: command.light, to: landing)
@@ -202,13 +214,16 @@ extension Home {
 
     /// Sets a light's state and emits one event per property that really changed.
     func setState(of id: LightID, to state: LightState) {
-        guard let device = lights[id], device.state != state else { return }
-        let old = device.state
-        lights[id]?.state = state
-        let kind = device.model.kind
-        let group = rooms[device.room]?.groupState
+        guard let index = lights.index(forKey: id) else { return }
+        let old = lights.values[index].state
+        guard old != state else { return }
+        lights.values[index].state = state
+        let kind = lights.values[index].model.kind
+        let room = lights.values[index].room
+        let roomIndex = rooms.index(forKey: room)
+        let group = roomIndex.map { rooms.values[$0].groupState }
         if old.isOn != state.isOn {
-            rooms[device.room]?.onCount += state.isOn ? 1 : -1
+            if let roomIndex { rooms.values[roomIndex].onCount += state.isOn ? 1 : -1 }
             emit(.light(id, .isOn), .bool(state.isOn))
         }
         if kind.capabilities.contains(.brightness), old.brightness != state.brightness {
@@ -221,7 +236,7 @@ extension Home {
             emit(.light(id, .color), state.color.jsonValue)
         }
         // The room's derived values follow its light's own changes.
-        if old.isOn != state.isOn, let group { emitGroupChange(of: device.room, since: group) }
+        if old.isOn != state.isOn, let group { emitGroupChange(of: room, since: group) }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

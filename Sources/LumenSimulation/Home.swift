@@ -26,6 +26,9 @@ public actor Home {
     /// Receives the saved form of an entity each time it changes.
     public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
+    /// Where the actor's work runs (see ``HomeExecutor``).
+    public nonisolated let executor: HomeExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
     /// The values announced, for reads that need not wait for the actor (``read(_:)``).
@@ -53,10 +56,10 @@ public actor Home {
     var nextScanID: UInt64 = 1
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
-    var observers: [UInt64: Observer] = [:]
+    /// In the order they were added.
+    var observers: [Observer] = []
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: PersistenceSink?
-    var nextObserverID: UInt64 = 1
     var isShutDown = false
     let realStart = ContinuousClock.now
     /// Real clock only: the due time a wake-up task is already sleeping towards.
@@ -82,10 +85,12 @@ public actor Home {
     /// - Parameters:
     ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
+    ///   - runner: where the actor's queued jobs run (``HomeExecutor/init(runner:)``).
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
-        wakeExecutor: (any TaskExecutor)? = nil
+        wakeExecutor: (any TaskExecutor)? = nil, runner: HomeExecutor.Runner? = nil
     ) {
+        executor = HomeExecutor(runner: runner)
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock
@@ -122,8 +127,7 @@ public actor Home {
     /// Observers must return quickly and never block: they run on the home's event loop, for as long as the
     /// home lives.
     public func addObserver(_ observer: @escaping Observer) {
-        observers[nextObserverID] = observer
-        nextObserverID += 1
+        observers.append(observer)
     }
 
     /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
@@ -152,8 +156,7 @@ public actor Home {
     }
 
     private func deliver(_ event: ChangeEvent) {
-        guard !observers.isEmpty else { return }
-        for id in observers.keys.sorted() { observers[id]?(event) }
+        for observer in observers { observer(event) }
     }
 
     // MARK: - Time
@@ -287,5 +290,25 @@ extension Home {
         throws(LumenError) -> T
     {
         try body(self)
+    }
+
+    /// Runs `body` on the actor at once, on the calling thread, when the actor is free; `nil` when it is busy
+    /// (then the caller goes the asynchronous way, ``withIsolation(_:)``).
+    ///
+    /// A `set` from a connection's loop is applied this way, with no task and no hop.
+    @inlinable
+    public nonisolated func now<T: Sendable>(_ body: @Sendable (isolated Home) throws(LumenError) -> T)
+        throws(LumenError)
+        -> T?
+    {
+        var result: Result<T, LumenError>?
+        guard
+            executor.tryRunNow({
+                result = assumeIsolated { home in
+                    do throws(LumenError) { return .success(try body(home)) } catch { return .failure(error) }
+                }
+            })
+        else { return nil }
+        return try result?.get()
     }
 }

@@ -74,8 +74,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             return nil
         case .request(let id, let method, let params):
             guard let outcome = handler.handleNow(method: method, params: params) else { return document }
-            guard case .done(let result) = outcome else { return document }
-            if let id { reply(Self.response(id: id, result)) }
+            answer(outcome, id: id, reply: reply)
             return nil
         }
     }
@@ -129,12 +128,23 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             }
             return
         }
-        guard let (id, outcome) = await handleOne(document) else { return }
+        switch validate(document) {
+        case .invalid(let error): reply(Self.errorResponse(id: .null, error))
+        case .request(let id, let method, let params):
+            answer(await handler.handle(method: method, params: params), id: id, reply: reply)
+        }
+    }
+
+    /// Sends the response to one request (none to a notification), now or once a later outcome is known.
+    private func answer(_ outcome: RPCOutcome, id: JSONValue?, reply: @escaping @Sendable ([UInt8]) -> Void) {
         switch outcome {
-        case .done(let result): reply(Self.response(id: id, result))
+        case .done(let result):
+            if let id { reply(Self.response(id: id, result)) }
         case .later(let wait):
-            Task(executorPreference: executor) {
-                reply(Self.response(id: id, await wait()))
+            // A notification's work goes on, but nothing is said.
+            Task(executorPreference: executor) { [handler] in
+                let result = await wait()
+                if let id { reply(Self.response(id: id, result)) }
                 handler.laterOutcomeSent()
             }
         }
@@ -174,6 +184,8 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return .request(id: id, method: method, params: params)
     }
 
+    /// Hands one batch element to the handler; `nil` for a notification (no response), whose later work is
+    /// answered to nobody.
     private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
         let (id, method, params): (JSONValue?, String, JSONValue?)
         switch validate(value) {
@@ -183,14 +195,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         }
         let outcome = await handler.handle(method: method, params: params)
         guard let id else {
-            // A notification: the work goes on, but nothing is said.
-            if case .later(let wait) = outcome {
-                let handler = handler
-                Task(executorPreference: executor) {
-                    _ = await wait()
-                    handler.laterOutcomeSent()
-                }
-            }
+            answer(outcome, id: nil) { _ in }
             return nil
         }
         return (id, outcome)

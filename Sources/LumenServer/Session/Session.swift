@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenSimulation
 import Synchronization
 
 /// One client's conversation: its scope tree, its subscriptions and its outgoing queue.
@@ -72,14 +73,18 @@ final class Session: RPCHandler {
             case .get:
                 // Only the common case, a value already published; anything else (errors included) is the
                 // asynchronous path's to answer.
-                guard let params = try? Params(params, allowing: ["scope", "connection"]),
+                guard let params = try? Params(params, allowing: Self.getKeys),
                     let (_, _, connection) = try? lookup(params), let value = connection.peek?()
                 else { return nil }
                 return .result(["value": value])
+            case .set:
+                // Errors in the parameters are the asynchronous path's to answer, as for `get`.
+                guard let params = try? Params(params, allowing: Self.setKeys) else { return nil }
+                return try setNow(params)
             case nil:
                 let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
                 return .failure(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
-            case .open, .set, .call, .subscribe:
+            case .open, .call, .subscribe:
                 return nil
             }
         } catch {
@@ -87,14 +92,16 @@ final class Session: RPCHandler {
         }
     }
 
+    static let getKeys: Set<String> = ["scope", "connection"]
+    static let setKeys: Set<String> = ["scope", "connection", "value", "transitionMs"]
+
     func handle(method: String, params: JSONValue?) async -> RPCOutcome {
         if let outcome = handleNow(method: method, params: params) { return outcome }
         do throws(LumenError) {
             switch WireMethod(rawValue: method) {
             case .open: return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
-            case .get: return try await get(Params(params, allowing: ["scope", "connection"]))
-            case .set:
-                return try await set(Params(params, allowing: ["scope", "connection", "value", "transitionMs"]))
+            case .get: return try await get(Params(params, allowing: Self.getKeys))
+            case .set: return try await set(Params(params, allowing: Self.setKeys))
             case .call: return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
             case .subscribe: return try await subscribe(Params(params, allowing: ["scope", "connection"]))
             case .hello, .describe, .close, .unsubscribe, nil:
@@ -176,17 +183,25 @@ final class Session: RPCHandler {
         }
     }
 
-    /// Starts work that waits for devices and answers it later, as a `set`, among the session's writes
-    /// waiting on devices: the session's next requests are not held up behind it.
-    private func answerLater(
-        _ request: RequestContext, _ start: () async throws(LumenError) -> WriteCompletion
-    ) async throws(LumenError) -> RPCOutcome {
+    private func checkInflightLimit() throws(LumenError) {
         guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
             throw LumenError(
                 .limitExceeded,
                 "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
         }
-        let completion = try await start()
+    }
+
+    /// Starts work that waits for devices and answers it later, as a `set`, among the session's writes
+    /// waiting on devices: the session's next requests are not held up behind it.
+    private func answerLater(
+        _ request: RequestContext, _ start: () async throws(LumenError) -> WriteCompletion
+    ) async throws(LumenError) -> RPCOutcome {
+        try checkInflightLimit()
+        return outcome(of: try await start(), request)
+    }
+
+    /// The answer to a write that was queued: now, when its outcome is known already; later otherwise.
+    private func outcome(of completion: WriteCompletion, _ request: RequestContext) -> RPCOutcome {
         // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
         if let result = completion.now?() {
             switch result {
@@ -291,19 +306,52 @@ final class Session: RPCHandler {
         }
     }
 
-    private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
+    /// A `set` checked and ready to be made on the home's actor.
+    private struct PreparedWrite: Sendable {
+        var request: RequestContext
+        var write: AnyConnection.Write
+        var value: JSONCursor
+        var options: WriteOptions
+
+        func make(on home: isolated Home) throws(LumenError) -> WriteCompletion {
+            do throws(LumenError) { return try write(home, value, options) } catch { throw request.annotate(error) }
+        }
+    }
+
+    /// Checks a `set` up to the write itself, whose errors name the request.
+    private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
         let value = params.cursor("value")
-        return try await onConnection(params) { (request, connection) async throws(LumenError) in
-            request.value = value.value
-            guard let set = connection.set else {
-                throw wrongKind(request.scope, request.connection, connection.kind, "set")
-            }
+        let (scopeID, name, connection) = try lookup(params)
+        var request = RequestContext(
+            scope: scopeID, connection: name, entity: state.withLock { $0.scopes[scopeID]?.scope.entity })
+        request.value = value.value
+        do throws(LumenError) {
+            guard let write = connection.write else { throw wrongKind(scopeID, name, connection.kind, "set") }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
             let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
-            return try await answerLater(request) { () async throws(LumenError) in
-                try await set(value, WriteOptions(transitionMs: transition))
-            }
+            try checkInflightLimit()
+            return PreparedWrite(
+                request: request, write: write, value: value, options: WriteOptions(transitionMs: transition))
+        } catch {
+            throw request.annotate(error)
         }
+    }
+
+    /// A `set` made at once, when the home's actor is free (`nil`: it is busy; the asynchronous way makes it).
+    private func setNow(_ params: Params) throws(LumenError) -> RPCOutcome? {
+        let prepared = try prepareWrite(params)
+        guard
+            let completion = try context.container.home.now({ home throws(LumenError) in try prepared.make(on: home) })
+        else { return nil }
+        return outcome(of: completion, prepared.request)
+    }
+
+    private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
+        let prepared = try prepareWrite(params)
+        let completion = try await context.container.home.withIsolation { home throws(LumenError) in
+            try prepared.make(on: home)
+        }
+        return outcome(of: completion, prepared.request)
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {

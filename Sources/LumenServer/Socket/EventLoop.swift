@@ -4,6 +4,13 @@ import LumenProtocol
 import LumenService
 import Synchronization
 
+/// The thread-specific slot that names the loop a thread runs (``EventLoop/current``).
+private let currentLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+    return key
+}()
+
 /// One thread that waits in `epoll` on many sockets and runs the work of their sessions, as a swift-nio event
 /// loop does.
 ///
@@ -90,6 +97,25 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
 
     /// Whether the caller is on the loop's thread.
     var isCurrent: Bool { thread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// The loop whose thread is calling, if the caller is on one.
+    public static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentLoopKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Where the `Home` actor's queued jobs run: on the loop of the thread that queued them, so a task that
+    /// calls the home from its connection's loop stays on that loop; from any other thread, on `fallback`
+    /// (lumend's main loop), or on a shared thread without one.
+    public static func homeRunner(fallback: EventLoop?) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+        { block in
+            if let loop = current ?? fallback {
+                loop.execute { _ in block() }
+            } else {
+                DispatchQueue.global().async(execute: block)
+            }
+        }
+    }
 
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
     public func stop() { _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
@@ -231,6 +257,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
 
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .relaxed)
+        pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(currentLoopKey, nil) }
         // Made here and handed only to the blocks this thread runs: nothing else ever holds it.
         let context = LoopContext(epfd: epfd)
         var masks = [UInt32](repeating: 0, count: 256)

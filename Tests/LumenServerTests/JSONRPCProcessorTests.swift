@@ -1,0 +1,59 @@
+import LumenModel
+import LumenProtocol
+import LumenServer
+import Synchronization
+import Testing
+
+/// A handler that answers `later` at once with an outcome that comes later, and counts what it was asked.
+final class LaterHandler: RPCHandler {
+    let handled = Atomic<Int>(0)
+    let answeredNow = Atomic<Int>(0)
+    let laterSent = Atomic<Int>(0)
+
+    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
+        handled.add(1, ordering: .relaxed)
+        return .result("handled")
+    }
+
+    func handleNow(method: String, params: JSONValue?) -> RPCOutcome? {
+        guard method == "later" else { return nil }
+        answeredNow.add(1, ordering: .relaxed)
+        return .later { .success("settled") }
+    }
+
+    func laterOutcomeSent() { laterSent.add(1, ordering: .relaxed) }
+}
+
+@Suite("Answering at once", .timeLimit(.minutes(1)))
+struct JSONRPCProcessorTests {
+    @Test func aRequestTakenAtOnceButAnsweredLaterIsHandedOverOnceAndAnsweredWhenItSettles() async throws {
+        let handler = LaterHandler()
+        let processor = JSONRPCProcessor(handler: handler)
+        let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let left = processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":7,"method":"later"}"#.utf8)) {
+            continuation.yield($0)
+        }
+        #expect(left == nil, "nothing left for the asynchronous path")
+        var iterator = replies.makeAsyncIterator()
+        let reply = try JSONParser.parse(try #require(await iterator.next()))
+        #expect(reply == ["jsonrpc": "2.0", "result": "settled", "id": 7])
+        #expect(handler.answeredNow.load(ordering: .relaxed) == 1)
+        #expect(handler.handled.load(ordering: .relaxed) == 0, "not handled a second time")
+        // Told once the reply was handed over (which happens just before).
+        while handler.laterSent.load(ordering: .relaxed) == 0 { await Task.yield() }
+        #expect(handler.laterSent.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aNotificationTakenAtOnceIsWorkedButNotAnswered() async throws {
+        let handler = LaterHandler()
+        let processor = JSONRPCProcessor(handler: handler)
+        let replies = Mutex<Int>(0)
+        let left = processor.processNow(line: Array(#"{"jsonrpc":"2.0","method":"later"}"#.utf8)) { _ in
+            replies.withLock { $0 += 1 }
+        }
+        #expect(left == nil)
+        while handler.laterSent.load(ordering: .relaxed) == 0 { await Task.yield() }
+        #expect(replies.withLock { $0 } == 0)
+        #expect(handler.handled.load(ordering: .relaxed) == 0)
+    }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import Glibc
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Synchronization
+import Testing
+
+/// The home's executor: work made at once on the caller's thread when the actor is free, queued jobs run by
+/// the runner it was given, one at a time.
+@Suite("The home's executor")
+struct HomeExecutorTests {
+    /// Counts the drains handed to it, and runs them on Dispatch's threads.
+    final class CountingRunner: Sendable {
+        let drains = Atomic<Int>(0)
+
+        var runner: HomeExecutor.Runner {
+            { [self] block in
+                drains.add(1, ordering: .relaxed)
+                DispatchQueue.global().async(execute: block)
+            }
+        }
+    }
+
+    @Test func workIsMadeAtOnceOnTheCallersThreadWhenTheActorIsFree() throws {
+        let runner = CountingRunner()
+        let home = Home(
+            fixture: try Fixture(json: Array(singleLight().utf8)), clock: .real, runner: runner.runner)
+        let caller = UInt(pthread_self())
+        let made = try home.now { home throws(LumenError) -> (UInt, Bool, Result<LightState, LumenError>?) in
+            let ticket = try home.submit(LightChange(isOn: true), to: "bulb")
+            return (UInt(pthread_self()), home.executor.isHeldByCurrentThread, ticket.settledResult)
+        }
+        let (thread, held, result) = try #require(made)
+        #expect(thread == caller)
+        #expect(held)
+        #expect(try result?.get().isOn == true, "an instant light applied it before now returned")
+        #expect(!home.executor.isHeldByCurrentThread, "let go on return")
+        #expect(runner.drains.load(ordering: .relaxed) == 0, "nothing was queued")
+    }
+
+    @Test func anErrorInTheWorkIsThrownToTheCaller() throws {
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual)
+        #expect(throws: LumenError.self) {
+            _ = try home.now { home throws(LumenError) in try home.submit(LightChange(isOn: true), to: "nothing") }
+        }
+        #expect(!home.executor.isHeldByCurrentThread)
+    }
+
+    @Test func workIsRefusedWhileTheActorIsHeld() async throws {
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual)
+        // Held by a job (the task's call on the actor): asked meanwhile, even from that thread, it says busy.
+        let refused = try await home.withIsolation { home in
+            let inner = try? home.now { _ in 1 }
+            return inner == nil && home.executor.isHeldByCurrentThread
+        }
+        #expect(refused)
+        #expect(try home.now { _ in 2 } == 2, "free again once the job is done")
+    }
+
+    @Test func aJobQueuedWhileWorkHoldsTheActorRunsOnceItIsLetGo() async throws {
+        let runner = CountingRunner()
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, runner: runner.runner)
+        let queued = try home.now { home -> Task<Int, Never> in
+            // Isolated to the home like the closure it is made in: its first job is queued on the actor.
+            Task { home.lightCount }
+        }
+        let task = try #require(queued)
+        #expect(await task.value == 1)
+        #expect(runner.drains.load(ordering: .relaxed) >= 1, "the job was run by a drain the runner was handed")
+    }
+
+    @Test func queuedJobsAndWorkMadeAtOnceNeverOverlap() async throws {
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual)
+        final class Watch: Sendable {
+            let order = Mutex<[Int]>([])
+            let inside = Atomic<Int>(0)
+            let overlapped = Atomic<Bool>(false)
+
+            func enter() {
+                if inside.add(1, ordering: .relaxed).newValue > 1 { overlapped.store(true, ordering: .relaxed) }
+            }
+
+            func leave() { inside.subtract(1, ordering: .relaxed) }
+        }
+        let watch = Watch()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    try? await home.withIsolation { _ in
+                        watch.enter()
+                        watch.order.withLock { $0.append(index) }
+                        watch.leave()
+                    }
+                }
+                // Work made at once competes with the queued jobs; it never overlaps them either.
+                _ = try? home.now { _ in
+                    watch.enter()
+                    watch.leave()
+                }
+            }
+        }
+        let overlaps = watch.overlapped.load(ordering: .relaxed)
+        #expect(!overlaps)
+        #expect(watch.order.withLock { $0.count } == 200)
+    }
+}
