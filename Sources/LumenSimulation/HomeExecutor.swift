@@ -99,17 +99,24 @@ public final class HomeExecutor: SerialExecutor {
         queueDrainIfNeeded()
     }
 
-    /// Runs `body` as the actor's owner on the calling thread when nobody holds the actor and no job waits for
-    /// it; returns `false` at once otherwise.
+    /// Runs `body` as the actor's owner on the calling thread when no other thread is running the actor's
+    /// work; returns `false` at once otherwise.
+    ///
+    /// Jobs queued before, whose drain has not started yet, run first, as they would have.
     @usableFromInline
     func tryRunNow(_ body: () -> Void) -> Bool {
         let me = Self.currentThread
         let entered = state.withLock { state -> Bool in
-            guard state.owner == 0, !state.hasJobs, !state.drainQueued else { return false }
+            guard state.owner == 0 else { return false }
             state.owner = me
             return true
         }
         guard entered else { return false }
+        var ran = 0
+        while ran < Self.jobsPerDrain, let job = state.withLock({ $0.popJob() }) {
+            job.runSynchronously(on: asUnownedSerialExecutor())
+            ran += 1
+        }
         body()
         state.withLock { $0.owner = 0 }
         queueDrainIfNeeded()

@@ -22,6 +22,19 @@ struct HomeExecutorTests {
         }
     }
 
+    /// Keeps the drains handed to it until told to run them.
+    final class HeldRunner: Sendable {
+        let held = Mutex<[@Sendable () -> Void]>([])
+
+        var runner: HomeExecutor.Runner { { [self] block in held.withLock { $0.append(block) } } }
+
+        func runAll() {
+            for block in held.withLock({ blocks in
+                defer { blocks = [] }; return blocks
+            }) { block() }
+        }
+    }
+
     @Test func workIsMadeAtOnceOnTheCallersThreadWhenTheActorIsFree() throws {
         let runner = CountingRunner()
         let home = Home(
@@ -68,6 +81,27 @@ struct HomeExecutorTests {
         let task = try #require(queued)
         #expect(await task.value == 1)
         #expect(runner.drains.load(ordering: .relaxed) >= 1, "the job was run by a drain the runner was handed")
+    }
+
+    @Test func jobsQueuedBeforeWorkMadeAtOnceRunFirst() async throws {
+        let runner = HeldRunner()
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, runner: runner.runner)
+        let order = Mutex<[String]>([])
+        // Queued while the actor is held; its drain is handed to the runner, which keeps it.
+        let task = try #require(
+            try home.now { home in
+                Task {
+                    _ = home.lightCount
+                    order.withLock { $0.append("queued job") }
+                }
+            })
+        #expect(runner.held.withLock { $0.count } == 1)
+        // The actor is free, with a job waiting for a drain that has not started: work made now runs it first.
+        let made: Void? = try home.now { _ in order.withLock { $0.append("work made now") } }
+        #expect(made != nil)
+        await task.value
+        #expect(order.withLock { $0 } == ["queued job", "work made now"])
+        runner.runAll()  // the drain finds nothing left
     }
 
     @Test func queuedJobsAndWorkMadeAtOnceNeverOverlap() async throws {
