@@ -35,7 +35,9 @@ public final class CommandTicket: Sendable {
     /// The outcome, without throwing.
     public var result: Result<LightState, LumenError> {
         get async {
-            await withCheckedContinuation { continuation in
+            // Settled already (an instant device, usually): no suspension, so no trip through the executor.
+            if let settled = settledResult { return settled }
+            return await withCheckedContinuation { continuation in
                 let settled: Result<LightState, LumenError>? = state.withLock { state in
                     switch state {
                     case .pending(var waiters):

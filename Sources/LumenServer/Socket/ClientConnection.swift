@@ -136,7 +136,10 @@ final class ClientConnection: Sendable {
         Task(executorPreference: loop) { [self] in
             if let first { await serving.processor.process(document: first, reply: serving.reply) }
             while let (line, waiting) = nextQueued() {
-                await serving.processor.process(line: line, reply: serving.reply)
+                // Answered at once when it can be, as lines read while nothing waits are.
+                if let document = serving.processor.processNow(line: line, reply: serving.reply) {
+                    await serving.processor.process(document: document, reply: serving.reply)
+                }
                 if waiting == Self.lowWater { resumeReading() }
                 // A client with more requests queued yields after each; one that waits for each reply has
                 // nothing queued and loses no time to it.
