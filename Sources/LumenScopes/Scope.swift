@@ -121,8 +121,9 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
     }
 }
 
-/// A connection of one scope instance, with its value type erased to JSON: what a transport serves.
-public struct AnyConnection: Sendable {
+/// A connection of one scope instance, with its value type erased to JSON: what a transport serves. (A class:
+/// a session looks one up for every request, and a reference is cheaper to hand around than its closures.)
+public final class AnyConnection: Sendable {
     /// Its kind.
     public let kind: ConnectionKind
     /// The key its changes are published under.
@@ -160,7 +161,7 @@ public struct AnyConnection: Sendable {
 }
 
 /// A scope instance with its type erased: what a session keeps in its scope table.
-public struct AnyScope: Sendable {
+public final class AnyScope: Sendable {
     /// The scope type's name.
     public let typeName: String
     /// The entity whose removal closes it.

@@ -74,7 +74,7 @@ final class Session: RPCHandler {
                 // Only the common case, a value already published; anything else (errors included) is the
                 // asynchronous path's to answer.
                 guard let params = try? Params(params, allowing: Self.getKeys),
-                    let (_, _, connection) = try? lookup(params), let value = connection.peek?()
+                    let value = try? lookup(params).connection.peek?()
                 else { return nil }
                 return .result(["value": value])
             case .set:
@@ -173,11 +173,10 @@ final class Session: RPCHandler {
     private func onConnection<T>(
         _ params: Params, _ body: (inout RequestContext, AnyConnection) async throws(LumenError) -> T
     ) async throws(LumenError) -> T {
-        let (scopeID, name, connection) = try lookup(params)
-        var request = RequestContext(
-            scope: scopeID, connection: name, entity: state.withLock { $0.scopes[scopeID]?.scope.entity })
+        let target = try lookup(params)
+        var request = target.request
         do throws(LumenError) {
-            return try await body(&request, connection)
+            return try await body(&request, target.connection)
         } catch {
             throw request.annotate(error)
         }
@@ -219,7 +218,18 @@ final class Session: RPCHandler {
         }
     }
 
-    private func lookup(_ params: Params) throws(LumenError) -> (scopeID: Int, name: String, AnyConnection) {
+    /// What a request names: a connection of an open scope.
+    private struct Target {
+        let scopeID: Int
+        let name: String
+        let connection: AnyConnection
+        /// The scope's entity, which errors name.
+        let entity: Entity?
+
+        var request: RequestContext { RequestContext(scope: scopeID, connection: name, entity: entity) }
+    }
+
+    private func lookup(_ params: Params) throws(LumenError) -> Target {
         let scopeID = try params.int("scope")
         let name = try params.string("connection")
         guard let scope = state.withLock({ $0.scopes[scopeID]?.scope }) else {
@@ -233,7 +243,7 @@ final class Session: RPCHandler {
                 "a \(scope.typeName) scope has no connection '\(name)'; 'describe' lists them",
                 data: ["scope": .int(scopeID), "connection": .string(name)])
         }
-        return (scopeID, name, connection)
+        return Target(scopeID: scopeID, name: name, connection: connection, entity: scope.entity)
     }
 
     private func wrongKind(_ scopeID: Int, _ name: String, _ kind: ConnectionKind, _ method: String) -> LumenError {
@@ -321,12 +331,13 @@ final class Session: RPCHandler {
     /// Checks a `set` up to the write itself, whose errors name the request.
     private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
         let value = params.cursor("value")
-        let (scopeID, name, connection) = try lookup(params)
-        var request = RequestContext(
-            scope: scopeID, connection: name, entity: state.withLock { $0.scopes[scopeID]?.scope.entity })
+        let target = try lookup(params)
+        var request = target.request
         request.value = value.value
         do throws(LumenError) {
-            guard let write = connection.write else { throw wrongKind(scopeID, name, connection.kind, "set") }
+            guard let write = target.connection.write else {
+                throw wrongKind(target.scopeID, target.name, target.connection.kind, "set")
+            }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
             let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
             try checkInflightLimit()
