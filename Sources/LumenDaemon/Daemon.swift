@@ -336,7 +336,7 @@ extension Daemon {
         }
         let home = Home(
             fixture: outcome.fixture, clock: options.clock, seed: options.seed, wakeClock: wakeClock,
-            wakeExecutor: mainLoop, runner: EventLoop.homeRunner(fallback: mainLoop))
+            wakeExecutor: mainLoop, workplaces: EventLoop.homeWorkplaces(fallback: mainLoop))
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []

@@ -85,12 +85,12 @@ public actor Home {
     /// - Parameters:
     ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
-    ///   - runner: where the actor's queued jobs run (``HomeExecutor/init(runner:)``).
+    ///   - workplaces: where the actor's queued jobs run (``HomeExecutor``).
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
-        wakeExecutor: (any TaskExecutor)? = nil, runner: HomeExecutor.Runner? = nil
+        wakeExecutor: (any TaskExecutor)? = nil, workplaces: HomeWorkplaces = .shared
     ) {
-        executor = HomeExecutor(runner: runner)
+        executor = HomeExecutor(workplaces: workplaces)
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock

@@ -7,73 +7,108 @@ import Synchronization
     import Darwin
 #endif
 
-/// The `Home` actor's executor: runs the actor's jobs one at a time on the thread that asked for them, and
-/// lets a thread that finds the actor free do its work there and then, without a task
-/// (``Home/now(_:)``).
+/// A thread that runs work handed to it (in lumend, an event loop): where the home's queued jobs can run.
+public protocol HomeWorkplace: AnyObject, Sendable {
+    /// Runs `block` soon on this workplace's thread, without waiting for it.
+    func runHomeWork(_ block: @escaping @Sendable () -> Void)
+}
+
+/// Where the home's queued jobs run: each where the thread that queued it works.
+public struct HomeWorkplaces: Sendable {
+    /// The workplace of the calling thread, if it has one.
+    public var current: @Sendable () -> (any HomeWorkplace)?
+    /// Where jobs queued from any other thread run; `nil`: Dispatch's shared threads.
+    public var fallback: (any HomeWorkplace)?
+
+    /// Workplaces.
+    public init(current: @escaping @Sendable () -> (any HomeWorkplace)?, fallback: (any HomeWorkplace)?) {
+        self.current = current
+        self.fallback = fallback
+    }
+
+    /// No workplaces: every job runs on Dispatch's shared threads.
+    public static let shared = HomeWorkplaces(current: { nil }, fallback: nil)
+}
+
+/// The `Home` actor's executor: runs the actor's jobs one at a time, each on the workplace (event loop) of the
+/// thread that queued it, and lets a thread that finds the actor free do its work there and then, without a
+/// task (``Home/now(_:)``).
 ///
-/// A job queued while the actor is free is run soon by ``runner`` (in lumend, on the event loop of the thread
-/// that queued it, so a task calling the home from its connection's loop stays on that loop); jobs queued
-/// while the actor is busy wait for whoever holds it, who runs them when done. Nothing here waits: a thread
-/// that finds the actor busy is told so and goes the asynchronous way.
+/// A job queued while the actor is free is run soon where it was queued, so a task calling the home from its
+/// connection's loop stays on that loop; jobs queued while the actor is busy wait for whoever holds it, and
+/// are handed to their own workplaces when it lets go. Nothing here waits: a thread that finds the actor
+/// busy is told so and goes the asynchronous way.
 ///
 /// ```swift
 /// let home = Home(fixture: fixture, clock: .real)
 /// let ticket = try home.now { home throws(LumenError) in try home.submit(change, to: light) }
 /// ```
 public final class HomeExecutor: SerialExecutor {
-    /// Runs a block soon, on some thread, without waiting for it.
-    public typealias Runner = @Sendable (@escaping @Sendable () -> Void) -> Void
+    private struct Queued {
+        let job: UnownedJob
+        let place: (any HomeWorkplace)?
+    }
 
     private struct State {
         /// The thread running the actor's work (`0`: none).
         var owner: UInt = 0
-        var jobs: [UnownedJob] = []
+        var jobs: [Queued] = []
         var head = 0
-        /// A drain was handed to the runner and has not started yet.
+        /// A drain was handed to a workplace and has not started yet.
         var drainQueued = false
 
-        var hasJobs: Bool { head < jobs.count }
+        var first: Queued? { head < jobs.count ? jobs[head] : nil }
 
-        mutating func popJob() -> UnownedJob? {
-            guard head < jobs.count else { return nil }
-            let job = jobs[head]
+        mutating func pop() {
             head += 1
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: jobs.capacity <= 64)
                 head = 0
             }
-            return job
         }
     }
 
-    /// Jobs one drain runs before it hands the thread back, so that the other work of the runner's thread
-    /// (a loop's other connections) gets a turn.
+    /// Jobs one drain runs before it hands the thread back, so that the other work of the workplace (a loop's
+    /// other connections) gets a turn.
     static let jobsPerDrain = 16
 
     private let state = Mutex(State())
-    private let runner: Runner
+    private let workplaces: HomeWorkplaces
 
-    /// An executor whose queued jobs are run by `runner`.
-    /// - Parameter runner: where a drain of the queued jobs runs; by default on Dispatch's shared threads.
-    public init(runner: Runner? = nil) {
-        self.runner = runner ?? { DispatchQueue.global().async(execute: $0) }
+    /// An executor whose queued jobs run at `workplaces`.
+    public init(workplaces: HomeWorkplaces = .shared) {
+        self.workplaces = workplaces
     }
 
     private static var currentThread: UInt { UInt(pthread_self()) }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        let queued = Queued(job: UnownedJob(job), place: workplaces.current())
         let drain = state.withLock { state -> Bool in
-            state.jobs.append(job)
+            state.jobs.append(queued)
             guard state.owner == 0, !state.drainQueued else { return false }
             state.drainQueued = true
             return true
         }
-        if drain { runner { [self] in self.drain() } }
+        if drain { hand(drainAt: queued.place) }
     }
 
-    /// Runs queued jobs, a few at most, as the actor's owner.
-    private func drain() {
+    private func hand(drainAt place: (any HomeWorkplace)?) {
+        if let place = place ?? workplaces.fallback {
+            place.runHomeWork { [self] in drain(at: place) }
+        } else {
+            DispatchQueue.global().async { [self] in drain(at: nil) }
+        }
+    }
+
+    /// Whether a job queued at `place` may run on the thread of `here`.
+    private static func belongs(_ place: (any HomeWorkplace)?, to here: (any HomeWorkplace)?) -> Bool {
+        place == nil || place === here
+    }
+
+    /// Runs queued jobs that belong at `here` as the actor's owner, a few at most, until one belongs
+    /// elsewhere.
+    private func drain(at here: (any HomeWorkplace)?) {
         let me = Self.currentThread
         let started = state.withLock { state -> Bool in
             state.drainQueued = false
@@ -81,28 +116,36 @@ public final class HomeExecutor: SerialExecutor {
             state.owner = me
             return true
         }
-        // Someone entered at once meanwhile; it runs what is queued when it leaves.
+        // Someone entered at once meanwhile; it hands on what is queued when it leaves.
         guard started else { return }
+        runQueued(at: here, limit: Self.jobsPerDrain, leaving: true)
+        queueDrainIfNeeded()
+    }
+
+    /// Runs queued jobs that belong at `here`, at most `limit`, as the actor's owner; with `leaving`, lets
+    /// the actor go under the same lock that finds no more.
+    private func runQueued(at here: (any HomeWorkplace)?, limit: Int, leaving: Bool) {
         var ran = 0
         while true {
             let job = state.withLock { state -> UnownedJob? in
-                guard ran < Self.jobsPerDrain, let job = state.popJob() else {
-                    state.owner = 0
+                guard ran < limit, let first = state.first, Self.belongs(first.place, to: here) else {
+                    if leaving { state.owner = 0 }
                     return nil
                 }
-                return job
+                state.pop()
+                return first.job
             }
-            guard let job else { break }
+            guard let job else { return }
             job.runSynchronously(on: asUnownedSerialExecutor())
             ran += 1
         }
-        queueDrainIfNeeded()
     }
 
     /// Runs `body` as the actor's owner on the calling thread when no other thread is running the actor's
     /// work; returns `false` at once otherwise.
     ///
-    /// Jobs queued before, whose drain has not started yet, run first, as they would have.
+    /// Jobs queued before from this thread's workplace, whose drain has not started yet, run first, as they
+    /// would have.
     @usableFromInline
     func tryRunNow(_ body: () -> Void) -> Bool {
         let me = Self.currentThread
@@ -112,25 +155,22 @@ public final class HomeExecutor: SerialExecutor {
             return true
         }
         guard entered else { return false }
-        var ran = 0
-        while ran < Self.jobsPerDrain, let job = state.withLock({ $0.popJob() }) {
-            job.runSynchronously(on: asUnownedSerialExecutor())
-            ran += 1
-        }
+        runQueued(at: workplaces.current(), limit: Self.jobsPerDrain, leaving: false)
         body()
         state.withLock { $0.owner = 0 }
         queueDrainIfNeeded()
         return true
     }
 
-    /// Hands a drain to the runner when jobs were queued while the actor was held.
+    /// Hands a drain to the workplace of the first job waiting, when jobs were queued while the actor was
+    /// held.
     private func queueDrainIfNeeded() {
-        let drain = state.withLock { state -> Bool in
-            guard state.owner == 0, state.hasJobs, !state.drainQueued else { return false }
+        let place = state.withLock { state -> (any HomeWorkplace)?? in
+            guard state.owner == 0, let first = state.first, !state.drainQueued else { return nil }
             state.drainQueued = true
-            return true
+            return .some(first.place)
         }
-        if drain { runner { [self] in self.drain() } }
+        if let place { hand(drainAt: place) }
     }
 
     /// Whether the calling thread holds the actor.

@@ -7,38 +7,42 @@ import Synchronization
 import Testing
 
 /// The home's executor: work made at once on the caller's thread when the actor is free, queued jobs run by
-/// the runner it was given, one at a time.
+/// the workplaces it was given, one at a time.
 @Suite("The home's executor")
 struct HomeExecutorTests {
     /// Counts the drains handed to it, and runs them on Dispatch's threads.
-    final class CountingRunner: Sendable {
+    final class CountingWorkplace: HomeWorkplace {
         let drains = Atomic<Int>(0)
 
-        var runner: HomeExecutor.Runner {
-            { [self] block in
-                drains.add(1, ordering: .relaxed)
-                DispatchQueue.global().async(execute: block)
-            }
+        func runHomeWork(_ block: @escaping @Sendable () -> Void) {
+            drains.add(1, ordering: .relaxed)
+            DispatchQueue.global().async(execute: block)
         }
+
+        /// Every job queued from a test's threads (which have no workplace of their own) runs here.
+        var workplaces: HomeWorkplaces { HomeWorkplaces(current: { nil }, fallback: self) }
     }
 
     /// Keeps the drains handed to it until told to run them.
-    final class HeldRunner: Sendable {
+    final class HeldWorkplace: HomeWorkplace {
         let held = Mutex<[@Sendable () -> Void]>([])
 
-        var runner: HomeExecutor.Runner { { [self] block in held.withLock { $0.append(block) } } }
+        func runHomeWork(_ block: @escaping @Sendable () -> Void) { held.withLock { $0.append(block) } }
 
         func runAll() {
             for block in held.withLock({ blocks in
-                defer { blocks = [] }; return blocks
+                defer { blocks = [] }
+                return blocks
             }) { block() }
         }
+
+        var workplaces: HomeWorkplaces { HomeWorkplaces(current: { nil }, fallback: self) }
     }
 
     @Test func workIsMadeAtOnceOnTheCallersThreadWhenTheActorIsFree() throws {
-        let runner = CountingRunner()
+        let runner = CountingWorkplace()
         let home = Home(
-            fixture: try Fixture(json: Array(singleLight().utf8)), clock: .real, runner: runner.runner)
+            fixture: try Fixture(json: Array(singleLight().utf8)), clock: .real, workplaces: runner.workplaces)
         let caller = UInt(pthread_self())
         let made = try home.now { home throws(LumenError) -> (UInt, Bool, Result<LightState, LumenError>?) in
             let ticket = try home.submit(LightChange(isOn: true), to: "bulb")
@@ -72,8 +76,9 @@ struct HomeExecutorTests {
     }
 
     @Test func aJobQueuedWhileWorkHoldsTheActorRunsOnceItIsLetGo() async throws {
-        let runner = CountingRunner()
-        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, runner: runner.runner)
+        let runner = CountingWorkplace()
+        let home = Home(
+            fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, workplaces: runner.workplaces)
         let queued = try home.now { home -> Task<Int, Never> in
             // Isolated to the home like the closure it is made in: its first job is queued on the actor.
             Task { home.lightCount }
@@ -84,8 +89,9 @@ struct HomeExecutorTests {
     }
 
     @Test func jobsQueuedBeforeWorkMadeAtOnceRunFirst() async throws {
-        let runner = HeldRunner()
-        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, runner: runner.runner)
+        let runner = HeldWorkplace()
+        let home = Home(
+            fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual, workplaces: runner.workplaces)
         let order = Mutex<[String]>([])
         // Queued while the actor is held; its drain is handed to the runner, which keeps it.
         let task = try #require(

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import LumenProtocol
 import LumenService
+import LumenSimulation
 import Synchronization
 
 /// The thread-specific slot that names the loop a thread runs (``EventLoop/current``).
@@ -23,7 +24,7 @@ private let currentLoopKey: pthread_key_t = {
 /// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
 /// no other thread, and it is a `TaskExecutor` itself: lumend's own tasks (its services, the home's clock)
 /// run on the loop that owns the main thread.
-public final class EventLoop: TaskExecutor, ReadableWatcher {
+public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     /// What a socket's handlers are told.
     struct Readiness {
         var readable: Bool
@@ -107,14 +108,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
     /// Where the `Home` actor's queued jobs run: on the loop of the thread that queued them, so a task that
     /// calls the home from its connection's loop stays on that loop; from any other thread, on `fallback`
     /// (lumend's main loop), or on a shared thread without one.
-    public static func homeRunner(fallback: EventLoop?) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
-        { block in
-            if let loop = current ?? fallback {
-                loop.execute { _ in block() }
-            } else {
-                DispatchQueue.global().async(execute: block)
-            }
-        }
+    public static func homeWorkplaces(fallback: EventLoop?) -> HomeWorkplaces {
+        HomeWorkplaces(current: { current }, fallback: fallback)
     }
 
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
@@ -131,6 +126,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher {
     func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
         guard add(.block(block)) else { return DispatchQueue.global().async { block(nil) } }
     }
+
+    public func runHomeWork(_ block: @escaping @Sendable () -> Void) { execute { _ in block() } }
 
     /// Gives a connection with jobs waiting a turn, after the work queued before.
     func schedule(_ connection: ConnectionLoop) {
