@@ -4,8 +4,11 @@ import LumenProtocol
 extension Home {
     /// The settings that govern a light: its own, then its room's, then the home's.
     func effectiveSettings(of light: SimulatedLight, own: DeviceSettings? = nil) -> DeviceSettings {
-        (own ?? lightSettings[light.id] ?? DeviceSettings())
+        if own == nil, let cached = settingsCache[light.id] { return cached }
+        let settings = (own ?? lightSettings[light.id] ?? DeviceSettings())
             .inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
+        if own == nil { settingsCache[light.id] = settings }
+        return settings
     }
 
     /// Queues a command to a light and returns at once with a ticket for its outcome.

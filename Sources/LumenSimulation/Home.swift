@@ -1,6 +1,12 @@
 import LumenModel
 import LumenProtocol
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Which clock drives the simulation.
 public enum ClockMode: String, Sendable, Hashable, CaseIterable {
     /// Time follows the monotonic clock.
@@ -62,6 +68,11 @@ public actor Home {
     var persistenceSink: PersistenceSink?
     var isShutDown = false
     let realStart = ContinuousClock.now
+    /// `realStart` in microseconds of the clock `ContinuousClock` reads: what ``refreshRealTime()`` counts from.
+    let realStartMicros = Home.monotonicMicros()
+    /// The settings that govern each light that has been sent a command (``effectiveSettings(of:)``), kept
+    /// until any settings change.
+    var settingsCache: [LightID: DeviceSettings] = [:]
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
 
@@ -174,9 +185,15 @@ public actor Home {
 
     func refreshRealTime() {
         guard clockMode == .real else { return }
-        let elapsed = ContinuousClock.now - realStart
-        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        nowMicros = max(nowMicros, micros)
+        nowMicros = max(nowMicros, Self.monotonicMicros() - realStartMicros)
+    }
+
+    /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
+    /// `Duration`: every command reads it.
+    static func monotonicMicros() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 
     /// Moves the virtual clock forward, applying every event due by the new time in order.
@@ -248,6 +265,7 @@ public actor Home {
     /// Forgets a light and everything kept about it.
     func forgetLight(_ id: LightID) -> SimulatedLight? {
         lightSettings[id] = nil
+        settingsCache[id] = nil
         transitions[id] = nil
         rateBuckets[id] = nil
         guard let light = lights.removeValue(forKey: id) else { return nil }
