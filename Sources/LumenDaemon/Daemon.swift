@@ -288,7 +288,9 @@ extension Daemon {
             }
             if problems.isEmpty, let fixture = try? Fixture(json: bytes) {
                 let lights = fixture.rooms.reduce(0) { $0 + $1.lights.count }
-                writeStdout("\(path): ok (\(fixture.rooms.count) rooms, \(lights) lights)\n")
+                let rooms = fixture.rooms.count
+                writeStdout(
+                    "\(path): ok (\(rooms) room\(rooms == 1 ? "" : "s"), \(lights) light\(lights == 1 ? "" : "s"))\n")
             } else {
                 status = 1
             }

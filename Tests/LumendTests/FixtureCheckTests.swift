@@ -14,6 +14,22 @@ struct FixtureCheckTests {
         #expect(result.stdout.contains(": ok ("), "\(result.stdout)")
     }
 
+    @Test func aFixtureThatChecksOutIsCountedInWords() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("one.json")
+        let text = """
+            {"schema": 1, "id": "one", "name": "One", "rooms": [
+              {"id": "lab", "name": "Lab", "lights": [{"id": "lab.a", "name": "A", "kind": "onoff"}]}
+            ]}
+            """
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let result = try await runTool("lumend", ["--check", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\(path): ok (1 room, 1 light)\n")
+        let demo = try await runTool("lumend", ["--check", TestFixtures.repositoryRoot + "/fixtures/demo-home.json"])
+        #expect(demo.stdout.contains(" rooms, ") && demo.stdout.contains(" lights)"), "\(demo.stdout)")
+    }
+
     @Test func everyProblemIsReportedWithItsLineColumnAndPathInFileOrder() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("bad.json")
