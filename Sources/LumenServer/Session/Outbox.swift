@@ -93,16 +93,17 @@ final class Outbox: Sendable {
     ///   an older version than the one held is ignored. `nil`: always newer.
     func publish(_ id: UInt64, encodedValue value: [UInt8], version: UInt64? = nil) {
         let needsWake = state.withLock { state -> Bool in
-            guard !state.closed, var subscription = state.subscriptions[id] else { return false }
+            // Changed in place: a fan-out does this for every subscriber, and a copy of the entry would count
+            // one more reference to the bytes every subscriber shares.
+            guard !state.closed, let index = state.subscriptions.index(forKey: id) else { return false }
             if let version {
-                guard version > subscription.version else { return false }
-                subscription.version = version
+                guard version > state.subscriptions.values[index].version else { return false }
+                state.subscriptions.values[index].version = version
             }
-            subscription.value = value
-            subscription.seq += 1
-            let enqueue = !subscription.queued
-            subscription.queued = true
-            state.subscriptions[id] = subscription
+            state.subscriptions.values[index].value = value
+            state.subscriptions.values[index].seq += 1
+            let enqueue = !state.subscriptions.values[index].queued
+            state.subscriptions.values[index].queued = true
             guard enqueue else { return false }
             Self.closeChunk(&state)
             state.items.append(.notice(id))
@@ -157,16 +158,16 @@ final class Outbox: Sendable {
                 case .taken:
                     continue
                 case .notice(let id):
-                    guard var subscription = state.subscriptions[id], subscription.queued else { continue }
-                    subscription.queued = false
-                    state.subscriptions[id] = subscription
+                    guard let index = state.subscriptions.index(forKey: id), state.subscriptions.values[index].queued
+                    else { continue }
+                    state.subscriptions.values[index].queued = false
                     // As `Wire.notification(.changed, …)` writes it, with the value's bytes spliced in.
                     output.append(contentsOf: Self.changedPrefix)
                     Self.appendDecimal(id, to: &output)
                     output.append(contentsOf: Self.valueKey)
-                    output.append(contentsOf: subscription.value)
+                    state.subscriptions.values[index].value.withUnsafeBufferPointer { output.append(contentsOf: $0) }
                     output.append(contentsOf: Self.seqKey)
-                    Self.appendDecimal(subscription.seq, to: &output)
+                    Self.appendDecimal(state.subscriptions.values[index].seq, to: &output)
                     output.append(contentsOf: Self.changedSuffix)
                 }
             }

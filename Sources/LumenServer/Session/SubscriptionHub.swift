@@ -10,8 +10,16 @@ import Synchronization
 /// request returns; those of sessions on other loops are handed to their loops, which queue them before
 /// anything they read afterwards.
 final class SubscriptionHub: Sendable {
+    /// The subscribers to one property whose sessions one loop serves (or that are in-process: no loop).
+    private struct LoopSubscribers {
+        let loop: EventLoop?
+        var sessions: [UInt64: Session] = [:]
+    }
+
     private struct State {
-        var subscribers: [PropertyKey: [UInt64: Session]] = [:]
+        /// By property, then by loop: a change hands each other loop its own subscribers in one piece, so the
+        /// publishing thread touches none of another loop's sessions.
+        var subscribers: [PropertyKey: [ObjectIdentifier?: LoopSubscribers]] = [:]
         var sessions: [UInt64: Session] = [:]
     }
 
@@ -27,13 +35,21 @@ final class SubscriptionHub: Sendable {
     func unregister(_ session: Session) { _ = state.withLock { $0.sessions.removeValue(forKey: session.id) } }
 
     func add(_ subscription: UInt64, key: PropertyKey, session: Session) {
-        state.withLock { $0.subscribers[key, default: [:]][subscription] = session }
+        let group = session.eventLoop.map(ObjectIdentifier.init)
+        state.withLock { state in
+            state.subscribers[key, default: [:]][group, default: LoopSubscribers(loop: session.eventLoop)]
+                .sessions[subscription] = session
+        }
     }
 
     func remove(_ subscription: UInt64, key: PropertyKey) {
         state.withLock { state in
-            state.subscribers[key]?[subscription] = nil
-            if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+            guard var groups = state.subscribers.removeValue(forKey: key) else { return }
+            for group in Array(groups.keys) {
+                groups[group]?.sessions[subscription] = nil
+                if groups[group]?.sessions.isEmpty == true { groups[group] = nil }
+            }
+            if !groups.isEmpty { state.subscribers[key] = groups }
         }
     }
 
@@ -43,8 +59,7 @@ final class SubscriptionHub: Sendable {
     func publish(_ event: ChangeEvent) {
         switch event.change {
         case .property(let key, let value):
-            let targets = state.withLock { $0.subscribers[key] }
-            guard let targets else { return }
+            guard let groups = state.withLock({ $0.subscribers[key] }) else { return }
             var encoded: [UInt8] = []
             value.write(to: &encoded)
             // Changes come one at a time (the home is an actor); the version lets an outbox that hears of two
@@ -52,17 +67,19 @@ final class SubscriptionHub: Sendable {
             let version = nextVersion.add(1, ordering: .relaxed).newValue
             // The sessions of this thread's loop (or in-process) hear of it now; each other loop is handed its
             // own, so that every loop queues and sends its sessions' notices at once.
-            var elsewhere: [ObjectIdentifier: (loop: EventLoop, targets: [(UInt64, Session)])] = [:]
-            for (subscription, session) in targets {
-                if let loop = session.eventLoop, !loop.isCurrent {
-                    elsewhere[ObjectIdentifier(loop), default: (loop, [])].targets.append((subscription, session))
+            for group in groups.values {
+                if let loop = group.loop, !loop.isCurrent {
+                    // A copy of its own for each loop: every outbox keeps a reference to the bytes, and a count
+                    // of references shared by two loops' threads would bounce between their cores.
+                    let encoded = encoded.withUnsafeBufferPointer { Array($0) }
+                    let sessions = group.sessions
+                    loop.execute { _ in
+                        for (subscription, session) in sessions {
+                            session.outbox.publish(subscription, encodedValue: encoded, version: version)
+                        }
+                    }
                 } else {
-                    session.outbox.publish(subscription, encodedValue: encoded, version: version)
-                }
-            }
-            for (loop, targets) in elsewhere.values {
-                loop.execute { [encoded] _ in
-                    for (subscription, session) in targets {
+                    for (subscription, session) in group.sessions {
                         session.outbox.publish(subscription, encodedValue: encoded, version: version)
                     }
                 }
