@@ -9,6 +9,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <errno.h>
+#include <spawn.h>
 
 /// A descriptor that becomes readable when thread `tid` exits (Linux 6.9 and later), or -1 with errno set.
 static inline int lumen_thread_pidfd(pid_t tid) {
@@ -74,5 +76,14 @@ static inline int lumen_has_crc32c_instruction(void) { return __builtin_cpu_supp
 static inline uint32_t lumen_crc32c_update(uint32_t crc, const uint8_t *bytes, unsigned long count) { return crc; }
 static inline int lumen_has_crc32c_instruction(void) { return 0; }
 #endif
+
+
+// In glibc since 2.34, declared only with _GNU_SOURCE, which the Glibc module is built without.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// Adds to `actions` the closing of every descriptor from `from` up, in the child.
+static inline int lumen_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -90,8 +91,14 @@ public final class DaemonProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // dup2 clears close-on-exec on the copy only, so no other test's child inherits this pipe.
-        posix_spawn_file_actions_adddup2(&actions, lifeline, 9)
+        // dup2 clears close-on-exec on the copy only, so no other test's child inherits this pipe; from a
+        // number other than 3 itself, where dup2 would do nothing.
+        let source = lifeline == 3 ? fcntl(lifeline, F_DUPFD_CLOEXEC, 10) : lifeline
+        defer { if source != lifeline { close(source) } }
+        posix_spawn_file_actions_adddup2(&actions, source, 3)
+        // Nothing else of the test process's: another test's files and sockets, open without close-on-exec
+        // while this one spawns, would otherwise live on in this daemon.
+        lumen_spawn_close_from(&actions, 4)
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

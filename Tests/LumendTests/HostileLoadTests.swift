@@ -64,8 +64,7 @@ struct HostileLoadTests {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return Set(
             names.map {
-                // A descriptor inherited from the test process (another test's file, open without close-on-exec
-                // when lumend was spawned) is the same descriptor after its file is deleted.
+                // A descriptor whose file is deleted meanwhile is still the same descriptor.
                 "\($0)=\(((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")) ?? "?").replacingOccurrences(of: " (deleted)", with: ""))"
             })
     }
