@@ -7,6 +7,14 @@ import Testing
 /// `lumend --check` and `--print-fixture`: fixtures looked at without starting a daemon.
 @Suite("Checking fixtures without starting", .timeLimit(.minutes(1)))
 struct FixtureCheckTests {
+    /// Writes `text` to a fixture file of its own and runs `lumend --check` on it.
+    func check(_ text: String) async throws -> (path: String, result: (status: Int32, stdout: String, stderr: String)) {
+        let directory = TemporaryDirectory()
+        let path = directory.file("fixture.json")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return (path, try await runTool("lumend", ["--check", path]))
+    }
+
     @Test(arguments: ["demo-home.json", "discovery-heavy.json", "flaky-network.json", "office-floor.json"])
     func everyShippedFixtureChecksOut(name: String) async throws {
         let result = try await runTool("lumend", ["--check", TestFixtures.repositoryRoot + "/fixtures/" + name])
@@ -15,15 +23,12 @@ struct FixtureCheckTests {
     }
 
     @Test func aFixtureThatChecksOutIsCountedInWords() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("one.json")
-        let text = """
+        let (path, result) = try await check(
+            """
             {"schema": 1, "id": "one", "name": "One", "rooms": [
               {"id": "lab", "name": "Lab", "lights": [{"id": "lab.a", "name": "A", "kind": "onoff"}]}
             ]}
-            """
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        let result = try await runTool("lumend", ["--check", path])
+            """)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "\(path): ok (1 room, 1 light)\n")
         let demo = try await runTool("lumend", ["--check", TestFixtures.repositoryRoot + "/fixtures/demo-home.json"])
@@ -31,9 +36,8 @@ struct FixtureCheckTests {
     }
 
     @Test func everyProblemIsReportedWithItsLineColumnAndPathInFileOrder() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("bad.json")
-        let text = """
+        let (path, result) = try await check(
+            """
             {
               "schema": 1, "id": "bad", "name": "Bad",
               "rooms": [
@@ -43,9 +47,7 @@ struct FixtureCheckTests {
                 ]}
               ]
             }
-            """
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        let result = try await runTool("lumend", ["--check", path])
+            """)
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(
@@ -63,9 +65,8 @@ struct FixtureCheckTests {
     /// hide the problems after it: the check goes on with a stand-in that passes there, and reports nothing
     /// the stand-in itself would cause.
     @Test func aProblemInARequiredMemberDoesNotHideTheNext() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.file("bad.json")
-        let text = """
+        let (path, result) = try await check(
+            """
             {
               "schema": 1, "id": "bad", "name": "Bad",
               "rooms": [
@@ -76,9 +77,7 @@ struct FixtureCheckTests {
                 ]}
               ]
             }
-            """
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        let result = try await runTool("lumend", ["--check", path])
+            """)
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(
