@@ -26,14 +26,15 @@ def test_a_light_turns_off(lumend):
     assert lumend.get("isOn", in_scope=spot) is False
 PYTEST
 
-# What a user does once the package is installed, run by `$1` (a prefix that runs a command on the installed
-# system) with the installed files under `$2`.
+# What a user does once the package is installed: `$1` runs a command on the installed system, whose files
+# are under `$2` here; `$3` is the part of that to strip to name a file as `$1` sees it; `$4` is the directory
+# holding the pytest file, as `$1` sees it; the rest are arguments for pytest.
 use_installed() {
-  local run=$1 prefix=$2
+  local run=$1 prefix=$2 strip=$3 workdir=$4
+  shift 4
   for fixture in "$prefix"/usr/share/lumen/fixtures/*.json; do
     [ "$(basename "$fixture")" = lumen-fixture.schema.json ] && continue
-    local path=${fixture#"$prefix"}
-    if out=$($run lumend --check "$path" 2>&1); then
+    if out=$($run lumend --check "${fixture#"$strip"}" 2>&1); then
       echo "ok   lumend --check $(basename "$fixture"): ${out##*: }"
     else
       echo "FAIL lumend --check $(basename "$fixture")"; echo "$out"; failed=1
@@ -45,7 +46,8 @@ use_installed() {
     echo "FAIL man lumenctl"; failed=1
   fi
   # The plugin is found as the package installs it (its entry point), with no -p.
-  if out=$($run sh -c 'cd /tmp/lumen-check && python3 -m pytest -q -p no:cacheprovider test_lamp.py' 2>&1); then
+  if out=$($run sh -c 'cd "$0" && python3 -m pytest -q -p no:cacheprovider "$@" test_lamp.py' "$workdir" "$@" 2>&1)
+  then
     echo "ok   a ten-line pytest file drives a light through the packaged plugin and lumend"
   else
     echo "FAIL the pytest file against the packaged lumend"; echo "$out"; failed=1
@@ -74,7 +76,7 @@ if reason=$(make_clean_system); then
   if out=$(in_system env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       "/tmp/lumen-check/$name" man-db python3-pytest 2>&1); then
     echo "ok   apt-get install ./$name on a clean Debian 12 ($(grep -c '^Setting up' <<<"$out") packages set up)"
-    use_installed in_system "$root/system"
+    use_installed in_system "$root/system" "$root/system" /tmp/lumen-check
   else
     echo "FAIL apt-get install ./$name on a clean Debian 12"; echo "$out" | tail -20; failed=1
   fi
@@ -95,27 +97,9 @@ else
   echo "FAIL apt-get install -s $name"; echo "$out"; failed=1
 fi
 cp "$root/test_lamp.py" "$root/tmp/lumen-check/"
-use_installed_in_root() {
-  local fixtures=("$root"/usr/share/lumen/fixtures/*.json)
-  for fixture in "${fixtures[@]}"; do
-    [ "$(basename "$fixture")" = lumen-fixture.schema.json ] && continue
-    if out=$("$root/usr/bin/lumend" --check "$fixture" 2>&1); then
-      echo "ok   lumend --check $(basename "$fixture"): ${out##*: }"
-    else
-      echo "FAIL lumend --check $(basename "$fixture")"; echo "$out"; failed=1
-    fi
-  done
-  if MANPATH="$root/usr/share/man" man lumenctl 2>/dev/null | grep -q "lumenctl - look at and drive a running lumend"; then
-    echo "ok   man lumenctl"
-  else
-    echo "FAIL man lumenctl"; failed=1
-  fi
-  if out=$(cd "$root/tmp/lumen-check" && PYTHONPATH="$root/usr/lib/python3/dist-packages" /usr/bin/python3 -m pytest \
-      -q -p no:cacheprovider --lumend "$root/usr/bin/lumend" test_lamp.py 2>&1); then
-    echo "ok   a ten-line pytest file drives a light through the packaged plugin and lumend"
-  else
-    echo "FAIL the pytest file against the packaged lumend"; echo "$out"; failed=1
-  fi
+# Runs a command with the temporary root's programs, manual pages and Python packages first.
+in_root() {
+  PATH="$root/usr/bin:/usr/bin:/bin:$PATH" MANPATH="$root/usr/share/man" PYTHONPATH="$root/usr/lib/python3/dist-packages" "$@"
 }
-use_installed_in_root
+use_installed in_root "$root" "" "$root/tmp/lumen-check" --lumend "$root/usr/bin/lumend"
 exit $failed
