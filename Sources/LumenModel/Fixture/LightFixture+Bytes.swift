@@ -90,35 +90,10 @@ private struct PlainReader {
         return true
     }
 
-    /// A number in JSON's grammar, as ``JSONNumber`` reads it.
+    /// A number in JSON's grammar.
     mutating func number() -> JSONNumber? {
         skipWhitespace()
-        let start = index
-        func digits() -> Bool {
-            let first = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-                index += 1
-            }
-            return index > first
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
-        guard digits() else { return nil }
-        // A leading zero stands alone.
-        if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() else { return nil }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard digits() else { return nil }
-        }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        return JSONNumber(validatedText: text)
+        return JSONNumber.read(bytes, at: &index)
     }
 
     mutating func double(in range: ClosedRange<Double>) -> Double? {

@@ -424,26 +424,11 @@ private struct Parser {
 
     mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw fail("leading zero in number") }
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        do throws(JSONNumber.GrammarProblem) {
+            index = try JSONNumber.end(ofNumberIn: bytes, from: start)
+        } catch {
+            index = error.offset
+            throw fail(error.isLeadingZero ? "leading zero in number" : "invalid number")
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         return JSONNumber(validatedText: text)

@@ -24,8 +24,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// The number as JSON text.
     public let text: String
 
-    /// A number from text already in JSON's number grammar (the parser's, or a reader's that checked it).
-    public init(validatedText: String) { self.text = validatedText }
+    /// Wraps JSON number text that has already been checked (``read(_:at:)``).
+    init(validatedText: String) { self.text = validatedText }
 
     /// A number for an integer.
     public init(_ value: Int) { self.text = String(value) }
