@@ -50,8 +50,6 @@ public struct WritableConnection<Value: ScopeValue>: Sendable {
     public let write: @Sendable (isolated Home, Value, WriteOptions) throws(LumenError) -> WriteCompletion
     /// The key changes are published under.
     public let key: PropertyKey?
-    /// The home written to.
-    public let home: Home
 
     /// A writable property of the home.
     public init(
@@ -59,16 +57,9 @@ public struct WritableConnection<Value: ScopeValue>: Sendable {
         write: @escaping @Sendable (isolated Home, Value, WriteOptions) throws(LumenError) -> WriteCompletion
     ) {
         self.key = key
-        self.home = home
         get = { () async throws(LumenError) in try await home.read(key) }
         peek = { home.published.value(for: key) }
         self.write = write
-    }
-
-    /// Queues a write, waiting for the home's actor.
-    public func set(_ value: Value, _ options: WriteOptions) async throws(LumenError) -> WriteCompletion {
-        let write = write
-        return try await home.withIsolation { home throws(LumenError) in try write(home, value, options) }
     }
 }
 

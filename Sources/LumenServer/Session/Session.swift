@@ -96,8 +96,11 @@ final class Session: RPCHandler {
     static let setKeys: Set<String> = ["scope", "connection", "value", "transitionMs"]
 
     func handle(method: String, params: JSONValue?) async -> RPCOutcome {
-        if let outcome = handleNow(method: method, params: params) { return outcome }
+        if context.isShuttingDown {
+            return .failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back"))
+        }
         do throws(LumenError) {
+            // `get` and `set` try the quick way themselves, with the parameters already read.
             switch WireMethod(rawValue: method) {
             case .open: return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
             case .get: return try await get(Params(params, allowing: Self.getKeys))
@@ -105,7 +108,8 @@ final class Session: RPCHandler {
             case .call: return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
             case .subscribe: return try await subscribe(Params(params, allowing: ["scope", "connection"]))
             case .hello, .describe, .close, .unsubscribe, nil:
-                return .failure(LumenError(.internalError, "\(method) was not answered at once"))
+                return handleNow(method: method, params: params)
+                    ?? .failure(LumenError(.internalError, "\(method) was not answered at once"))
             }
         } catch {
             return .failure(error)
@@ -312,6 +316,7 @@ final class Session: RPCHandler {
             guard let get = connection.get else {
                 throw wrongKind(request.scope, request.connection, connection.kind, "get")
             }
+            if let value = connection.peek?() { return .result(["value": value]) }
             return .result(["value": try await get()])
         }
     }
@@ -359,10 +364,12 @@ final class Session: RPCHandler {
 
     private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
         let prepared = try prepareWrite(params)
-        let completion = try await context.container.home.withIsolation { home throws(LumenError) in
+        let home = context.container.home
+        let make: @Sendable (isolated Home) throws(LumenError) -> WriteCompletion = { home throws(LumenError) in
             try prepared.make(on: home)
         }
-        return outcome(of: completion, prepared.request)
+        if let completion = try home.now(make) { return outcome(of: completion, prepared.request) }
+        return outcome(of: try await home.withIsolation(make), prepared.request)
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
