@@ -18,9 +18,11 @@ extension StateStore {
     func snapshotOrAppend(
         _ records: [StateRecord], snapshot: Fixture, _ state: inout WriterState, appendFirst: Bool = false
     ) -> CommitResult {
-        let carry = records
-        if appendFirst, !records.isEmpty, state.journal != nil { _ = append(records, &state) }
-        let result = writeSnapshot(carry, snapshot: snapshot, &state)
+        var journaled = false
+        if appendFirst, !records.isEmpty, state.journal != nil, case .written = append(records, &state) {
+            journaled = true
+        }
+        let result = writeSnapshot(records, snapshot: snapshot, &state)
         guard case .failed(let error) = result, state.journal != nil else {
             if case .written = result {
                 state.snapshotRetryAt = nil
@@ -28,7 +30,7 @@ extension StateStore {
             }
             return result
         }
-        if !carry.isEmpty, case .failed = append(carry, &state) { return result }
+        if !records.isEmpty, !journaled, case .failed = append(records, &state) { return result }
         state.snapshotRetryAt = .now + state.snapshotBackoff
         state.snapshotBackoff = min(state.snapshotBackoff * 2, .seconds(60))
         return .journalOnly(error)

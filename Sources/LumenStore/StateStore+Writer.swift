@@ -128,6 +128,9 @@ extension StateStore {
                     let result = snapshotOrAppend(records, snapshot: fixture, &state, appendFirst: true)
                     if case .journalOnly(let error) = result { shared.withLock { $0.finalSnapshotError = error } }
                     finish(result, mark: mark, records: records, snapshot: true, &state)
+                } else if !records.isEmpty {
+                    // Noted after it looked as if no snapshot were wanted: journaled, not lost.
+                    finish(append(records, &state), mark: mark, records: records, snapshot: false, &state)
                 }
                 if let journal = state.journal { fileSystem.close(journal.fd) }
                 state.journal = nil
@@ -172,8 +175,9 @@ extension StateStore {
         if ask { requestSnapshot() }
         while true {
             let fixture = shared.withLock { shared -> Fixture? in
-                defer { if shared.preparedSnapshot != nil { shared.preparedSnapshot = nil } }
-                return shared.preparedSnapshot
+                let fixture = shared.preparedSnapshot
+                shared.preparedSnapshot = nil
+                return fixture
             }
             if let fixture { return fixture }
             _ = doorbell.wait(timeout: .now() + .seconds(1))
