@@ -67,9 +67,9 @@ public actor Home {
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: PersistenceSink?
     var isShutDown = false
-    let realStart = ContinuousClock.now
-    /// `realStart` in microseconds of the clock `ContinuousClock` reads: what ``refreshRealTime()`` counts from.
-    let realStartMicros = Home.monotonicMicros()
+    /// When the home started, in microseconds of the clock `ContinuousClock` reads: real-clock time counts
+    /// from here.
+    let realStartMicros = Home.continuousMicros()
     /// The settings that govern each light that has been sent a command (``effectiveSettings(of:)``), kept
     /// until any settings change.
     var settingsCache: [LightID: DeviceSettings] = [:]
@@ -185,12 +185,12 @@ public actor Home {
 
     func refreshRealTime() {
         guard clockMode == .real else { return }
-        nowMicros = max(nowMicros, Self.monotonicMicros() - realStartMicros)
+        nowMicros = max(nowMicros, Self.continuousMicros() - realStartMicros)
     }
 
     /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
     /// `Duration`: every command reads it.
-    static func monotonicMicros() -> Int64 {
+    static func continuousMicros() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_BOOTTIME, &now)
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
@@ -229,10 +229,9 @@ public actor Home {
         guard clockMode == .real, !isShutDown, let due = queue.nextDue else { return }
         if let armedWake, armedWake <= due { return }
         armedWake = due
-        let deadline = realStart + .microseconds(due)
-        let clock = wakeClock
+        let (clock, start) = (wakeClock, realStartMicros)
         Task(executorPreference: wakeExecutor) { [weak self] in
-            try? await clock.sleep(for: deadline - .now)
+            try? await clock.sleep(for: .microseconds(due - (Self.continuousMicros() - start)))
             await self?.wake(armedFor: due)
         }
     }

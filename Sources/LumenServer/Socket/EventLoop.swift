@@ -93,11 +93,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     /// Runs the loop on the calling thread until it is shut down (``shutDown()`` or ``stop()``).
     public func runOnCurrentThread() { run() }
 
-    /// The thread running the loop (`0` before it runs).
-    private let thread = Atomic<UInt>(0)
-
     /// Whether the caller is on the loop's thread.
-    var isCurrent: Bool { thread.load(ordering: .relaxed) == UInt(pthread_self()) }
+    var isCurrent: Bool { Self.current === self }
 
     /// The loop whose thread is calling, if the caller is on one.
     public static var current: EventLoop? {
@@ -253,7 +250,6 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     }
 
     private func run() {
-        thread.store(UInt(pthread_self()), ordering: .relaxed)
         pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(currentLoopKey, nil) }
         // Made here and handed only to the blocks this thread runs: nothing else ever holds it.
