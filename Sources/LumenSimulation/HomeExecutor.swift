@@ -36,8 +36,9 @@ public struct HomeWorkplaces: Sendable {
 ///
 /// A job queued while the actor is free is run soon where it was queued, so a task calling the home from its
 /// connection's loop stays on that loop; jobs queued while the actor is busy wait for whoever holds it, and
-/// are handed to their own workplaces when it lets go. Nothing here waits: a thread that finds the actor
-/// busy is told so and goes the asynchronous way.
+/// are handed to their own workplaces when it lets go. Nothing here blocks: a thread that finds the actor
+/// held by a drain, or held longer than a moment by another thread's work made at once, is told so and goes
+/// the asynchronous way.
 ///
 /// ```swift
 /// let home = Home(fixture: fixture, clock: .real)
@@ -59,6 +60,14 @@ public final class HomeExecutor: SerialExecutor {
 
         var first: Queued? { head < jobs.count ? jobs[head] : nil }
 
+        /// The workplace of the first job waiting, when a drain must be handed to it (one is then counted as
+        /// queued); `nil` when nothing waits or a drain is already on its way.
+        mutating func claimDrain() -> (any HomeWorkplace)?? {
+            guard let first, !drainQueued else { return nil }
+            drainQueued = true
+            return .some(first.place)
+        }
+
         mutating func pop() {
             head += 1
             if head == jobs.count {
@@ -73,11 +82,24 @@ public final class HomeExecutor: SerialExecutor {
     static let jobsPerDrain = 16
 
     private let state = Mutex(State())
+    /// Whether the actor is held by work made at once (``tryRunNow(_:)``), which is short and never suspends.
+    /// Changed under the lock with the owner, read without it by a thread waiting a moment for the actor.
+    private let heldAtOnce = Atomic<Bool>(false)
+    /// How many threads are waiting a moment for work made at once to let the actor go.
+    let waiting = Atomic<Int>(0)
     private let workplaces: HomeWorkplaces
+    /// How long, in nanoseconds, a thread that finds the actor held by work made at once waits for it before
+    /// it goes the asynchronous way.
+    let atOnceWait: UInt64
 
     /// An executor whose queued jobs run at `workplaces`.
-    public init(workplaces: HomeWorkplaces = .shared) {
+    ///
+    /// A thread that finds the actor held by another's work made at once waits up to `atOnceWait` for it
+    /// (by default a few times what a `set` holds it), then goes the asynchronous way.
+    public init(workplaces: HomeWorkplaces = .shared, atOnceWait: Duration = .microseconds(10)) {
         self.workplaces = workplaces
+        let (seconds, attoseconds) = atOnceWait.components
+        self.atOnceWait = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     private static var currentThread: UInt { UInt(pthread_self()) }
@@ -142,33 +164,71 @@ public final class HomeExecutor: SerialExecutor {
     }
 
     /// Runs `body` as the actor's owner on the calling thread when no other thread is running the actor's
-    /// work; returns `false` at once otherwise.
+    /// work, or when another thread's work made at once lets it go within ``atOnceWait``; returns `false`
+    /// otherwise.
     ///
     /// Jobs queued before from this thread's workplace, whose drain has not started yet, run first, as they
     /// would have.
     @usableFromInline
     func tryRunNow(_ body: () -> Void) -> Bool {
         let me = Self.currentThread
-        let entered = state.withLock { state -> Bool in
-            guard state.owner == 0 else { return false }
-            state.owner = me
-            return true
+        var deadline: UInt64?
+        var jobsWaiting = false
+        while true {
+            let entered = state.withLock { state -> Bool? in
+                guard state.owner == 0 else { return state.owner == me ? false : nil }
+                state.owner = me
+                heldAtOnce.store(true, ordering: .relaxed)
+                jobsWaiting = state.first != nil
+                return true
+            }
+            if entered == true { break }
+            // Held by this very thread (work made at once calling in again), or by a drain, whose jobs may
+            // take long: the asynchronous way.
+            guard entered == nil, heldAtOnce.load(ordering: .relaxed) else { return false }
+            // Held by another thread's work made at once, a few microseconds of work that never suspends: a
+            // task and a wake-up of this loop would cost more than waiting for it. Only a moment, though, in
+            // case that thread was descheduled meanwhile.
+            let until = deadline ?? Self.monotonicNanoseconds() + atOnceWait
+            deadline = until
+            waiting.add(1, ordering: .relaxed)
+            let letGo = Self.spin(whileHeldAtOnce: heldAtOnce, until: until)
+            waiting.subtract(1, ordering: .relaxed)
+            guard letGo else { return false }
         }
-        guard entered else { return false }
-        runQueued(at: workplaces.current(), limit: Self.jobsPerDrain, leaving: false)
+        if jobsWaiting { runQueued(at: workplaces.current(), limit: Self.jobsPerDrain, leaving: false) }
         body()
-        state.withLock { $0.owner = 0 }
-        queueDrainIfNeeded()
+        // Let go, and hand on what was queued meanwhile, in one step: a `set` takes the lock twice, not more.
+        let place = state.withLock { state -> (any HomeWorkplace)?? in
+            state.owner = 0
+            heldAtOnce.store(false, ordering: .relaxed)
+            return state.claimDrain()
+        }
+        if let place { hand(drainAt: place) }
         return true
+    }
+
+    /// Spins until `held` is false (`true`) or the monotonic clock reaches `deadline` (`false`).
+    private static func spin(whileHeldAtOnce held: borrowing Atomic<Bool>, until deadline: UInt64) -> Bool {
+        while true {
+            // The clock is read once in a while: a load of a line another core is writing costs less.
+            for _ in 0..<64 where !held.load(ordering: .relaxed) { return true }
+            if monotonicNanoseconds() >= deadline { return false }
+        }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Hands a drain to the workplace of the first job waiting, when jobs were queued while the actor was
     /// held.
     private func queueDrainIfNeeded() {
         let place = state.withLock { state -> (any HomeWorkplace)?? in
-            guard state.owner == 0, let first = state.first, !state.drainQueued else { return nil }
-            state.drainQueued = true
-            return .some(first.place)
+            guard state.owner == 0 else { return nil }
+            return state.claimDrain()
         }
         if let place { hand(drainAt: place) }
     }

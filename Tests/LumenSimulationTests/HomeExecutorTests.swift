@@ -1,10 +1,12 @@
 import Dispatch
+import Foundation
 import Glibc
 import LumenModel
 import LumenProtocol
-import LumenSimulation
 import Synchronization
 import Testing
+
+@testable import LumenSimulation
 
 /// The home's executor: work made at once on the caller's thread when the actor is free, queued jobs run by
 /// the workplaces it was given, one at a time.
@@ -143,5 +145,72 @@ struct HomeExecutorTests {
         let overlaps = watch.overlapped.load(ordering: .relaxed)
         #expect(!overlaps)
         #expect(watch.order.withLock { $0.count } == 200)
+    }
+}
+
+/// A thread that finds the actor held by another thread's work made at once waits a moment for it, not longer.
+@Suite("The home's executor, held at once by another thread")
+struct HomeExecutorWaitTests {
+    /// Runs `body` on a thread of its own and returns at once.
+    static func onThread(_ body: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread(body)
+    }
+
+    @Test func aThreadThatFindsTheActorHeldAtOnceWaitsForItToBeLetGo() {
+        let executor = HomeExecutor(atOnceWait: .seconds(60))
+        let second = Atomic<Int>(0)  // 0: not yet, 1: made at once, 2: refused
+        let entered = executor.tryRunNow {
+            HomeExecutorWaitTests.onThread {
+                second.store(executor.tryRunNow({}) ? 1 : 2, ordering: .sequentiallyConsistent)
+            }
+            // Let go only once the other thread waits for it: without the wait it would have been refused.
+            while executor.waiting.load(ordering: .sequentiallyConsistent) == 0,
+                second.load(ordering: .sequentiallyConsistent) == 0
+            {}
+        }
+        #expect(entered)
+        while second.load(ordering: .sequentiallyConsistent) == 0 {}
+        #expect(second.load(ordering: .sequentiallyConsistent) == 1, "it waited and made its work at once")
+    }
+
+    @Test func theWaitIsBoundedWhenTheHolderDoesNotLetGo() {
+        let executor = HomeExecutor(atOnceWait: .milliseconds(1))
+        let second = Atomic<Int>(0)
+        let entered = executor.tryRunNow {
+            HomeExecutorWaitTests.onThread {
+                second.store(executor.tryRunNow({}) ? 1 : 2, ordering: .sequentiallyConsistent)
+            }
+            // Held until the other thread has given up.
+            while second.load(ordering: .sequentiallyConsistent) == 0 {}
+        }
+        #expect(entered)
+        #expect(second.load(ordering: .sequentiallyConsistent) == 2, "refused once the moment passed")
+        #expect(executor.waiting.load(ordering: .sequentiallyConsistent) == 0)
+    }
+
+    @Test func workMadeAtOnceThatCallsInAgainIsRefusedAtOnce() {
+        let executor = HomeExecutor(atOnceWait: .seconds(60))
+        var inner: Bool?
+        let entered = executor.tryRunNow { inner = executor.tryRunNow({}) }
+        #expect(entered)
+        #expect(inner == false, "its own thread holds it: no wait, which would never end")
+    }
+
+    @Test func aThreadDoesNotWaitForAJobsDrain() async throws {
+        let home = Home(fixture: try Fixture(json: Array(singleLight().utf8)), clock: .virtual)
+        let refused = Atomic<Int>(0)
+        let sawWaiting = try await home.withIsolation { _ in
+            HomeExecutorWaitTests.onThread {
+                refused.store((try? home.now { _ in 1 }) == nil ? 1 : 2, ordering: .sequentiallyConsistent)
+            }
+            // The job holds the actor until the other thread has its answer, watching for it to wait.
+            var saw = false
+            while refused.load(ordering: .sequentiallyConsistent) == 0 {
+                saw = saw || home.executor.waiting.load(ordering: .sequentiallyConsistent) > 0
+            }
+            return saw
+        }
+        #expect(refused.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(!sawWaiting, "told at once: a job may hold the actor for long")
     }
 }
