@@ -4,10 +4,15 @@ import LumenProtocol
 extension Home {
     /// The settings that govern a light: its own, then its room's, then the home's.
     func effectiveSettings(of light: SimulatedLight, own: DeviceSettings? = nil) -> DeviceSettings {
-        if own == nil, let cached = settingsCache[light.id] { return cached }
-        let settings = (own ?? lightSettings[light.id] ?? DeviceSettings())
-            .inheriting(from: rooms[light.room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
-        if own == nil { settingsCache[light.id] = settings }
+        effectiveSettings(of: light.id, in: light.room, own: own)
+    }
+
+    /// The settings that govern the light `id` of the room `room`.
+    func effectiveSettings(of id: LightID, in room: RoomID, own: DeviceSettings? = nil) -> DeviceSettings {
+        if own == nil, let cached = settingsCache[id] { return cached }
+        let settings = (own ?? lightSettings[id] ?? DeviceSettings())
+            .inheriting(from: rooms[room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
+        if own == nil { settingsCache[id] = settings }
         return settings
     }
 
@@ -25,18 +30,19 @@ extension Home {
         -> CommandTicket
     {
         guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
-        guard let index = lights.index(forKey: light) else { throw Self.noSuchLight(light) }
-        let device = lights.values[index]
+        guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
+        // The light's fields are read where they are, not copied out whole: every command comes this way.
+        let kind = lights[slot: index].model.kind
         try change.validate()
-        for property in change.properties where !property.isSupported(by: device.model.kind) {
+        if let property = change.firstUnsupported(by: kind) {
             throw LumenError(
                 .notSupported,
-                "light '\(light)' (kind \(device.model.kind.rawValue)) has no \(property.rawValue)",
+                "light '\(light)' (kind \(kind.rawValue)) has no \(property.rawValue)",
                 data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
         }
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        let settings = effectiveSettings(of: device)
+        let settings = effectiveSettings(of: light, in: lights[slot: index].room)
         let faults = settings.faultModel
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
@@ -59,27 +65,27 @@ extension Home {
         let timeout = Self.micros(faults.timeoutMs)
         // The latency and drop draws happen for every command, so a light's random stream does not depend on
         // whether it happened to be reachable.
-        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &lights.values[index].random))
+        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &lights[slot: index].random))
         let dropped =
             faults.dropProbability > 0
-            && Double.random(in: 0..<1, using: &lights.values[index].random) < faults.dropProbability
+            && Double.random(in: 0..<1, using: &lights[slot: index].random) < faults.dropProbability
         let event: SimulationEvent
         let due: Int64
-        if !device.isReachable {
+        if !lights[slot: index].isReachable {
             event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue))
             due = nowMicros + timeout
         } else if dropped || overloaded {
             event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue))
             due = nowMicros + timeout
         } else {
-            due = max(nowMicros + latency, device.lastApplyAt)
-            lights.values[index].lastApplyAt = due
+            due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
+            lights[slot: index].lastApplyAt = due
             event = .applyCommand(id)
         }
         if clockMode == .real, due <= nowMicros, case .applyCommand = event, !queue.hasEvent(notAfter: nowMicros) {
             // Due now (an instant device) with nothing else due before it: applied at once, as the queue would
             // have, without passing through it.
-            apply(command, id: id)
+            apply(command, id: id, at: index)
             return ticket
         }
         pending[id] = command
@@ -122,19 +128,24 @@ extension Home {
 
     /// Carries out a command that has fallen due.
     func apply(_ command: PendingCommand, id: UInt64) {
-        guard let index = lights.index(forKey: command.light) else {
+        guard let index = lights.slot(of: command.light) else {
             command.ticket.settle(.failure(Self.noSuchLight(command.light)))
             return
         }
-        let device = lights.values[index]
-        if !device.isReachable, command.isGroup {
+        apply(command, id: id, at: index)
+    }
+
+    /// Carries out a command to the light at `index` of `lights`.
+    func apply(_ command: PendingCommand, id: UInt64, at index: LightTable.Slot) {
+        let reachable = lights[slot: index].isReachable
+        if !reachable, command.isGroup {
             command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
             return
         }
-        if !device.isReachable {
+        if !reachable {
             // It went away while the command was in flight: the sender hears nothing until its timeout.
             pending[id] = command
-            let timeout = Self.micros(effectiveSettings(of: device).faultModel.timeoutMs)
+            let timeout = Self.micros(effectiveSettings(of: lights[slot: index]).faultModel.timeoutMs)
             schedule(
                 .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
                 at: max(nowMicros, command.submittedAt + timeout))
@@ -143,37 +154,38 @@ extension Home {
         // A new command ends a running fade where it stands: what it does not change stays at the fade's
         // current step, not its target.
         let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: command.light)
-        let current = running.map { $0.state(at: nowMicros) } ?? device.state
-        if let refusal = refusalWhileOff(command.change, to: device, current: current) {
+        let current = running.map { $0.state(at: nowMicros) } ?? lights[slot: index].state
+        if let refusal = refusalWhileOff(command.change, toLightAt: index, current: current) {
             if let running { transitions[command.light] = running }
             command.ticket.settle(.failure(refusal))
             return
         }
         let landing = command.change.applied(to: current)
-        lights.values[index].transitionGeneration &+= 1
-        let generation = lights.values[index].transitionGeneration
+        lights[slot: index].transitionGeneration &+= 1
+        let generation = lights[slot: index].transitionGeneration
         if let transition = Transition(
-            current: current, landing: landing, kind: device.model.kind, start: nowMicros,
+            current: current, landing: landing, kind: lights[slot: index].model.kind, start: nowMicros,
             duration: command.transitionMicros)
         {
             transitions[command.light] = transition
-            setState(of: command.light, to: transition.state(at: nowMicros))
-            persist(.light(command.light))
+            setState(at: index, to: transition.state(at: nowMicros))
+            persistLight(at: index)
             schedule(
                 .transitionStep(command.light, generation: generation),
                 at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
         } else {
-            setState(of: command.light, to: landing)
-            persist(.light(command.light))
+            setState(at: index, to: landing)
+            persistLight(at: index)
         }
         command.ticket.settle(.success(landing))
     }
 
     /// Why a light that is off will not take `change`, if it will not: a light that refuses changes while
     /// off (as Hue bulbs do) takes no brightness or colour unless the same change turns it on.
-    func refusalWhileOff(_ change: LightChange, to device: SimulatedLight, current: LightState) -> LumenError? {
-        guard !current.isOn, change.isOn != true, effectiveSettings(of: device).effectiveWhileOff == .refuse
-        else { return nil }
+    func refusalWhileOff(_ change: LightChange, toLightAt index: LightTable.Slot, current: LightState) -> LumenError? {
+        guard !current.isOn, change.isOn != true else { return nil }
+        let device = lights[slot: index]
+        guard effectiveSettings(of: device).effectiveWhileOff == .refuse else { return nil }
         let refused = change.properties.filter { $0 != .isOn }
         guard let first = refused.first else { return nil }
         return LumenError(
@@ -217,29 +229,36 @@ extension Home {
 
     /// Sets a light's state and emits one event per property that really changed.
     func setState(of id: LightID, to state: LightState) {
-        guard let index = lights.index(forKey: id) else { return }
-        let old = lights.values[index].state
+        guard let index = lights.slot(of: id) else { return }
+        setState(at: index, to: state)
+    }
+
+    /// Sets the state of the light at `index` of `lights`, and emits one event per property that really
+    /// changed.
+    func setState(at index: LightTable.Slot, to state: LightState) {
+        let old = lights[slot: index].state
         guard old != state else { return }
-        lights.values[index].state = state
-        let kind = lights.values[index].model.kind
-        let room = lights.values[index].room
-        let roomIndex = rooms.index(forKey: room)
+        lights[slot: index].state = state
+        let id = lights[slot: index].id
+        let kind = lights[slot: index].model.kind
+        // Only switching on or off moves the room's derived values.
+        let roomIndex = old.isOn == state.isOn ? nil : rooms.index(forKey: lights[slot: index].room)
         let group = roomIndex.map { rooms.values[$0].groupState }
         if old.isOn != state.isOn {
             if let roomIndex { rooms.values[roomIndex].onCount += state.isOn ? 1 : -1 }
             emit(.light(id, .isOn), .bool(state.isOn))
         }
-        if kind.capabilities.contains(.brightness), old.brightness != state.brightness {
+        if kind.supports(.brightness), old.brightness != state.brightness {
             emit(.light(id, .brightness), .double(state.brightness))
         }
-        if kind.capabilities.contains(.colorTemperature), old.colorTemperature != state.colorTemperature {
+        if kind.supports(.colorTemperature), old.colorTemperature != state.colorTemperature {
             emit(.light(id, .colorTemperature), .int(state.colorTemperature))
         }
-        if kind.capabilities.contains(.color), old.color != state.color {
+        if kind.supports(.color), old.color != state.color {
             emit(.light(id, .color), state.color.jsonValue)
         }
         // The room's derived values follow its light's own changes.
-        if old.isOn != state.isOn, let group { emitGroupChange(of: room, since: group) }
+        if let roomIndex, let group { emitGroupChange(at: roomIndex, since: group) }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

@@ -29,8 +29,8 @@ extension Home {
             guard let header = roomFixture(of: id) else { return .removedRoom(id) }
             return .room(header, lightIDs: rooms[id]!.lightIDs)
         case .light(let id):
-            guard let light = lights[id], let entry = fixtureEntry(of: id) else { return .removedLight(id) }
-            return .light(entry, room: light.room)
+            guard let index = lights.slot(of: id) else { return .removedLight(id) }
+            return .light(fixtureEntry(at: index), room: lights[slot: index].room)
         }
     }
 

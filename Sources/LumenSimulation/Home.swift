@@ -49,7 +49,7 @@ public actor Home {
     var durability: Durability?
     var roomOrder: [RoomID] = []
     var rooms: [RoomID: SimulatedRoom] = [:]
-    var lights: [LightID: SimulatedLight] = [:]
+    var lights = LightTable()
     /// Lights' own settings, for the lights that have any.
     var lightSettings: [LightID: DeviceSettings] = [:]
     /// Transitions under way.
@@ -152,6 +152,12 @@ public actor Home {
     func persist(_ entity: Entity) {
         guard let persistenceSink else { return }
         persistenceSink(record(of: entity))
+    }
+
+    /// Hands the saved form of the light at `index` of `lights` to the persistence sink.
+    func persistLight(at index: LightTable.Slot) {
+        guard let persistenceSink else { return }
+        persistenceSink(.light(fixtureEntry(at: index), room: lights[slot: index].room))
     }
 
     /// Announces that a property took a new value, to the published values and every observer.
@@ -274,18 +280,34 @@ public actor Home {
 
     /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
     func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
-        guard let now = rooms[room]?.groupState else { return }
+        guard let index = rooms.index(forKey: room) else { return }
+        emitGroupChange(at: index, since: before)
+    }
+
+    /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
+    func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
+        let now = rooms.values[index].groupState
+        guard now != before else { return }
+        let room = rooms.keys[index]
         if now.anyOn != before.anyOn { emit(.room(room, .anyOn), .bool(now.anyOn)) }
         if now.allOn != before.allOn { emit(.room(room, .allOn), .bool(now.allOn)) }
     }
 
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
     func fixtureEntry(of id: LightID) -> LightFixture? {
-        guard let light = lights[id] else { return nil }
+        guard let index = lights.slot(of: id) else { return nil }
+        return fixtureEntry(at: index)
+    }
+
+    /// The light at `index` of `lights` as a fixture entry.
+    func fixtureEntry(at index: LightTable.Slot) -> LightFixture {
+        let id = lights[slot: index].id
         var fixture = LightFixture(
-            id: id, name: light.name, model: light.model, state: transitions[id]?.landing ?? light.state)
-        fixture.isReachable = !light.forcedUnreachable
-        fixture.settings = lightSettings[id] ?? DeviceSettings()
+            id: id, name: lights[slot: index].name, model: lights[slot: index].model,
+            state: transitions.isEmpty
+                ? lights[slot: index].state : transitions[id]?.landing ?? lights[slot: index].state)
+        fixture.isReachable = !lights[slot: index].forcedUnreachable
+        fixture.settings = lightSettings.isEmpty ? DeviceSettings() : lightSettings[id] ?? DeviceSettings()
         return fixture
     }
 
@@ -321,8 +343,12 @@ extension Home {
         var result: Result<T, LumenError>?
         guard
             executor.tryRunNow({
-                result = assumeIsolated { home in
-                    do throws(LumenError) { return .success(try body(home)) } catch { return .failure(error) }
+                // The executor has just made this thread the actor's owner, which is what `assumeIsolated`
+                // would ask it again: the body is called as the plain function an isolated one is underneath,
+                // as `assumeIsolated` itself does once it has checked.
+                result = withoutActuallyEscaping(body) { body in
+                    let owned = unsafeBitCast(body, to: (@Sendable (Home) throws(LumenError) -> T).self)
+                    do throws(LumenError) { return .success(try owned(self)) } catch { return .failure(error) }
                 }
             })
         else { return nil }

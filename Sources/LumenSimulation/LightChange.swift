@@ -30,6 +30,15 @@ public struct LightChange: Sendable, Hashable {
         return result
     }
 
+    /// The first property this change touches that a device of `kind` lacks, if any.
+    func firstUnsupported(by kind: LightKind) -> LightProperty? {
+        if isOn != nil, !kind.supports(.isOn) { return .isOn }
+        if brightness != nil, !kind.supports(.brightness) { return .brightness }
+        if colorTemperature != nil, !kind.supports(.colorTemperature) { return .colorTemperature }
+        if color != nil, !kind.supports(.color) { return .color }
+        return nil
+    }
+
     /// `state` with this change applied.
     func applied(to state: LightState) -> LightState {
         var result = state

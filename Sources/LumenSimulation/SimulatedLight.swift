@@ -56,7 +56,7 @@ struct Transition: Sendable {
     init?(current: LightState, landing: LightState, kind: LightKind, start: Int64, duration: Int64) {
         var from = current
         var fadeTo = landing
-        let dims = kind.capabilities.contains(.brightness)
+        let dims = kind.supports(.brightness)
         let lowest = LightState.brightnessRange.lowerBound
         if dims, current.isOn, !landing.isOn {
             // Fading off: down to the lowest level, still on; the switch comes at the end.

@@ -48,6 +48,17 @@ struct DeviceFamilyTests {
         #expect(state.isOn && state.brightness == 70 && state.colorTemperature == 250)
     }
 
+    @Test func whatAKindSupportsIsItsListOfCapabilities() {
+        for kind in LightKind.allCases {
+            for property in LightProperty.allCases {
+                #expect(kind.supports(property) == kind.capabilities.contains(property), "\(kind) \(property)")
+                #expect(property.isSupported(by: kind) == (!property.isState || kind.capabilities.contains(property)))
+            }
+        }
+        #expect(LightKind.onoff.supports(.isOn) && !LightKind.onoff.supports(.brightness))
+        #expect(LightKind.color.supports(.color) && !LightKind.ambiance.supports(.color))
+    }
+
     @Test func theDefaultFollowsTheLatencyPresetsFamily() {
         #expect(DeviceSettings().effectiveWhileOff == .store)
         #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveWhileOff == .refuse)

@@ -68,7 +68,7 @@ public enum LightProperty: String, Sendable, Hashable, CaseIterable {
 
     /// Whether a device of `kind` has this property: every light has a name, a model and reachability; the
     /// state properties depend on what the device can do.
-    public func isSupported(by kind: LightKind) -> Bool { !isState || kind.capabilities.contains(self) }
+    public func isSupported(by kind: LightKind) -> Bool { !isState || kind.supports(self) }
 }
 
 /// A property of the home.
@@ -108,7 +108,19 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    // Made once: every command and every change asks.
+    /// Whether this kind of device has the state property `property` (one of ``capabilities``), decided
+    /// without hashing: every command and every change asks.
+    public func supports(_ property: LightProperty) -> Bool {
+        switch property {
+        case .isOn: true
+        case .brightness: self != .onoff
+        case .colorTemperature: self == .ambiance || self == .color
+        case .color: self == .color
+        case .name, .model, .isReachable, .settings: false
+        }
+    }
+
+    // Made once: listing them is rarer than asking.
     private static let onoffCapabilities: Set<LightProperty> = [.isOn]
     private static let dimmableCapabilities: Set<LightProperty> = [.isOn, .brightness]
     private static let ambianceCapabilities: Set<LightProperty> = [.isOn, .brightness, .colorTemperature]
