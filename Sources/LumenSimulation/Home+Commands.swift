@@ -154,7 +154,8 @@ extension Home {
         // A new command ends a running fade where it stands: what it does not change stays at the fade's
         // current step, not its target.
         let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: command.light)
-        let current = running.map { $0.state(at: nowMicros) } ?? lights[slot: index].state
+        // No closures on this path: one that reads the actor's state is checked for isolation when called.
+        let current = if let running { running.state(at: nowMicros) } else { lights[slot: index].state }
         if let refusal = refusalWhileOff(command.change, toLightAt: index, current: current) {
             if let running { transitions[command.light] = running }
             command.ticket.settle(.failure(refusal))
@@ -243,7 +244,7 @@ extension Home {
         let kind = lights[slot: index].model.kind
         // Only switching on or off moves the room's derived values.
         let roomIndex = old.isOn == state.isOn ? nil : rooms.index(forKey: lights[slot: index].room)
-        let group = roomIndex.map { rooms.values[$0].groupState }
+        let group = if let roomIndex { rooms.values[roomIndex].groupState } else { nil as (anyOn: Bool, allOn: Bool)? }
         if old.isOn != state.isOn {
             if let roomIndex { rooms.values[roomIndex].onCount += state.isOn ? 1 : -1 }
             emit(.light(id, .isOn), .bool(state.isOn))
