@@ -243,8 +243,12 @@ extension Home {
         let id = lights[slot: index].id
         let kind = lights[slot: index].model.kind
         // Only switching on or off moves the room's derived values.
-        let roomIndex = old.isOn == state.isOn ? nil : rooms.index(forKey: lights[slot: index].room)
-        let group = if let roomIndex { rooms.values[roomIndex].groupState } else { nil as (anyOn: Bool, allOn: Bool)? }
+        var roomIndex: [RoomID: SimulatedRoom].Index?
+        var group = (anyOn: false, allOn: false)
+        if old.isOn != state.isOn, let found = rooms.index(forKey: lights[slot: index].room) {
+            roomIndex = found
+            group = rooms.values[found].groupState
+        }
         if old.isOn != state.isOn {
             if let roomIndex { rooms.values[roomIndex].onCount += state.isOn ? 1 : -1 }
             emit(.light(id, .isOn), .bool(state.isOn))
@@ -259,7 +263,7 @@ extension Home {
             emit(.light(id, .color), state.color.jsonValue)
         }
         // The room's derived values follow its light's own changes.
-        if let roomIndex, let group { emitGroupChange(at: roomIndex, since: group) }
+        if let roomIndex { emitGroupChange(at: roomIndex, since: group) }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

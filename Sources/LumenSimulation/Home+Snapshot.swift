@@ -30,7 +30,7 @@ extension Home {
             return .room(header, lightIDs: rooms[id]!.lightIDs)
         case .light(let id):
             guard let index = lights.slot(of: id) else { return .removedLight(id) }
-            return .light(fixtureEntry(at: index), room: lights[slot: index].room)
+            return lightRecord(at: index)
         }
     }
 

@@ -157,7 +157,12 @@ public actor Home {
     /// Hands the saved form of the light at `index` of `lights` to the persistence sink.
     func persistLight(at index: LightTable.Slot) {
         guard let persistenceSink else { return }
-        persistenceSink(.light(fixtureEntry(at: index), room: lights[slot: index].room))
+        persistenceSink(lightRecord(at: index))
+    }
+
+    /// The saved form of the light at `index` of `lights`.
+    func lightRecord(at index: LightTable.Slot) -> StateRecord {
+        .light(fixtureEntry(at: index), room: lights[slot: index].room)
     }
 
     /// Announces that a property took a new value, to the published values and every observer.
@@ -196,11 +201,7 @@ public actor Home {
 
     /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
     /// `Duration`: every command reads it.
-    static func continuousMicros() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
-    }
+    static func continuousMicros() -> Int64 { Int64(HomeExecutor.continuousNanoseconds() / 1_000) }
 
     /// Moves the virtual clock forward, applying every event due by the new time in order.
     ///

@@ -189,7 +189,7 @@ public final class HomeExecutor: SerialExecutor {
             // Held by another thread's work made at once, a few microseconds of work that never suspends: a
             // task and a wake-up of this loop would cost more than waiting for it. Only a moment, though, in
             // case that thread was descheduled meanwhile.
-            let until = deadline ?? Self.monotonicNanoseconds() + atOnceWait
+            let until = deadline ?? Self.continuousNanoseconds() + atOnceWait
             deadline = until
             waiting.add(1, ordering: .relaxed)
             let letGo = Self.spin(whileHeldAtOnce: heldAtOnce, until: until)
@@ -208,18 +208,20 @@ public final class HomeExecutor: SerialExecutor {
         return true
     }
 
-    /// Spins until `held` is false (`true`) or the monotonic clock reaches `deadline` (`false`).
+    /// Spins until `held` is false (`true`) or the clock reaches `deadline` (`false`).
     private static func spin(whileHeldAtOnce held: borrowing Atomic<Bool>, until deadline: UInt64) -> Bool {
         while true {
             // The clock is read once in a while: a load of a line another core is writing costs less.
             for _ in 0..<64 where !held.load(ordering: .relaxed) { return true }
-            if monotonicNanoseconds() >= deadline { return false }
+            if continuousNanoseconds() >= deadline { return false }
         }
     }
 
-    private static func monotonicNanoseconds() -> UInt64 {
+    /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in nanoseconds, read without building a
+    /// `Duration`: every command reads it.
+    static func continuousNanoseconds() -> UInt64 {
         var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
+        clock_gettime(CLOCK_BOOTTIME, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 

@@ -30,7 +30,7 @@ struct LightTable: Sendable {
         _modify { yield &storage[slot] }
     }
 
-    /// The light `id`; setting `nil` removes it.
+    /// The light `id`; setting `nil` removes it. A light set is filed under its own ID.
     subscript(id: LightID) -> SimulatedLight? {
         get { slots[id].map { storage[$0] } }
         set {
@@ -38,6 +38,7 @@ struct LightTable: Sendable {
                 _ = removeValue(forKey: id)
                 return
             }
+            precondition(newValue.id == id, "light '\(newValue.id)' filed under '\(id)'")
             if let slot = slots[id] {
                 storage[slot] = newValue
             } else {

@@ -120,11 +120,15 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    // Made once: listing them is rarer than asking.
-    private static let onoffCapabilities: Set<LightProperty> = [.isOn]
-    private static let dimmableCapabilities: Set<LightProperty> = [.isOn, .brightness]
-    private static let ambianceCapabilities: Set<LightProperty> = [.isOn, .brightness, .colorTemperature]
-    private static let colorCapabilities: Set<LightProperty> = [.isOn, .brightness, .colorTemperature, .color]
+    // Made once, from ``supports(_:)``: listing them is rarer than asking.
+    private static let onoffCapabilities = listed(.onoff)
+    private static let dimmableCapabilities = listed(.dimmable)
+    private static let ambianceCapabilities = listed(.ambiance)
+    private static let colorCapabilities = listed(.color)
+
+    private static func listed(_ kind: LightKind) -> Set<LightProperty> {
+        Set(LightProperty.stateProperties.filter(kind.supports))
+    }
 }
 
 /// The make and kind of a simulated device.
