@@ -97,3 +97,43 @@ extension ConnectionLoopTests {
 /// The thread this runs on. (`Thread.current.name` is no help: on Linux it can report a Dispatch queue's
 /// name for a thread Foundation started.)
 func currentThread() -> UInt { UInt(pthread_self()) }
+
+extension ConnectionLoopTests {
+    /// A task's job queued after a block was handed to the loop runs after that block, even when the
+    /// connection already had a turn waiting from before the block: a change's notices, handed to the loop
+    /// from another thread, then reach the outbox before the reply of the write that made the change.
+    @Test func aJobQueuedAfterABlockRunsAfterIt() async throws {
+        let eventLoop = EventLoop(name: "test-loop")
+        let (loop, peer) = try makeLoop(on: eventLoop)
+        defer { close(peer) }
+        loop.start(readable: { _ in }, writable: {})
+        let order = OrderLog()
+        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        // The loop is kept busy while work queues up behind it, so the order is the one asked for.
+        eventLoop.execute { _ in
+            held.signal()
+            release.wait()
+        }
+        await offload { held.wait() }
+        let first = Task(executorPreference: loop) { order.append("first job") }
+        await offload {
+            // The job is queued once the task's first job is: wait for the connection to hold it.
+            while !loop.hasJobsWaiting { sched_yield() }
+        }
+        eventLoop.execute { _ in order.append("block") }
+        let second = Task(executorPreference: loop) { order.append("second job") }
+        release.signal()
+        await first.value
+        await second.value
+        #expect(order.entries == ["first job", "block", "second job"])
+        loop.stop()
+        await eventLoop.shutDown()
+    }
+}
+
+/// What ran, in the order it ran.
+private final class OrderLog: Sendable {
+    private let log = Mutex<[String]>([])
+    func append(_ entry: String) { log.withLock { $0.append(entry) } }
+    var entries: [String] { log.withLock { $0 } }
+}

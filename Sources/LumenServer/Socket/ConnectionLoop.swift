@@ -14,10 +14,16 @@ final class ConnectionLoop: TaskExecutor {
     /// after a close can never reach this connection's handlers.
     private let key = EventLoop.nextKey.add(1, ordering: .relaxed).newValue
 
+    /// A job, stamped with the loop's ``EventLoop/nextPlace`` when it was queued.
+    private struct StampedJob {
+        let job: UnownedJob
+        let place: UInt64
+    }
+
     /// The session's jobs waiting for their turn: the loop takes a few at a time from each connection in
     /// turn, so one whose many writes are confirmed at once (a group commit) does not queue its thousands
     /// of replies ahead of another connection's one.
-    private let jobs = Mutex<(queue: [UnownedJob], scheduled: Bool)>(([], false))
+    private let jobs = Mutex<(queue: [StampedJob], scheduled: Bool)>(([], false))
 
     /// A connection for `fd` on `eventLoop`; it owns the descriptor and closes it when it stops.
     init(fd: Int32, on eventLoop: EventLoop) {
@@ -45,26 +51,35 @@ final class ConnectionLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let schedule = jobs.withLock { jobs -> Bool in
-            jobs.queue.append(job)
+            // Stamped under the lock, so the queue's stamps never go down.
+            jobs.queue.append(StampedJob(job: job, place: eventLoop.nextPlace))
             defer { jobs.scheduled = true }
             return !jobs.scheduled
         }
         if schedule { eventLoop.schedule(self) }
     }
 
-    /// Runs up to `limit` of the waiting jobs on the calling thread; returns whether more are waiting (the
-    /// loop then comes back to this connection after the others).
-    func runJobs(limit: Int) -> Bool {
-        let batch = jobs.withLock { jobs -> [UnownedJob] in
-            guard jobs.queue.count > limit else {
+    /// Whether jobs are waiting for a turn.
+    var hasJobsWaiting: Bool { jobs.withLock { !$0.queue.isEmpty } }
+
+    /// Runs up to `limit` of the waiting jobs on the calling thread, of those stamped no later than `latest`;
+    /// returns whether more are waiting (the loop then comes back to this connection after the others).
+    /// A job stamped later waits for that later turn: the loop was handed other work after this turn was
+    /// queued and before the job (a change's notices for this session, say), and the job (the reply of the
+    /// write that made the change) must not pass it.
+    func runJobs(limit: Int, stampedNoLaterThan latest: UInt64 = .max) -> Bool {
+        let batch = jobs.withLock { jobs -> [StampedJob] in
+            var count = 0
+            while count < min(limit, jobs.queue.count), jobs.queue[count].place <= latest { count += 1 }
+            guard count < jobs.queue.count else {
                 defer { jobs.queue = [] }
                 return jobs.queue
             }
-            defer { jobs.queue.removeSubrange(0..<limit) }
-            return Array(jobs.queue[0..<limit])
+            defer { jobs.queue.removeSubrange(0..<count) }
+            return Array(jobs.queue[0..<count])
         }
         let executor = asUnownedTaskExecutor()
-        for job in batch { job.runSynchronously(on: executor) }
+        for stamped in batch { stamped.job.runSynchronously(on: executor) }
         return jobs.withLock { jobs in
             jobs.scheduled = !jobs.queue.isEmpty
             return jobs.scheduled

@@ -36,8 +36,9 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private enum Work {
         /// Run with the loop's own state (`nil` once the loop has stopped).
         case block(@Sendable (LoopContext?) -> Void)
-        /// A connection with jobs waiting: a few of them run, then it goes to the back of the line.
-        case connection(ConnectionLoop)
+        /// A connection with jobs waiting: a few of them run, then it goes to the back of the line. With the
+        /// turn's place in the queue: jobs queued after the work that followed it wait for a later turn.
+        case connection(ConnectionLoop, place: UInt64)
         /// A job of a task that prefers this loop.
         case job(UnownedJob)
         /// A socket whose output has something new: its handler is told it may write, as if `epoll` said so.
@@ -72,6 +73,10 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private let epfd: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
+    /// How much work has ever been queued: the place the next entry takes. Raised under the inbox's lock and
+    /// read without it by a connection that stamps its jobs (``ConnectionLoop``), so that a job is never
+    /// run ahead of a block queued before it.
+    private let queued = Atomic<UInt64>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     static let wakeKey: UInt64 = 0
 
@@ -126,9 +131,13 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
 
     public func runHomeWork(_ block: @escaping @Sendable () -> Void) { execute { _ in block() } }
 
+    /// The place in the queue of the next work to be queued: a job stamped with it runs after all the work
+    /// queued so far.
+    var nextPlace: UInt64 { queued.load(ordering: .relaxed) }
+
     /// Gives a connection with jobs waiting a turn, after the work queued before.
     func schedule(_ connection: ConnectionLoop) {
-        guard add(.connection(connection)) else {
+        guard add({ .connection(connection, place: $0) }) else {
             // The loop has stopped: the jobs run on a shared thread, in order.
             DispatchQueue.global().async { connection.runAllJobs() }
             return
@@ -189,10 +198,15 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     /// before: the turn a readiness from `epoll` would take, with nothing allocated.
     func requestWrite(_ key: UInt64) -> Bool { add(.write(key)) }
 
-    private func add(_ work: Work) -> Bool {
+    private func add(_ work: Work) -> Bool { add { _ in work } }
+
+    /// Queues the work `make` builds from its place in the queue.
+    private func add(_ make: (UInt64) -> Work) -> Bool {
         let ring = inbox.withLock { inbox -> Bool? in
             guard !inbox.exited else { return nil }
-            inbox.work.append(work)
+            let place = queued.load(ordering: .relaxed)
+            inbox.work.append(make(place))
+            queued.store(place + 1, ordering: .releasing)
             defer { inbox.asleep = false }
             return inbox.asleep
         }
@@ -219,9 +233,10 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private func perform(_ item: Work, _ context: LoopContext) {
         switch item {
         case .block(let block): block(context)
-        case .connection(let connection):
-            guard connection.runJobs(limit: Self.jobsPerTurn) else { return }
-            if !add(.connection(connection)) { connection.runAllJobs() }
+        case .connection(let connection, let place):
+            // A job stamped `place + 1` was queued before anything after this turn was.
+            guard connection.runJobs(limit: Self.jobsPerTurn, stampedNoLaterThan: place + 1) else { return }
+            if !add({ .connection(connection, place: $0) }) { connection.runAllJobs() }
         case .job(let job):
             job.runSynchronously(on: asUnownedTaskExecutor())
         case .write(let key):
