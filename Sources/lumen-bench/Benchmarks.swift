@@ -128,6 +128,11 @@ enum Benchmarks {
     /// The run with the median rate: single runs on these machines vary by a factor of two.
     static func median(_ runs: [Measurement]) -> Measurement { runs.sorted { $0.rate < $1.rate }[runs.count / 2] }
 
+    /// The run with the median CPU time per operation.
+    static func medianCPU(_ runs: [Measurement]) -> Measurement {
+        runs.sorted { $0.cpuPerOperation < $1.cpuPerOperation }[runs.count / 2]
+    }
+
     static func pad(_ text: String) -> String {
         text.count >= 64 ? text + " " : text + String(repeating: " ", count: 64 - text.count)
     }
