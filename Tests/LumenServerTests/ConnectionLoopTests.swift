@@ -1,4 +1,9 @@
 import Foundation
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenService
+import LumenSimulation
 import LumenTestSupport
 import Synchronization
 import Testing
@@ -100,8 +105,8 @@ func currentThread() -> UInt { UInt(pthread_self()) }
 
 extension ConnectionLoopTests {
     /// A task's job queued after a block was handed to the loop runs after that block, even when the
-    /// connection already had a turn waiting from before the block: a change's notices, handed to the loop
-    /// from another thread, then reach the outbox before the reply of the write that made the change.
+    /// connection already had a turn waiting from before the block: what is asked of a loop is done in the
+    /// order asked.
     @Test func aJobQueuedAfterABlockRunsAfterIt() async throws {
         let eventLoop = EventLoop(name: "test-loop")
         let (loop, peer) = try makeLoop(on: eventLoop)
@@ -117,7 +122,8 @@ extension ConnectionLoopTests {
         await offload { held.wait() }
         let first = Task(executorPreference: loop) { order.append("first job") }
         await offload {
-            // The job is queued once the task's first job is: wait for the connection to hold it.
+            // Making the task queues its first job; the block must come after it, or the order tested is not the
+            // one asked for.
             while !loop.hasJobsWaiting { sched_yield() }
         }
         eventLoop.execute { _ in order.append("block") }
@@ -136,4 +142,47 @@ private final class OrderLog: Sendable {
     private let log = Mutex<[String]>([])
     func append(_ entry: String) { log.withLock { $0.append(entry) } }
     var entries: [String] { log.withLock { $0 } }
+}
+
+extension ConnectionLoopTests {
+    /// A reply sent while the loop still holds a change's notices, handed over by another thread, goes out
+    /// after them: the reply may be of the same change (a write confirmed just after its notices went to the
+    /// loop, read by a task that had not yet run when the change was made), so it must not pass them.
+    @Test func aReplySentWhileNoticesAreOnTheirWayGoesOutAfterThem() async throws {
+        let eventLoop = EventLoop(name: "test-loop")
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        defer { close(ends[1]) }
+        let connection = ClientConnection(fd: ends[0], on: eventLoop, limits: ServerLimits()) { _, _ in }
+        let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
+        let context = ServerContext(
+            container: ScopeContainer(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
+            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+        let session = Session(id: 1, context: context, credentials: nil, eventLoop: eventLoop) {
+            [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
+        }
+        connection.start(session: session)
+        session.outbox.addSubscription(7, value: "Before")
+        context.hub.add(7, key: .home(.name), session: session)
+        // The loop is kept busy, so the notices wait in its queue while the reply is sent.
+        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        eventLoop.execute { _ in
+            held.signal()
+            release.wait()
+        }
+        await offload { held.wait() }
+        context.hub.publish(ChangeEvent(.property(.home(.name), "After"), timeMicros: 0))
+        connection.send(reply: Array(#"{"jsonrpc":"2.0","result":{"value":"After"},"id":1}"#.utf8))
+        release.signal()
+        var reader = LineReader(fd: ends[1])
+        let lines = try [reader.next(timeout: .seconds(10)), reader.next(timeout: .seconds(10))].map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        #expect(lines[0].contains(#""method":"changed""#))
+        #expect(lines[1].contains(#""id":1"#))
+        connection.close(reason: nil)
+        await eventLoop.shutDown()
+    }
 }

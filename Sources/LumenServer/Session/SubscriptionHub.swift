@@ -73,7 +73,7 @@ final class SubscriptionHub: Sendable {
                     // of references shared by two loops' threads would bounce between their cores.
                     let encoded = encoded.withUnsafeBufferPointer { Array($0) }
                     let sessions = group.sessions
-                    loop.execute { _ in
+                    loop.deliver {
                         for (subscription, session) in sessions {
                             session.outbox.publish(subscription, encodedValue: encoded, version: version)
                         }

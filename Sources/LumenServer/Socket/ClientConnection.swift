@@ -77,16 +77,7 @@ final class ClientConnection: Sendable {
     /// Starts reading and serving `session`.
     func start(session: Session) {
         sessionBox.withLock { $0 = session }
-        let outbox = session.outbox
-        let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in
-            // Replies are written from here when the socket takes them, rather than after a hop back to
-            // the loop: a request's round trip is mostly such hops.
-            guard outbox.enqueue(bytes, wakeWriter: false) else {
-                self?.overflowed()
-                return
-            }
-            self?.flush()
-        }
+        let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.send(reply: bytes) }
         let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth, executor: loop)
         serving.withLock { $0 = Serving(processor: processor, reply: reply) }
         loop.start { [weak self] context in
@@ -97,6 +88,26 @@ final class ClientConnection: Sendable {
             // Strong: the loop drops this handler when the connection stops (``ConnectionLoop/stop(then:)``).
             flush()
         }
+    }
+
+    /// Queues a reply, and writes what the socket takes from the calling thread, rather than after a hop back
+    /// to the loop: a request's round trip is mostly such hops.
+    ///
+    /// While the loop still holds notices another thread handed it, the reply goes to the loop behind them
+    /// instead: it may be of the same change (a write confirmed just after its notices went to the loop, read
+    /// by a task that had not yet run when the change was made), and a reply never passes its change's notices.
+    func send(reply bytes: [UInt8]) {
+        // Once behind them is enough: notices handed over later are of later changes.
+        if loop.eventLoop.hasDeliveriesPending {
+            return loop.submit { [weak self] in self?.queue(reply: bytes) }
+        }
+        queue(reply: bytes)
+    }
+
+    private func queue(reply bytes: [UInt8]) {
+        guard let outbox = session?.outbox else { return }
+        guard outbox.enqueue(bytes, wakeWriter: false) else { return overflowed() }
+        flush()
     }
 
     /// Handles the lines a read finished. A request that can be answered at once (a `get` of a published

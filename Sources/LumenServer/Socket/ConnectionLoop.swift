@@ -65,8 +65,8 @@ final class ConnectionLoop: TaskExecutor {
     /// Runs up to `limit` of the waiting jobs on the calling thread, of those stamped no later than `latest`;
     /// returns whether more are waiting (the loop then comes back to this connection after the others).
     /// A job stamped later waits for that later turn: the loop was handed other work after this turn was
-    /// queued and before the job (a change's notices for this session, say), and the job (the reply of the
-    /// write that made the change) must not pass it.
+    /// queued and before the job (a block that watches or closes the socket, say), and the job must not pass
+    /// it.
     func runJobs(limit: Int, stampedNoLaterThan latest: UInt64 = .max) -> Bool {
         let batch = jobs.withLock { jobs -> [StampedJob] in
             var count = 0

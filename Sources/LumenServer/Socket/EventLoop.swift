@@ -36,9 +36,10 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private enum Work {
         /// Run with the loop's own state (`nil` once the loop has stopped).
         case block(@Sendable (LoopContext?) -> Void)
-        /// A connection with jobs waiting: a few of them run, then it goes to the back of the line. With the
-        /// turn's place in the queue: jobs queued after the work that followed it wait for a later turn.
-        case connection(ConnectionLoop, place: UInt64)
+        /// A connection with jobs waiting: a few of them run, then it goes to the back of the line. Only jobs
+        /// stamped no later than `latest` (the place after the turn's own) run in it: one queued after the work
+        /// that followed the turn waits for a later turn.
+        case connection(ConnectionLoop, latest: UInt64)
         /// A job of a task that prefers this loop.
         case job(UnownedJob)
         /// A socket whose output has something new: its handler is told it may write, as if `epoll` said so.
@@ -77,6 +78,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     /// read without it by a connection that stamps its jobs (``ConnectionLoop``), so that a job is never
     /// run ahead of a block queued before it.
     private let queued = Atomic<UInt64>(0)
+    /// Deliveries handed to the loop by other threads that have not run yet (``deliver(_:)``).
+    private let deliveriesPending = Atomic<Int>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     static let wakeKey: UInt64 = 0
 
@@ -131,13 +134,28 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
 
     public func runHomeWork(_ block: @escaping @Sendable () -> Void) { execute { _ in block() } }
 
+    /// Runs `delivery` (a change's notices for sessions this loop serves, handed over by the thread that made
+    /// the change) on the loop's thread, after the work queued before; until it has run,
+    /// ``hasDeliveriesPending`` says so, and replies wait behind it.
+    func deliver(_ delivery: @escaping @Sendable () -> Void) {
+        deliveriesPending.add(1, ordering: .relaxed)
+        execute { [self] _ in
+            delivery()
+            // Releasing: a reply that finds none pending finds the notices in their outboxes.
+            deliveriesPending.subtract(1, ordering: .releasing)
+        }
+    }
+
+    /// Whether notices handed over by another thread are still on their way to this loop's sessions.
+    var hasDeliveriesPending: Bool { deliveriesPending.load(ordering: .acquiring) > 0 }
+
     /// The place in the queue of the next work to be queued: a job stamped with it runs after all the work
     /// queued so far.
     var nextPlace: UInt64 { queued.load(ordering: .relaxed) }
 
     /// Gives a connection with jobs waiting a turn, after the work queued before.
     func schedule(_ connection: ConnectionLoop) {
-        guard add({ .connection(connection, place: $0) }) else {
+        guard add({ .connection(connection, latest: $0 + 1) }) else {
             // The loop has stopped: the jobs run on a shared thread, in order.
             DispatchQueue.global().async { connection.runAllJobs() }
             return
@@ -204,9 +222,11 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private func add(_ make: (UInt64) -> Work) -> Bool {
         let ring = inbox.withLock { inbox -> Bool? in
             guard !inbox.exited else { return nil }
+            // Relaxed is enough: a job stamped after this work was queued is stamped by this thread later, or
+            // by one that synchronized with it since, and so sees the new count.
             let place = queued.load(ordering: .relaxed)
             inbox.work.append(make(place))
-            queued.store(place + 1, ordering: .releasing)
+            queued.store(place + 1, ordering: .relaxed)
             defer { inbox.asleep = false }
             return inbox.asleep
         }
@@ -233,10 +253,9 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private func perform(_ item: Work, _ context: LoopContext) {
         switch item {
         case .block(let block): block(context)
-        case .connection(let connection, let place):
-            // A job stamped `place + 1` was queued before anything after this turn was.
-            guard connection.runJobs(limit: Self.jobsPerTurn, stampedNoLaterThan: place + 1) else { return }
-            if !add({ .connection(connection, place: $0) }) { connection.runAllJobs() }
+        case .connection(let connection, let latest):
+            guard connection.runJobs(limit: Self.jobsPerTurn, stampedNoLaterThan: latest) else { return }
+            if !add({ .connection(connection, latest: $0 + 1) }) { connection.runAllJobs() }
         case .job(let job):
             job.runSynchronously(on: asUnownedTaskExecutor())
         case .write(let key):
