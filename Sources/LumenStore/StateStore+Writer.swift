@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import LumenModel
 import Synchronization
@@ -9,14 +10,32 @@ import Synchronization
 extension StateStore {
     /// The writer thread: takes what was noted, commits it, tells the waiters.
     enum Writer {
-        /// Starts the writer for `store`. It holds the store only while working, and ends when the store is
-        /// closed or released.
+        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. It holds the store only
+        /// while working, and ends when the store is closed or released.
         static func start(for store: StateStore) {
             let delay = store.retryDelay
             store.committer.withLock { $0.backoff = delay }
-            DispatchQueue(label: "lumen.state-store.writer").async { [weak store] in
+            // A thread of its own rather than one of Dispatch's: it blocks on the disk for as long as the store
+            // lives, and shows under its name.
+            let body = Body { [weak store] in
+                lumen_name_current_thread("lumend.store")
                 while let store, store.step() {}
             }
+            var thread = pthread_t()
+            let created = pthread_create(
+                &thread, nil,
+                { context in
+                    Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                }, Unmanaged.passRetained(body).toOpaque())
+            precondition(created == 0, "pthread_create: \(String(cString: strerror(created)))")
+            pthread_detach(thread)
+        }
+
+        /// What the writer's thread runs, handed to it through `pthread_create`'s context pointer.
+        private final class Body: Sendable {
+            let run: @Sendable () -> Void
+            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
         }
     }
 

@@ -101,7 +101,7 @@ struct DaemonLifecycleTests {
     /// lumend's threads are its main event loop (the main thread), its connections' loops and its store's
     /// writer, whatever it does: its timers (the watchdog, the status), its signals and the home's real
     /// clock (a command's latency, a fade) run on the main loop, and nothing wakes Dispatch's threads or the
-    /// shared executor's.
+    /// shared executor's. Each is named for what it does, as `ps -L` and `top -H` show.
     @Test func itsThreadsAreItsLoopsAndItsStoresWriterWhateverItDoes() async throws {
         let directory = TemporaryDirectory()
         let daemon = try withWatchdog(
@@ -126,6 +126,9 @@ struct DaemonLifecycleTests {
             ((try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\($0)/comm", encoding: .utf8)) ?? "?")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        #expect(names.filter { $0 == "lumend" }.count == 1, "threads: \(names)")
+        #expect(names.contains("lumend.loop-0") && names.contains("lumend.loop-1"), "threads: \(names)")
+        #expect(names.contains("lumend.store"), "threads: \(names)")
         if runningSanitizer == nil {
             #expect(threads.count == 4, "threads: \(names)")
         } else {

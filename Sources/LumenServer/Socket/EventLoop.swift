@@ -93,7 +93,10 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
         precondition(wakeFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
         precondition(lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, wakeFD, LUMEN_EPOLLIN, Self.wakeKey) == 0)
         guard startingThread else { return }
-        let started = Thread { [self] in run() }
+        let started = Thread { [self] in
+            lumen_name_current_thread(name)
+            run()
+        }
         started.name = name
         started.start()
     }
