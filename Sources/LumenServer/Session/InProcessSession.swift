@@ -37,8 +37,12 @@ public final class InProcessSession: Sendable {
             _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
         }
         let outbox = session.outbox
+        let reply: @Sendable ([UInt8]) -> Void = { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
         for line in lines {
-            await processor.process(line: line) { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
+            // As a connection does: answered at once where it can be, the asynchronous way otherwise.
+            if let document = processor.processNow(line: line, reply: reply) {
+                await processor.process(document: document, reply: reply)
+            }
         }
         return outbox.take(maxBytes: .max)
     }
