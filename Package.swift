@@ -61,7 +61,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "LumenFuzzing",
-            dependencies: ["LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer"],
+            dependencies: [
+                "LumenProtocol", "LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "lumen-fuzz", dependencies: ["LumenFuzzing"], swiftSettings: swiftSettings),

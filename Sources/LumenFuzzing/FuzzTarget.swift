@@ -1,5 +1,6 @@
 import Dispatch
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import LumenServer
 import LumenSimulation
@@ -40,6 +41,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let problems = Fixture.problems(json: Array(bytes))
             precondition((fixture == nil) == !problems.isEmpty, "loading and checking disagree: \(problems)")
         case .rpc:
+            // A line read as a plain request, with no tree, must be the request the parser reads.
+            for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+                guard let request = PlainRequest(line: Array(line)) else { continue }
+                let document = try? JSONParser.parse(line)
+                precondition(document.map(request.matches) == true, "a plain request read differently")
+            }
             let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
             let session = InProcessSession(container: ScopeContainer(home: home))
             _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))

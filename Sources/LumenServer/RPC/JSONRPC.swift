@@ -21,6 +21,10 @@ public protocol RPCHandler: Sendable {
     /// Handles one request at once, without suspending, when it can (a `get` of a value already published);
     /// `nil` when it must go through ``handle(method:params:)``. Whatever it answers, `handle` would too.
     func handleNow(method: String, params: JSONValue?) -> RPCOutcome?
+    /// Handles a request of the plain shape at once, as ``handleNow(method:params:)`` would, without its
+    /// line having been parsed into a tree; `nil` when the request must go the general way (which also
+    /// answers every error). Whatever it answers, the general way would too.
+    func handleNow(_ request: PlainRequest) -> RPCOutcome?
     /// Called once for each ``RPCOutcome/later(_:)`` after its response has been handed to `reply` (or
     /// dropped, for a notification), so a handler can tell when nothing is left to answer.
     func laterOutcomeSent()
@@ -29,6 +33,7 @@ public protocol RPCHandler: Sendable {
 extension RPCHandler {
     public func laterOutcomeSent() {}
     public func handleNow(method: String, params: JSONValue?) -> RPCOutcome? { nil }
+    public func handleNow(_ request: PlainRequest) -> RPCOutcome? { nil }
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
@@ -45,12 +50,19 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Where answers that come later are awaited: the connection's own thread, so that a confirmation
     /// resumes there instead of on a shared thread and then hopping back.
     public let executor: (any TaskExecutor)?
+    /// Whether a line of the plain shape nearly every request has (``PlainRequest``) is read as it lies and
+    /// handed to ``RPCHandler/handleNow(_:)``, with no tree built. Either way every line is answered alike.
+    public let readsPlainRequests: Bool
 
     /// A processor.
-    public init(handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, executor: (any TaskExecutor)? = nil) {
+    public init(
+        handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, executor: (any TaskExecutor)? = nil,
+        readsPlainRequests: Bool = true
+    ) {
         self.handler = handler
         self.maxDepth = maxDepth
         self.executor = executor
+        self.readsPlainRequests = readsPlainRequests
     }
 
     /// Processes one line and sends each response (one JSON text, no newline) to `reply`.
@@ -66,6 +78,14 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// the handler answers without suspending (``RPCHandler/handleNow(method:params:)``). Otherwise returns
     /// the parsed line, for ``process(document:reply:)``.
     public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> JSONValue? {
+        // Most lines are a plain `get` or `set`: read as they lie, with no tree to build and free. A plain line
+        // nests two deep; under a lower limit the general way's depth check answers it.
+        if readsPlainRequests, maxDepth >= 2, let request = PlainRequest(line: line),
+            let outcome = handler.handleNow(request)
+        {
+            answer(outcome, id: request.id, reply: reply)
+            return nil
+        }
         guard let document = parse(line, reply: reply) else { return nil }
         guard case .object = document else { return document }
         switch validate(document) {

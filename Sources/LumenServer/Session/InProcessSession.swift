@@ -18,14 +18,21 @@ public final class InProcessSession: Sendable {
     private let processor: JSONRPCProcessor<Session>
 
     /// A session on `container`'s home, with `limits`.
-    public init(container: ScopeContainer, limits: ServerLimits = ServerLimits()) {
+    public convenience init(container: ScopeContainer, limits: ServerLimits = ServerLimits()) {
+        self.init(container: container, limits: limits, readsPlainRequests: true)
+    }
+
+    /// A session that reads plain requests as they lie or, with `readsPlainRequests` false, every line as a
+    /// tree: tests hold the two to the same answers.
+    init(container: ScopeContainer, limits: ServerLimits, readsPlainRequests: Bool) {
         let context = ServerContext(
             container: container, hub: SubscriptionHub(), limits: limits,
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
         session = Session(id: 1, context: context, credentials: nil) {}
         context.hub.register(session)
         framer = Mutex(LineFramer(maxLineBytes: limits.maxLineBytes))
-        processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth)
+        processor = JSONRPCProcessor(
+            handler: session, maxDepth: limits.maxDepth, readsPlainRequests: readsPlainRequests)
     }
 
     /// Feeds bytes as a client would send them; returns what the client would read once every request they

@@ -92,6 +92,36 @@ final class Session: RPCHandler {
         }
     }
 
+    /// A plain `get` or `set`, read without a tree: answered as ``handleNow(method:params:)`` would answer it
+    /// when all is well; anything that might be an error goes the general way (`nil`), which words it. A write
+    /// that was attempted answers here whatever its outcome, so that it is never made twice.
+    func handleNow(_ request: PlainRequest) -> RPCOutcome? {
+        let isGet = request.method == WireMethod.get.rawValue
+        guard isGet || request.method == WireMethod.set.rawValue, !context.isShuttingDown,
+            let scopeID = request.scope.intValue, let target = try? lookup(scopeID: scopeID, name: request.connection)
+        else { return nil }
+        if isGet {
+            guard request.value == nil, request.transitionMs == nil, let value = target.connection.peek?() else {
+                return nil
+            }
+            return .result(["value": value])
+        }
+        guard let value = request.value else { return nil }
+        var transition: Double?
+        if let number = request.transitionMs {
+            let ms = number.doubleValue
+            guard ms.isFinite, Self.transitionRange.contains(ms) else { return nil }
+            transition = ms
+        }
+        let cursor = JSONCursor(value, path: Self.valuePath)
+        guard let prepared = try? prepareWrite(to: target, value: cursor, transitionMs: { transition }) else {
+            return nil
+        }
+        do throws(LumenError) { return try setNow(prepared) } catch { return .failure(error) }
+    }
+
+    private static let valuePath = JSONPath.root.appending("params").appending("value")
+
     static let getKeys: Set<String> = ["scope", "connection"]
     static let setKeys: Set<String> = ["scope", "connection", "value", "transitionMs"]
 
@@ -234,8 +264,10 @@ final class Session: RPCHandler {
     }
 
     private func lookup(_ params: Params) throws(LumenError) -> Target {
-        let scopeID = try params.int("scope")
-        let name = try params.string("connection")
+        try lookup(scopeID: params.int("scope"), name: params.string("connection"))
+    }
+
+    private func lookup(scopeID: Int, name: String) throws(LumenError) -> Target {
         guard let scope = state.withLock({ $0.scopes[scopeID]?.scope }) else {
             throw LumenError(
                 .noSuchScope, "no open scope \(scopeID); open one first (the root home scope is 0)",
@@ -336,7 +368,18 @@ final class Session: RPCHandler {
     /// Checks a `set` up to the write itself, whose errors name the request.
     private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
         let value = params.cursor("value")
-        let target = try lookup(params)
+        return try prepareWrite(to: lookup(params), value: value) { () throws(LumenError) in
+            try params.optionalDouble("transitionMs", in: Self.transitionRange)
+        }
+    }
+
+    /// The range of a write's `transitionMs`.
+    static let transitionRange = 0.0...3_600_000.0
+
+    /// Checks a `set` of `value` to `target` up to the write itself.
+    private func prepareWrite(
+        to target: Target, value: JSONCursor, transitionMs: () throws(LumenError) -> Double?
+    ) throws(LumenError) -> PreparedWrite {
         var request = target.request
         request.value = value.value
         do throws(LumenError) {
@@ -344,7 +387,7 @@ final class Session: RPCHandler {
                 throw wrongKind(target.scopeID, target.name, target.connection.kind, "set")
             }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
-            let transition = try params.optionalDouble("transitionMs", in: 0...3_600_000) ?? 0
+            let transition = try transitionMs() ?? 0
             try checkInflightLimit()
             return PreparedWrite(
                 request: request, write: write, value: value, options: WriteOptions(transitionMs: transition))
@@ -355,7 +398,10 @@ final class Session: RPCHandler {
 
     /// A `set` made at once, when the home's actor is free (`nil`: it is busy; the asynchronous way makes it).
     private func setNow(_ params: Params) throws(LumenError) -> RPCOutcome? {
-        let prepared = try prepareWrite(params)
+        try setNow(prepareWrite(params))
+    }
+
+    private func setNow(_ prepared: PreparedWrite) throws(LumenError) -> RPCOutcome? {
         guard
             let completion = try context.container.home.now({ home throws(LumenError) in try prepared.make(on: home) })
         else { return nil }

@@ -1,0 +1,138 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import LumenTestSupport
+import Testing
+
+@testable import LumenServer
+
+@Suite("Plain requests in a session", .timeLimit(.minutes(1)))
+struct PlainRequestSessionTests {
+    /// A session on a home of its own, instant lights on the real clock, so a write is confirmed at once.
+    static func session(readsPlainRequests: Bool) throws -> (InProcessSession, Home) {
+        let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .real)
+        let session = InProcessSession(
+            container: ScopeContainer(home: home), limits: ServerLimits(), readsPlainRequests: readsPlainRequests)
+        return (session, home)
+    }
+
+    static func request(_ id: String, _ method: String, _ params: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":{\#(params)}}"#
+    }
+
+    /// Requests of the plain shape and near it, right and wrong; scope 1 is the room `lab`, 2 its dimmer, 3 its
+    /// plug, 4 its colour light.
+    static let lines: [String] = [
+        request("1", "get", #""scope":0,"connection":"name""#),
+        request("2", "get", #""scope":0,"connection":"roomIDs""#),
+        request("3", "get", #""scope":1,"connection":"lightIDs""#),
+        request("4", "get", #""scope":2,"connection":"brightness""#),
+        request("5", "get", #""scope":3,"connection":"isOn""#),
+        request("6", "get", #""scope":2,"connection":"isReachable""#),
+        request("7", "get", #""scope":2,"connection":"model""#),
+        request("8", "get", #""scope":2,"connection":"nope""#),
+        request("9", "get", #""scope":99,"connection":"name""#),
+        request("10", "get", #""scope":1.5,"connection":"name""#),
+        request("11", "get", #""scope":-0,"connection":"name""#),
+        request("12", "get", #""scope":2.0,"connection":"brightness""#),
+        request("13", "get", #""scope":1,"connection":"light""#),
+        request("14", "get", #""scope":0,"connection":"name","value":1"#),
+        request("15", "get", #""scope":0,"connection":"name","transitionMs":0"#),
+        request(#""s""#, "set", #""scope":0,"connection":"name","value":"Home 2""#),
+        request("16", "get", #""scope":0,"connection":"name""#),
+        request("17", "set", #""scope":2,"connection":"brightness","value":75"#),
+        request("18", "get", #""scope":2,"connection":"brightness""#),
+        request("19", "set", #""scope":2,"connection":"brightness","value":0"#),
+        request("20", "set", #""scope":2,"connection":"brightness","value":101"#),
+        request("21", "set", #""scope":2,"connection":"brightness","value":"x""#),
+        request("22", "set", #""scope":2,"connection":"brightness","value":true"#),
+        request("23", "set", #""scope":3,"connection":"isOn","value":true"#),
+        request("24", "set", #""scope":3,"connection":"isOn","value":1"#),
+        request("25", "set", #""scope":2,"connection":"colorTemperature","value":300"#),
+        request("26", "set", #""scope":2,"connection":"isReachable","value":true"#),
+        request("27", "set", #""scope":1,"connection":"light","value":"lab.dim""#),
+        request("28", "set", #""scope":4,"connection":"isOn","value":false,"transitionMs":0"#),
+        request("29", "set", #""scope":4,"connection":"isOn","value":true,"transitionMs":-1"#),
+        request("30", "set", #""scope":4,"connection":"isOn","value":true,"transitionMs":1e9"#),
+        request("31", "set", #""scope":4,"connection":"isOn","value":true,"transitionMs":3600000.5"#),
+        request("32", "set", #""scope":2,"connection":"brightness","value":null"#),
+        request("33", "set", #""scope":2,"connection":"brightness","value":40,"extra":1"#),
+        request("34", "set", #""scope":2,"connection":"nope","value":40"#),
+        request("35", "set", #""scope":9,"connection":"name","value":"x""#),
+        request("36", "set", #""scope":0,"connection":"name""#),
+        request("37", "open", #""scope":0,"connection":"room""#),
+        request(#""abc""#, "get", #""scope":4,"connection":"isOn""#),
+        request("1.50", "get", #""scope":4,"connection":"isOn""#),
+        request("-0", "get", #""scope":4,"connection":"isOn""#),
+        request("1e3", "get", #""scope":4,"connection":"isOn""#),
+        request("12345678901234567890", "get", #""scope":4,"connection":"isOn""#),
+        request("null", "get", #""scope":4,"connection":"isOn""#),
+        request("39", "nope", #""scope":0,"connection":"name""#),
+        #"{"jsonrpc":"2.0","method":"set","params":{"scope":3,"connection":"isOn","value":false}}"#,
+        request("40", "get", #""scope":3,"connection":"isOn""#),
+        #"{ "params" : { "value" : 60 , "connection" : "brightness" , "scope" : 2 } , "method" : "set" , "id" : 41 , "jsonrpc" : "2.0" }"#,
+        request("42", "get", #""scope":2,"connection":"brightness""#),
+    ]
+
+    @Test func aSessionAnswersPlainRequestsAsItAnswersTheSameLinesReadAsATree() async throws {
+        let (plain, plainHome) = try Self.session(readsPlainRequests: true)
+        let (general, generalHome) = try Self.session(readsPlainRequests: false)
+        let opens = [
+            Self.request(#""r""#, "open", #""scope":0,"connection":"room","configuration":"lab""#),
+            Self.request(#""d""#, "open", #""scope":1,"connection":"light","configuration":"lab.dim""#),
+            Self.request(#""p""#, "open", #""scope":1,"connection":"light","configuration":"lab.plug""#),
+            Self.request(#""c""#, "open", #""scope":1,"connection":"light","configuration":"lab.color""#),
+        ]
+        for line in opens + Self.lines {
+            let bytes = Array(line.utf8) + [0x0A]
+            let fromPlain = String(decoding: await plain.feed(bytes), as: UTF8.self)
+            let fromGeneral = String(decoding: await general.feed(bytes), as: UTF8.self)
+            #expect(fromPlain == fromGeneral, "answered differently: \(line)")
+        }
+        plain.close()
+        general.close()
+        await plainHome.shutDown()
+        await generalHome.shutDown()
+    }
+
+    @Test func aPlainGetAndSetAreAnsweredWithoutATreeAndAnErrorIsLeftToTheGeneralWay() async throws {
+        let (session, home) = try Self.session(readsPlainRequests: true)
+        _ = await session.feed(
+            Array(Self.request("1", "open", #""scope":0,"connection":"room","configuration":"lab""#).utf8) + [0x0A])
+        _ = await session.feed(
+            Array(Self.request("2", "open", #""scope":1,"connection":"light","configuration":"lab.dim""#).utf8)
+                + [0x0A])
+        // A value is published once the actor has read it; until then a get goes the asynchronous way.
+        _ = await session.feed(
+            Array(Self.request("3", "get", #""scope":2,"connection":"brightness""#).utf8) + [0x0A])
+        func handled(_ line: String) throws -> RPCOutcome? {
+            session.session.handleNow(try #require(PlainRequest(line: Array(line.utf8))))
+        }
+        guard
+            case .done(.success(let set)) = try handled(
+                Self.request("3", "set", #""scope":2,"connection":"brightness","value":30"#))
+        else {
+            Issue.record("a plain set was not answered at once")
+            return
+        }
+        #expect(set == ["value": 30])
+        guard
+            case .done(.success(let get)) = try handled(
+                Self.request("4", "get", #""scope":2,"connection":"brightness""#))
+        else {
+            Issue.record("a plain get was not answered at once")
+            return
+        }
+        #expect(get == ["value": 30])
+        // An error found before the write is left to the general way, which words it; a write once attempted is
+        // answered here, whatever its outcome, so that it is never made twice.
+        #expect(try handled(Self.request("5", "get", #""scope":2,"connection":"nope""#)) == nil)
+        #expect(try handled(Self.request("6", "set", #""scope":2,"connection":"brightness","value":0"#)) != nil)
+        #expect(
+            try handled(Self.request("7", "set", #""scope":2,"connection":"brightness","value":50,"transitionMs":-1"#))
+                == nil)
+        session.close()
+        await home.shutDown()
+    }
+}
