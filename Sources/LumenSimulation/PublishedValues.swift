@@ -36,7 +36,8 @@ public final class PublishedValues: Sendable {
     /// Follows an announced change of a property the table holds.
     func update(_ key: PropertyKey, _ value: JSONValue) {
         values.withLock { values in
-            if values[key] != nil { values[key] = value }
+            // One lookup: the value is replaced where it lies, with no second hashing of the key.
+            if let index = values.index(forKey: key) { values.values[index] = value }
         }
     }
 
