@@ -243,14 +243,12 @@ extension Home {
         let id = lights[slot: index].id
         let kind = lights[slot: index].model.kind
         // Only switching on or off moves the room's derived values.
-        var roomIndex: [RoomID: SimulatedRoom].Index?
-        var group = (anyOn: false, allOn: false)
-        if old.isOn != state.isOn, let found = rooms.index(forKey: lights[slot: index].room) {
-            roomIndex = found
-            group = rooms.values[found].groupState
-        }
+        var group: (room: RoomID, before: (anyOn: Bool, allOn: Bool), after: (anyOn: Bool, allOn: Bool))?
         if old.isOn != state.isOn {
-            if let roomIndex { rooms.values[roomIndex].onCount += state.isOn ? 1 : -1 }
+            if let found = rooms.index(forKey: lights[slot: index].room) {
+                let (before, after) = rooms.values[found].countSwitch(on: state.isOn)
+                group = (rooms.keys[found], before, after)
+            }
             emit(.light(id, .isOn), .bool(state.isOn))
         }
         if kind.supports(.brightness), old.brightness != state.brightness {
@@ -263,7 +261,7 @@ extension Home {
             emit(.light(id, .color), state.color.jsonValue)
         }
         // The room's derived values follow its light's own changes.
-        if let roomIndex { emitGroupChange(at: roomIndex, since: group) }
+        if let group { emitGroupChange(of: group.room, from: group.before, to: group.after) }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

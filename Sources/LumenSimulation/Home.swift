@@ -287,9 +287,11 @@ public actor Home {
 
     /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
     func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
-        let now = rooms.values[index].groupState
-        guard now != before else { return }
-        let room = rooms.keys[index]
+        emitGroupChange(of: rooms.keys[index], from: before, to: rooms.values[index].groupState)
+    }
+
+    /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`.
+    func emitGroupChange(of room: RoomID, from before: (anyOn: Bool, allOn: Bool), to now: (anyOn: Bool, allOn: Bool)) {
         if now.anyOn != before.anyOn { emit(.room(room, .anyOn), .bool(now.anyOn)) }
         if now.allOn != before.allOn { emit(.room(room, .allOn), .bool(now.allOn)) }
     }

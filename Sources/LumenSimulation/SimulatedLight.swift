@@ -118,6 +118,15 @@ struct SimulatedRoom: Sendable {
     /// Whether any light is on, and whether every light is (an empty room has neither), as a Hue group's
     /// `any_on` and `all_on`.
     var groupState: (anyOn: Bool, allOn: Bool) { (onCount > 0, !lightIDs.isEmpty && onCount == lightIDs.count) }
+
+    /// Counts one of its lights switching on or off, and returns its group state before and after. Mutating,
+    /// so a room kept in a dictionary is changed where it lies: reading `groupState` through the dictionary's
+    /// values copies the whole room.
+    mutating func countSwitch(on: Bool) -> (before: (anyOn: Bool, allOn: Bool), after: (anyOn: Bool, allOn: Bool)) {
+        let before = groupState
+        onCount += on ? 1 : -1
+        return (before, groupState)
+    }
 }
 
 /// A discovery scan under way in a room.
