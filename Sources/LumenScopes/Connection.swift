@@ -73,24 +73,45 @@ public struct WriteOptions: Sendable, Hashable {
 
 /// The outcome of a queued write, available once the device confirmed it.
 public struct WriteCompletion: Sendable {
-    /// Waits for the confirmed value.
-    public let value: @Sendable () async throws(LumenError) -> JSONValue
-    /// The outcome when it is already known (an instant device, nothing to wait for on disk), so the reply
-    /// can go out without waiting at all; `nil` when it must be awaited.
-    public let now: (@Sendable () -> Result<JSONValue, LumenError>?)?
+    /// The outcome, when it was known as the write was made (an instant device, nothing to wait for on disk):
+    /// most writes, which then carry no closures.
+    private let settled: Result<JSONValue, LumenError>?
+    private let check: (@Sendable () -> Result<JSONValue, LumenError>?)?
+    private let wait: (@Sendable () async throws(LumenError) -> JSONValue)?
 
     /// A completion that waits on `value`; `now` says the outcome when it is already known.
     public init(
         now: (@Sendable () -> Result<JSONValue, LumenError>?)? = nil,
         _ value: @escaping @Sendable () async throws(LumenError) -> JSONValue
     ) {
-        self.value = value
-        self.now = now
+        settled = nil
+        check = now
+        wait = value
+    }
+
+    private init(settled: Result<JSONValue, LumenError>) {
+        self.settled = settled
+        check = nil
+        wait = nil
+    }
+
+    /// A completion whose outcome is already known.
+    public static func settled(_ result: Result<JSONValue, LumenError>) -> WriteCompletion {
+        WriteCompletion(settled: result)
     }
 
     /// A completion that is already done.
-    public static func done(_ value: JSONValue) -> WriteCompletion {
-        WriteCompletion(now: { .success(value) }) { value }
+    public static func done(_ value: JSONValue) -> WriteCompletion { .settled(.success(value)) }
+
+    /// The outcome when it is already known, so the reply can go out without waiting at all; `nil` when it
+    /// must be awaited.
+    public var now: Result<JSONValue, LumenError>? { settled ?? check?() }
+
+    /// Waits for the confirmed value.
+    public func value() async throws(LumenError) -> JSONValue {
+        if let settled { return try settled.get() }
+        guard let wait else { throw LumenError(.internalError, "a write completion with nothing to wait for") }
+        return try await wait()
     }
 }
 

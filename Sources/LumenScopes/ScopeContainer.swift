@@ -45,6 +45,10 @@ public struct ScopeContainer: Sendable {
     /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
     func confirm(_ ticket: CommandTicket, _ property: LightProperty) -> WriteCompletion {
         let waitsForDisk = durable != nil
+        // An instant device has answered already: nothing to wait for.
+        if !waitsForDisk, let result = ticket.settledResult {
+            return .settled(result.map { $0.value(of: property) ?? .null })
+        }
         return WriteCompletion(now: {
             guard !waitsForDisk, let result = ticket.settledResult else { return nil }
             return result.map { $0.value(of: property) ?? .null }
@@ -57,8 +61,8 @@ public struct ScopeContainer: Sendable {
 
     /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
     func immediate(_ value: JSONValue) -> WriteCompletion {
-        let waitsForDisk = durable != nil
-        return WriteCompletion(now: { waitsForDisk ? nil : .success(value) }) { [self] () async throws(LumenError) in
+        guard durable != nil else { return .done(value) }
+        return WriteCompletion { [self] () async throws(LumenError) in
             try await commit()
             return value
         }

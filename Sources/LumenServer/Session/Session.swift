@@ -236,7 +236,7 @@ final class Session: RPCHandler {
     /// The answer to a write that was queued: now, when its outcome is known already; later otherwise.
     private func outcome(of completion: WriteCompletion, _ request: RequestContext) -> RPCOutcome {
         // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
-        if let result = completion.now?() {
+        if let result = completion.now {
             switch result {
             case .success(let value): return .result(["value": value])
             case .failure(let error): return .failure(request.annotate(error))
