@@ -75,8 +75,9 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// Processes one line at once when it can: a line that is not JSON, a request that is not valid, or one
-    /// the handler answers without suspending (``RPCHandler/handleNow(method:params:)``). Otherwise returns
-    /// the parsed line, for ``process(document:reply:)``.
+    /// the handler answers without suspending (``RPCHandler/handleNow(_:)`` for a plain request, read with
+    /// no tree, or ``RPCHandler/handleNow(method:params:)``). Otherwise returns the parsed line, for
+    /// ``process(document:reply:)``.
     public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> JSONValue? {
         // Most lines are a plain `get` or `set`: read as they lie, with no tree to build and free. A plain line
         // nests two deep; under a lower limit the general way's depth check answers it.
