@@ -5,7 +5,7 @@ import Foundation
 enum Benchmarks {
     /// The parts of the run; `--only` picks some.
     enum Section: String, CaseIterable {
-        case reads, writes, size, memory, startup, sessions
+        case reads, writes, work, size, memory, startup, sessions
     }
 
     static let usage = """
@@ -15,10 +15,11 @@ enum Benchmarks {
         runs each (medians): a raw Unix-socket echo server of the same shape for throughput, a fresh
         connection for aging, an 8-light home for home size. Durable writes are also shown against the
         disk's bound: one append + fdatasync (probed between the runs) plus one echo round trip for each
-        waiting client. Beside each rate: the CPU time one operation cost, clients and server together.
+        waiting client. Beside each rate: the CPU time one operation cost, clients and server together. A
+        request's own work, with no socket, is the least CPU it took alone on one thread over several runs.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
-          --only SECTIONS  run only these: reads, writes, size, memory, startup, sessions (default: all)
+          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions (default: all)
         """
 
     static func main(arguments: [String]) async {
@@ -33,7 +34,7 @@ enum Benchmarks {
                 let chosen = names.compactMap(Section.init(rawValue:))
                 guard !chosen.isEmpty, chosen.count == names.count else {
                     print(
-                        "lumen-bench: --only takes sections from: reads, writes, size, memory, startup, sessions\n\n"
+                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions\n\n"
                             + usage)
                     exit(2)
                 }
@@ -61,6 +62,7 @@ enum Benchmarks {
         if sections.contains(.memory) { await benchmarkMemory(baseline) }
         if sections.contains(.reads) { await benchmarkReads(baseline) }
         if sections.contains(.writes) { await benchmarkWrites(baseline) }
+        if sections.contains(.work) { await benchmarkWork(baseline) }
         if sections.contains(.size) { await benchmarkHomeSize(baseline) }
         if sections.contains(.startup) { await benchmarkStartup(baseline) }
         if sections.contains(.sessions) { await benchmarkSessions(baseline) }

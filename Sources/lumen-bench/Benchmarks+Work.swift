@@ -1,0 +1,62 @@
+import Foundation
+import LumenModel
+import LumenScopes
+import LumenServer
+import LumenSimulation
+import LumenStore
+
+extension Benchmarks {
+    /// A request's own work, with no socket and no other thread: one in-process session fed lines as a
+    /// connection feeds them, `get`s and relaxed `set`s in turn, on a home wired to its store as lumend wires
+    /// them. Each figure is the least CPU a request took over several runs: what else the machine does only
+    /// ever adds to it, so the least is the run the machine left alone. The kernel's and the scheduler's
+    /// part of a request, which the socket figures carry, is not in it.
+    static func benchmarkWork(_ baseline: Baseline) async {
+        let fixture = instantHome(lights: 8)
+        let directory = "\(baseline.directory)/work"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let home = Home(fixture: fixture, clock: .real)
+        let store = StateStore(
+            directory: directory, durability: .relaxed, origin: FixtureOrigin(id: fixture.id, digest: "bench")
+        ) { await home.snapshot() }
+        await home.setPersistenceSink { store.record($0) }
+        let storeTask = Task { await store.run() }
+        let session = InProcessSession(container: ScopeContainer(home: home))
+        for line in [
+            #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#,
+            #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-0"}}"#,
+        ] {
+            _ = await session.feed(Array(line.utf8) + [0x0A])
+        }
+        func set(_ value: Bool) -> [UInt8] {
+            Array(
+                #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":\#(value)}}"#
+                    .utf8)
+                + [0x0A]
+        }
+        let (on, off) = (set(true), set(false))
+        // The first read of a value publishes it; later ones are answered at once, as in a long session.
+        _ = await session.feed(getName)
+
+        let (runs, requests) = baseline.quick ? (5, 20_000) : (11, 100_000)
+        var least = (get: Double.infinity, set: Double.infinity)
+        for _ in 0..<runs {
+            var start = processCPU()
+            for _ in 0..<requests { _ = await session.feed(getName) }
+            least.get = min(least.get, (processCPU() - start) / Double(requests) * 1e6)
+            start = processCPU()
+            for index in 0..<requests { _ = await session.feed(index % 2 == 0 ? off : on) }
+            least.set = min(least.set, (processCPU() - start) / Double(requests) * 1e6)
+        }
+        let label = "a get's own work, alone on one thread (least of \(runs) runs)"
+        print("  " + pad(label) + String(format: "%6.2f µs", least.get))
+        print(
+            "  " + pad("a relaxed set's own work, against a get's")
+                + String(format: "%6.2f µs  ratio %.2f", least.set, least.set / least.get))
+
+        session.close()
+        await home.shutDown()
+        storeTask.cancel()
+        await storeTask.value
+    }
+}
