@@ -73,31 +73,30 @@ public struct WriteOptions: Sendable, Hashable {
 
 /// The outcome of a queued write, available once the device confirmed it.
 public struct WriteCompletion: Sendable {
-    /// The outcome, when it was known as the write was made (an instant device, nothing to wait for on disk):
-    /// most writes, which then carry no closures.
-    private let settled: Result<JSONValue, LumenError>?
-    private let check: (@Sendable () -> Result<JSONValue, LumenError>?)?
-    private let wait: (@Sendable () async throws(LumenError) -> JSONValue)?
+    private enum Form: Sendable {
+        /// Known as the write was made (an instant device, nothing to wait for on disk): most writes, which
+        /// then carry no closures.
+        case settled(Result<JSONValue, LumenError>)
+        case waiting(
+            check: (@Sendable () -> Result<JSONValue, LumenError>?)?,
+            wait: @Sendable () async throws(LumenError) -> JSONValue)
+    }
+
+    private let form: Form
 
     /// A completion that waits on `value`; `now` says the outcome when it is already known.
     public init(
         now: (@Sendable () -> Result<JSONValue, LumenError>?)? = nil,
         _ value: @escaping @Sendable () async throws(LumenError) -> JSONValue
     ) {
-        settled = nil
-        check = now
-        wait = value
+        form = .waiting(check: now, wait: value)
     }
 
-    private init(settled: Result<JSONValue, LumenError>) {
-        self.settled = settled
-        check = nil
-        wait = nil
-    }
+    private init(_ form: Form) { self.form = form }
 
     /// A completion whose outcome is already known.
     public static func settled(_ result: Result<JSONValue, LumenError>) -> WriteCompletion {
-        WriteCompletion(settled: result)
+        WriteCompletion(.settled(result))
     }
 
     /// A completion that is already done.
@@ -105,13 +104,19 @@ public struct WriteCompletion: Sendable {
 
     /// The outcome when it is already known, so the reply can go out without waiting at all; `nil` when it
     /// must be awaited.
-    public var now: Result<JSONValue, LumenError>? { settled ?? check?() }
+    public var now: Result<JSONValue, LumenError>? {
+        switch form {
+        case .settled(let result): result
+        case .waiting(let check, _): check?()
+        }
+    }
 
     /// Waits for the confirmed value.
     public func value() async throws(LumenError) -> JSONValue {
-        if let settled { return try settled.get() }
-        guard let wait else { throw LumenError(.internalError, "a write completion with nothing to wait for") }
-        return try await wait()
+        switch form {
+        case .settled(let result): try result.get()
+        case .waiting(_, let wait): try await wait()
+        }
     }
 }
 

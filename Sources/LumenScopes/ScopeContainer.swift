@@ -45,18 +45,22 @@ public struct ScopeContainer: Sendable {
     /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
     func confirm(_ ticket: CommandTicket, _ property: LightProperty) -> WriteCompletion {
         let waitsForDisk = durable != nil
-        // An instant device has answered already: nothing to wait for.
-        if !waitsForDisk, let result = ticket.settledResult {
-            return .settled(result.map { $0.value(of: property) ?? .null })
-        }
-        return WriteCompletion(now: {
-            guard !waitsForDisk, let result = ticket.settledResult else { return nil }
-            return result.map { $0.value(of: property) ?? .null }
-        }) { [self] () async throws(LumenError) in
+        // An instant device has answered already: nothing to wait for, and no closure made.
+        if let result = Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) { return .settled(result) }
+        return WriteCompletion(now: { Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) }) {
+            [self] () async throws(LumenError) in
             let state = try await ticket.value
             try await commit()
             return state.value(of: property) ?? .null
         }
+    }
+
+    /// A write's outcome, once its device has answered and when nothing waits for the disk.
+    private static func confirmed(_ ticket: CommandTicket, _ property: LightProperty, waitsForDisk: Bool)
+        -> Result<JSONValue, LumenError>?
+    {
+        guard !waitsForDisk, let result = ticket.settledResult else { return nil }
+        return result.map { $0.value(of: property) ?? .null }
     }
 
     /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
