@@ -22,19 +22,9 @@ extension Benchmarks {
         await home.setPersistenceSink { store.record($0) }
         let storeTask = Task { await store.run() }
         let session = InProcessSession(container: ScopeContainer(home: home))
-        for line in [
-            #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#,
-            #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-0"}}"#,
-        ] {
-            _ = await session.feed(Array(line.utf8) + [0x0A])
-        }
-        func set(_ value: Bool) -> [UInt8] {
-            Array(
-                #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":2,"connection":"isOn","value":\#(value)}}"#
-                    .utf8)
-                + [0x0A]
-        }
-        let (on, off) = (set(true), set(false))
+        // A fresh session: the room opens as scope 1, its light as scope 2.
+        for line in [openRoomLine, openLightLine(0)] { _ = await session.feed(line) }
+        let (on, off) = (setIsOnLine(scope: "2", true), setIsOnLine(scope: "2", false))
         // The first read of a value publishes it; later ones are answered at once, as in a long session.
         _ = await session.feed(getName)
 

@@ -133,28 +133,36 @@ extension Benchmarks {
     /// awaited before the next write).
     static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
         pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
-            client.send(
-                Array(
-                    #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
-                        .utf8) + [0x0A])
+            client.send(openRoomLine)
             client.readLine()
-            client.send(
-                Array(
-                    #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
-                        .utf8) + [0x0A])
+            client.send(openLightLine(index))
             let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
-            let scope = String(decoding: opened, as: UTF8.self).split(separator: "\"scope\":").last?.prefix {
-                $0.isNumber
-            }
-            let on =
-                Array(
-                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":true}}"#
-                        .utf8) + [0x0A]
-            let off =
-                Array(
-                    #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope ?? "2"),"connection":"isOn","value":false}}"#
-                        .utf8) + [0x0A]
+            let reply = String(decoding: opened, as: UTF8.self)
+            let scope = String(reply.split(separator: "\"scope\":").last?.prefix { $0.isNumber } ?? "2")
+            let (on, off) = (setIsOnLine(scope: scope, true), setIsOnLine(scope: scope, false))
             return { round in round % 2 == 0 ? off : on }
         }
+    }
+
+    /// The line that opens the bench home's room (scope 1 in a fresh session).
+    static let openRoomLine =
+        Array(
+            #"{"jsonrpc":"2.0","id":"r","method":"open","params":{"scope":0,"connection":"room","configuration":"room"}}"#
+                .utf8)
+        + [0x0A]
+
+    /// The line that opens the light `light-index` of the bench home's room, answered with `"id":"l"`.
+    static func openLightLine(_ index: Int) -> [UInt8] {
+        Array(
+            #"{"jsonrpc":"2.0","id":"l","method":"open","params":{"scope":1,"connection":"light","configuration":"light-\#(index)"}}"#
+                .utf8) + [0x0A]
+    }
+
+    /// A `set` of `isOn` to `value` on the light scope `scope`.
+    static func setIsOnLine(scope: String, _ value: Bool) -> [UInt8] {
+        Array(
+            #"{"jsonrpc":"2.0","id":1,"method":"set","params":{"scope":\#(scope),"connection":"isOn","value":\#(value)}}"#
+                .utf8)
+            + [0x0A]
     }
 }
