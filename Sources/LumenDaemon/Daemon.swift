@@ -130,7 +130,7 @@ public enum Daemon {
                 logger.notice("state is saved again", [("state_dir", options.stateDirectory)])
             }
         }
-        await home.setPersistenceSink { store.record($0) }
+        await home.setPersistenceSink(store)
         // Save the state as loaded (the snapshot with its journal replayed) as one snapshot and start a fresh
         // journal, before saying READY: a crash right after start then loses nothing. State that
         // is on disk as loaded already (its snapshot, with an empty journal after it) needs no new snapshot: the

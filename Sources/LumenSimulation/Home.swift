@@ -65,7 +65,7 @@ public actor Home {
     /// In the order they were added.
     var observers: [Observer] = []
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
-    var persistenceSink: PersistenceSink?
+    var persistenceSink: (any StateRecordSink)?
     var isShutDown = false
     /// When the home started, in microseconds of the clock `ContinuousClock` reads: real-clock time counts
     /// from here.
@@ -146,18 +146,43 @@ public actor Home {
     ///
     /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
     /// target, and a scheduled fault's passing unreachability is not saved at all.
-    public func setPersistenceSink(_ sink: PersistenceSink?) { persistenceSink = sink }
+    public func setPersistenceSink(_ sink: PersistenceSink?) {
+        persistenceSink = sink.map(ClosureRecordSink.init)
+    }
+
+    /// Hands `sink` the saved form of every entity whose saved form changes, as the change is applied.
+    ///
+    /// A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
+    /// later changes of the light's state are written into it in place, with nothing new noted.
+    public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
+        persistenceSink = sink
+        for index in 0..<lights.count { lights[slot: index].pendingRecord = nil }
+    }
 
     /// Hands the saved form of `entity` as it is now to the persistence sink.
     func persist(_ entity: Entity) {
         guard let persistenceSink else { return }
-        persistenceSink(record(of: entity))
+        if case .light(let id) = entity, let index = lights.slot(of: id) {
+            noteLight(at: index, to: persistenceSink)
+        } else {
+            persistenceSink.record(record(of: entity))
+        }
     }
 
-    /// Hands the saved form of the light at `index` of `lights` to the persistence sink.
+    /// Hands the saved form of the light at `index` of `lights` to the persistence sink after a change of its
+    /// state alone: written into the record the sink still holds, when it does.
     func persistLight(at index: LightTable.Slot) {
         guard let persistenceSink else { return }
-        persistenceSink(lightRecord(at: index))
+        if let pending = lights[slot: index].pendingRecord, pending.update(state: savedState(at: index)) { return }
+        noteLight(at: index, to: persistenceSink)
+    }
+
+    /// Notes the whole saved form of the light at `index` of `lights`, as a record its state changes can
+    /// update until the sink takes it.
+    private func noteLight(at index: LightTable.Slot, to sink: any StateRecordSink) {
+        let pending = PendingLightRecord(fixtureEntry(at: index), room: lights[slot: index].room)
+        lights[slot: index].pendingRecord = pending
+        sink.record(pending)
     }
 
     /// The saved form of the light at `index` of `lights`.
@@ -306,12 +331,16 @@ public actor Home {
     func fixtureEntry(at index: LightTable.Slot) -> LightFixture {
         let id = lights[slot: index].id
         var fixture = LightFixture(
-            id: id, name: lights[slot: index].name, model: lights[slot: index].model,
-            state: transitions.isEmpty
-                ? lights[slot: index].state : transitions[id]?.landing ?? lights[slot: index].state)
+            id: id, name: lights[slot: index].name, model: lights[slot: index].model, state: savedState(at: index))
         fixture.isReachable = !lights[slot: index].forcedUnreachable
         fixture.settings = lightSettings.isEmpty ? DeviceSettings() : lightSettings[id] ?? DeviceSettings()
         return fixture
+    }
+
+    /// The state the light at `index` of `lights` is saved with: mid-transition, its target.
+    func savedState(at index: LightTable.Slot) -> LightState {
+        transitions.isEmpty
+            ? lights[slot: index].state : transitions[lights[slot: index].id]?.landing ?? lights[slot: index].state
     }
 
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.
@@ -357,4 +386,11 @@ extension Home {
         else { return nil }
         return try result?.get()
     }
+}
+
+/// A sink that is a closure: every record, a light's too, is handed over whole as it is made.
+struct ClosureRecordSink: StateRecordSink {
+    let body: Home.PersistenceSink
+
+    func record(_ record: StateRecord) { body(record) }
 }

@@ -23,6 +23,9 @@ struct SimulatedLight: Sendable {
     /// itself, like a light's own settings and rate-limit bucket, lives in a side table of the home: most
     /// lights have none, and a light stays a few hundred bytes.)
     var transitionGeneration: UInt32 = 0
+    /// Its saved form as last handed to the persistence sink, which the sink may still hold: a change of
+    /// state alone is written into it while it does.
+    var pendingRecord: PendingLightRecord?
 
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
 

@@ -57,7 +57,7 @@ extension StateStore {
             shared.pendingIndex = [:]
             shared.pendingSince = nil
         }
-        return (shared.pending, shared.mark)
+        return (shared.pending.compactMap { $0.take() }, shared.mark)
     }
 
     /// Whether a failed write leaves the file as it was before the call, apart from bytes past its committed

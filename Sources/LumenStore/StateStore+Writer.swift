@@ -246,7 +246,7 @@ extension StateStore {
                 // The changes are not lost: put back those not noted again since, for the next attempt.
                 for record in records where shared.pendingIndex[record.entity] == nil {
                     shared.pendingIndex[record.entity] = shared.pending.count
-                    shared.pending.append(record)
+                    shared.pending.append(.record(record))
                 }
                 if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
                 // Those waiting for these changes, and those waiting for this snapshot, hear it failed.

@@ -10,7 +10,9 @@ import Synchronization
 /// Keeps the simulation's state on disk: a snapshot (`state.json`) and a journal of what changed since
 /// (`state.journal`), so that a change costs one small append and one `fdatasync`, however big the home.
 ///
-/// The home hands the store the saved form of each entity as it changes (``record(_:)``). A commit writes
+/// The home hands the store the saved form of each entity as it changes (``record(_:)``); a light's comes as a
+/// ``PendingLightRecord`` whose state the home keeps up to date in place until a commit takes it, so a light
+/// switched many times between two commits is noted once. A commit writes
 /// everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit). A writer
 /// thread commits; so may a waiter, on its own thread, when nobody else is (``waitUntilDurable(_:committingHere:)``).
 /// When the journal grows past ``journalLimit`` (or twice the snapshot), after a failed write, and on
@@ -22,14 +24,14 @@ import Synchronization
 ///
 /// ```swift
 /// let store = StateStore(directory: stateDir, durability: .full, origin: origin) { await home.snapshot() }
-/// await home.setPersistenceSink { store.record($0) }
+/// await home.setPersistenceSink(store)
 /// try await store.compact()                           // the state as loaded, on disk
 /// try await store.waitUntilDurable(store.changeMark)  // every change so far is on disk
 /// ```
 ///
 /// The writer is a thread of its own rather than a task: it spends its life blocked in `fsync`, which must
 /// not hold one of the few threads Swift concurrency runs every actor on.
-public final class StateStore: Sendable {
+public final class StateStore: StateRecordSink {
     /// Produces the snapshot to write: the simulation's state now.
     public typealias SnapshotProvider = @Sendable () async -> Fixture
 
@@ -82,7 +84,7 @@ public final class StateStore: Sendable {
         /// The mark when the writer last found nothing to do (full durability naps while it moves).
         var markSeenByWriter: UInt64 = 0
         /// Saved forms not yet committed, one per entity, in the order first noted.
-        var pending: [StateRecord] = []
+        var pending: [PendingRecord] = []
         var pendingIndex: [Entity: Int] = [:]
         /// When the oldest pending change was noted (relaxed mode waits from then).
         var pendingSince: ContinuousClock.Instant?
@@ -179,10 +181,21 @@ public final class StateStore: Sendable {
     /// Notes the saved form of an entity that changed. Call it from the home's persistence sink; it never
     /// blocks on the disk.
     public func record(_ record: StateRecord) {
-        let entity = record.entity
+        note(.record(record), about: record.entity)
+    }
+
+    /// Notes a light's saved form that the home updates in place until a commit takes it: its state changes
+    /// meanwhile are written with it, and noted nowhere else.
+    public func record(_ light: PendingLightRecord) {
+        note(.light(light), about: light.entity)
+    }
+
+    private func note(_ record: PendingRecord, about entity: Entity) {
         let ring = shared.withLock { shared -> Bool in
             shared.mark += 1
             if let index = shared.pendingIndex[entity] {
+                // What it replaces is set aside, so that an update of it fails rather than go unsaved.
+                shared.pending[index].setAside()
                 shared.pending[index] = record
             } else {
                 shared.pendingIndex[entity] = shared.pending.count
@@ -192,6 +205,26 @@ public final class StateStore: Sendable {
             return shared.wakeWriter(for: .change)
         }
         if ring { doorbell.signal() }
+    }
+
+    /// A saved form waiting to be committed.
+    enum PendingRecord {
+        case record(StateRecord)
+        /// A light's, which its home may still update: taken (and so frozen) when committed.
+        case light(PendingLightRecord)
+
+        /// The record, taken: a light's is frozen as it is now.
+        func take() -> StateRecord? {
+            switch self {
+            case .record(let record): record
+            case .light(let light): light.take()
+            }
+        }
+
+        /// Makes later updates of a light's record fail: it was replaced, or will not be written.
+        func setAside() {
+            if case .light(let light) = self { _ = light.take() }
+        }
     }
 
     /// A mark covering every change noted so far.

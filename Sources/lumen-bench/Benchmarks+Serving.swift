@@ -40,7 +40,7 @@ extension Benchmarks {
             listenFD: fd, ownedPath: path, container: container,
             logger: Logger(level: .critical, handler: StderrLogHandler()))
         await home.addObserver { server.publish($0) }
-        await home.setPersistenceSink { store.record($0) }
+        await home.setPersistenceSink(store)
         try? await store.compact()
         let serverTask = Task { _ = try? await server.run() }
         let storeTask = Task { await store.run() }

@@ -19,7 +19,7 @@ extension Benchmarks {
         let store = StateStore(
             directory: directory, durability: .relaxed, origin: FixtureOrigin(id: fixture.id, digest: "bench")
         ) { await home.snapshot() }
-        await home.setPersistenceSink { store.record($0) }
+        await home.setPersistenceSink(store)
         let storeTask = Task { await store.run() }
         let session = InProcessSession(container: ScopeContainer(home: home))
         // A fresh session: the room opens as scope 1, its light as scope 2.

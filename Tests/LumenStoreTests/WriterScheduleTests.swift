@@ -12,7 +12,7 @@ struct WriterScheduleTests {
     func noted(_ shared: inout StateStore.Shared, since: ContinuousClock.Instant) {
         shared.mark += 1
         shared.pendingIndex[.home] = 0
-        shared.pending = [.home(name: "changed", roomIDs: [])]
+        shared.pending = [.record(.home(name: "changed", roomIDs: []))]
         shared.pendingSince = since
     }
 
