@@ -147,7 +147,7 @@ public actor Home {
     /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
     /// target, and a scheduled fault's passing unreachability is not saved at all.
     public func setPersistenceSink(_ sink: PersistenceSink?) {
-        persistenceSink = sink.map(ClosureRecordSink.init)
+        setPersistenceSink(sink.map { ClosureRecordSink(body: $0) } as (any StateRecordSink)?)
     }
 
     /// Hands `sink` the saved form of every entity whose saved form changes, as the change is applied.
@@ -156,6 +156,7 @@ public actor Home {
     /// later changes of the light's state are written into it in place, with nothing new noted.
     public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
         persistenceSink = sink
+        // Records the sink before held are no longer where a change should go.
         for index in 0..<lights.count { lights[slot: index].pendingRecord = nil }
     }
 
@@ -172,8 +173,9 @@ public actor Home {
     /// Hands the saved form of the light at `index` of `lights` to the persistence sink after a change of its
     /// state alone: written into the record the sink still holds, when it does.
     func persistLight(at index: LightTable.Slot) {
-        guard let persistenceSink else { return }
+        // A light has a pending record only while a sink is set: the sink need not be looked at.
         if let pending = lights[slot: index].pendingRecord, pending.update(state: savedState(at: index)) { return }
+        guard let persistenceSink else { return }
         noteLight(at: index, to: persistenceSink)
     }
 

@@ -152,6 +152,23 @@ struct PersistenceRecordTests {
         #expect(plug.name == "Heater" && !plug.state.isOn)
     }
 
+    @Test func aNewSinkHearsOfALightWhoseRecordTheOldOneStillHolds() async throws {
+        let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
+        await home.setPersistenceSink(HoldingRecordLog())
+        _ = try await home.submit(LightChange(isOn: true), to: "lab.plug")
+        try await home.advance(byMilliseconds: 1)
+        let log = RecordLog()
+        await home.setPersistenceSink { log.append($0) }
+        _ = try await home.submit(LightChange(isOn: false), to: "lab.plug")
+        try await home.advance(byMilliseconds: 1)
+        let records = log.take()
+        guard case .light(let plug, _) = records.first, records.count == 1 else {
+            Issue.record("expected the plug's record, got \(records)")
+            return
+        }
+        #expect(!plug.state.isOn)
+    }
+
     @Test func aFadeIsSavedOnceAtItsTarget() async throws {
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
         let log = RecordLog()
