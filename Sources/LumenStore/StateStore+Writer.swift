@@ -103,7 +103,12 @@ extension StateStore {
                 let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Fixture?)? in
                     let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
                     // Someone may have committed it all while this thread waited for the committer.
-                    guard snapshot || !shared.pending.isEmpty else { return nil }
+                    guard snapshot || !shared.pending.isEmpty else {
+                        // A write error with nothing left to write: look again after the retry's backoff, not
+                        // at once and over and over.
+                        if shared.lastError != nil { shared.retryAt = .now + state.backoff }
+                        return nil
+                    }
                     guard snapshot else {
                         let taken = Self.take(&shared)
                         return (taken.records, taken.mark, nil)

@@ -283,12 +283,29 @@ public final class StateStore: StateRecordSink {
     /// snapshot failed, on a full or read-only disk, say): commits then need only their own space on disk.
     /// Returns whether the journal was taken up.
     public func resume(_ journal: StateLoader.ResumableJournal) -> Bool {
-        committer.withLock { state in
-            guard state.journal == nil, let fd = try? fileSystem.openExisting(journalPath) else { return false }
+        let (resumed, observer) = committer.withLock { state -> (Bool, (@Sendable (FileSystemError?) -> Void)?) in
+            guard state.journal == nil, let fd = try? fileSystem.openExisting(journalPath) else { return (false, nil) }
             state.journal = JournalFile(fd: fd, end: journal.end, allocated: journal.size)
             state.batchesSinceSnapshot = journal.commits
-            return true
+            // A snapshot that failed for want of a journal (the start-up one, on a full disk) is now one that
+            // fails while the journal takes commits: every change is on disk, and only the snapshot is retried,
+            // later, as when a snapshot fails beside an open journal. Left as the write error, it would have the
+            // writer retry a commit with nothing in it.
+            let recovered = shared.withLock { shared -> (@Sendable (FileSystemError?) -> Void)?? in
+                guard let error = shared.lastError, shared.pending.isEmpty else { return nil }
+                shared.snapshotError = error
+                shared.lastError = nil
+                shared.retryAt = nil
+                return shared.healthObserver
+            }
+            guard let recovered else { return (true, nil) }
+            state.backoff = retryDelay
+            state.snapshotRetryAt = .now + state.snapshotBackoff
+            state.snapshotBackoff = min(state.snapshotBackoff * 2, .seconds(60))
+            return (true, recovered)
         }
+        observer?(nil)
+        return resumed
     }
 
     // MARK: - Running

@@ -3,6 +3,7 @@ import LumenModel
 import LumenProtocol
 import LumenStore
 import LumenTestSupport
+import Synchronization
 import Testing
 
 /// Ways the state files were once damaged or misused that lost or changed saved state, each kept as a case.
@@ -142,6 +143,37 @@ struct DataSafetyDefectTests {
         #expect(store.lastError == nil)
         #expect(store.snapshotCount == snapshots)
         #expect(try loaded().fixture.name == "version 2")
+        await store.close()
+    }
+
+    /// On a full disk at start, the start-up snapshot fails and the store goes on appending to the journal it
+    /// loaded. The failed snapshot once stayed the store's write error with nothing left to retry, and its writer
+    /// thread went round and round at full speed, finding nothing to commit, until the next change.
+    @Test func aFullDiskAtStartLeavesTheWriterNothingToRetryButTheSnapshot() async throws {
+        try await confirmedChanges(2)
+        let start = try loaded()
+        let journal = try #require(start.resumableJournal)
+        fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
+        let health = Mutex<[FileSystemError?]>([])
+        let home = home
+        let store = StateStore(
+            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
+            generation: start.generation
+        ) { home.fixture }
+        store.onHealthChange { error in health.withLock { $0.append(error) } }
+        await #expect(throws: FileSystemError.self) { try await store.compact() }
+        #expect(store.resume(journal))
+        // Every change is on disk, in the journal: the store is healthy, and only its snapshot waits.
+        #expect(store.lastError == nil)
+        #expect(store.snapshotError?.errno == ENOSPC)
+        #expect(health.withLock { $0.map { $0?.errno } } == [ENOSPC, nil])
+        // And a change still needs only the journal: it is refused while the disk is full, saved once it is not.
+        home.change(store)
+        await #expect(throws: LumenError.self) { try await store.waitUntilDurable(store.changeMark) }
+        fileSystem.heal()
+        try await store.waitUntilDurable(store.changeMark)
+        let outcome = try loaded()
+        #expect(outcome.fixture.name == "version 3", "\(outcome.warnings)")
         await store.close()
     }
 
