@@ -42,8 +42,10 @@ struct ServiceGroupTests {
                 Draining(name: "store", journal: journal),
                 Draining(name: "server", journal: journal),
                 ClosureService(name: "one-shot") {
-                    // Ends once the group has started everything: that begins the shutdown.
+                    // Ends once the group has started everything and both services are running: that begins
+                    // the shutdown. (Started means their tasks are made; their first lines may run later.)
                     for await _ in started.stream { break }
+                    while journal.all.count(where: { $0.hasSuffix("started") }) < 2 { await Task.yield() }
                     journal.note("one-shot ended")
                 },
             ], logger: logger, onStarted: { started.continuation.yield() })
