@@ -193,8 +193,10 @@ soak: deps
 
 ## sanitize: every test under AddressSanitizer, then under ThreadSanitizer, one test at a time (sanitizers slow
 ## everything several times over, and tests that drive many sockets at once then starve each other) and with
-## shorter simulations. Suppressions, each with the reason, are in Tests/Sanitizers.
+## shorter simulations. Suppressions, each with the reason, are in Tests/Sanitizers. Each build starts clean: an
+## incremental one over a change to a stored type's layout has given failures that were not in the code.
 sanitize: deps
+	rm -rf $(BUILD_DIR)/asan $(BUILD_DIR)/tsan
 	$(SWIFT) build --build-tests --sanitize=address --build-path $(BUILD_DIR)/asan
 	ASAN_OPTIONS=detect_leaks=0 LUMEN_CRASHSIM_WORKLOADS=20 \
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --build-path $(BUILD_DIR)/asan
