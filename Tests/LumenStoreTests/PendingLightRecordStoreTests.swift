@@ -2,6 +2,7 @@ import Foundation
 import LumenModel
 import LumenStore
 import LumenTestSupport
+import Synchronization
 import Testing
 
 /// A light's record that its home updates in place while the store holds it.
@@ -11,7 +12,7 @@ struct PendingLightRecordStoreTests {
     let fileSystem = FaultyFileSystem()
     let origin = FixtureOrigin(id: "t", digest: "d")
     let lamp = LightFixture(
-        id: "lab.lamp", name: "Lamp", model: DeviceModel(kind: .onoff, manufacturer: "Lumen", product: "Test"))
+        id: "lab.lamp", name: "Lamp", model: DeviceModel(kind: .dimmable, manufacturer: "Lumen", product: "Test"))
 
     var home: Fixture { Fixture(id: "t", name: "Home", rooms: [RoomFixture(id: "lab", name: "Lab", lights: [lamp])]) }
 
@@ -20,6 +21,16 @@ struct PendingLightRecordStoreTests {
         return StateStore(directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin) {
             home
         }
+    }
+
+    /// A store that commits only when asked to (a flush, a waiter): what it holds stays pending meanwhile,
+    /// however slowly the test runs.
+    func makeWaitingStore() -> StateStore {
+        let home = home
+        return StateStore(
+            directory: directory.path, fileSystem: fileSystem, durability: .relaxed, origin: origin,
+            relaxedDelay: .seconds(600)
+        ) { home }
     }
 
     func lamp(isOn: Bool, name: String = "Lamp") -> LightFixture {
@@ -42,7 +53,7 @@ struct PendingLightRecordStoreTests {
     }
 
     @Test func updatesMadeWhileItWaitsAreWrittenOnceInIt() async throws {
-        let store = makeStore()
+        let store = makeWaitingStore()
         try await store.compact()
         let pending = PendingLightRecord(lamp(isOn: true), room: "lab")
         store.record(pending)
@@ -55,8 +66,56 @@ struct PendingLightRecordStoreTests {
         await store.close()
     }
 
-    @Test func aRecordReplacedWhileItWaitsTakesNoMoreUpdates() async throws {
+    /// A home's thread brings the lamp's record up to date as fast as it can (noting a new one whenever a
+    /// commit took the last), while flushes come from another: whatever was written before a flush began is
+    /// on disk when it returns, and what loads at the end is the last state written.
+    @Test func whatWasWrittenBeforeAFlushIsOnDiskWhenItReturns() async throws {
         let store = makeStore()
+        try await store.compact()
+        let written = Atomic<Int>(-1)
+        let stop = Atomic<Bool>(false)
+        // The update's number, in a brightness a load can tell apart (up to 980,000 of them).
+        func state(_ index: Int) -> LightState {
+            var state = lamp.state
+            state.brightness = 1 + Double(index) / 10_000
+            return state
+        }
+        func index(_ light: LightFixture?) -> Int {
+            Int((((light?.state.brightness ?? 0) - 1) * 10_000).rounded())
+        }
+        let lamp = lamp
+        let writer = Task.detached {
+            var pending: PendingLightRecord?
+            var index = 0
+            while !stop.load(ordering: .acquiring), index < 980_000 {
+                if pending?.update(state: state(index)) != true {
+                    var light = lamp
+                    light.state = state(index)
+                    pending = PendingLightRecord(light, room: "lab")
+                    store.record(pending!)
+                }
+                written.store(index, ordering: .releasing)
+                index += 1
+            }
+        }
+        for flush in 0..<20 {
+            let before = written.load(ordering: .acquiring)
+            try await store.flush()
+            let loaded = index(try loadedLamp())
+            #expect(loaded >= before, "flush \(flush): \(loaded) loaded, \(before) written before it")
+            if loaded < before { break }
+        }
+        stop.store(true, ordering: .releasing)
+        await writer.value
+        try await store.flush()
+        let last = written.load(ordering: .acquiring)
+        #expect(last > 0)
+        #expect(index(try loadedLamp()) == last)
+        await store.close()
+    }
+
+    @Test func aRecordReplacedWhileItWaitsTakesNoMoreUpdates() async throws {
+        let store = makeWaitingStore()
         try await store.compact()
         let pending = PendingLightRecord(lamp(isOn: false), room: "lab")
         store.record(pending)
