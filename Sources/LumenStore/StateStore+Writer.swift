@@ -231,7 +231,7 @@ extension StateStore {
         var ring = false
         var snapshotFailed: [Continuation] = []
         let (failed, succeeded, observer, report) = shared.withLock {
-            shared -> ([Continuation], [Continuation], (@Sendable (FileSystemError?) -> Void)?, Bool) in
+            shared -> ([Continuation], [Continuation], HealthObserver?, Bool) in
             let previousError = shared.lastError
             let firstCommit = shared.commitCount == 0
             var failed: [Continuation] = []

@@ -34,6 +34,8 @@ import Synchronization
 public final class StateStore: StateRecordSink {
     /// Produces the snapshot to write: the simulation's state now.
     public typealias SnapshotProvider = @Sendable () async -> Fixture
+    /// Told of persistence health when it changes: `nil` when healthy, else the error.
+    public typealias HealthObserver = @Sendable (FileSystemError?) -> Void
 
     /// The state file's name in the state directory.
     public static let stateFileName = "state.json"
@@ -113,7 +115,7 @@ public final class StateStore: StateRecordSink {
         /// Snapshots started, each numbered; the number of the newest one saved.
         var snapshotsStarted = 0
         var lastSnapshotSaved = 0
-        var healthObserver: (@Sendable (FileSystemError?) -> Void)?
+        var healthObserver: HealthObserver?
     }
 
     /// Someone waiting for changes up to `mark` to be on disk (and, for ``compact()``, for a snapshot).
@@ -283,7 +285,7 @@ public final class StateStore: StateRecordSink {
     /// snapshot failed, on a full or read-only disk, say): commits then need only their own space on disk.
     /// Returns whether the journal was taken up.
     public func resume(_ journal: StateLoader.ResumableJournal) -> Bool {
-        let (resumed, observer) = committer.withLock { state -> (Bool, (@Sendable (FileSystemError?) -> Void)?) in
+        let (resumed, observer) = committer.withLock { state -> (Bool, HealthObserver?) in
             guard state.journal == nil, let fd = try? fileSystem.openExisting(journalPath) else { return (false, nil) }
             state.journal = JournalFile(fd: fd, end: journal.end, allocated: journal.size)
             state.batchesSinceSnapshot = journal.commits
@@ -291,18 +293,18 @@ public final class StateStore: StateRecordSink {
             // fails while the journal takes commits: every change is on disk, and only the snapshot is retried,
             // later, as when a snapshot fails beside an open journal. Left as the write error, it would have the
             // writer retry a commit with nothing in it.
-            let recovered = shared.withLock { shared -> (@Sendable (FileSystemError?) -> Void)?? in
-                guard let error = shared.lastError, shared.pending.isEmpty else { return nil }
+            let (recovered, observer) = shared.withLock { shared -> (Bool, HealthObserver?) in
+                guard let error = shared.lastError, shared.pending.isEmpty else { return (false, nil) }
                 shared.snapshotError = error
                 shared.lastError = nil
                 shared.retryAt = nil
-                return shared.healthObserver
+                return (true, shared.healthObserver)
             }
-            guard let recovered else { return (true, nil) }
+            guard recovered else { return (true, nil) }
             state.backoff = retryDelay
             state.snapshotRetryAt = .now + state.snapshotBackoff
             state.snapshotBackoff = min(state.snapshotBackoff * 2, .seconds(60))
-            return (true, recovered)
+            return (true, observer)
         }
         observer?(nil)
         return resumed
@@ -355,7 +357,7 @@ public final class StateStore: StateRecordSink {
 
     /// Sets a function told of persistence health after each write attempt that changes it: `nil` when
     /// healthy, else the error.
-    public func onHealthChange(_ observer: @escaping @Sendable (FileSystemError?) -> Void) {
+    public func onHealthChange(_ observer: @escaping HealthObserver) {
         shared.withLock { $0.healthObserver = observer }
     }
 

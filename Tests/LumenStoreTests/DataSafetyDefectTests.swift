@@ -14,11 +14,11 @@ struct DataSafetyDefectTests {
     let home = NamedHome()
     let origin = FixtureOrigin(id: "t", digest: "d")
 
-    func makeStore(journalLimit: Int = 4 << 20) -> StateStore {
+    func makeStore(journalLimit: Int = 4 << 20, generation: Int = 0) -> StateStore {
         let home = home
         return StateStore(
             directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
-            journalLimit: journalLimit
+            generation: generation, journalLimit: journalLimit
         ) { home.fixture }
     }
 
@@ -155,11 +155,7 @@ struct DataSafetyDefectTests {
         let journal = try #require(start.resumableJournal)
         fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
         let health = Mutex<[FileSystemError?]>([])
-        let home = home
-        let store = StateStore(
-            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
-            generation: start.generation
-        ) { home.fixture }
+        let store = makeStore(generation: start.generation)
         store.onHealthChange { error in health.withLock { $0.append(error) } }
         await #expect(throws: FileSystemError.self) { try await store.compact() }
         #expect(store.resume(journal))
