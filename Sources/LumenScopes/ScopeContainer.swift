@@ -43,10 +43,13 @@ public struct ScopeContainer: Sendable {
     }
 
     /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
-    func confirm(_ ticket: CommandTicket, _ property: LightProperty) -> WriteCompletion {
+    func confirm(_ receipt: CommandReceipt, _ property: LightProperty) -> WriteCompletion {
         let waitsForDisk = durable != nil
         // An instant device has answered already: nothing to wait for, and no closure made.
-        if let result = Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) { return .settled(result) }
+        if !waitsForDisk, case .settled(let result) = receipt {
+            return .settled(result.map { $0.value(of: property) ?? .null })
+        }
+        let ticket = receipt.ticket
         return WriteCompletion(now: { Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) }) {
             [self] () async throws(LumenError) in
             let state = try await ticket.value
@@ -218,8 +221,7 @@ public struct LightScope: Scope {
             case .color: change.color = value as? CIEColor
             case .name, .model, .isReachable, .settings: break
             }
-            let ticket = try home.submit(change, to: id, transitionMs: options.transitionMs)
-            return container.confirm(ticket, property)
+            return container.confirm(try home.send(change, to: id, transitionMs: options.transitionMs), property)
         }
     }
 }

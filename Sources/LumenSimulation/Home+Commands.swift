@@ -7,12 +7,18 @@ extension Home {
         effectiveSettings(of: light.id, in: light.room, own: own)
     }
 
-    /// The settings that govern the light `id` of the room `room`.
+    /// The settings that govern the light `id` of the room `room`, worked out afresh.
     func effectiveSettings(of id: LightID, in room: RoomID, own: DeviceSettings? = nil) -> DeviceSettings {
-        if own == nil, let cached = settingsCache[id] { return cached }
-        let settings = (own ?? lightSettings[id] ?? DeviceSettings())
+        (own ?? lightSettings[id] ?? DeviceSettings())
             .inheriting(from: rooms[room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
-        if own == nil { settingsCache[id] = settings }
+    }
+
+    /// The settings that govern the light at `index` of `lights`, kept on the light from its first command
+    /// until its own settings change (a light that moves is a new light in its new room).
+    func governingSettings(at index: LightTable.Slot) -> DeviceSettings {
+        if let known = lights[slot: index].governingSettings { return known.settings }
+        let settings = effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room)
+        lights[slot: index].governingSettings = GoverningSettings(settings)
         return settings
     }
 
@@ -29,6 +35,15 @@ extension Home {
     public func submit(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
         -> CommandTicket
     {
+        try send(change, to: light, transitionMs: transitionMs).ticket
+    }
+
+    /// Queues a command to a light, as ``submit(_:to:transitionMs:)`` does, and returns its outcome itself when
+    /// the device took it as it was made (an instant device on the real clock, nothing else due first).
+    /// - Throws: as ``submit(_:to:transitionMs:)`` does.
+    public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
+        -> CommandReceipt
+    {
         guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
@@ -42,62 +57,50 @@ extension Home {
         }
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        let settings = effectiveSettings(of: light, in: lights[slot: index].room)
-        let faults = settings.faultModel
+        let settings = governingSettings(at: index)
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
-        if !takeToken(for: light, rate: faults.rateLimitPerSecond) {
+        if let rate = settings.rateLimitPerSecond, !takeToken(for: light, rate: rate) {
             guard settings.effectiveOverload == .drop else {
                 throw LumenError(
                     .busy,
-                    "light '\(light)' accepts at most \(JSONNumber(faults.rateLimitPerSecond ?? 0)) commands a "
-                        + "second; slow down and retry",
+                    "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
                     data: ["light": .string(light.rawValue)])
             }
             overloaded = true
         }
+        let now = nowMicros
+        let transitionMicros = Self.micros(transitionMs)
+        let delivery = lights[slot: index].deliver(at: now, settings: settings, overloaded: overloaded)
+        if case .due(let due) = delivery, clockMode == .real, due <= now, !queue.hasEvent(notAfter: now) {
+            // Due now (an instant device) with nothing else due before it: carried out at once, as the queue
+            // would have, without passing through it, and answered with no ticket.
+            return .settled(carryOut(change, transitionMicros: transitionMicros, to: light, at: index))
+        }
         let id = nextCommandID
         nextCommandID += 1
         let ticket = CommandTicket()
-        let command = PendingCommand(
-            light: light, change: change, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
-            ticket: ticket)
-        let timeout = Self.micros(faults.timeoutMs)
-        // The latency and drop draws happen for every command, so a light's random stream does not depend on
-        // whether it happened to be reachable.
-        let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &lights[slot: index].random))
-        let dropped =
-            faults.dropProbability > 0
-            && Double.random(in: 0..<1, using: &lights[slot: index].random) < faults.dropProbability
-        let event: SimulationEvent
-        let due: Int64
-        if !lights[slot: index].isReachable {
-            event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue))
-            due = nowMicros + timeout
-        } else if dropped || overloaded {
-            event = .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue))
-            due = nowMicros + timeout
-        } else {
-            due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
-            lights[slot: index].lastApplyAt = due
-            event = .applyCommand(id)
-        }
-        if clockMode == .real, due <= nowMicros, case .applyCommand = event, !queue.hasEvent(notAfter: nowMicros) {
-            // Due now (an instant device) with nothing else due before it: applied at once, as the queue would
-            // have, without passing through it.
-            apply(command, id: id, at: index)
-            return ticket
-        }
-        pending[id] = command
+        pending[id] = PendingCommand(
+            light: light, change: change, transitionMicros: transitionMicros, submittedAt: now, ticket: ticket)
+        let timeout = Self.micros(settings.faultModel.timeoutMs)
+        let (event, due): (SimulationEvent, Int64) =
+            switch delivery {
+            case .unreachable: (.failCommand(id, LumenErrorCodeBox(rawValue: Self.unreachableCode)), now + timeout)
+            case .lost: (.failCommand(id, LumenErrorCodeBox(rawValue: Self.timedOutCode)), now + timeout)
+            case .due(let due): (.applyCommand(id), due)
+            }
         queue.schedule(event, at: due)
-        if clockMode == .real, due <= nowMicros {
-            // Already due: apply it now rather than after a timer task's round trip. Anything else due by now
-            // goes first, in queue order, as a wake-up would have done.
-            runEvents(notAfter: nowMicros)
+        if clockMode == .real, due <= now {
+            // Already due: handled now rather than after a timer task's round trip. Anything else due by now goes
+            // first, in queue order, as a wake-up would have done.
+            runEvents(notAfter: now)
         }
         armRealClock()
-        return ticket
+        return .waiting(ticket)
     }
+
+    private static let unreachableCode = LumenError.Code.unreachable.rawValue
+    private static let timedOutCode = LumenError.Code.timedOut.rawValue
 
     static func validateTransition(_ transitionMs: Double) throws(LumenError) {
         guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {
@@ -110,6 +113,11 @@ extension Home {
     /// Takes a token from a light's rate-limit bucket; `false` when it has none (or `true` with no limit).
     func takeToken(for light: LightID, rate: Double?) -> Bool {
         guard let rate else { return true }
+        return takeToken(for: light, rate: rate)
+    }
+
+    /// Takes a token from the bucket of a light whose rate limit is `rate`; `false` when it has none.
+    func takeToken(for light: LightID, rate: Double) -> Bool {
         let capacity = max(1, rate)
         var bucket = rateBuckets[light] ?? RateBucket(tokens: capacity, updatedAt: nowMicros)
         let elapsed = Double(nowMicros - bucket.updatedAt) / 1_000_000
@@ -137,56 +145,62 @@ extension Home {
 
     /// Carries out a command to the light at `index` of `lights`.
     func apply(_ command: PendingCommand, id: UInt64, at index: LightTable.Slot) {
-        let reachable = lights[slot: index].isReachable
-        if !reachable, command.isGroup {
-            command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
-            return
-        }
-        if !reachable {
+        guard lights[slot: index].isReachable else {
+            if command.isGroup {
+                command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
+                return
+            }
             // It went away while the command was in flight: the sender hears nothing until its timeout.
             pending[id] = command
-            let timeout = Self.micros(effectiveSettings(of: lights[slot: index]).faultModel.timeoutMs)
+            let timeout = Self.micros(governingSettings(at: index).faultModel.timeoutMs)
             schedule(
                 .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
                 at: max(nowMicros, command.submittedAt + timeout))
             return
         }
+        command.ticket.settle(
+            carryOut(command.change, transitionMicros: command.transitionMicros, to: command.light, at: index))
+    }
+
+    /// Makes `change` to the reachable light `light`, at `index` of `lights`, and returns the state it lands
+    /// on, or why the light refused it.
+    func carryOut(_ change: LightChange, transitionMicros: Int64, to light: LightID, at index: LightTable.Slot)
+        -> Result<LightState, LumenError>
+    {
         // A new command ends a running fade where it stands: what it does not change stays at the fade's
         // current step, not its target.
-        let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: command.light)
+        let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: light)
         // No closures on this path: one that reads the actor's state is checked for isolation when called.
         let current = if let running { running.state(at: nowMicros) } else { lights[slot: index].state }
-        if let refusal = refusalWhileOff(command.change, toLightAt: index, current: current) {
-            if let running { transitions[command.light] = running }
-            command.ticket.settle(.failure(refusal))
-            return
+        if let refusal = refusalWhileOff(change, toLightAt: index, current: current) {
+            if let running { transitions[light] = running }
+            return .failure(refusal)
         }
-        let landing = command.change.applied(to: current)
-        lights[slot: index].transitionGeneration &+= 1
-        let generation = lights[slot: index].transitionGeneration
+        let landing = change.applied(to: current)
+        let generation = lights[slot: index].startTransition()
         if let transition = Transition(
             current: current, landing: landing, kind: lights[slot: index].model.kind, start: nowMicros,
-            duration: command.transitionMicros)
+            duration: transitionMicros)
         {
-            transitions[command.light] = transition
+            transitions[light] = transition
             setState(at: index, to: transition.state(at: nowMicros))
             persistLight(at: index)
             schedule(
-                .transitionStep(command.light, generation: generation),
-                at: nowMicros + min(Transition.stepMicros, command.transitionMicros))
+                .transitionStep(light, generation: generation),
+                at: nowMicros + min(Transition.stepMicros, transitionMicros))
         } else {
             setState(at: index, to: landing)
             persistLight(at: index)
         }
-        command.ticket.settle(.success(landing))
+        return .success(landing)
     }
 
     /// Why a light that is off will not take `change`, if it will not: a light that refuses changes while
     /// off (as Hue bulbs do) takes no brightness or colour unless the same change turns it on.
     func refusalWhileOff(_ change: LightChange, toLightAt index: LightTable.Slot, current: LightState) -> LumenError? {
         guard !current.isOn, change.isOn != true else { return nil }
+        guard governingSettings(at: index).effectiveWhileOff == .refuse else { return nil }
         let device = lights[slot: index]
-        guard effectiveSettings(of: device).effectiveWhileOff == .refuse else { return nil }
         let refused = change.properties.filter { $0 != .isOn }
         guard let first = refused.first else { return nil }
         return LumenError(

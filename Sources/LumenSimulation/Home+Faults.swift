@@ -24,7 +24,7 @@ extension Home {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
         }
         lightSettings[id] = merged
-        settingsCache[id] = nil
+        if let slot = lights.slot(of: id) { lights[slot: slot].governingSettings = nil }
         // The rate limit may have changed; start its bucket afresh.
         rateBuckets[id] = nil
         emit(.light(id, .settings), .object(merged.jsonObject))

@@ -93,8 +93,8 @@ extension Home {
         refreshRealTime()
         var deliveries: [(GroupDelivery, CommandTicket?)] = []
         for lightID in room.lightIDs {
-            guard var device = lights[lightID] else { continue }
-            let capabilities = device.model.kind.capabilities
+            guard let index = lights.slot(of: lightID) else { continue }
+            let capabilities = lights[slot: index].model.kind.capabilities
             var own = change
             if !capabilities.contains(.brightness) { own.brightness = nil }
             if !capabilities.contains(.colorTemperature) { own.colorTemperature = nil }
@@ -106,23 +106,19 @@ extension Home {
                 deliveries.append((delivery, nil))
                 continue
             }
-            let settings = effectiveSettings(of: device)
-            let faults = settings.faultModel
+            let settings = governingSettings(at: index)
             // The same draws as a command of its own, so the light's random stream does not depend on how it
             // was addressed.
-            let latency = Self.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &device.random))
-            let dropped =
-                faults.dropProbability > 0 && Double.random(in: 0..<1, using: &device.random) < faults.dropProbability
-            if !device.isReachable {
+            let (latency, dropped) = lights[slot: index].drawDelivery(settings)
+            if !lights[slot: index].isReachable {
                 delivery.missed = .unreachable
             } else if dropped {
                 delivery.missed = .lost
-            } else if !takeToken(for: lightID, rate: faults.rateLimitPerSecond) {
+            } else if !takeToken(for: lightID, rate: settings.rateLimitPerSecond) {
                 delivery.missed = .overloaded
             }
             if delivery.missed != nil {
                 delivery.applied = []
-                lights[lightID] = device
                 deliveries.append((delivery, nil))
                 continue
             }
@@ -132,9 +128,8 @@ extension Home {
             pending[id] = PendingCommand(
                 light: lightID, change: own, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
                 ticket: ticket, isGroup: true)
-            let due = max(nowMicros + latency, device.lastApplyAt)
-            device.lastApplyAt = due
-            lights[lightID] = device
+            let due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
+            lights[slot: index].lastApplyAt = due
             queue.schedule(.applyCommand(id), at: due)
             deliveries.append((delivery, ticket))
         }

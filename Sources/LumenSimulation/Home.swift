@@ -70,9 +70,6 @@ public actor Home {
     /// When the home started, in microseconds of the clock `ContinuousClock` reads: real-clock time counts
     /// from here.
     let realStartMicros = Home.continuousMicros()
-    /// The settings that govern each light that has been sent a command (``effectiveSettings(of:)``), kept
-    /// until any settings change.
-    var settingsCache: [LightID: DeviceSettings] = [:]
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
 
@@ -298,7 +295,6 @@ public actor Home {
     /// Forgets a light and everything kept about it.
     func forgetLight(_ id: LightID) -> SimulatedLight? {
         lightSettings[id] = nil
-        settingsCache[id] = nil
         transitions[id] = nil
         rateBuckets[id] = nil
         guard let light = lights.removeValue(forKey: id) else { return nil }

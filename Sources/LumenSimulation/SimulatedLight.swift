@@ -26,6 +26,9 @@ struct SimulatedLight: Sendable {
     /// Its saved form as last handed to the persistence sink, which the sink may still hold: a change of
     /// state alone is written into it while it does.
     var pendingRecord: PendingLightRecord?
+    /// The settings that govern it (its own, then its room's, then the home's), worked out at its first
+    /// command and kept until its own settings change.
+    var governingSettings: GoverningSettings?
 
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
 
@@ -38,6 +41,13 @@ struct SimulatedLight: Sendable {
         forcedUnreachable = !fixture.isReachable
         random = SeededRandom(seed: seed, label: fixture.id.rawValue)
     }
+}
+
+/// A light's governing settings, worked out once: a reference, so a light that has none yet costs a word.
+final class GoverningSettings: Sendable {
+    let settings: DeviceSettings
+
+    init(_ settings: DeviceSettings) { self.settings = settings }
 }
 
 /// A change that moves in steps, as Matter lights do: ten steps a second, the last one exact.

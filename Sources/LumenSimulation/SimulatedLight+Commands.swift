@@ -1,0 +1,44 @@
+import LumenModel
+
+extension SimulatedLight {
+    /// How a command sent to a light fares on its way.
+    enum Delivery: Equatable {
+        /// The light cannot be reached: the sender hears nothing until its timeout.
+        case unreachable
+        /// The device drops it (by chance, or beyond its rate limit): the sender times out.
+        case lost
+        /// It takes effect at this time, in microseconds of simulation time.
+        case due(Int64)
+    }
+
+    /// Sends a command at `now`: draws its latency and whether it is dropped from the light's own random
+    /// stream, and gives it the light's next turn, never before the command queued before it.
+    ///
+    /// Both draws happen for every command, however it fares, so a light's random stream does not depend on
+    /// whether it happened to be reachable or busy. Done in one step on the light where it lies: a command
+    /// reads and changes the light once, not field by field.
+    mutating func deliver(at now: Int64, settings: DeviceSettings, overloaded: Bool) -> Delivery {
+        let (latency, dropped) = drawDelivery(settings)
+        guard isReachable else { return .unreachable }
+        guard !dropped, !overloaded else { return .lost }
+        let due = max(now + latency, lastApplyAt)
+        lastApplyAt = due
+        return .due(due)
+    }
+
+    /// A command's two draws from the light's random stream: its latency, in microseconds, and whether the
+    /// device drops it.
+    mutating func drawDelivery(_ settings: DeviceSettings) -> (latencyMicros: Int64, dropped: Bool) {
+        let latency = Home.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &random))
+        let drop = settings.dropProbability ?? 0
+        let dropped = drop > 0 && Double.random(in: 0..<1, using: &random) < drop
+        return (latency, dropped)
+    }
+
+    /// Starts a new transition (or a change at once), so the steps of any running one are ignored; returns its
+    /// generation.
+    mutating func startTransition() -> UInt32 {
+        transitionGeneration &+= 1
+        return transitionGeneration
+    }
+}
