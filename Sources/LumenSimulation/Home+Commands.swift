@@ -251,31 +251,29 @@ extension Home {
     /// Sets the state of the light at `index` of `lights`, and emits one event per property that really
     /// changed.
     func setState(at index: LightTable.Slot, to state: LightState) {
-        let old = lights[slot: index].state
-        guard old != state else { return }
-        lights[slot: index].state = state
-        let id = lights[slot: index].id
-        let kind = lights[slot: index].model.kind
+        guard let change = lights[slot: index].take(state) else { return }
+        let (old, id, kind, published) = (change.old, change.id, change.kind, change.published)
         // Only switching on or off moves the room's derived values.
-        var group: (room: RoomID, before: (anyOn: Bool, allOn: Bool), after: (anyOn: Bool, allOn: Bool))?
+        var group: SimulatedRoom.GroupSwitch?
         if old.isOn != state.isOn {
-            if let found = rooms.index(forKey: lights[slot: index].room) {
-                let (before, after) = rooms.values[found].countSwitch(on: state.isOn)
-                group = (rooms.keys[found], before, after)
-            }
-            emit(.light(id, .isOn), .bool(state.isOn))
+            if let found = rooms.index(forKey: change.room) { group = rooms.values[found].countSwitch(on: state.isOn) }
+            emit(.light(id, .isOn), .bool(state.isOn), published: published.contains(.isOn))
         }
         if kind.supports(.brightness), old.brightness != state.brightness {
-            emit(.light(id, .brightness), .double(state.brightness))
+            emit(.light(id, .brightness), .double(state.brightness), published: published.contains(.brightness))
         }
         if kind.supports(.colorTemperature), old.colorTemperature != state.colorTemperature {
-            emit(.light(id, .colorTemperature), .int(state.colorTemperature))
+            emit(
+                .light(id, .colorTemperature), .int(state.colorTemperature),
+                published: published.contains(.colorTemperature))
         }
         if kind.supports(.color), old.color != state.color {
-            emit(.light(id, .color), state.color.jsonValue)
+            emit(.light(id, .color), state.color.jsonValue, published: published.contains(.color))
         }
         // The room's derived values follow its light's own changes.
-        if let group { emitGroupChange(of: group.room, from: group.before, to: group.after) }
+        if let group {
+            emitGroupChange(of: change.room, from: group.before, to: group.after, published: group.published)
+        }
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.

@@ -101,6 +101,13 @@ extension Home {
     private func readAndPublish(_ key: PropertyKey) throws(LumenError) -> JSONValue {
         let value = try value(of: key)
         published.fill(key, value)
+        // Marked on the entity too, so that its changes are looked for in the table (see `PublishedProperties`).
+        switch key {
+        case .home: break
+        case .room(let id, let property): rooms[id]?.publishedProperties.insert(property)
+        case .light(let id, let property):
+            if let slot = lights.slot(of: id) { lights[slot: slot].publishedProperties.insert(property) }
+        }
         return value
     }
 

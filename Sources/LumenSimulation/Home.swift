@@ -190,8 +190,11 @@ public actor Home {
     }
 
     /// Announces that a property took a new value, to the published values and every observer.
-    func emit(_ key: PropertyKey, _ value: JSONValue) {
-        published.update(key, value)
+    ///
+    /// `published` is `false` for a property the published values are known not to hold (see
+    /// ``PublishedProperties``), which is then not looked for there.
+    func emit(_ key: PropertyKey, _ value: JSONValue, published isPublished: Bool = true) {
+        if isPublished { published.update(key, value) }
         deliver(ChangeEvent(.property(key, value), timeMicros: nowMicros))
     }
 
@@ -310,13 +313,23 @@ public actor Home {
 
     /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
     func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
-        emitGroupChange(of: rooms.keys[index], from: before, to: rooms.values[index].groupState)
+        emitGroupChange(
+            of: rooms.keys[index], from: before, to: rooms.values[index].groupState,
+            published: rooms.values[index].publishedProperties)
     }
 
-    /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`.
-    func emitGroupChange(of room: RoomID, from before: (anyOn: Bool, allOn: Bool), to now: (anyOn: Bool, allOn: Bool)) {
-        if now.anyOn != before.anyOn { emit(.room(room, .anyOn), .bool(now.anyOn)) }
-        if now.allOn != before.allOn { emit(.room(room, .allOn), .bool(now.allOn)) }
+    /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`; `published` says
+    /// which of the room's properties the published values may hold.
+    func emitGroupChange(
+        of room: RoomID, from before: (anyOn: Bool, allOn: Bool), to now: (anyOn: Bool, allOn: Bool),
+        published: PublishedProperties
+    ) {
+        if now.anyOn != before.anyOn {
+            emit(.room(room, .anyOn), .bool(now.anyOn), published: published.contains(.anyOn))
+        }
+        if now.allOn != before.allOn {
+            emit(.room(room, .allOn), .bool(now.allOn), published: published.contains(.allOn))
+        }
     }
 
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).

@@ -42,3 +42,23 @@ extension SimulatedLight {
         return transitionGeneration
     }
 }
+
+extension SimulatedLight {
+    /// What announcing a change of a light's state needs to know of the light.
+    struct StateChange {
+        /// The state it had.
+        let old: LightState
+        let id: LightID
+        let kind: LightKind
+        let room: RoomID
+        let published: PublishedProperties
+    }
+
+    /// Takes `newState` as its state, in one step on the light where it lies; `nil` when it had that state
+    /// already.
+    mutating func take(_ newState: LightState) -> StateChange? {
+        guard state != newState else { return nil }
+        defer { state = newState }
+        return StateChange(old: state, id: id, kind: model.kind, room: room, published: publishedProperties)
+    }
+}

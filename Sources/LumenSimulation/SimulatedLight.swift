@@ -29,6 +29,8 @@ struct SimulatedLight: Sendable {
     /// The settings that govern it (its own, then its room's, then the home's), worked out at its first
     /// command and kept until its own settings change.
     var governingSettings: GoverningSettings?
+    /// Which of its properties a read has put in the home's published values.
+    var publishedProperties = PublishedProperties()
 
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
 
@@ -127,6 +129,8 @@ struct SimulatedRoom: Sendable {
     var lastScan: DiscoveryScan? = nil
     /// How many of its lights are on: what `anyOn` and `allOn` are read from.
     var onCount = 0
+    /// Which of its properties a read has put in the home's published values.
+    var publishedProperties = PublishedProperties()
 
     /// Whether any light is on, and whether every light is (an empty room has neither), as a Hue group's
     /// `any_on` and `all_on`.
@@ -135,10 +139,18 @@ struct SimulatedRoom: Sendable {
     /// Counts one of its lights switching on or off, and returns its group state before and after. Mutating,
     /// so a room kept in a dictionary is changed where it lies: reading `groupState` through the dictionary's
     /// values copies the whole room.
-    mutating func countSwitch(on: Bool) -> (before: (anyOn: Bool, allOn: Bool), after: (anyOn: Bool, allOn: Bool)) {
+    mutating func countSwitch(on: Bool) -> GroupSwitch {
         let before = groupState
         onCount += on ? 1 : -1
-        return (before, groupState)
+        return GroupSwitch(before: before, after: groupState, published: publishedProperties)
+    }
+
+    /// A light of the room switching on or off: the room's group state before and after, and which of its
+    /// properties the published values may hold.
+    struct GroupSwitch {
+        let before: (anyOn: Bool, allOn: Bool)
+        let after: (anyOn: Bool, allOn: Bool)
+        let published: PublishedProperties
     }
 }
 
