@@ -195,7 +195,8 @@ public enum Daemon {
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
             simulationAccess: options.simulationAccess, clock: clock, logger: logger)
-        await home.addObserver { event in
+        // A watcher: the server hears only of changes to properties some session subscribed to.
+        await home.addWatcher { event in
             server.publish(event)
         }
         let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"

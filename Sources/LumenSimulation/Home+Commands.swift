@@ -252,27 +252,25 @@ extension Home {
     /// changed.
     func setState(at index: LightTable.Slot, to state: LightState) {
         guard let change = lights[slot: index].take(state) else { return }
-        let (old, id, kind, published) = (change.old, change.id, change.kind, change.published)
+        let (old, id, kind, audience) = (change.old, change.id, change.kind, change.audience)
         // Only switching on or off moves the room's derived values.
         var group: SimulatedRoom.GroupSwitch?
         if old.isOn != state.isOn {
             if let found = rooms.index(forKey: change.room) { group = rooms.values[found].countSwitch(on: state.isOn) }
-            emit(.light(id, .isOn), .bool(state.isOn), published: published.contains(.isOn))
+            emit(.isOn, of: id, .bool(state.isOn), to: audience)
         }
         if kind.supports(.brightness), old.brightness != state.brightness {
-            emit(.light(id, .brightness), .double(state.brightness), published: published.contains(.brightness))
+            emit(.brightness, of: id, .double(state.brightness), to: audience)
         }
         if kind.supports(.colorTemperature), old.colorTemperature != state.colorTemperature {
-            emit(
-                .light(id, .colorTemperature), .int(state.colorTemperature),
-                published: published.contains(.colorTemperature))
+            emit(.colorTemperature, of: id, .int(state.colorTemperature), to: audience)
         }
         if kind.supports(.color), old.color != state.color {
-            emit(.light(id, .color), state.color.jsonValue, published: published.contains(.color))
+            emit(.color, of: id, state.color.jsonValue, to: audience)
         }
         // The room's derived values follow its light's own changes.
         if let group {
-            emitGroupChange(of: change.room, from: group.before, to: group.after, published: group.published)
+            emitGroupChange(of: change.room, from: group.before, to: group.after, audience: group.audience)
         }
     }
 

@@ -101,12 +101,12 @@ extension Home {
     private func readAndPublish(_ key: PropertyKey) throws(LumenError) -> JSONValue {
         let value = try value(of: key)
         published.fill(key, value)
-        // Marked on the entity too, so that its changes are looked for in the table (see `PublishedProperties`).
+        // Marked on the entity too, so that its changes are looked for in the table (see `PropertyAudience`).
         switch key {
         case .home: break
-        case .room(let id, let property): rooms[id]?.publishedProperties.insert(property)
+        case .room(let id, let property): rooms[id]?.audience.markPublished(property)
         case .light(let id, let property):
-            if let slot = lights.slot(of: id) { lights[slot: slot].publishedProperties.insert(property) }
+            if let slot = lights.slot(of: id) { lights[slot: slot].audience.markPublished(property) }
         }
         return value
     }

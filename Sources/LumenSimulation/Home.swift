@@ -64,6 +64,8 @@ public actor Home {
     var nowMicros: Int64 = 0
     /// In the order they were added.
     var observers: [Observer] = []
+    /// Told only of changes to watched properties, and of removals; in the order they were added.
+    var watchers: [Observer] = []
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: (any StateRecordSink)?
     var isShutDown = false
@@ -138,6 +140,26 @@ public actor Home {
         observers.append(observer)
     }
 
+    /// Calls `watcher` as ``addObserver(_:)`` calls an observer, but only with the changes of properties
+    /// someone watches (``watch(_:)``) and with every removal: what a server needs for its subscriptions,
+    /// without hearing of every change nobody subscribed to.
+    public func addWatcher(_ watcher: @escaping Observer) {
+        watchers.append(watcher)
+    }
+
+    /// Marks `key` as watched: from now on its changes go to the watchers (``addWatcher(_:)``) too. Call it
+    /// in the same step on the actor that reads the property's first value for a subscriber, so no change
+    /// falls in between. A mark is never taken back; a property nobody watches any more costs its watchers a
+    /// look that finds nothing.
+    public func watch(_ key: PropertyKey) {
+        switch key {
+        case .home: break
+        case .room(let id, let property): rooms[id]?.audience.markWatched(property)
+        case .light(let id, let property):
+            if let slot = lights.slot(of: id) { lights[slot: slot].audience.markWatched(property) }
+        }
+    }
+
     /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
     /// synchronously, as the change is applied: the state store journals these.
     ///
@@ -191,11 +213,29 @@ public actor Home {
 
     /// Announces that a property took a new value, to the published values and every observer.
     ///
-    /// `published` is `false` for a property the published values are known not to hold (see
-    /// ``PublishedProperties``), which is then not looked for there.
-    func emit(_ key: PropertyKey, _ value: JSONValue, published isPublished: Bool = true) {
+    /// `published` is `false` for a property the published values are known not to hold, which is then not
+    /// looked for there; `watched` is `false` for one no subscriber watches, which the watchers then do not
+    /// hear of (see ``PropertyAudience``).
+    func emit(_ key: PropertyKey, _ value: JSONValue, published isPublished: Bool = true, watched: Bool = true) {
         if isPublished { published.update(key, value) }
-        deliver(ChangeEvent(.property(key, value), timeMicros: nowMicros))
+        guard !observers.isEmpty || (watched && !watchers.isEmpty) else { return }
+        let event = ChangeEvent(.property(key, value), timeMicros: nowMicros)
+        for observer in observers { observer(event) }
+        if watched { for watcher in watchers { watcher(event) } }
+    }
+
+    /// Announces a change of a light's property, to those of `audience`.
+    func emit(_ property: LightProperty, of light: LightID, _ value: JSONValue, to audience: PropertyAudience) {
+        emit(
+            .light(light, property), value, published: audience.isPublished(property),
+            watched: audience.isWatched(property))
+    }
+
+    /// Announces a change of a room's property, to those of `audience`.
+    func emit(_ property: RoomProperty, of room: RoomID, _ value: JSONValue, to audience: PropertyAudience) {
+        emit(
+            .room(room, property), value, published: audience.isPublished(property),
+            watched: audience.isWatched(property))
     }
 
     /// Announces that an entity was removed.
@@ -206,6 +246,7 @@ public actor Home {
 
     private func deliver(_ event: ChangeEvent) {
         for observer in observers { observer(event) }
+        for watcher in watchers { watcher(event) }
     }
 
     // MARK: - Time
@@ -315,21 +356,17 @@ public actor Home {
     func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
         emitGroupChange(
             of: rooms.keys[index], from: before, to: rooms.values[index].groupState,
-            published: rooms.values[index].publishedProperties)
+            audience: rooms.values[index].audience)
     }
 
-    /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`; `published` says
-    /// which of the room's properties the published values may hold.
+    /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`, to those of the
+    /// room's `audience`.
     func emitGroupChange(
         of room: RoomID, from before: (anyOn: Bool, allOn: Bool), to now: (anyOn: Bool, allOn: Bool),
-        published: PublishedProperties
+        audience: PropertyAudience
     ) {
-        if now.anyOn != before.anyOn {
-            emit(.room(room, .anyOn), .bool(now.anyOn), published: published.contains(.anyOn))
-        }
-        if now.allOn != before.allOn {
-            emit(.room(room, .allOn), .bool(now.allOn), published: published.contains(.allOn))
-        }
+        if now.anyOn != before.anyOn { emit(.anyOn, of: room, .bool(now.anyOn), to: audience) }
+        if now.allOn != before.allOn { emit(.allOn, of: room, .bool(now.allOn), to: audience) }
     }
 
     /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).

@@ -51,7 +51,7 @@ extension SimulatedLight {
         let id: LightID
         let kind: LightKind
         let room: RoomID
-        let published: PublishedProperties
+        let audience: PropertyAudience
     }
 
     /// Takes `newState` as its state, in one step on the light where it lies; `nil` when it had that state
@@ -59,6 +59,6 @@ extension SimulatedLight {
     mutating func take(_ newState: LightState) -> StateChange? {
         guard state != newState else { return nil }
         defer { state = newState }
-        return StateChange(old: state, id: id, kind: model.kind, room: room, published: publishedProperties)
+        return StateChange(old: state, id: id, kind: model.kind, room: room, audience: audience)
     }
 }

@@ -29,8 +29,8 @@ struct SimulatedLight: Sendable {
     /// The settings that govern it (its own, then its room's, then the home's), worked out at its first
     /// command and kept until its own settings change.
     var governingSettings: GoverningSettings?
-    /// Which of its properties a read has put in the home's published values.
-    var publishedProperties = PublishedProperties()
+    /// Which of its properties a read has published, and which a subscriber watches.
+    var audience = PropertyAudience()
 
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
 
@@ -129,8 +129,8 @@ struct SimulatedRoom: Sendable {
     var lastScan: DiscoveryScan? = nil
     /// How many of its lights are on: what `anyOn` and `allOn` are read from.
     var onCount = 0
-    /// Which of its properties a read has put in the home's published values.
-    var publishedProperties = PublishedProperties()
+    /// Which of its properties a read has published, and which a subscriber watches.
+    var audience = PropertyAudience()
 
     /// Whether any light is on, and whether every light is (an empty room has neither), as a Hue group's
     /// `any_on` and `all_on`.
@@ -142,15 +142,15 @@ struct SimulatedRoom: Sendable {
     mutating func countSwitch(on: Bool) -> GroupSwitch {
         let before = groupState
         onCount += on ? 1 : -1
-        return GroupSwitch(before: before, after: groupState, published: publishedProperties)
+        return GroupSwitch(before: before, after: groupState, audience: audience)
     }
 
-    /// A light of the room switching on or off: the room's group state before and after, and which of its
-    /// properties the published values may hold.
+    /// A light of the room switching on or off: the room's group state before and after, and who may want to
+    /// hear of the room's changes.
     struct GroupSwitch {
         let before: (anyOn: Bool, allOn: Bool)
         let after: (anyOn: Bool, allOn: Bool)
-        let published: PublishedProperties
+        let audience: PropertyAudience
     }
 }
 

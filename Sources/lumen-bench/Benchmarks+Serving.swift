@@ -39,7 +39,7 @@ extension Benchmarks {
         let server = SocketServer(
             listenFD: fd, ownedPath: path, container: container,
             logger: Logger(level: .critical, handler: StderrLogHandler()))
-        await home.addObserver { server.publish($0) }
+        await home.addWatcher { server.publish($0) }
         await home.setPersistenceSink(store)
         try? await store.compact()
         let serverTask = Task { _ = try? await server.run() }

@@ -34,7 +34,7 @@ final class TestServer: Sendable {
             listenFD: fd, ownedPath: path, container: ScopeContainer(home: home), limits: limits,
             logger: Logger(level: .info, handler: log))
         self.server = server
-        await home.addObserver { server.publish($0) }
+        await home.addWatcher { server.publish($0) }
         task = Task { try await server.run() }
     }
 

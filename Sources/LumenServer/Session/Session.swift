@@ -455,6 +455,7 @@ final class Session: RPCHandler {
                 let value = try home.value(of: key)
                 outbox.addSubscription(subscription, value: value)
                 hub.add(subscription, key: key, session: self)
+                home.watch(key)
                 return value
             }
         } else {
