@@ -15,10 +15,10 @@ extension Home {
 
     /// The settings that govern the light at `index` of `lights`, kept on the light from its first command
     /// until its own settings change (a light that moves is a new light in its new room).
-    func governingSettings(at index: LightTable.Slot) -> DeviceSettings {
-        if let known = lights[slot: index].governingSettings { return known.settings }
-        let settings = effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room)
-        lights[slot: index].governingSettings = GoverningSettings(settings)
+    func governingSettings(at index: LightTable.Slot) -> GoverningSettings {
+        if let known = lights[slot: index].governingSettings { return known }
+        let settings = GoverningSettings(effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room))
+        lights[slot: index].governingSettings = settings
         return settings
     }
 
@@ -61,7 +61,7 @@ extension Home {
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
         if let rate = settings.rateLimitPerSecond, !takeToken(for: light, rate: rate) {
-            guard settings.effectiveOverload == .drop else {
+            guard settings.overload == .drop else {
                 throw LumenError(
                     .busy,
                     "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
@@ -82,7 +82,7 @@ extension Home {
         let ticket = CommandTicket()
         pending[id] = PendingCommand(
             light: light, change: change, transitionMicros: transitionMicros, submittedAt: now, ticket: ticket)
-        let timeout = Self.micros(settings.faultModel.timeoutMs)
+        let timeout = settings.timeoutMicros
         let (event, due): (SimulationEvent, Int64) =
             switch delivery {
             case .unreachable: (.failCommand(id, LumenErrorCodeBox(rawValue: Self.unreachableCode)), now + timeout)
@@ -152,7 +152,7 @@ extension Home {
             }
             // It went away while the command was in flight: the sender hears nothing until its timeout.
             pending[id] = command
-            let timeout = Self.micros(governingSettings(at: index).faultModel.timeoutMs)
+            let timeout = governingSettings(at: index).timeoutMicros
             schedule(
                 .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
                 at: max(nowMicros, command.submittedAt + timeout))
@@ -199,7 +199,7 @@ extension Home {
     /// off (as Hue bulbs do) takes no brightness or colour unless the same change turns it on.
     func refusalWhileOff(_ change: LightChange, toLightAt index: LightTable.Slot, current: LightState) -> LumenError? {
         guard !current.isOn, change.isOn != true else { return nil }
-        guard governingSettings(at: index).effectiveWhileOff == .refuse else { return nil }
+        guard governingSettings(at: index).whileOff == .refuse else { return nil }
         let device = lights[slot: index]
         let refused = change.properties.filter { $0 != .isOn }
         guard let first = refused.first else { return nil }

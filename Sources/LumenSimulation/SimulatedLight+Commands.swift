@@ -17,7 +17,7 @@ extension SimulatedLight {
     /// Both draws happen for every command, however it fares, so a light's random stream does not depend on
     /// whether it happened to be reachable or busy. Done in one step on the light where it lies: a command
     /// reads and changes the light once, not field by field.
-    mutating func deliver(at now: Int64, settings: DeviceSettings, overloaded: Bool) -> Delivery {
+    mutating func deliver(at now: Int64, settings: GoverningSettings, overloaded: Bool) -> Delivery {
         let (latency, dropped) = drawDelivery(settings)
         guard isReachable else { return .unreachable }
         guard !dropped, !overloaded else { return .lost }
@@ -28,9 +28,9 @@ extension SimulatedLight {
 
     /// A command's two draws from the light's random stream: its latency, in microseconds, and whether the
     /// device drops it.
-    mutating func drawDelivery(_ settings: DeviceSettings) -> (latencyMicros: Int64, dropped: Bool) {
-        let latency = Home.micros((settings.latency ?? .fixed(ms: 0)).sample(using: &random))
-        let drop = settings.dropProbability ?? 0
+    mutating func drawDelivery(_ settings: GoverningSettings) -> (latencyMicros: Int64, dropped: Bool) {
+        let latency = settings.fixedLatencyMicros ?? Home.micros(settings.latency.sample(using: &random))
+        let drop = settings.dropProbability
         let dropped = drop > 0 && Double.random(in: 0..<1, using: &random) < drop
         return (latency, dropped)
     }

@@ -45,13 +45,6 @@ struct SimulatedLight: Sendable {
     }
 }
 
-/// A light's governing settings, worked out once: a reference, so a light that has none yet costs a word.
-final class GoverningSettings: Sendable {
-    let settings: DeviceSettings
-
-    init(_ settings: DeviceSettings) { self.settings = settings }
-}
-
 /// A change that moves in steps, as Matter lights do: ten steps a second, the last one exact.
 ///
 /// A fade runs from `from` towards `fadeTo` and then lands on `landing`. The two differ only when fading off:
