@@ -16,6 +16,7 @@ _lumend() {
         --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
         --event-loops'[Threads serving the connections]:value:->value---event-loops'
         --log-level'[critical, error, warning, notice, info (default) or debug]:value:->value---log-level'
+        --exit-with-parent'[Shut down cleanly, as on SIGTERM, once the process that s...]'
         '(-h --help)'{-h,--help}'[Show this help]'
         --version'[Show the version]'
         --print-socket'[Print the socket path these options resolve to, and exit]'

@@ -91,6 +91,12 @@ public enum Daemon {
         // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
         // anything else, and this covers a caller that did not.
         StopSignals.install()
+        if options.exitWithParent {
+            // Its SIGTERM waits in the stop signals' pipe until the service group reads it, however early.
+            do { try ParentWatch.start(watcher: mainLoop ?? DispatchReadableWatcher(), logger: logger) } catch {
+                throw StartupError(description: error.description)
+            }
+        }
         raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
         let fileSystem = PosixFileSystem()
         // The state.

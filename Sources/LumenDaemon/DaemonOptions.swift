@@ -23,6 +23,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var reset = false
     /// The least important messages logged.
     public var logLevel: LogLevel = .info
+    /// Shut down, as on SIGTERM, once the process that started lumend has exited.
+    public var exitWithParent = false
     /// Who may open the `simulation` scope.
     public var simulationAccess: SimulationAccess = .owner
     /// The limits sessions are held to (the request timeout and sessions per user are options).
@@ -149,6 +151,12 @@ public struct DaemonOptions: Sendable, Hashable {
             }
             options.logLevel = level
         },
+        .flag(
+            "--exit-with-parent",
+            help:
+                "Shut down cleanly, as on SIGTERM, once the process that started lumend has exited: for test "
+                + "harnesses, which may be killed before they can stop it."
+        ) { $0.exitWithParent = true },
         .flag("-h", "--help", help: "Show this help.") { $0.showHelp = true },
         .flag("--version", help: "Show the version.") { $0.showVersion = true },
         .flag("--print-socket", help: "Print the socket path these options resolve to, and exit.") {

@@ -28,6 +28,7 @@ extension Benchmarks {
         process.executableURL = URL(fileURLWithPath: lumend)
         process.arguments = [
             "--socket", socketPath, "--state-dir", "\(directory)/state", "--durability", "relaxed",
+            "--exit-with-parent",
             "--max-sessions", String(count + 100), "--max-sessions-per-user", String(count + 50),
         ]
         process.standardError = FileHandle.nullDevice

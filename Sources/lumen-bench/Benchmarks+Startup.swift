@@ -29,7 +29,10 @@ extension Benchmarks {
         func start(_ name: String, _ arguments: [String]) -> (seconds: Double, residentKiB: Int)? {
             guard
                 let result = timeToReady(
-                    lumend, arguments + ["--socket", "\(directory)/s.sock", "--state-dir", "\(directory)/\(name)"],
+                    lumend,
+                    arguments + [
+                        "--socket", "\(directory)/s.sock", "--state-dir", "\(directory)/\(name)", "--exit-with-parent",
+                    ],
                     directory: directory)
             else {
                 print("  " + pad("lumend \(name)") + "did not report READY=1")

@@ -55,7 +55,10 @@ public final class DaemonProcess: Sendable {
         stdoutPath = directory.file("stdout-\(tag).log")
         notify = NotifyListener(path: directory.file("notify-\(tag).sock"))
         let program = executable ?? Self.builtBinary("lumend")
-        let paths = setPaths ? ["--socket", socketPath, "--state-dir", stateDirectory] : []
+        // lumend run directly goes when the test process does, even killed outright: no daemon outlives its run.
+        let paths =
+            (setPaths ? ["--socket", socketPath, "--state-dir", stateDirectory] : [])
+            + (executable == nil ? ["--exit-with-parent"] : [])
         var env = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": directory.path, "NOTIFY_SOCKET": notify.path, "SWIFT_BACKTRACE": "enable=no",

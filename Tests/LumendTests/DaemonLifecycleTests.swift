@@ -84,6 +84,32 @@ struct DaemonLifecycleTests {
         #expect(FileManager.default.fileExists(atPath: socket))
     }
 
+    /// Started with `--exit-with-parent` by a harness that is then killed outright: lumend notices, saves its
+    /// state and exits, rather than living on with nobody to stop it.
+    @Test func withExitWithParentItStopsCleanlyOnceWhatStartedItIsKilled() async throws {
+        let directory = TemporaryDirectory()
+        let pidFile = directory.file("lumend.pid")
+        // A shell starts lumend as its child and waits for it: killing the shell leaves lumend an orphan.
+        let harness = try DaemonProcess(
+            environment: ["PIDFILE": pidFile], directory: directory,
+            prefix: [
+                "-c", "\"$0\" \"$@\" & echo $! > \"$PIDFILE\"; wait", DaemonProcess.builtBinary("lumend"),
+                "--socket", directory.file("lumend.sock"), "--state-dir", directory.file("state"),
+                "--exit-with-parent",
+            ],
+            executable: "/bin/sh", setPaths: false)
+        _ = try #require(await harness.waitUntilReady(), "no READY=1; stderr: \(harness.stderr)")
+        let written = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let lumend = try #require(Int32(written.trimmingCharacters(in: .whitespacesAndNewlines)))
+        harness.signal(SIGKILL)
+        // The shell's lifeline, which lumend inherited, closes only once lumend has exited too.
+        let status = await harness.waitForExit(timeout: .seconds(20))
+        if status == nil { kill(lumend, SIGKILL) }
+        #expect(status == 128 + SIGKILL, "lumend lived on after its parent; stderr: \(harness.stderr)")
+        #expect(harness.stderr.contains("the process that started lumend (pid"), "\(harness.stderr)")
+        #expect(harness.stderr.contains("state saved"), "\(harness.stderr)")
+    }
+
     /// lumend with a systemd watchdog of `microseconds`, its socket and state in `directory`.
     func withWatchdog(microseconds: Int, directory: TemporaryDirectory, arguments: [String] = []) throws
         -> DaemonProcess

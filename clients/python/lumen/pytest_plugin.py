@@ -86,7 +86,9 @@ def start(binary: str, fixture: str | None = None, seed: int = 1, args: tuple[st
     socket_path = os.path.join(directory, "lumend.sock")
     state = os.path.join(directory, "state")
     stderr_path = os.path.join(directory, "stderr.log")
+    # --exit-with-parent: a test run killed outright leaves no lumend behind.
     command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", "virtual", "--seed", str(seed)]
+    command += ["--exit-with-parent"]
     if fixture:
         command += ["--fixture", fixture]
     command += list(args)
