@@ -23,7 +23,9 @@ enum ParentWatch {
     static func start(watcher: any ReadableWatcher, logger: Logger) throws(Failure) {
         let parent = getppid()
         guard parent > 1 else {
-            throw Failure(description: "--exit-with-parent: the process that started lumend has exited already")
+            throw Failure(
+                description: "--exit-with-parent: lumend's parent is process \(parent): the process that started it "
+                    + "has exited already, or it is init, which does not exit; start lumend without the option")
         }
         let fd = pidfd_open(parent, 0)
         guard fd >= 0 else {
