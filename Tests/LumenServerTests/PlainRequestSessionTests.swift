@@ -135,4 +135,41 @@ struct PlainRequestSessionTests {
         session.close()
         await home.shutDown()
     }
+
+    /// A write refused as it is made (a light that is off and takes no brightness while off, answering at
+    /// once) is answered on the plain way with the request's context, as the general way words it.
+    @Test func aWriteRefusedAsItIsMadeNamesItsRequestOnThePlainWayToo() async throws {
+        let fixture = """
+            {"schema": 1, "id": "off", "name": "Off", "seed": 1, "defaults": {"latency": "instant"}, "rooms": [
+              {"id": "lab", "name": "Lab", "lights": [
+                {"id": "lab.lamp", "name": "Lamp", "kind": "dimmable", "whileOff": "refuse", "state": {"isOn": false}}
+              ]}]}
+            """
+        var answers: [String] = []
+        for readsPlain in [true, false] {
+            let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .real)
+            let session = InProcessSession(
+                container: ScopeContainer(home: home), limits: ServerLimits(), readsPlainRequests: readsPlain)
+            for line in [
+                Self.request(#""r""#, "open", #""scope":0,"connection":"room","configuration":"lab""#),
+                Self.request(#""l""#, "open", #""scope":1,"connection":"light","configuration":"lab.lamp""#),
+            ] { _ = await session.feed(Array(line.utf8) + [0x0A]) }
+            let set = Self.request("1", "set", #""scope":2,"connection":"brightness","value":20"#)
+            if readsPlain {
+                let outcome = session.session.handleNow(try #require(PlainRequest(line: Array(set.utf8))))
+                guard case .done(.failure(let error)) = outcome else {
+                    Issue.record("the refusal was not answered at once: \(String(describing: outcome))")
+                    return
+                }
+                #expect(error.code == .deviceOff)
+                #expect(error.data["light"] == "lab.lamp" && error.data["scope"] == 2)
+                #expect(error.data["connection"] == "brightness" && error.data["value"] == 20)
+            }
+            answers.append(String(decoding: await session.feed(Array(set.utf8) + [0x0A]), as: UTF8.self))
+            session.close()
+            await home.shutDown()
+        }
+        #expect(answers[0] == answers[1])
+        #expect(answers[0].contains("lab.lamp"), "\(answers[0])")
+    }
 }

@@ -113,11 +113,22 @@ final class Session: RPCHandler {
             guard ms.isFinite, Self.transitionRange.contains(ms) else { return nil }
             transition = ms
         }
+        // Anything the checks of `prepareWrite` would refuse goes the general way, which words it.
+        guard let write = target.connection.write, !value.isNull,
+            inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession
+        else { return nil }
         let cursor = JSONCursor(value, path: Self.valuePath)
-        guard let prepared = try? prepareWrite(to: target, value: cursor, transitionMs: { transition }) else {
-            return nil
+        let options = WriteOptions(transitionMs: transition ?? 0)
+        // The request's context, which errors are worded with, is made only for an error or a later answer.
+        let completion: WriteCompletion?
+        do throws(LumenError) {
+            completion = try context.container.home.now { home throws(LumenError) in try write(home, cursor, options) }
+        } catch {
+            return .failure(target.request(value: value).annotate(error))
         }
-        do throws(LumenError) { return try setNow(prepared) } catch { return .failure(error) }
+        guard let completion else { return nil }
+        if case .success(let confirmed)? = completion.now { return .result(["value": confirmed]) }
+        return outcome(of: completion, target.request(value: value))
     }
 
     private static let valuePath = JSONPath.root.appending("params").appending("value")
@@ -261,6 +272,11 @@ final class Session: RPCHandler {
         let entity: Entity?
 
         var request: RequestContext { RequestContext(scope: scopeID, connection: name, entity: entity) }
+
+        /// The context of a write of `value` to it.
+        func request(value: JSONValue) -> RequestContext {
+            RequestContext(scope: scopeID, connection: name, entity: entity, value: value)
+        }
     }
 
     private func lookup(_ params: Params) throws(LumenError) -> Target {
