@@ -184,13 +184,13 @@ extension Home {
         {
             transitions[light] = transition
             setState(at: index, to: transition.state(at: nowMicros))
-            persistLight(at: index)
+            persistLight(at: index, savedState: landing)
             schedule(
                 .transitionStep(light, generation: generation),
                 at: nowMicros + min(Transition.stepMicros, transitionMicros))
         } else {
             setState(at: index, to: landing)
-            persistLight(at: index)
+            persistLight(at: index, savedState: landing)
         }
         return .success(landing)
     }

@@ -190,10 +190,11 @@ public actor Home {
     }
 
     /// Hands the saved form of the light at `index` of `lights` to the persistence sink after a change of its
-    /// state alone: written into the record the sink still holds, when it does.
-    func persistLight(at index: LightTable.Slot) {
+    /// state alone, `savedState` (what ``savedState(at:)`` gives, which the caller knows already): written into
+    /// the record the sink still holds, when it does.
+    func persistLight(at index: LightTable.Slot, savedState: LightState) {
         // A light has a pending record only while a sink is set: the sink need not be looked at.
-        if let pending = lights[slot: index].pendingRecord, pending.update(state: savedState(at: index)) { return }
+        if let pending = lights[slot: index].pendingRecord, pending.update(state: savedState) { return }
         guard let persistenceSink else { return }
         noteLight(at: index, to: persistenceSink)
     }
