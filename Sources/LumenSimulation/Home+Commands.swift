@@ -14,7 +14,7 @@ extension Home {
     }
 
     /// The settings that govern the light at `index` of `lights`, kept on the light from its first command
-    /// until its own settings change (a light that moves is a new light in its new room).
+    /// until its own settings change (a room's defaults and the home's do not change while lumend runs).
     func governingSettings(at index: LightTable.Slot) -> GoverningSettings {
         if let known = lights[slot: index].governingSettings { return known }
         let settings = GoverningSettings(effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room))
@@ -108,12 +108,6 @@ extension Home {
                 .invalidParams, "transitionMs must be 0–3600000, got \(JSONNumber(transitionMs))",
                 data: ["argument": "transitionMs"])
         }
-    }
-
-    /// Takes a token from a light's rate-limit bucket; `false` when it has none (or `true` with no limit).
-    func takeToken(for light: LightID, rate: Double?) -> Bool {
-        guard let rate else { return true }
-        return takeToken(for: light, rate: rate)
     }
 
     /// Takes a token from the bucket of a light whose rate limit is `rate`; `false` when it has none.

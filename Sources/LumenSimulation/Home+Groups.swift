@@ -114,7 +114,7 @@ extension Home {
                 delivery.missed = .unreachable
             } else if dropped {
                 delivery.missed = .lost
-            } else if !takeToken(for: lightID, rate: settings.rateLimitPerSecond) {
+            } else if let rate = settings.rateLimitPerSecond, !takeToken(for: lightID, rate: rate) {
                 delivery.missed = .overloaded
             }
             if delivery.missed != nil {

@@ -153,6 +153,7 @@ public actor Home {
     /// look that finds nothing.
     public func watch(_ key: PropertyKey) {
         switch key {
+        // The home's own properties are announced to the watchers whether watched or not.
         case .home: break
         case .room(let id, let property): rooms[id]?.audience.markWatched(property)
         case .light(let id, let property):
@@ -212,7 +213,7 @@ public actor Home {
         .light(fixtureEntry(at: index), room: lights[slot: index].room)
     }
 
-    /// Announces that a property took a new value, to the published values and every observer.
+    /// Announces that a property took a new value: to the published values, every observer and every watcher.
     ///
     /// `published` is `false` for a property the published values are known not to hold, which is then not
     /// looked for there; `watched` is `false` for one no subscriber watches, which the watchers then do not
