@@ -356,9 +356,9 @@ public actor Home {
 
     /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
     func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
-        emitGroupChange(
-            of: rooms.keys[index], from: before, to: rooms.values[index].groupState,
-            audience: rooms.values[index].audience)
+        // Read once: each read through the dictionary's values copies the whole room.
+        let room = rooms.values[index]
+        emitGroupChange(of: room.id, from: before, to: room.groupState, audience: room.audience)
     }
 
     /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`, to those of the

@@ -15,25 +15,24 @@ struct PropertyAudience: Sendable, Equatable {
     private var watchedBits: UInt8 = 0
 
     /// Whether the published values may hold `property`.
-    func isPublished(_ property: LightProperty) -> Bool { publishedBits & Self.bit(property) != 0 }
-    /// Whether the published values may hold `property`.
-    func isPublished(_ property: RoomProperty) -> Bool { publishedBits & Self.bit(property) != 0 }
+    func isPublished(_ property: some AudienceProperty) -> Bool { publishedBits & property.audienceBit != 0 }
     /// Whether a subscriber may watch `property`.
-    func isWatched(_ property: LightProperty) -> Bool { watchedBits & Self.bit(property) != 0 }
-    /// Whether a subscriber may watch `property`.
-    func isWatched(_ property: RoomProperty) -> Bool { watchedBits & Self.bit(property) != 0 }
+    func isWatched(_ property: some AudienceProperty) -> Bool { watchedBits & property.audienceBit != 0 }
 
     /// Marks `property` as put in the published values.
-    mutating func markPublished(_ property: LightProperty) { publishedBits |= Self.bit(property) }
-    /// Marks `property` as put in the published values.
-    mutating func markPublished(_ property: RoomProperty) { publishedBits |= Self.bit(property) }
+    mutating func markPublished(_ property: some AudienceProperty) { publishedBits |= property.audienceBit }
     /// Marks `property` as watched by a subscriber.
-    mutating func markWatched(_ property: LightProperty) { watchedBits |= Self.bit(property) }
-    /// Marks `property` as watched by a subscriber.
-    mutating func markWatched(_ property: RoomProperty) { watchedBits |= Self.bit(property) }
+    mutating func markWatched(_ property: some AudienceProperty) { watchedBits |= property.audienceBit }
+}
 
-    private static func bit(_ property: LightProperty) -> UInt8 {
-        switch property {
+/// A property of one kind of entity, with a bit of its own in a ``PropertyAudience`` (eight at most).
+protocol AudienceProperty {
+    var audienceBit: UInt8 { get }
+}
+
+extension LightProperty: AudienceProperty {
+    var audienceBit: UInt8 {
+        switch self {
         case .isOn: 1 << 0
         case .brightness: 1 << 1
         case .colorTemperature: 1 << 2
@@ -44,9 +43,11 @@ struct PropertyAudience: Sendable, Equatable {
         case .settings: 1 << 7
         }
     }
+}
 
-    private static func bit(_ property: RoomProperty) -> UInt8 {
-        switch property {
+extension RoomProperty: AudienceProperty {
+    var audienceBit: UInt8 {
+        switch self {
         case .name: 1 << 0
         case .lightIDs: 1 << 1
         case .isScanning: 1 << 2

@@ -2,7 +2,7 @@ import LumenModel
 
 extension SimulatedLight {
     /// How a command sent to a light fares on its way.
-    enum Delivery: Equatable {
+    enum Delivery {
         /// The light cannot be reached: the sender hears nothing until its timeout.
         case unreachable
         /// The device drops it (by chance, or beyond its rate limit): the sender times out.
