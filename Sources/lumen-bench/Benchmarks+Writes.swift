@@ -53,12 +53,13 @@ extension Benchmarks {
                 }
                 if durability == .relaxed, window == 1 {
                     // The same clients reading instead, in turn with the writes: what a write costs beyond a read.
-                    // Runs of a few tenths of a second each: in shorter ones the scheduler's moods, not the
-                    // requests, decide the CPU time.
-                    let cpuRounds = (baseline.quick ? 4_000 : 24_000) / clients
+                    // Many short pairs rather than a few long ones: how busy the machine is drifts over seconds,
+                    // and a read and a write run close together see the same drift.
+                    let (pairs, requests) = baseline.quick ? (10, 2_000) : (20, 6_000)
+                    let cpuRounds = requests / clients
                     var reads: [Measurement] = []
                     var writes: [Measurement] = []
-                    for _ in 0..<5 {
+                    for _ in 0..<pairs {
                         reads.append(roundTrips(clients: clients, rounds: cpuRounds, path: writer.path, line: getName))
                         writes.append(
                             measureWrites(clients: clients, window: 1, rounds: cpuRounds, path: writer.path))
