@@ -122,7 +122,7 @@ final class Session: RPCHandler {
         // The request's context, which errors are worded with, is made only for an error or a later answer.
         let completion: WriteCompletion?
         do throws(LumenError) {
-            completion = try context.container.home.now { home throws(LumenError) in try write(home, cursor, options) }
+            completion = try context.container.home.now(write, (cursor, options))
         } catch {
             return .failure(target.request(value: value).annotate(error))
         }
@@ -377,7 +377,7 @@ final class Session: RPCHandler {
         var options: WriteOptions
 
         func make(on home: isolated Home) throws(LumenError) -> WriteCompletion {
-            do throws(LumenError) { return try write(home, value, options) } catch { throw request.annotate(error) }
+            do throws(LumenError) { return try write(home, (value, options)) } catch { throw request.annotate(error) }
         }
     }
 
