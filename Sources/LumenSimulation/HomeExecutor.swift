@@ -91,15 +91,32 @@ public final class HomeExecutor: SerialExecutor {
     /// How long, in nanoseconds, a thread that finds the actor held by work made at once waits for it before
     /// it goes the asynchronous way.
     let atOnceWait: UInt64
+    /// How long, in nanoseconds, a waiting thread spins before it offers its core to other threads between
+    /// looks.
+    let spinBeforeYielding: UInt64
+    /// Offers the calling thread's core to other threads (`sched_yield`).
+    let yieldCore: @Sendable () -> Void
 
     /// An executor whose queued jobs run at `workplaces`.
     ///
     /// A thread that finds the actor held by another's work made at once waits up to `atOnceWait` for it
-    /// (by default a few times what a `set` holds it), then goes the asynchronous way.
-    public init(workplaces: HomeWorkplaces = .shared, atOnceWait: Duration = .microseconds(10)) {
+    /// (by default a few times what a `set` holds it), then goes the asynchronous way. It spins for
+    /// `spinBeforeYielding` (about what a `set` holds the actor), then offers its core to other threads
+    /// (`yieldCore`) between looks: work held longer than that has most likely lost its own core for a while,
+    /// to a thread that may as well run on this one.
+    public init(
+        workplaces: HomeWorkplaces = .shared, atOnceWait: Duration = .microseconds(10),
+        spinBeforeYielding: Duration = .microseconds(1), yieldCore: @escaping @Sendable () -> Void = { sched_yield() }
+    ) {
         self.workplaces = workplaces
-        let (seconds, attoseconds) = atOnceWait.components
-        self.atOnceWait = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        self.atOnceWait = Self.nanoseconds(atOnceWait)
+        self.spinBeforeYielding = Self.nanoseconds(spinBeforeYielding)
+        self.yieldCore = yieldCore
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     private static var currentThread: UInt { UInt(pthread_self()) }
@@ -189,10 +206,11 @@ public final class HomeExecutor: SerialExecutor {
             // Held by another thread's work made at once, a few microseconds of work that never suspends: a
             // task and a wake-up of this loop would cost more than waiting for it. Only a moment, though, in
             // case that thread was descheduled meanwhile.
-            let until = deadline ?? Self.continuousNanoseconds() + atOnceWait
+            let start = Self.continuousNanoseconds()
+            let until = deadline ?? start + atOnceWait
             deadline = until
             waiting.add(1, ordering: .relaxed)
-            let letGo = Self.spin(whileHeldAtOnce: heldAtOnce, until: until)
+            let letGo = wait(whileHeldAtOnceUntil: until, yieldingAfter: start + spinBeforeYielding)
             waiting.subtract(1, ordering: .relaxed)
             guard letGo else { return false }
         }
@@ -208,12 +226,20 @@ public final class HomeExecutor: SerialExecutor {
         return true
     }
 
-    /// Spins until `held` is false (`true`) or the clock reaches `deadline` (`false`).
-    private static func spin(whileHeldAtOnce held: borrowing Atomic<Bool>, until deadline: UInt64) -> Bool {
+    /// Waits until the actor is no longer held at once (`true`) or the clock reaches `deadline` (`false`):
+    /// spinning, then from `yieldTime` on offering the core between looks.
+    ///
+    /// Work made at once is short, so a hold that outlasts the spin most likely means its thread lost its
+    /// core (to a client woken on it, for instance) and will not let go until it has it back. Spinning on
+    /// meanwhile would burn this core for nothing; offered, it runs a thread that has work, or the holder
+    /// itself when both share a core.
+    private func wait(whileHeldAtOnceUntil deadline: UInt64, yieldingAfter yieldTime: UInt64) -> Bool {
         while true {
             // The clock is read once in a while: a load of a line another core is writing costs less.
-            for _ in 0..<64 where !held.load(ordering: .relaxed) { return true }
-            if continuousNanoseconds() >= deadline { return false }
+            for _ in 0..<64 where !heldAtOnce.load(ordering: .relaxed) { return true }
+            let now = Self.continuousNanoseconds()
+            if now >= deadline { return false }
+            if now >= yieldTime { yieldCore() }
         }
     }
 

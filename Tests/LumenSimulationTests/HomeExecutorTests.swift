@@ -173,6 +173,34 @@ struct HomeExecutorWaitTests {
         #expect(second.load(ordering: .sequentiallyConsistent) == 1, "it waited and made its work at once")
     }
 
+    @Test func aThreadThatWaitsLongerThanAHoldOffersItsCoreUntilTheActorIsLetGo() {
+        let offers = Atomic<Int>(0)
+        let executor = HomeExecutor(
+            atOnceWait: .seconds(5), spinBeforeYielding: .microseconds(1),
+            yieldCore: { offers.add(1, ordering: .sequentiallyConsistent) })
+        let second = Atomic<Int>(0)  // 0: not yet, 1: made at once, 2: refused
+        let entered = executor.tryRunNow {
+            HomeExecutorWaitTests.onThread {
+                second.store(executor.tryRunNow({}) ? 1 : 2, ordering: .sequentiallyConsistent)
+            }
+            // Let go only once the waiting thread has offered its core twice: a holder that lost its core.
+            while offers.load(ordering: .sequentiallyConsistent) < 2,
+                second.load(ordering: .sequentiallyConsistent) == 0
+            {}
+        }
+        #expect(entered)
+        while second.load(ordering: .sequentiallyConsistent) == 0 {}
+        #expect(second.load(ordering: .sequentiallyConsistent) == 1, "it still waited, and made its work at once")
+        #expect(offers.load(ordering: .sequentiallyConsistent) >= 2)
+    }
+
+    @Test func aThreadThatFindsTheActorFreeOffersNothing() {
+        let offers = Atomic<Int>(0)
+        let executor = HomeExecutor(yieldCore: { offers.add(1, ordering: .sequentiallyConsistent) })
+        #expect(executor.tryRunNow {})
+        #expect(offers.load(ordering: .sequentiallyConsistent) == 0)
+    }
+
     @Test func theWaitIsBoundedWhenTheHolderDoesNotLetGo() {
         let executor = HomeExecutor(atOnceWait: .milliseconds(1))
         let second = Atomic<Int>(0)
