@@ -422,16 +422,23 @@ extension Home {
         throws(LumenError)
         -> T?
     {
+        try takeNow { () throws(LumenError) in
+            // The executor has just made this thread the actor's owner, which is what `assumeIsolated` would
+            // ask it again: the body is called as the plain function an isolated one is underneath, as
+            // `assumeIsolated` itself does once it has checked.
+            try withoutActuallyEscaping(body) { body throws(LumenError) in
+                try unsafeBitCast(body, to: (@Sendable (Home) throws(LumenError) -> T).self)(self)
+            }
+        }
+    }
+
+    /// Calls `body` with the actor held, on the calling thread, when it is free; `nil` when it is busy.
+    @inlinable
+    nonisolated func takeNow<T>(_ body: () throws(LumenError) -> T) throws(LumenError) -> T? {
         var result: Result<T, LumenError>?
         guard
             executor.tryRunNow({
-                // The executor has just made this thread the actor's owner, which is what `assumeIsolated`
-                // would ask it again: the body is called as the plain function an isolated one is underneath,
-                // as `assumeIsolated` itself does once it has checked.
-                result = withoutActuallyEscaping(body) { body in
-                    let owned = unsafeBitCast(body, to: (@Sendable (Home) throws(LumenError) -> T).self)
-                    do throws(LumenError) { return .success(try owned(self)) } catch { return .failure(error) }
-                }
+                do throws(LumenError) { result = .success(try body()) } catch { result = .failure(error) }
             })
         else { return nil }
         return try result?.get()

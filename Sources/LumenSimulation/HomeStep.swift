@@ -38,15 +38,6 @@ extension Home {
     public nonisolated func now<Input, Output>(_ step: HomeStep<Input, Output>, _ input: Input) throws(LumenError)
         -> Output?
     {
-        var result: Result<Output, LumenError>?
-        // The executor makes this thread the actor's owner before it calls the closure.
-        guard
-            executor.tryRunNow({
-                do throws(LumenError) { result = .success(try step.body(self, input)) } catch {
-                    result = .failure(error)
-                }
-            })
-        else { return nil }
-        return try result?.get()
+        try takeNow { () throws(LumenError) in try step.body(self, input) }
     }
 }
