@@ -1,5 +1,6 @@
 import Foundation
 import LumenProtocol
+import Synchronization
 import Testing
 
 /// A connected pair of stream sockets, closed when the test is done.
@@ -55,6 +56,45 @@ struct TransportTests {
         #expect(try reader.next() == Array("three".utf8))
         UnixSocket.shutdownBoth(pair.far)
         #expect(throws: LineReader.Failure.closed) { try reader.next() }
+    }
+
+    /// A thread blocked in `read` on a Unix stream socket is woken each time its peer reads what it sent (the
+    /// space to write comes back), only to find nothing and sleep again; `poll` for input wakes only for input.
+    /// A client that sends a request and waits for the answer would be woken twice a request.
+    @Test func aReaderWaitsForALineInPollNotInRead() throws {
+        let pair = try SocketPair()
+        let near = pair.near
+        let thread = Mutex<String?>(nil)
+        let done = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            // "PID/task/TID": the thread's own directory under /proc.
+            thread.withLock { $0 = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") }
+            var reader = LineReader(fd: near)
+            _ = try? reader.next()
+            done.store(true, ordering: .sequentiallyConsistent)
+        }
+        var found: String?
+        while found == nil { found = thread.withLock { $0 } }
+        let task = "/proc/" + (found ?? "")
+        // The system call it is blocked in, once it is asleep in one.
+        var blockedIn: Int?
+        while blockedIn == nil {
+            let state = try String(contentsOfFile: task + "/stat", encoding: .utf8)
+            guard let fields = state.split(separator: ")").last?.split(separator: " "), fields.first == "S",
+                let call = try String(contentsOfFile: task + "/syscall", encoding: .utf8).split(separator: " ").first,
+                let number = Int(call)
+            else { continue }
+            blockedIn = number
+        }
+        #if arch(x86_64)
+            let (read, waits) = (0, [7, 271])  // read; poll, ppoll
+        #else
+            let (read, waits) = (63, [73])  // read; ppoll
+        #endif
+        #expect(blockedIn != read, "it waits in read, which the peer's reads wake")
+        #expect(waits.contains(blockedIn ?? -1))
+        UnixSocket.sendAll(pair.far, Array("line\n".utf8))
+        while !done.load(ordering: .sequentiallyConsistent) {}
     }
 
     @Test func sendingToAPeerThatHungUpFailsInsteadOfRaisingSIGPIPE() throws {

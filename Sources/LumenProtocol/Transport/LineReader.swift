@@ -57,7 +57,10 @@ public struct LineReader {
                 }
                 return ready[readyIndex]
             }
-            if let deadline, !UnixSocket.waitReadable(fd, timeout: clock.now.duration(to: deadline)) {
+            // Waits in `poll`, never in `read`: a thread blocked in `read` on a Unix stream socket is woken
+            // each time the peer reads what this side sent (its space to write came back), only to find
+            // nothing and sleep again, twice the wake-ups a request; `poll` for input wakes only for input.
+            guard UnixSocket.waitReadable(fd, timeout: deadline.map { clock.now.duration(to: $0) }) else {
                 throw .timedOut
             }
             let step = chunk.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
