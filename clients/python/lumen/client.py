@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import select
 import socket
 import threading
 from typing import Any, Iterator
@@ -205,10 +206,24 @@ class Client:
 
     # Reading
 
+    def _lines(self) -> Iterator[bytes]:
+        # Waits in poll, never in a blocking receive: a thread blocked receiving on a Unix stream socket is woken
+        # each time lumend reads what this side sent, only to find nothing and sleep again, twice the wake-ups a
+        # request; poll for input wakes only for input.
+        poller = select.poll()
+        poller.register(self._socket, select.POLLIN)
+        pending = b""
+        while True:
+            poller.poll()
+            chunk = self._socket.recv(65536)
+            if not chunk:
+                return
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from lines
+
     def _read(self) -> None:
-        stream = self._socket.makefile("rb")
         try:
-            for line in stream:
+            for line in self._lines():
                 message = Message.parse(line)
                 if message is not None:
                     self._handle(message)

@@ -1,5 +1,7 @@
 import asyncio
+import platform
 import queue
+import socket
 import threading
 
 import pytest
@@ -124,3 +126,26 @@ def test_a_daemon_that_cannot_start_fails_the_test_with_what_it_said(pytester, p
     result = pytester.runpytest_subprocess("-p", "lumen.pytest_plugin", "--lumend", lumend_binary(pytestconfig))
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*lumend exited with status 1 before it was ready*", "*does not exist*"])
+
+
+def test_the_reader_waits_for_input_in_poll_not_in_read():
+    # A thread blocked in read on a Unix stream socket is woken each time the peer reads what this side sent,
+    # only to find nothing and sleep again: twice the wake-ups a request. Waiting in poll wakes only for input.
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client = Client(near, "socketpair")
+    try:
+        task = f"/proc/self/task/{client._reader.native_id}"
+        blocked_in = None
+        while blocked_in is None:
+            with open(f"{task}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[1].split()[0]
+            with open(f"{task}/syscall") as syscall:
+                call = syscall.read().split()[0]
+            if state == "S" and call.isdigit():
+                blocked_in = int(call)
+        # poll or ppoll; a blocked read would show read or recvfrom.
+        waits = {7, 271} if platform.machine() == "x86_64" else {73}
+        assert blocked_in in waits, f"blocked in system call {blocked_in}, which the peer's reads wake"
+    finally:
+        far.close()
+        client.close_connection()
