@@ -212,14 +212,18 @@ class Client:
         # request; poll for input wakes only for input.
         poller = select.poll()
         poller.register(self._socket, select.POLLIN)
-        pending = b""
+        pending = bytearray()
         while True:
             poller.poll()
             chunk = self._socket.recv(65536)
             if not chunk:
                 return
-            *lines, pending = (pending + chunk).split(b"\n")
-            yield from lines
+            pending += chunk
+            # A long line comes in many chunks: it is split once its end has come, not copied at each.
+            if b"\n" in chunk:
+                *lines, rest = pending.split(b"\n")
+                pending = bytearray(rest)
+                yield from (bytes(line) for line in lines)
 
     def _read(self) -> None:
         try:

@@ -3,6 +3,7 @@ import platform
 import queue
 import socket
 import threading
+import types
 
 import pytest
 
@@ -149,3 +150,22 @@ def test_the_reader_waits_for_input_in_poll_not_in_read():
     finally:
         far.close()
         client.close_connection()
+
+
+def test_the_reader_joins_lines_sent_in_pieces_long_ones_too():
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    long_line = b'{"x":"' + b"a" * (1 << 20) + b'"}'
+
+    def send():
+        far.sendall(b'{"a":1}\n{"b"' + b":2}\n" + long_line[:1000])
+        far.sendall(long_line[1000:] + b"\nlast")
+        far.close()
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        lines = list(Client._lines(types.SimpleNamespace(_socket=near)))
+    finally:
+        sender.join()
+        near.close()
+    assert lines == [b'{"a":1}', b'{"b":2}', long_line], "an unfinished last line is no message"
