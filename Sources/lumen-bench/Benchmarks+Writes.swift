@@ -54,15 +54,24 @@ extension Benchmarks {
                 if durability == .relaxed, window == 1 {
                     // The same clients reading instead, in turn with the writes: what a write costs beyond a read.
                     // Many short pairs rather than a few long ones: how busy the machine is drifts over seconds,
-                    // and a read and a write run close together see the same drift.
+                    // and a read and a write run close together see the same drift. Each pair goes the other way
+                    // round from the last: lumend hands new connections to its loops in turn, so with one client
+                    // a run, pairs made always in the same order would serve every read from one loop and every
+                    // write from the other, and a client thread placed on one loop's core would favour one side.
                     let (pairs, requests) = baseline.quick ? (10, 2_000) : (20, 6_000)
                     let cpuRounds = requests / clients
                     var reads: [Measurement] = []
                     var writes: [Measurement] = []
-                    for _ in 0..<pairs {
-                        reads.append(roundTrips(clients: clients, rounds: cpuRounds, path: writer.path, line: getName))
-                        writes.append(
-                            measureWrites(clients: clients, window: 1, rounds: cpuRounds, path: writer.path))
+                    for pair in 0..<pairs {
+                        let read = { roundTrips(clients: clients, rounds: cpuRounds, path: writer.path, line: getName) }
+                        let write = { measureWrites(clients: clients, window: 1, rounds: cpuRounds, path: writer.path) }
+                        if pair % 2 == 0 {
+                            reads.append(read())
+                            writes.append(write())
+                        } else {
+                            writes.append(write())
+                            reads.append(read())
+                        }
                     }
                     // The runs of median CPU time, not of median rate: the CPU time is the figure.
                     let (read, write) = (medianCPU(reads), medianCPU(writes))
