@@ -32,21 +32,21 @@ enum ParentWatch {
             throw Failure(
                 description: "--exit-with-parent: cannot watch process \(parent): \(String(cString: strerror(errno)))")
         }
-        let stopWatching = Mutex<(@Sendable () -> Void)?>(nil)
-        let stop = watcher.watchReadable(fd) {
-            // The pidfd stays readable: the first call stops the watch, and only it acts.
-            guard let stop = stopWatching.withLock({ $0.take() }) else { return }
-            stop()
+        let shutDown: @Sendable () -> Void = {
             logger.notice(
                 "the process that started lumend (pid \(parent)) has exited; shutting down",
                 [("parent_pid", String(parent))])
             kill(getpid(), SIGTERM)
         }
+        let stopWatching = Mutex<(@Sendable () -> Void)?>(nil)
+        let stop = watcher.watchReadable(fd) {
+            // The pidfd stays readable: the first call stops the watch, and only it acts.
+            guard let stop = stopWatching.withLock({ $0.take() }) else { return }
+            stop()
+            shutDown()
+        }
         stopWatching.withLock { $0 = stop }
         // It exited between the two calls, and its number went to another process: that one is not watched.
-        if getppid() != parent {
-            logger.notice("the process that started lumend (pid \(parent)) has exited; shutting down")
-            kill(getpid(), SIGTERM)
-        }
+        if getppid() != parent { shutDown() }
     }
 }

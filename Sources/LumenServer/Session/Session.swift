@@ -80,7 +80,7 @@ final class Session: RPCHandler {
             case .set:
                 // Errors in the parameters are the asynchronous path's to answer, as for `get`.
                 guard let params = try? Params(params, allowing: Self.setKeys) else { return nil }
-                return try setNow(params)
+                return try setNow(prepareWrite(params))
             case nil:
                 let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
                 return .failure(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
@@ -381,21 +381,13 @@ final class Session: RPCHandler {
         }
     }
 
-    /// Checks a `set` up to the write itself, whose errors name the request.
-    private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
-        let value = params.cursor("value")
-        return try prepareWrite(to: lookup(params), value: value) { () throws(LumenError) in
-            try params.optionalDouble("transitionMs", in: Self.transitionRange)
-        }
-    }
-
     /// The range of a write's `transitionMs`.
     static let transitionRange = 0.0...3_600_000.0
 
-    /// Checks a `set` of `value` to `target` up to the write itself.
-    private func prepareWrite(
-        to target: Target, value: JSONCursor, transitionMs: () throws(LumenError) -> Double?
-    ) throws(LumenError) -> PreparedWrite {
+    /// Checks a `set` up to the write itself, whose errors name the request.
+    private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
+        let target = try lookup(params)
+        let value = params.cursor("value")
         var request = target.request
         request.value = value.value
         do throws(LumenError) {
@@ -403,7 +395,7 @@ final class Session: RPCHandler {
                 throw wrongKind(target.scopeID, target.name, target.connection.kind, "set")
             }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
-            let transition = try transitionMs() ?? 0
+            let transition = try params.optionalDouble("transitionMs", in: Self.transitionRange) ?? 0
             try checkInflightLimit()
             return PreparedWrite(
                 request: request, write: write, value: value, options: WriteOptions(transitionMs: transition))
@@ -413,10 +405,6 @@ final class Session: RPCHandler {
     }
 
     /// A `set` made at once, when the home's actor is free (`nil`: it is busy; the asynchronous way makes it).
-    private func setNow(_ params: Params) throws(LumenError) -> RPCOutcome? {
-        try setNow(prepareWrite(params))
-    }
-
     private func setNow(_ prepared: PreparedWrite) throws(LumenError) -> RPCOutcome? {
         guard
             let completion = try context.container.home.now({ home throws(LumenError) in try prepared.make(on: home) })
@@ -426,12 +414,11 @@ final class Session: RPCHandler {
 
     private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
         let prepared = try prepareWrite(params)
-        let home = context.container.home
-        let make: @Sendable (isolated Home) throws(LumenError) -> WriteCompletion = { home throws(LumenError) in
+        if let outcome = try setNow(prepared) { return outcome }
+        let completion = try await context.container.home.withIsolation { home throws(LumenError) in
             try prepared.make(on: home)
         }
-        if let completion = try home.now(make) { return outcome(of: completion, prepared.request) }
-        return outcome(of: try await home.withIsolation(make), prepared.request)
+        return outcome(of: completion, prepared.request)
     }
 
     private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
