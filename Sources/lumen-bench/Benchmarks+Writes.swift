@@ -53,28 +53,25 @@ extension Benchmarks {
                 }
                 if durability == .relaxed, window == 1 {
                     // The same clients reading instead, in turn with the writes: what a write costs beyond a read.
-                    // Many short pairs rather than a few long ones: how busy the machine is drifts over seconds,
-                    // and a read and a write run close together see the same drift. Each pair goes the other way
-                    // round from the last: lumend hands new connections to its loops in turn, so with one client
-                    // a run, pairs made always in the same order would serve every read from one loop and every
-                    // write from the other, and a client thread placed on one loop's core would favour one side.
+                    // Many short phases rather than a few long ones: how busy the machine is drifts over seconds,
+                    // and a read and a write run close together see the same drift. Reads and writes take turns on
+                    // the same connections: a connection's CPU depends on whether its client thread shares a core
+                    // with the loop serving it, which runs on different connections would not share. Each pair of
+                    // phases goes the other way round from the last.
                     let (pairs, requests) = baseline.quick ? (10, 2_000) : (20, 6_000)
-                    let cpuRounds = requests / clients
-                    var reads: [Measurement] = []
-                    var writes: [Measurement] = []
-                    for pair in 0..<pairs {
-                        let read = { roundTrips(clients: clients, rounds: cpuRounds, path: writer.path, line: getName) }
-                        let write = { measureWrites(clients: clients, window: 1, rounds: cpuRounds, path: writer.path) }
-                        if pair % 2 == 0 {
-                            reads.append(read())
-                            writes.append(write())
-                        } else {
-                            writes.append(write())
-                            reads.append(read())
-                        }
+                    // Read then write, write then read, and so on.
+                    @Sendable func reads(_ phase: Int) -> Bool { phase % 4 == 0 || phase % 4 == 3 }
+                    let phases = inPhases(2 * pairs, clients: clients, rounds: requests / clients, path: writer.path) {
+                        client, index in
+                        let write = openLightForWrites(client, index)
+                        return { phase, round in reads(phase) ? getName : write(round) }
                     }
-                    // The runs of median CPU time, not of median rate: the CPU time is the figure.
-                    let (read, write) = (medianCPU(reads), medianCPU(writes))
+                    let (readPhases, writePhases) = (
+                        phases.indices.filter(reads).map { phases[$0] },
+                        phases.indices.filter { !reads($0) }.map { phases[$0] }
+                    )
+                    // The phases of median CPU time, not of median rate: the CPU time is the figure.
+                    let (read, write) = (medianCPU(readPhases), medianCPU(writePhases))
                     print(
                         "    " + pad("CPU a relaxed set against a get, \(shape) (target ≤ 1.20)")
                             + String(
@@ -142,16 +139,20 @@ extension Benchmarks {
     /// Writes: each client toggles its own light, with `window` requests in flight (1: each confirmation
     /// awaited before the next write).
     static func measureWrites(clients: Int, window: Int = 1, rounds: Int, path: String) -> Measurement {
-        pipelined(clients: clients, window: window, rounds: rounds, path: path) { client, index in
-            client.send(openRoomLine)
-            client.readLine()
-            client.send(openLightLine(index))
-            let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
-            let reply = String(decoding: opened, as: UTF8.self)
-            let scope = String(reply.split(separator: "\"scope\":").last?.prefix { $0.isNumber } ?? "2")
-            let (on, off) = (setIsOnLine(scope: scope, true), setIsOnLine(scope: scope, false))
-            return { round in round % 2 == 0 ? off : on }
-        }
+        pipelined(clients: clients, window: window, rounds: rounds, path: path, setup: openLightForWrites)
+    }
+
+    /// Opens the light `light-index` on `client`'s connection and returns the write for each round, turning it
+    /// off and on in turn.
+    @Sendable static func openLightForWrites(_ client: BlockingLineClient, _ index: Int) -> @Sendable (Int) -> [UInt8] {
+        client.send(openRoomLine)
+        client.readLine()
+        client.send(openLightLine(index))
+        let opened = client.readLine(containing: Array(#""id":"l""#.utf8))
+        let reply = String(decoding: opened, as: UTF8.self)
+        let scope = String(reply.split(separator: "\"scope\":").last?.prefix { $0.isNumber } ?? "2")
+        let (on, off) = (setIsOnLine(scope: scope, true), setIsOnLine(scope: scope, false))
+        return { round in round % 2 == 0 ? off : on }
     }
 
     /// The line that opens the bench home's room (scope 1 in a fresh session).

@@ -16,9 +16,9 @@ enum Benchmarks {
         connection for aging, an 8-light home for home size. Durable writes are also shown against the
         disk's bound: one append + fdatasync (probed between the runs) plus one echo round trip for each
         waiting client. Beside each rate: the CPU time one operation cost, clients and server together; a
-        relaxed set's against a get's comes from twenty pairs of short runs (ten in a quick run), each pair
-        the other way round from the last. A request's own work, with no socket, is the least CPU it took
-        alone on one thread over several runs.
+        relaxed set's against a get's comes from twenty pairs of short phases (ten in a quick run) on the same
+        connections, each pair the other way round from the last. A request's own work, with no socket, is
+        the least CPU it took alone on one thread over several runs.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
           --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions (default: all)
