@@ -60,6 +60,10 @@ struct FixtureTests {
             name: "unknown key", edit: { $0.replacingOccurrences(of: "\"seed\": 7", with: "\"sede\": 7") },
             message: "sede: unknown key"),
         Broken(
+            name: "key given twice",
+            edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 50, \"brightness\": 60") },
+            message: "rooms[0].lights[2].state.brightness: key given more than once; give each key once"),
+        Broken(
             name: "brightness out of range",
             edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 140") },
             message: "rooms[0].lights[2].state.brightness: 140 is out of range 1–100"),

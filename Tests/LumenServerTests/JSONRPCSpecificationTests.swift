@@ -124,6 +124,19 @@ struct JSONRPCSpecificationTests {
         }
     }
 
+    /// A request naming its `id` or `method` twice is not one request: which would be answered is anyone's
+    /// guess, so it is refused as the specification refuses what is not a request object.
+    @Test(arguments: [#""jsonrpc": "2.0""#, #""id": 2"#, #""method": "sum""#, #""params": [3]"#])
+    func aMemberGivenTwiceIsAnInvalidRequest(_ again: String) async throws {
+        let line = #"{"jsonrpc": "2.0", "id": 1, "method": "sum", "params": [1, 2], \#(again)}"#
+        let reply = try #require(try await exchange(line))
+        #expect(reply["error"]?["code"] == -32600)
+        #expect(reply["id"] == .null)
+        let name = again.prefix { $0 != ":" }
+        let message = reply["error"]?["message"]?.stringValue
+        #expect(message == "Invalid Request: \(name) given more than once; give each member once")
+    }
+
     @Test(arguments: examples.indices)
     func theSpecificationsExampleGetsTheSpecificationsResponse(_ index: Int) async throws {
         let (request, expected) = Self.examples[index]

@@ -118,6 +118,22 @@ struct SessionTests {
         #expect(response["error"]?["data"]?["connection"] == "brightness")
     }
 
+    /// Which of two values a key given twice stands for is anyone's guess, so neither is taken: not by the
+    /// quick reading of a plain request, nor by the general one.
+    @Test func aParameterGivenTwiceIsRefusedAndNothingIsChanged() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        client.send(
+            #"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":0,"connection":"name","value":"A","value":"B"}}"#
+        )
+        let error = try #require(try await client.response(to: "n")["error"])
+        #expect(error["code"] == -32602)
+        #expect(error["message"] == "Invalid params: params.value: key given more than once; give each key once")
+        #expect(try await client.result("get", ["scope": 0, "connection": "name"])["value"] != "B")
+        client.send(#"{"jsonrpc":"2.0","id":"c","method":"get","params":{"scope":0,"scope":0,"connection":"name"}}"#)
+        #expect(try await client.response(to: "c")["error"]?["code"] == -32602)
+    }
+
     @Test func theSimulationScopeIsOnlyForRootAndTheDaemonsUser() async throws {
         let server = try await TestServer()
         let context = server.server.context

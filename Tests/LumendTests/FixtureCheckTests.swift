@@ -35,6 +35,24 @@ struct FixtureCheckTests {
         #expect(demo.stdout.contains(" rooms, ") && demo.stdout.contains(" lights)"), "\(demo.stdout)")
     }
 
+    /// A key given twice is shown where it is given again.
+    @Test func aKeyGivenTwiceIsShownWhereItIsGivenAgain() async throws {
+        let (path, result) = try await check(
+            """
+            {"schema": 1, "id": "twice", "name": "Twice", "rooms": [
+              {"id": "lab", "name": "Lab", "lights": [
+                {"id": "lab.a", "name": "A", "kind": "dimmable", "state": {"brightness": 40},
+                 "state": {"brightness": 140}}
+              ]}
+            ]}
+            """)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.split(separator: "\n").map(String.init) == [
+                "\(path):4:15: rooms[0].lights[0].state: key given more than once; give each key once"
+            ], "\(result.stderr)")
+    }
+
     @Test func everyProblemIsReportedWithItsLineColumnAndPathInFileOrder() async throws {
         let (path, result) = try await check(
             """

@@ -124,7 +124,8 @@ public struct JSONParser {
     }
 
     /// Where in `bytes` the value at `path` begins, as a byte offset; `nil` when there is no such value (or
-    /// the text is not JSON). For messages that point people at a line and column.
+    /// the text is not JSON). For messages that point people at a line and column. Of a key given twice, the
+    /// last: the one a reader takes, and where the key is given again.
     public static func offset(of path: JSONPath, in bytes: [UInt8]) -> Int? {
         let target = path.steps.map { step -> Parser.Stream.Step in
             switch step {
@@ -182,7 +183,7 @@ private struct Parser {
     var stream: Stream?
     /// In a raw streaming parse, what is handed each streamed element's range; `false` stops the parse.
     var rawElement: (([Int], Range<Int>) -> Bool)?
-    /// A path whose value's offset is wanted (``JSONParser/offset(of:in:)``), and the offset once found.
+    /// A path whose value's offset is wanted (``JSONParser/offset(of:in:)``), and the offset of its last value.
     var locate: [Stream.Step]?
     var located: Int?
 
@@ -214,7 +215,7 @@ private struct Parser {
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of input") }
-        if let locate, located == nil, stream?.path == locate { located = index }
+        if let locate, stream?.path == locate { located = index }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

@@ -132,16 +132,26 @@ public struct JSONCursor: Sendable {
         JSONShapeError(path, message, standIn: standIn)
     }
 
-    /// This value as an object whose keys are all in `allowed`.
-    /// - Throws: when it is not an object, or has a key not in `allowed` (typos must not pass silently).
+    /// This value as an object whose keys are all in `allowed`, each given once.
+    /// - Throws: when it is not an object, has a key not in `allowed` (typos must not pass silently), or has a
+    ///   key twice (which of its values is meant is anyone's guess).
     public func object(allowing allowed: Set<String>) throws(JSONShapeError) -> ObjectCursor {
         guard case .object(let object) = value else {
             throw error("expected an object, got \(value.typeName)", standIn: .object([:]))
         }
         // The members themselves, not `keys`: no array is made for an object that is fine.
-        for member in object.members where !allowed.contains(member.key) {
-            let known = allowed.sorted().joined(separator: ", ")
-            throw JSONShapeError(path.appending(member.key), "unknown key; expected one of: \(known)")
+        let members = object.members
+        for index in members.indices {
+            let key = members[index].key
+            guard allowed.contains(key) else {
+                let known = allowed.sorted().joined(separator: ", ")
+                throw JSONShapeError(path.appending(key), "unknown key; expected one of: \(known)")
+            }
+            // The keys before this one are allowed and differ, so there are no more of them than `allowed`
+            // holds: however many members a hostile object has, this looks at a few before it throws.
+            if members[..<index].contains(where: { $0.key == key }) {
+                throw JSONShapeError(path.appending(key), "key given more than once; give each key once")
+            }
         }
         return ObjectCursor(object: object, path: path)
     }

@@ -95,6 +95,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// The keys, in order.
     public var keys: [String] { members.map(\.key) }
 
+    /// How many members have the key `key`: more than one only in a text that gave it twice.
+    public func count(of key: String) -> Int { members.reduce(0) { $0 + ($1.key == key ? 1 : 0) } }
+
     /// The number of members.
     public var count: Int { members.count }
 

@@ -186,6 +186,10 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     private func validate(_ value: JSONValue) -> Validated {
         func invalid(_ why: String) -> Validated { .invalid(LumenError(.invalidRequest, "Invalid Request: \(why)")) }
         guard case .object(let request) = value else { return invalid("expected an object, got \(value.typeName)") }
+        // Other members are let be, as the specification lets them; these four each mean one thing.
+        for member in ["jsonrpc", "id", "method", "params"] where request.count(of: member) > 1 {
+            return invalid("\"\(member)\" given more than once; give each member once")
+        }
         guard request["jsonrpc"] == .string("2.0") else { return invalid("\"jsonrpc\" must be \"2.0\"") }
         let id = request["id"]
         if let id {
