@@ -354,7 +354,7 @@ final class ClientConnection: Sendable {
         if let reason, let session {
             session.context.logger.warning(reason, [("session", String(session.id))])
         }
-        // The loop closes the socket after the work already queued; the server forgets the session then.
-        loop.stop { [self] in closedHandler(self, reason) }
+        // The loop closes the socket after the work already queued; the server forgets the session just before.
+        loop.stop(closing: { [self] in closedHandler(self, reason) })
     }
 }

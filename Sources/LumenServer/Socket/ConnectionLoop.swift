@@ -105,11 +105,16 @@ final class ConnectionLoop: TaskExecutor {
         eventLoop.execute { [key] context in context?.watch(key, readable: read, writable: write) }
     }
 
-    /// Stops watching the socket and closes it, after the work already asked of the loop; then runs
-    /// `closed`, so that whoever counts connections counts only open sockets.
-    func stop(then closed: @escaping @Sendable () -> Void = {}) {
+    /// Stops watching the socket and closes it, after the work already asked of the loop: runs `closing`
+    /// just before the socket is closed and `closed` just after. A connection is forgotten in `closing`, so
+    /// that a client that sees the hang-up and connects again finds its place free; whoever waits for a
+    /// listener to be closed waits for `closed`.
+    func stop(
+        closing: @escaping @Sendable () -> Void = {}, then closed: @escaping @Sendable () -> Void = {}
+    ) {
         eventLoop.execute { [fd, key] context in
             context?.remove(key)
+            closing()
             Glibc.close(fd)
             closed()
         }
