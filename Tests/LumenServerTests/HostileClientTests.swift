@@ -76,6 +76,44 @@ struct HostileClientTests {
         #expect(server.server.sessionCount == 1)
     }
 
+    /// The reply limit is for clients that do not read: a client that asks for one reply larger than it (a
+    /// large home's snapshot) and reads it gets it.
+    @Test func aReplyLargerThanTheReplyLimitReachesAClientThatReadsIt() async throws {
+        var limits = ServerLimits()
+        limits.maxPendingReplyBytes = 1_024
+        let server = try await TestServer(limits: limits)
+        let client = try server.connect()
+        let described = try await client.result("describe")
+        #expect(described.serialized().utf8.count > 1_024)
+        #expect(try await client.result("hello")["server"] == "lumend")
+        #expect(server.server.sessionCount == 1)
+    }
+
+    /// A batch is one reply, and a line of a mebibyte can hold thousands of requests: once a batch's replies
+    /// pass the reply limit, the requests after are not carried out, each answered -32020 under its own ID so
+    /// that the client can send them again.
+    @Test func aBatchStopsBeingCarriedOutOnceItsRepliesPassTheLimit() async throws {
+        var limits = ServerLimits()
+        limits.maxPendingReplyBytes = 8 * 1_024
+        let server = try await TestServer(limits: limits)
+        let client = try server.connect()
+        let describes = (0..<100).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"describe"}"# }
+        let rename =
+            #"{"jsonrpc":"2.0","id":"rename","method":"set","params":{"scope":0,"connection":"name","value":"R"}}"#
+        client.send("[" + (describes + [rename]).joined(separator: ",") + "]")
+        let replies = try #require(try await client.readJSON().arrayValue)
+        #expect(replies.map { $0["id"] } == (0..<100).map { JSONValue.int($0) } + ["rename"])
+        let answered = replies.prefix { $0["result"] != nil }
+        #expect((1...5).contains(answered.count), "\(answered.count) answered")
+        for reply in replies.dropFirst(answered.count) {
+            #expect(reply["error"]?["code"] == -32020)
+        }
+        let message = replies.last?["error"]?["message"]?.stringValue
+        #expect(message == "not carried out: this batch's replies passed 8192 bytes; send the rest in another batch")
+        #expect(try await client.result("get", ["scope": 0, "connection": "name"])["value"] != "R")
+        #expect(server.server.sessionCount == 1)
+    }
+
     @Test func clientsThatConnectAndHangUpAtOnceDoNotHurtTheServer() async throws {
         let server = try await TestServer()
         for round in 0..<200 {

@@ -52,9 +52,16 @@ struct OutboxTests {
         #expect(String(decoding: bytes, as: UTF8.self) == "x\(value)")
     }
 
-    @Test func passingTheReplyLimitIsReported() {
+    /// A client is judged by the replies it has left unread before another comes: so a reply larger than the
+    /// limit still goes out whole to a client that reads, and what a client that does not read costs is the
+    /// limit and one reply.
+    @Test func passingTheReplyLimitIsReportedOnceRepliesBeforeOnePassIt() {
         let outbox = Outbox(replyByteLimit: 100) {}
         #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+        #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
         #expect(!outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+        let large = Outbox(replyByteLimit: 100) {}
+        #expect(large.enqueue([UInt8](repeating: 0x20, count: 250)))
+        #expect(!large.enqueue([UInt8](repeating: 0x20, count: 1)))
     }
 }

@@ -60,10 +60,16 @@ public enum Wire {
 
     /// A batch's responses, as one array.
     public static func batch(_ results: [(id: JSONValue, result: Result<JSONValue, LumenError>)]) -> [UInt8] {
+        batch(responses: results.map { response(id: $0.id, $0.result) })
+    }
+
+    /// A batch's responses, each already written (``response(id:_:)``), as one array.
+    public static func batch(responses: [[UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (offset, item) in results.enumerated() {
+        bytes.reserveCapacity(responses.reduce(2) { $0 + $1.count + 1 })
+        for (offset, response) in responses.enumerated() {
             if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-            writeResponse(id: item.id, item.result, to: &bytes)
+            bytes.append(contentsOf: response)
         }
         bytes.append(UInt8(ascii: "]"))
         return bytes

@@ -41,12 +41,16 @@ extension RPCHandler {
 ///
 /// Follows the specification's rules: -32700 for text that is not JSON, -32600 for JSON that is not a
 /// request (with `id: null`), no response to notifications, a batch answered by one array (nothing when it
-/// held only notifications), an empty batch answered by a single -32600.
+/// held only notifications), an empty batch answered by a single -32600. A batch is one reply, however many
+/// requests it holds: once its replies pass ``maxBatchReplyBytes``, the requests after are not carried out,
+/// each answered -32020 under its own `id`.
 public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Answers methods.
     public let handler: Handler
     /// The deepest nesting a line may have.
     public let maxDepth: Int
+    /// What a batch's replies may come to before the rest of the batch is refused.
+    public let maxBatchReplyBytes: Int
     /// Where answers that come later are awaited: the connection's own thread, so that a confirmation
     /// resumes there instead of on a shared thread and then hopping back.
     public let executor: (any TaskExecutor)?
@@ -56,11 +60,12 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     /// A processor.
     public init(
-        handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, executor: (any TaskExecutor)? = nil,
-        readsPlainRequests: Bool = true
+        handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, maxBatchReplyBytes: Int = 8 << 20,
+        executor: (any TaskExecutor)? = nil, readsPlainRequests: Bool = true
     ) {
         self.handler = handler
         self.maxDepth = maxDepth
+        self.maxBatchReplyBytes = maxBatchReplyBytes
         self.executor = executor
         self.readsPlainRequests = readsPlainRequests
     }
@@ -122,37 +127,68 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
                 return
             }
-            var pending: [(id: JSONValue, outcome: RPCOutcome)] = []
-            for (index, element) in elements.enumerated() {
-                if let answer = await handleOne(element) { pending.append(answer) }
-                // A batch of thousands is one line: others sharing the executor get turns within it.
-                if index % 16 == 15 { await Task.yield() }
-            }
-            guard !pending.isEmpty else { return }
-            if pending.allSatisfy({ if case .done = $0.outcome { true } else { false } }) {
-                reply(Self.batchResponse(pending.map { ($0.id, Self.settled($0.outcome)) }))
-            } else {
-                Task(executorPreference: executor) {
-                    var results: [(JSONValue, Result<JSONValue, LumenError>)] = []
-                    var laters = 0
-                    for item in pending {
-                        switch item.outcome {
-                        case .done(let result): results.append((item.id, result))
-                        case .later(let wait):
-                            results.append((item.id, await wait()))
-                            laters += 1
-                        }
-                    }
-                    reply(Self.batchResponse(results))
-                    for _ in 0..<laters { handler.laterOutcomeSent() }
-                }
-            }
+            await process(batch: elements, reply: reply)
             return
         }
         switch validate(document) {
         case .invalid(let error): reply(Self.errorResponse(id: .null, error))
         case .request(let id, let method, let params):
             answer(await handler.handle(method: method, params: params), id: id, reply: reply)
+        }
+    }
+
+    /// One answer of a batch's: its response, or what it waits for.
+    private enum BatchAnswer {
+        case ready([UInt8])
+        case later(id: JSONValue, @Sendable () async -> Result<JSONValue, LumenError>)
+    }
+
+    /// Hands a batch's requests to the handler in order and sends their responses as one array, once every
+    /// one is known.
+    private func process(batch elements: [JSONValue], reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        var answers: [BatchAnswer] = []
+        // The bytes of the responses known so far: what this batch's reply holds at the least.
+        var gathered = 0
+        for (index, element) in elements.enumerated() {
+            if let (id, outcome) = gathered > maxBatchReplyBytes ? refused(element) : await handleOne(element) {
+                switch outcome {
+                case .done(let result):
+                    let response = Self.response(id: id, result)
+                    gathered += response.count + 1
+                    answers.append(.ready(response))
+                case .later(let wait): answers.append(.later(id: id, wait))
+                }
+            }
+            // A batch of thousands is one line: others sharing the executor get turns within it.
+            if index % 16 == 15 { await Task.yield() }
+        }
+        guard !answers.isEmpty else { return }
+        let laters = answers.count { if case .later = $0 { true } else { false } }
+        guard laters > 0 else {
+            reply(Self.batchResponse(answers.map { if case .ready(let bytes) = $0 { bytes } else { [] } }))
+            return
+        }
+        Task(executorPreference: executor) {
+            var responses: [[UInt8]] = []
+            for answer in answers {
+                switch answer {
+                case .ready(let bytes): responses.append(bytes)
+                case .later(let id, let wait): responses.append(Self.response(id: id, await wait()))
+                }
+            }
+            reply(Self.batchResponse(responses))
+            for _ in 0..<laters { handler.laterOutcomeSent() }
+        }
+    }
+
+    /// The answer to a batch's request that comes after its replies passed the limit: not carried out.
+    private func refused(_ element: JSONValue) -> (id: JSONValue, outcome: RPCOutcome)? {
+        switch validate(element) {
+        case .invalid(let error): return (.null, .failure(error))
+        case .request(let id, _, _):
+            let why =
+                "not carried out: this batch's replies passed \(maxBatchReplyBytes) bytes; send the rest in another batch"
+            return id.map { ($0, .failure(LumenError(.limitExceeded, why))) }
         }
     }
 
@@ -169,11 +205,6 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 handler.laterOutcomeSent()
             }
         }
-    }
-
-    private static func settled(_ outcome: RPCOutcome) -> Result<JSONValue, LumenError> {
-        if case .done(let result) = outcome { return result }
-        return .failure(LumenError(.internalError, "unsettled outcome"))
     }
 
     /// Validates one request and hands it to the handler; `nil` for a notification (no response).
@@ -233,7 +264,5 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     static func errorResponse(id: JSONValue, _ error: LumenError) -> [UInt8] { response(id: id, .failure(error)) }
 
-    static func batchResponse(_ results: [(JSONValue, Result<JSONValue, LumenError>)]) -> [UInt8] {
-        Wire.batch(results.map { (id: $0.0, result: $0.1.mapError(\.boundedForReply)) })
-    }
+    static func batchResponse(_ responses: [[UInt8]]) -> [UInt8] { Wire.batch(responses: responses) }
 }

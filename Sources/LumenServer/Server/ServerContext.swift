@@ -30,7 +30,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// the first byte of a line until its end. Then it is closed, so idle or trickling connections cannot
     /// hold sessions others need.
     public var requestGrace = Duration.seconds(10)
-    /// Unsent reply bytes after which a client that is not reading is disconnected.
+    /// Unsent reply bytes after which a client that is not reading is disconnected: judged when another reply
+    /// comes, by those before it, so that one reply larger than this still reaches a client that reads it.
+    /// Also the most a batch's replies may come to before the rest of the batch is refused.
     public var maxPendingReplyBytes = 8 << 20
     /// Event loops serving the connections: one per core.
     public var eventLoops = ProcessInfo.processInfo.activeProcessorCount

@@ -32,7 +32,8 @@ public final class InProcessSession: Sendable {
         context.hub.register(session)
         framer = Mutex(LineFramer(maxLineBytes: limits.maxLineBytes))
         processor = JSONRPCProcessor(
-            handler: session, maxDepth: limits.maxDepth, readsPlainRequests: readsPlainRequests)
+            handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
+            readsPlainRequests: readsPlainRequests)
     }
 
     /// Feeds bytes as a client would send them; returns what the client would read once every request they

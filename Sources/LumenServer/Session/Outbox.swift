@@ -54,17 +54,21 @@ final class Outbox: Sendable {
     }
 
     /// Queues a reply or notification line.
-    /// - Returns: `false` when the unsent replies have passed the limit: the caller disconnects the client.
+    /// - Returns: `false` when the unsent replies before this one have passed the limit: the caller
+    ///   disconnects the client. A client is judged by what it left unread before another reply came, not by
+    ///   the size of this one, so one reply larger than the limit (a large home's snapshot) goes out whole to
+    ///   a client that reads it, and one that does not read costs the limit and one reply.
     /// - Parameter wakeWriter: `false` when the caller flushes right away itself (it saves a thread hop).
     @discardableResult
     func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Bool {
         let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
+            let unreadBefore = state.replyBytes
             state.gathering.append(contentsOf: bytes)
             state.gathering.append(UInt8(ascii: "\n"))
             if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
             state.replyBytes += bytes.count + 1
-            return (state.replyBytes <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
+            return (unreadBefore <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
         return accepted

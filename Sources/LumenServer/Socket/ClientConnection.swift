@@ -78,7 +78,9 @@ final class ClientConnection: Sendable {
     func start(session: Session) {
         sessionBox.withLock { $0 = session }
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.send(reply: bytes) }
-        let processor = JSONRPCProcessor(handler: session, maxDepth: limits.maxDepth, executor: loop)
+        let processor = JSONRPCProcessor(
+            handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
+            executor: loop)
         serving.withLock { $0 = Serving(processor: processor, reply: reply) }
         loop.start { [weak self] context in
             self?.readAvailable(context)
