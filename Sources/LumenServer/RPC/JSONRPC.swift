@@ -163,9 +163,10 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             if index % 16 == 15 { await Task.yield() }
         }
         guard !answers.isEmpty else { return }
-        let laters = answers.count { if case .later = $0 { true } else { false } }
+        let ready = answers.compactMap { if case .ready(let bytes) = $0 { bytes } else { nil } }
+        let laters = answers.count - ready.count
         guard laters > 0 else {
-            reply(Self.batchResponse(answers.map { if case .ready(let bytes) = $0 { bytes } else { [] } }))
+            reply(Self.batchResponse(ready))
             return
         }
         Task(executorPreference: executor) {
