@@ -86,6 +86,17 @@ struct HostileClientTests {
         let described = try await client.result("describe")
         #expect(described.serialized().utf8.count > 1_024)
         #expect(try await client.result("hello")["server"] == "lumend")
+        // Requests sent together, each large reply followed by a small one: each is judged on its own.
+        client.sendRaw(
+            Array(
+                String(
+                    repeating: #"{"jsonrpc":"2.0","id":"d","method":"describe"}"# + "\n"
+                        + #"{"jsonrpc":"2.0","id":"h","method":"hello"}"# + "\n", count: 3
+                ).utf8))
+        for _ in 0..<3 {
+            #expect(try await client.readJSON()["id"] == "d")
+            #expect(try await client.readJSON()["id"] == "h")
+        }
         #expect(server.server.sessionCount == 1)
     }
 
