@@ -10,14 +10,17 @@ struct Command: Sendable {
     /// What a command that talks to lumend does on a connection it is given (`lumenctl shell` keeps one).
     var session: (@Sendable (HomeReader, [String], CommonOptions) async throws -> Void)?
 
-    /// A command that talks to lumend: it connects once its arguments have been checked.
+    /// A command that talks to lumend: it connects once its arguments have been checked. One that
+    /// `waitsForTheClock` (a change, a scan) says why it waits when lumend's clock is virtual.
     static func connected(
-        _ spec: CommandLineCommand,
+        _ spec: CommandLineCommand, waitsForTheClock: Bool = false,
         _ body: @escaping @Sendable (HomeReader, [String], CommonOptions) async throws -> Void
     ) -> Command {
         var command = Command(spec: spec) { words, options in
             let client = try await options.connect()
             defer { client.disconnect() }
+            let explanation = waitsForTheClock ? LumenCtl.explainWaiting(on: client, options) : nil
+            defer { explanation?.cancel() }
             try await body(HomeReader(client: client), words, options)
         }
         command.session = body
@@ -68,11 +71,12 @@ enum LumenCtl {
                     "Change a light, or every light of a room at once: on, off, brightness=N, ct=N (mireds), xy=X,Y",
                 details: """
                     CHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).
-                    Waits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance).
+                    Waits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance), which set says once it has waited a second.
                     Given a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).
                     """,
                 arguments: [Completion.lightsAndRooms, .choices(["on", "off", "brightness=", "ct=", "xy="])],
-                repeatsLastArgument: true, accepts: { $0.count >= 2 })
+                repeatsLastArgument: true, accepts: { $0.count >= 2 }),
+            waitsForTheClock: true
         ) { reader, words, options in try await set(reader, words, options) },
         .connected(
             CommandLineCommand(
@@ -87,7 +91,8 @@ enum LumenCtl {
             CommandLineCommand(
                 "discover", synopsis: ["discover ROOM"], summary: "Start a discovery scan and show its progress",
                 details: "Starts a discovery scan in ROOM and shows time left and lights found until it ends.",
-                arguments: [Completion.rooms], accepts: { $0.count == 1 })
+                arguments: [Completion.rooms], accepts: { $0.count == 1 }),
+            waitsForTheClock: true
         ) { reader, words, options in try await Discover.run(reader, room: words[0], options) },
         .connected(
             CommandLineCommand(
@@ -172,6 +177,22 @@ enum LumenCtl {
         }
         defer { watchdog.cancel() }
         try await command.run(words, options)
+    }
+
+    /// Once a command has waited a moment (a second, or half its `--timeout`), says why when lumend's clock is
+    /// virtual: nothing is confirmed there until someone advances it, and a command left waiting looks hung.
+    /// Said once, on stderr; nothing without the simulation scope (another user's lumend).
+    static func explainWaiting(on client: LumenClient, _ options: CommonOptions) -> Task<Void, Never> {
+        let delay = min(1, (options.timeoutSeconds ?? 2) / 2)
+        return Task {
+            guard (try? await Task.sleep(for: .milliseconds(Int(delay * 1_000)))) != nil,
+                let simulation = try? await client.open("simulation", in: .root),
+                (try? await client.get("clock", in: simulation))?["mode"] == "virtual", !Task.isCancelled
+            else { return }
+            Output.error(
+                "still waiting: lumend's clock is virtual, so a change is confirmed once the clock is advanced "
+                    + "('lumenctl sim advance MS', from another shell)")
+        }
     }
 
     /// A message from lumend in the words a lumenctl user typed: without the protocol's request paths

@@ -207,6 +207,22 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "--timeout", "0", "status").status == 2)
     }
 
+    /// A change that waits on a virtual clock nobody moves says, once, why it waits, and goes on waiting.
+    @Test func aChangeWaitingOnAVirtualClockSaysWhy() async throws {
+        let daemon = try await startDaemon(clock: "virtual")
+        let result = try await ctl(daemon, "--timeout", "0.6", "set", "lab.plug", "on")
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        let why =
+            "lumenctl: still waiting: lumend's clock is virtual, so a change is confirmed once the clock is "
+            + "advanced ('lumenctl sim advance MS', from another shell)"
+        #expect(lines.first.map(String.init) == why, "\(result.stderr)")
+        #expect(lines.last?.contains("did not finish 'set'") == true, "\(result.stderr)")
+        let real = try await ctl(try await startDaemon(), "set", "lab.plug", "on")
+        #expect(real.status == 0 && real.stderr.isEmpty, "\(real.stderr)")
+    }
+
     @Test func theShellKeepsOneSessionSoScopesOpenedOnOneLineServeTheNext() async throws {
         let daemon = try await startDaemon()
         let script = daemon.directory.file("script.txt")
