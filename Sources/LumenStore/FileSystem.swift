@@ -27,6 +27,7 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
 public protocol FileSystem: Sendable {
     /// The contents of a file, or `nil` when it does not exist.
+    /// - Throws: on a failed call, or (`EFBIG`) past the implementation's bound on what it reads.
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
     /// Creates a new file that must not exist yet (`O_CREAT | O_EXCL`), for writing.
     func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32
@@ -59,9 +60,16 @@ public protocol FileSystem: Sendable {
 
 /// The real file system, through POSIX calls.
 public struct PosixFileSystem: FileSystem {
-    /// The real file system.
-    public init() {}
+    /// The most a file may hold to be read whole: a fixture or state file is far smaller (a hundred thousand
+    /// lights' state is about 15 MB), and a device or a pipe that never ends, named by mistake, must not
+    /// fill the memory.
+    public let maxReadBytes: Int
 
+    /// The real file system, reading files of up to `maxReadBytes` (1 GiB unless told).
+    public init(maxReadBytes: Int = 1 << 30) { self.maxReadBytes = maxReadBytes }
+
+    /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a
+    ///   pipe or device once that much has come.
     public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -70,6 +78,12 @@ public struct PosixFileSystem: FileSystem {
         }
         defer { Glibc.close(fd) }
         var result: [UInt8] = []
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            guard status.st_size <= maxReadBytes else { throw FileSystemError("read", path, errno: EFBIG) }
+            // One allocation for the whole file, not one for each doubling.
+            result.reserveCapacity(Int(status.st_size))
+        }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -78,6 +92,7 @@ public struct PosixFileSystem: FileSystem {
                 throw FileSystemError("read", path, errno: errno)
             }
             if count == 0 { return result }
+            guard result.count + count <= maxReadBytes else { throw FileSystemError("read", path, errno: EFBIG) }
             result.append(contentsOf: chunk[0..<count])
         }
     }
