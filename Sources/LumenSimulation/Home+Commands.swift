@@ -269,11 +269,9 @@ extension Home {
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.
-    /// - Throws: ``LumenError`` for an unknown entity or a name that is empty or longer than 64 characters.
+    /// - Throws: ``LumenError`` for an unknown entity or a name that breaks ``EntityName``'s rule.
     public func setName(_ newName: String, of entity: Entity) throws(LumenError) {
-        guard !newName.allSatisfy(\.isWhitespace), newName.count <= 64 else {
-            throw LumenError(.invalidParams, "a name must be 1–64 characters and not only spaces")
-        }
+        guard EntityName.isValid(newName) else { throw LumenError(.invalidParams, EntityName.rule) }
         switch entity {
         case .home:
             guard name != newName else { return }

@@ -60,6 +60,12 @@ struct FixtureTests {
             name: "unknown key", edit: { $0.replacingOccurrences(of: "\"seed\": 7", with: "\"sede\": 7") },
             message: "sede: unknown key"),
         Broken(
+            name: "a name with an escape",
+            edit: { $0.replacingOccurrences(of: "\"name\": \"Dimmer\"", with: "\"name\": \"Dim\\u001b[2Jmer\"") },
+            message:
+                "rooms[0].lights[2].name: a name must be 1–64 characters, not only spaces, and without control characters"
+        ),
+        Broken(
             name: "key given twice",
             edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 50, \"brightness\": 60") },
             message: "rooms[0].lights[2].state.brightness: key given more than once; give each key once"),

@@ -123,7 +123,10 @@ extension Fixture {
         if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
         do throws(JSONShapeError) {
             try fixture.validate()
-            if fixture.generation == nil { try fixture.validateFeasibility() }
+            if fixture.generation == nil {
+                try fixture.validateNames()
+                try fixture.validateFeasibility()
+            }
         } catch {
             problems.append(.shape(error))
         }
@@ -213,6 +216,26 @@ extension Fixture {
             throw JSONShapeError(
                 JSONPath.root.appending("faultSchedule").appending(index).appending("light"),
                 "no light '\(fault.light)' in this fixture")
+        }
+    }
+
+    /// Checks every name against ``EntityName``'s rule. Asked of a fixture, not of saved state, which holds
+    /// only names a fixture or a rename gave and is never refused for one.
+    func validateNames() throws(JSONShapeError) {
+        func check(_ name: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
+            if !EntityName.isValid(name) { throw JSONShapeError(path().appending("name"), EntityName.rule) }
+        }
+        try check(name, at: .root)
+        for (roomIndex, room) in rooms.enumerated() {
+            let roomPath = JSONPath.root.appending("rooms").appending(roomIndex)
+            try check(room.name, at: roomPath)
+            for (index, light) in room.lights.enumerated() {
+                try check(light.name, at: roomPath.appending("lights").appending(index))
+            }
+            for (index, pending) in room.undiscovered.enumerated() {
+                try check(
+                    pending.light.name, at: roomPath.appending("undiscovered").appending(index).appending("light"))
+            }
         }
     }
 
