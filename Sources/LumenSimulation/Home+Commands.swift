@@ -269,9 +269,9 @@ extension Home {
     }
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.
-    /// - Throws: ``LumenError`` for an unknown entity or a name that breaks ``EntityName``'s rule.
+    /// - Throws: ``LumenError`` for an unknown entity or a name ``EntityName`` refuses.
     public func setName(_ newName: String, of entity: Entity) throws(LumenError) {
-        guard EntityName.isValid(newName) else { throw LumenError(.invalidParams, EntityName.rule) }
+        if let problem = EntityName.validate(newName) { throw LumenError(.invalidParams, problem) }
         switch entity {
         case .home:
             guard name != newName else { return }

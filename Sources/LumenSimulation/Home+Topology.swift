@@ -6,7 +6,7 @@ extension Home {
     /// - Throws: ``LumenError`` `alreadyExists` or `invalidParams` for a bad ID.
     public func addRoom(id: RoomID, name roomName: String) throws(LumenError) {
         if let problem = EntityID.validate(id.rawValue) { throw LumenError(.invalidParams, problem) }
-        guard EntityName.isValid(roomName) else { throw LumenError(.invalidParams, EntityName.rule) }
+        if let problem = EntityName.validate(roomName) { throw LumenError(.invalidParams, problem) }
         guard rooms[id] == nil else {
             throw LumenError(.alreadyExists, "room '\(id)' already exists", data: ["room": .string(id.rawValue)])
         }
@@ -34,7 +34,7 @@ extension Home {
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID.
     public func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
         if let problem = EntityID.validate(fixture.id.rawValue) { throw LumenError(.invalidParams, problem) }
-        guard EntityName.isValid(fixture.name) else { throw LumenError(.invalidParams, EntityName.rule) }
+        if let problem = EntityName.validate(fixture.name) { throw LumenError(.invalidParams, problem) }
         guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID) }
         guard lights[fixture.id] == nil else {
             throw LumenError(

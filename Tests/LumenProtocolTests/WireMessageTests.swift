@@ -25,7 +25,9 @@ struct WireMessageTests {
         #expect(
             WireMessage(line: changed)
                 == .notification(method: "changed", params: ["subscription": 3, "value": 40, "seq": 2]))
-        let batch = Wire.batch([(id: 1, result: .success(.null)), (id: 2, result: .failure(error))])
+        let batch = Wire.batch(responses: [
+            Wire.response(id: 1, .success(.null)), Wire.response(id: 2, .failure(error)),
+        ])
         #expect((try? JSONParser.parse(batch))?.arrayValue?.count == 2)
     }
 

@@ -219,28 +219,30 @@ extension Fixture {
         }
     }
 
-    /// Checks every name against ``EntityName``'s rule. Asked of a fixture, not of saved state, which holds
-    /// only names a fixture or a rename gave and is never refused for one.
+    /// Checks every name (``EntityName``). Asked of a fixture, not of saved state, which holds only names a
+    /// fixture or a rename gave and is never refused for one.
     func validateNames() throws(JSONShapeError) {
-        func check(_ name: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
-            if !EntityName.isValid(name) { throw JSONShapeError(path().appending("name"), EntityName.rule) }
-        }
-        try check(name, at: .root)
+        try Self.checkName(name, at: .root.appending("name"))
         for (roomIndex, room) in rooms.enumerated() {
             let roomPath = JSONPath.root.appending("rooms").appending(roomIndex)
-            try check(room.name, at: roomPath)
+            try Self.checkName(room.name, at: roomPath.appending("name"))
             for (index, light) in room.lights.enumerated() {
-                try check(light.name, at: roomPath.appending("lights").appending(index))
+                try Self.checkName(light.name, at: roomPath.appending("lights").appending(index).appending("name"))
             }
             for (index, pending) in room.undiscovered.enumerated() {
-                try check(
-                    pending.light.name, at: roomPath.appending("undiscovered").appending(index).appending("light"))
+                try Self.checkName(
+                    pending.light.name,
+                    at: roomPath.appending("undiscovered").appending(index).appending("light").appending("name"))
             }
         }
     }
 
     static func checkID(_ id: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
         if let problem = EntityID.validate(id) { throw JSONShapeError(path(), problem) }
+    }
+
+    static func checkName(_ name: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
+        if let problem = EntityName.validate(name) { throw JSONShapeError(path(), problem) }
     }
 }
 

@@ -27,14 +27,18 @@ public enum EntityName {
     /// The longest name allowed, in characters.
     public static let maxLength = 64
 
-    /// The rule, as every refusal words it.
-    public static let rule =
-        "a name must be 1–64 characters, not only spaces, and without control characters (tabs, newlines, escapes)"
+    /// Why `name` cannot be a name, or `nil` when it can.
+    ///
+    /// Names are 1–64 characters, not only spaces, with no control characters: they are shown in tables and
+    /// on terminals, where a tab breaks the columns and an escape sequence drives the terminal of whoever looks.
+    public static func validate(_ name: String) -> String? {
+        isValid(name)
+            ? nil
+            : "a name must be 1–\(maxLength) characters, not only spaces, and without control characters "
+                + "(tabs, newlines, escapes)"
+    }
 
-    /// Whether `name` follows the rule: 1–64 characters, not only spaces, and no control characters, since
-    /// names are shown in tables and on terminals, where a tab breaks the columns and an escape sequence
-    /// drives the terminal of whoever looks.
-    public static func isValid(_ name: String) -> Bool {
+    private static func isValid(_ name: String) -> Bool {
         // Most names are printable ASCII: checked byte by byte, with no Unicode tables consulted.
         if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             return !name.utf8.isEmpty && name.utf8.count <= maxLength && name.utf8.contains { $0 != 0x20 }

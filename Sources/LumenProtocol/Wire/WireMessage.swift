@@ -58,11 +58,6 @@ public enum Wire {
         return bytes
     }
 
-    /// A batch's responses, as one array.
-    public static func batch(_ results: [(id: JSONValue, result: Result<JSONValue, LumenError>)]) -> [UInt8] {
-        batch(responses: results.map { response(id: $0.id, $0.result) })
-    }
-
     /// A batch's responses, each already written (``response(id:_:)``), as one array.
     public static func batch(responses: [[UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
