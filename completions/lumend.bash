@@ -18,7 +18,7 @@ _lumend() {
         --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --simulation-access --request-timeout --max-sessions --max-sessions-per-user --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

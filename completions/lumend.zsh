@@ -10,6 +10,7 @@ _lumend() {
         --seed'[Seed for every random choice (overrides the fixture'\''s)]:value:->value---seed'
         --durability'['\''full'\'': a write is confirmed once it is on disk]:value:->value---durability'
         --reset'[Start from the fixture, moving the existing state and jou...]'
+        --accept-loss'[Start although the state files show that acknowledged cha...]'
         --simulation-access'[Who may open the simulation scope: root and lumend'\''s user...]:value:->value---simulation-access'
         --request-timeout'[Close a connection that sends no complete request within ...]:value:->value---request-timeout'
         --max-sessions'[Sessions served at once]:value:->value---max-sessions'

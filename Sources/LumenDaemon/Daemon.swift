@@ -331,7 +331,8 @@ extension Daemon {
         do {
             // Parsed only when needed: state saved from these very bytes is loaded without reading them again.
             outcome = try loader.load(
-                fixtureDigest: digest, fixtureIsExplicit: options.fixturePath != nil, reset: options.reset
+                fixtureDigest: digest, fixtureIsExplicit: options.fixturePath != nil, reset: options.reset,
+                acceptingLoss: options.acceptLoss
             ) { () throws(StateLoader.Refusal) in
                 do {
                     let fixture = try Fixture(json: fixtureBytes)

@@ -21,6 +21,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var durability: Durability?
     /// Start from the fixture, moving existing state aside.
     public var reset = false
+    /// Start although the state files show that acknowledged changes are gone, from what is left.
+    public var acceptLoss = false
     /// The least important messages logged.
     public var logLevel: LogLevel = .info
     /// Shut down, as on SIGTERM, once the process that started lumend has exited.
@@ -102,6 +104,13 @@ public struct DaemonOptions: Sendable, Hashable {
             "--reset",
             help: "Start from the fixture, moving the existing state and journals aside (never deleted)."
         ) { $0.reset = true },
+        .flag(
+            "--accept-loss",
+            help:
+                "Start although the state files show that acknowledged changes are gone (a journal deleted, "
+                + "emptied or cut short), from what is left; the damaged files are kept and the log says what was "
+                + "lost. Without it lumend refuses to start from such a state."
+        ) { $0.acceptLoss = true },
         .choice(
             "--simulation-access",
             help:

@@ -104,20 +104,27 @@ public struct StateLoader: Sendable {
     ///   - fixtureIsExplicit: whether the user named the fixture; then a state from a different fixture is
     ///     refused rather than silently resumed.
     ///   - reset: start from the fixture, moving any state aside.
-    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, or cannot be read.
-    public func load(fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool) throws(Refusal)
-        -> Outcome
-    {
-        try load(fixtureDigest: origin.digest, fixtureIsExplicit: fixtureIsExplicit, reset: reset) { (fixture, origin) }
+    ///   - acceptingLoss: go on from what is left when the files show that acknowledged changes are gone.
+    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, cannot be read, or
+    ///   is missing acknowledged changes (unless `acceptingLoss`).
+    public func load(
+        fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool, acceptingLoss: Bool = false
+    ) throws(Refusal) -> Outcome {
+        try load(
+            fixtureDigest: origin.digest, fixtureIsExplicit: fixtureIsExplicit, reset: reset,
+            acceptingLoss: acceptingLoss
+        ) { (fixture, origin) }
     }
 
     /// Loads the state, reading the fixture only when it is needed: a state directory whose snapshot came from
     /// the very same fixture bytes (the same digest) is loaded without parsing the fixture at all.
+    ///
+    /// Nothing in the directory is touched until the state is chosen: a refusal leaves every file as it was.
     /// - Parameters:
     ///   - fixtureDigest: the digest of the fixture's bytes (``fixtureDigest(_:)``).
     ///   - parse: the fixture and its origin, worked out when needed.
     public func load(
-        fixtureDigest digest: String, fixtureIsExplicit: Bool, reset: Bool,
+        fixtureDigest digest: String, fixtureIsExplicit: Bool, reset: Bool, acceptingLoss: Bool = false,
         fixture parse: () throws(Refusal) -> (Fixture, FixtureOrigin)
     ) throws(Refusal) -> Outcome {
         var parsed: (Fixture, FixtureOrigin)?
@@ -127,45 +134,75 @@ public struct StateLoader: Sendable {
             parsed = fixture
             return fixture
         }
-        var notices: [String] = []
-        removeTemporaryFiles(&notices)
+        var findings = Findings()
+        let temporaries = temporaryFiles()
+        if !temporaries.isEmpty { findings.actions.append(.removeTemporaries(temporaries)) }
         if reset {
-            var warnings: [String] = []
             for path in [statePath, previousPath, journalPath, previousJournalPath] where fileSystem.fileExists(path) {
-                let aside = "\(path).reset-\(now())"
-                do { try fileSystem.rename(path, to: aside) } catch {
-                    throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
-                }
-                warnings.append("--reset: moved \(path) to \(aside)")
+                findings.actions.append(.moveAsideForReset(path))
             }
             let (fixture, origin) = try given()
-            return Outcome(
-                fixture: fixture, source: .fixture, generation: 0, warnings: warnings, notices: notices, origin: origin)
+            var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: [], origin: origin)
+            try carryOut(findings, into: &outcome)
+            return outcome
         }
-        var outcome = try choose(digest: digest, given: given, fixtureIsExplicit: fixtureIsExplicit, notices: &notices)
-        outcome.notices = notices
+        // A snapshot whose files were being renamed into place when lumend stopped leaves its new journal under
+        // a temporary name: the generation that journal follows.
+        let rotation = temporaries.first { $0.hasPrefix(StateStore.journalFileName) }
+            .flatMap { try? fileSystem.readFile("\(directory)/\($0)") }
+            .flatMap { StateJournal.read($0).header?.base }
+        var outcome = try choose(
+            digest: digest, given: given, fixtureIsExplicit: fixtureIsExplicit, interruptedRotation: rotation,
+            &findings)
+        if !findings.losses.isEmpty && !acceptingLoss {
+            throw Refusal(
+                description: "the state in \(directory) is missing changes that were acknowledged, so lumend will not "
+                    + "serve it:\n" + findings.losses.map { "  - \($0)\n" }.joined()
+                    + "Nothing was changed. Start with --accept-loss to go on from what is left (the damaged files "
+                    + "are kept beside it, and the log says what was lost), or with --reset to start again from the "
+                    + "fixture (the state is moved aside, not deleted)")
+        }
+        try carryOut(findings, into: &outcome)
+        outcome.warnings += findings.losses.map { "--accept-loss: went on although \($0)" }
         return outcome
     }
 
     private func choose(
         digest: String, given: () throws(Refusal) -> (Fixture, FixtureOrigin), fixtureIsExplicit: Bool,
-        notices: inout [String]
+        interruptedRotation: Int?, _ findings: inout Findings
     ) throws(Refusal) -> Outcome {
-        var warnings: [String] = []
-        let state = try readSnapshot(statePath, &warnings, &notices)
+        let state = try readSnapshot(statePath, &findings)
         // With the state file sound, the previous generation is only checked (by its checksum), not parsed:
         // start-up need not read a whole home twice.
-        let previous = state == nil ? try readSnapshot(previousPath, &warnings, &notices) : nil
+        let previous = state == nil ? try readSnapshot(previousPath, &findings) : nil
         if state != nil, let bytes = try read(previousPath), let damage = StateSnapshot.damage(in: bytes) {
-            setAsideSnapshot(previousPath, damage, &warnings)
+            findings.moveAside(previousPath, "is corrupt (\(damage))")
         }
         var journals: [(path: String, contents: StateJournal.Contents)] = []
         var journalSize = 0
         for path in [previousJournalPath, journalPath] {
-            if let (contents, size) = try readJournal(path, &warnings) {
+            if let (contents, size) = try readJournal(path, &findings) {
                 journals.append((path, contents))
                 if path == journalPath { journalSize = size }
             }
+        }
+        // Every snapshot is written with a journal after it, in one step: with a snapshot there and its journal
+        // gone, the changes acknowledged after it are gone too. Only a snapshot interrupted after the old journal
+        // became the previous one has none yet: its new journal (under a temporary name) follows on from the
+        // previous journal's last commit (or from the fixture), and the state file is missing or the new one.
+        let snapshotOnDisk = fileSystem.fileExists(statePath) || fileSystem.fileExists(previousPath)
+        let previousJournal = journals.first { $0.path == previousJournalPath }?.contents
+        let rotating =
+            interruptedRotation.map { base in
+                let previousEnd = previousJournal.flatMap { $0.batches.last?.generation ?? $0.header?.base }
+                return (previousEnd.map { (base - 1)...base ~= $0 } ?? (base == 1))
+                    && (!fileSystem.fileExists(statePath) || state?.generation == base)
+            } ?? false
+        if snapshotOnDisk, !rotating, !journals.contains(where: { $0.path == journalPath }) {
+            let how = fileSystem.fileExists(journalPath) ? "holds no journal" : "is missing"
+            findings.losses.append(
+                "\(journalPath) \(how), though every snapshot is written with a journal after it: the changes "
+                    + "acknowledged since the last snapshot are gone")
         }
         let stateMissing = !fileSystem.fileExists(statePath)
         for (candidate, source) in [(state, Source.state), (previous, Source.previous)] {
@@ -182,9 +219,9 @@ public struct StateLoader: Sendable {
             }
             let origin = sameBytes ? candidate.origin! : try given().1
             var outcome = Outcome(
-                fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: warnings,
+                fixture: candidate, source: source, generation: candidate.generation ?? 0, warnings: [],
                 origin: origin)
-            let lost = replay(journals, onto: &outcome, origin: candidate.origin ?? origin)
+            let lost = replay(journals, onto: &outcome, origin: candidate.origin ?? origin, &findings)
             if source == .state, let journal = journals.first(where: { $0.path == journalPath })?.contents,
                 journal.header?.base == candidate.generation, journal.header?.version == StateJournal.formatVersion,
                 journal.header?.origin == (candidate.origin ?? origin), journal.damage == nil,
@@ -197,30 +234,30 @@ public struct StateLoader: Sendable {
             if source == .previous {
                 let why =
                     stateMissing
-                    ? "\(statePath) is missing but \(previousPath) is there, as lumend leaves them when it stops "
-                        + "while replacing the snapshot"
+                    ? "\(statePath) is missing (deleted, or lumend stopped while replacing it)"
                     : "\(statePath) is damaged"
-                outcome.warnings.append(
+                findings.warnings.append(
                     "\(why); resumed from the previous generation and the journals after it (\(outcome.replayedCommits) "
                         + "commits replayed\(lost ? ", some lost: see above" : ", nothing lost"))")
             }
             return outcome
         }
         let (fixture, origin) = try given()
-        var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: warnings, origin: origin)
+        var outcome = Outcome(fixture: fixture, source: .fixture, generation: 0, warnings: [], origin: origin)
         // The first snapshot after a fixture holds the fixture and its journal's carry: with that snapshot gone,
         // the fixture and the journal still rebuild it.
         let firstJournals = journals.filter { $0.contents.header?.base == 1 && $0.contents.header?.version ?? 1 >= 2 }
         if !firstJournals.isEmpty {
-            _ = replay(firstJournals, onto: &outcome, origin: origin)
-            outcome.warnings.append(
+            _ = replay(firstJournals, onto: &outcome, origin: origin, &findings)
+            findings.warnings.append(
                 "no usable snapshot; rebuilt the state from the fixture and the journal after the first snapshot "
                     + "(\(outcome.replayedCommits) commits replayed)")
         }
         for (path, contents) in journals where !firstJournals.contains(where: { $0.path == path }) {
             if path == journalPath || contents.header?.base ?? 0 > 1 {
-                setAside(
-                    path, "there is no snapshot for it to follow, so its changes cannot be applied", &outcome.warnings)
+                findings.setAside(
+                    path, "there is no snapshot for it to follow, so the changes it holds cannot be applied",
+                    lost: true)
             }
         }
         return outcome
@@ -228,15 +265,14 @@ public struct StateLoader: Sendable {
 
     // MARK: - Reading
 
-    /// A snapshot, verified; `nil` when missing or damaged (then moved aside and reported).
-    private func readSnapshot(_ path: String, _ warnings: inout [String], _ notices: inout [String]) throws(Refusal)
-        -> Fixture?
-    {
+    /// A snapshot, verified; `nil` when missing or damaged (then to be moved aside, and reported).
+    private func readSnapshot(_ path: String, _ findings: inout Findings) throws(Refusal) -> Fixture? {
         guard let bytes = try read(path) else { return nil }
         switch StateSnapshot.decode(bytes) {
         case .state(let fixture, let checked):
             if !checked {
-                notices.append("\(path) has no checksum (written by an older lumend); the next snapshot adds one")
+                findings.notices.append(
+                    "\(path) has no checksum (written by an older lumend); the next snapshot adds one")
             }
             return fixture
         case .newer(let message):
@@ -244,24 +280,25 @@ public struct StateLoader: Sendable {
                 description: "\(path) was written by a newer lumend (\(message)); "
                     + "run that version, or start with --reset to set this state aside")
         case .damaged(let reason):
-            setAsideSnapshot(path, reason, &warnings)
+            findings.moveAside(path, "is corrupt (\(reason))")
             return nil
         }
     }
 
-    /// Moves a damaged snapshot aside, for inspection.
-    private func setAsideSnapshot(_ path: String, _ reason: String, _ warnings: inout [String]) {
-        moveAside(path, saying: "is corrupt (\(reason))", &warnings)
-    }
-
-    /// A journal's contents, or `nil` when there is none (or nothing was ever written to it).
-    private func readJournal(_ path: String, _ warnings: inout [String]) throws(Refusal)
+    /// A journal's contents, or `nil` when there is none, or nothing that can be read as one (then to be moved
+    /// aside, and reported).
+    private func readJournal(_ path: String, _ findings: inout Findings) throws(Refusal)
         -> (contents: StateJournal.Contents, size: Int)?
     {
-        guard let bytes = try read(path), bytes.contains(where: { $0 != 0 }) else { return nil }
+        guard let bytes = try read(path) else { return nil }
+        guard bytes.contains(where: { $0 != 0 }) else {
+            // A journal is created whole, with its header: an empty one is damage.
+            findings.setAside(path, bytes.isEmpty ? "it is empty" : "it holds nothing but zeros")
+            return nil
+        }
         let contents = StateJournal.read(bytes)
         if contents.header == nil {
-            setAside(path, "its first line is not a journal header", &warnings)
+            findings.setAside(path, "its first line is not a journal header")
             return nil
         }
         return (contents, bytes.count)
@@ -282,12 +319,12 @@ public struct StateLoader: Sendable {
     /// Applies the journals that lead on from the snapshot loaded: the one that follows it (commits after its
     /// generation), then the one after the next snapshot (its carry and commits), when the first led there.
     ///
-    /// A journal cut off in mid-commit (a crash while writing) is expected: that commit was never confirmed.
-    /// Anything else that stops a replay short loses changes and is reported; journals that cannot be used
-    /// at all are moved aside. Returns whether changes were lost.
+    /// A journal whose last write was interrupted (a crash in mid-commit) is expected: that commit was never
+    /// confirmed. Anything else that stops a replay short loses changes and is a loss in `findings`; journals
+    /// that cannot be used at all are to be moved aside. Returns whether changes were lost.
     func replay(
         _ journals: [(path: String, contents: StateJournal.Contents)], onto outcome: inout Outcome,
-        origin: FixtureOrigin
+        origin: FixtureOrigin, _ findings: inout Findings
     ) -> Bool {
         let base = outcome.generation
         var lost = false
@@ -298,10 +335,11 @@ public struct StateLoader: Sendable {
         for journal in journals.sorted(by: { ($0.contents.header?.base ?? 0) < ($1.contents.header?.base ?? 0) }) {
             guard let header = journal.contents.header else { continue }
             guard header.origin == origin else {
-                setAside(
+                // The state file's own journal replaced by another's: the changes after the snapshot are gone.
+                findings.setAside(
                     journal.path,
                     "it belongs to fixture '\(header.origin.id)' (\(header.origin.digest)), not '\(origin.id)'",
-                    &outcome.warnings)
+                    lost: journal.path == journalPath)
                 continue
             }
             if header.base <= base {
@@ -322,12 +360,11 @@ public struct StateLoader: Sendable {
                 linked = false
                 used.append(journal)
             } else {
-                setAside(
+                findings.setAside(
                     journal.path,
                     "it follows generation \(header.base) but the state loaded is generation \(reached), and the "
                         + "journal between them is missing or damaged: about \(journal.contents.batches.count) "
-                        + "commits are lost",
-                    &outcome.warnings)
+                        + "commits are lost", lost: true)
                 lost = true
             }
         }
@@ -343,10 +380,10 @@ public struct StateLoader: Sendable {
                 do throws(JSONShapeError) {
                     outcome.fixture = try outcome.fixture.applying(batch.records)
                 } catch {
-                    keepCopy(
+                    findings.keepCopy(
                         batch.path, "corrupt",
                         "commit \(batch.generation) does not fit the state (\(error)); \(replayed) commits were "
-                            + "applied, the rest are lost", &outcome.warnings)
+                            + "applied, the rest are lost", lost: true)
                     lost = true
                     break
                 }
@@ -358,82 +395,133 @@ public struct StateLoader: Sendable {
         outcome.fixture.generation = outcome.generation
         for journal in journals where journal.contents.header?.origin == origin {
             let isUsed = used.contains { $0.path == journal.path }
-            lost = report(journal.path, journal.contents, used: isUsed, &outcome.warnings) && isUsed || lost
+            lost = report(journal.path, journal.contents, used: isUsed, &findings) || lost
         }
         return lost
     }
 
-    /// Reports what reading a used journal found; returns whether commits were lost.
-    private func report(_ path: String, _ contents: StateJournal.Contents, used: Bool, _ warnings: inout [String])
-        -> Bool
-    {
+    /// Reports what reading a journal found; returns whether commits it was used for were lost.
+    private func report(
+        _ path: String, _ contents: StateJournal.Contents, used: Bool, _ findings: inout Findings
+    ) -> Bool {
         var lost = false
         switch contents.damage {
         case nil: break
         case .tornTail where !used: break
         case .tornTail:
-            warnings.append(
-                "\(path) ends in an unfinished commit (lumend stopped while writing it, so it was never "
-                    + "confirmed); replayed the whole commits before it")
+            findings.warnings.append(
+                "\(path) ends in an unfinished commit (lumend stopped while writing it, before confirming it); "
+                    + "replayed the whole commits before it")
         case .corrupt(_, let later):
-            keepCopy(
+            findings.keepCopy(
                 path, "corrupt",
-                "it is \(contents.damage!); replayed the commits before the damage, \(later) are lost", &warnings)
-            lost = true
+                "it is \(contents.damage!); replayed the commits before the damage, \(later) are lost", lost: used)
+            lost = used
+        case .cut:
+            findings.keepCopy(
+                path, "cut",
+                "it is \(contents.damage!), so commits after that, acknowledged ones among them, may be lost"
+                    + (used ? "; replayed the whole commits before it" : ""), lost: used)
+            lost = used
         }
         if !contents.repaired.isEmpty {
             let offsets = contents.repaired.prefix(5).map(String.init).joined(separator: ", ")
-            keepCopy(
+            findings.keepCopy(
                 path, "damaged",
                 "it is damaged at byte\(contents.repaired.count == 1 ? "" : "s") \(offsets); every commit was "
-                    + "read from its second copy, so nothing is lost", &warnings)
+                    + "read from its second copy, so nothing is lost")
         }
         return lost
     }
 
-    /// Moves a file that cannot be used aside, for inspection.
-    private func setAside(_ path: String, _ why: String, _ warnings: inout [String]) {
-        moveAside(path, saying: "cannot be used: \(why)", &warnings)
-    }
+    // MARK: - Findings
 
-    /// Renames `path` to a `.corrupt-` name and warns "`path` `problem`; moved it to …".
-    private func moveAside(_ path: String, saying problem: String, _ warnings: inout [String]) {
-        let aside = "\(path).corrupt-\(now())"
-        do {
-            try fileSystem.rename(path, to: aside)
-            warnings.append("\(path) \(problem); moved it to \(aside)")
-        } catch {
-            warnings.append("\(path) \(problem); it could not be moved aside (\(error))")
+    /// What reading the state directory found, gathered before anything in it is touched.
+    struct Findings {
+        /// Problems worked around, for the log.
+        var warnings: [String] = []
+        /// What was no problem, for the log.
+        var notices: [String] = []
+        /// Acknowledged changes the files show are gone, or may be: each stops start-up unless accepted.
+        var losses: [String] = []
+        /// What to do to the files once start-up goes on.
+        var actions: [Action] = []
+
+        /// A change to the state directory, and what it is for.
+        enum Action {
+            /// Rename a file that cannot be used to a `.corrupt-` name, for inspection.
+            case moveAside(String, problem: String)
+            /// Keep a second name for a damaged file that is still used, so it stays after the next snapshot.
+            case keepCopy(String, kind: String, why: String)
+            /// Rename a file to a `.reset-` name.
+            case moveAsideForReset(String)
+            /// Remove temporary files an interrupted snapshot left.
+            case removeTemporaries([String])
+        }
+
+        mutating func moveAside(_ path: String, _ problem: String, lost: Bool = false) {
+            if actions.contains(where: { if case .moveAside(path, _) = $0 { true } else { false } }) { return }
+            actions.append(.moveAside(path, problem: problem))
+            if lost { losses.append("\(path) \(problem)") }
+        }
+
+        mutating func setAside(_ path: String, _ why: String, lost: Bool = false) {
+            moveAside(path, "cannot be used: \(why)", lost: lost)
+        }
+
+        mutating func keepCopy(_ path: String, _ kind: String, _ why: String, lost: Bool = false) {
+            actions.append(.keepCopy(path, kind: kind, why: why))
+            if lost { losses.append("\(path): \(why)") }
         }
     }
 
-    /// Keeps a second name for a damaged file that is still used, so it stays for inspection after the next
-    /// snapshot replaces it.
-    private func keepCopy(_ path: String, _ kind: String, _ why: String, _ warnings: inout [String]) {
-        let copy = "\(path).\(kind)-\(now())"
-        do {
-            if !fileSystem.fileExists(copy) { try fileSystem.link(path, to: copy) }
-            warnings.append("\(path): \(why); kept a copy as \(copy)")
-        } catch {
-            warnings.append("\(path): \(why); no copy could be kept (\(error))")
+    /// Does what `findings` asks of the directory, saying in the outcome's warnings and notices what was done.
+    private func carryOut(_ findings: Findings, into outcome: inout Outcome) throws(Refusal) {
+        var warnings: [String] = []
+        var notices = findings.notices
+        for action in findings.actions {
+            switch action {
+            case .moveAside(let path, let problem):
+                let aside = "\(path).corrupt-\(now())"
+                do {
+                    try fileSystem.rename(path, to: aside)
+                    warnings.append("\(path) \(problem); moved it to \(aside)")
+                } catch {
+                    warnings.append("\(path) \(problem); it could not be moved aside (\(error))")
+                }
+            case .keepCopy(let path, let kind, let why):
+                let copy = "\(path).\(kind)-\(now())"
+                do {
+                    if !fileSystem.fileExists(copy) { try fileSystem.link(path, to: copy) }
+                    warnings.append("\(path): \(why); kept a copy as \(copy)")
+                } catch {
+                    warnings.append("\(path): \(why); no copy could be kept (\(error))")
+                }
+            case .moveAsideForReset(let path):
+                let aside = "\(path).reset-\(now())"
+                do { try fileSystem.rename(path, to: aside) } catch {
+                    throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
+                }
+                warnings.append("--reset: moved \(path) to \(aside)")
+            case .removeTemporaries(let names):
+                // Safe only under the directory lock, when no other lumend can be writing one.
+                let removed = names.filter { (try? fileSystem.remove("\(directory)/\($0)")) != nil }
+                if !removed.isEmpty {
+                    notices.append(
+                        "removed \(removed.count) temporary file\(removed.count == 1 ? "" : "s") left by an "
+                            + "interrupted snapshot: \(removed.sorted().joined(separator: ", "))")
+                }
+            }
         }
+        outcome.warnings = warnings + outcome.warnings + findings.warnings
+        outcome.notices = notices
     }
 
-    // MARK: - Tidying
-
-    /// Removes what snapshots interrupted by a crash left: `state.json.tmp-<pid>`, `state.journal.tmp-<pid>`.
-    /// Safe only under the directory lock, when no other lumend can be writing one.
-    private func removeTemporaryFiles(_ notices: inout [String]) {
-        guard let names = try? fileSystem.listDirectory(directory) else { return }
+    /// The temporary files snapshots interrupted by a crash left: `state.json.tmp-<pid>`,
+    /// `state.journal.tmp-<pid>`.
+    private func temporaryFiles() -> [String] {
+        guard let names = try? fileSystem.listDirectory(directory) else { return [] }
         let prefixes = [StateStore.stateFileName, StateStore.journalFileName].map { $0 + StateStore.temporarySuffix }
-        var removed: [String] = []
-        for name in names where prefixes.contains(where: { name.hasPrefix($0) }) {
-            if (try? fileSystem.remove("\(directory)/\(name)")) != nil { removed.append(name) }
-        }
-        if !removed.isEmpty {
-            notices.append(
-                "removed \(removed.count) temporary file\(removed.count == 1 ? "" : "s") left by an interrupted "
-                    + "snapshot: \(removed.sorted().joined(separator: ", "))")
-        }
+        return names.filter { name in prefixes.contains { name.hasPrefix($0) } }
     }
 }

@@ -18,8 +18,6 @@ extension StateStore {
         var allocated: Int
         /// How far a failed write may have left bytes of an entry never committed; the next entry covers them.
         var dirtyEnd = 0
-        /// Whether to zero-fill ahead; off once the disk had no room for it, until the next journal.
-        var preallocating = true
     }
 
     /// Commits what is pending on the calling thread, if nobody else is committing and a plain journal
@@ -75,18 +73,17 @@ extension StateStore {
         if journal.dirtyEnd > journal.end + entry.count {
             entry += [UInt8](repeating: 0, count: journal.dirtyEnd - journal.end - entry.count)
         }
-        if journal.end + entry.count > journal.allocated, journal.preallocating {
+        if journal.end + entry.count >= journal.allocated {
             // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also
-            // write the file's size. With no room for that, the entry alone will do.
-            let growth = max(preallocation, entry.count)
+            // write the file's size. The zeros are synced before a commit is written over them: a journal then
+            // always ends in zeros, which is how a reader tells one cut short from one whose last write was
+            // interrupted. With no room to fill ahead, just enough for this entry and one zero will do.
+            let needed = journal.end + entry.count + 1 - journal.allocated
             do throws(FileSystemError) {
-                try fileSystem.writeAll(
-                    journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
-                journal.allocated += growth
+                journal.allocated += try zeroFill(journal, growths: [max(preallocation, needed), needed])
             } catch  where Self.isOutOfSpace(error) {
-                // Whatever part of the zeros was written is harmless; until the next journal, commits are
-                // written alone.
-                journal.preallocating = false
+                state.journal = journal
+                return .failed(error)
             } catch {
                 return poison(&state, error)
             }
@@ -106,12 +103,31 @@ extension StateStore {
             return poison(&state, error)
         }
         journal.end += entry.count
-        journal.allocated = max(journal.allocated, journal.end)
         if journal.dirtyEnd <= journal.end { journal.dirtyEnd = 0 }
         state.journal = journal
         state.batchesSinceSnapshot += 1
         shared.withLock { $0.generation = generation }
         return .written
+    }
+
+    /// Writes zeros after the journal's zero-filled part, the first of `growths` bytes that there is room
+    /// for, and syncs them; returns how many were written.
+    private func zeroFill(_ journal: JournalFile, growths: [Int]) throws(FileSystemError) -> Int {
+        var written: Int?
+        var outOfSpace: FileSystemError?
+        for growth in growths where written == nil {
+            do throws(FileSystemError) {
+                try fileSystem.writeAll(
+                    journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
+                written = growth
+            } catch  where Self.isOutOfSpace(error) {
+                // Whatever part of the zeros was written is harmless: zeros past the end.
+                outOfSpace = error
+            }
+        }
+        guard let written else { throw outOfSpace ?? FileSystemError("write", journalPath, errno: ENOSPC) }
+        try fileSystem.syncData(journal.fd, path: journalPath)
+        return written
     }
 
     /// After a failed `fdatasync` (or a write that failed for another reason than space) the file's contents

@@ -69,8 +69,9 @@ extension StateStore {
                 try fileSystem.writeDurably(
                     start + [UInt8](repeating: 0, count: preallocation), to: journalTemporary)
             } catch  where Self.isOutOfSpace(error) {
-                allocated = start.count
-                try fileSystem.writeDurably(start, to: journalTemporary)
+                // The zero after the start marks where the journal ends (a journal never ends without one).
+                allocated = start.count + 1
+                try fileSystem.writeDurably(start + [0], to: journalTemporary)
             }
         } catch {
             try? fileSystem.remove(snapshotTemporary)

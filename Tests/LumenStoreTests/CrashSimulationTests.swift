@@ -165,9 +165,49 @@ struct CrashSimulation {
                             + image.keys.sorted().joined(separator: ", ") + Self.describe(image))
                     return result
                 }
+                // And every seventeenth has one file deleted or cut short after the crash, each file in turn.
+                if (index + result.images) % 17 == 0,
+                    let failure = damagedRestarts(image, required: required, written: written, random: &random)
+                {
+                    result.failures.append("crash after call \(index), \(variant) image, then \(failure)")
+                    return result
+                }
             }
         }
         return result
+    }
+
+    /// Deletes each file of `image` in turn, then cuts each at a random length: start-up must bring back every
+    /// acknowledged write, or refuse: for the journal, which nothing else holds, or when a snapshot was being
+    /// put in place (its files under temporary names), when the rest no longer hold every commit.
+    func damagedRestarts(
+        _ image: [String: [UInt8]], required: [String: Int], written: [String: Set<Int>], random: inout SeededRandom
+    ) -> String? {
+        for file in image.keys.sorted() where !file.contains(".tmp-") {
+            let bytes = image[file]!
+            for damaged in [nil, Array(bytes.prefix(Int.random(in: 0...max(0, bytes.count - 1), using: &random)))] {
+                var files = image
+                files[file] = damaged
+                let what = damaged == nil ? "\(file) deleted" : "\(file) cut at byte \(damaged!.count)"
+                let disk = SimulatedDisk(directory: Self.directory, files: files)
+                do {
+                    let outcome = try StateLoader(directory: Self.directory, fileSystem: disk, now: { 1 }).load(
+                        fixture: Self.fixture, origin: Self.origin, fixtureIsExplicit: false, reset: false)
+                    if let wrong = verify(outcome.fixture, required: required, written: written) {
+                        return "\(what): \(wrong) (warnings: \(outcome.warnings)); files: "
+                            + files.keys.sorted().joined(separator: ", ") + Self.describe(files)
+                    }
+                } catch {
+                    let rotating = image.keys.contains { $0.contains(".tmp-") }
+                    if file != StateStore.journalFileName && !rotating || !error.description.contains("lost")
+                        && !error.description.contains("gone")
+                    {
+                        return "\(what): start-up refused: \(error)"
+                    }
+                }
+            }
+        }
+        return nil
     }
 
     static func describe(_ image: [String: [UInt8]]) -> String {

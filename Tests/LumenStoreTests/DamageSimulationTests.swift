@@ -40,17 +40,23 @@ struct DamageSimulationTests {
     struct Case: CustomStringConvertible {
         var file: String
         var what: String
-        var bytes: [UInt8]
-        /// Whether the last commit may be lost: a cut-off last record was never confirmed.
-        var lastCommitMayGo = false
+        /// The damaged file, or `nil` when it is deleted.
+        var bytes: [UInt8]?
+        /// Whether start-up must stop: the current journal cut short, emptied or deleted may have taken
+        /// acknowledged commits with it, and nothing else holds them.
+        var mayHaveLostCommits = false
+        /// Whether the file is still one lumend could have written (a journal cut inside its zeros, or a file
+        /// deleted that another holds): nothing need be reported or kept.
+        var isHarmless = false
         var description: String { "\(file): \(what)" }
     }
 
-    /// Every damage of `bytes`: each byte changed (and zeroed), a NUL at each line start, truncation at each
-    /// length (for a journal, of its last record; for a snapshot, of the whole file).
+    /// Every damage of `bytes`: each byte changed (and zeroed), a NUL at each line start, truncation at every
+    /// length, the file emptied and the file deleted.
     static func cases(of file: String, _ bytes: [UInt8]) -> [Case] {
         let isJournal = file.hasSuffix(".journal")
         let written = isJournal ? (bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0) : bytes.count
+        let isCurrentJournal = file == StateStore.journalFileName
         var cases: [Case] = []
         for offset in 0..<written {
             var flipped = bytes
@@ -64,21 +70,18 @@ struct DamageSimulationTests {
                 cases.append(Case(file: file, what: "NUL at byte \(offset)", bytes: zeroed))
             }
         }
-        if isJournal {
-            // The last record: its two copies, from the start of the first to the end of the written part.
-            let lineStarts = (0..<written).filter { $0 == 0 || bytes[$0 - 1] == UInt8(ascii: "\n") }
-            let lastRecord = lineStarts.count >= 2 ? lineStarts[lineStarts.count - 2] : 0
-            for length in lastRecord..<written {
-                cases.append(
-                    Case(
-                        file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length]), lastCommitMayGo: true
-                    ))
-            }
-        } else {
-            for length in 0..<written {
-                cases.append(Case(file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length])))
-            }
+        // Every cut of the written part (a journal's zeros are part of it), and one inside a journal's zeros,
+        // which loses nothing.
+        let cuts = isJournal ? Array(1...written) + (bytes.count > written + 1 ? [written + 1] : []) : Array(1..<written)
+        for length in cuts {
+            cases.append(
+                Case(
+                    file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length]),
+                    mayHaveLostCommits: isCurrentJournal && length <= written, isHarmless: length > written))
         }
+        cases.append(Case(file: file, what: "emptied", bytes: [], mayHaveLostCommits: isCurrentJournal))
+        cases.append(
+            Case(file: file, what: "deleted", bytes: nil, mayHaveLostCommits: isCurrentJournal, isHarmless: true))
         return cases
     }
 
@@ -97,10 +100,7 @@ struct DamageSimulationTests {
                 counts[file, default: 0] += 1
                 var files = baseline.files
                 files[file] = damage.bytes
-                if let failure = check(
-                    damage, files: files, required: damage.lastCommitMayGo ? baseline.beforeLast : baseline.promised,
-                    written: baseline.promised)
-                {
+                if let failure = check(damage, files: files, required: baseline.promised, written: baseline.promised) {
                     failures.append("\(damage): \(failure)")
                 }
             }
@@ -120,29 +120,46 @@ struct DamageSimulationTests {
     /// What is wrong with how start-up met one damaged file, or `nil`.
     func check(_ damage: Case, files: [String: [UInt8]], required: [String: Int], written: [String: Int]) -> String? {
         let disk = SimulatedDisk(directory: CrashSimulation.directory, files: files)
-        let outcome: StateLoader.Outcome
-        do {
-            outcome = try StateLoader(directory: CrashSimulation.directory, fileSystem: disk, now: { 1 }).load(
+        func load(acceptingLoss: Bool) throws(StateLoader.Refusal) -> StateLoader.Outcome {
+            try StateLoader(directory: CrashSimulation.directory, fileSystem: disk, now: { 1 }).load(
                 fixture: CrashSimulation.fixture, origin: CrashSimulation.origin, fixtureIsExplicit: false,
-                reset: false)
-        } catch {
-            return "start-up refused: \(error)"
+                reset: false, acceptingLoss: acceptingLoss)
         }
         var all: [String: Set<Int>] = [:]
         for (entity, version) in written { all[entity] = Set(0...version) }
+        if damage.mayHaveLostCommits {
+            // Refused, naming the journal, with every file as it was; then started when the loss is accepted.
+            do {
+                let outcome = try load(acceptingLoss: false)
+                return "started although commits may be lost (warnings: \(outcome.warnings))"
+            } catch {
+                if !error.description.contains(damage.file) { return "the refusal does not name it: \(error)" }
+            }
+            if disk.files != files { return "the refusal changed the files: \(disk.files.keys.sorted())" }
+            do {
+                let outcome = try load(acceptingLoss: true)
+                if let wrong = CrashSimulation(seed: 0).verify(outcome.fixture, required: [:], written: all) {
+                    return "with the loss accepted: \(wrong)"
+                }
+                if !outcome.warnings.contains(where: { $0.contains("--accept-loss") && $0.contains(damage.file) }) {
+                    return "with the loss accepted, the loss is not reported (warnings: \(outcome.warnings))"
+                }
+            } catch {
+                return "refused although the loss was accepted: \(error)"
+            }
+            return nil
+        }
+        let outcome: StateLoader.Outcome
+        do { outcome = try load(acceptingLoss: false) } catch { return "start-up refused: \(error)" }
         if let wrong = CrashSimulation(seed: 0).verify(outcome.fixture, required: required, written: all) {
             return "\(wrong); warnings: \(outcome.warnings)"
         }
         let mentioned = outcome.warnings.contains { $0.contains(damage.file) }
         let keptAside = disk.files.keys.contains {
             $0.hasPrefix(damage.file + ".corrupt-") || $0.hasPrefix(damage.file + ".damaged-")
+                || $0.hasPrefix(damage.file + ".cut-")
         }
-        if damage.lastCommitMayGo {
-            // A cut inside the last record's first copy is an unfinished commit and is said to be; a cut in its
-            // second copy leaves a whole journal whose last line has one copy, which is what a crash between
-            // the two would leave.
-            return nil
-        }
+        if damage.isHarmless { return nil }
         if !mentioned { return "not reported (warnings: \(outcome.warnings))" }
         if !keptAside { return "not kept aside (files: \(disk.files.keys.sorted()))" }
         return nil

@@ -24,6 +24,12 @@ struct StateLoaderTests {
         return state.prettyJSON()
     }
 
+    /// The journal lumend writes with each snapshot: its header and carry, and the zeros after them.
+    func journal(base: Int, origin: FixtureOrigin? = nil, to name: String = "state.journal") {
+        let bytes = StateJournal.start(base: base, origin: origin ?? self.origin, carry: []) + [0, 0, 0, 0]
+        _ = FileManager.default.createFile(atPath: directory.file(name), contents: Data(bytes))
+    }
+
     @Test func withoutStateItStartsFromTheFixture() throws {
         let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
         #expect(outcome.source == .fixture)
@@ -32,6 +38,7 @@ struct StateLoaderTests {
 
     @Test func itResumesFromTheStateFile() throws {
         write(snapshot(name: "Saved", generation: 7))
+        journal(base: 7)
         let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
         #expect(outcome.source == .state)
         #expect(outcome.fixture.name == "Saved")
@@ -54,7 +61,15 @@ struct StateLoaderTests {
         default: broken = good.replacingOccurrences(of: "\"schema\": 1", with: "\"schema\": 0")
         }
         write(broken)
-        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        journal(base: 3)
+        // Nothing else holds what the state file held: start-up stops unless the loss is accepted.
+        let refusal = #expect(throws: StateLoader.Refusal.self) {
+            try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        }
+        #expect(refusal?.description.contains("no snapshot for it to follow") == true)
+        #expect(try String(contentsOfFile: directory.file("state.json"), encoding: .utf8) == broken)
+        let outcome = try loader.load(
+            fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false, acceptingLoss: true)
         #expect(outcome.source == .fixture)
         let aside = directory.file("state.json.corrupt-1700000000")
         #expect(try String(contentsOfFile: aside, encoding: .utf8) == broken)
@@ -65,6 +80,7 @@ struct StateLoaderTests {
     @Test func aCorruptStateFallsBackToThePreviousGeneration() throws {
         write("{", to: "state.json")
         write(snapshot(name: "Previous", generation: 4), to: "state.previous.json")
+        journal(base: 4)
         let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
         #expect(outcome.source == .previous)
         #expect(outcome.fixture.name == "Previous")
@@ -88,7 +104,9 @@ struct StateLoaderTests {
     }
 
     @Test func aStateFromAnotherFixtureIsRefusedNamingReset() throws {
-        write(snapshot(name: "Other", generation: 2, origin: FixtureOrigin(id: "other-home", digest: "fnv1a64:2")))
+        let other = FixtureOrigin(id: "other-home", digest: "fnv1a64:2")
+        write(snapshot(name: "Other", generation: 2, origin: other))
+        journal(base: 2, origin: other)
         do {
             _ = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
             Issue.record("resumed a state from another fixture")

@@ -101,10 +101,10 @@ struct DiskFaultTests {
         #expect(try await setName(client, "saved before")["result"] != nil)
         first.signal(SIGKILL)
         _ = await first.waitForExit()
-        // The journal without its zero-filled tail, so nothing is reserved; then a full disk.
+        // The journal with only the one zero that marks its end, so nothing is reserved; then a full disk.
         let journal = directory.file("disk/state/state.journal")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
-        _ = truncate(journal, off_t((bytes.lastIndex { $0 != 0 } ?? 0) + 1))
+        _ = truncate(journal, off_t((bytes.lastIndex { $0 != 0 } ?? 0) + 2))
         disk.fill()
 
         // Start-up cannot write its snapshot, and goes on appending to the journal.

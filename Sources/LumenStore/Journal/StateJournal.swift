@@ -22,7 +22,10 @@ import LumenProtocol
 ///
 /// The file is extended with zeros ahead of what is written, so that appending a commit and `fdatasync`
 /// rewrite data blocks only. A run of zeros where a line would start ends the journal only when nothing but
-/// zeros follows it; otherwise it is damage. Version 1 journals (one copy, no carry) are still read.
+/// zeros follows it; otherwise it is damage. The writer makes those zeros durable before it writes a commit
+/// over them, so a version 2 journal always ends in at least one zero byte: one that ends without them was
+/// cut short (truncated), and may have lost acknowledged commits. Version 1 journals (one copy, no carry) are
+/// still read.
 public enum StateJournal {
     /// The journal's name in the state directory.
     public static let fileName = "state.journal"
@@ -87,12 +90,22 @@ public enum StateJournal {
         case tornTail(offset: Int)
         /// A line in the middle is damaged and `laterCommits` whole commits follow it: those are lost.
         case corrupt(offset: Int, laterCommits: Int)
+        /// The file ends at `offset` without the zeros the writer always leaves after its last commit: it was
+        /// cut short after it was written, and commits that were acknowledged may have been cut with it.
+        case cut(offset: Int)
+
+        /// Whether this is ``tornTail(offset:)``.
+        var isTornTail: Bool {
+            if case .tornTail = self { true } else { false }
+        }
 
         public var description: String {
             switch self {
             case .tornTail(let offset): "an unfinished commit at byte \(offset) (a crash during a write)"
             case .corrupt(let offset, let later):
                 "damaged at byte \(offset), with \(later) commit\(later == 1 ? "" : "s") after the damage"
+            case .cut(let offset):
+                "cut short at byte \(offset) (it ends without the zeros lumend leaves after its last commit)"
             }
         }
     }
@@ -133,8 +146,19 @@ public enum StateJournal {
 
     /// Reads a journal's bytes: the header, the carry and every whole commit up to the first loss.
     public static func read(_ bytes: [UInt8]) -> Contents {
-        var contents = Contents()
         let lines = split(bytes)
+        var contents = read(bytes, lines: lines)
+        // A cut outranks a torn tail: what looks like an unfinished commit may be a confirmed one, cut.
+        if let header = contents.header, header.version >= 2, lines.last?.end == bytes.count,
+            contents.damage == nil || contents.damage?.isTornTail == true
+        {
+            contents.damage = .cut(offset: bytes.count)
+        }
+        return contents
+    }
+
+    private static func read(_ bytes: [UInt8], lines: [(offset: Int, end: Int, value: JSONValue?)]) -> Contents {
+        var contents = Contents()
         var index = 0
         var damaged: [Int] = []
         var lastLength = 0
