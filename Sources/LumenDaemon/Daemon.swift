@@ -98,17 +98,17 @@ public enum Daemon {
             }
         }
         raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
-        let fileSystem = PosixFileSystem()
-        // The state.
-        do { try fileSystem.createDirectory(options.stateDirectory) } catch {
-            throw StartupError(description: "cannot create the state directory: \(error)")
+        // The state directory, opened once, each step of its path checked; everything in it is reached through
+        // that descriptor, so nothing on the path can be swapped afterwards.
+        let stateDirectory: TrustedDirectory
+        do { stateDirectory = try TrustedDirectory(opening: options.stateDirectory) } catch {
+            throw StartupError(description: "will not keep state in \(options.stateDirectory): \(error)")
         }
-        if let unsafe = LumenPaths.unsafeDirectoryReason(options.stateDirectory) {
-            throw StartupError(description: "will not keep state in \(options.stateDirectory): \(unsafe)")
-        }
+        defer { withExtendedLifetime(stateDirectory) {} }
+        let fileSystem = PosixFileSystem(anchor: (options.stateDirectory, stateDirectory.descriptor))
         // Held until the process ends: a second lumend on this directory would replace the journal under us.
         let lock: StateDirectoryLock
-        do { lock = try StateDirectoryLock.acquire(options.stateDirectory) } catch {
+        do { lock = try StateDirectoryLock.acquire(options.stateDirectory, descriptor: stateDirectory.descriptor) } catch {
             throw StartupError(description: "\(error)")
         }
         defer { withExtendedLifetime(lock) {} }
@@ -174,10 +174,10 @@ public enum Daemon {
             ownedPath = nil
             logger.info("serving on the socket systemd passed", [("fd", String(fd))])
         } else {
-            let directory = PosixFileSystem.directory(of: options.socketPath)
-            try? fileSystem.createDirectory(directory)
-            if let unsafe = LumenPaths.unsafeDirectoryReason(directory) {
-                throw StartupError(description: "will not listen on \(options.socketPath): \(unsafe)")
+            // Created and checked as the state directory is; the socket is bound by its path, which only this
+            // user and root can change once the check has passed.
+            do { _ = try TrustedDirectory(opening: PosixFileSystem.directory(of: options.socketPath)) } catch {
+                throw StartupError(description: "will not listen on \(options.socketPath): \(error)")
             }
             do {
                 listenFD = try UnixSocket.listen(at: options.socketPath)

@@ -223,6 +223,9 @@ public struct DaemonOptions: Sendable, Hashable {
         where path.isEmpty {
             throw UsageError("\(option) must not be empty")
         }
+        // Every check and every message speaks of the path as the kernel resolves it, from `/`.
+        options.stateDirectory = TrustedDirectory.absolute(options.stateDirectory)
+        options.socketPath = TrustedDirectory.absolute(options.socketPath)
         return options
     }
 

@@ -65,13 +65,33 @@ public struct PosixFileSystem: FileSystem {
     /// fill the memory.
     public let maxReadBytes: Int
 
+    /// A directory reached through an open descriptor: a path inside it is resolved from the descriptor
+    /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
+    public let anchor: (path: String, descriptor: Int32)?
+
     /// The real file system, reading files of up to `maxReadBytes` (1 GiB unless told).
-    public init(maxReadBytes: Int = 1 << 30) { self.maxReadBytes = maxReadBytes }
+    /// - Parameter anchor: a directory open as `descriptor` (which must stay open while this is used), by
+    ///   which paths inside `path` are reached.
+    public init(maxReadBytes: Int = 1 << 30, anchor: (path: String, descriptor: Int32)? = nil) {
+        self.maxReadBytes = maxReadBytes
+        self.anchor = anchor
+    }
+
+    /// Where a call on `path` starts: the anchor's descriptor and the rest of the path inside it, or the
+    /// working directory and the path as it is.
+    private func locate(_ path: String) -> (directory: Int32, name: String) {
+        guard let anchor else { return (AT_FDCWD, path) }
+        if path == anchor.path { return (anchor.descriptor, ".") }
+        let prefix = anchor.path.hasSuffix("/") ? anchor.path : anchor.path + "/"
+        guard path.hasPrefix(prefix) else { return (AT_FDCWD, path) }
+        return (anchor.descriptor, String(path.dropFirst(prefix.count)))
+    }
 
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a
     ///   pipe or device once that much has come.
     public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw FileSystemError("open", path, errno: errno)
@@ -99,7 +119,8 @@ public struct PosixFileSystem: FileSystem {
 
     public func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
         // O_EXCL also refuses to follow a symlink planted at the temporary name.
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
         if fd < 0 { throw FileSystemError("open", path, errno: errno) }
         return fd
     }
@@ -109,7 +130,8 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 { throw FileSystemError("open", path, errno: errno) }
         return fd
     }
@@ -131,24 +153,40 @@ public struct PosixFileSystem: FileSystem {
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
     public func rename(_ from: String, to: String) throws(FileSystemError) {
-        if Glibc.rename(from, to) != 0 { throw FileSystemError("rename", from, errno: errno) }
+        let (fromDirectory, fromName) = locate(from)
+        let (toDirectory, toName) = locate(to)
+        if renameat(fromDirectory, fromName, toDirectory, toName) != 0 {
+            throw FileSystemError("rename", from, errno: errno)
+        }
     }
 
     public func fsyncDirectory(_ path: String) throws(FileSystemError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 { throw FileSystemError("open", path, errno: errno) }
         defer { Glibc.close(fd) }
         if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
     }
 
     public func remove(_ path: String) throws(FileSystemError) {
-        if unlink(path) != 0, errno != ENOENT { throw FileSystemError("unlink", path, errno: errno) }
+        let (directory, name) = locate(path)
+        if unlinkat(directory, name, 0) != 0, errno != ENOENT { throw FileSystemError("unlink", path, errno: errno) }
     }
 
-    public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public func fileExists(_ path: String) -> Bool {
+        let (directory, name) = locate(path)
+        return faccessat(directory, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+    }
 
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
-        guard let stream = opendir(path) else { throw FileSystemError("opendir", path, errno: errno) }
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError("opendir", path, errno: errno) }
+        guard let stream = fdopendir(fd) else {
+            let code = errno
+            Glibc.close(fd)
+            throw FileSystemError("opendir", path, errno: code)
+        }
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
@@ -161,14 +199,21 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func link(_ existing: String, to new: String) throws(FileSystemError) {
-        if Glibc.link(existing, new) != 0 { throw FileSystemError("link", existing, errno: errno) }
+        let (fromDirectory, fromName) = locate(existing)
+        let (toDirectory, toName) = locate(new)
+        if linkat(fromDirectory, fromName, toDirectory, toName, 0) != 0 {
+            throw FileSystemError("link", existing, errno: errno)
+        }
     }
 
     public func createDirectory(_ path: String) throws(FileSystemError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
+        let (directory, name) = locate(path)
+        var prefix = name.hasPrefix("/") ? "" : "."
+        for component in name.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0, errno != EEXIST { throw FileSystemError("mkdir", prefix, errno: errno) }
+            if mkdirat(directory, prefix, 0o700) != 0, errno != EEXIST {
+                throw FileSystemError("mkdir", prefix, errno: errno)
+            }
         }
     }
 }

@@ -38,8 +38,12 @@ public final class StateDirectoryLock: Sendable {
 
     /// Takes the lock on `directory` without waiting.
     /// - Throws: ``InUse`` when another process holds it; ``Failure`` when the directory cannot be opened.
-    public static func acquire(_ directory: String) throws -> StateDirectoryLock {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    ///   - descriptor: the directory, already open (``TrustedDirectory``): it is locked through a descriptor of
+    ///     its own opened from this one, so the path is not resolved again.
+    public static func acquire(_ directory: String, descriptor: Int32? = nil) throws -> StateDirectoryLock {
+        let fd =
+            descriptor.map { openat($0, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            ?? open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             throw Failure(
                 description: "cannot open the state directory \(directory): \(String(cString: strerror(errno)))")
@@ -52,7 +56,7 @@ public final class StateDirectoryLock: Sendable {
             throw Failure(
                 description: "cannot lock the state directory \(directory): \(String(cString: strerror(code)))")
         }
-        writePID(in: directory)
+        writePID(in: fd)
         return StateDirectoryLock(fd: fd)
     }
 
@@ -60,9 +64,8 @@ public final class StateDirectoryLock: Sendable {
     public func release() { close(fd) }
 
     /// Records this process as the holder; a read-only directory simply keeps no record.
-    private static func writePID(in directory: String) {
-        let path = "\(directory)/\(fileName)"
-        let file = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    private static func writePID(in directory: Int32) {
+        let file = openat(directory, fileName, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard file >= 0 else { return }
         defer { close(file) }
         let text = "\(getpid())\n"
@@ -70,8 +73,10 @@ public final class StateDirectoryLock: Sendable {
         _ = text.withCString { pwrite(file, $0, strlen($0), 0) }
     }
 
-    /// The holder's PID from `lumend.lock`, or from `/proc/locks` when that file says nothing useful.
+    /// The holder's PID from `/proc/locks`, or from `lumend.lock` when the kernel does not say: the file may
+    /// still name an earlier holder, which has died, until the new one writes its own.
     private static func holder(of directory: String) -> Int32? {
+        if let pid = lockHolderFromProc(directory) { return pid }
         let path = "\(directory)/\(fileName)"
         let file = open(path, O_RDONLY | O_CLOEXEC)
         if file >= 0 {
@@ -84,7 +89,7 @@ public final class StateDirectoryLock: Sendable {
                 return pid
             }
         }
-        return lockHolderFromProc(directory)
+        return nil
     }
 
     /// Finds the PID holding an `flock` on `directory`'s inode in `/proc/locks`.

@@ -22,9 +22,11 @@ struct LumenPathsTests {
         withExtendedLifetime(parent) {}
     }
 
-    @Test func aStickyWorldWritableDirectoryIsTrusted() throws {
+    @Test func aStickyWorldWritableDirectoryIsTrustedAboveButNotItself() throws {
         let (parent, path) = try directory(mode: 0o1777)
-        #expect(LumenPaths.unsafeDirectoryReason(path) == nil)
+        #expect(LumenPaths.unsafeDirectoryReason(path + "/mine") == nil)
+        let reason = try #require(LumenPaths.unsafeDirectoryReason(path))
+        #expect(reason.contains("even sticky"))
         withExtendedLifetime(parent) {}
     }
 
@@ -36,11 +38,8 @@ struct LumenPathsTests {
         withExtendedLifetime(parent) {}
     }
 
-    @Test func aDirectoryAnotherUserOwnsIsNot() throws {
-        guard geteuid() == 0 else {
-            print("SKIPPED: a directory another user owns: making one needs root")
-            return
-        }
+    @Test(.enabled(if: geteuid() == 0, "making a directory another user owns needs root"))
+    func aDirectoryAnotherUserOwnsIsNot() throws {
         let (parent, path) = try directory(mode: 0o700, owner: 65_534)
         let reason = try #require(LumenPaths.unsafeDirectoryReason(path + "/lumend.sock.d"))
         #expect(reason.contains("belongs to uid 65534"))

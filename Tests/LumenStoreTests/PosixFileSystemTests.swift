@@ -1,4 +1,5 @@
 import Foundation
+import LumenProtocol
 import LumenStore
 import LumenTestSupport
 import Testing
@@ -32,5 +33,24 @@ struct PosixFileSystemTests {
             try PosixFileSystem(maxReadBytes: 1 << 20).readFile("/dev/zero")
         }
         #expect(error.description == "read /dev/zero: File too large")
+    }
+}
+
+@Suite("A file system anchored at a checked directory")
+struct AnchoredFileSystemTests {
+    @Test func aDirectorySwappedAfterTheCheckIsNotWhereFilesGo() throws {
+        let parent = TemporaryDirectory()
+        let path = parent.file("state")
+        let checked = try TrustedDirectory(opening: path)
+        let fileSystem = PosixFileSystem(anchor: (path, checked.descriptor))
+        // Another directory put in its place after the check: the files still go to the one checked.
+        #expect(rename(path, parent.file("moved")) == 0)
+        #expect(mkdir(path, 0o700) == 0)
+        try fileSystem.writeDurably(Array("kept".utf8), to: path + "/state.json")
+        try fileSystem.rename(path + "/state.json", to: path + "/state.previous.json")
+        #expect(FileManager.default.fileExists(atPath: parent.file("moved/state.previous.json")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).isEmpty)
+        #expect(try fileSystem.readFile(path + "/state.previous.json") == Array("kept".utf8))
+        #expect(try fileSystem.listDirectory(path) == ["state.previous.json"])
     }
 }

@@ -78,3 +78,34 @@ extension PlantedDirectoryTests {
         #expect(result.stderr.contains("not trusting it") && result.stderr.contains("writable by other users"))
     }
 }
+
+@Suite("lumend and a journal emptied or lost after a crash", .timeLimit(.minutes(2)))
+struct LostJournalTests {
+    @Test(arguments: ["emptied", "deleted"])
+    func aStateMissingAcknowledgedWritesIsNotServedUntilTheLossIsAccepted(how: String) async throws {
+        let first = try DaemonProcess()
+        _ = try #require(await first.waitUntilReady(), "no READY=1: \(first.stderr)")
+        let journal = first.stateDirectory + "/state.journal"
+        #expect(await waitForCondition(in: first.stateDirectory) { FileManager.default.fileExists(atPath: journal) })
+        let client = try first.connect()
+        _ = try await client.result("set", ["scope": 0, "connection": "name", "value": "Renamed"])
+        first.signal(SIGKILL)
+        _ = await first.waitForExit()
+        if how == "emptied" { _ = truncate(journal, 0) } else { unlink(journal) }
+        let before = try FileManager.default.contentsOfDirectory(atPath: first.stateDirectory).sorted()
+
+        let refused = try DaemonProcess(directory: first.directory)
+        #expect(await refused.waitForExit() == 1)
+        #expect(refused.stderr.contains("missing changes that were acknowledged"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(journal) && refused.stderr.contains("--accept-loss"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: first.stateDirectory).sorted() == before)
+
+        let accepted = try DaemonProcess(arguments: ["--accept-loss"], directory: first.directory)
+        _ = try #require(await accepted.waitUntilReady(), "no READY=1: \(accepted.stderr)")
+        #expect(accepted.stderr.contains("--accept-loss: went on although"), "\(accepted.stderr)")
+        let name = try await accepted.connect().result("get", ["scope": 0, "connection": "name"])["value"]
+        #expect(name != "Renamed")
+        accepted.signal(SIGTERM)
+        #expect(await accepted.waitForExit() == 0)
+    }
+}
