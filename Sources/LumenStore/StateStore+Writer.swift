@@ -265,7 +265,7 @@ extension StateStore {
             if let error {
                 shared.lastError = error
                 shared.retryAt = .now + state.backoff
-                state.backoff = min(state.backoff * 2, .seconds(5))
+                state.backoff = Self.nextRetryDelay(after: state.backoff)
             } else {
                 shared.lastError = nil
                 shared.retryAt = nil
@@ -285,6 +285,10 @@ extension StateStore {
         if let failedSnapshot { for waiter in snapshotFailed { waiter.resume(returning: .failure(failedSnapshot)) } }
         for waiter in succeeded { waiter.resume(returning: .success(())) }
     }
+
+    /// The wait before the retry after next: doubling, up to a second, so that the disk's recovery (space freed,
+    /// a remount) is noticed within a second.
+    static func nextRetryDelay(after delay: Duration) -> Duration { min(delay * 2, .seconds(1)) }
 
     /// Removes and returns the waiters whose changes (and snapshot, for ``compact()``) are on disk.
     func resolveWaiters(_ shared: inout Shared, durableMark: UInt64)

@@ -59,7 +59,7 @@ public final class StateStore: StateRecordSink {
     public let journalLimit: Int
     /// How far ahead of its end the journal is zero-filled, when there is room.
     public let preallocation: Int
-    /// How long after a failed write the first retry comes (doubling, up to 5 s, while failures go on).
+    /// How long after a failed write the first retry comes (doubling, up to 1 s, while failures go on).
     public let retryDelay: Duration
     /// In full durability, how long a change nobody waits for yet is left for a waiter to commit itself.
     public let leaderGrace: Duration
@@ -240,11 +240,13 @@ public final class StateStore: StateRecordSink {
     ///   thread rather than wake the writer thread and wait for it: a confirmation sooner by two thread
     ///   switches. Pass `true` only from a thread that may block on the disk (a connection's own thread),
     ///   never from one of Swift concurrency's shared threads.
-    /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed.
+    /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed, and at once
+    ///   while the last commit has failed and no retry has succeeded since: a full disk does not make every
+    ///   write wait for the retry.
     public func waitUntilDurable(_ mark: UInt64, committingHere: Bool = false) async throws(LumenError) {
         if mark <= durable.load(ordering: .acquiring) { return }
         var result = committingHere ? commitHere(upTo: mark) : nil
-        if result == nil { result = await wait(for: mark, snapshot: false) }
+        if result == nil { result = await wait(for: mark, snapshot: false, failingFast: true) }
         if case .failure(let error) = result {
             throw LumenError(
                 .notPersisted,
@@ -265,10 +267,21 @@ public final class StateStore: StateRecordSink {
         try await wait(for: changeMark, snapshot: true).get()
     }
 
-    private func wait(for mark: UInt64, snapshot: Bool) async -> Result<Void, FileSystemError> {
+    /// Waits for a commit covering `mark` (and a snapshot, if asked).
+    /// - Parameter failingFast: answer at once with the last commit's error while it stands, rather than wait
+    ///   for the retry (which goes on regardless).
+    private func wait(for mark: UInt64, snapshot: Bool, failingFast: Bool = false) async
+        -> Result<Void, FileSystemError>
+    {
         await withCheckedContinuation { continuation in
             let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
                 guard !shared.stopped else { return (true, false) }
+                if failingFast, let error = shared.lastError {
+                    continuation.resume(returning: .failure(error))
+                    return (false, false)
+                }
+                // A flush or a snapshot asked for retries now.
+                if !failingFast { shared.retryAt = nil }
                 let number = snapshot ? shared.snapshotsStarted + 1 : nil
                 if snapshot { shared.snapshotWanted = true }
                 shared.waiters.append(Waiter(mark: mark, snapshot: number, continuation: continuation))

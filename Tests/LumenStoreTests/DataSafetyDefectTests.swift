@@ -138,6 +138,7 @@ struct DataSafetyDefectTests {
         // Space comes back, but only a little: no room for a snapshot.
         fileSystem.heal()
         fileSystem.inject(.failWritesLargerThan(4 << 10, errno: ENOSPC))
+        try await store.flush()
         home.change(store)
         try await store.waitUntilDurable(store.changeMark)
         #expect(store.lastError == nil)
@@ -167,6 +168,7 @@ struct DataSafetyDefectTests {
         home.change(store)
         await #expect(throws: LumenError.self) { try await store.waitUntilDurable(store.changeMark) }
         fileSystem.heal()
+        try await store.flush()
         try await store.waitUntilDurable(store.changeMark)
         let outcome = try loaded()
         #expect(outcome.fixture.name == "version 3", "\(outcome.warnings)")

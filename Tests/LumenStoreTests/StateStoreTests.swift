@@ -1,6 +1,7 @@
 import Foundation
 import LumenModel
-import LumenStore
+import LumenProtocol
+@testable import LumenStore
 import LumenTestSupport
 import Synchronization
 import Testing
@@ -30,11 +31,13 @@ struct StateStoreTests {
     let home = NamedHome()
     let origin = FixtureOrigin(id: "t", digest: "d")
 
-    func makeStore(durability: Durability = .full, journalLimit: Int = 4 << 20) -> StateStore {
+    func makeStore(
+        durability: Durability = .full, journalLimit: Int = 4 << 20, retryDelay: Duration = .milliseconds(100)
+    ) -> StateStore {
         let home = home
         return StateStore(
             directory: directory.path, fileSystem: fileSystem, durability: durability, origin: origin,
-            journalLimit: journalLimit
+            journalLimit: journalLimit, retryDelay: retryDelay
         ) { home.fixture }
     }
 
@@ -232,11 +235,39 @@ struct StateStoreTests {
             #expect(error.message.contains("could not be saved"))
         }
         fileSystem.heal()
-        // The writer retries with backoff; the next wait succeeds once it catches up.
+        // The writer retries with backoff (a flush retries at once); the next wait succeeds once it caught up.
+        try await store.flush()
         home.change(store)
         try await store.waitUntilDurable(store.changeMark)
         #expect(try loaded().fixture.name == "version 2")
         await store.close()
+    }
+
+    @Test(arguments: [ENOSPC, EIO])
+    func onceACommitHasFailedLaterWritesFailAtOnceUntilARetrySucceeds(errno code: Int32) async throws {
+        // No retry comes during the test: a write that waited for one would wait out the time limit.
+        let store = makeStore(retryDelay: .seconds(3_600))
+        try await store.compact()
+        fileSystem.inject(.fail(operation: code == ENOSPC ? "write" : "fdatasync", errno: code))
+        home.change(store)
+        await #expect(throws: LumenError.self) { try await store.waitUntilDurable(store.changeMark) }
+        for _ in 0..<3 {
+            home.change(store)
+            let error = await #expect(throws: LumenError.self) { try await store.waitUntilDurable(store.changeMark) }
+            #expect(error?.code == .notPersisted)
+        }
+        fileSystem.heal()
+        try await store.flush()
+        home.change(store)
+        try await store.waitUntilDurable(store.changeMark)
+        #expect(try loaded().fixture.name == "version 5")
+        await store.close()
+    }
+
+    @Test func retriesComeAtLeastOnceASecond() {
+        var backoff = Duration.milliseconds(100)
+        for _ in 0..<20 { backoff = StateStore.nextRetryDelay(after: backoff) }
+        #expect(backoff == .seconds(1))
     }
 
     @Test func healthIsReportedWhenWritesFailAndWhenTheyRecover() async throws {
@@ -357,7 +388,9 @@ struct StateStoreTests {
             #expect(error.code == .notPersisted)
         }
         fileSystem.heal()
-        // The retry, by the writer thread, is a snapshot: the failed journal is not appended to again.
+        // The retry, by the writer thread, is a snapshot: the failed journal is not appended to again. Until it
+        // succeeds, writes fail at once.
+        try await store.flush()
         home.change(store)
         try await store.waitUntilDurable(store.changeMark, committingHere: true)
         #expect(try loaded().fixture.name == "version 2")

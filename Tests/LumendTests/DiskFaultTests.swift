@@ -49,6 +49,11 @@ struct DiskFaultTests {
         deinit { umount2(path, Int32(MNT_DETACH)) }
     }
 
+    /// How many times the daemon has logged that its state is saved again after a failure.
+    static func recoveries(_ daemon: DaemonProcess) -> Int {
+        daemon.stderr.components(separatedBy: "state is saved again").count - 1
+    }
+
     static func skipped(_ why: String) {
         print("SKIPPED: real disk fault tests: \(why)")
     }
@@ -124,18 +129,23 @@ struct DiskFaultTests {
         let message = refused["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains("full") && message.contains("free some space"), "\(message)")
 
-        // A little space comes back: far less than a snapshot or a preallocation needs.
+        // Until a retry succeeds, further writes fail at once rather than wait for it.
+        let meanwhile = try await setName(writer, "while still full")
+        #expect(meanwhile["error"]?["code"] == -32040, "\(meanwhile)")
+
+        // A little space comes back: far less than a snapshot or a preallocation needs. The next retry (within
+        // a second) saves what was refused, and says so.
+        let recoveries = Self.recoveries(daemon)
         disk.free(16 << 10)
-        let accepted = try await setName(writer, "saved after")
-        #expect(accepted["result"] != nil, "\(accepted)")
+        #expect(await waitForCondition(in: directory.path) { Self.recoveries(daemon) > recoveries }, "\(daemon.stderr)")
         var status: [String] = []
-        while !(status.last?.contains("state saved") ?? false) || status.last?.contains("DEGRADED") == true {
-            guard let (message, _) = await daemon.notify.next(timeout: .seconds(10)) else { break }
+        while let (message, _) = await daemon.notify.next(timeout: .milliseconds(1)) {
             if message.hasPrefix("STATUS=") { status.append(message) }
         }
         #expect(status.last?.contains("DEGRADED") == false, "\(status)")
+        let accepted = try await setName(writer, "saved after")
+        #expect(accepted["result"] != nil, "\(accepted)")
 
-        #expect(daemon.stderr.contains("state is saved again"), "\(daemon.stderr)")
         // At stop a big home's snapshot still does not fit; the journal holds everything, and the log says so.
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
@@ -169,7 +179,10 @@ struct DiskFaultTests {
         #expect(refused["error"]?["code"] == -32040, "\(refused)")
         #expect(refused["error"]?["message"]?.stringValue?.contains("read-only") == true, "\(refused)")
 
+        let recoveries = Self.recoveries(daemon)
         #expect(disk.remount(readOnly: false))
+        // The next retry, within a second, saves the change refused; until then writes fail at once.
+        #expect(await waitForCondition(in: directory.path) { Self.recoveries(daemon) > recoveries }, "\(daemon.stderr)")
         let accepted = try await setName(writer, "saved once writable")
         #expect(accepted["result"] != nil, "\(accepted)")
         daemon.signal(SIGKILL)
