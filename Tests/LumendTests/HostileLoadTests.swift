@@ -186,6 +186,28 @@ struct HostileLoadTests {
                 }
                 measuring.wait()
             })
+        // A stream of random bytes that goes on while the good client measures.
+        let noise = (0..<(8 << 20)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        attacks.append(
+            hostile {
+                let client = try LineClient(path: socket)
+                for start in stride(from: 0, to: noise.count, by: 64 << 10) {
+                    client.sendRaw(Array(noise[start..<min(noise.count, start + (64 << 10))]))
+                }
+                measuring.wait()
+            })
+        // 100,000 requests in batches of 2,000, one after another.
+        let batches = Array(
+            ((0..<50).map { round in
+                "[" + (0..<2_000).map { #"{"jsonrpc":"2.0","id":\#(round * 2_000 + $0),"method":"hello"}"# }
+                    .joined(separator: ",") + "]"
+            }.joined(separator: "\n") + "\n").utf8)
+        attacks.append(
+            hostile {
+                let client = try LineClient(path: socket)
+                client.sendRaw(batches)
+                measuring.wait()
+            })
         let (daemonCPU, ownCPU, wall) = (Self.cpuSeconds(daemon.pid), Self.cpuSeconds(getpid()), ContinuousClock.now)
         let during = try await latencies(good, 1_000)
         let window = ContinuousClock.now - wall

@@ -99,4 +99,18 @@ struct PathTrickTests {
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    @Test(.enabled(if: asRoot, "making a link another user owns needs root"))
+    func lumenctlDoesNotFollowALinkAnotherUserOwnsToADefaultSocket() async throws {
+        let directory = TemporaryDirectory()
+        let real = try self.directory("runtime", in: directory, mode: 0o700, ownedByNobody: false)
+        let link = directory.file("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        #expect(lchown(link, Self.nobody, Self.nobody) == 0)
+        let result = try await runTool("lumenctl", ["status"], environment: ["XDG_RUNTIME_DIR": link])
+        #expect(result.status != 0)
+        #expect(
+            result.stderr.contains("not trusting it") && result.stderr.contains("symbolic link that uid 65534 owns"),
+            "\(result.stderr)")
+    }
 }
