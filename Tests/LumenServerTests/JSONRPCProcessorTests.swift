@@ -57,3 +57,46 @@ struct JSONRPCProcessorTests {
         #expect(handler.handled.load(ordering: .relaxed) == 0)
     }
 }
+
+@Suite("A large batch, parsed in slices", .timeLimit(.minutes(1)))
+struct LargeBatchTests {
+    /// A batch of `count` `hello`s, its `broken`th element (if any) not JSON: long enough to be parsed in slices.
+    func batch(_ count: Int, broken: Int? = nil) -> [UInt8] {
+        let elements = (0..<count).map { index in
+            index == broken ? #"{"jsonrpc":"2.0","id":\#(index),"method":hello}"#
+                : #"{"jsonrpc":"2.0","id":\#(index),"method":"hello"}"#
+        }
+        return Array(("[" + elements.joined(separator: ", ") + "]").utf8)
+    }
+
+    func replies(to line: [UInt8], handler: LaterHandler) async -> [JSONValue] {
+        let processor = JSONRPCProcessor(handler: handler)
+        let replies = Mutex<[[UInt8]]>([])
+        await processor.process(line: line) { reply in replies.withLock { $0.append(reply) } }
+        return replies.withLock { $0 }.compactMap { try? JSONParser.parse($0) }
+    }
+
+    @Test func itIsAnsweredAsTheSameBatchParsedWholeWouldBe() async throws {
+        let line = batch(1_000)
+        #expect(JSONRPCProcessor<LaterHandler>.isLargeBatch(line))
+        let handler = LaterHandler()
+        let answer = try #require(await replies(to: line, handler: handler).first)
+        #expect(answer.arrayValue?.count == 1_000)
+        #expect(answer.arrayValue?.last == ["jsonrpc": "2.0", "result": "handled", "id": 999])
+        #expect(handler.handled.load(ordering: .relaxed) == 1_000)
+    }
+
+    @Test func anElementThatIsNotJSONMakesTheWholeLineAParseErrorAndNothingIsCarriedOut() async throws {
+        let line = batch(1_000, broken: 900)
+        let handler = LaterHandler()
+        let answers = await replies(to: line, handler: handler)
+        #expect(answers.count == 1)
+        #expect(answers.first?["error"]?["code"] == -32700)
+        // Where in the line, as a parse of the whole line would say.
+        let whole = Array(line)
+        let offset = try #require(whole.indices.first { whole[$0...].starts(with: Array("hello}".utf8)) })
+        #expect(answers.first?["error"]?["message"]?.stringValue?.hasSuffix("at byte \(offset)") == true, "\(answers)")
+        #expect(answers.first?["id"] == .null)
+        #expect(handler.handled.load(ordering: .relaxed) == 0)
+    }
+}

@@ -30,6 +30,11 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public let isDepthLimit: Bool
 
     public var description: String { "\(message) at byte \(offset)" }
+
+    /// The same error, for a text that was parsed as a part of a longer one starting `bytes` into it.
+    public func shifted(by bytes: Int) -> JSONParseError {
+        JSONParseError(message: message, offset: offset + bytes, isDepthLimit: isDepthLimit)
+    }
 }
 
 /// A strict RFC 8259 JSON parser over UTF-8 bytes, with a nesting-depth limit.

@@ -73,10 +73,47 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Processes one line and sends each response (one JSON text, no newline) to `reply`.
     ///
     /// Returns once every request in the line has been handed to the handler; responses that come later are
-    /// sent from their own tasks.
+    /// sent from their own tasks. A large batch (``isLargeBatch(_:)``) is parsed element by element, yielding
+    /// between slices, so that others sharing the executor are not kept waiting for one large tree.
     public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        if Self.isLargeBatch(line), let ranges = JSONArraySplitter.elements(in: line), !ranges.isEmpty {
+            guard let elements = await parseInSlices(line, ranges, reply: reply) else { return }
+            await process(batch: elements, reply: reply)
+            return
+        }
         guard let document = parse(line, reply: reply) else { return }
         await process(document: document, reply: reply)
+    }
+
+    /// The length from which a line holding a batch is parsed in slices by ``process(line:reply:)``.
+    public static var slicedBatchBytes: Int { 16 << 10 }
+
+    /// Whether `line` holds a batch long enough to be parsed in slices: ``processNow(line:reply:)`` leaves such a
+    /// line to ``process(line:reply:)``.
+    public static func isLargeBatch(_ line: [UInt8]) -> Bool {
+        guard line.count >= slicedBatchBytes else { return false }
+        let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
+        return first == UInt8(ascii: "[")
+    }
+
+    /// A batch's elements, each parsed in turn with a yield every 16; `nil` after answering an element that is
+    /// not JSON, as a parse error of the whole line (nothing in it is carried out).
+    private func parseInSlices(_ line: [UInt8], _ ranges: [Range<Int>], reply: @Sendable ([UInt8]) -> Void) async
+        -> [JSONValue]?
+    {
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(ranges.count)
+        for (index, range) in ranges.enumerated() {
+            do {
+                // The batch's own brackets are one level of the line's depth.
+                elements.append(try JSONParser.parse(line[range], maxDepth: maxDepth - 1))
+            } catch {
+                reply(Self.parseErrorResponse(error.shifted(by: range.lowerBound), maxDepth: maxDepth))
+                return nil
+            }
+            if index % 16 == 15 { await Task.yield() }
+        }
+        return elements
     }
 
     /// Processes one line at once when it can: a line that is not JSON, a request that is not valid, or one
@@ -110,14 +147,16 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         do {
             return try JSONParser.parse(line, maxDepth: maxDepth)
         } catch {
-            let response =
-                error.isDepthLimit
-                ? Self.errorResponse(
-                    id: .null, LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
-                : Self.errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
-            reply(response)
+            reply(Self.parseErrorResponse(error, maxDepth: maxDepth))
             return nil
         }
+    }
+
+    /// The answer to a line that is not JSON, or nests too deep.
+    private static func parseErrorResponse(_ error: JSONParseError, maxDepth: Int) -> [UInt8] {
+        error.isDepthLimit
+            ? errorResponse(id: .null, LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
+            : errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
     }
 
     /// Processes one parsed line (a request, a notification or a batch) and sends each response to `reply`.

@@ -58,6 +58,9 @@ final class ClientConnection: Sendable {
     /// Requests a read may answer at once, before the rest of what it read waits for the session's task
     /// (which yields between requests): a flood of cheap requests then takes its turns like any other.
     static let answeredPerRead = 16
+    /// The bytes of requests a read may parse at once, likewise: a line longer than this (a large batch) is
+    /// parsed by the session's task, in a turn of its own, not in the turn that read it.
+    static let bytesAnsweredPerRead = 16 << 10
 
     /// A connection served by `eventLoop`; `onClose` hears of its end, with the reason when the server
     /// ended it.
@@ -119,10 +122,15 @@ final class ClientConnection: Sendable {
     private func handle(_ lines: [[UInt8]]) {
         guard let serving = serving.withLock({ $0 }), !lines.isEmpty else { return }
         var index = 0
+        var bytes = 0
         while index < lines.count, index < Self.answeredPerRead {
             let busy = io.withLock { $0.processing || $0.closed }
             if busy { break }
             let line = lines[index]
+            bytes += line.count
+            // Checked before parsing: what the budget cannot take waits for the task, which parses a large
+            // batch in slices.
+            if bytes > Self.bytesAnsweredPerRead { break }
             index += 1
             if let document = serving.processor.processNow(line: line, reply: serving.reply) {
                 io.withLock { $0.processing = true }
@@ -149,8 +157,11 @@ final class ClientConnection: Sendable {
         Task(executorPreference: loop) { [self] in
             if let first { await serving.processor.process(document: first, reply: serving.reply) }
             while let (line, waiting) = nextQueued() {
-                // Answered at once when it can be, as lines read while nothing waits are.
-                if let document = serving.processor.processNow(line: line, reply: serving.reply) {
+                // Answered at once when it can be, as lines read while nothing waits are; a large batch is
+                // parsed in slices, with turns for the loop's other connections between them.
+                if JSONRPCProcessor<Session>.isLargeBatch(line) {
+                    await serving.processor.process(line: line, reply: serving.reply)
+                } else if let document = serving.processor.processNow(line: line, reply: serving.reply) {
                     await serving.processor.process(document: document, reply: serving.reply)
                 }
                 if waiting == Self.lowWater { resumeReading() }
