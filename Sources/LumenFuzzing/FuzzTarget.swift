@@ -43,6 +43,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rpc:
             // A line read as a plain request, with no tree, must be the request the parser reads.
             for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+                // A batch parsed element by element is the batch the parser reads whole, or an error either way.
+                if let ranges = JSONArraySplitter.elements(in: Array(line)) {
+                    let whole = try? JSONParser.parse(line)
+                    let pieces = try? ranges.map { range throws(JSONParseError) in
+                        try JSONParser.parse(Array(line)[range], maxDepth: JSONParser.defaultMaxDepth - 1)
+                    }
+                    precondition(whole == pieces.map(JSONValue.array), "a batch split differently")
+                }
                 guard let request = PlainRequest(line: Array(line)) else { continue }
                 let document = try? JSONParser.parse(line)
                 precondition(document.map(request.matches) == true, "a plain request read differently")
