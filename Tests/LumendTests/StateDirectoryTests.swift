@@ -22,6 +22,20 @@ struct StateDirectoryTests {
         #expect(await first.waitForExit() == 0)
     }
 
+    @Test func theSecondNamesTheHolderTheKernelKnowsNotAStaleRecord() async throws {
+        let first = try DaemonProcess()
+        _ = try #require(await first.waitUntilReady(), "no READY=1; stderr: \(first.stderr)")
+        // As a lumend that died left it, before the first wrote its own PID: a PID no process has.
+        try "\(Int32.max - 1)\n".write(toFile: first.stateDirectory + "/lumend.lock", atomically: false, encoding: .utf8)
+        let second = try DaemonProcess(
+            arguments: ["--socket", first.directory.file("second.sock"), "--state-dir", first.stateDirectory],
+            directory: first.directory, setPaths: false)
+        #expect(await second.waitForExit() == 1)
+        #expect(second.stderr.contains("in use by lumend (PID \(first.pid))"), "\(second.stderr)")
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+    }
+
     @Test func aStateItCannotReadStopsStartUpAndIsLeftAlone() async throws {
         // Root reads any file whatever its mode, so the unreadable file here is a directory in its place.
         let directory = TemporaryDirectory()
