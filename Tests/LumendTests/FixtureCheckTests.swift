@@ -111,6 +111,34 @@ struct FixtureCheckTests {
             ], "\(result.stderr)")
     }
 
+    /// What the file says (an ID, a key, a value) is shown with its control characters written out, so a
+    /// fixture cannot clear, retitle or recolour the terminal of whoever checks it.
+    @Test func controlCharactersFromTheFileAreShownEscapedNotSentToTheTerminal() async throws {
+        let (path, result) = try await check(
+            #"""
+            {"schema": 1, "id": "bad\u001b[2J", "name": "Bad", "rooms": [
+              {"id": "lab", "name": "Lab", "lights": [
+                {"id": "lab.a", "name": "A", "kind": "lava\u009b31m", "gl\u007fow\u0007": 1}
+              ]}
+            ]}
+            """#)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):1:21: id: 'bad\\u{1B}[2J' may only contain letters, digits, '.', '_' and '-'",
+                "\(path):3:42: rooms[0].lights[0].kind: 'lava\\u{9B}31m' is not one of: onoff, dimmable, ambiance, "
+                    + "color",
+                "\(path):3:79: rooms[0].lights[0].gl\\u{7F}ow\\u{07}: unknown key; expected one of: dropProbability, "
+                    + "id, kind, latency, manufacturer, name, overload, powerOn, product, rateLimitPerSecond, reachable, "
+                    + "state, timeoutMs, whileOff",
+            ], "\(result.stderr)")
+        let controls = result.stderr.unicodeScalars.filter {
+            $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value)
+        }
+        #expect(controls.isEmpty, "\(result.stderr.debugDescription)")
+    }
+
     @Test func aTextThatIsNotJSONIsReportedAtItsLineAndColumn() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("broken.json")
