@@ -66,6 +66,12 @@ struct FixtureTests {
                 "rooms[0].lights[2].name: a name must be 1–64 characters, not only spaces, and without control characters"
         ),
         Broken(
+            name: "a name with a direction override",
+            edit: { $0.replacingOccurrences(of: "\"name\": \"Dimmer\"", with: "\"name\": \"Dim\\u202emer\"") },
+            message: "rooms[0].lights[2].name: a name must be 1–64 characters, not only spaces, and without control "
+                + "characters (tabs, newlines, escapes) or characters that reorder or hide text"
+        ),
+        Broken(
             name: "key given twice",
             edit: { $0.replacingOccurrences(of: "\"brightness\": 50", with: "\"brightness\": 50, \"brightness\": 60") },
             message: "rooms[0].lights[2].state.brightness: key given more than once; give each key once"),
