@@ -86,6 +86,8 @@ public enum Daemon {
     public static func run(
         options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier, mainLoop: EventLoop? = nil
     ) async throws {
+        // Every notification goes through it: no STATUS= reaches systemd after STOPPING=1.
+        let notifier = StopAwareNotifier(sending: notifier)
         let clock: any Clock<Duration> = mainLoop.map { EventLoopClock(loop: $0) } ?? ContinuousClock()
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
@@ -234,8 +236,9 @@ public enum Daemon {
             // Last: the socket serves and every signal that could stop lumend is being read.
             notifier.notify("READY=1")
         } onShutdown: {
-            notifier.notify("STOPPING=1")
-            notifier.notify("STATUS=Stopping: finishing requests and saving state")
+            // One message, the status first: after STOPPING=1 the notifier lets no status through, so the
+            // status reporter, until it is stopped, cannot say "Simulating" over it.
+            notifier.notify("STATUS=Stopping: finishing requests and saving state\nSTOPPING=1")
         }
         try await group.run()
         if let error = store.lastError {

@@ -61,6 +61,27 @@ struct DaemonLifecycleTests {
         #expect(status.contains("state saved"))
     }
 
+    /// `STOPPING=1` is lumend's last word on its state: no `STATUS=` follows it, neither from the shutdown
+    /// itself nor from the status reporter, which may be about to report when the signal comes.
+    @Test func noStatusIsSentAfterStopping() async throws {
+        let daemon = try DaemonProcess()
+        var messages: [String] = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
+        // The status reporter is running: its first report has come.
+        while !messages.contains(where: { $0.hasPrefix("STATUS=Simulating") }) {
+            guard let (message, _) = await daemon.notify.next() else { break }
+            messages.append(message)
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        // lumend has exited: everything it sent is waiting on the socket.
+        while let (message, _) = await daemon.notify.next(timeout: .seconds(1)) { messages.append(message) }
+        let lines = messages.flatMap { $0.split(separator: "\n").map(String.init) }
+        let stopping = try #require(lines.firstIndex(of: "STOPPING=1"), "\(lines)")
+        #expect(!lines[(stopping + 1)...].contains { $0.hasPrefix("STATUS=") }, "\(lines)")
+        // What it does while it stops is said just before.
+        #expect(lines[..<stopping].last?.hasPrefix("STATUS=Stopping") == true, "\(lines)")
+    }
+
     @Test func servesOnTheSocketSystemdPasses() async throws {
         let directory = TemporaryDirectory()
         let socket = directory.file("activated.sock")

@@ -1,4 +1,5 @@
 import CSystemd
+import Synchronization
 
 /// Tells the service manager how the daemon is doing (`READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`).
 public protocol ServiceNotifier: Sendable {
@@ -26,5 +27,41 @@ public struct SystemdNotifier: ServiceNotifier {
         let count = sd_listen_fds(unsetEnvironment ? 1 : 0)
         guard count > 0 else { return [] }
         return (0..<count).map { SD_LISTEN_FDS_START + $0 }
+    }
+}
+
+/// Passes notifications on, but no `STATUS=` once `STOPPING=1` has been sent: systemd takes `STOPPING=1` as the
+/// service's last word on its state, and a status reporter still running must not say "serving" after it.
+///
+/// A message is checked and sent under one lock, so a status that another thread was about to send when
+/// shutdown began goes out before `STOPPING=1` or not at all. To say what the service does while it stops,
+/// send the status in the same message, before `STOPPING=1`:
+///
+/// ```swift
+/// let notifier = StopAwareNotifier(sending: SystemdNotifier())
+/// notifier.notify("STATUS=Stopping: saving state\nSTOPPING=1")
+/// notifier.notify("STATUS=Serving")  // dropped
+/// ```
+public final class StopAwareNotifier: ServiceNotifier {
+    private let base: any ServiceNotifier
+    /// Whether `STOPPING=1` has been sent; held while sending.
+    private let stopping = Mutex(false)
+
+    /// A notifier that sends through `base`.
+    public init(sending base: any ServiceNotifier) { self.base = base }
+
+    /// Sends `state` (assignments one per line), without any `STATUS=` that comes after `STOPPING=1`; sends
+    /// nothing when nothing is left.
+    public func notify(_ state: String) {
+        stopping.withLock { stopping in
+            var kept: [Substring] = []
+            for line in state.split(separator: "\n", omittingEmptySubsequences: false) {
+                if stopping && line.hasPrefix("STATUS=") { continue }
+                if line == "STOPPING=1" { stopping = true }
+                kept.append(line)
+            }
+            guard kept.contains(where: { !$0.isEmpty }) else { return }
+            base.notify(kept.joined(separator: "\n"))
+        }
     }
 }
