@@ -110,7 +110,9 @@ public enum Daemon {
         let fileSystem = PosixFileSystem(anchor: (options.stateDirectory, stateDirectory.descriptor))
         // Held until the process ends: a second lumend on this directory would replace the journal under us.
         let lock: StateDirectoryLock
-        do { lock = try StateDirectoryLock.acquire(options.stateDirectory, descriptor: stateDirectory.descriptor) } catch {
+        do {
+            lock = try StateDirectoryLock.acquire(options.stateDirectory, descriptor: stateDirectory.descriptor)
+        } catch {
             throw StartupError(description: "\(error)")
         }
         defer { withExtendedLifetime(lock) {} }
