@@ -63,7 +63,8 @@ struct LargeBatchTests {
     /// A batch of `count` `hello`s, its `broken`th element (if any) not JSON: long enough to be parsed in slices.
     func batch(_ count: Int, broken: Int? = nil) -> [UInt8] {
         let elements = (0..<count).map { index in
-            index == broken ? #"{"jsonrpc":"2.0","id":\#(index),"method":hello}"#
+            index == broken
+                ? #"{"jsonrpc":"2.0","id":\#(index),"method":hello}"#
                 : #"{"jsonrpc":"2.0","id":\#(index),"method":"hello"}"#
         }
         return Array(("[" + elements.joined(separator: ", ") + "]").utf8)

@@ -199,9 +199,9 @@ struct CrashSimulation {
                     }
                 } catch {
                     let rotating = image.keys.contains { $0.contains(".tmp-") }
-                    if file != StateStore.journalFileName && !rotating || !error.description.contains("lost")
-                        && !error.description.contains("gone")
-                    {
+                    let mayRefuse = file == StateStore.journalFileName || rotating
+                    let saysWhatIsGone = error.description.contains("lost") || error.description.contains("gone")
+                    if !mayRefuse || !saysWhatIsGone {
                         return "\(what): start-up refused: \(error)"
                     }
                 }

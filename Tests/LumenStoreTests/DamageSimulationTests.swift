@@ -72,7 +72,8 @@ struct DamageSimulationTests {
         }
         // Every cut of the written part (a journal's zeros are part of it), and one inside a journal's zeros,
         // which loses nothing.
-        let cuts = isJournal ? Array(1...written) + (bytes.count > written + 1 ? [written + 1] : []) : Array(1..<written)
+        let cuts =
+            isJournal ? Array(1...written) + (bytes.count > written + 1 ? [written + 1] : []) : Array(1..<written)
         for length in cuts {
             cases.append(
                 Case(

@@ -49,7 +49,8 @@ struct JournalReplayTests {
         #expect(refusal?.description.contains("--accept-loss") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == before)
         let outcome = try load(acceptingLoss: true)
-        #expect(outcome.warnings.contains { $0.hasPrefix("--accept-loss: went on although") && $0.contains(mentioning) })
+        #expect(
+            outcome.warnings.contains { $0.hasPrefix("--accept-loss: went on although") && $0.contains(mentioning) })
         return outcome
     }
 

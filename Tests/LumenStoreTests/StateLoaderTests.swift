@@ -84,7 +84,8 @@ struct StateLoaderTests {
         let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: false, reset: false)
         #expect(outcome.source == .previous)
         #expect(outcome.fixture.name == "Previous")
-        #expect(outcome.warnings.contains { $0.contains("state.json is damaged; resumed from the previous generation") })
+        #expect(
+            outcome.warnings.contains { $0.contains("state.json is damaged; resumed from the previous generation") })
         // Moved aside for being damaged, it is not also said to be missing.
         #expect(!outcome.warnings.contains { $0.contains("missing") }, "\(outcome.warnings)")
     }

@@ -1,10 +1,11 @@
 import Foundation
 import LumenModel
 import LumenProtocol
-@testable import LumenStore
 import LumenTestSupport
 import Synchronization
 import Testing
+
+@testable import LumenStore
 
 /// A stand-in for the home: a fixture whose name changes, telling the store each time, as the home does.
 final class NamedHome: Sendable {

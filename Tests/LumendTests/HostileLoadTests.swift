@@ -199,7 +199,8 @@ struct HostileLoadTests {
         // 100,000 requests in batches of 2,000, one after another.
         let batches = Array(
             ((0..<50).map { round in
-                "[" + (0..<2_000).map { #"{"jsonrpc":"2.0","id":\#(round * 2_000 + $0),"method":"hello"}"# }
+                "["
+                    + (0..<2_000).map { #"{"jsonrpc":"2.0","id":\#(round * 2_000 + $0),"method":"hello"}"# }
                     .joined(separator: ",") + "]"
             }.joined(separator: "\n") + "\n").utf8)
         attacks.append(

@@ -20,7 +20,9 @@ struct PathTrickTests {
     func lumend(in directory: TemporaryDirectory, _ arguments: [String]) throws -> DaemonProcess {
         try DaemonProcess(
             arguments: arguments, directory: directory,
-            prefix: ["-c", "cd \"$1\" && shift && exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"), directory.path],
+            prefix: [
+                "-c", "cd \"$1\" && shift && exec \"$0\" \"$@\"", DaemonProcess.builtBinary("lumend"), directory.path,
+            ],
             executable: "/bin/sh", setPaths: false)
     }
 
@@ -93,7 +95,8 @@ struct PathTrickTests {
         // A link of the user's own to a directory of theirs is fine: the state lands where it leads.
         let real = try self.directory("real", in: directory, mode: 0o700, ownedByNobody: false)
         try FileManager.default.createSymbolicLink(atPath: directory.file("mine"), withDestinationPath: "real")
-        let daemon = try lumend(in: directory, ["--socket", "l.sock", "--state-dir", "mine/state", "--clock", "virtual"])
+        let daemon = try lumend(
+            in: directory, ["--socket", "l.sock", "--state-dir", "mine/state", "--clock", "virtual"])
         _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
         #expect(FileManager.default.fileExists(atPath: real + "/state/lumend.lock"))
         daemon.signal(SIGTERM)

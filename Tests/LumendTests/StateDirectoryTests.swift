@@ -26,7 +26,8 @@ struct StateDirectoryTests {
         let first = try DaemonProcess()
         _ = try #require(await first.waitUntilReady(), "no READY=1; stderr: \(first.stderr)")
         // As a lumend that died left it, before the first wrote its own PID: a PID no process has.
-        try "\(Int32.max - 1)\n".write(toFile: first.stateDirectory + "/lumend.lock", atomically: false, encoding: .utf8)
+        try "\(Int32.max - 1)\n".write(
+            toFile: first.stateDirectory + "/lumend.lock", atomically: false, encoding: .utf8)
         let second = try DaemonProcess(
             arguments: ["--socket", first.directory.file("second.sock"), "--state-dir", first.stateDirectory],
             directory: first.directory, setPaths: false)

@@ -73,7 +73,6 @@ public final class TrustedDirectory: Sendable {
 
     static func error(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-
     /// One resolution of a path: where it has got to, and how many links it has followed.
     private struct Walk {
         let uid: UInt32
@@ -100,7 +99,9 @@ public final class TrustedDirectory: Sendable {
                     if name == ".." {
                         // Back to the directory above, checked again: a link may have led here from elsewhere.
                         let parent = openat(current, "..", pathOnly | O_DIRECTORY | O_CLOEXEC)
-                        guard parent >= 0 else { throw Distrust(description: "cannot open \(shown)/..: \(error(errno))") }
+                        guard parent >= 0 else {
+                            throw Distrust(description: "cannot open \(shown)/..: \(error(errno))")
+                        }
                         close(current)
                         current = parent
                         shown = String(shown[..<(shown.lastIndex(of: "/") ?? shown.startIndex)])
