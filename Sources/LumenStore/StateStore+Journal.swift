@@ -20,34 +20,6 @@ extension StateStore {
         var dirtyEnd = 0
     }
 
-    /// Commits what is pending on the calling thread, if nobody else is committing and a plain journal
-    /// append will do. Returns whether changes up to `mark` are now on disk, or `nil` when it did not try.
-    ///
-    /// It only *tries* the committer lock, and never writes a snapshot: a connection's thread must not wait
-    /// behind a snapshot, whose provider needs the home actor, which may itself be waiting to run on that
-    /// very thread (a session's task executor also runs the actors it calls). Waiting on the lock instead
-    /// deadlocked the benchmark.
-    func commitHere(upTo mark: UInt64) -> Result<Void, FileSystemError>? {
-        let outcome = committer.withLockIfAvailable { state -> Result<Void, FileSystemError>? in
-            let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64)? in
-                guard !shared.stopping, shared.lastError == nil, !shared.snapshotWanted, !shared.pending.isEmpty,
-                    !shared.snapshotRequested, shared.preparedSnapshot == nil,
-                    !state.needsSnapshot(limit: journalLimit)
-                else { return nil }
-                return Self.take(&shared)
-            }
-            guard let job else { return nil }
-            let result = append(job.records, &state)
-            if case .written = result { shared.withLock { $0.commitsByWaiters += 1 } }
-            finish(result, mark: job.mark, records: job.records, snapshot: false, &state)
-            if case .failed(let error) = result { return .failure(error) }
-            return .success(())
-        }
-        guard let outcome = outcome ?? nil else { return nil }
-        if case .failure = outcome { return outcome }
-        return mark <= durable.load(ordering: .acquiring) ? .success(()) : nil
-    }
-
     /// Takes every change noted so far, with the mark that covers them.
     static func take(_ shared: inout Shared) -> (records: [StateRecord], mark: UInt64) {
         defer {

@@ -15,8 +15,8 @@ extension StateStore {
     /// listens keeps it from being woken once per change, and its doorbell from counting rings nobody heard.
     enum WriterPhase {
         case working
-        /// Asleep until a deadline of its own (a grace period, the relaxed delay, a retry): only someone
-        /// waiting for a commit wakes it sooner.
+        /// Asleep until a deadline of its own (the relaxed delay, a retry): only someone waiting for a commit
+        /// wakes it sooner.
         case napping
         /// Asleep for want of work: any change wakes it.
         case idle
@@ -34,20 +34,12 @@ extension StateStore {
 
 extension StateStore.Shared {
     /// The writer's next step, given the work and waiters recorded here, and the phase it sleeps in.
-    mutating func nextStep(
-        now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration,
-        grace: Duration = StateStore.leaderGrace
-    ) -> StateStore.Next {
+    mutating func nextStep(now: ContinuousClock.Instant, durability: Durability, relaxedDelay: Duration)
+        -> StateStore.Next
+    {
         if stopping { return .stop }
         let hasWork = !pending.isEmpty || snapshotWanted || lastError != nil
         guard hasWork else {
-            if durability == .full, mark != markSeenByWriter {
-                // Changes are coming, and those who wait for them commit them themselves. Rather than be
-                // rung for every one, look again after the grace period; sleep for good after a quiet one.
-                markSeenByWriter = mark
-                writer = .napping
-                return .wait(grace)
-            }
             writer = .idle
             // Woken by a change; the timeout only lets the thread notice that its store is gone.
             return .wait(.seconds(1))
@@ -56,15 +48,13 @@ extension StateStore.Shared {
             writer = .napping
             return .wait(now.duration(to: retryAt))
         }
-        if waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince {
-            // Relaxed: let changes gather. Full: what nobody waits for yet can wait a moment, for the client
-            // that will confirm it to ask (which wakes the writer at once) or commit it itself
-            // (``waitUntilDurable(_:committingHere:)``), together with others.
-            let delay = durability == .relaxed ? relaxedDelay : grace
-            if now < since + delay {
-                writer = .napping
-                return .wait(now.duration(to: since + delay))
-            }
+        if durability == .relaxed, waiters.isEmpty, !snapshotWanted, lastError == nil, let since = pendingSince,
+            now < since + relaxedDelay
+        {
+            // Relaxed: let changes gather. Full: commit at once; what is noted while a commit is under way goes
+            // into the next one together.
+            writer = .napping
+            return .wait(now.duration(to: since + relaxedDelay))
         }
         return .commit
     }

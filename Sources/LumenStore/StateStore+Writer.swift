@@ -73,9 +73,6 @@ extension StateStore {
         case journalOnly(FileSystemError)
     }
 
-    /// How long, in full durability, a change nobody waits for yet is left for a waiter to commit itself.
-    public static let leaderGrace = Duration.milliseconds(2)
-
     /// Waits for work and does one commit. Returns `false` once the store is stopped.
     func step() -> Bool {
         // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings).
@@ -86,7 +83,7 @@ extension StateStore {
         var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
         let next = shared.withLock { shared -> Next in
             satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
-            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay, grace: leaderGrace)
+            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay)
         }
         for waiter in satisfied { waiter.resume(returning: .success(())) }
         switch next {
@@ -102,7 +99,6 @@ extension StateStore {
             committer.withLock { state in
                 let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Fixture?)? in
                     let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
-                    // Someone may have committed it all while this thread waited for the committer.
                     guard snapshot || !shared.pending.isEmpty else {
                         // A write error with nothing left to write: look again after the retry's backoff, not
                         // at once and over and over.

@@ -13,13 +13,13 @@ import Synchronization
 /// The home hands the store the saved form of each entity as it changes (``record(_:)``); a light's comes as a
 /// ``PendingLightRecord`` whose state the home keeps up to date in place until a commit takes it, so a light
 /// switched many times between two commits is noted once. A commit writes
-/// everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit). A writer
-/// thread commits; so may a waiter, on its own thread, when nobody else is (``waitUntilDurable(_:committingHere:)``).
+/// everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit). One
+/// writer thread commits, and owns the journal.
 /// When the journal grows past ``journalLimit`` (or twice the snapshot), after a failed write, and on
 /// ``compact()`` and ``close()``, the writer saves a whole snapshot atomically and durably instead and starts
 /// a new journal. ``StateLoader`` replays the journal onto the snapshot at start.
 ///
-/// In `full` durability a caller waits with ``waitUntilDurable(_:committingHere:)`` before acknowledging a write; in
+/// In `full` durability a caller waits with ``waitUntilDurable(_:)`` before acknowledging a write; in
 /// `relaxed` durability the writer batches for up to ``relaxedDelay`` and nobody waits.
 ///
 /// ```swift
@@ -61,8 +61,6 @@ public final class StateStore: StateRecordSink {
     public let preallocation: Int
     /// How long after a failed write the first retry comes (doubling, up to 1 s, while failures go on).
     public let retryDelay: Duration
-    /// In full durability, how long a change nobody waits for yet is left for a waiter to commit itself.
-    public let leaderGrace: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     /// Where the provider's task runs (`nil`: the shared executor).
@@ -70,7 +68,8 @@ public final class StateStore: StateRecordSink {
     let origin: FixtureOrigin
 
     let shared: Mutex<Shared>
-    /// Held by whoever commits (the writer thread, or a waiter committing on its own thread): the journal.
+    /// The writer's own state: the journal. Held by the writer thread while it commits; start-up's
+    /// ``resume(_:)`` and `deinit`, on other threads, take it too.
     let committer = Mutex(WriterState())
     /// The mark of the newest change known to be on disk, readable without the lock.
     let durable = Atomic<UInt64>(0)
@@ -83,8 +82,6 @@ public final class StateStore: StateRecordSink {
         var mark: UInt64 = 0
         /// What the writer is doing, so that the doorbell rings only when it listens.
         var writer = WriterPhase.working
-        /// The mark when the writer last found nothing to do (full durability naps while it moves).
-        var markSeenByWriter: UInt64 = 0
         /// Saved forms not yet committed, one per entity, in the order first noted.
         var pending: [PendingRecord] = []
         var pendingIndex: [Entity: Int] = [:]
@@ -109,7 +106,6 @@ public final class StateStore: StateRecordSink {
         var retryAt: ContinuousClock.Instant?
         var generation: Int
         var commitCount = 0
-        var commitsByWaiters = 0
         var writerWakeups = 0
         var snapshotCount = 0
         /// Snapshots started, each numbered; the number of the newest one saved.
@@ -137,18 +133,15 @@ public final class StateStore: StateRecordSink {
     ///   - journalLimit: the journal size that triggers a snapshot.
     ///   - preallocation: how far ahead of its end the journal is zero-filled.
     ///   - retryDelay: how long after a failed write the first retry comes.
-    ///   - leaderGrace: how long the writer leaves a change for a waiter to commit itself (full durability).
     ///   - providerExecutor: where the provider runs (lumend's main event loop).
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
-        retryDelay: Duration = .milliseconds(100), leaderGrace: Duration = StateStore.leaderGrace,
-        providerExecutor: (any TaskExecutor)? = nil, provider: @escaping SnapshotProvider
+        retryDelay: Duration = .milliseconds(100), providerExecutor: (any TaskExecutor)? = nil, provider: @escaping SnapshotProvider
     ) {
         self.providerExecutor = providerExecutor
-        self.leaderGrace = leaderGrace
         self.preallocation = preallocation
         self.retryDelay = retryDelay
         self.directory = directory
@@ -236,18 +229,12 @@ public final class StateStore: StateRecordSink {
 
     /// Waits until every change up to `mark` is on disk.
     ///
-    /// - Parameter committingHere: when nobody else is committing, append and `fdatasync` on the calling
-    ///   thread rather than wake the writer thread and wait for it: a confirmation sooner by two thread
-    ///   switches. Pass `true` only from a thread that may block on the disk (a connection's own thread),
-    ///   never from one of Swift concurrency's shared threads.
     /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed, and at once
     ///   while the last commit has failed and no retry has succeeded since: a full disk does not make every
     ///   write wait for the retry.
-    public func waitUntilDurable(_ mark: UInt64, committingHere: Bool = false) async throws(LumenError) {
+    public func waitUntilDurable(_ mark: UInt64) async throws(LumenError) {
         if mark <= durable.load(ordering: .acquiring) { return }
-        var result = committingHere ? commitHere(upTo: mark) : nil
-        if result == nil { result = await wait(for: mark, snapshot: false, failingFast: true) }
-        if case .failure(let error) = result {
+        if case .failure(let error) = await wait(for: mark, snapshot: false, failingFast: true) {
             throw LumenError(
                 .notPersisted,
                 "the change was applied but could not be saved (\(error)); \(Self.advice(for: error, in: directory))",
@@ -385,8 +372,6 @@ public final class StateStore: StateRecordSink {
     public var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
-    /// The number of commits made by waiters on their own threads (``waitUntilDurable(_:committingHere:)``).
-    public var commitsByWaiters: Int { shared.withLock { $0.commitsByWaiters } }
     /// The number of times the writer thread was rung awake: by a change, a waiter or a failed commit.
     public var writerWakeups: Int { shared.withLock { $0.writerWakeups } }
 }

@@ -123,7 +123,7 @@ struct CrashSimulation {
                 let now = names.state.withLock { $0 }
                 let mark = store.changeMark
                 do {
-                    try await store.waitUntilDurable(mark, committingHere: Bool.random(using: &random))
+                    try await store.waitUntilDurable(mark)
                     promised.append(now)
                     disk.acknowledge()
                 } catch {}

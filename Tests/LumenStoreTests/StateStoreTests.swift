@@ -352,64 +352,54 @@ struct StateStoreTests {
         #expect(try loaded().fixture.name == "version 2")
     }
 
-    @Test func aWaiterMayCommitOnItsOwnThread() async throws {
-        // A long grace, so that the writer cannot take the change first on a loaded machine.
-        let home = home
-        let store = StateStore(
-            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
-            leaderGrace: .seconds(30)
-        ) { home.fixture }
+    @Test func aCommitIsOneAppendAndOneFdatasyncOnTheWritersThread() async throws {
+        let store = makeStore()
         try await store.compact()
         let commits = store.commitCount
         fileSystem.clearCalls()
         home.change(store)
-        try await store.waitUntilDurable(store.changeMark, committingHere: true)
+        try await store.waitUntilDurable(store.changeMark)
         #expect(fileSystem.calls == ["write state.journal", "fdatasync state.journal"])
         #expect(store.commitCount == commits + 1)
-        #expect(store.commitsByWaiters == 1)
         #expect(try loaded().fixture.name == "version 1")
         await store.close()
     }
 
-    @Test func aWaiterCommittingOnItsOwnThreadHearsOfAFailure() async throws {
-        // A long grace, so that the writer cannot take the change first (and, retrying after the failure,
-        // make it durable before the waiter looks) on a loaded machine.
-        let home = home
-        let store = StateStore(
-            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
-            leaderGrace: .seconds(30)
-        ) { home.fixture }
+    @Test func aWaiterHearsOfAFailedFdatasyncAndTheRetryIsASnapshot() async throws {
+        let store = makeStore()
         try await store.compact()
+        let snapshots = store.snapshotCount
         fileSystem.inject(.fail(operation: "fdatasync", errno: EIO))
         home.change(store)
         do {
-            try await store.waitUntilDurable(store.changeMark, committingHere: true)
+            try await store.waitUntilDurable(store.changeMark)
             Issue.record("a commit that failed was reported as saved")
         } catch {
             #expect(error.code == .notPersisted)
         }
         fileSystem.heal()
-        // The retry, by the writer thread, is a snapshot: the failed journal is not appended to again. Until it
-        // succeeds, writes fail at once.
+        // The retry is a snapshot: the failed journal is not appended to again. Until it succeeds, writes fail
+        // at once.
         try await store.flush()
+        #expect(store.snapshotCount == snapshots + 1)
         home.change(store)
-        try await store.waitUntilDurable(store.changeMark, committingHere: true)
+        try await store.waitUntilDurable(store.changeMark)
         #expect(try loaded().fixture.name == "version 2")
         await store.close()
     }
 
-    @Test func manyWaitersCommittingHereStillShareCommits() async throws {
+    @Test func manyWaitersShareCommits() async throws {
         let store = makeStore()
         try await store.compact()
         let before = store.commitCount
         for _ in 0..<50 { home.change(store) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
-                group.addTask { try await store.waitUntilDurable(store.changeMark, committingHere: true) }
+                group.addTask { try await store.waitUntilDurable(store.changeMark) }
             }
             try await group.waitForAll()
         }
-        // The first to commit takes everything noted; the rest find their changes already on disk.
+        // Changes noted before a commit begins go into it together: at most the one under way and the next.
         #expect(store.commitCount - before <= 2)
         #expect(try loaded().fixture.name == "version 50")
         await store.close()

@@ -16,30 +16,10 @@ struct WriterScheduleTests {
         shared.pendingSince = since
     }
 
-    @Test func whileChangesKeepComingAndWaitersCommitThemTheWriterNapsUnrung() {
+    @Test(arguments: [Durability.full, .relaxed])
+    func withNothingToDoTheWriterSleepsUntilAChangeRingsIt(_ durability: Durability) {
         var shared = StateStore.Shared(generation: 0)
-        // A waiter noted a change and committed it before the writer looked: nothing to do, but the mark moved.
-        shared.mark = 1
-        let step = shared.nextStep(now: now, durability: .full, relaxedDelay: .zero)
-        #expect(step == .wait(StateStore.leaderGrace))
-        #expect(shared.writer == .napping)
-        // The next changes do not ring it; someone waiting for a commit does.
-        var rang = shared.wakeWriter(for: .change)
-        #expect(!rang)
-        rang = shared.wakeWriter(for: .change)
-        #expect(!rang)
-        rang = shared.wakeWriter(for: .due)
-        #expect(rang)
-        #expect(shared.writerWakeups == 1)
-    }
-
-    @Test func afterAQuietGracePeriodTheWriterSleepsUntilTheNextChangeRingsIt() {
-        var shared = StateStore.Shared(generation: 0)
-        shared.mark = 1
-        _ = shared.nextStep(now: now, durability: .full, relaxedDelay: .zero)
-        shared.writer = .working
-        // Nothing changed during the nap: it sleeps for good.
-        let step = shared.nextStep(now: now, durability: .full, relaxedDelay: .zero)
+        let step = shared.nextStep(now: now, durability: durability, relaxedDelay: .zero)
         #expect(step == .wait(.seconds(1)))
         #expect(shared.writer == .idle)
         // One ring serves every change until it sleeps again.
@@ -52,23 +32,24 @@ struct WriterScheduleTests {
         #expect(shared.writerWakeups == 1)
     }
 
-    @Test func relaxedDurabilityNeverNapsForWaitersCommits() {
+    @Test func inFullDurabilityAChangeIsCommittedAtOnce() {
         var shared = StateStore.Shared(generation: 0)
-        shared.mark = 1
-        let step = shared.nextStep(now: now, durability: .relaxed, relaxedDelay: .zero)
-        #expect(step == .wait(.seconds(1)))
-        #expect(shared.writer == .idle)
+        noted(&shared, since: now)
+        #expect(shared.nextStep(now: now, durability: .full, relaxedDelay: .milliseconds(200)) == .commit)
     }
 
-    @Test(arguments: [Durability.full, .relaxed])
-    func aChangeNobodyWaitsForIsCommittedOnceItsDelayHasPassed(_ durability: Durability) {
+    @Test func relaxedDurabilityLetsChangesGatherUnlessSomeoneWaits() {
         var shared = StateStore.Shared(generation: 0)
-        let delay = durability == .full ? StateStore.leaderGrace : .milliseconds(200)
         noted(&shared, since: now)
-        var step = shared.nextStep(now: now, durability: durability, relaxedDelay: .milliseconds(200))
-        #expect(step == .wait(delay))
+        var step = shared.nextStep(now: now, durability: .relaxed, relaxedDelay: .milliseconds(200))
+        #expect(step == .wait(.milliseconds(200)))
         #expect(shared.writer == .napping)
-        step = shared.nextStep(now: now + delay, durability: durability, relaxedDelay: .milliseconds(200))
+        // A napping writer is not rung by more changes, only by what is due.
+        var rang = shared.wakeWriter(for: .change)
+        #expect(!rang)
+        rang = shared.wakeWriter(for: .due)
+        #expect(rang)
+        step = shared.nextStep(now: now + .milliseconds(200), durability: .relaxed, relaxedDelay: .milliseconds(200))
         #expect(step == .commit)
     }
 
