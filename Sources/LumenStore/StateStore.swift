@@ -139,7 +139,8 @@ public final class StateStore: StateRecordSink {
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
-        retryDelay: Duration = .milliseconds(100), providerExecutor: (any TaskExecutor)? = nil, provider: @escaping SnapshotProvider
+        retryDelay: Duration = .milliseconds(100), providerExecutor: (any TaskExecutor)? = nil,
+        provider: @escaping SnapshotProvider
     ) {
         self.providerExecutor = providerExecutor
         self.preallocation = preallocation

@@ -30,10 +30,17 @@ struct DaemonOptionsTests {
     }
 
     @Test(arguments: [
-        ["--request-timeout", "0"], ["--request-timeout", "soon"], ["--max-sessions-per-user", "0"],
-        ["--max-sessions", "1"], ["--event-loops", "0"], ["--event-loops", "many"],
+        (["--request-timeout", "0"], "--request-timeout must be a number of seconds above 0 (at most 86400), not '0'"),
+        (["--request-timeout", "soon"], "--request-timeout must be a number of seconds above 0"),
+        (["--max-sessions-per-user", "0"], "--max-sessions-per-user must be a whole number from 1 to 1000000"),
+        (["--max-sessions", "1"], "--max-sessions must be a whole number from 2 to 1000000, not '1'"),
+        (["--event-loops", "0"], "--event-loops must be a whole number from 1 to 256, not '0'"),
+        (["--event-loops", "many"], "--event-loops must be a whole number from 1 to 256, not 'many'"),
     ])
-    func badLimitsAreRefusedSayingWhatIsWanted(_ arguments: [String]) {
-        #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(arguments, environment: [:]) }
+    func badLimitsAreRefusedSayingWhatIsWanted(_ arguments: [String], wanted: String) {
+        let error = #expect(throws: DaemonOptions.UsageError.self) {
+            try DaemonOptions.parse(arguments, environment: [:])
+        }
+        #expect(error?.description.contains(wanted) == true, "\(error?.description ?? "no error")")
     }
 }

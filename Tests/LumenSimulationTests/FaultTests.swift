@@ -69,22 +69,29 @@ struct FaultTests {
     }
 
     @Test func aPowerCycleRestoresOrResetsAsTheLightSays() async throws {
+        // Two lights that never drop a command, power-cycled at 30 s: one comes back as it was, the other at
+        // its factory default.
         let (home, _) = try await makeHome(
-            String(contentsOfFile: "\(TestFixturesPath.fixtures)/flaky-network.json", encoding: .utf8))
-        // garage.main comes back at its factory default ("powerOn": "default" from the home).
-        // cellar.bulb overrides it with "restore".
-        for light: LightID in ["garage.main", "cellar.bulb"] {
+            """
+            {"schema": 1, "id": "cycle", "name": "Cycle", "seed": 5,
+             "defaults": {"latency": "instant", "dropProbability": 0, "powerOn": "default"},
+             "rooms": [{"id": "room", "name": "Room", "lights": [
+               {"id": "reset", "name": "Reset", "kind": "dimmable"},
+               {"id": "kept", "name": "Kept", "kind": "dimmable", "powerOn": "restore"}]}],
+             "faultSchedule": [
+               {"light": "reset", "fault": "powerCycle", "fromMs": 30000, "untilMs": 31000},
+               {"light": "kept", "fault": "powerCycle", "fromMs": 30000, "untilMs": 31000}]}
+            """)
+        for light: LightID in ["reset", "kept"] {
             _ = try await home.submit(LightChange(isOn: false, brightness: 10), to: light)
         }
         try await home.advance(byMilliseconds: 29_000)
-        let garage = try await home.light("garage.main").state
-        let cellar = try await home.light("cellar.bulb").state
-        // Dropped commands are possible in this fixture; only compare when they were applied.
-        try await home.advance(byMilliseconds: 14_000)
-        if cellar.brightness == 10 { #expect(try await home.light("cellar.bulb").state.brightness == 10) }
-        if garage.brightness == 10 {
-            #expect(try await home.light("garage.main").state == LightState.factoryDefault)
-        }
+        #expect(try await home.light("kept").state.brightness == 10)
+        #expect(try await home.light("reset").state.brightness == 10)
+        try await home.advance(byMilliseconds: 3_000)
+        #expect(try await home.light("kept").state.brightness == 10)
+        #expect(try await home.light("kept").state.isOn == false)
+        #expect(try await home.light("reset").state == LightState.factoryDefault)
     }
 
     @Test func removingALightFailsItsPendingCommandsAndSaysItWasRemoved() async throws {

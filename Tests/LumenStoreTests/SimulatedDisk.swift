@@ -62,6 +62,8 @@ final class SimulatedDisk: FileSystem {
         var largestWrite: Int?
         /// The next `fdatasync` or `fsync` of a file fails with EIO.
         var failNextSync = false
+        /// `fdatasync` and `fsync` of files succeed but keep nothing: a store that never synced its data.
+        var syncsKeepNothing = false
     }
 
     let directory: String
@@ -183,13 +185,14 @@ final class SimulatedDisk: FileSystem {
     func syncData(_ fd: Int32, path: String) throws(FileSystemError) { try sync(fd, path: path, "fdatasync") }
 
     private func sync(_ fd: Int32, path: String, _ call: String) throws(FileSystemError) {
-        let failing = state.withLock { state -> Bool in
+        let (failing, keepNothing) = state.withLock { state -> (Bool, Bool) in
             defer { state.faults.failNextSync = false }
-            return state.faults.failNextSync
+            return (state.faults.failNextSync, state.faults.syncsKeepNothing)
         }
         if failing { throw FileSystemError(call, path, errno: EIO) }
         try mutate("\(call) \(name(path))") { model, fds, _, _ throws(FileSystemError) in
             guard let inode = fds[fd] else { throw FileSystemError(call, path, errno: EBADF) }
+            if keepNothing { return }
             model.inodes[inode]!.durable = model.inodes[inode]!.current
             model.inodes[inode]!.unsynced = []
         }

@@ -3,6 +3,10 @@ import LumenModel
 import LumenTestSupport
 import Testing
 
+/// What `kill -9` of the real daemon loses: nothing acknowledged. A killed process leaves the page cache
+/// behind, so this would pass without a single `fdatasync`; power loss is the crash-point simulation's
+/// (`CrashSimulationTests`), whose disk keeps only what was synced, and which is shown to catch a store that
+/// never synced.
 @Suite("Crash consistency", .timeLimit(.minutes(2)))
 struct CrashConsistencyTests {
     /// Acknowledged writes survive `kill -9` sent the moment the acknowledgement arrives.
