@@ -22,7 +22,7 @@ extension RoomScope {
                     color: try args.optional("color").map { cursor throws(JSONShapeError) in
                         try CIEColor(cursor: cursor)
                     })
-                transitionMs = try args.optional("transitionMs")?.double(in: 0...3_600_000) ?? 0
+                transitionMs = try args.optional("transitionMs")?.double(in: SimulatedDurations.milliseconds) ?? 0
             } catch {
                 throw LumenError(
                     .invalidParams, error.description,

@@ -56,7 +56,7 @@ public struct SimulationScope: Scope {
     var powerCycle: Action {
         action(["light", "durationMs"]) { home, args throws(JSONShapeError) in
             let light = LightID(try args.required("light").string())
-            let duration = try args.optional("durationMs")?.double(in: 0...3_600_000) ?? 1_000
+            let duration = try args.optional("durationMs")?.double(in: SimulatedDurations.milliseconds) ?? 1_000
             return { () async throws(LumenError) in
                 try await home.powerCycle(light: light, durationMs: duration)
                 return [:]

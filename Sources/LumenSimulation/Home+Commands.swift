@@ -44,7 +44,7 @@ extension Home {
     public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
         -> CommandReceipt
     {
-        guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
+        guard !isShutDown else { throw LumenError.shuttingDown }
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
@@ -103,9 +103,10 @@ extension Home {
     private static let timedOutCode = LumenError.Code.timedOut.rawValue
 
     static func validateTransition(_ transitionMs: Double) throws(LumenError) {
-        guard transitionMs.isFinite, transitionMs >= 0, transitionMs <= 3_600_000 else {
+        guard transitionMs.isFinite, SimulatedDurations.milliseconds.contains(transitionMs) else {
             throw LumenError(
-                .invalidParams, "transitionMs must be 0–3600000, got \(JSONNumber(transitionMs))",
+                .invalidParams,
+                "transitionMs must be 0–\(JSONNumber(SimulatedDurations.longestMs)), got \(JSONNumber(transitionMs))",
                 data: ["argument": "transitionMs"])
         }
     }

@@ -11,7 +11,7 @@ extension Home {
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room.
     @discardableResult
     public func detectLights(in roomID: RoomID) throws(LumenError) -> DiscoveryScan {
-        guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
+        guard !isShutDown else { throw LumenError.shuttingDown }
         guard var room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
         if let scan = room.scan { return scan }
         refreshRealTime()

@@ -81,7 +81,7 @@ extension Home {
     public func setAll(_ change: LightChange, in roomID: RoomID, transitionMs: Double = 0) throws(LumenError)
         -> GroupTicket
     {
-        guard !isShutDown else { throw LumenError(.shuttingDown, "lumend is shutting down; retry once it is back") }
+        guard !isShutDown else { throw LumenError.shuttingDown }
         guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
         guard !change.properties.isEmpty else {
             throw LumenError(

@@ -399,7 +399,7 @@ public actor Home {
         let waiting = pending.values.map(\.ticket)
         pending.removeAll()
         for ticket in waiting {
-            ticket.settle(.failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")))
+            ticket.settle(.failure(LumenError.shuttingDown))
         }
     }
 }

@@ -161,7 +161,7 @@ extension Fixture {
         if let discovery = object.optional("discovery") {
             let settings = try discovery.object(allowing: ["scanDurationMs", "maxLightsPerScan"])
             if let duration = settings.optional("scanDurationMs") {
-                self.discovery.scanDurationMs = try duration.double(in: 1_000...3_600_000)
+                self.discovery.scanDurationMs = try duration.double(in: 1_000...SimulatedDurations.longestMs)
             }
             if let max = settings.optional("maxLightsPerScan") {
                 self.discovery.maxLightsPerScan = try max.int(in: 1...1_000)
@@ -376,7 +376,7 @@ extension RoomFixture {
             try object.optional("undiscovered")?.array().map { cursor throws(JSONShapeError) in
                 let pending = try cursor.object(allowing: ["delayMs", "light"])
                 return PendingLight(
-                    delayMs: try pending.required("delayMs").double(in: 0...3_600_000),
+                    delayMs: try pending.required("delayMs").double(in: SimulatedDurations.milliseconds),
                     light: try LightFixture(cursor: try pending.required("light")))
             } ?? []
     }

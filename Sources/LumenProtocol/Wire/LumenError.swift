@@ -68,3 +68,8 @@ public struct LumenError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let permissionDenied = Code(rawValue: -32060)
     }
 }
+
+extension LumenError {
+    /// The answer to a request that comes while lumend stops: the one wording, wherever it is found out.
+    public static let shuttingDown = LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")
+}

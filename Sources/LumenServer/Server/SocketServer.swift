@@ -133,7 +133,7 @@ public final class SocketServer: Service, Sendable {
             let perUser = state.withLock { $0.sessionsByUser[uid, default: 0] } >= limits.maxSessionsPerUser
             let error: LumenError
             if context.isShuttingDown {
-                error = LumenError(.shuttingDown, "lumend is shutting down; retry once it is back")
+                error = LumenError.shuttingDown
             } else if perUser {
                 error = LumenError(
                     .limitExceeded,

@@ -55,7 +55,7 @@ final class Session: RPCHandler {
 
     func handleNow(method: String, params: JSONValue?) -> RPCOutcome? {
         if context.isShuttingDown {
-            return .failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back"))
+            return .failure(LumenError.shuttingDown)
         }
         do throws(LumenError) {
             switch WireMethod(rawValue: method) {
@@ -110,7 +110,7 @@ final class Session: RPCHandler {
         var transition: Double?
         if let number = request.transitionMs {
             let ms = number.doubleValue
-            guard ms.isFinite, Self.transitionRange.contains(ms) else { return nil }
+            guard ms.isFinite, SimulatedDurations.milliseconds.contains(ms) else { return nil }
             transition = ms
         }
         // Anything the checks of `prepareWrite` would refuse goes the general way, which words it.
@@ -138,7 +138,7 @@ final class Session: RPCHandler {
 
     func handle(method: String, params: JSONValue?) async -> RPCOutcome {
         if context.isShuttingDown {
-            return .failure(LumenError(.shuttingDown, "lumend is shutting down; retry once it is back"))
+            return .failure(LumenError.shuttingDown)
         }
         do throws(LumenError) {
             // `get` and `set` try the quick way themselves, with the parameters already read.
@@ -382,7 +382,6 @@ final class Session: RPCHandler {
     }
 
     /// The range of a write's `transitionMs`.
-    static let transitionRange = 0.0...3_600_000.0
 
     /// Checks a `set` up to the write itself, whose errors name the request.
     private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
@@ -395,7 +394,7 @@ final class Session: RPCHandler {
                 throw wrongKind(target.scopeID, target.name, target.connection.kind, "set")
             }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
-            let transition = try params.optionalDouble("transitionMs", in: Self.transitionRange) ?? 0
+            let transition = try params.optionalDouble("transitionMs", in: SimulatedDurations.milliseconds) ?? 0
             try checkInflightLimit()
             return PreparedWrite(
                 request: request, write: write, value: value, options: WriteOptions(transitionMs: transition))
