@@ -1,0 +1,84 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenServer
+import LumenService
+import LumenSimulation
+import LumenStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Daemon {
+    /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
+    /// as one service group that says `READY=1` once all are going; then says how the state was left.
+    static func serve(
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, options: DaemonOptions, clock: any Clock<Duration>,
+        mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
+    ) async throws {
+        let (home, store, health, outcome, durability, fresh) = (
+            state.home, state.store, state.health, state.outcome, state.durability, state.fresh
+        )
+        // Under full durability a write is confirmed once it is on disk. The store's own thread writes and
+        // syncs; an event loop serving other connections never waits on the disk.
+        let waitForDisk: @Sendable () async throws(LumenError) -> Void = { () async throws(LumenError) in
+            do { try await store.waitUntilDurable(store.changeMark) } catch let error as LumenError {
+                throw error
+            } catch {
+                throw LumenError(.notPersisted, "the change could not be saved: \(error)")
+            }
+        }
+        let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
+        let server = SocketServer(
+            listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
+            simulationAccess: options.simulationAccess, clock: clock, logger: logger)
+        // A watcher: the server hears only of changes to properties some session subscribed to.
+        await home.addWatcher { event in
+            server.publish(event)
+        }
+        let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"
+        logger.notice(
+            "lumend \(LumenVersion.string) ready on \(socketDescription)",
+            [("socket", socketDescription), ("clock", options.clock.rawValue)])
+        var services: [any Service] = [
+            // Started first, so stopped last: after the server has answered its last request.
+            ClosureService(name: "state store") {
+                if fresh { await saveStartupState(store: store, outcome: outcome, logger: logger) }
+                await gracefulShutdown()
+                await store.close()
+            },
+            server,
+            StatusReporter(home: home, server: server, health: health, notifier: notifier, clock: clock),
+            HeapReclaimingService(clock: clock, logger: logger),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(
+                Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
+            logger.info("watchdog enabled", [("interval", "\(interval)")])
+        }
+        let group = ServiceGroup(
+            services: services, logger: logger,
+            ignoredSignals: [
+                (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
+            ], signalWatcher: mainLoop ?? DispatchReadableWatcher()
+        ) {
+            // Last: the socket serves and every signal that could stop lumend is being read.
+            notifier.notify("READY=1")
+        } onShutdown: {
+            // One message, the status first: after STOPPING=1 the notifier lets no status through, so the
+            // status reporter, until it is stopped, cannot say "Simulating" over it.
+            notifier.notify("STATUS=Stopping: finishing requests and saving state\nSTOPPING=1")
+        }
+        try await group.run()
+        if let error = store.lastError {
+            logger.error("stopped, but the last changes could not be saved: \(error)")
+        } else if let error = store.finalSnapshotError {
+            logger.notice(
+                "stopped; every change is saved in the journal (the last snapshot could not be written: \(error); "
+                    + "the next start replays the journal)", [("journal", store.journalPath)])
+        } else {
+            logger.notice("stopped; state saved", [("state", store.statePath)])
+        }
+    }
+}
