@@ -11,19 +11,23 @@ struct HostileClientTests {
     @Test func badLinesGetTheirErrorAndTheSessionCarriesOn() async throws {
         let server = try await TestServer()
         let client = try server.connect()
-        let cases: [([UInt8], Int)] = [
-            (Array("garbage".utf8), -32700),
-            ([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], -32700),  // invalid UTF-8
-            ([0x7B, 0x00, 0x7D], -32700),  // a NUL byte
-            (Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8), -32020),
-            (Array(#"{"jsonrpc":"1.0","id":1,"method":"hello"}"#.utf8), -32600),
-            (Array(#"{"jsonrpc":"2.0","id":{},"method":"hello"}"#.utf8), -32600),
+        // Each with the id it is answered under: null where none can be read.
+        let cases: [([UInt8], Int, JSONValue)] = [
+            (Array("garbage".utf8), -32700, .null),
+            ([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], -32700, .null),  // invalid UTF-8
+            ([0x7B, 0x00, 0x7D], -32700, .null),  // a NUL byte
+            (
+                Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8), -32020,
+                .null
+            ),
+            (Array(#"{"jsonrpc":"1.0","id":1,"method":"hello"}"#.utf8), -32600, 1),
+            (Array(#"{"jsonrpc":"2.0","id":{},"method":"hello"}"#.utf8), -32600, .null),
         ]
-        for (line, code) in cases {
+        for (line, code, id) in cases {
             client.sendRaw(line + [0x0A])
             let reply = try await client.readJSON()
             #expect(reply["error"]?["code"]?.intValue == code, "\(reply.serialized())")
-            #expect(reply["id"] == .null)
+            #expect(reply["id"] == id)
         }
         #expect(try await client.result("hello")["server"] == "lumend")
     }

@@ -131,10 +131,28 @@ struct JSONRPCSpecificationTests {
         let line = #"{"jsonrpc": "2.0", "id": 1, "method": "sum", "params": [1, 2], \#(again)}"#
         let reply = try #require(try await exchange(line))
         #expect(reply["error"]?["code"] == -32600)
-        #expect(reply["id"] == .null)
+        // Answered under its id when that can be read: only an id given twice cannot.
+        #expect(reply["id"] == (again.hasPrefix(#""id""#) ? .null : 1))
         let name = again.prefix { $0 != ":" }
         let message = reply["error"]?["message"]?.stringValue
         #expect(message == "Invalid Request: \(name) given more than once; give each member once")
+    }
+
+    /// An invalid request whose `id` can be read is answered under it (the specification asks for `null` only
+    /// when the id cannot be detected), so that a client waiting on that id hears why.
+    @Test(arguments: [
+        (#"{"jsonrpc": "1.0", "id": 5, "method": "sum"}"#, JSONValue.int(5), "\"jsonrpc\" must be \"2.0\""),
+        (#"{"jsonrpc": "2.0", "id": "a", "method": "sum", "params": "x"}"#, "a", "\"params\" must be"),
+        (#"{"id": 7, "method": 1}"#, 7, "\"jsonrpc\" must be"),
+        (#"{"jsonrpc": "2.0", "id": {"x": 1}, "method": "sum"}"#, .null, "\"id\" must be"),
+        (#"[{"jsonrpc": "2.0", "id": 8, "method": 2}]"#, 8, "\"method\" must be a string"),
+    ])
+    func anInvalidRequestIsAnsweredUnderItsIdWhenItCanBeRead(line: String, id: JSONValue, why: String) async throws {
+        var reply = try #require(try await exchange(line))
+        if case .array(let replies) = reply { reply = try #require(replies.first) }
+        #expect(reply["error"]?["code"] == -32600)
+        #expect(reply["id"] == id, "\(reply)")
+        #expect(reply["error"]?["message"]?.stringValue?.contains(why) == true, "\(reply)")
     }
 
     @Test(arguments: examples.indices)

@@ -132,8 +132,8 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         guard let document = parse(line, reply: reply) else { return nil }
         guard case .object = document else { return document }
         switch validate(document) {
-        case .invalid(let error):
-            reply(Self.errorResponse(id: .null, error))
+        case .invalid(let error, let id):
+            reply(Self.errorResponse(id: id, error))
             return nil
         case .request(let id, let method, let params):
             guard let outcome = handler.handleNow(method: method, params: params) else { return document }
@@ -170,7 +170,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             return
         }
         switch validate(document) {
-        case .invalid(let error): reply(Self.errorResponse(id: .null, error))
+        case .invalid(let error, let id): reply(Self.errorResponse(id: id, error))
         case .request(let id, let method, let params):
             answer(await handler.handle(method: method, params: params), id: id, reply: reply)
         }
@@ -224,7 +224,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// The answer to a batch's request that comes after its replies passed the limit: not carried out.
     private func refused(_ element: JSONValue) -> (id: JSONValue, outcome: RPCOutcome)? {
         switch validate(element) {
-        case .invalid(let error): return (.null, .failure(error))
+        case .invalid(let error, let id): return (id, .failure(error))
         case .request(let id, _, _):
             let why =
                 "not carried out: this batch's replies passed \(maxBatchReplyBytes) bytes; send the rest in another batch"
@@ -249,13 +249,24 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     /// Validates one request and hands it to the handler; `nil` for a notification (no response).
     private enum Validated {
-        case invalid(LumenError)
+        /// Not a request; answered under `id` when one could be read, else `null`.
+        case invalid(LumenError, id: JSONValue)
         case request(id: JSONValue?, method: String, params: JSONValue?)
     }
 
     /// Checks that a value is a JSON-RPC request.
     private func validate(_ value: JSONValue) -> Validated {
-        func invalid(_ why: String) -> Validated { .invalid(LumenError(.invalidRequest, "Invalid Request: \(why)")) }
+        // The specification asks for a null id only when the id cannot be detected: one given once, as a string
+        // or a number, is answered under, whatever else is wrong, so a client waiting on it hears why.
+        let readableID: JSONValue =
+            switch value.objectValue.flatMap({ $0.count(of: "id") == 1 ? $0["id"] : nil }) {
+            case .string(let id)?: .string(id)
+            case .number(let id)?: .number(id)
+            default: .null
+            }
+        func invalid(_ why: String) -> Validated {
+            .invalid(LumenError(.invalidRequest, "Invalid Request: \(why)"), id: readableID)
+        }
         guard case .object(let request) = value else { return invalid("expected an object, got \(value.typeName)") }
         // Other members are let be, as the specification lets them; these four each mean one thing.
         for member in ["jsonrpc", "id", "method", "params"] where request.count(of: member) > 1 {
@@ -285,7 +296,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
         let (id, method, params): (JSONValue?, String, JSONValue?)
         switch validate(value) {
-        case .invalid(let error): return (.null, .failure(error))
+        case .invalid(let error, let id): return (id, .failure(error))
         case .request(let requestID, let requestMethod, let requestParams):
             (id, method, params) = (requestID, requestMethod, requestParams)
         }
