@@ -64,7 +64,8 @@ extension Home {
             guard settings.overload == .drop else {
                 throw LumenError(
                     .busy,
-                    "light '\(light)' accepts at most \(JSONNumber(rate)) commands a second; slow down and retry",
+                    "light '\(light)' accepts at most \(JSONNumber(rate)) command\(rate == 1 ? "" : "s") a second; "
+                        + "slow down and retry",
                     data: ["light": .string(light.rawValue)])
             }
             overloaded = true

@@ -255,7 +255,8 @@ enum LumenCtl {
             return 2
         } catch let error as LumenClientError {
             Output.error(inUsersWords(error.description))
-            return 1
+            // A value lumend refuses as invalid is as much a usage mistake as one lumenctl refuses itself.
+            return error.code == .invalidParams ? 2 : 1
         } catch {
             Output.error("\(error)")
             return 1

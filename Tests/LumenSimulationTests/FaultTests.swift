@@ -59,6 +59,16 @@ struct FaultTests {
         await #expect(throws: LumenError.self) { try await home.submit(LightChange(brightness: 62), to: "bulb") }
     }
 
+    @Test func aLimitOfOneCommandASecondSaysCommandOnce() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": "instant", "rateLimitPerSecond": 1, "timeoutMs": 1000"#))
+        _ = try await home.submit(LightChange(brightness: 10), to: "bulb")
+        let error = await #expect(throws: LumenError.self) {
+            try await home.submit(LightChange(brightness: 20), to: "bulb")
+        }
+        #expect(error?.message.contains("at most 1 command a second;") == true, "\(error?.message ?? "")")
+    }
+
     @Test func aScheduledFaultMakesALightUnreachableForItsWindow() async throws {
         let (home, log) = try await makeHome(
             String(contentsOfFile: "\(TestFixturesPath.fixtures)/flaky-network.json", encoding: .utf8))

@@ -121,6 +121,9 @@ struct LumenctlTests {
         (["set", "lab.dim", "bright"], "'bright' is not a change"),
         (["--bogus", "status"], "unknown option '--bogus'"),
         ([], "no command given"),
+        // A value out of range is a usage mistake whether lumenctl or lumend finds it.
+        (["set", "lab.color", "xy=2,3"], "xy takes two numbers from 0 to 1"),
+        (["set", "lab.dim", "brightness=140"], "brightness"),
     ])
     func usageMistakesExitTwo(arguments: [String], message: String) async throws {
         let daemon = try await startDaemon()
@@ -245,8 +248,9 @@ struct LumenctlTests {
 
     @Test func mistakesAreToldInTheWordsTheUserTyped() async throws {
         let daemon = try await startDaemon()
+        // Out of range, found by lumend: a usage mistake like those lumenctl finds itself.
         let faults = try await ctl(daemon, "sim", "faults", "lab.dim", "timeoutMs=-3")
-        #expect(faults.status == 1)
+        #expect(faults.status == 2)
         #expect(faults.stderr.contains("timeoutMs: -3 is out of range"), "\(faults.stderr)")
         #expect(!faults.stderr.contains("params."), "\(faults.stderr)")
         let xy = try await ctl(daemon, "set", "lab.color", "xy=2,3")

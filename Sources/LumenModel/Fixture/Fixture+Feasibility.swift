@@ -78,7 +78,8 @@ extension DeviceSettings {
         guard let rate = rateLimitPerSecond else { return nil }
         let timeout = timeoutMs ?? FaultModel.none.timeoutMs
         guard rate * timeout / 1_000 < 1 else { return nil }
-        return "a rate limit of \(JSONCursor.format(rate)) commands a second allows less than one command per "
+        return
+            "a rate limit of \(JSONCursor.format(rate)) command\(rate == 1 ? "" : "s") a second allows less than one command per "
             + "timeout (\(JSONCursor.format(timeout)) ms); raise rateLimitPerSecond to at least "
             + "\(JSONCursor.format(1_000 / timeout)) or timeoutMs to at least \(JSONCursor.format(1_000 / rate))"
     }
