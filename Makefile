@@ -22,7 +22,10 @@ DOCDIR     := $(DATADIR)/doc/lumen
 MANDIR     := $(DATADIR)/man
 UNITDIR    := $(PREFIX)/lib/systemd/system
 USERUNITDIR := $(PREFIX)/lib/systemd/user
-PYTHONDIR  ?= $(PREFIX)/lib/python3/dist-packages
+# Where Debian's Python finds modules: a package's own under /usr/lib/python3/dist-packages, a local install's
+# under PREFIX/lib/python3.X/dist-packages (X being the minor version of the Python that will import them).
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR  ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 MANPAGES   := lumend.8 lumenctl.1 lumen-fixture.5 lumen-protocol.7
 
 FUZZ_SECONDS   ?= 60

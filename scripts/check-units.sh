@@ -57,4 +57,14 @@ if [ -n "$left" ]; then
 else
   echo "ok   uninstall removed every file it installed"
 fi
+# Installed as a user would (PREFIX=/usr/local, staged): the Python client lands where Debian's Python looks.
+stage="$work/stage"
+make --no-print-directory -C "$here" install PREFIX=/usr/local DESTDIR="$stage" CONFIG=debug >"$work/local.log" 2>&1 \
+  || { echo "FAIL make install PREFIX=/usr/local"; cat "$work/local.log"; exit 1; }
+local_dir=$(/usr/bin/python3 -c 'import sys; print(next(p for p in sys.path if p.startswith("/usr/local/lib/python3")))')
+if [ -f "$stage$local_dir/lumen/__init__.py" ]; then
+  echo "ok   PREFIX=/usr/local puts the Python client in $local_dir, which Python searches"
+else
+  echo "FAIL PREFIX=/usr/local: no lumen/__init__.py in $local_dir:"; find "$stage" -name __init__.py; failed=1
+fi
 exit $failed
