@@ -86,13 +86,26 @@ public final class LumenClient: Sendable {
             fd = try UnixSocket.connect(to: path)
         } catch {
             let reason =
-                error.errno == ENAMETOOLONG
-                ? "the path is too long for a Unix socket" : String(cString: strerror(error.errno))
+                switch error.errno {
+                case ENAMETOOLONG: "the path is too long for a Unix socket"
+                case EACCES: String(cString: strerror(EACCES)) + Self.whoMayConnect(to: path)
+                default: String(cString: strerror(error.errno))
+                }
             throw .cannotConnect(path: path, reason: reason)
         }
         let client = LumenClient(path: path, fd: fd)
         Thread { client.readLoop() }.start()
         return client
+    }
+
+    /// Who the socket at `path` admits, and how to be one of them, for a refusal: the socket's group when it
+    /// lets its group in and the user is not a member.
+    static func whoMayConnect(to path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o060 == 0o060 else { return "" }
+        let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "\(info.st_gid)"
+        return " (the socket admits its owner and members of group '\(group)', which you are not in: "
+            + "'sudo usermod -aG \(group) $USER', then log in again)"
     }
 
     deinit { UnixSocket.close(fd) }

@@ -22,8 +22,9 @@ public enum LumenClientError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .server(let error): error.message
         case .cannotConnect(let path, let reason):
-            "cannot connect to lumend at \(path): \(reason); is lumend running? (start it with 'make run', or pass "
-                + "--socket or set $LUMEN_SOCKET)"
+            "cannot connect to lumend at \(path): \(reason)"
+                + (reason.hasPrefix("Permission denied")
+                    ? "" : "; is lumend running? (start it, or its socket unit, or pass --socket or set $LUMEN_SOCKET)")
         case .disconnected: "the connection to lumend was closed; connect again"
         case .protocolViolation(let what): "lumend sent something unexpected: \(what)"
         }

@@ -38,6 +38,10 @@ struct AccessTests {
         let result = try await lumenctlAsNobody(["--socket", daemon.socketPath, "status"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("Permission denied"), "\(result.stderr)")
+        // Which group the socket admits, and how to join it; never a developer's 'make run'.
+        #expect(result.stderr.contains("admits its owner and members of group 'root'"), "\(result.stderr)")
+        #expect(result.stderr.contains("sudo usermod -aG root"), "\(result.stderr)")
+        #expect(!result.stderr.contains("make run"), "\(result.stderr)")
     }
 
     @Test func theSocketsGroupLetsAUserInButNeverToTheSimulation() async throws {
