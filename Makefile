@@ -100,10 +100,12 @@ completions: build
 		$(BUILD_DIR)/debug/lumend --completion $$shell > completions/lumend.$$shell; \
 	done
 
-## man: build the manual pages (man/*.scd, with scdoc) into .build/man.
+## man: build the manual pages (man/*.scd, with scdoc, their paths filled in for PREFIX) into .build/man.
 man: deps
 	@mkdir -p $(BUILD_DIR)/man
-	@for page in $(MANPAGES); do scdoc < man/$$page.scd > $(BUILD_DIR)/man/$$page; done
+	@for page in $(MANPAGES); do \
+		sed -e 's|@docdir@|$(DOCDIR)|g' -e 's|@datadir@|$(DATADIR)|g' man/$$page.scd | scdoc > $(BUILD_DIR)/man/$$page; \
+	done
 
 ## install: install lumend, lumenctl, the units (their paths filled in for PREFIX), completions, manual pages,
 ## docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes exactly that.

@@ -49,6 +49,17 @@ for unit in lumend.service lumend@demo.service; do
     echo "FAIL security $unit: exposure $score is above 2.0"; failed=1
   fi
 done
+# The installed pages and a printed fixture point at the installed docs and schema, not the source tree.
+page() { zcat "$prefix/share/man/$1.gz" | sed 's/\\&//g'; }  # roff's zero-width \& after each dot, gone
+if grep -q "$prefix/share/doc/lumen/fixtures.md" <(page man5/lumen-fixture.5) \
+  && grep -q "$prefix/share/lumen/fixtures/lumen-fixture.schema.json" <(page man5/lumen-fixture.5) \
+  && grep -q "$prefix/share/doc/lumen/protocol.md" <(page man7/lumen-protocol.7) \
+  && "$prefix/bin/lumend" --print-fixture demo-home | grep -q "\"\$schema\": \"$prefix/share/lumen/fixtures/lumen-fixture.schema.json\""
+then
+  echo "ok   the installed pages and --print-fixture point at the installed docs and schema"
+else
+  echo "FAIL the installed pages or --print-fixture point into the source tree"; failed=1
+fi
 make --no-print-directory -C "$here" uninstall PREFIX="$prefix" >"$work/uninstall.log" 2>&1 \
   || { echo "FAIL make uninstall"; cat "$work/uninstall.log"; exit 1; }
 left=$(find "$prefix" -type f)

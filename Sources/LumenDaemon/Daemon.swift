@@ -51,7 +51,7 @@ public enum Daemon {
             return 0
         }
         if let name = options.printFixture, let fixture = Fixture.embedded.first(where: { $0.name == name }) {
-            writeStdout(String(decoding: fixture.json, as: UTF8.self))
+            writeStdout(withInstalledSchema(String(decoding: fixture.json, as: UTF8.self)))
             return 0
         }
         if !options.checkFixtures.isEmpty { return check(options.checkFixtures) }
@@ -106,6 +106,21 @@ public enum Daemon {
         try await serve(
             state, listenFD: listenFD, ownedPath: ownedPath, options: options, clock: clock, mainLoop: mainLoop,
             notifier: notifier, logger: logger)
+    }
+
+    /// A fixture's text with its `$schema` pointing at the schema installed beside this lumend
+    /// (`PREFIX/share/lumen/fixtures`), when there is one; as it is (the schema beside it, in the source tree)
+    /// otherwise.
+    static func withInstalledSchema(_ fixture: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return fixture }
+        let executable = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bin = PosixFileSystem.directory(of: executable)
+        let schema = PosixFileSystem.directory(of: bin) + "/share/lumen/fixtures/lumen-fixture.schema.json"
+        guard access(schema, R_OK) == 0 else { return fixture }
+        return fixture.replacingOccurrences(
+            of: #""$schema": "./lumen-fixture.schema.json""#, with: #""$schema": "\#(schema)""#)
     }
 
     static func writeStdout(_ text: String) { _ = text.withCString { write(1, $0, strlen($0)) } }
