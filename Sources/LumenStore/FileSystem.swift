@@ -81,10 +81,12 @@ public struct PosixFileSystem: FileSystem {
     /// working directory and the path as it is.
     private func locate(_ path: String) -> (directory: Int32, name: String) {
         guard let anchor else { return (AT_FDCWD, path) }
-        if path == anchor.path { return (anchor.descriptor, ".") }
-        let prefix = anchor.path.hasSuffix("/") ? anchor.path : anchor.path + "/"
-        guard path.hasPrefix(prefix) else { return (AT_FDCWD, path) }
-        return (anchor.descriptor, String(path.dropFirst(prefix.count)))
+        let root = anchor.path.hasSuffix("/") ? String(anchor.path.dropLast()) : anchor.path
+        guard path == root || path.hasPrefix(root + "/") else { return (AT_FDCWD, path) }
+        // What follows the directory, without the slashes that joined it ("DIR/" + "/state.json" has two): a
+        // name that began with one would be absolute, and escape the descriptor.
+        let rest = path.dropFirst(root.count).drop { $0 == "/" }
+        return (anchor.descriptor, rest.isEmpty ? "." : String(rest))
     }
 
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a

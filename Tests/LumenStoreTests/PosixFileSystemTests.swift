@@ -53,4 +53,16 @@ struct AnchoredFileSystemTests {
         #expect(try fileSystem.readFile(path + "/state.previous.json") == Array("kept".utf8))
         #expect(try fileSystem.listDirectory(path) == ["state.previous.json"])
     }
+
+    @Test func aDirectoryGivenWithATrailingSlashStillHoldsItsFiles() throws {
+        let parent = TemporaryDirectory()
+        let path = parent.file("state") + "/"
+        let checked = try TrustedDirectory(opening: path)
+        let fileSystem = PosixFileSystem(anchor: (path, checked.descriptor))
+        // As the store names its files: the directory, a slash, the name.
+        try fileSystem.writeDurably(Array("kept".utf8), to: "\(path)/state.json")
+        #expect(FileManager.default.fileExists(atPath: parent.file("state/state.json")))
+        #expect(try fileSystem.readFile("\(path)/state.json") == Array("kept".utf8))
+        #expect(fileSystem.fileExists(path))
+    }
 }
