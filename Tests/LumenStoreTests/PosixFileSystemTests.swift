@@ -65,4 +65,17 @@ struct AnchoredFileSystemTests {
         #expect(try fileSystem.readFile("\(path)/state.json") == Array("kept".utf8))
         #expect(fileSystem.fileExists(path))
     }
+
+    @Test func aMissingDirectoryThePathLeavesAgainIsNotMade() throws {
+        let parent = TemporaryDirectory()
+        #expect(throws: TrustedDirectory.Distrust.self) {
+            _ = try TrustedDirectory(opening: parent.file("missing/../state"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: parent.file("missing")))
+        // Through one that exists, `..` leads where the kernel would take it.
+        try FileManager.default.createDirectory(atPath: parent.file("here"), withIntermediateDirectories: false)
+        let state = try TrustedDirectory(opening: parent.file("here/../state"))
+        #expect(state.path == parent.file("here/../state"))
+        #expect(FileManager.default.fileExists(atPath: parent.file("state")))
+    }
 }

@@ -115,6 +115,9 @@ public final class TrustedDirectory: Sendable {
                             close(current)
                             return nil
                         }
+                        // As the kernel would, a missing directory that the path then leaves with `..` is an
+                        // error, not one to make.
+                        guard !pending.contains("..") else { throw Distrust(description: "\(next) does not exist") }
                         if mkdirat(current, String(name), 0o700) != 0, errno != EEXIST {
                             throw Distrust(description: "cannot create \(next): \(error(errno))")
                         }
