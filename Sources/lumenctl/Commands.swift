@@ -162,6 +162,14 @@ enum LumenCtl {
         },
     ]
 
+    /// The exit status a failure gives: 2 for a usage mistake, lumend's refusal of a value as invalid
+    /// included (as much a mistake as one lumenctl refuses itself), 1 for anything else.
+    static func exitStatus(for error: any Error) -> Int32 {
+        if error is UsageError { return 2 }
+        if let error = error as? LumenClientError, error.code == .invalidParams { return 2 }
+        return 1
+    }
+
     static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
 
     /// Runs a command, within `--timeout` when one is given: past it, lumenctl says so and exits 1 (a call
@@ -250,13 +258,14 @@ enum LumenCtl {
             }
             try await run(command, words, options)
             return 0
+        } catch let failed as Shell.LinesFailed {
+            return failed.status
         } catch let error as UsageError {
             Output.error(error.description)
-            return 2
+            return exitStatus(for: error)
         } catch let error as LumenClientError {
             Output.error(inUsersWords(error.description))
-            // A value lumend refuses as invalid is as much a usage mistake as one lumenctl refuses itself.
-            return error.code == .invalidParams ? 2 : 1
+            return exitStatus(for: error)
         } catch {
             Output.error("\(error)")
             return 1

@@ -7,6 +7,12 @@ import LumenProtocol
 /// `lumenctl shell`: one session, many commands. Scopes opened on one line stay open for the next, since
 /// every line runs on the same connection.
 enum Shell {
+    /// Lines of the session failed: the status lumenctl exits with, that of the last one (each was told
+    /// already, on its own line).
+    struct LinesFailed: Error {
+        let status: Int32
+    }
+
     static func run(_ options: CommonOptions) async throws {
         let client = try await options.connect()
         defer { client.disconnect() }
@@ -21,6 +27,7 @@ enum Shell {
             )
         }
         defer { if interactive, let history { _ = write_history(history) } }
+        var failed: Int32 = 0
         while let line = nextLine(interactive: interactive) {
             let words = split(line)
             guard let first = words.first else { continue }
@@ -49,10 +56,12 @@ enum Shell {
                 Output.error(error.description)
                 throw error
             } catch {
-                // A mistake on one line is reported and the session goes on.
+                // A mistake on one line is reported and the session goes on; the exit status tells of it.
                 Output.error(LumenCtl.inUsersWords("\(error)"))
+                failed = LumenCtl.exitStatus(for: error)
             }
         }
+        if failed != 0 { throw LinesFailed(status: failed) }
     }
 
     /// The next line: edited, with history, on a terminal; read plainly otherwise. `nil` at the end.

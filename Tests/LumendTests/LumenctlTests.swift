@@ -240,10 +240,23 @@ struct LumenctlTests {
                 "-c", "'\(DaemonProcess.builtBinary("lumenctl"))' --socket '\(daemon.socketPath)' shell < '\(script)'",
             ],
             directory: daemon.directory, executable: "/bin/sh", setPaths: false)
-        #expect(await shell.waitForExit() == 0, "\(shell.stderr)")
+        // The session goes on past the mistake, and its exit status tells of it (a usage mistake: 2).
+        #expect(await shell.waitForExit() == 2, "\(shell.stderr)")
         #expect(
             shell.stdout == #"{"scope":1,"type":"room"}"# + "\n" + #"{"value":"Lab"}"# + "\n366\n", "\(shell.stdout)")
         #expect(shell.stderr.contains("'nonsense' is not a command here"))
+    }
+
+    @Test func aShellWhoseEveryLineSucceededExitsZero() async throws {
+        let daemon = try await startDaemon()
+        let script = daemon.directory.file("fine.txt")
+        _ = FileManager.default.createFile(atPath: script, contents: Data("get lab.color ct\nrooms\n".utf8))
+        let shell = try DaemonProcess(
+            arguments: [
+                "-c", "'\(DaemonProcess.builtBinary("lumenctl"))' --socket '\(daemon.socketPath)' shell < '\(script)'",
+            ],
+            directory: daemon.directory, executable: "/bin/sh", setPaths: false)
+        #expect(await shell.waitForExit() == 0, "\(shell.stderr)")
     }
 
     @Test func mistakesAreToldInTheWordsTheUserTyped() async throws {
