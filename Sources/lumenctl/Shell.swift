@@ -84,14 +84,21 @@ enum Shell {
     }
 
     /// Words as a shell splits them: spaces separate, single and double quotes group, a backslash escapes.
+    /// A word that begins with `{` or `[` is JSON, taken as typed up to its closing bracket, so
+    /// `call get {"scope":0,"connection":"name"}` needs no quotes around it.
     static func split(_ line: String) -> [String] {
         var words: [String] = []
         var word = ""
         var inWord = false
         var quote: Character?
         var escaped = false
+        var json = JSONWord()
         for character in line {
-            if escaped {
+            if json.isOpen || !inWord && quote == nil && !escaped && (character == "{" || character == "[") {
+                json.take(character)
+                word.append(character)
+                inWord = true
+            } else if escaped {
                 word.append(character)
                 escaped = false
             } else if character == "\\" && quote != "'" {
@@ -113,5 +120,35 @@ enum Shell {
         }
         if inWord { words.append(word) }
         return words
+    }
+
+    /// Where a JSON word stands: how deep in brackets, and whether inside a string (or just after a backslash
+    /// in one).
+    struct JSONWord {
+        var depth = 0
+        var inString = false
+        var escaped = false
+
+        /// Whether the word's brackets are still open.
+        var isOpen: Bool { depth > 0 }
+
+        mutating func take(_ character: Character) {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
+                return
+            }
+            switch character {
+            case "\"": inString = true
+            case "{", "[": depth += 1
+            case "}", "]": depth -= 1
+            default: break
+            }
+        }
     }
 }

@@ -231,7 +231,7 @@ struct LumenctlTests {
         let script = daemon.directory.file("script.txt")
         let lines = [
             #"call open '{"scope":0,"connection":"room","configuration":"lab"}' --json"#,
-            #"call get '{"scope":1,"connection":"name"}' --json"#,
+            #"call get {"scope":1, "connection":"name"} --json"#,
             "get lab.color ct", "nonsense", "exit", "status",
         ]
         _ = FileManager.default.createFile(atPath: script, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
