@@ -60,8 +60,7 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
     ) -> Self {
         Self(name: name, kind: .writable, type: Value.typeDescription, result: nil, configuration: nil) { owner in
             let connection = make(owner)
-            let write = AnyConnection.Write { home, input throws(LumenError) in
-                let (json, options) = input
+            let write: AnyConnection.Write = { home, json, options throws(LumenError) in
                 let value: Value
                 do throws(JSONShapeError) { value = try Value(json: json) } catch {
                     throw LumenError(.invalidParams, "value: \(error.message)", data: ["connection": .string(name)])
@@ -133,10 +132,9 @@ public final class AnyConnection: Sendable {
     public let get: (@Sendable () async throws(LumenError) -> JSONValue)?
     /// The value when it can be had without waiting for the `Home` actor (`get` otherwise).
     public let peek: (@Sendable () -> JSONValue?)?
-    /// Queues a write of a value with options, as one step on the home's actor.
-    public typealias Write = HomeStep<(JSONCursor, WriteOptions), WriteCompletion>
-    /// Queues a write (writable values), on the home's actor: at once where the caller finds it free
-    /// (``Home/now(_:_:)``), otherwise by waiting for it (``Home/withIsolation(_:)``).
+    /// Queues a write of a value with options, on the home's actor.
+    public typealias Write = @Sendable (isolated Home, JSONCursor, WriteOptions) throws(LumenError) -> WriteCompletion
+    /// Queues a write (writable values).
     public let write: Write?
     /// What calling it does (actions).
     public let action: Action?

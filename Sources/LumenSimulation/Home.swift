@@ -32,8 +32,8 @@ public actor Home {
     /// Receives the saved form of an entity each time it changes.
     public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
-    /// Where the actor's work runs (see ``HomeExecutor``).
-    public nonisolated let executor: HomeExecutor
+    /// Where the actor's work runs: lumend's main event loop, or ``ThreadExecutor/shared``.
+    public nonisolated let executor: any SerialExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
@@ -95,12 +95,12 @@ public actor Home {
     /// - Parameters:
     ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
-    ///   - workplaces: where the actor's queued jobs run (``HomeExecutor``).
+    ///   - executor: where the actor's work runs (lumend's main event loop); by default ``ThreadExecutor/shared``.
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
-        wakeExecutor: (any TaskExecutor)? = nil, workplaces: HomeWorkplaces = .shared
+        wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil
     ) {
-        executor = HomeExecutor(workplaces: workplaces)
+        self.executor = executor ?? ThreadExecutor.shared
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock
@@ -271,7 +271,11 @@ public actor Home {
 
     /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
     /// `Duration`: every command reads it.
-    static func continuousMicros() -> Int64 { Int64(HomeExecutor.continuousNanoseconds() / 1_000) }
+    static func continuousMicros() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    }
 
     /// Moves the virtual clock forward, applying every event due by the new time in order.
     ///
@@ -411,37 +415,6 @@ extension Home {
         throws(LumenError) -> T
     {
         try body(self)
-    }
-
-    /// Runs `body` on the actor at once, on the calling thread, when the actor is free; `nil` when it is busy
-    /// (then the caller goes the asynchronous way, ``withIsolation(_:)``).
-    ///
-    /// A `set` from a connection's loop is applied this way, with no task and no hop.
-    @inlinable
-    public nonisolated func now<T: Sendable>(_ body: @Sendable (isolated Home) throws(LumenError) -> T)
-        throws(LumenError)
-        -> T?
-    {
-        try takeNow { () throws(LumenError) in
-            // The executor has just made this thread the actor's owner, which is what `assumeIsolated` would
-            // ask it again: the body is called as the plain function an isolated one is underneath, as
-            // `assumeIsolated` itself does once it has checked.
-            try withoutActuallyEscaping(body) { body throws(LumenError) in
-                try unsafeBitCast(body, to: (@Sendable (Home) throws(LumenError) -> T).self)(self)
-            }
-        }
-    }
-
-    /// Calls `body` with the actor held, on the calling thread, when it is free; `nil` when it is busy.
-    @inlinable
-    nonisolated func takeNow<T>(_ body: () throws(LumenError) -> T) throws(LumenError) -> T? {
-        var result: Result<T, LumenError>?
-        guard
-            executor.tryRunNow({
-                do throws(LumenError) { result = .success(try body()) } catch { result = .failure(error) }
-            })
-        else { return nil }
-        return try result?.get()
     }
 }
 

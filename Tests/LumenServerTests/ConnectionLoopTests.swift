@@ -28,7 +28,7 @@ struct ConnectionLoopTests {
         let loopThread = await withCheckedContinuation { continuation in
             loop.submit { continuation.resume(returning: currentThread()) }
         }
-        let taskThreads = await Task(executorPreference: loop) { () async -> [UInt] in
+        let taskThreads = await Task(executorPreference: loop.eventLoop) { () async -> [UInt] in
             let first = currentThread()
             await Task.yield()
             return [first, currentThread()]
@@ -37,9 +37,8 @@ struct ConnectionLoopTests {
         loop.stop()
     }
 
-    /// Swift may schedule an actor's work on the task executor of whichever task woke it, so work can reach
-    /// a connection's executor after it ended, and even after its loop stopped; it must still run, or that
-    /// actor (the home) stalls for everyone.
+    /// A task that prefers a loop can still have work after the loop stopped (lumend is ending): it must
+    /// still run, or whatever waits for it stalls.
     @Test func workArrivingAfterTheConnectionAndItsLoopEndedStillRuns() async throws {
         let eventLoop = EventLoop(name: "test-loop")
         let (loop, peer) = try makeLoop(on: eventLoop)
@@ -52,9 +51,9 @@ struct ConnectionLoopTests {
             return read(peer, &byte, 1) == 0
         }
         #expect(ended)
-        #expect(await Task(executorPreference: loop) { 41 }.value == 41)
+        #expect(await Task(executorPreference: eventLoop) { 41 }.value == 41)
         await eventLoop.shutDown()
-        let value = await Task(executorPreference: loop) { 42 }.value
+        let value = await Task(executorPreference: eventLoop) { 42 }.value
         #expect(value == 42)
         let ran = await withCheckedContinuation { continuation in
             loop.submit { continuation.resume(returning: true) }
@@ -103,52 +102,11 @@ extension ConnectionLoopTests {
 /// name for a thread Foundation started.)
 func currentThread() -> UInt { UInt(pthread_self()) }
 
-extension ConnectionLoopTests {
-    /// A task's job queued after a block was handed to the loop runs after that block, even when the
-    /// connection already had a turn waiting from before the block: what is asked of a loop is done in the
-    /// order asked.
-    @Test func aJobQueuedAfterABlockRunsAfterIt() async throws {
-        let eventLoop = EventLoop(name: "test-loop")
-        let (loop, peer) = try makeLoop(on: eventLoop)
-        defer { close(peer) }
-        loop.start(readable: { _ in }, writable: {})
-        let order = OrderLog()
-        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        // The loop is kept busy while work queues up behind it, so the order is the one asked for.
-        eventLoop.execute { _ in
-            held.signal()
-            release.wait()
-        }
-        await offload { held.wait() }
-        let first = Task(executorPreference: loop) { order.append("first job") }
-        await offload {
-            // Making the task queues its first job; the block must come after it, or the order tested is not the
-            // one asked for.
-            while !loop.hasJobsWaiting { sched_yield() }
-        }
-        eventLoop.execute { _ in order.append("block") }
-        let second = Task(executorPreference: loop) { order.append("second job") }
-        release.signal()
-        await first.value
-        await second.value
-        #expect(order.entries == ["first job", "block", "second job"])
-        loop.stop()
-        await eventLoop.shutDown()
-    }
-}
-
-/// What ran, in the order it ran.
-private final class OrderLog: Sendable {
-    private let log = Mutex<[String]>([])
-    func append(_ entry: String) { log.withLock { $0.append(entry) } }
-    var entries: [String] { log.withLock { $0 } }
-}
 
 extension ConnectionLoopTests {
-    /// A reply sent while the loop still holds a change's notices, handed over by another thread, goes out
-    /// after them: the reply may be of the same change (a write confirmed just after its notices went to the
-    /// loop, read by a task that had not yet run when the change was made), so it must not pass them.
-    @Test func aReplySentWhileNoticesAreOnTheirWayGoesOutAfterThem() async throws {
+    /// A write's reply comes from a task the home's loop resumes after it handed the write's change to the
+    /// subscribers' loops: the reply goes out after the change's notices, never before.
+    @Test func aReplyResumedAfterAChangeGoesOutAfterItsNotices() async throws {
         let eventLoop = EventLoop(name: "test-loop")
         var ends: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
@@ -174,8 +132,11 @@ extension ConnectionLoopTests {
         }
         await offload { held.wait() }
         context.hub.publish(ChangeEvent(.property(.home(.name), "After"), timeMicros: 0))
-        connection.send(reply: Array(#"{"jsonrpc":"2.0","result":{"value":"After"},"id":1}"#.utf8))
+        let replied = Task(executorPreference: eventLoop) {
+            connection.send(reply: Array(#"{"jsonrpc":"2.0","result":{"value":"After"},"id":1}"#.utf8))
+        }
         release.signal()
+        await replied.value
         var reader = LineReader(fd: ends[1])
         let lines = try [reader.next(timeout: .seconds(10)), reader.next(timeout: .seconds(10))].map {
             String(decoding: $0, as: UTF8.self)

@@ -33,18 +33,6 @@ struct OutboxTests {
         #expect(lines[2] == #"{"id":2}"#)
     }
 
-    /// Two changes may reach an outbox out of order (one handed to its loop, the next published where it
-    /// happened): the later change's value is kept.
-    @Test func aChangeHeardAfterALaterOneIsIgnored() throws {
-        let outbox = Outbox(replyByteLimit: 1 << 20) {}
-        outbox.addSubscription(3, value: 0)
-        outbox.publish(3, encodedValue: Array("2".utf8), version: 2)
-        outbox.publish(3, encodedValue: Array("1".utf8), version: 1)
-        let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 1)
-        #expect(try JSONParser.parse(String(lines[0]))["params"] == ["subscription": 3, "value": 2, "seq": 1])
-    }
-
     @Test(arguments: [0, 7, 10, 99, 100, 12_345, UInt64.max])
     func numbersAreWrittenInDecimal(value: UInt64) {
         var bytes = Array("x".utf8)

@@ -27,8 +27,6 @@ final class Outbox: Sendable {
         var value: [UInt8]
         var seq: UInt64
         var queued: Bool
-        /// The version of the change `value` came from: an older one heard later is ignored.
-        var version: UInt64 = 0
     }
 
     private struct State {
@@ -93,17 +91,11 @@ final class Outbox: Sendable {
     }
 
     /// Publishes a value already in its wire form (``JSONValue/write(to:)``).
-    /// - Parameter version: the change's place in the order of changes (see ``SubscriptionHub``); a value of
-    ///   an older version than the one held is ignored. `nil`: always newer.
-    func publish(_ id: UInt64, encodedValue value: [UInt8], version: UInt64? = nil) {
+    func publish(_ id: UInt64, encodedValue value: [UInt8]) {
         let needsWake = state.withLock { state -> Bool in
             // Changed in place: a fan-out does this for every subscriber, and a copy of the entry would count
             // one more reference to the bytes every subscriber shares.
             guard !state.closed, let index = state.subscriptions.index(forKey: id) else { return false }
-            if let version {
-                guard version > state.subscriptions.values[index].version else { return false }
-                state.subscriptions.values[index].version = version
-            }
             state.subscriptions.values[index].value = value
             state.subscriptions.values[index].seq += 1
             let enqueue = !state.subscriptions.values[index].queued

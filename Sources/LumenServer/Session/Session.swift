@@ -77,14 +77,10 @@ final class Session: RPCHandler {
                     let value = try? lookup(params).connection.peek?()
                 else { return nil }
                 return .result(["value": value])
-            case .set:
-                // Errors in the parameters are the asynchronous path's to answer, as for `get`.
-                guard let params = try? Params(params, allowing: Self.setKeys) else { return nil }
-                return try setNow(prepareWrite(params))
             case nil:
                 let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
                 return .failure(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
-            case .open, .call, .subscribe:
+            case .open, .set, .call, .subscribe:
                 return nil
             }
         } catch {
@@ -92,46 +88,16 @@ final class Session: RPCHandler {
         }
     }
 
-    /// A plain `get` or `set`, read without a tree: answered as ``handleNow(method:params:)`` would answer it
-    /// when all is well; anything that might be an error goes the general way (`nil`), which words it. A write
-    /// that was attempted answers here whatever its outcome, so that it is never made twice.
+    /// A plain `get`, read without a tree: answered as ``handleNow(method:params:)`` would answer it when all
+    /// is well; anything else, and anything that might be an error, goes the general way (`nil`), which words it.
     func handleNow(_ request: PlainRequest) -> RPCOutcome? {
-        let isGet = request.method == WireMethod.get.rawValue
-        guard isGet || request.method == WireMethod.set.rawValue, !context.isShuttingDown,
-            let scopeID = request.scope.intValue, let target = try? lookup(scopeID: scopeID, name: request.connection)
+        guard request.method == WireMethod.get.rawValue, request.value == nil, request.transitionMs == nil,
+            !context.isShuttingDown, let scopeID = request.scope.intValue,
+            let target = try? lookup(scopeID: scopeID, name: request.connection),
+            let value = target.connection.peek?()
         else { return nil }
-        if isGet {
-            guard request.value == nil, request.transitionMs == nil, let value = target.connection.peek?() else {
-                return nil
-            }
-            return .result(["value": value])
-        }
-        guard let value = request.value else { return nil }
-        var transition: Double?
-        if let number = request.transitionMs {
-            let ms = number.doubleValue
-            guard ms.isFinite, SimulatedDurations.milliseconds.contains(ms) else { return nil }
-            transition = ms
-        }
-        // Anything the checks of `prepareWrite` would refuse goes the general way, which words it.
-        guard let write = target.connection.write, !value.isNull,
-            inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession
-        else { return nil }
-        let cursor = JSONCursor(value, path: Self.valuePath)
-        let options = WriteOptions(transitionMs: transition ?? 0)
-        // The request's context, which errors are worded with, is made only for an error or a later answer.
-        let completion: WriteCompletion?
-        do throws(LumenError) {
-            completion = try context.container.home.now(write, (cursor, options))
-        } catch {
-            return .failure(target.request(value: value).annotate(error))
-        }
-        guard let completion else { return nil }
-        if case .success(let confirmed)? = completion.now { return .result(["value": confirmed]) }
-        return outcome(of: completion, target.request(value: value))
+        return .result(["value": value])
     }
-
-    private static let valuePath = JSONPath.root.appending("params").appending("value")
 
     static let getKeys: Set<String> = ["scope", "connection"]
     static let setKeys: Set<String> = ["scope", "connection", "value", "transitionMs"]
@@ -377,11 +343,9 @@ final class Session: RPCHandler {
         var options: WriteOptions
 
         func make(on home: isolated Home) throws(LumenError) -> WriteCompletion {
-            do throws(LumenError) { return try write(home, (value, options)) } catch { throw request.annotate(error) }
+            do throws(LumenError) { return try write(home, value, options) } catch { throw request.annotate(error) }
         }
     }
-
-    /// The range of a write's `transitionMs`.
 
     /// Checks a `set` up to the write itself, whose errors name the request.
     private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
@@ -403,17 +367,8 @@ final class Session: RPCHandler {
         }
     }
 
-    /// A `set` made at once, when the home's actor is free (`nil`: it is busy; the asynchronous way makes it).
-    private func setNow(_ prepared: PreparedWrite) throws(LumenError) -> RPCOutcome? {
-        guard
-            let completion = try context.container.home.now({ home throws(LumenError) in try prepared.make(on: home) })
-        else { return nil }
-        return outcome(of: completion, prepared.request)
-    }
-
     private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
         let prepared = try prepareWrite(params)
-        if let outcome = try setNow(prepared) { return outcome }
         let completion = try await context.container.home.withIsolation { home throws(LumenError) in
             try prepared.make(on: home)
         }

@@ -25,7 +25,6 @@ final class SubscriptionHub: Sendable {
 
     private let state = Mutex(State())
     private let nextSubscription = Atomic<UInt64>(1)
-    private let nextVersion = Atomic<UInt64>(0)
 
     /// A new subscription ID, unique in this daemon.
     func makeSubscriptionID() -> UInt64 { nextSubscription.add(1, ordering: .relaxed).oldValue }
@@ -62,25 +61,23 @@ final class SubscriptionHub: Sendable {
             guard let groups = state.withLock({ $0.subscribers[key] }) else { return }
             var encoded: [UInt8] = []
             value.write(to: &encoded)
-            // Changes come one at a time (the home is an actor); the version lets an outbox that hears of two
-            // out of order (one queued on its loop, the next published here) keep the later.
-            let version = nextVersion.add(1, ordering: .relaxed).newValue
-            // The sessions of this thread's loop (or in-process) hear of it now; each other loop is handed its
-            // own, so that every loop queues and sends its sessions' notices at once.
+            // Each loop is handed its own subscribers, so that every loop queues and sends its sessions' notices
+            // at once, after what it was handed before: changes come one at a time from the home's loop, and
+            // reach each session in the order they were made.
             for group in groups.values {
-                if let loop = group.loop, !loop.isCurrent {
-                    // A copy of its own for each loop: every outbox keeps a reference to the bytes, and a count
-                    // of references shared by two loops' threads would bounce between their cores.
-                    let encoded = encoded.withUnsafeBufferPointer { Array($0) }
-                    let sessions = group.sessions
-                    loop.deliver {
-                        for (subscription, session) in sessions {
-                            session.outbox.publish(subscription, encodedValue: encoded, version: version)
-                        }
-                    }
-                } else {
+                guard let loop = group.loop else {
                     for (subscription, session) in group.sessions {
-                        session.outbox.publish(subscription, encodedValue: encoded, version: version)
+                        session.outbox.publish(subscription, encodedValue: encoded)
+                    }
+                    continue
+                }
+                // A copy of its own for each loop: every outbox keeps a reference to the bytes, and a count of
+                // references shared by two loops' threads would bounce between their cores.
+                let encoded = encoded.withUnsafeBufferPointer { Array($0) }
+                let sessions = group.sessions
+                loop.execute { _ in
+                    for (subscription, session) in sessions {
+                        session.outbox.publish(subscription, encodedValue: encoded)
                     }
                 }
             }

@@ -83,7 +83,7 @@ final class ClientConnection: Sendable {
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.send(reply: bytes) }
         let processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
-            executor: loop)
+            executor: loop.eventLoop)
         serving.withLock { $0 = Serving(processor: processor, reply: reply) }
         loop.start { [weak self] context in
             self?.readAvailable(context)
@@ -95,21 +95,9 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// Queues a reply, and writes what the socket takes from the calling thread, rather than after a hop back
-    /// to the loop: a request's round trip is mostly such hops.
-    ///
-    /// While the loop still holds notices another thread handed it, the reply goes to the loop behind them
-    /// instead: it may be of the same change (a write confirmed just after its notices went to the loop, read
-    /// by a task that had not yet run when the change was made), and a reply never passes its change's notices.
+    /// Queues a reply and writes what the socket takes. Called on the loop's thread: from the read handler,
+    /// or from the session's tasks, which run on the loop.
     func send(reply bytes: [UInt8]) {
-        // Once behind them is enough: notices handed over later are of later changes.
-        if loop.eventLoop.hasDeliveriesPending {
-            return loop.submit { [weak self] in self?.queue(reply: bytes) }
-        }
-        queue(reply: bytes)
-    }
-
-    private func queue(reply bytes: [UInt8]) {
         guard let outbox = session?.outbox else { return }
         guard outbox.enqueue(bytes, wakeWriter: false) else { return overflowed() }
         flush()
@@ -154,7 +142,7 @@ final class ClientConnection: Sendable {
     /// The session's task: handles `first`, then every line queued behind it, yielding between them while
     /// more wait so the loop's other connections get their turns; ends when none is left.
     private func startProcessing(_ serving: Serving, first: JSONValue?) {
-        Task(executorPreference: loop) { [self] in
+        Task(executorPreference: loop.eventLoop) { [self] in
             if let first { await serving.processor.process(document: first, reply: serving.reply) }
             while let (line, waiting) = nextQueued() {
                 // Answered at once when it can be, as lines read while nothing waits are; a large batch is
@@ -226,7 +214,7 @@ final class ClientConnection: Sendable {
             return !state.processing
         }
         loop.watch(read: false)
-        if idle { Task(executorPreference: loop) { await self.finishInput() } }
+        if idle { Task(executorPreference: loop.eventLoop) { await self.finishInput() } }
     }
 
     private func feed(_ bytes: ArraySlice<UInt8>) {

@@ -15,16 +15,15 @@ private let currentLoopKey: pthread_key_t = {
 /// One thread that waits in `epoll` on many sockets and runs the work of their sessions, as a swift-nio event
 /// loop does.
 ///
-/// Work comes in one queue, in order: blocks, and turns of connections whose sessions have jobs waiting (a
-/// ``ConnectionLoop`` is the `TaskExecutor` of its session, and runs a few jobs a turn here). Each turn runs
-/// the work queued so far, then asks `epoll` which sockets are ready (without waiting when more work is
-/// queued) and calls their handlers, so a connection that floods it with requests gets one read per turn and
-/// every other connection its turn between.
+/// Work comes in one queue, in order: blocks, and jobs of the tasks that prefer the loop (its sessions'
+/// tasks) or of an actor it is the executor of (the `Home`, on lumend's main loop). Each turn runs the work
+/// queued so far, then asks `epoll` which sockets are ready (without waiting when more work is queued) and
+/// calls their handlers, so a connection that floods it with requests gets one read per turn and every other
+/// connection its turn between.
 ///
 /// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
-/// no other thread, and it is a `TaskExecutor` itself: lumend's own tasks (its services, the home's clock)
-/// run on the loop that owns the main thread.
-public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
+/// no other thread.
+public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     /// What a socket's handlers are told.
     struct Readiness {
         var readable: Bool
@@ -36,11 +35,7 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private enum Work {
         /// Run with the loop's own state (`nil` once the loop has stopped).
         case block(@Sendable (LoopContext?) -> Void)
-        /// A connection with jobs waiting: a few of them run, then it goes to the back of the line. Only jobs
-        /// stamped no later than `latest` (the place after the turn's own) run in it: one queued after the work
-        /// that followed the turn waits for a later turn.
-        case connection(ConnectionLoop, latest: UInt64)
-        /// A job of a task that prefers this loop.
+        /// A job of a task that prefers this loop, or of an actor whose executor it is.
         case job(UnownedJob)
         /// A socket whose output has something new: its handler is told it may write, as if `epoll` said so.
         case write(UInt64)
@@ -52,8 +47,6 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
         let block: @Sendable () -> Void
     }
 
-    /// Jobs a connection may run in one turn.
-    static let jobsPerTurn = 4
     /// Rounds of queued work run between two looks at the sockets.
     static let roundsPerPoll = 8
 
@@ -62,7 +55,7 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
         /// The thread is in (or about to enter) `epoll_wait` without a timeout: a producer must ring.
         var asleep = false
         var stopping = false
-        /// The thread has ended: work that still arrives goes to the shared executors.
+        /// The thread has ended: work that still arrives runs elsewhere (``execute(_:)``, ``enqueue(_:)``).
         var exited = false
         /// Waiting for their deadlines, in no order: a loop has a handful.
         var timers: [Timer] = []
@@ -74,12 +67,6 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private let epfd: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
-    /// How much work has ever been queued: the place the next entry takes. Raised under the inbox's lock and
-    /// read without it by a connection that stamps its jobs (``ConnectionLoop``), so that a job is never
-    /// run ahead of a block queued before it.
-    private let queued = Atomic<UInt64>(0)
-    /// Deliveries handed to the loop by other threads that have not run yet (``deliver(_:)``).
-    private let deliveriesPending = Atomic<Int>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     static let wakeKey: UInt64 = 0
 
@@ -105,19 +92,18 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     public func runOnCurrentThread() { run() }
 
     /// Whether the caller is on the loop's thread.
-    var isCurrent: Bool { Self.current === self }
+    public var isCurrent: Bool { Self.current === self }
+
+    public func isIsolatingCurrentContext() -> Bool? { isCurrent }
+
+    public func checkIsolated() {
+        precondition(isCurrent, "not on event loop \(name)")
+    }
 
     /// The loop whose thread is calling, if the caller is on one.
     public static var current: EventLoop? {
         guard let pointer = pthread_getspecific(currentLoopKey) else { return nil }
         return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// Where the `Home` actor's queued jobs run: on the loop of the thread that queued them, so a task that
-    /// calls the home from its connection's loop stays on that loop; from any other thread, on `fallback`
-    /// (lumend's main loop), or on a shared thread without one.
-    public static func homeWorkplaces(fallback: EventLoop?) -> HomeWorkplaces {
-        HomeWorkplaces(current: { current }, fallback: fallback)
     }
 
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
@@ -130,49 +116,17 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     // MARK: - Work from any thread
 
     /// Runs `block` on the loop's thread, with the state only that thread touches, after the work queued
-    /// before it. Once the loop has stopped it runs on a shared thread, given `nil`.
+    /// before it. Once the loop has stopped it runs on the calling thread, given `nil`: what it would have
+    /// done to the loop's sockets is moot, and what it does besides (closing a socket) still happens.
     func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
-        guard add(.block(block)) else { return DispatchQueue.global().async { block(nil) } }
-    }
-
-    public func runHomeWork(_ block: @escaping @Sendable () -> Void) { execute { _ in block() } }
-
-    /// Runs `delivery` (a change's notices for sessions this loop serves, handed over by the thread that made
-    /// the change) on the loop's thread, after the work queued before; until it has run,
-    /// ``hasDeliveriesPending`` says so, and replies wait behind it.
-    func deliver(_ delivery: @escaping @Sendable () -> Void) {
-        deliveriesPending.add(1, ordering: .relaxed)
-        execute { [self] _ in
-            delivery()
-            // Releasing: a reply that finds none pending finds the notices in their outboxes.
-            deliveriesPending.subtract(1, ordering: .releasing)
-        }
-    }
-
-    /// Whether notices handed over by another thread are still on their way to this loop's sessions.
-    var hasDeliveriesPending: Bool { deliveriesPending.load(ordering: .acquiring) > 0 }
-
-    /// The place in the queue of the next work to be queued: a job stamped with it runs after all the work
-    /// queued so far.
-    var nextPlace: UInt64 { queued.load(ordering: .relaxed) }
-
-    /// Gives a connection with jobs waiting a turn, after the work queued before.
-    func schedule(_ connection: ConnectionLoop) {
-        guard add({ .connection(connection, latest: $0 + 1) }) else {
-            // The loop has stopped: the jobs run on a shared thread, in order.
-            DispatchQueue.global().async { connection.runAllJobs() }
-            return
-        }
+        guard add(.block(block)) else { return block(nil) }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        guard add(.job(job)) else {
-            // The loop has stopped: what a task still has to do runs on the shared executor.
-            return DispatchQueue.global().async {
-                job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
-            }
-        }
+        // Once the loop has stopped (lumend is ending), what a task still has to do runs on Swift's global
+        // executor.
+        guard add(.job(job)) else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     /// Runs `block` on the loop's thread at `deadline` (at once if it has passed), unless cancelled first.
@@ -219,17 +173,11 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     /// before: the turn a readiness from `epoll` would take, with nothing allocated.
     func requestWrite(_ key: UInt64) -> Bool { add(.write(key)) }
 
-    private func add(_ work: Work) -> Bool { add { _ in work } }
-
-    /// Queues the work `make` builds from its place in the queue.
-    private func add(_ make: (UInt64) -> Work) -> Bool {
+    /// Queues `work`; `false` once the loop has stopped.
+    private func add(_ work: Work) -> Bool {
         let ring = inbox.withLock { inbox -> Bool? in
             guard !inbox.exited else { return nil }
-            // Relaxed is enough: a job stamped after this work was queued is stamped by this thread later, or
-            // by one that synchronized with it since, and so sees the new count.
-            let place = queued.load(ordering: .relaxed)
-            inbox.work.append(make(place))
-            queued.store(place + 1, ordering: .relaxed)
+            inbox.work.append(work)
             defer { inbox.asleep = false }
             return inbox.asleep
         }
@@ -256,11 +204,8 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
     private func perform(_ item: Work, _ context: LoopContext) {
         switch item {
         case .block(let block): block(context)
-        case .connection(let connection, let latest):
-            guard connection.runJobs(limit: Self.jobsPerTurn, stampedNoLaterThan: latest) else { return }
-            if !add({ .connection(connection, latest: $0 + 1) }) { connection.runAllJobs() }
         case .job(let job):
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         case .write(let key):
             context.tellWritable(key)
         }
@@ -333,7 +278,7 @@ public final class EventLoop: TaskExecutor, ReadableWatcher, HomeWorkplace {
                 }
             }
         }
-        // Whatever raced in after the last look runs now; later arrivals go to the shared executors.
+        // Whatever raced in after the last look runs now; later arrivals run elsewhere.
         let late = inbox.withLock { inbox in
             inbox.exited = true
             defer { inbox.work = [] }
