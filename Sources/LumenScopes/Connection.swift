@@ -104,7 +104,7 @@ public struct WriteCompletion: Sendable {
 
     /// The outcome when it is already known, so the reply can go out without waiting at all; `nil` when it
     /// must be awaited.
-    public var now: Result<JSONValue, LumenError>? {
+    public var knownOutcome: Result<JSONValue, LumenError>? {
         switch form {
         case .settled(let result): result
         case .waiting(let check, _): check?()

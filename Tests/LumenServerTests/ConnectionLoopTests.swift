@@ -102,7 +102,6 @@ extension ConnectionLoopTests {
 /// name for a thread Foundation started.)
 func currentThread() -> UInt { UInt(pthread_self()) }
 
-
 extension ConnectionLoopTests {
     /// A write's reply comes from a task the home's loop resumes after it handed the write's change to the
     /// subscribers' loops: the reply goes out after the change's notices, never before.

@@ -4,29 +4,29 @@ import LumenServer
 import Synchronization
 import Testing
 
-/// A handler that answers `later` at once with an outcome that comes later, and counts what it was asked.
+/// A handler that answers `later` with an outcome that comes later, `after` after work, and counts what it
+/// was asked.
 final class LaterHandler: RPCHandler {
-    let handled = Atomic<Int>(0)
-    let answeredNow = Atomic<Int>(0)
+    let answered = Atomic<Int>(0)
     let laterSent = Atomic<Int>(0)
 
-    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
-        handled.add(1, ordering: .relaxed)
-        return .result("handled")
+    func decode(method: String, params: JSONValue?) -> String { method }
+
+    func answer(_ method: String) -> RPCAnswer {
+        answered.add(1, ordering: .relaxed)
+        switch method {
+        case "later": return .later { .success("settled") }
+        case "after": return .after { .result("worked") }
+        default: return .result("handled")
+        }
     }
 
-    func handleNow(method: String, params: JSONValue?) -> RPCOutcome? {
-        guard method == "later" else { return nil }
-        answeredNow.add(1, ordering: .relaxed)
-        return .later { .success("settled") }
-    }
-
-    func laterOutcomeSent() { laterSent.add(1, ordering: .relaxed) }
+    func laterAnswerSent() { laterSent.add(1, ordering: .relaxed) }
 }
 
 @Suite("Answering at once", .timeLimit(.minutes(1)))
 struct JSONRPCProcessorTests {
-    @Test func aRequestTakenAtOnceButAnsweredLaterIsHandedOverOnceAndAnsweredWhenItSettles() async throws {
+    @Test func aRequestAnsweredLaterIsHandedOverOnceAndAnsweredWhenItSettles() async throws {
         let handler = LaterHandler()
         let processor = JSONRPCProcessor(handler: handler)
         let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
@@ -37,14 +37,13 @@ struct JSONRPCProcessorTests {
         var iterator = replies.makeAsyncIterator()
         let reply = try JSONParser.parse(try #require(await iterator.next()))
         #expect(reply == ["jsonrpc": "2.0", "result": "settled", "id": 7])
-        #expect(handler.answeredNow.load(ordering: .relaxed) == 1)
-        #expect(handler.handled.load(ordering: .relaxed) == 0, "not handled a second time")
+        #expect(handler.answered.load(ordering: .relaxed) == 1, "handed over once")
         // Told once the reply was handed over (which happens just before).
         while handler.laterSent.load(ordering: .relaxed) == 0 { await Task.yield() }
         #expect(handler.laterSent.load(ordering: .relaxed) == 1)
     }
 
-    @Test func aNotificationTakenAtOnceIsWorkedButNotAnswered() async throws {
+    @Test func aNotificationAnsweredLaterIsWorkedButNotAnswered() async throws {
         let handler = LaterHandler()
         let processor = JSONRPCProcessor(handler: handler)
         let replies = Mutex<Int>(0)
@@ -54,7 +53,20 @@ struct JSONRPCProcessorTests {
         #expect(left == nil)
         while handler.laterSent.load(ordering: .relaxed) == 0 { await Task.yield() }
         #expect(replies.withLock { $0 } == 0)
-        #expect(handler.handled.load(ordering: .relaxed) == 0)
+        #expect(handler.answered.load(ordering: .relaxed) == 1)
+    }
+
+    /// Work the next requests wait for is left to the caller, which answers once it is done.
+    @Test func workARequestNeedsFirstIsLeftPendingAndThenAnswered() async throws {
+        let processor = JSONRPCProcessor(handler: LaterHandler())
+        let replies = Mutex<[[UInt8]]>([])
+        let reply: @Sendable ([UInt8]) -> Void = { bytes in replies.withLock { $0.append(bytes) } }
+        let pending = try #require(
+            processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":1,"method":"after"}"#.utf8), reply: reply))
+        #expect(replies.withLock { $0 }.isEmpty, "not answered before its work is done")
+        await processor.finish(pending, reply: reply)
+        let answers = try replies.withLock { $0 }.map { try JSONParser.parse($0) }
+        #expect(answers == [["jsonrpc": "2.0", "result": "worked", "id": 1]])
     }
 }
 
@@ -84,7 +96,7 @@ struct LargeBatchTests {
         let answer = try #require(await replies(to: line, handler: handler).first)
         #expect(answer.arrayValue?.count == 1_000)
         #expect(answer.arrayValue?.last == ["jsonrpc": "2.0", "result": "handled", "id": 999])
-        #expect(handler.handled.load(ordering: .relaxed) == 1_000)
+        #expect(handler.answered.load(ordering: .relaxed) == 1_000)
     }
 
     @Test func anElementThatIsNotJSONMakesTheWholeLineAParseErrorAndNothingIsCarriedOut() async throws {
@@ -98,6 +110,6 @@ struct LargeBatchTests {
         let offset = try #require(whole.indices.first { whole[$0...].starts(with: Array("hello}".utf8)) })
         #expect(answers.first?["error"]?["message"]?.stringValue?.hasSuffix("at byte \(offset)") == true, "\(answers)")
         #expect(answers.first?["id"] == .null)
-        #expect(handler.handled.load(ordering: .relaxed) == 0)
+        #expect(handler.answered.load(ordering: .relaxed) == 0)
     }
 }

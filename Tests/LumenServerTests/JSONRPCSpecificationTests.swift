@@ -6,8 +6,16 @@ import Testing
 
 /// The methods the JSON-RPC 2.0 specification's examples call.
 struct SpecificationHandler: RPCHandler {
-    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
-        switch method {
+    struct Call: Sendable {
+        let method: String
+        let params: JSONValue?
+    }
+
+    func decode(method: String, params: JSONValue?) -> Call { Call(method: method, params: params) }
+
+    func answer(_ call: Call) -> RPCAnswer {
+        let params = call.params
+        switch call.method {
         case "subtract":
             if let list = params?.arrayValue, list.count == 2, let a = list[0].intValue, let b = list[1].intValue {
                 return .result(.int(a - b))
@@ -21,7 +29,7 @@ struct SpecificationHandler: RPCHandler {
         case "get_data":
             return .result(["hello", 5])
         case "update", "notify_hello", "notify_sum":
-            return .result(nil)
+            return .result(.null)
         default:
             return .failure(LumenError(.methodNotFound, "Method not found"))
         }

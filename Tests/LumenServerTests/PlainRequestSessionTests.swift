@@ -75,6 +75,21 @@ struct PlainRequestSessionTests {
         request("42", "get", #""scope":2,"connection":"brightness""#),
     ]
 
+    /// The plain reader and the parser decode a line into the same call, whatever is wrong with it.
+    @Test func aPlainLineDecodesIntoTheCallItsParseDecodesInto() async throws {
+        let (session, home) = try Self.session(readsPlainRequests: true)
+        var plainLines = 0
+        for line in Self.lines {
+            let (plain, parsed) = session.readings(of: Array(line.utf8))
+            guard let plain else { continue }
+            plainLines += 1
+            #expect(plain == parsed, "\(line)")
+        }
+        #expect(plainLines > Self.lines.count / 2, "most of these lines are of the plain shape")
+        session.close()
+        await home.shutDown()
+    }
+
     @Test func aSessionAnswersPlainRequestsAsItAnswersTheSameLinesReadAsATree() async throws {
         let (plain, plainHome) = try Self.session(readsPlainRequests: true)
         let (general, generalHome) = try Self.session(readsPlainRequests: false)
@@ -96,7 +111,7 @@ struct PlainRequestSessionTests {
         await generalHome.shutDown()
     }
 
-    @Test func aPlainGetIsAnsweredWithoutATreeAndASetOrAnErrorIsLeftToTheGeneralWay() async throws {
+    @Test func aPublishedGetIsAnsweredAtOnceAndASetAfterATripToTheHome() async throws {
         let (session, home) = try Self.session(readsPlainRequests: true)
         _ = await session.feed(
             Array(Self.request("1", "open", #""scope":0,"connection":"room","configuration":"lab""#).utf8) + [0x0A])
@@ -106,23 +121,30 @@ struct PlainRequestSessionTests {
         // A value is published once the actor has read it; until then a get goes the asynchronous way.
         _ = await session.feed(
             Array(Self.request("3", "get", #""scope":2,"connection":"brightness""#).utf8) + [0x0A])
-        func handled(_ line: String) throws -> RPCOutcome? {
-            session.session.handleNow(try #require(PlainRequest(line: Array(line.utf8))))
+        func answered(_ line: String) throws -> RPCAnswer {
+            let request = try #require(PlainRequest(line: Array(line.utf8)))
+            return session.session.answer(session.session.decode(method: request.method, params: request.params))
         }
-        // A write is made on the home's own loop: the general way takes it there.
+        // A write is made on the home's own loop: it is answered after that work.
         let set = Self.request("3", "set", #""scope":2,"connection":"brightness","value":30"#)
-        #expect(try handled(set) == nil)
+        guard case .after = try answered(set) else {
+            Issue.record("a set was answered without going to the home")
+            return
+        }
         #expect(String(decoding: await session.feed(Array(set.utf8) + [0x0A]), as: UTF8.self).contains(#""value":30"#))
         guard
-            case .done(.success(let get)) = try handled(
+            case .now(.success(let get)) = try answered(
                 Self.request("4", "get", #""scope":2,"connection":"brightness""#))
         else {
-            Issue.record("a plain get was not answered at once")
+            Issue.record("a get of a published value was not answered at once")
             return
         }
         #expect(get == ["value": 30])
-        // An error is left to the general way, which words it.
-        #expect(try handled(Self.request("5", "get", #""scope":2,"connection":"nope""#)) == nil)
+        // An error is answered after, where it is worded with its request's context.
+        guard case .after = try answered(Self.request("5", "get", #""scope":2,"connection":"nope""#)) else {
+            Issue.record("a get of no connection was answered at once")
+            return
+        }
         session.close()
         await home.shutDown()
     }

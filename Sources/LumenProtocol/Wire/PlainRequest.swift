@@ -37,15 +37,18 @@ public struct PlainRequest: Sendable, Equatable {
         self = request
     }
 
-    /// Whether `document` (a line as ``JSONParser`` reads it) is this request: the same members with the same
-    /// values, in whatever order. A line this type reads always matches its own parse.
-    public func matches(_ document: JSONValue) -> Bool {
+    /// The request's `params`, as ``JSONParser`` would read them (the members in this order).
+    public var params: JSONValue {
         var params: JSONObject = ["scope": .number(scope), "connection": .string(connection)]
         if let value { params["value"] = value }
         if let transitionMs { params["transitionMs"] = .number(transitionMs) }
-        let request: JSONObject = [
-            "jsonrpc": "2.0", "id": id, "method": .string(method), "params": .object(params),
-        ]
+        return .object(params)
+    }
+
+    /// Whether `document` (a line as ``JSONParser`` reads it) is this request: the same members with the same
+    /// values, in whatever order. A line this type reads always matches its own parse.
+    public func matches(_ document: JSONValue) -> Bool {
+        let request: JSONObject = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
         return Self.sameMembers(.object(request), document)
     }
 

@@ -1,49 +1,52 @@
 import LumenProtocol
 
-/// What a method handler does with a request: answers at once, or later (a write waiting for its device).
-public enum RPCOutcome: Sendable {
+/// How a handler answers a call: at once, after work the session's next requests wait for, or later.
+public enum RPCAnswer: Sendable {
     /// The answer is ready.
-    case done(Result<JSONValue, LumenError>)
-    /// The answer comes when this finishes; the request was already queued in order.
+    case now(Result<JSONValue, LumenError>)
+    /// Work the session's next requests wait for (opening a scope, making a write on the home), which then
+    /// answers, at once or later.
+    case after(@Sendable () async -> RPCAnswer)
+    /// The answer comes when this finishes (a device confirming a write); the session's next requests do not
+    /// wait for it.
     case later(@Sendable () async -> Result<JSONValue, LumenError>)
 
     /// A successful answer.
-    public static func result(_ value: JSONValue) -> RPCOutcome { .done(.success(value)) }
+    public static func result(_ value: JSONValue) -> RPCAnswer { .now(.success(value)) }
     /// A failure.
-    public static func failure(_ error: LumenError) -> RPCOutcome { .done(.failure(error)) }
+    public static func failure(_ error: LumenError) -> RPCAnswer { .now(.failure(error)) }
 }
 
-/// Answers JSON-RPC methods. Requests from one line (and one session) are handed over one at a time, in
-/// order; a handler that must wait returns ``RPCOutcome/later(_:)`` so later requests are not held up.
+/// Answers JSON-RPC methods: decodes each request into a call of its own type, then answers the call. The
+/// requests of one session are handed over one at a time, in order.
 public protocol RPCHandler: Sendable {
-    /// Handles one request or notification.
-    func handle(method: String, params: JSONValue?) async -> RPCOutcome
-    /// Handles one request at once, without suspending, when it can (a `get` of a value already published);
-    /// `nil` when it must go through ``handle(method:params:)``. Whatever it answers, `handle` would too.
-    func handleNow(method: String, params: JSONValue?) -> RPCOutcome?
-    /// Handles a request of the plain shape at once, as ``handleNow(method:params:)`` would, without its
-    /// line having been parsed into a tree; `nil` when the request must go the general way (which also
-    /// answers every error). Whatever it answers, the general way would too.
-    func handleNow(_ request: PlainRequest) -> RPCOutcome?
-    /// Called once for each ``RPCOutcome/later(_:)`` after its response has been handed to `reply` (or
+    /// A request decoded: the method with its parameters, or why it cannot be taken.
+    associatedtype Call: Sendable
+    /// Decodes one request's method and parameters.
+    func decode(method: String, params: JSONValue?) -> Call
+    /// Answers one call, without suspending: the answer, or the work that gives it.
+    func answer(_ call: Call) -> RPCAnswer
+    /// Called once for each ``RPCAnswer/later(_:)`` after its response has been handed to `reply` (or
     /// dropped, for a notification), so a handler can tell when nothing is left to answer.
-    func laterOutcomeSent()
+    func laterAnswerSent()
 }
 
 extension RPCHandler {
-    public func laterOutcomeSent() {}
-    public func handleNow(method: String, params: JSONValue?) -> RPCOutcome? { nil }
-    public func handleNow(_ request: PlainRequest) -> RPCOutcome? { nil }
+    public func laterAnswerSent() {}
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
 /// request's `id` exactly as sent.
 ///
 /// Follows the specification's rules: -32700 for text that is not JSON, -32600 for JSON that is not a
-/// request (with `id: null`), no response to notifications, a batch answered by one array (nothing when it
-/// held only notifications), an empty batch answered by a single -32600. A batch is one reply, however many
-/// requests it holds: once its replies pass ``maxBatchReplyBytes``, the requests after are not carried out,
-/// each answered -32020 under its own `id`.
+/// request (under its `id` when one can be read, else `null`), no response to notifications, a batch answered
+/// by one array (nothing when it held only notifications), an empty batch answered by a single -32600. A batch
+/// is one reply, however many requests it holds: once its replies pass ``maxBatchReplyBytes``, the requests
+/// after are not carried out, each answered -32020 under its own `id`.
+///
+/// A line is read once. One of the plain shape nearly every `get` and `set` has (``PlainRequest``) is read
+/// straight from its bytes, with no tree; any other is parsed. Either way its request is decoded into the
+/// handler's call, and the call answered, the same way.
 public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Answers methods.
     public let handler: Handler
@@ -51,11 +54,10 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public let maxDepth: Int
     /// What a batch's replies may come to before the rest of the batch is refused.
     public let maxBatchReplyBytes: Int
-    /// Where answers that come later are awaited: the connection's own thread, so that a confirmation
-    /// resumes there instead of on a shared thread and then hopping back.
+    /// Where answers that come later are awaited: the connection's loop, so that a confirmation resumes there.
     public let executor: (any TaskExecutor)?
-    /// Whether a line of the plain shape nearly every request has (``PlainRequest``) is read as it lies and
-    /// handed to ``RPCHandler/handleNow(_:)``, with no tree built. Either way every line is answered alike.
+    /// Whether lines of the plain shape are read as they lie (``PlainRequest``). Either way every line is
+    /// answered alike; tests and the fuzz target hold the two readings to that.
     public let readsPlainRequests: Bool
 
     /// A processor.
@@ -70,26 +72,78 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         self.readsPlainRequests = readsPlainRequests
     }
 
-    /// Processes one line and sends each response (one JSON text, no newline) to `reply`.
-    ///
-    /// Returns once every request in the line has been handed to the handler; responses that come later are
-    /// sent from their own tasks. A large batch (``isLargeBatch(_:)``) is parsed element by element, yielding
-    /// between slices, so that others sharing the executor are not kept waiting for one large tree.
-    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        if Self.isLargeBatch(line), let ranges = JSONArraySplitter.elements(in: line), !ranges.isEmpty {
-            guard let elements = await parseInSlices(line, ranges, reply: reply) else { return }
-            await process(batch: elements, reply: reply)
-            return
+    /// What is left of a line once what could be answered at once has been: work the session's next
+    /// requests wait for, handed to ``finish(_:reply:)``.
+    public struct Pending: Sendable {
+        fileprivate enum Work: Sendable {
+            case request(id: JSONValue?, @Sendable () async -> RPCAnswer)
+            case batch([JSONValue])
+            /// A large batch, parsed in slices.
+            case largeBatch([UInt8])
         }
-        guard let document = parse(line, reply: reply) else { return }
-        await process(document: document, reply: reply)
+        fileprivate let work: Work
     }
 
-    /// The length from which a line holding a batch is parsed in slices by ``process(line:reply:)``.
+    /// Processes one line: sends each response (one JSON text, no newline) to `reply`, and returns once
+    /// every request in it has been handed to the handler; answers that come later are sent from their own
+    /// tasks.
+    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        if let pending = processNow(line: line, reply: reply) { await finish(pending, reply: reply) }
+    }
+
+    /// Answers what of `line` can be answered without suspending; returns the rest, for
+    /// ``finish(_:reply:)``. A large batch is left whole, to be parsed in slices.
+    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
+        if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line)) }
+        // A plain line nests two deep; under a lower limit the parser's depth check answers it.
+        if readsPlainRequests, maxDepth >= 2, let request = PlainRequest(line: line) {
+            let call = handler.decode(method: request.method, params: request.params)
+            return send(handler.answer(call), id: request.id, reply: reply)
+        }
+        return processNow(parsing: line, reply: reply)
+    }
+
+    /// ``processNow(line:reply:)`` for a line parsed whole.
+    private func processNow(parsing line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
+        guard let document = parse(line, reply: reply) else { return nil }
+        if case .array(let elements) = document {
+            guard !elements.isEmpty else {
+                reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
+                return nil
+            }
+            return Pending(work: .batch(elements))
+        }
+        let (id, answer) = answer(document)
+        return send(answer, id: id, reply: reply)
+    }
+
+    /// Finishes what ``processNow(line:reply:)`` left.
+    public func finish(_ pending: Pending, reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        switch pending.work {
+        case .request(let id, let work):
+            var next = work
+            while let more = send(await next(), id: id, reply: reply)?.work {
+                guard case .request(_, let work) = more else { return }
+                next = work
+            }
+        case .batch(let elements):
+            await process(batch: elements, reply: reply)
+        case .largeBatch(let line):
+            guard let ranges = JSONArraySplitter.elements(in: line), !ranges.isEmpty else {
+                // Not a well-formed batch after all: the parser words what is wrong with it.
+                guard let pending = processNow(parsing: line, reply: reply) else { return }
+                return await finish(pending, reply: reply)
+            }
+            guard let elements = await parseInSlices(line, ranges, reply: reply) else { return }
+            await process(batch: elements, reply: reply)
+        }
+    }
+
+    /// The length from which a line holding a batch is parsed in slices.
     public static var slicedBatchBytes: Int { 16 << 10 }
 
-    /// Whether `line` holds a batch long enough to be parsed in slices: ``processNow(line:reply:)`` leaves such a
-    /// line to ``process(line:reply:)``.
+    /// Whether `line` holds a batch long enough to be parsed in slices, by the session's task rather than in
+    /// the turn that read it.
     public static func isLargeBatch(_ line: [UInt8]) -> Bool {
         guard line.count >= slicedBatchBytes else { return false }
         let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
@@ -116,32 +170,6 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return elements
     }
 
-    /// Processes one line at once when it can: a line that is not JSON, a request that is not valid, or one
-    /// the handler answers without suspending (``RPCHandler/handleNow(_:)`` for a plain request, read with
-    /// no tree, or ``RPCHandler/handleNow(method:params:)``). Otherwise returns the parsed line, for
-    /// ``process(document:reply:)``.
-    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> JSONValue? {
-        // Most lines are a plain `get` or `set`: read as they lie, with no tree to build and free. A plain line
-        // nests two deep; under a lower limit the general way's depth check answers it.
-        if readsPlainRequests, maxDepth >= 2, let request = PlainRequest(line: line),
-            let outcome = handler.handleNow(request)
-        {
-            answer(outcome, id: request.id, reply: reply)
-            return nil
-        }
-        guard let document = parse(line, reply: reply) else { return nil }
-        guard case .object = document else { return document }
-        switch validate(document) {
-        case .invalid(let error, let id):
-            reply(Self.errorResponse(id: id, error))
-            return nil
-        case .request(let id, let method, let params):
-            guard let outcome = handler.handleNow(method: method, params: params) else { return document }
-            answer(outcome, id: id, reply: reply)
-            return nil
-        }
-    }
-
     /// The line as JSON, or `nil` after answering a line that is not.
     private func parse(_ line: [UInt8], reply: @Sendable ([UInt8]) -> Void) -> JSONValue? {
         do {
@@ -159,20 +187,23 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             : errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
     }
 
-    /// Processes one parsed line (a request, a notification or a batch) and sends each response to `reply`.
-    public func process(document: JSONValue, reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        if case .array(let elements) = document {
-            guard !elements.isEmpty else {
-                reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
-                return
+    /// Sends an answer known now (none to a notification), or starts waiting for one that comes later;
+    /// returns work the session's next requests wait for.
+    private func send(_ answer: RPCAnswer, id: JSONValue?, reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
+        switch answer {
+        case .now(let result):
+            if let id { reply(Self.response(id: id, result)) }
+            return nil
+        case .after(let work):
+            return Pending(work: .request(id: id, work))
+        case .later(let wait):
+            // A notification's work goes on, but nothing is said.
+            Task(executorPreference: executor) { [handler] in
+                let result = await wait()
+                if let id { reply(Self.response(id: id, result)) }
+                handler.laterAnswerSent()
             }
-            await process(batch: elements, reply: reply)
-            return
-        }
-        switch validate(document) {
-        case .invalid(let error, let id): reply(Self.errorResponse(id: id, error))
-        case .request(let id, let method, let params):
-            answer(await handler.handle(method: method, params: params), id: id, reply: reply)
+            return nil
         }
     }
 
@@ -189,14 +220,23 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         // The bytes of the responses known so far: what this batch's reply holds at the least.
         var gathered = 0
         for (index, element) in elements.enumerated() {
-            if let (id, outcome) = gathered > maxBatchReplyBytes ? refused(element) : await handleOne(element) {
-                switch outcome {
-                case .done(let result):
-                    let response = Self.response(id: id, result)
-                    gathered += response.count + 1
-                    answers.append(.ready(response))
-                case .later(let wait): answers.append(.later(id: id, wait))
+            var (id, answer) = gathered > maxBatchReplyBytes ? refused(element) : answer(element)
+            while case .after(let work) = answer { answer = await work() }
+            switch (id, answer) {
+            case (let id?, .now(let result)):
+                let response = Self.response(id: id, result)
+                gathered += response.count + 1
+                answers.append(.ready(response))
+            case (let id?, .later(let wait)):
+                answers.append(.later(id: id, wait))
+            case (nil, .later(let wait)):
+                // A notification's work goes on, but nothing is said.
+                Task(executorPreference: executor) { [handler] in
+                    _ = await wait()
+                    handler.laterAnswerSent()
                 }
+            case (_, .now), (_, .after):
+                break
             }
             // A batch of thousands is one line: others sharing the executor get turns within it.
             if index % 16 == 15 { await Task.yield() }
@@ -217,37 +257,32 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 }
             }
             reply(Self.batchResponse(responses))
-            for _ in 0..<laters { handler.laterOutcomeSent() }
+            for _ in 0..<laters { handler.laterAnswerSent() }
         }
     }
 
     /// The answer to a batch's request that comes after its replies passed the limit: not carried out.
-    private func refused(_ element: JSONValue) -> (id: JSONValue, outcome: RPCOutcome)? {
+    private func refused(_ element: JSONValue) -> (id: JSONValue?, answer: RPCAnswer) {
         switch validate(element) {
         case .invalid(let error, let id): return (id, .failure(error))
         case .request(let id, _, _):
             let why =
                 "not carried out: this batch's replies passed \(maxBatchReplyBytes) bytes; send the rest in another batch"
-            return id.map { ($0, .failure(LumenError(.limitExceeded, why))) }
+            return (id, .failure(LumenError(.limitExceeded, why)))
         }
     }
 
-    /// Sends the response to one request (none to a notification), now or once a later outcome is known.
-    private func answer(_ outcome: RPCOutcome, id: JSONValue?, reply: @escaping @Sendable ([UInt8]) -> Void) {
-        switch outcome {
-        case .done(let result):
-            if let id { reply(Self.response(id: id, result)) }
-        case .later(let wait):
-            // A notification's work goes on, but nothing is said.
-            Task(executorPreference: executor) { [handler] in
-                let result = await wait()
-                if let id { reply(Self.response(id: id, result)) }
-                handler.laterOutcomeSent()
-            }
+    /// One request's `id` (`nil`: a notification) and the handler's answer to it, or the error that it is not
+    /// a request.
+    private func answer(_ element: JSONValue) -> (id: JSONValue?, answer: RPCAnswer) {
+        switch validate(element) {
+        case .invalid(let error, let id): return (id, .failure(error))
+        case .request(let id, let method, let params):
+            return (id, handler.answer(handler.decode(method: method, params: params)))
         }
     }
 
-    /// Validates one request and hands it to the handler; `nil` for a notification (no response).
+    /// A request checked against the specification.
     private enum Validated {
         /// Not a request; answered under `id` when one could be read, else `null`.
         case invalid(LumenError, id: JSONValue)
@@ -291,21 +326,18 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return .request(id: id, method: method, params: params)
     }
 
-    /// Hands one batch element to the handler; `nil` for a notification (no response), whose later work is
-    /// answered to nobody.
-    private func handleOne(_ value: JSONValue) async -> (id: JSONValue, outcome: RPCOutcome)? {
-        let (id, method, params): (JSONValue?, String, JSONValue?)
-        switch validate(value) {
-        case .invalid(let error, let id): return (id, .failure(error))
-        case .request(let requestID, let requestMethod, let requestParams):
-            (id, method, params) = (requestID, requestMethod, requestParams)
+    /// How `line` reads as a request, by the plain reader (`nil` when it does not take the line) and by the
+    /// parser (`nil` when the line is not one valid request): the fuzz target holds the two to agree.
+    public func readings(of line: [UInt8]) -> (
+        plain: (id: JSONValue, call: Handler.Call)?, parsed: (id: JSONValue?, call: Handler.Call)?
+    ) {
+        let plain = PlainRequest(line: line).map { request in
+            (request.id, handler.decode(method: request.method, params: request.params))
         }
-        let outcome = await handler.handle(method: method, params: params)
-        guard let id else {
-            answer(outcome, id: nil) { _ in }
-            return nil
-        }
-        return (id, outcome)
+        guard let document = try? JSONParser.parse(line, maxDepth: maxDepth),
+            case .request(let id, let method, let params) = validate(document)
+        else { return (plain, nil) }
+        return (plain, (id, handler.decode(method: method, params: params)))
     }
 
     /// A response, with an error cut to what a reply may carry (``LumenError/boundedForReply``).

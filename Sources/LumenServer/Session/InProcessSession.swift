@@ -48,11 +48,19 @@ public final class InProcessSession: Sendable {
         let reply: @Sendable ([UInt8]) -> Void = { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
         for line in lines {
             // As a connection does: answered at once where it can be, the asynchronous way otherwise.
-            if let document = processor.processNow(line: line, reply: reply) {
-                await processor.process(document: document, reply: reply)
-            }
+            await processor.process(line: line, reply: reply)
         }
         return outbox.take(maxBytes: .max)
+    }
+
+    /// How the plain reader and the parser each read `line` as a request, its `id` and its decoded call
+    /// written out; `nil` where one does not take the line. The fuzz target holds the two to agree.
+    public func readings(of line: [UInt8]) -> (plain: String?, parsed: String?) {
+        let (plain, parsed) = processor.readings(of: line)
+        return (
+            plain.map { "\($0.id.serialized()) \($0.call)" },
+            parsed.map { "\($0.id?.serialized() ?? "none") \($0.call)" }
+        )
     }
 
     /// Ends the session: its scopes close and its subscriptions end.

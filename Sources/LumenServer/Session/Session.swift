@@ -53,77 +53,64 @@ final class Session: RPCHandler {
 
     // MARK: - RPCHandler
 
-    func handleNow(method: String, params: JSONValue?) -> RPCOutcome? {
-        if context.isShuttingDown {
-            return .failure(LumenError.shuttingDown)
-        }
-        do throws(LumenError) {
-            switch WireMethod(rawValue: method) {
-            case .hello:
-                _ = try Params(params, allowing: ["client"])
-                return .result([
-                    "server": "lumend", "version": .string(LumenVersion.string),
-                    "protocol": .int(LumenVersion.wireProtocol), "root": 0,
-                ])
-            case .describe:
-                _ = try Params(params, allowing: [])
-                return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContainer.scopeTypes])
-            case .close: return try close(Params(params, allowing: ["scope"]))
-            case .unsubscribe: return try unsubscribe(Params(params, allowing: ["subscription"]))
-            case .get:
-                // Only the common case, a value already published; anything else (errors included) is the
-                // asynchronous path's to answer.
-                guard let params = try? Params(params, allowing: Self.getKeys),
-                    let value = try? lookup(params).connection.peek?()
-                else { return nil }
-                return .result(["value": value])
-            case nil:
-                let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
-                return .failure(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
-            case .open, .set, .call, .subscribe:
-                return nil
-            }
-        } catch {
+    func decode(method: String, params: JSONValue?) -> Call { Call(method: method, params: params) }
+
+    /// Answers a call: at once when nothing needs the home's loop (a `get` of a published value, say), after
+    /// a trip to it otherwise.
+    func answer(_ call: Call) -> RPCAnswer {
+        if context.isShuttingDown { return .failure(LumenError.shuttingDown) }
+        switch call {
+        case .refused(let error):
             return .failure(error)
-        }
-    }
-
-    /// A plain `get`, read without a tree: answered as ``handleNow(method:params:)`` would answer it when all
-    /// is well; anything else, and anything that might be an error, goes the general way (`nil`), which words it.
-    func handleNow(_ request: PlainRequest) -> RPCOutcome? {
-        guard request.method == WireMethod.get.rawValue, request.value == nil, request.transitionMs == nil,
-            !context.isShuttingDown, let scopeID = request.scope.intValue,
-            let target = try? lookup(scopeID: scopeID, name: request.connection),
-            let value = target.connection.peek?()
-        else { return nil }
-        return .result(["value": value])
-    }
-
-    static let getKeys: Set<String> = ["scope", "connection"]
-    static let setKeys: Set<String> = ["scope", "connection", "value", "transitionMs"]
-
-    func handle(method: String, params: JSONValue?) async -> RPCOutcome {
-        if context.isShuttingDown {
-            return .failure(LumenError.shuttingDown)
-        }
-        do throws(LumenError) {
-            // `get` and `set` try the quick way themselves, with the parameters already read.
-            switch WireMethod(rawValue: method) {
-            case .open: return try await open(Params(params, allowing: ["scope", "connection", "configuration"]))
-            case .get: return try await get(Params(params, allowing: Self.getKeys))
-            case .set: return try await set(Params(params, allowing: Self.setKeys))
-            case .call: return try await call(Params(params, allowing: ["scope", "connection", "arguments"]))
-            case .subscribe: return try await subscribe(Params(params, allowing: ["scope", "connection"]))
-            case .hello, .describe, .close, .unsubscribe, nil:
-                return handleNow(method: method, params: params)
-                    ?? .failure(LumenError(.internalError, "\(method) was not answered at once"))
+        case .hello:
+            return .result([
+                "server": "lumend", "version": .string(LumenVersion.string),
+                "protocol": .int(LumenVersion.wireProtocol), "root": 0,
+            ])
+        case .describe:
+            return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContainer.scopeTypes])
+        case .close(let scope):
+            return answering { () throws(LumenError) in try close(scope) }
+        case .unsubscribe(let subscription):
+            return answering { () throws(LumenError) in try unsubscribe(subscription) }
+        case .get(let target):
+            // The common case, a value already published, at once; anything else (errors included) after.
+            if let value = try? lookup(target).connection.peek?() { return .result(["value": value]) }
+            return .after { await self.answering { () async throws(LumenError) in try await self.get(target) } }
+        case .set(let target, let value, let transitionMs):
+            return .after {
+                do throws(LumenError) {
+                    return try await self.set(target, value, transitionMs)
+                } catch {
+                    return .failure(error)
+                }
             }
-        } catch {
-            return .failure(error)
+        case .call(let target, let arguments):
+            return .after {
+                do throws(LumenError) {
+                    return try await self.call(target, arguments)
+                } catch {
+                    return .failure(error)
+                }
+            }
+        case .open(let target, let configuration):
+            return .after {
+                await self.answering { () async throws(LumenError) in try await self.open(target, configuration) }
+            }
+        case .subscribe(let target):
+            return .after { await self.answering { () async throws(LumenError) in try await self.subscribe(target) } }
         }
     }
 
-    func laterOutcomeSent() {
+    private func answering(_ body: () throws(LumenError) -> JSONValue) -> RPCAnswer {
+        do throws(LumenError) { return .result(try body()) } catch { return .failure(error) }
+    }
+
+    private func answering(_ body: () async throws(LumenError) -> JSONValue) async -> RPCAnswer {
+        do throws(LumenError) { return .result(try await body()) } catch { return .failure(error) }
+    }
+
+    func laterAnswerSent() {
         guard inflight.subtract(1, ordering: .relaxed).newValue == 0 else { return }
         let waiters = idleWaiters.withLock { waiters in
             defer { waiters = [] }
@@ -136,7 +123,7 @@ final class Session: RPCHandler {
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = idleWaiters.withLock { waiters -> Bool in
-                // Checked under the lock that `laterOutcomeSent` takes, so a wake-up cannot be missed.
+                // Checked under the lock that `laterAnswerSent` takes, so a wake-up cannot be missed.
                 if inflight.load(ordering: .relaxed) == 0 { return true }
                 waiters.append(continuation)
                 return false
@@ -180,17 +167,49 @@ final class Session: RPCHandler {
         }
     }
 
-    /// Runs a request on a connection, so that whatever error it throws names where it happened.
-    private func onConnection<T>(
-        _ params: Params, _ body: (inout RequestContext, AnyConnection) async throws(LumenError) -> T
-    ) async throws(LumenError) -> T {
-        let target = try lookup(params)
-        var request = target.request
-        do throws(LumenError) {
-            return try await body(&request, target.connection)
-        } catch {
-            throw request.annotate(error)
+    /// What a request names, found: a connection of an open scope.
+    private struct Found {
+        let target: Call.Target
+        let connection: AnyConnection
+        /// The scope's entity, which errors name.
+        let entity: Entity?
+
+        /// The context of a request on it, carrying `value` when it writes one.
+        func request(value: JSONValue? = nil) -> RequestContext {
+            RequestContext(scope: target.scope, connection: target.connection, entity: entity, value: value)
         }
+
+        /// The error of asking `method` of a connection of another kind.
+        func wrongKind(_ method: String) -> LumenError {
+            let hint: String
+            switch connection.kind {
+            case .value: hint = "it is read-only: use get or subscribe"
+            case .writable: hint = "use get, set or subscribe"
+            case .action: hint = "it is an action: use call"
+            case .scope: hint = "it opens a scope: use open"
+            }
+            return LumenError(
+                .wrongConnectionKind, "cannot \(method) '\(target.connection)': \(hint)",
+                data: [
+                    "scope": .int(target.scope), "connection": .string(target.connection),
+                    "kind": .string(connection.kind.rawValue),
+                ])
+        }
+    }
+
+    private func lookup(_ target: Call.Target) throws(LumenError) -> Found {
+        guard let scope = state.withLock({ $0.scopes[target.scope]?.scope }) else {
+            throw LumenError(
+                .noSuchScope, "no open scope \(target.scope); open one first (the root home scope is 0)",
+                data: ["scope": .int(target.scope)])
+        }
+        guard let connection = scope.connection(target.connection) else {
+            throw LumenError(
+                .noSuchConnection,
+                "a \(scope.typeName) scope has no connection '\(target.connection)'; 'describe' lists them",
+                data: ["scope": .int(target.scope), "connection": .string(target.connection)])
+        }
+        return Found(target: target, connection: connection, entity: scope.entity)
     }
 
     private func checkInflightLimit() throws(LumenError) {
@@ -201,23 +220,12 @@ final class Session: RPCHandler {
         }
     }
 
-    /// Starts work that waits for devices and answers it later, as a `set`, among the session's writes
-    /// waiting on devices: the session's next requests are not held up behind it.
-    private func answerLater(
-        _ request: RequestContext, _ start: () async throws(LumenError) -> WriteCompletion
-    ) async throws(LumenError) -> RPCOutcome {
-        try checkInflightLimit()
-        return outcome(of: try await start(), request)
-    }
-
-    /// The answer to a write that was queued: now, when its outcome is known already; later otherwise.
-    private func outcome(of completion: WriteCompletion, _ request: RequestContext) -> RPCOutcome {
+    /// The answer to work queued on devices: now, when its outcome is known already; later otherwise, among
+    /// the session's writes waiting on devices, so that its next requests are not held up behind it.
+    private func answer(_ completion: WriteCompletion, _ request: RequestContext) -> RPCAnswer {
         // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
-        if let result = completion.now {
-            switch result {
-            case .success(let value): return .result(["value": value])
-            case .failure(let error): return .failure(request.annotate(error))
-            }
+        if let result = completion.knownOutcome {
+            return .now(result.map { ["value": $0] }.mapError(request.annotate))
         }
         inflight.add(1, ordering: .relaxed)
         return .later {
@@ -229,175 +237,114 @@ final class Session: RPCHandler {
         }
     }
 
-    /// What a request names: a connection of an open scope.
-    private struct Target {
-        let scopeID: Int
-        let name: String
-        let connection: AnyConnection
-        /// The scope's entity, which errors name.
-        let entity: Entity?
-
-        var request: RequestContext { RequestContext(scope: scopeID, connection: name, entity: entity) }
-
-        /// The context of a write of `value` to it.
-        func request(value: JSONValue) -> RequestContext {
-            RequestContext(scope: scopeID, connection: name, entity: entity, value: value)
+    private func open(_ target: Call.Target, _ configuration: JSONCursor) async throws(LumenError) -> JSONValue {
+        let found = try lookup(target)
+        do throws(LumenError) {
+            guard let open = found.connection.open else { throw found.wrongKind("open") }
+            if target.connection == "simulation", !context.mayUseSimulation(credentials) {
+                throw LumenError(
+                    .permissionDenied,
+                    "the simulation scope is for root and lumend's own user; start lumend with "
+                        + "--simulation-access any to open it to everyone who can reach the socket")
+            }
+            guard scopeCount < context.limits.maxScopesPerSession else {
+                throw LumenError(
+                    .limitExceeded,
+                    "this session has \(context.limits.maxScopesPerSession) scopes open; close some first")
+            }
+            let child = try await open(configuration)
+            let scopeID: Int? = state.withLock { state in
+                guard !state.closed, state.scopes[target.scope] != nil else { return nil }
+                let id = state.nextScope
+                state.nextScope += 1
+                state.scopes[id] = ScopeRecord(scope: child, parent: target.scope)
+                state.scopes[target.scope]?.children.append(id)
+                return id
+            }
+            guard let scopeID else {
+                throw LumenError(.noSuchScope, "scope \(target.scope) was closed while opening")
+            }
+            return ["scope": .int(scopeID), "type": .string(child.typeName)]
+        } catch {
+            throw found.request().annotate(error)
         }
     }
 
-    private func lookup(_ params: Params) throws(LumenError) -> Target {
-        try lookup(scopeID: params.int("scope"), name: params.string("connection"))
-    }
-
-    private func lookup(scopeID: Int, name: String) throws(LumenError) -> Target {
-        guard let scope = state.withLock({ $0.scopes[scopeID]?.scope }) else {
-            throw LumenError(
-                .noSuchScope, "no open scope \(scopeID); open one first (the root home scope is 0)",
-                data: ["scope": .int(scopeID)])
-        }
-        guard let connection = scope.connection(name) else {
-            throw LumenError(
-                .noSuchConnection,
-                "a \(scope.typeName) scope has no connection '\(name)'; 'describe' lists them",
-                data: ["scope": .int(scopeID), "connection": .string(name)])
-        }
-        return Target(scopeID: scopeID, name: name, connection: connection, entity: scope.entity)
-    }
-
-    private func wrongKind(_ scopeID: Int, _ name: String, _ kind: ConnectionKind, _ method: String) -> LumenError {
-        let hint: String
-        switch kind {
-        case .value: hint = "it is read-only: use get or subscribe"
-        case .writable: hint = "use get, set or subscribe"
-        case .action: hint = "it is an action: use call"
-        case .scope: hint = "it opens a scope: use open"
-        }
-        return LumenError(
-            .wrongConnectionKind, "cannot \(method) '\(name)': \(hint)",
-            data: ["scope": .int(scopeID), "connection": .string(name), "kind": .string(kind.rawValue)])
-    }
-
-    private func open(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (request, connection) async throws(LumenError) in
-            try await open(params, request.scope, request.connection, connection)
-        }
-    }
-
-    private func open(_ params: Params, _ parentID: Int, _ name: String, _ connection: AnyConnection)
-        async throws(LumenError) -> RPCOutcome
-    {
-        guard let open = connection.open else { throw wrongKind(parentID, name, connection.kind, "open") }
-        if name == "simulation", !context.mayUseSimulation(credentials) {
-            throw LumenError(
-                .permissionDenied,
-                "the simulation scope is for root and lumend's own user; start lumend with "
-                    + "--simulation-access any to open it to everyone who can reach the socket",
-                data: ["scope": .int(parentID), "connection": .string(name)])
-        }
-        guard scopeCount < context.limits.maxScopesPerSession else {
-            throw LumenError(
-                .limitExceeded, "this session has \(context.limits.maxScopesPerSession) scopes open; close some first")
-        }
-        let child = try await open(params.cursor("configuration"))
-        let scopeID: Int? = state.withLock { state in
-            guard !state.closed, state.scopes[parentID] != nil else { return nil }
-            let id = state.nextScope
-            state.nextScope += 1
-            state.scopes[id] = ScopeRecord(scope: child, parent: parentID)
-            state.scopes[parentID]?.children.append(id)
-            return id
-        }
-        guard let scopeID else {
-            throw LumenError(
-                .noSuchScope, "scope \(parentID) was closed while opening", data: ["scope": .int(parentID)])
-        }
-        return .result(["scope": .int(scopeID), "type": .string(child.typeName)])
-    }
-
-    private func close(_ params: Params) throws(LumenError) -> RPCOutcome {
-        let scopeID = try params.int("scope")
+    private func close(_ scopeID: Int) throws(LumenError) -> JSONValue {
         guard scopeID != 0 else {
             throw LumenError(.invalidParams, "the root scope 0 stays open for the whole session")
         }
         guard !closeSubtree(scopeID).isEmpty else {
             throw LumenError(.noSuchScope, "no open scope \(scopeID)", data: ["scope": .int(scopeID)])
         }
-        return .result([:])
+        return [:]
     }
 
-    private func get(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (request, connection) async throws(LumenError) in
-            guard let get = connection.get else {
-                throw wrongKind(request.scope, request.connection, connection.kind, "get")
-            }
-            if let value = connection.peek?() { return .result(["value": value]) }
-            return .result(["value": try await get()])
-        }
-    }
-
-    /// A `set` checked and ready to be made on the home's actor.
-    private struct PreparedWrite: Sendable {
-        var request: RequestContext
-        var write: AnyConnection.Write
-        var value: JSONCursor
-        var options: WriteOptions
-
-        func make(on home: isolated Home) throws(LumenError) -> WriteCompletion {
-            do throws(LumenError) { return try write(home, value, options) } catch { throw request.annotate(error) }
-        }
-    }
-
-    /// Checks a `set` up to the write itself, whose errors name the request.
-    private func prepareWrite(_ params: Params) throws(LumenError) -> PreparedWrite {
-        let target = try lookup(params)
-        let value = params.cursor("value")
-        var request = target.request
-        request.value = value.value
+    private func get(_ target: Call.Target) async throws(LumenError) -> JSONValue {
+        let found = try lookup(target)
         do throws(LumenError) {
-            guard let write = target.connection.write else {
-                throw wrongKind(target.scopeID, target.name, target.connection.kind, "set")
-            }
+            guard let get = found.connection.get else { throw found.wrongKind("get") }
+            if let value = found.connection.peek?() { return ["value": value] }
+            return ["value": try await get()]
+        } catch {
+            throw found.request().annotate(error)
+        }
+    }
+
+    /// Checks a `set` and makes the write on the home's loop; the answer comes when the device confirms it.
+    private func set(_ target: Call.Target, _ value: JSONCursor, _ transitionMs: JSONCursor)
+        async throws(LumenError) -> RPCAnswer
+    {
+        let found = try lookup(target)
+        let request = found.request(value: value.value)
+        do throws(LumenError) {
+            guard let write = found.connection.write else { throw found.wrongKind("set") }
             guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
-            let transition = try params.optionalDouble("transitionMs", in: SimulatedDurations.milliseconds) ?? 0
+            var transition = 0.0
+            if !transitionMs.value.isNull {
+                do {
+                    transition = try transitionMs.double(in: SimulatedDurations.milliseconds)
+                } catch {
+                    throw LumenError(.invalidParams, "Invalid params: \(error)")
+                }
+            }
+            let options = WriteOptions(transitionMs: transition)
             try checkInflightLimit()
-            return PreparedWrite(
-                request: request, write: write, value: value, options: WriteOptions(transitionMs: transition))
+            let completion = try await context.container.home.withIsolation { home throws(LumenError) in
+                try write(home, value, options)
+            }
+            return answer(completion, request)
         } catch {
             throw request.annotate(error)
         }
     }
 
-    private func set(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        let prepared = try prepareWrite(params)
-        let completion = try await context.container.home.withIsolation { home throws(LumenError) in
-            try prepared.make(on: home)
-        }
-        return outcome(of: completion, prepared.request)
-    }
-
-    private func call(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (request, connection) async throws(LumenError) in
-            guard let action = connection.action else {
-                throw wrongKind(request.scope, request.connection, connection.kind, "call")
-            }
-            let arguments = params.cursor("arguments")
+    private func call(_ target: Call.Target, _ arguments: JSONCursor) async throws(LumenError) -> RPCAnswer {
+        let found = try lookup(target)
+        do throws(LumenError) {
+            guard let action = found.connection.action else { throw found.wrongKind("call") }
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
             guard action.waitsForDevices else { return .result(["value": try await action.call(arguments)]) }
-            return try await answerLater(request) { () async throws(LumenError) in try await action.start(arguments) }
+            try checkInflightLimit()
+            return answer(try await action.start(arguments), found.request())
+        } catch {
+            throw found.request().annotate(error)
         }
     }
 
-    private func subscribe(_ params: Params) async throws(LumenError) -> RPCOutcome {
-        try await onConnection(params) { (request, connection) async throws(LumenError) in
-            try await subscribe(params, request.scope, request.connection, connection)
+    private func subscribe(_ target: Call.Target) async throws(LumenError) -> JSONValue {
+        let found = try lookup(target)
+        do throws(LumenError) {
+            return try await subscribe(found)
+        } catch {
+            throw found.request().annotate(error)
         }
     }
 
-    private func subscribe(_ params: Params, _ scopeID: Int, _ name: String, _ connection: AnyConnection)
-        async throws(LumenError) -> RPCOutcome
-    {
-        guard let get = connection.get else { throw wrongKind(scopeID, name, connection.kind, "subscribe") }
+    private func subscribe(_ found: Found) async throws(LumenError) -> JSONValue {
+        let connection = found.connection
+        guard let get = connection.get else { throw found.wrongKind("subscribe") }
         guard state.withLock({ $0.subscriptions.count }) < context.limits.maxSubscriptionsPerSession else {
             throw LumenError(
                 .limitExceeded,
@@ -419,6 +366,7 @@ final class Session: RPCHandler {
             value = try await get()
             outbox.addSubscription(subscription, value: value)
         }
+        let scopeID = found.target.scope
         let registered = state.withLock { state -> Bool in
             guard !state.closed, state.scopes[scopeID] != nil else { return false }
             state.subscriptions[subscription] = (scopeID, connection.key)
@@ -427,13 +375,12 @@ final class Session: RPCHandler {
         }
         guard registered else {
             drop(subscription, key: connection.key)
-            throw LumenError(.noSuchScope, "scope \(scopeID) was closed", data: ["scope": .int(scopeID)])
+            throw LumenError(.noSuchScope, "scope \(scopeID) was closed")
         }
-        return .result(["subscription": .int(Int(subscription)), "value": value, "seq": 0])
+        return ["subscription": .int(Int(subscription)), "value": value, "seq": 0]
     }
 
-    private func unsubscribe(_ params: Params) throws(LumenError) -> RPCOutcome {
-        let subscription = try params.int("subscription")
+    private func unsubscribe(_ subscription: Int) throws(LumenError) -> JSONValue {
         let removed = state.withLock { state -> (scope: Int, key: PropertyKey?)? in
             guard subscription >= 0, let record = state.subscriptions.removeValue(forKey: UInt64(subscription)) else {
                 return nil
@@ -447,7 +394,7 @@ final class Session: RPCHandler {
                 data: ["subscription": .int(subscription)])
         }
         drop(UInt64(subscription), key: removed.key)
-        return .result([:])
+        return [:]
     }
 
     private func drop(_ subscription: UInt64, key: PropertyKey?) {
@@ -511,45 +458,5 @@ final class Session: RPCHandler {
         for (subscription, key) in subscriptions { drop(subscription, key: key) }
         context.hub.unregister(self)
         outbox.close()
-    }
-}
-
-/// A request's parameters, read with errors that name the parameter.
-struct Params {
-    let object: ObjectCursor
-
-    init(_ params: JSONValue?, allowing keys: Set<String>) throws(LumenError) {
-        let value = params ?? .object([:])
-        guard case .object = value else {
-            throw LumenError(.invalidParams, "Invalid params: params must be an object with named members")
-        }
-        do {
-            object = try JSONCursor(value, path: JSONPath.root.appending("params")).object(allowing: keys)
-        } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
-        }
-    }
-
-    func int(_ key: String) throws(LumenError) -> Int {
-        do { return try object.required(key).int() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
-        }
-    }
-
-    func string(_ key: String) throws(LumenError) -> String {
-        do { return try object.required(key).string() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
-        }
-    }
-
-    func optionalDouble(_ key: String, in range: ClosedRange<Double>) throws(LumenError) -> Double? {
-        do { return try object.optional(key)?.double(in: range) } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
-        }
-    }
-
-    /// The member as a cursor (`null` when absent), for values, configurations and arguments.
-    func cursor(_ key: String) -> JSONCursor {
-        JSONCursor(object.object[key] ?? .null, path: object.path.appending(key))
     }
 }

@@ -120,9 +120,9 @@ final class ClientConnection: Sendable {
             // batch in slices.
             if bytes > Self.bytesAnsweredPerRead { break }
             index += 1
-            if let document = serving.processor.processNow(line: line, reply: serving.reply) {
+            if let pending = serving.processor.processNow(line: line, reply: serving.reply) {
                 io.withLock { $0.processing = true }
-                startProcessing(serving, first: document)
+                startProcessing(serving, first: pending)
                 break
             }
         }
@@ -141,17 +141,13 @@ final class ClientConnection: Sendable {
 
     /// The session's task: handles `first`, then every line queued behind it, yielding between them while
     /// more wait so the loop's other connections get their turns; ends when none is left.
-    private func startProcessing(_ serving: Serving, first: JSONValue?) {
+    private func startProcessing(_ serving: Serving, first: JSONRPCProcessor<Session>.Pending?) {
         Task(executorPreference: loop.eventLoop) { [self] in
-            if let first { await serving.processor.process(document: first, reply: serving.reply) }
+            if let first { await serving.processor.finish(first, reply: serving.reply) }
             while let (line, waiting) = nextQueued() {
                 // Answered at once when it can be, as lines read while nothing waits are; a large batch is
                 // parsed in slices, with turns for the loop's other connections between them.
-                if JSONRPCProcessor<Session>.isLargeBatch(line) {
-                    await serving.processor.process(line: line, reply: serving.reply)
-                } else if let document = serving.processor.processNow(line: line, reply: serving.reply) {
-                    await serving.processor.process(document: document, reply: serving.reply)
-                }
+                await serving.processor.process(line: line, reply: serving.reply)
                 if waiting == Self.lowWater { resumeReading() }
                 // A client with more requests queued yields after each; one that waits for each reply has
                 // nothing queued and loses no time to it.

@@ -1,0 +1,118 @@
+import LumenModel
+import LumenProtocol
+
+/// A request of the scope protocol, decoded once from its method and parameters: what a session answers.
+///
+/// Decoding checks the parameters' names and types; what needs the session (whether a scope is open, what a
+/// connection takes, whether a value fits) the session checks, so that its errors name where they happened.
+enum Call: Sendable, CustomStringConvertible {
+    case hello
+    case describe
+    case open(Target, configuration: JSONCursor)
+    case get(Target)
+    /// `transitionMs` as given (`null` when absent): the session checks it, naming the write it was for.
+    case set(Target, value: JSONCursor, transitionMs: JSONCursor)
+    case call(Target, arguments: JSONCursor)
+    case subscribe(Target)
+    case unsubscribe(subscription: Int)
+    case close(scope: Int)
+    /// Not a call the session can take: answered with this error.
+    case refused(LumenError)
+
+    /// A connection of an open scope, as a request names it.
+    struct Target: Sendable, Equatable {
+        let scope: Int
+        let connection: String
+    }
+
+    /// The call `method` with `params` makes.
+    init(method: String, params: JSONValue?) {
+        do throws(LumenError) {
+            switch WireMethod(rawValue: method) {
+            case .hello:
+                _ = try Params(params, allowing: ["client"])
+                self = .hello
+            case .describe:
+                _ = try Params(params, allowing: [])
+                self = .describe
+            case .open:
+                let params = try Params(params, allowing: ["scope", "connection", "configuration"])
+                self = .open(try params.target(), configuration: params.cursor("configuration"))
+            case .get:
+                self = .get(try Params(params, allowing: ["scope", "connection"]).target())
+            case .set:
+                let params = try Params(params, allowing: ["scope", "connection", "value", "transitionMs"])
+                self = .set(
+                    try params.target(), value: params.cursor("value"), transitionMs: params.cursor("transitionMs"))
+            case .call:
+                let params = try Params(params, allowing: ["scope", "connection", "arguments"])
+                self = .call(try params.target(), arguments: params.cursor("arguments"))
+            case .subscribe:
+                self = .subscribe(try Params(params, allowing: ["scope", "connection"]).target())
+            case .unsubscribe:
+                self = .unsubscribe(subscription: try Params(params, allowing: ["subscription"]).int("subscription"))
+            case .close:
+                self = .close(scope: try Params(params, allowing: ["scope"]).int("scope"))
+            case nil:
+                let names = WireMethod.allCases.map(\.rawValue).joined(separator: ", ")
+                self = .refused(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
+            }
+        } catch {
+            self = .refused(error)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .hello: "hello"
+        case .describe: "describe"
+        case .open(let target, let configuration): "open \(target) \(configuration.value)"
+        case .get(let target): "get \(target)"
+        case .set(let target, let value, let transitionMs):
+            "set \(target) \(value.value) transitionMs \(transitionMs.value)"
+        case .call(let target, let arguments): "call \(target) \(arguments.value)"
+        case .subscribe(let target): "subscribe \(target)"
+        case .unsubscribe(let subscription): "unsubscribe \(subscription)"
+        case .close(let scope): "close \(scope)"
+        case .refused(let error): "refused \(error.code.rawValue) \(error.message)"
+        }
+    }
+}
+
+/// A request's parameters, read with errors that name the parameter.
+struct Params {
+    let object: ObjectCursor
+
+    init(_ params: JSONValue?, allowing keys: Set<String>) throws(LumenError) {
+        let value = params ?? .object([:])
+        guard case .object = value else {
+            throw LumenError(.invalidParams, "Invalid params: params must be an object with named members")
+        }
+        do {
+            object = try JSONCursor(value, path: JSONPath.root.appending("params")).object(allowing: keys)
+        } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    func target() throws(LumenError) -> Call.Target {
+        Call.Target(scope: try int("scope"), connection: try string("connection"))
+    }
+
+    func int(_ key: String) throws(LumenError) -> Int {
+        do { return try object.required(key).int() } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    func string(_ key: String) throws(LumenError) -> String {
+        do { return try object.required(key).string() } catch {
+            throw LumenError(.invalidParams, "Invalid params: \(error)")
+        }
+    }
+
+    /// The member as a cursor (`null` when absent), for values, configurations and arguments.
+    func cursor(_ key: String) -> JSONCursor {
+        JSONCursor(object.object[key] ?? .null, path: object.path.appending(key))
+    }
+}
