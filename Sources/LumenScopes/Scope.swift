@@ -1,7 +1,6 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
-import Synchronization
 
 /// A scope type: a named set of connections over one part of the home.
 ///
@@ -166,9 +165,6 @@ public final class AnyScope: Sendable {
     /// The entity whose removal closes it.
     public let entity: Entity?
     private let lookup: @Sendable (String) -> AnyConnection?
-    /// Connections already resolved: a connection is a recipe fixed by its scope and name, so each is built
-    /// once per open scope rather than on every request.
-    private let resolved = ResolvedConnections()
 
     /// Erases a scope.
     public init<S: Scope>(_ scope: S) {
@@ -178,16 +174,7 @@ public final class AnyScope: Sendable {
         lookup = { name in entries.first { $0.name == name }?.resolve(scope) }
     }
 
-    /// The connection called `name`, or `nil`.
-    public func connection(_ name: String) -> AnyConnection? {
-        if let connection = resolved.connections.withLock({ $0[name] }) { return connection }
-        guard let connection = lookup(name) else { return nil }
-        resolved.connections.withLock { $0[name] = connection }
-        return connection
-    }
-}
-
-/// The connections of one open scope resolved so far (at most one per connection the scope type has).
-private final class ResolvedConnections: Sendable {
-    let connections = Mutex<[String: AnyConnection]>([:])
+    /// The connection called `name`, or `nil`, built anew: a connection is a recipe fixed by its scope and
+    /// name, so whoever holds the scope may keep it.
+    public func connection(_ name: String) -> AnyConnection? { lookup(name) }
 }

@@ -120,8 +120,10 @@ extension ConnectionLoopTests {
         let session = Session(id: 1, context: context, credentials: nil, eventLoop: eventLoop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
         }
-        connection.start(session: session)
-        session.outbox.addSubscription(7, value: "Before")
+        await Task(executorPreference: eventLoop) {
+            connection.start(session: session)
+            session.outbox.addSubscription(7, value: "Before")
+        }.value
         context.hub.add(7, key: .home(.name), session: session)
         // The loop is kept busy, so the notices wait in its queue while the reply is sent.
         let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
@@ -142,7 +144,7 @@ extension ConnectionLoopTests {
         }
         #expect(lines[0].contains(#""method":"changed""#))
         #expect(lines[1].contains(#""id":1"#))
-        connection.close(reason: nil)
+        await Task(executorPreference: eventLoop) { connection.close(reason: nil) }.value
         await eventLoop.shutDown()
     }
 }

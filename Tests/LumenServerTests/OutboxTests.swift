@@ -5,32 +5,49 @@ import Testing
 
 @testable import LumenServer
 
+/// Runs `body` on an event loop of its own, where an outbox may be touched, and stops the loop after.
+func onTestLoop<T: Sendable>(_ body: @escaping @Sendable (EventLoop) throws -> T) async throws -> T {
+    let loop = EventLoop(name: "test-loop")
+    let result = await Task(executorPreference: loop) { Result { try body(loop) } }.value
+    await loop.shutDown()
+    return try result.get()
+}
+
+extension Outbox {
+    /// Publishes `value` as a change would.
+    func publish(_ id: UInt64, value: JSONValue) { publish(id, encodedValue: Array(value.serialized().utf8)) }
+}
+
 @Suite("Outbox coalescing", .timeLimit(.minutes(2)))
 struct OutboxTests {
-    @Test func aSlowReaderGetsTheLatestValueAndSeqShowsWhatItSkipped() throws {
-        let wakes = Atomic<Int>(0)
-        let outbox = Outbox(replyByteLimit: 1 << 20) { wakes.add(1, ordering: .relaxed) }
-        outbox.addSubscription(7, value: 0)
-        for value in 1...100 { outbox.publish(7, value: .int(value)) }
-        let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 1)
-        let notice = try JSONParser.parse(String(lines[0]))
-        #expect(notice["params"] == ["subscription": 7, "value": 100, "seq": 100])
-        #expect(wakes.load(ordering: .relaxed) == 1)
+    @Test func aSlowReaderGetsTheLatestValueAndSeqShowsWhatItSkipped() async throws {
+        try await onTestLoop { loop throws in
+            let wakes = Atomic<Int>(0)
+            let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) { wakes.add(1, ordering: .relaxed) }
+            outbox.addSubscription(7, value: 0)
+            for value in 1...100 { outbox.publish(7, value: .int(value)) }
+            let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
+            #expect(lines.count == 1)
+            let notice = try JSONParser.parse(String(lines[0]))
+            #expect(notice["params"] == ["subscription": 7, "value": 100, "seq": 100])
+            #expect(wakes.load(ordering: .relaxed) == 1)
+        }
     }
 
-    @Test func repliesAreNeverDroppedAndKeepTheirOrderAroundNotices() throws {
-        let outbox = Outbox(replyByteLimit: 1 << 20) {}
-        outbox.addSubscription(1, value: false)
-        outbox.enqueue(Array(#"{"id":1}"#.utf8))
-        outbox.publish(1, value: true)
-        outbox.enqueue(Array(#"{"id":2}"#.utf8))
-        outbox.publish(1, value: false)
-        let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 3)
-        #expect(lines[0] == #"{"id":1}"#)
-        #expect(try JSONParser.parse(String(lines[1]))["params"]?["seq"] == 2)
-        #expect(lines[2] == #"{"id":2}"#)
+    @Test func repliesAreNeverDroppedAndKeepTheirOrderAroundNotices() async throws {
+        try await onTestLoop { loop throws in
+            let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
+            outbox.addSubscription(1, value: false)
+            outbox.enqueue(Array(#"{"id":1}"#.utf8))
+            outbox.publish(1, value: true)
+            outbox.enqueue(Array(#"{"id":2}"#.utf8))
+            outbox.publish(1, value: false)
+            let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
+            #expect(lines.count == 3)
+            #expect(lines[0] == #"{"id":1}"#)
+            #expect(try JSONParser.parse(String(lines[1]))["params"]?["seq"] == 2)
+            #expect(lines[2] == #"{"id":2}"#)
+        }
     }
 
     @Test(arguments: [0, 7, 10, 99, 100, 12_345, UInt64.max])
@@ -43,13 +60,15 @@ struct OutboxTests {
     /// A client is judged by the replies it has left unread before another comes: so a reply larger than the
     /// limit still goes out whole to a client that reads, and what a client that does not read costs is the
     /// limit and one reply.
-    @Test func passingTheReplyLimitIsReportedOnceRepliesBeforeOnePassIt() {
-        let outbox = Outbox(replyByteLimit: 100) {}
-        #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
-        #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
-        #expect(!outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
-        let large = Outbox(replyByteLimit: 100) {}
-        #expect(large.enqueue([UInt8](repeating: 0x20, count: 250)))
-        #expect(!large.enqueue([UInt8](repeating: 0x20, count: 1)))
+    @Test func passingTheReplyLimitIsReportedOnceRepliesBeforeOnePassIt() async throws {
+        try await onTestLoop { loop throws in
+            let outbox = Outbox(replyByteLimit: 100, on: loop) {}
+            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+            #expect(!outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+            let large = Outbox(replyByteLimit: 100, on: loop) {}
+            #expect(large.enqueue([UInt8](repeating: 0x20, count: 250)))
+            #expect(!large.enqueue([UInt8](repeating: 0x20, count: 1)))
+        }
     }
 }

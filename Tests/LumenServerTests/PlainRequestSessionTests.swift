@@ -121,19 +121,23 @@ struct PlainRequestSessionTests {
         // A value is published once the actor has read it; until then a get goes the asynchronous way.
         _ = await session.feed(
             Array(Self.request("3", "get", #""scope":2,"connection":"brightness""#).utf8) + [0x0A])
-        func answered(_ line: String) throws -> RPCAnswer {
+        /// The session's answer to a plain line, asked on the session's loop.
+        func answered(_ line: String) async throws -> RPCAnswer {
             let request = try #require(PlainRequest(line: Array(line.utf8)))
-            return session.session.answer(session.session.decode(method: request.method, params: request.params))
+            let session = session.session
+            return await Task(executorPreference: InProcessSession.loop) {
+                session.answer(session.decode(method: request.method, params: request.params))
+            }.value
         }
         // A write is made on the home's own loop: it is answered after that work.
         let set = Self.request("3", "set", #""scope":2,"connection":"brightness","value":30"#)
-        guard case .after = try answered(set) else {
+        guard case .after = try await answered(set) else {
             Issue.record("a set was answered without going to the home")
             return
         }
         #expect(String(decoding: await session.feed(Array(set.utf8) + [0x0A]), as: UTF8.self).contains(#""value":30"#))
         guard
-            case .now(.success(let get)) = try answered(
+            case .now(.success(let get)) = try await answered(
                 Self.request("4", "get", #""scope":2,"connection":"brightness""#))
         else {
             Issue.record("a get of a published value was not answered at once")
@@ -141,7 +145,7 @@ struct PlainRequestSessionTests {
         }
         #expect(get == ["value": 30])
         // An error is answered after, where it is worded with its request's context.
-        guard case .after = try answered(Self.request("5", "get", #""scope":2,"connection":"nope""#)) else {
+        guard case .after = try await answered(Self.request("5", "get", #""scope":2,"connection":"nope""#)) else {
             Issue.record("a get of no connection was answered at once")
             return
         }

@@ -90,11 +90,37 @@ public final class SocketServer: Service, Sendable {
         while !Task.isCancelled {
             try? await clock.sleep(for: interval)
             let now = ContinuousClock.now
-            let connections = state.withLock { Array($0.connections.values) }
-            for connection in connections {
-                if let reason = connection.overdue(now: now, grace: grace) { connection.closeOverdue(reason) }
+            onEachLoop { connections in
+                for connection in connections {
+                    if let reason = connection.overdue(now: now, grace: grace) { connection.close(reason: reason) }
+                }
             }
         }
+    }
+
+    /// Runs `body` on each event loop with the connections it serves (connections are their loop's to
+    /// touch), without waiting for it.
+    private func onEachLoop(_ body: @escaping @Sendable ([ClientConnection]) -> Void) {
+        let connections = state.withLock { Array($0.connections.values) }
+        for loop in eventLoops.loops {
+            let served = connections.filter { $0.loop.eventLoop === loop }
+            loop.execute { _ in body(served) }
+        }
+    }
+
+    /// Whether any connection still has requests waiting on devices or replies unsent; asked of each loop.
+    private func anyConnectionBusy() async -> Bool {
+        let connections = state.withLock { Array($0.connections.values) }
+        for loop in eventLoops.loops {
+            let served = connections.filter { $0.loop.eventLoop === loop }
+            let busy = await withCheckedContinuation { continuation in
+                loop.execute { _ in
+                    continuation.resume(returning: served.contains { ($0.session?.inflight ?? 0) > 0 || !$0.isDrained })
+                }
+            }
+            if busy { return true }
+        }
+        return false
     }
 
     private func acceptPending() {
@@ -158,16 +184,15 @@ public final class SocketServer: Service, Sendable {
         // The session's output wakes the connection's writer through its loop (which holds no reference back to
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
         // of sessions pays for each).
-        let session = Session(
-            id: id, context: context, credentials: credentials, eventLoop: connection.loop.eventLoop
-        ) {
+        let session = Session(id: id, context: context, credentials: credentials, eventLoop: connection.loop.eventLoop)
+        {
             [connectionLoop = connection.loop] in
             _ = connectionLoop.requestWrite()
         }
         context.hub.register(session)
         state.withLock { $0.connections[id] = connection }
         context.logger.info("client connected", [("session", String(id))] + peerMetadata(credentials))
-        connection.start(session: session)
+        connection.loop.eventLoop.execute { _ in connection.start(session: session) }
     }
 
     private func peerMetadata(_ credentials: PeerCredentials?) -> [(String, String)] {
@@ -196,16 +221,17 @@ public final class SocketServer: Service, Sendable {
         context.beginShutdown()
         await context.container.home.shutDown()
         let deadline = ContinuousClock.now + drainTimeout
-        while ContinuousClock.now < deadline {
-            let connections = state.withLock { Array($0.connections.values) }
-            let busy = connections.contains {
-                ($0.session?.inflight.load(ordering: .relaxed) ?? 0) > 0 || !$0.isDrained
-            }
-            if !busy { break }
+        while ContinuousClock.now < deadline, await anyConnectionBusy() {
             try? await clock.sleep(for: .milliseconds(10))
         }
-        let connections = state.withLock { Array($0.connections.values) }
-        for connection in connections { connection.close(reason: nil) }
+        await withCheckedContinuation { continuation in
+            let closed = Atomic(0)
+            let loops = eventLoops.loops.count
+            onEachLoop { connections in
+                for connection in connections { connection.close(reason: nil) }
+                if closed.add(1, ordering: .acquiringAndReleasing).newValue == loops { continuation.resume() }
+            }
+        }
     }
 
     /// Runs a request through the same machinery a client's request takes (decoding, the session's
@@ -213,12 +239,15 @@ public final class SocketServer: Service, Sendable {
     /// only when this returns, so a stalled daemon stops pinging.
     public func probe() async -> Bool {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let session = Session(id: 0, context: context, credentials: nil) {}
-        defer { session.close() }
-        let processor = JSONRPCProcessor(handler: session, maxDepth: context.limits.maxDepth)
-        let request = Array(
-            #"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)
-        await processor.process(line: request) { continuation.yield($0) }
+        let loop = eventLoops.loops[0]
+        await Task(executorPreference: loop) { [context] in
+            let session = Session(id: 0, context: context, credentials: nil, eventLoop: loop) {}
+            let processor = JSONRPCProcessor(handler: session, maxDepth: context.limits.maxDepth, executor: loop)
+            let request = Array(
+                #"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)
+            await processor.process(line: request) { continuation.yield($0) }
+            session.close()
+        }.value
         var iterator = stream.makeAsyncIterator()
         guard let reply = await iterator.next() else { return false }
         return (try? JSONParser.parse(reply))?["result"] != nil

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenService
-import Synchronization
 
 /// A session with no socket: bytes in, the bytes a client would read out, against a home in this process.
 /// It takes the path a connection's bytes take (line framing, JSON-RPC decoding, dispatch, subscriptions),
@@ -14,8 +13,11 @@ import Synchronization
 /// ```
 public final class InProcessSession: Sendable {
     let session: Session
-    private let framer: Mutex<LineFramer>
+    private let framer: LoopBound<LineFramer>
     private let processor: JSONRPCProcessor<Session>
+
+    /// The loop every in-process session is served on, as a connection is on its own.
+    static let loop = EventLoop(name: "lumen.in-process")
 
     /// A session on `container`'s home, with `limits`.
     public convenience init(container: ScopeContainer, limits: ServerLimits = ServerLimits()) {
@@ -28,29 +30,30 @@ public final class InProcessSession: Sendable {
         let context = ServerContext(
             container: container, hub: SubscriptionHub(), limits: limits,
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
-        session = Session(id: 1, context: context, credentials: nil) {}
+        session = Session(id: 1, context: context, credentials: nil, eventLoop: Self.loop) {}
         context.hub.register(session)
-        framer = Mutex(LineFramer(maxLineBytes: limits.maxLineBytes))
+        framer = LoopBound(LineFramer(maxLineBytes: limits.maxLineBytes), on: Self.loop)
         processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
-            readsPlainRequests: readsPlainRequests)
+            executor: Self.loop, readsPlainRequests: readsPlainRequests)
     }
 
     /// Feeds bytes as a client would send them; returns what the client would read once every request they
     /// finished is answered (writes waiting on a device are answered when the device applies them).
     public func feed(_ bytes: [UInt8]) async -> [UInt8] {
-        let (lines, overlong) = framer.withLock { $0.feed(bytes[...]) }
-        if overlong {
-            let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
-            _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
-        }
-        let outbox = session.outbox
-        let reply: @Sendable ([UInt8]) -> Void = { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
-        for line in lines {
-            // As a connection does: answered at once where it can be, the asynchronous way otherwise.
-            await processor.process(line: line, reply: reply)
-        }
-        return outbox.take(maxBytes: .max)
+        await Task(executorPreference: Self.loop) { [self] in
+            let (lines, overlong) = framer.with { $0.feed(bytes[...]) }
+            if overlong {
+                let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
+                _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
+            }
+            let outbox = session.outbox
+            let reply: @Sendable ([UInt8]) -> Void = { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
+            for line in lines {
+                await processor.process(line: line, reply: reply)
+            }
+            return outbox.take(maxBytes: .max)
+        }.value
     }
 
     /// How the plain reader and the parser each read `line` as a request, its `id` and its decoded call
@@ -64,5 +67,5 @@ public final class InProcessSession: Sendable {
     }
 
     /// Ends the session: its scopes close and its subscriptions end.
-    public func close() { session.close() }
+    public func close() { Self.loop.execute { [session] _ in session.close() } }
 }

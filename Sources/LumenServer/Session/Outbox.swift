@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import Synchronization
 
 /// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced).
 ///
@@ -40,13 +39,15 @@ final class Outbox: Sendable {
         var wakeScheduled = false
     }
 
-    private let state = Mutex(State())
+    /// Touched only on the session's loop.
+    private let state: LoopBound<State>
     /// The most reply bytes that may wait unsent before the client is judged not to be reading.
     let replyByteLimit: Int
     /// Called when there is something to send and no wake-up is already pending.
     private let wake: @Sendable () -> Void
 
-    init(replyByteLimit: Int, wake: @escaping @Sendable () -> Void) {
+    init(replyByteLimit: Int, on loop: EventLoop, wake: @escaping @Sendable () -> Void) {
+        state = LoopBound(State(), on: loop)
         self.replyByteLimit = replyByteLimit
         self.wake = wake
     }
@@ -59,7 +60,7 @@ final class Outbox: Sendable {
     /// - Parameter wakeWriter: `false` when the caller flushes right away itself (it saves a thread hop).
     @discardableResult
     func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Bool {
-        let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
+        let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
             let unreadBefore = state.replyBytes
             state.gathering.append(contentsOf: bytes)
@@ -75,24 +76,18 @@ final class Outbox: Sendable {
     /// Registers a subscription at `seq` 0 with its current value.
     func addSubscription(_ id: UInt64, value: JSONValue) {
         let encoded = value.serialized()
-        state.withLock { $0.subscriptions[id] = Subscription(value: Array(encoded.utf8), seq: 0, queued: false) }
+        state.with { $0.subscriptions[id] = Subscription(value: Array(encoded.utf8), seq: 0, queued: false) }
     }
 
     /// Forgets a subscription; a notice already waiting for it is dropped.
     func removeSubscription(_ id: UInt64) {
-        _ = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+        _ = state.with { $0.subscriptions.removeValue(forKey: id) }
     }
 
-    /// Records a new value for a subscription and makes sure one notice for it is waiting.
-    func publish(_ id: UInt64, value: JSONValue) {
-        var encoded: [UInt8] = []
-        value.write(to: &encoded)
-        publish(id, encodedValue: encoded)
-    }
-
-    /// Publishes a value already in its wire form (``JSONValue/write(to:)``).
+    /// Records a new value for a subscription, already in its wire form (``JSONValue/write(to:)``), and makes
+    /// sure one notice for it is waiting.
     func publish(_ id: UInt64, encodedValue value: [UInt8]) {
-        let needsWake = state.withLock { state -> Bool in
+        let needsWake = state.with { state -> Bool in
             // Changed in place: a fan-out does this for every subscriber, and a copy of the entry would count
             // one more reference to the bytes every subscriber shares.
             guard !state.closed, let index = state.subscriptions.index(forKey: id) else { return false }
@@ -140,7 +135,7 @@ final class Outbox: Sendable {
     /// Takes up to about `maxBytes` of lines to send (each ending in a newline), encoding notices with
     /// their latest values. Returns an empty array, and re-arms the wake-up, when nothing is waiting.
     func take(maxBytes: Int) -> [UInt8] {
-        state.withLock { state in
+        state.with { state in
             Self.closeChunk(&state)
             var output: [UInt8] = []
             while state.head < state.items.count, output.count < maxBytes {
@@ -180,11 +175,11 @@ final class Outbox: Sendable {
     }
 
     /// Bytes of replies waiting.
-    var pendingReplyBytes: Int { state.withLock { $0.replyBytes } }
+    var pendingReplyBytes: Int { state.with { $0.replyBytes } }
 
     /// Stops accepting output and frees what is waiting.
     func close() {
-        state.withLock { state in
+        state.with { state in
             state.closed = true
             state.items = []
             state.gathering = []

@@ -11,6 +11,8 @@ import Synchronization
 final class Session: RPCHandler {
     struct ScopeRecord {
         var scope: AnyScope
+        /// The scope's connections resolved so far, each built once.
+        var connections: [String: AnyConnection] = [:]
         var parent: Int?
         var children: [Int] = []
         var subscriptions: [UInt64] = []
@@ -21,35 +23,39 @@ final class Session: RPCHandler {
         var nextScope = 1
         var subscriptions: [UInt64: (scope: Int, key: PropertyKey?)] = [:]
         var closed = false
+        /// Requests that are waiting on a device.
+        var inflight = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let id: UInt64
     let context: ServerContext
     let credentials: PeerCredentials?
     let outbox: Outbox
-    private let state = Mutex(State())
-    /// Requests that are waiting on a device.
-    let inflight = Atomic<Int>(0)
-    private let idleWaiters = Mutex<[CheckedContinuation<Void, Never>]>([])
+    /// Touched only on the session's loop.
+    private let state: LoopBound<State>
 
-    /// The loop that serves the session's connection (`nil` in-process): the hub hands it the session's
-    /// notices, so that each loop queues its own sessions' and a fan-out runs on every loop at once.
-    let eventLoop: EventLoop?
+    /// The loop that serves the session: its requests are answered, its tasks run and its notices are queued
+    /// there, and nowhere else.
+    var eventLoop: EventLoop { state.loop }
 
     init(
-        id: UInt64, context: ServerContext, credentials: PeerCredentials?, eventLoop: EventLoop? = nil,
+        id: UInt64, context: ServerContext, credentials: PeerCredentials?, eventLoop: EventLoop,
         wake: @escaping @Sendable () -> Void
     ) {
-        self.eventLoop = eventLoop
         self.id = id
         self.context = context
         self.credentials = credentials
-        outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, wake: wake)
-        let root = AnyScope(context.container.homeScope)
-        state.withLock { $0.scopes[0] = ScopeRecord(scope: root, parent: nil) }
+        outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, wake: wake)
+        var state = State()
+        state.scopes[0] = ScopeRecord(scope: AnyScope(context.container.homeScope), parent: nil)
+        self.state = LoopBound(state, on: eventLoop)
     }
 
-    var scopeCount: Int { state.withLock { $0.scopes.count } }
+    var scopeCount: Int { state.with { $0.scopes.count } }
+
+    /// Requests waiting on a device.
+    var inflight: Int { state.with { $0.inflight } }
 
     // MARK: - RPCHandler
 
@@ -111,25 +117,19 @@ final class Session: RPCHandler {
     }
 
     func laterAnswerSent() {
-        guard inflight.subtract(1, ordering: .relaxed).newValue == 0 else { return }
-        let waiters = idleWaiters.withLock { waiters in
-            defer { waiters = [] }
-            return waiters
+        let waiters = state.with { state -> [CheckedContinuation<Void, Never>] in
+            state.inflight -= 1
+            guard state.inflight == 0 else { return [] }
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
         }
         for waiter in waiters { waiter.resume() }
     }
 
     /// Returns once no request is waiting on a device.
     func waitUntilIdle() async {
-        await withCheckedContinuation { continuation in
-            let idle = idleWaiters.withLock { waiters -> Bool in
-                // Checked under the lock that `laterAnswerSent` takes, so a wake-up cannot be missed.
-                if inflight.load(ordering: .relaxed) == 0 { return true }
-                waiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
+        guard inflight > 0 else { return }
+        await withCheckedContinuation { continuation in state.with { $0.idleWaiters.append(continuation) } }
     }
 
     // MARK: - Methods
@@ -198,10 +198,14 @@ final class Session: RPCHandler {
     }
 
     private func lookup(_ target: Call.Target) throws(LumenError) -> Found {
-        guard let scope = state.withLock({ $0.scopes[target.scope]?.scope }) else {
+        guard let record = state.with({ $0.scopes[target.scope] }) else {
             throw LumenError(
                 .noSuchScope, "no open scope \(target.scope); open one first (the root home scope is 0)",
                 data: ["scope": .int(target.scope)])
+        }
+        let scope = record.scope
+        if let connection = record.connections[target.connection] {
+            return Found(target: target, connection: connection, entity: scope.entity)
         }
         guard let connection = scope.connection(target.connection) else {
             throw LumenError(
@@ -209,11 +213,12 @@ final class Session: RPCHandler {
                 "a \(scope.typeName) scope has no connection '\(target.connection)'; 'describe' lists them",
                 data: ["scope": .int(target.scope), "connection": .string(target.connection)])
         }
+        state.with { $0.scopes[target.scope]?.connections[target.connection] = connection }
         return Found(target: target, connection: connection, entity: scope.entity)
     }
 
     private func checkInflightLimit() throws(LumenError) {
-        guard inflight.load(ordering: .relaxed) < context.limits.maxInflightPerSession else {
+        guard inflight < context.limits.maxInflightPerSession else {
             throw LumenError(
                 .limitExceeded,
                 "this session has \(context.limits.maxInflightPerSession) writes waiting; wait for some replies")
@@ -227,7 +232,7 @@ final class Session: RPCHandler {
         if let result = completion.knownOutcome {
             return .now(result.map { ["value": $0] }.mapError(request.annotate))
         }
-        inflight.add(1, ordering: .relaxed)
+        state.with { $0.inflight += 1 }
         return .later {
             do throws(LumenError) {
                 return .success(["value": try await completion.value()])
@@ -253,7 +258,7 @@ final class Session: RPCHandler {
                     "this session has \(context.limits.maxScopesPerSession) scopes open; close some first")
             }
             let child = try await open(configuration)
-            let scopeID: Int? = state.withLock { state in
+            let scopeID: Int? = state.with { state in
                 guard !state.closed, state.scopes[target.scope] != nil else { return nil }
                 let id = state.nextScope
                 state.nextScope += 1
@@ -345,7 +350,7 @@ final class Session: RPCHandler {
     private func subscribe(_ found: Found) async throws(LumenError) -> JSONValue {
         let connection = found.connection
         guard let get = connection.get else { throw found.wrongKind("subscribe") }
-        guard state.withLock({ $0.subscriptions.count }) < context.limits.maxSubscriptionsPerSession else {
+        guard state.with({ $0.subscriptions.count }) < context.limits.maxSubscriptionsPerSession else {
             throw LumenError(
                 .limitExceeded,
                 "this session has \(context.limits.maxSubscriptionsPerSession) subscriptions; unsubscribe some first")
@@ -353,21 +358,21 @@ final class Session: RPCHandler {
         let subscription = context.hub.makeSubscriptionID()
         let value: JSONValue
         if let key = connection.key {
-            // Read and register in one step on the simulation's loop, so no change falls in between.
-            let (hub, outbox) = (context.hub, outbox)
+            // Read and register in one step on the home's loop, so no change falls in between. The notices of
+            // later changes reach this loop after this task does, so the outbox knows the subscription first.
+            let hub = context.hub
             value = try await context.container.home.withIsolation { home throws(LumenError) in
                 let value = try home.value(of: key)
-                outbox.addSubscription(subscription, value: value)
                 hub.add(subscription, key: key, session: self)
                 home.watch(key)
                 return value
             }
         } else {
             value = try await get()
-            outbox.addSubscription(subscription, value: value)
         }
+        outbox.addSubscription(subscription, value: value)
         let scopeID = found.target.scope
-        let registered = state.withLock { state -> Bool in
+        let registered = state.with { state -> Bool in
             guard !state.closed, state.scopes[scopeID] != nil else { return false }
             state.subscriptions[subscription] = (scopeID, connection.key)
             state.scopes[scopeID]?.subscriptions.append(subscription)
@@ -381,7 +386,7 @@ final class Session: RPCHandler {
     }
 
     private func unsubscribe(_ subscription: Int) throws(LumenError) -> JSONValue {
-        let removed = state.withLock { state -> (scope: Int, key: PropertyKey?)? in
+        let removed = state.with { state -> (scope: Int, key: PropertyKey?)? in
             guard subscription >= 0, let record = state.subscriptions.removeValue(forKey: UInt64(subscription)) else {
                 return nil
             }
@@ -407,7 +412,7 @@ final class Session: RPCHandler {
     /// Closes a scope and everything below it; returns the closed IDs, children before parents.
     @discardableResult
     private func closeSubtree(_ root: Int) -> [Int] {
-        let (closed, subscriptions) = state.withLock { state -> ([Int], [(UInt64, PropertyKey?)]) in
+        let (closed, subscriptions) = state.with { state -> ([Int], [(UInt64, PropertyKey?)]) in
             guard let rootRecord = state.scopes[root] else { return ([], []) }
             var order: [Int] = []
             func visit(_ id: Int) {
@@ -434,7 +439,7 @@ final class Session: RPCHandler {
 
     /// The entity behind some scopes is gone: close them, children first, and tell the client.
     func entityRemoved(_ entity: Entity) {
-        let roots = state.withLock { state in
+        let roots = state.with { state in
             state.scopes.filter { $0.value.scope.entity == entity }.map(\.key).sorted()
         }
         for root in roots {
@@ -448,7 +453,7 @@ final class Session: RPCHandler {
 
     /// Frees everything the session holds.
     func close() {
-        let subscriptions = state.withLock { state -> [(UInt64, PropertyKey?)] in
+        let subscriptions = state.with { state -> [(UInt64, PropertyKey?)] in
             state.closed = true
             let all = state.subscriptions.map { ($0.key, $0.value.key) }
             state.subscriptions = [:]

@@ -5,21 +5,20 @@ import Synchronization
 /// Routes the simulation's change events to the sessions that asked for them.
 ///
 /// A subscription is filed under the one property it watches, so a change costs a dictionary lookup and a
-/// notice per subscriber, whatever the size of the home. The hub is called synchronously as the home changes:
-/// the notices of sessions on the caller's loop (and in-process ones) are queued by the time the change's
-/// request returns; those of sessions on other loops are handed to their loops, which queue them before
-/// anything they read afterwards.
+/// notice per subscriber, whatever the size of the home. The hub is called on the home's loop as the home
+/// changes, and hands each loop the notices of the sessions it serves, which that loop queues before anything
+/// the home's loop hands it afterwards (a write's reply, say).
 final class SubscriptionHub: Sendable {
-    /// The subscribers to one property whose sessions one loop serves (or that are in-process: no loop).
+    /// The subscribers to one property whose sessions one loop serves.
     private struct LoopSubscribers {
-        let loop: EventLoop?
+        let loop: EventLoop
         var sessions: [UInt64: Session] = [:]
     }
 
     private struct State {
         /// By property, then by loop: a change hands each other loop its own subscribers in one piece, so the
         /// publishing thread touches none of another loop's sessions.
-        var subscribers: [PropertyKey: [ObjectIdentifier?: LoopSubscribers]] = [:]
+        var subscribers: [PropertyKey: [ObjectIdentifier: LoopSubscribers]] = [:]
         var sessions: [UInt64: Session] = [:]
     }
 
@@ -34,7 +33,7 @@ final class SubscriptionHub: Sendable {
     func unregister(_ session: Session) { _ = state.withLock { $0.sessions.removeValue(forKey: session.id) } }
 
     func add(_ subscription: UInt64, key: PropertyKey, session: Session) {
-        let group = session.eventLoop.map(ObjectIdentifier.init)
+        let group = ObjectIdentifier(session.eventLoop)
         state.withLock { state in
             state.subscribers[key, default: [:]][group, default: LoopSubscribers(loop: session.eventLoop)]
                 .sessions[subscription] = session
@@ -65,17 +64,11 @@ final class SubscriptionHub: Sendable {
             // at once, after what it was handed before: changes come one at a time from the home's loop, and
             // reach each session in the order they were made.
             for group in groups.values {
-                guard let loop = group.loop else {
-                    for (subscription, session) in group.sessions {
-                        session.outbox.publish(subscription, encodedValue: encoded)
-                    }
-                    continue
-                }
                 // A copy of its own for each loop: every outbox keeps a reference to the bytes, and a count of
                 // references shared by two loops' threads would bounce between their cores.
                 let encoded = encoded.withUnsafeBufferPointer { Array($0) }
                 let sessions = group.sessions
-                loop.execute { _ in
+                group.loop.execute { _ in
                     for (subscription, session) in sessions {
                         session.outbox.publish(subscription, encodedValue: encoded)
                     }
@@ -83,7 +76,7 @@ final class SubscriptionHub: Sendable {
             }
         case .removed(let entity):
             let sessions = state.withLock { Array($0.sessions.values) }
-            for session in sessions { session.entityRemoved(entity) }
+            for session in sessions { session.eventLoop.execute { _ in session.entityRemoved(entity) } }
         }
     }
 }

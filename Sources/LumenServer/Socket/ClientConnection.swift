@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -35,6 +34,9 @@ final class ClientConnection: Sendable {
         var queuedIndex = 0
         /// A task is handling the session's requests: new lines wait in `queued` for it.
         var processing = false
+        /// The session served, and how its requests are handled and answered: set once, when serving starts.
+        var session: Session?
+        var serving: Serving?
     }
 
     /// How the session's requests are handled and answered: set once, when serving starts.
@@ -47,11 +49,9 @@ final class ClientConnection: Sendable {
     /// The connection's place on its event loop: socket events, and the session's task, run there.
     let loop: ConnectionLoop
     let limits: ServerLimits
-    private let io: Mutex<IO>
-    private let serving = Mutex<Serving?>(nil)
+    /// Touched only on the loop's thread.
+    private let io: LoopBound<IO>
     private let closedHandler: @Sendable (ClientConnection, String?) -> Void
-    /// Set once, right after init: the session this connection serves.
-    private let sessionBox = Mutex<Session?>(nil)
 
     static let highWater = 128
     static let lowWater = 32
@@ -70,21 +70,23 @@ final class ClientConnection: Sendable {
     ) {
         self.fd = fd
         self.limits = limits
-        io = Mutex(IO(framer: LineFramer(maxLineBytes: limits.maxLineBytes)))
+        io = LoopBound(IO(framer: LineFramer(maxLineBytes: limits.maxLineBytes)), on: eventLoop)
         loop = ConnectionLoop(fd: fd, on: eventLoop)
         closedHandler = onClose
     }
 
-    var session: Session? { sessionBox.withLock { $0 } }
+    var session: Session? { io.with { $0.session } }
 
-    /// Starts reading and serving `session`.
+    /// Starts reading and serving `session`, on the loop's thread.
     func start(session: Session) {
-        sessionBox.withLock { $0 = session }
         let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.send(reply: bytes) }
         let processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
             executor: loop.eventLoop)
-        serving.withLock { $0 = Serving(processor: processor, reply: reply) }
+        io.with { io in
+            io.session = session
+            io.serving = Serving(processor: processor, reply: reply)
+        }
         loop.start { [weak self] context in
             self?.readAvailable(context)
         } writable: { [weak self] in
@@ -108,11 +110,11 @@ final class ClientConnection: Sendable {
     /// the loop's executor, and the lines after it wait for that task, so requests are handed to the session
     /// in order.
     private func handle(_ lines: [[UInt8]]) {
-        guard let serving = serving.withLock({ $0 }), !lines.isEmpty else { return }
+        guard let serving = io.with({ $0.serving }), !lines.isEmpty else { return }
         var index = 0
         var bytes = 0
         while index < lines.count, index < Self.answeredPerRead {
-            let busy = io.withLock { $0.processing || $0.closed }
+            let busy = io.with { $0.processing || $0.closed }
             if busy { break }
             let line = lines[index]
             bytes += line.count
@@ -121,13 +123,13 @@ final class ClientConnection: Sendable {
             if bytes > Self.bytesAnsweredPerRead { break }
             index += 1
             if let pending = serving.processor.processNow(line: line, reply: serving.reply) {
-                io.withLock { $0.processing = true }
+                io.with { $0.processing = true }
                 startProcessing(serving, first: pending)
                 break
             }
         }
         guard index < lines.count else { return }
-        let (start, suspend) = io.withLock { state -> (Bool, Bool) in
+        let (start, suspend) = io.with { state -> (Bool, Bool) in
             state.queued.append(contentsOf: lines[index...])
             let start = !state.processing && !state.closed
             if start { state.processing = true }
@@ -153,13 +155,13 @@ final class ClientConnection: Sendable {
                 // nothing queued and loses no time to it.
                 if waiting > 0 { await Task.yield() }
             }
-            if io.withLock({ $0.inputEnded && !$0.closed }) { await finishInput() }
+            if io.with({ $0.inputEnded && !$0.closed }) { await finishInput() }
         }
     }
 
     /// The next queued line and how many wait behind it, or `nil` (and the task's end) when none is left.
     private func nextQueued() -> ([UInt8], Int)? {
-        io.withLock { state in
+        io.with { state in
             guard !state.closed, state.queuedIndex < state.queued.count else {
                 state.processing = false
                 state.queued.removeAll(keepingCapacity: state.queued.capacity <= 1_024)
@@ -180,13 +182,13 @@ final class ClientConnection: Sendable {
         let outbox = session.outbox
         loop.submit { [weak self] in
             guard let self else { return }
-            let drained = self.io.withLock { $0.pending.count == $0.pendingOffset }
+            let drained = self.io.with { $0.pending.count == $0.pendingOffset }
             if drained && outbox.pendingReplyBytes == 0 { self.close(reason: nil) } else { self.closeWhenDrained() }
         }
     }
 
     private func closeWhenDrained() {
-        io.withLock { $0.finishing = true }
+        io.with { $0.finishing = true }
         flush()
     }
 
@@ -195,7 +197,7 @@ final class ClientConnection: Sendable {
     /// One read a turn: the loop comes back while more is waiting (its `epoll` is level-triggered), and the
     /// other connections it serves get their turns between.
     private func readAvailable(_ context: LoopContext) {
-        guard !io.withLock({ $0.readSuspended || $0.closed }) else { return }
+        guard !io.with({ $0.readSuspended || $0.closed }) else { return }
         switch context.read(fd, { chunk in feed(chunk) }) {
         case .moved, .wouldBlock: return
         case .end: endInput()
@@ -204,7 +206,7 @@ final class ClientConnection: Sendable {
     }
 
     private func endInput() {
-        let idle = io.withLock { state -> Bool in
+        let idle = io.with { state -> Bool in
             state.readSuspended = true
             state.inputEnded = true
             return !state.processing
@@ -214,7 +216,7 @@ final class ClientConnection: Sendable {
     }
 
     private func feed(_ bytes: ArraySlice<UInt8>) {
-        let (ready, overlong) = io.withLock { state -> ([[UInt8]], Bool) in
+        let (ready, overlong) = io.with { state -> ([[UInt8]], Bool) in
             let (lines, overlong) = state.framer.feed(bytes)
             state.requestsRead += lines.count
             if !lines.isEmpty { state.awaitingRequestSince = nil }
@@ -234,7 +236,7 @@ final class ClientConnection: Sendable {
     }
 
     private func resumeReading() {
-        let resume = io.withLock { state -> Bool in
+        let resume = io.with { state -> Bool in
             guard state.readSuspended, !state.inputEnded, !state.closed else { return false }
             state.readSuspended = false
             return true
@@ -250,7 +252,7 @@ final class ClientConnection: Sendable {
     }
 
     private func writable() {
-        let disarm = io.withLock { state -> Bool in
+        let disarm = io.with { state -> Bool in
             defer { state.writeArmed = false }
             return state.writeArmed
         }
@@ -263,7 +265,7 @@ final class ClientConnection: Sendable {
     private func flush() {
         guard let outbox = session?.outbox else { return }
         while true {
-            let next = io.withLock { state -> FlushStep in
+            let next = io.with { state -> FlushStep in
                 if state.closed { return .stop }
                 if state.pendingOffset == state.pending.count {
                     state.pending = outbox.take(maxBytes: 256 * 1_024)
@@ -280,9 +282,9 @@ final class ClientConnection: Sendable {
             let sent = bytes.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             switch sent {
             case .moved(let count):
-                io.withLock { $0.pendingOffset += count }
+                io.with { $0.pendingOffset += count }
             case .wouldBlock:
-                let arm = io.withLock { state -> Bool in
+                let arm = io.with { state -> Bool in
                     defer { state.writeArmed = true }
                     return !state.writeArmed
                 }
@@ -315,14 +317,14 @@ final class ClientConnection: Sendable {
 
     /// Whether everything queued has been written.
     var isDrained: Bool {
-        let bufferEmpty = io.withLock { $0.pending.count == $0.pendingOffset || $0.closed }
+        let bufferEmpty = io.with { $0.pending.count == $0.pendingOffset || $0.closed }
         return bufferEmpty && (session?.outbox.pendingReplyBytes ?? 0) == 0
     }
 
     /// Why the connection should be closed for owing a request longer than `grace`, or `nil`. Time spent
     /// with reading suspended (the server's own back-pressure) or after end of input does not count.
     func overdue(now: ContinuousClock.Instant, grace: Duration) -> String? {
-        io.withLock { state in
+        io.with { state in
             guard let since = state.awaitingRequestSince, !state.readSuspended, !state.closed,
                 now - since >= grace
             else { return nil }
@@ -333,14 +335,11 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// Closes the connection on its own thread for being overdue, logging why.
-    func closeOverdue(_ reason: String) { loop.submit { [weak self] in self?.close(reason: reason) } }
-
     // MARK: - Closing
 
     /// Closes the connection; `reason` is logged when the server, not the client, ended it.
     func close(reason: String?) {
-        let first = io.withLock { state -> Bool in
+        let first = io.with { state -> Bool in
             guard !state.closed else { return false }
             state.closed = true
             state.pending = []

@@ -91,8 +91,28 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     /// Runs the loop on the calling thread until it is shut down (``shutDown()`` or ``stop()``).
     public func runOnCurrentThread() { run() }
 
-    /// Whether the caller is on the loop's thread.
-    public var isCurrent: Bool { Self.current === self }
+    /// Whether the caller is on the loop's thread (once the loop has stopped, on ``lateWork``'s, which runs
+    /// what still arrives for it).
+    public var isCurrent: Bool {
+        let current = Self.current
+        return current === self
+            || (current != nil && current === Self.lateWorkIfStarted && hasExited.load(ordering: .acquiring))
+    }
+
+    /// Where work that arrives for a loop after it stopped runs (a write confirmed by the store after the
+    /// server closed, say), one piece at a time as the loop would have: a thread started the first time.
+    static var lateWork: EventLoop {
+        lateWorkLoop.withLock { loop in
+            if let loop { return loop }
+            let started = EventLoop(name: "lumen.late")
+            loop = started
+            return started
+        }
+    }
+
+    private static let lateWorkLoop = Mutex<EventLoop?>(nil)
+    private static var lateWorkIfStarted: EventLoop? { lateWorkLoop.withLock { $0 } }
+    private let hasExited = Atomic<Bool>(false)
 
     public func isIsolatingCurrentContext() -> Bool? { isCurrent }
 
@@ -116,17 +136,15 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     // MARK: - Work from any thread
 
     /// Runs `block` on the loop's thread, with the state only that thread touches, after the work queued
-    /// before it. Once the loop has stopped it runs on the calling thread, given `nil`: what it would have
-    /// done to the loop's sockets is moot, and what it does besides (closing a socket) still happens.
+    /// before it. Once the loop has stopped it runs on ``lateWork``, given `nil`: what it would have done to
+    /// the loop's sockets is moot, and what it does besides (closing a socket) still happens.
     func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
-        guard add(.block(block)) else { return block(nil) }
+        guard add(.block(block)) else { return Self.lateWork.execute { _ in block(nil) } }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        // Once the loop has stopped (lumend is ending), what a task still has to do runs on Swift's global
-        // executor.
-        guard add(.job(job)) else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        guard add(.job(job)) else { return Self.lateWork.enqueue(ExecutorJob(job)) }
     }
 
     /// Runs `block` on the loop's thread at `deadline` (at once if it has passed), unless cancelled first.
@@ -278,13 +296,21 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
                 }
             }
         }
-        // Whatever raced in after the last look runs now; later arrivals run elsewhere.
-        let late = inbox.withLock { inbox in
-            inbox.exited = true
-            defer { inbox.work = [] }
-            return inbox.work
+        // Whatever raced in after the last look runs now; once none is left, later arrivals go to `lateWork`,
+        // which never runs them alongside this thread.
+        while true {
+            let late = inbox.withLock { inbox -> [Work] in
+                guard !inbox.work.isEmpty else {
+                    inbox.exited = true
+                    hasExited.store(true, ordering: .releasing)
+                    return []
+                }
+                defer { inbox.work = [] }
+                return inbox.work
+            }
+            if late.isEmpty { break }
+            for item in late { perform(item, context) }
         }
-        for item in late { perform(item, context) }
         // The sockets are their connections' to close (``ConnectionLoop/stop(then:)``), here or later.
         Glibc.close(epfd)
         Glibc.close(wakeFD)

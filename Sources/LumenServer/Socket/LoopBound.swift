@@ -1,0 +1,20 @@
+/// A value that belongs to one event loop: read and changed only on that loop's thread, which every access
+/// checks. As swift-nio's `NIOLoopBound`: the box is `Sendable` so that the blocks and tasks bound for the
+/// loop can carry it, and the check, not a lock, keeps the value to that one thread.
+final class LoopBound<Value>: @unchecked Sendable {
+    /// The loop whose thread alone touches the value.
+    let loop: EventLoop
+    private var value: Value
+
+    /// `value`, bound to `loop` from now on (made on any thread).
+    init(_ value: Value, on loop: EventLoop) {
+        self.value = value
+        self.loop = loop
+    }
+
+    /// Runs `body` with the value, on the loop's thread.
+    func with<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        precondition(loop.isCurrent, "a value of \(loop.name)'s touched from another thread")
+        return try body(&value)
+    }
+}
