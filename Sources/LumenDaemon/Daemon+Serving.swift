@@ -29,9 +29,9 @@ extension Daemon {
                 throw LumenError(.notPersisted, "the change could not be saved: \(error)")
             }
         }
-        let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
+        let scopeContext = ScopeContext(home: home, durable: durability == .full ? waitForDisk : nil)
         let server = SocketServer(
-            listenFD: listenFD, ownedPath: ownedPath, container: container, limits: options.limits,
+            listenFD: listenFD, ownedPath: ownedPath, scopeContext: scopeContext, limits: options.limits,
             simulationAccess: options.simulationAccess, clock: clock, logger: logger)
         // A watcher: the server hears only of changes to properties some session subscribed to.
         await home.addWatcher { event in

@@ -53,7 +53,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 }
             }
             let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
-            let session = InProcessSession(container: ScopeContainer(home: home))
+            let session = InProcessSession(scopeContext: ScopeContext(home: home))
             // A line the plain reader takes is the request the parser reads, decoded into the same call.
             for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
                 let (plain, parsed) = session.readings(of: Array(line))

@@ -39,8 +39,7 @@ public struct Connection<Value: ScopeValue>: Sendable {
 ///
 /// A write returns a ``WriteCompletion`` as soon as it is queued, and the completion settles when the device
 /// confirms, so a caller can queue writes in order and wait for each on its own. The write itself is a step on
-/// the `Home` actor, with no suspension in it, so a server can make it at once when the actor is free
-/// (``Home/now(_:)``).
+/// the `Home` actor, with no suspension in it.
 public struct WritableConnection<Value: ScopeValue>: Sendable {
     /// Reads the current value.
     public let get: @Sendable () async throws(LumenError) -> JSONValue

@@ -6,7 +6,7 @@ extension RoomScope {
     /// `setAll`: one group command to every light of the room, answered once each light has applied or
     /// missed it.
     var setAll: Action {
-        let (container, id) = (container, id)
+        let (scopeContext, id) = (scopeContext, id)
         return Action(waitingForDevices: { arguments async throws(LumenError) in
             let change: LightChange
             let transitionMs: Double
@@ -28,10 +28,10 @@ extension RoomScope {
                     .invalidParams, error.description,
                     data: ["room": .string(id.rawValue), "connection": "setAll"])
             }
-            let ticket = try await container.home.setAll(change, in: id, transitionMs: transitionMs)
+            let ticket = try await scopeContext.home.setAll(change, in: id, transitionMs: transitionMs)
             return WriteCompletion { () async throws(LumenError) in
                 let deliveries = try await ticket.outcome
-                try await container.commit()
+                try await scopeContext.commit()
                 return .object(["lights": .array(deliveries.map(\.jsonValue))])
             }
         })

@@ -7,7 +7,7 @@ import LumenSimulation
 /// A server may restrict who can open it (see the server's access rules).
 public struct SimulationScope: Scope {
     public static let typeName = "simulation"
-    let container: ScopeContainer
+    let scopeContext: ScopeContext
     public var entity: Entity? { nil }
 
     public static let connections: [ConnectionEntry<SimulationScope>] = [
@@ -29,7 +29,7 @@ public struct SimulationScope: Scope {
     ]
 
     var clock: Connection<JSONValue> {
-        let home = container.home
+        let home = scopeContext.home
         return Connection(computing: { await home.clockValue })
     }
 
@@ -129,19 +129,19 @@ public struct SimulationScope: Scope {
             @escaping @Sendable (Home, ObjectCursor) throws(JSONShapeError) ->
             @Sendable () async throws(LumenError) -> JSONValue
     ) -> Action {
-        let container = container
+        let scopeContext = scopeContext
         return Action { arguments async throws(LumenError) in
             let work: @Sendable () async throws(LumenError) -> JSONValue
             do throws(JSONShapeError) {
                 let object =
                     arguments.value.isNull
                     ? ObjectCursor(object: [:], path: arguments.path) : try arguments.object(allowing: keys)
-                work = try parse(container.home, object)
+                work = try parse(scopeContext.home, object)
             } catch {
                 throw LumenError(.invalidParams, error.description)
             }
             let result = try await work()
-            try await container.commit()
+            try await scopeContext.commit()
             return result
         }
     }

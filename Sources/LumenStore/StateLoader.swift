@@ -96,33 +96,22 @@ public struct StateLoader: Sendable {
     var journalPath: String { "\(directory)/\(StateStore.journalFileName)" }
     var previousJournalPath: String { "\(directory)/\(StateStore.previousJournalFileName)" }
 
-    /// Chooses the state to start from. Call it while holding the ``StateDirectoryLock``: it removes the
-    /// temporary files an interrupted snapshot left.
-    /// - Parameters:
-    ///   - fixture: the fixture to use when there is no usable state.
-    ///   - origin: the fixture's identity and digest.
-    ///   - fixtureIsExplicit: whether the user named the fixture; then a state from a different fixture is
-    ///     refused rather than silently resumed.
-    ///   - reset: start from the fixture, moving any state aside.
-    ///   - acceptingLoss: go on from what is left when the files show that acknowledged changes are gone.
-    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, cannot be read, or
-    ///   is missing acknowledged changes (unless `acceptingLoss`).
-    public func load(
-        fixture: Fixture, origin: FixtureOrigin, fixtureIsExplicit: Bool, reset: Bool, acceptingLoss: Bool = false
-    ) throws(Refusal) -> Outcome {
-        try load(
-            fixtureDigest: origin.digest, fixtureIsExplicit: fixtureIsExplicit, reset: reset,
-            acceptingLoss: acceptingLoss
-        ) { (fixture, origin) }
-    }
-
-    /// Loads the state, reading the fixture only when it is needed: a state directory whose snapshot came from
-    /// the very same fixture bytes (the same digest) is loaded without parsing the fixture at all.
+    /// Chooses the state to start from, reading the fixture only when it is needed: a state directory whose
+    /// snapshot came from the very same fixture bytes (the same digest) is loaded without parsing the fixture
+    /// at all. Call it while holding the ``StateDirectoryLock``: it removes the temporary files an interrupted
+    /// snapshot left.
     ///
     /// Nothing in the directory is touched until the state is chosen: a refusal leaves every file as it was.
     /// - Parameters:
     ///   - fixtureDigest: the digest of the fixture's bytes (``fixtureDigest(_:)``).
-    ///   - parse: the fixture and its origin, worked out when needed.
+    ///   - fixtureIsExplicit: whether the user named the fixture; then a state from a different fixture is
+    ///     refused rather than silently resumed.
+    ///   - reset: start from the fixture, moving any state aside.
+    ///   - acceptingLoss: go on from what is left when the files show that acknowledged changes are gone.
+    ///   - parse: the fixture and its origin (the fixture to use when there is no usable state), worked out
+    ///     when needed.
+    /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, cannot be read, or
+    ///   is missing acknowledged changes (unless `acceptingLoss`).
     public func load(
         fixtureDigest digest: String, fixtureIsExplicit: Bool, reset: Bool, acceptingLoss: Bool = false,
         fixture parse: () throws(Refusal) -> (Fixture, FixtureOrigin)

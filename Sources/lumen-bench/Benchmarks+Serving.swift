@@ -33,11 +33,11 @@ extension Benchmarks {
                 throw LumenError(.notPersisted, "\(error)")
             }
         }
-        let container = ScopeContainer(home: home, durable: durability == .full ? waitForDisk : nil)
+        let scopeContext = ScopeContext(home: home, durable: durability == .full ? waitForDisk : nil)
         let path = "\(directory)/s.sock"
         let fd = try! UnixSocket.listen(at: path)
         let server = SocketServer(
-            listenFD: fd, ownedPath: path, container: container,
+            listenFD: fd, ownedPath: path, scopeContext: scopeContext,
             logger: Logger(level: .critical, handler: StderrLogHandler()))
         await home.addWatcher { server.publish($0) }
         await home.setPersistenceSink(store)

@@ -21,7 +21,7 @@ extension Benchmarks {
         ) { await home.snapshot() }
         await home.setPersistenceSink(store)
         let storeTask = Task { await store.run() }
-        let session = InProcessSession(container: ScopeContainer(home: home))
+        let session = InProcessSession(scopeContext: ScopeContext(home: home))
         // A fresh session: the room opens as scope 1, its light as scope 2.
         for line in [openRoomLine, openLightLine(0)] { _ = await session.feed(line) }
         let (on, off) = (setIsOnLine(scope: "2", true), setIsOnLine(scope: "2", false))

@@ -115,7 +115,7 @@ extension ConnectionLoopTests {
         let connection = ClientConnection(fd: ends[0], on: eventLoop, limits: ServerLimits()) { _, _ in }
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
         let context = ServerContext(
-            container: ScopeContainer(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
+            scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
         let session = Session(id: 1, context: context, credentials: nil, eventLoop: eventLoop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()

@@ -13,7 +13,7 @@ struct PlainRequestSessionTests {
     static func session(readsPlainRequests: Bool) throws -> (InProcessSession, Home) {
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .real)
         let session = InProcessSession(
-            container: ScopeContainer(home: home), limits: ServerLimits(), readsPlainRequests: readsPlainRequests)
+            scopeContext: ScopeContext(home: home), limits: ServerLimits(), readsPlainRequests: readsPlainRequests)
         return (session, home)
     }
 
@@ -166,7 +166,7 @@ struct PlainRequestSessionTests {
         for readsPlain in [true, false] {
             let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .real)
             let session = InProcessSession(
-                container: ScopeContainer(home: home), limits: ServerLimits(), readsPlainRequests: readsPlain)
+                scopeContext: ScopeContext(home: home), limits: ServerLimits(), readsPlainRequests: readsPlain)
             for line in [
                 Self.request(#""r""#, "open", #""scope":0,"connection":"room","configuration":"lab""#),
                 Self.request(#""l""#, "open", #""scope":1,"connection":"light","configuration":"lab.lamp""#),

@@ -31,7 +31,7 @@ final class TestServer: Sendable {
         let path = directory.file("s.sock")
         let fd = try UnixSocket.listen(at: path)
         let server = SocketServer(
-            listenFD: fd, ownedPath: path, container: ScopeContainer(home: home), limits: limits,
+            listenFD: fd, ownedPath: path, scopeContext: ScopeContext(home: home), limits: limits,
             logger: Logger(level: .info, handler: log))
         self.server = server
         await home.addWatcher { server.publish($0) }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How long a device takes to apply a command, as a distribution of delays in milliseconds.
 ///
 /// Real bulbs do not answer in constant time: Thread and Zigbee radios have long-tailed delays. A latency
@@ -87,7 +93,7 @@ public enum LatencyModel: Sendable, Hashable {
             let value = mean + stddev * Self.standardNormal(using: &random)
             return min(max(0, value), maxMs ?? .infinity)
         case .logNormal(let median, let sigma, let maxMs):
-            let value = median * Foundation_exp(sigma * Self.standardNormal(using: &random))
+            let value = median * exp(sigma * Self.standardNormal(using: &random))
             return min(value, maxMs ?? .infinity)
         case .mixture(let components):
             // One uniform draw picks the component, so the stream advances the same way whichever it picks
@@ -109,6 +115,6 @@ public enum LatencyModel: Sendable, Hashable {
     static func standardNormal(using random: inout some RandomNumberGenerator) -> Double {
         let u1 = Double.random(in: Double.ulpOfOne..<1, using: &random)
         let u2 = Double.random(in: 0..<1, using: &random)
-        return (-2 * Foundation_log(u1)).squareRoot() * Foundation_cos(2 * .pi * u2)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }

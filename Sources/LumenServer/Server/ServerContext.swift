@@ -51,7 +51,7 @@ public enum SimulationAccess: String, Sendable, CaseIterable {
 
 /// What every session of a server shares.
 final class ServerContext: Sendable {
-    let container: ScopeContainer
+    let scopeContext: ScopeContext
     let hub: SubscriptionHub
     let limits: ServerLimits
     let logger: Logger
@@ -60,10 +60,10 @@ final class ServerContext: Sendable {
     private let shuttingDown = Atomic<Bool>(false)
 
     init(
-        container: ScopeContainer, hub: SubscriptionHub, limits: ServerLimits, logger: Logger,
+        scopeContext: ScopeContext, hub: SubscriptionHub, limits: ServerLimits, logger: Logger,
         simulationAccess: SimulationAccess
     ) {
-        self.container = container
+        self.scopeContext = scopeContext
         self.hub = hub
         self.limits = limits
         self.logger = logger

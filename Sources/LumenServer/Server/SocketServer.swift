@@ -37,18 +37,18 @@ public final class SocketServer: Service, Sendable {
     /// - Parameters:
     ///   - listenFD: a listening Unix stream socket.
     ///   - ownedPath: the socket file to remove at shutdown (`nil` when socket-activated: systemd owns it).
-    ///   - container: the scopes to serve.
+    ///   - scopeContext: the scopes to serve.
     ///   - clock: what its timers sleep on (lumend's main event loop's clock, so that they need no other
     ///     thread).
     public init(
-        listenFD: Int32, ownedPath: String?, container: ScopeContainer, limits: ServerLimits = ServerLimits(),
+        listenFD: Int32, ownedPath: String?, scopeContext: ScopeContext, limits: ServerLimits = ServerLimits(),
         simulationAccess: SimulationAccess = .owner, clock: any Clock<Duration> = ContinuousClock(), logger: Logger
     ) {
         self.clock = clock
         self.listenFD = listenFD
         self.ownedPath = ownedPath
         context = ServerContext(
-            container: container, hub: SubscriptionHub(), limits: limits, logger: logger,
+            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits, logger: logger,
             simulationAccess: simulationAccess)
         eventLoops = EventLoopGroup(count: limits.eventLoops)
     }
@@ -219,7 +219,7 @@ public final class SocketServer: Service, Sendable {
     /// Stops accepting, fails device waits, sends queued replies (for up to `drainTimeout`), closes all.
     private func shutDown(drainTimeout: Duration = .seconds(2)) async {
         context.beginShutdown()
-        await context.container.home.shutDown()
+        await context.scopeContext.home.shutDown()
         let deadline = ContinuousClock.now + drainTimeout
         while ContinuousClock.now < deadline, await anyConnectionBusy() {
             try? await clock.sleep(for: .milliseconds(10))

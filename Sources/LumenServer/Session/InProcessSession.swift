@@ -8,7 +8,7 @@ import LumenService
 /// so a fuzzer or a harness can drive the protocol without a socket.
 ///
 /// ```swift
-/// let session = InProcessSession(container: ScopeContainer(home: home))
+/// let session = InProcessSession(scopeContext: ScopeContext(home: home))
 /// let output = await session.feed(Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}\n"#.utf8))
 /// ```
 public final class InProcessSession: Sendable {
@@ -19,16 +19,16 @@ public final class InProcessSession: Sendable {
     /// The loop every in-process session is served on, as a connection is on its own.
     static let loop = EventLoop(name: "lumen.in-process")
 
-    /// A session on `container`'s home, with `limits`.
-    public convenience init(container: ScopeContainer, limits: ServerLimits = ServerLimits()) {
-        self.init(container: container, limits: limits, readsPlainRequests: true)
+    /// A session on `scopeContext`'s home, with `limits`.
+    public convenience init(scopeContext: ScopeContext, limits: ServerLimits = ServerLimits()) {
+        self.init(scopeContext: scopeContext, limits: limits, readsPlainRequests: true)
     }
 
     /// A session that reads plain requests as they lie or, with `readsPlainRequests` false, every line as a
     /// tree: tests hold the two to the same answers.
-    init(container: ScopeContainer, limits: ServerLimits, readsPlainRequests: Bool) {
+    init(scopeContext: ScopeContext, limits: ServerLimits, readsPlainRequests: Bool) {
         let context = ServerContext(
-            container: container, hub: SubscriptionHub(), limits: limits,
+            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits,
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
         session = Session(id: 1, context: context, credentials: nil, eventLoop: Self.loop) {}
         context.hub.register(session)

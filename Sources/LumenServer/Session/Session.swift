@@ -6,8 +6,9 @@ import Synchronization
 
 /// One client's conversation: its scope tree, its subscriptions and its outgoing queue.
 ///
-/// Requests are handed over one at a time in the order they arrived; writes that wait for a device answer
-/// later (``RPCOutcome/later(_:)``), so a slow `set` on one light never holds up a `get` on another.
+/// Requests are decoded into calls and handed over one at a time in the order they arrived; writes that wait
+/// for a device answer later (``RPCAnswer/later(_:)``), so a slow `set` on one light never holds up a `get` on
+/// another. Everything it holds belongs to its loop.
 final class Session: RPCHandler {
     struct ScopeRecord {
         var scope: AnyScope
@@ -48,7 +49,7 @@ final class Session: RPCHandler {
         self.credentials = credentials
         outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, wake: wake)
         var state = State()
-        state.scopes[0] = ScopeRecord(scope: AnyScope(context.container.homeScope), parent: nil)
+        state.scopes[0] = ScopeRecord(scope: AnyScope(context.scopeContext.homeScope), parent: nil)
         self.state = LoopBound(state, on: eventLoop)
     }
 
@@ -74,7 +75,7 @@ final class Session: RPCHandler {
                 "protocol": .int(LumenVersion.wireProtocol), "root": 0,
             ])
         case .describe:
-            return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContainer.scopeTypes])
+            return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContext.scopeTypes])
         case .close(let scope):
             return answering { () throws(LumenError) in try close(scope) }
         case .unsubscribe(let subscription):
@@ -315,7 +316,7 @@ final class Session: RPCHandler {
             }
             let options = WriteOptions(transitionMs: transition)
             try checkInflightLimit()
-            let completion = try await context.container.home.withIsolation { home throws(LumenError) in
+            let completion = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
                 try write(home, value, options)
             }
             return answer(completion, request)
@@ -361,7 +362,7 @@ final class Session: RPCHandler {
             // Read and register in one step on the home's loop, so no change falls in between. The notices of
             // later changes reach this loop after this task does, so the outbox knows the subscription first.
             let hub = context.hub
-            value = try await context.container.home.withIsolation { home throws(LumenError) in
+            value = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
                 let value = try home.value(of: key)
                 hub.add(subscription, key: key, session: self)
                 home.watch(key)

@@ -6,17 +6,17 @@ import LumenSimulation
 /// a write durable before it is confirmed.
 ///
 /// ```swift
-/// let container = ScopeContainer(home: home) { try await store.waitUntilDurable(store.changeMark) }
-/// let root = AnyScope(container.homeScope)
+/// let scopeContext = ScopeContext(home: home) { try await store.waitUntilDurable(store.changeMark) }
+/// let root = AnyScope(scopeContext.homeScope)
 /// ```
-public struct ScopeContainer: Sendable {
+public struct ScopeContext: Sendable {
     /// The home.
     public let home: Home
     /// Runs after a write has been applied, before it is confirmed (the state store waits for the disk here);
     /// `nil` when a write is confirmed once applied.
     public let durable: (@Sendable () async throws(LumenError) -> Void)?
 
-    /// A container; `durable` waits until what was applied is on disk (full durability).
+    /// A scope context; `durable` waits until what was applied is on disk (full durability).
     public init(home: Home, durable: (@Sendable () async throws(LumenError) -> Void)? = nil) {
         self.home = home
         self.durable = durable
@@ -28,7 +28,7 @@ public struct ScopeContainer: Sendable {
     }
 
     /// The root scope.
-    public var homeScope: HomeScope { HomeScope(container: self) }
+    public var homeScope: HomeScope { HomeScope(scopeContext: self) }
 
     /// Every scope type, as `describe` reports them.
     public static var scopeTypes: JSONValue {
@@ -79,7 +79,7 @@ public struct ScopeContainer: Sendable {
 /// The root scope: the home.
 public struct HomeScope: Scope {
     public static let typeName = "home"
-    let container: ScopeContainer
+    let scopeContext: ScopeContext
     public var entity: Entity? { nil }
 
     public static let connections: [ConnectionEntry<HomeScope>] = [
@@ -90,36 +90,37 @@ public struct HomeScope: Scope {
     ]
 
     var name: WritableConnection<String> {
-        let home = container.home
-        return WritableConnection(.home(.name), of: home) { [container] home, name, _ throws(LumenError) in
+        let home = scopeContext.home
+        return WritableConnection(.home(.name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
             try home.setName(name, of: .home)
-            return container.immediate(.string(name))
+            return scopeContext.immediate(.string(name))
         }
     }
 
-    var roomIDs: Connection<[String]> { Connection(.home(.roomIDs), of: container.home) }
+    var roomIDs: Connection<[String]> { Connection(.home(.roomIDs), of: scopeContext.home) }
 
     var room: ConfiguredConnection<RoomScope, String> {
-        ConfiguredConnection { [container] id async throws(LumenError) in
+        ConfiguredConnection { [scopeContext] id async throws(LumenError) in
             let room = RoomID(id)
-            guard await container.home.hasRoom(room) else {
+            guard await scopeContext.home.hasRoom(room) else {
                 throw LumenError(
                     .noSuchEntity, "no room '\(id)'; read roomIDs for the rooms there are",
                     data: ["room": .string(id)])
             }
-            return RoomScope(container: container, id: room)
+            return RoomScope(scopeContext: scopeContext, id: room)
         }
     }
 
     var simulation: ConfiguredConnection<SimulationScope, NoConfiguration> {
-        ConfiguredConnection { [container] _ async throws(LumenError) in SimulationScope(container: container) }
+        ConfiguredConnection { [scopeContext] _ async throws(LumenError) in SimulationScope(scopeContext: scopeContext)
+        }
     }
 }
 
 /// A room.
 public struct RoomScope: Scope {
     public static let typeName = "room"
-    let container: ScopeContainer
+    let scopeContext: ScopeContext
     /// The room's ID.
     public let id: RoomID
     public var entity: Entity? { .room(id) }
@@ -142,31 +143,31 @@ public struct RoomScope: Scope {
     ]
 
     var name: WritableConnection<String> {
-        let (home, id) = (container.home, id)
-        return WritableConnection(.room(id, .name), of: home) { [container] home, name, _ throws(LumenError) in
+        let (home, id) = (scopeContext.home, id)
+        return WritableConnection(.room(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
             try home.setName(name, of: .room(id))
-            return container.immediate(.string(name))
+            return scopeContext.immediate(.string(name))
         }
     }
 
     var lightIDs: Connection<[String]> { property(.lightIDs) }
 
     var light: ConfiguredConnection<LightScope, String> {
-        ConfiguredConnection { [container, id] lightID async throws(LumenError) in
+        ConfiguredConnection { [scopeContext, id] lightID async throws(LumenError) in
             let light = LightID(lightID)
-            guard await container.home.hasLight(light), try await container.home.light(light).room == id else {
+            guard await scopeContext.home.hasLight(light), try await scopeContext.home.light(light).room == id else {
                 throw LumenError(
                     .noSuchEntity, "no light '\(lightID)' in room '\(id)'; read lightIDs for the lights there are",
                     data: ["room": .string(id.rawValue), "light": .string(lightID)])
             }
-            let kind = try await container.home.light(light).model.kind
-            return LightScope(container: container, id: light, kind: kind)
+            let kind = try await scopeContext.home.light(light).model.kind
+            return LightScope(scopeContext: scopeContext, id: light, kind: kind)
         }
     }
 
     var detectLights: Action {
-        Action { [container, id] _ async throws(LumenError) in
-            let scan = try await container.home.detectLights(in: id)
+        Action { [scopeContext, id] _ async throws(LumenError) in
+            let scan = try await scopeContext.home.detectLights(in: id)
             return scan.jsonValue(isScanning: true)
         }
     }
@@ -175,14 +176,14 @@ public struct RoomScope: Scope {
     var scan: Connection<JSONValue> { property(.scan) }
 
     func property<Value: ScopeValue>(_ property: RoomProperty) -> Connection<Value> {
-        Connection(.room(id, property), of: container.home)
+        Connection(.room(id, property), of: scopeContext.home)
     }
 }
 
 /// A light.
 public struct LightScope: Scope {
     public static let typeName = "light"
-    let container: ScopeContainer
+    let scopeContext: ScopeContext
     /// The light's ID.
     public let id: LightID
     let kind: LightKind
@@ -199,19 +200,19 @@ public struct LightScope: Scope {
     ]
 
     var name: WritableConnection<String> {
-        let (home, id) = (container.home, id)
-        return WritableConnection(.light(id, .name), of: home) { [container] home, name, _ throws(LumenError) in
+        let (home, id) = (scopeContext.home, id)
+        return WritableConnection(.light(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
             try home.setName(name, of: .light(id))
-            return container.immediate(.string(name))
+            return scopeContext.immediate(.string(name))
         }
     }
 
-    var model: Connection<JSONValue> { Connection(.light(id, .model), of: container.home) }
-    var isReachable: Connection<Bool> { Connection(.light(id, .isReachable), of: container.home) }
+    var model: Connection<JSONValue> { Connection(.light(id, .model), of: scopeContext.home) }
+    var isReachable: Connection<Bool> { Connection(.light(id, .isReachable), of: scopeContext.home) }
 
     /// A writable light property: the write is a device command, confirmed when the light applies it.
     func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
-        let (home, id, container) = (container.home, id, container)
+        let (home, id, scopeContext) = (scopeContext.home, id, scopeContext)
         return WritableConnection(.light(id, property), of: home) { home, value, options throws(LumenError) in
             var change = LightChange()
             switch property {
@@ -221,7 +222,7 @@ public struct LightScope: Scope {
             case .color: change.color = value as? CIEColor
             case .name, .model, .isReachable, .settings: break
             }
-            return container.confirm(try home.send(change, to: id, transitionMs: options.transitionMs), property)
+            return scopeContext.confirm(try home.send(change, to: id, transitionMs: options.transitionMs), property)
         }
     }
 }
