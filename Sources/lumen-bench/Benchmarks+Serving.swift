@@ -23,7 +23,9 @@ extension Benchmarks {
     /// A real-clock lumend server in this process, with a state store, as the daemon wires them.
     static func serve(fixture: Fixture, directory: String, durability: Durability) async -> Served {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let home = Home(fixture: fixture, clock: .real)
+        // As lumend's: the home on a loop of its own, its main loop.
+        let mainLoop = EventLoop(name: "bench.main")
+        let home = Home(fixture: fixture, clock: .real, wakeExecutor: mainLoop, executor: mainLoop)
         let store = StateStore(
             directory: directory, durability: durability, origin: FixtureOrigin(id: fixture.id, digest: "bench")
         ) { await home.snapshot() }

@@ -6,16 +6,17 @@ import LumenSimulation
 import LumenStore
 
 extension Benchmarks {
-    /// A request's own work, with no socket and no other thread: one in-process session fed lines as a
-    /// connection feeds them, `get`s and relaxed `set`s in turn, on a home wired to its store as lumend wires
-    /// them. Each figure is the least CPU a request took over several runs: what else the machine does only
+    /// A request's own work, with no socket: one in-process session fed lines as a connection feeds them,
+    /// `get`s and relaxed `set`s in turn, on a home wired to its store and on a loop of its own as lumend wires
+    /// them (a `set` takes the hop to the home's loop and back). Each figure is the least CPU a request took over several runs: what else the machine does only
     /// ever adds to it, so the least is the run the machine left alone. The kernel's and the scheduler's
     /// part of a request, which the socket figures carry, is not in it.
     static func benchmarkWork(_ baseline: Baseline) async {
         let fixture = instantHome(lights: 8)
         let directory = "\(baseline.directory)/work"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let home = Home(fixture: fixture, clock: .real)
+        let mainLoop = EventLoop(name: "bench.main")
+        let home = Home(fixture: fixture, clock: .real, wakeExecutor: mainLoop, executor: mainLoop)
         let store = StateStore(
             directory: directory, durability: .relaxed, origin: FixtureOrigin(id: fixture.id, digest: "bench")
         ) { await home.snapshot() }
@@ -38,7 +39,7 @@ extension Benchmarks {
             for index in 0..<requests { _ = await session.feed(index % 2 == 0 ? off : on) }
             least.set = min(least.set, (processCPU() - start) / Double(requests) * 1e6)
         }
-        let label = "a get's own work, alone on one thread (least of \(runs) runs)"
+        let label = "a get's own work, no socket (least of \(runs) runs)"
         print("  " + pad(label) + String(format: "%6.2f µs", least.get))
         print(
             "  " + pad("a relaxed set's own work, against a get's")
