@@ -246,11 +246,6 @@ final class ClientConnection: Sendable {
 
     // MARK: - Writing
 
-    /// Called (from any thread) when the outbox has something new.
-    func wake() {
-        if !loop.requestWrite() { loop.eventLoop.execute { [weak self] _ in self?.flush() } }
-    }
-
     private func writable() {
         let disarm = io.with { state -> Bool in
             defer { state.writeArmed = false }
