@@ -88,86 +88,104 @@ extension StateStore {
         for waiter in satisfied { waiter.resume(returning: .success(())) }
         switch next {
         case .wait(let duration):
-            let nanoseconds = max(
-                1,
-                Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000))
-            _ = doorbell.wait(timeout: .now() + .nanoseconds(min(nanoseconds, 1_000_000_000)))
+            // At most a second, so a stop or a retry due is never missed for long.
+            let nap = min(max(duration, .nanoseconds(1)), .seconds(1)).components
+            _ = doorbell.wait(
+                timeout: .now() + .nanoseconds(Int(nap.seconds * 1_000_000_000 + nap.attoseconds / 1_000_000_000)))
             shared.withLock { $0.writer = .working }
             return true
         case .commit:
-            var request = false
-            committer.withLock { state in
-                let job = shared.withLock { shared -> (records: [StateRecord], mark: UInt64, snapshot: Fixture?)? in
-                    let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
-                    guard snapshot || !shared.pending.isEmpty else {
-                        // A write error with nothing left to write: look again after the retry's backoff, not
-                        // at once and over and over.
-                        if shared.lastError != nil { shared.retryAt = .now + state.backoff }
-                        return nil
-                    }
-                    guard snapshot else {
-                        let taken = Self.take(&shared)
-                        return (taken.records, taken.mark, nil)
-                    }
-                    // The home's snapshot is made by the provider, on its own executor: asked for here, it
-                    // comes back as a message, and the commit is made then.
-                    guard let fixture = shared.preparedSnapshot else {
-                        shared.snapshotRequested = true
-                        request = true
-                        return nil
-                    }
-                    shared.preparedSnapshot = nil
-                    shared.snapshotWanted = false
-                    shared.snapshotsStarted += 1
-                    let taken = Self.take(&shared)
-                    return (taken.records, taken.mark, fixture)
-                }
-                guard let job else { return }
-                let result =
-                    if let fixture = job.snapshot {
-                        snapshotOrAppend(job.records, snapshot: fixture, &state)
-                    } else {
-                        append(job.records, &state)
-                    }
-                finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot != nil, &state)
-            }
-            if request { requestSnapshot() }
+            commitNext()
             return true
         case .stop:
-            let wanted = committer.withLock { state in
-                state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
-            }
-            // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
-            let fixture = wanted ? waitForSnapshot() : nil
-            committer.withLock { state in
-                let (records, mark) = shared.withLock { Self.take(&$0) }
-                if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
-                    shared.withLock { $0.snapshotsStarted += 1 }
-                    // Anything still pending goes to the journal first: if the last snapshot then fails, every
-                    // change is still on disk.
-                    let result = snapshotOrAppend(records, snapshot: fixture, &state, appendFirst: true)
-                    if case .journalOnly(let error) = result { shared.withLock { $0.finalSnapshotError = error } }
-                    finish(result, mark: mark, records: records, snapshot: true, &state)
-                } else if !records.isEmpty {
-                    // Noted after it looked as if no snapshot were wanted: journaled, not lost.
-                    finish(append(records, &state), mark: mark, records: records, snapshot: false, &state)
-                }
-                if let journal = state.journal { fileSystem.close(journal.fd) }
-                state.journal = nil
-            }
-            let (waiters, stopWaiters) = shared.withLock { shared in
-                shared.stopped = true
-                defer {
-                    shared.waiters = []
-                    shared.stopWaiters = []
-                }
-                return (shared.waiters, shared.stopWaiters)
-            }
-            let closed = FileSystemError("write", statePath, errno: ESHUTDOWN)
-            for waiter in waiters { waiter.continuation.resume(returning: .failure(closed)) }
-            for waiter in stopWaiters { waiter.resume() }
+            commitLast()
             return false
         }
+    }
+
+    /// What one commit writes: the records taken, the mark they reach, and the home's snapshot if this
+    /// commit is one.
+    private typealias Job = (records: [StateRecord], mark: UInt64, snapshot: Fixture?)
+
+    /// Commits what is pending, as a snapshot when one is due and the provider has made it.
+    private func commitNext() {
+        var request = false
+        committer.withLock { state in
+            guard let job = shared.withLock({ takeJob(&$0, state, request: &request) }) else { return }
+            let result =
+                if let fixture = job.snapshot {
+                    snapshotOrAppend(job.records, snapshot: fixture, &state)
+                } else {
+                    append(job.records, &state)
+                }
+            finish(result, mark: job.mark, records: job.records, snapshot: job.snapshot != nil, &state)
+        }
+        if request { requestSnapshot() }
+    }
+
+    /// Takes the next commit's records, or nothing: when nothing is pending, or when a snapshot is due and
+    /// must first be asked of the provider (`request` is then set).
+    private func takeJob(_ shared: inout Shared, _ state: WriterState, request: inout Bool) -> Job? {
+        let snapshot = shared.snapshotWanted || state.needsSnapshot(limit: journalLimit)
+        guard snapshot || !shared.pending.isEmpty else {
+            // A write error with nothing left to write: look again after the retry's backoff, not at once and
+            // over and over.
+            if shared.lastError != nil { shared.retryAt = .now + state.backoff }
+            return nil
+        }
+        guard snapshot else {
+            let taken = Self.take(&shared)
+            return (taken.records, taken.mark, nil)
+        }
+        // The home's snapshot is made by the provider, on its own executor: asked for here, it comes back as a
+        // message, and the commit is made then.
+        guard let fixture = shared.preparedSnapshot else {
+            shared.snapshotRequested = true
+            request = true
+            return nil
+        }
+        shared.preparedSnapshot = nil
+        shared.snapshotWanted = false
+        shared.snapshotsStarted += 1
+        let taken = Self.take(&shared)
+        return (taken.records, taken.mark, fixture)
+    }
+
+    /// The commit at stop: a last snapshot when anything changed since the one before, then the journal
+    /// closed and every waiter told.
+    private func commitLast() {
+        let wanted = committer.withLock { state in
+            state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
+        }
+        // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
+        let fixture = wanted ? waitForSnapshot() : nil
+        committer.withLock { state in
+            let (records, mark) = shared.withLock { Self.take(&$0) }
+            if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
+                shared.withLock { $0.snapshotsStarted += 1 }
+                // Anything still pending goes to the journal first: if the last snapshot then fails, every
+                // change is still on disk.
+                let result = snapshotOrAppend(records, snapshot: fixture, &state, appendFirst: true)
+                if case .journalOnly(let error) = result { shared.withLock { $0.finalSnapshotError = error } }
+                finish(result, mark: mark, records: records, snapshot: true, &state)
+            } else if !records.isEmpty {
+                // Noted after it looked as if no snapshot were wanted: journaled, not lost.
+                finish(append(records, &state), mark: mark, records: records, snapshot: false, &state)
+            }
+            if let journal = state.journal { fileSystem.close(journal.fd) }
+            state.journal = nil
+        }
+        let (waiters, stopWaiters) = shared.withLock { shared in
+            shared.stopped = true
+            defer {
+                shared.waiters = []
+                shared.stopWaiters = []
+            }
+            return (shared.waiters, shared.stopWaiters)
+        }
+        let closed = FileSystemError("write", statePath, errno: ESHUTDOWN)
+        for waiter in waiters { waiter.continuation.resume(returning: .failure(closed)) }
+        for waiter in stopWaiters { waiter.resume() }
     }
 
     /// Asks the provider for the home's snapshot, on the provider's executor; it is handed back to the

@@ -11,42 +11,71 @@ enum Sim {
         "snapshot",
     ]
 
+    /// What a sim command asks of the simulation scope.
+    enum Request {
+        case get(String)
+        case call(String, JSONObject)
+        case snapshot
+    }
+
     static func run(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
+        let request = try request(for: words[0], Array(words.dropFirst()))
         let client = reader.client
         let simulation = try await client.open("simulation", in: .root)
-        let rest = Array(words.dropFirst())
+        let result: JSONValue
+        switch request {
+        case .get(let property):
+            result = try await client.get(property, in: simulation)
+        case .call(let method, let arguments):
+            result = try await client.call(method, in: simulation, arguments: .object(arguments))
+        case .snapshot:
+            let snapshot = try await client.call("snapshot", in: simulation)
+            Output.line(
+                options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
+            return
+        }
+        if options.json {
+            Output.json(result)
+        } else if let mode = result["mode"]?.stringValue, let now = result["nowMs"] {
+            Output.line("clock: \(mode), \(LumenCtl.number(now)) ms")
+        } else {
+            Output.line("ok")
+        }
+    }
+
+    /// The request for `command` with the words after it, checked for their number and form; the values
+    /// themselves are lumend's to check.
+    static func request(for command: String, _ rest: [String]) throws(UsageError) -> Request {
         func need(_ count: ClosedRange<Int>, _ usage: String) throws(UsageError) {
             guard count.contains(rest.count) else { throw UsageError("usage: lumenctl sim \(usage)") }
         }
-        let result: JSONValue
-        switch words[0] {
+        switch command {
         case "clock":
             try need(0...0, "clock")
-            result = try await client.get("clock", in: simulation)
+            return .get("clock")
         case "advance":
             try need(1...1, "advance MS")
             guard let ms = Double(rest[0]) else {
                 throw UsageError("advance takes milliseconds, like 'sim advance 500'")
             }
-            result = try await client.call("advance", in: simulation, arguments: ["ms": .double(ms)])
+            return .call("advance", ["ms": .double(ms)])
         case "reachable":
             try need(2...2, "reachable LIGHT yes|no")
             guard ["yes", "no"].contains(rest[1]) else {
                 throw UsageError("say yes or no, like 'sim reachable hall.lamp no'")
             }
-            result = try await client.call(
-                "setReachable", in: simulation,
-                arguments: ["light": .string(rest[0]), "reachable": .bool(rest[1] == "yes")])
+            return .call("setReachable", ["light": .string(rest[0]), "reachable": .bool(rest[1] == "yes")])
         case "power-cycle":
             try need(1...2, "power-cycle LIGHT [MS]")
             var arguments: JSONObject = ["light": .string(rest[0])]
             if rest.count == 2 {
-                guard let ms = Double(rest[1]), (0...3_600_000).contains(ms) else {
-                    throw UsageError("power-cycle takes 0–3600000 milliseconds after the light, not '\(rest[1])'")
+                guard let ms = Double(rest[1]), SimulatedDurations.milliseconds.contains(ms) else {
+                    let longest = Int(SimulatedDurations.longestMs)
+                    throw UsageError("power-cycle takes 0–\(longest) milliseconds after the light, not '\(rest[1])'")
                 }
                 arguments["durationMs"] = .double(ms)
             }
-            result = try await client.call("powerCycle", in: simulation, arguments: .object(arguments))
+            return .call("powerCycle", arguments)
         case "faults":
             try need(2...99, "faults LIGHT KEY=VALUE…")
             var arguments: JSONObject = ["light": .string(rest[0])]
@@ -55,39 +84,27 @@ enum Sim {
                 guard parts.count == 2 else { throw UsageError("'\(word)' is not KEY=VALUE") }
                 arguments[parts[0]] = (try? JSONParser.parse(parts[1])) ?? .string(parts[1])
             }
-            result = try await client.call("setFaults", in: simulation, arguments: .object(arguments))
+            return .call("setFaults", arguments)
         case "add-room":
             try need(1...2, "add-room ID [NAME]")
-            result = try await client.call(
-                "addRoom", in: simulation, arguments: ["id": .string(rest[0]), "name": .string(rest.last!)])
+            return .call("addRoom", ["id": .string(rest[0]), "name": .string(rest.last!)])
         case "add-light":
             try need(3...4, "add-light ROOM ID KIND [NAME]   (KIND: onoff, dimmable, ambiance or color)")
             let light: JSONObject = [
                 "id": .string(rest[1]), "kind": .string(rest[2]), "name": .string(rest.count == 4 ? rest[3] : rest[1]),
             ]
-            result = try await client.call(
-                "addLight", in: simulation, arguments: ["room": .string(rest[0]), "light": .object(light)])
+            return .call("addLight", ["room": .string(rest[0]), "light": .object(light)])
         case "remove-room":
             try need(1...1, "remove-room ROOM")
-            result = try await client.call("removeRoom", in: simulation, arguments: ["room": .string(rest[0])])
+            return .call("removeRoom", ["room": .string(rest[0])])
         case "remove-light":
             try need(1...1, "remove-light LIGHT")
-            result = try await client.call("removeLight", in: simulation, arguments: ["light": .string(rest[0])])
+            return .call("removeLight", ["light": .string(rest[0])])
         case "snapshot":
             try need(0...0, "snapshot")
-            let snapshot = try await client.call("snapshot", in: simulation)
-            Output.line(
-                options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
-            return
+            return .snapshot
         default:
-            throw UsageError("unknown sim command '\(words[0])'; see 'lumenctl sim --help'")
-        }
-        if options.json {
-            Output.json(result)
-        } else if let mode = result["mode"]?.stringValue, let now = result["nowMs"] {
-            Output.line("clock: \(mode), \(LumenCtl.number(now)) ms")
-        } else {
-            Output.line("ok")
+            throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }
     }
 }

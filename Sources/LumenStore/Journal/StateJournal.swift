@@ -147,7 +147,10 @@ public enum StateJournal {
     /// Reads a journal's bytes: the header, the carry and every whole commit up to the first loss.
     public static func read(_ bytes: [UInt8]) -> Contents {
         let lines = split(bytes)
-        var contents = read(bytes, lines: lines)
+        var reading = Reading(lines: lines)
+        reading.readHeader()
+        if reading.readCommits() { reading.judgeTail(bytes) }
+        var contents = reading.contents
         // A cut outranks a torn tail: what looks like an unfinished commit may be a confirmed one, cut.
         if let header = contents.header, header.version >= 2, lines.last?.end == bytes.count,
             contents.damage == nil || contents.damage?.isTornTail == true
@@ -157,98 +160,13 @@ public enum StateJournal {
         return contents
     }
 
-    private static func read(_ bytes: [UInt8], lines: [(offset: Int, end: Int, value: JSONValue?)]) -> Contents {
-        var contents = Contents()
-        var index = 0
-        var damaged: [Int] = []
-        var lastLength = 0
-        // The header: the first line that reads as one, all before it damaged.
-        while index < lines.count, contents.header == nil {
-            if let header = lines[index].value.flatMap(Self.header) {
-                contents.header = header
-                contents.end = lines[index].end
-                lastLength = lines[index].end - lines[index].offset
-            } else {
-                damaged.append(lines[index].offset)
-            }
-            index += 1
-        }
-        guard let header = contents.header else {
-            if !lines.isEmpty { contents.damage = .tornTail(offset: 0) }
-            return contents
-        }
-        var expected = header.base + 1
-        var accepted = Set<Int>()
-        var carryAllowed = header.version >= 2
-        while index < lines.count {
-            let line = lines[index]
-            index += 1
-            guard let value = line.value else {
-                damaged.append(line.offset)
-                continue
-            }
-            if value.objectValue?["journal"] != nil, let copy = Self.header(value), copy == header {
-                contents.end = line.end
-                continue
-            }
-            guard let batch = try? Batch(value) else {
-                damaged.append(line.offset)
-                continue
-            }
-            if carryAllowed, batch.generation == header.base, contents.batches.isEmpty {
-                contents.carry = batch
-                contents.end = line.end
-                lastLength = line.end - line.offset
-                continue
-            }
-            carryAllowed = false
-            if batch.generation < expected {
-                // The copy of a commit already read (or, in a journal that was never reused, nothing else).
-                if accepted.contains(batch.generation) { contents.end = line.end }
-                continue
-            }
-            if batch.generation > expected {
-                // A commit is missing: every whole commit from here on is lost.
-                let later = Set(
-                    lines[(index - 1)...].compactMap { rest -> Int? in
-                        rest.value.flatMap { try? Batch($0) }.map(\.generation)
-                    }.filter { $0 >= expected }
-                ).count
-                let at = damaged.first { $0 >= contents.end } ?? line.offset
-                contents.damage = .corrupt(offset: at, laterCommits: later)
-                contents.repaired = damaged.filter { $0 < contents.end }
-                return contents
-            }
-            contents.batches.append(batch)
-            accepted.insert(batch.generation)
-            contents.end = line.end
-            lastLength = line.end - line.offset
-            expected += 1
-        }
-        // Damage after the last whole line is a commit cut off by a crash, never confirmed; damage before it
-        // was covered by the copies.
-        contents.repaired = damaged.filter { $0 < contents.end }
-        if let torn = damaged.first(where: { $0 >= contents.end }), let written = lines.last?.end {
-            // A whole line's worth after the last commit with no run of zeros a torn write would leave: the last
-            // commit's second copy, damaged after it was written. (Nothing is lost either way.)
-            let tail = bytes[contents.end..<written]
-            let lastLine = bytes[(contents.end - lastLength)..<max(contents.end - lastLength, contents.end - 1)]
-            if lastLength > 0,
-                tail.count == lastLength && tail.count(where: { $0 == 0 }) < 16
-                    || tail.elementsEqual(lastLine) && bytes.count > written && bytes[written] == 0
-            {
-                contents.repaired.append(torn)
-            } else {
-                contents.damage = .tornTail(offset: torn)
-            }
-        }
-        return contents
-    }
+    /// A line of the file: where it starts, the offset after it, and its JSON if its checksum holds.
+    typealias Line = (offset: Int, end: Int, value: JSONValue?)
 
     /// The file's lines: each with its offset, the offset after it, and its JSON if its checksum holds. A run
     /// of zeros is a line of its own (damaged) unless only zeros follow it, which is the unwritten tail.
-    private static func split(_ bytes: [UInt8]) -> [(offset: Int, end: Int, value: JSONValue?)] {
-        var lines: [(offset: Int, end: Int, value: JSONValue?)] = []
+    private static func split(_ bytes: [UInt8]) -> [Line] {
+        var lines: [Line] = []
         var offset = 0
         while offset < bytes.count {
             if bytes[offset] == 0 {
@@ -317,7 +235,7 @@ public enum StateJournal {
         return try? JSONParser.parse(json)
     }
 
-    private static func header(_ value: JSONValue) -> Header? {
+    static func header(_ value: JSONValue) -> Header? {
         guard case .object(let object) = value, let version = object["journal"]?.intValue,
             readableVersions.contains(version),
             case .string(let fixture) = object["fixture"], case .string(let digest) = object["digest"],
