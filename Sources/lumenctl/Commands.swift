@@ -99,8 +99,9 @@ enum LumenCtl {
                 "watch", synopsis: ["watch [SCOPE…]"],
                 summary: "Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)",
                 details:
-                    "Prints one line per change. SCOPE is home, room:ID or light:ID; with none, everything is "
-                    + "watched. Ctrl-C stops.",
+                    "Prints one line per change, with the time of day; on a virtual-clock lumend, with the simulated "
+                    + "time since start (H:MM:SS.mmm) when the change arrived, the end of the advance that made it. "
+                    + "SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
                 accepts: { _ in true })
         ) { reader, words, options in try await Watch.run(reader, words, options) },
         .connected(

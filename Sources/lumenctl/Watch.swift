@@ -45,6 +45,7 @@ enum Watch {
                     (target.label, connection, try await client.subscribe(connection, in: target.scope)))
             }
         }
+        let stamp = try await Stamp(client)
         if !options.json {
             FileHandle.standardError.write(Data("Watching \(subscriptions.count) values; Ctrl-C stops.\n".utf8))
         }
@@ -55,7 +56,7 @@ enum Watch {
                         if options.json {
                             Output.json(["scope": .string(label), "connection": .string(connection), "value": value])
                         } else {
-                            Output.line("\(timestamp()) \(label) \(connection)=\(LumenCtl.display(value))")
+                            Output.line("\(await stamp.now()) \(label) \(connection)=\(LumenCtl.display(value))")
                         }
                     }
                 }
@@ -64,10 +65,33 @@ enum Watch {
         }
     }
 
-    static func timestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+    /// The time a change is printed with: the wall clock's time of day, or on a virtual-clock lumend the
+    /// simulated time since start (hours:minutes:seconds.milliseconds) when the change reached lumenctl,
+    /// which is the end of the advance that made it.
+    struct Stamp: Sendable {
+        let client: LumenClient
+        /// The simulation scope, on a virtual clock only.
+        let simulation: ScopeID?
+
+        init(_ client: LumenClient) async throws {
+            self.client = client
+            // A user not allowed the simulation scope sees the wall clock's time.
+            let simulation = try? await client.open("simulation", in: .root)
+            var virtual = false
+            if let simulation { virtual = try await client.get("clock", in: simulation)["mode"] == "virtual" }
+            self.simulation = virtual ? simulation : nil
+        }
+
+        func now() async -> String {
+            guard let simulation else {
+                var now = time(nil)
+                var parts = tm()
+                localtime_r(&now, &parts)
+                return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+            }
+            let ms = Int((try? await client.get("clock", in: simulation)["nowMs"]?.doubleValue) ?? 0)
+            return String(
+                format: "%d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1_000 % 60, ms % 1_000)
+        }
     }
 }

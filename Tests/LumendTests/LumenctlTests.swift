@@ -301,6 +301,24 @@ struct LumenctlTests {
             lines.contains { $0?["scope"] == "light lab.plug" && $0?["connection"] == "isOn" && $0?["value"] == true })
     }
 
+    @Test func watchOnTheVirtualClockStampsChangesWithItsTime() async throws {
+        let daemon = try await startDaemon(clock: "virtual")
+        #expect(try await ctl(daemon, "sim", "advance", "61250").status == 0)
+        let watch = try DaemonProcess(
+            arguments: ["--socket", daemon.socketPath, "watch", "light:lab.plug"], environment: ["NO_COLOR": "1"],
+            directory: daemon.directory, executable: DaemonProcess.builtBinary("lumenctl"), setPaths: false)
+        // Reachability changes at once, without waiting for the clock: changed until lumenctl reports it.
+        var seen = ""
+        for round in 0..<200 where !seen.contains("isReachable=false") {
+            _ = try await ctl(daemon, "sim", "reachable", "lab.plug", round % 2 == 0 ? "no" : "yes")
+            seen = watch.stdout
+        }
+        watch.signal(SIGTERM)
+        _ = await watch.waitForExit()
+        let line = try #require(watch.stdout.split(separator: "\n").first { $0.contains("isReachable=false") })
+        #expect(line == "0:01:01.250 light lab.plug isReachable=false", "\(watch.stdout)")
+    }
+
     @Test func simDrivesTheClockAndFaults() async throws {
         let daemon = try await startDaemon(clock: "virtual")
         #expect(try await ctl(daemon, "sim", "advance", "1500").stdout == "clock: virtual, 1500 ms\n")
