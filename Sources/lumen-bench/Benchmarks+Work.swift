@@ -6,7 +6,8 @@ import LumenSimulation
 import LumenStore
 
 extension Benchmarks {
-    /// A request's own work, with no socket: one in-process session fed lines as a connection feeds them,
+    /// A request's own work, with no socket: one in-process session fed lines as a connection feeds them, a
+    /// hundred at a time,
     /// `get`s and relaxed `set`s in turn, on a home wired to its store and on a loop of its own as lumend wires
     /// them (a `set` takes the hop to the home's loop and back). Each figure is the least CPU a request took over several runs: what else the machine does only
     /// ever adds to it, so the least is the run the machine left alone. The kernel's and the scheduler's
@@ -29,14 +30,18 @@ extension Benchmarks {
         // The first read of a value publishes it; later ones are answered at once, as in a long session.
         _ = await session.feed(getName)
 
+        // Fed a hundred lines at a time, as a connection's read hands them over: the hop onto the session's
+        // loop and back, which a connection does not take, is then a hundredth of a request's figure.
+        let gets = Array(Array(repeating: getName, count: 100).joined())
+        let sets = Array(Array(repeating: off + on, count: 50).joined())
         let (runs, requests) = baseline.quick ? (5, 20_000) : (11, 100_000)
         var least = (get: Double.infinity, set: Double.infinity)
         for _ in 0..<runs {
             var start = processCPU()
-            for _ in 0..<requests { _ = await session.feed(getName) }
+            for _ in 0..<requests / 100 { _ = await session.feed(gets) }
             least.get = min(least.get, (processCPU() - start) / Double(requests) * 1e6)
             start = processCPU()
-            for index in 0..<requests { _ = await session.feed(index % 2 == 0 ? off : on) }
+            for _ in 0..<requests / 100 { _ = await session.feed(sets) }
             least.set = min(least.set, (processCPU() - start) / Double(requests) * 1e6)
         }
         let label = "a get's own work, no socket (least of \(runs) runs)"
