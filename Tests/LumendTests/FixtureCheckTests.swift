@@ -111,6 +111,64 @@ struct FixtureCheckTests {
             ], "\(result.stderr)")
     }
 
+    /// Problems that stopped the check at the first of their kind: a wrong schema, a missing name at the top,
+    /// duplicate IDs, and a latency given as neither a preset nor an object.
+    @Test func noProblemHidesAnother() async throws {
+        let (path, result) = try await check(
+            """
+            {
+              "schema": "one", "id": "bad", "name": 42, "seed": -3,
+              "rooms": [
+                {"id": "lab", "lights": [
+                  {"id": "lab.a", "name": "A", "kind": "onoff", "latency": 5},
+                  {"id": "lab.a", "name": "A again", "kind": "onoff"}
+                ]},
+                {"id": "lab", "name": "Lab again", "lights": [
+                  {"id": "lab.a", "name": "A thrice", "kind": "onoff"}
+                ]}
+              ]
+            }
+            """)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):2:13: schema: expected the number 1, got a string",
+                "\(path):2:41: name: expected a string, got a number",
+                "\(path):2:53: seed: expected a non-negative integer",
+                "\(path):4:5: rooms[0].name: is required",
+                "\(path):5:64: rooms[0].lights[0].latency: expected a preset name (lifx-thread, hue-zigbee, instant) "
+                    + "or a model object, got a number",
+                "\(path):6:14: rooms[0].lights[1].id: duplicate light ID 'lab.a' in room 'lab'",
+                "\(path):8:12: rooms[1].id: duplicate room ID 'lab' (first at rooms[0])",
+                "\(path):9:14: rooms[1].lights[0].id: duplicate light ID 'lab.a' in room 'lab'",
+            ], "\(result.stderr)")
+    }
+
+    @Test func everyBadNameIsReported() async throws {
+        let (path, result) = try await check(
+            #"{"schema": 1, "id": "bad", "name": "", "rooms": [{"id": "lab", "name": "", "lights": []}]}"#)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix("\(path):1:36: name: ") == true, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("\(path):1:72: rooms[0].name: ") == true, "\(result.stderr)")
+    }
+
+    @Test func aMissingNameAtTheTopDoesNotHideOneInARoom() async throws {
+        let (path, result) = try await check(
+            """
+            {"schema": 1, "id": "bad", "rooms": [{"id": "lab", "lights": []}]}
+            """)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):1:1: name: is required",
+                "\(path):1:38: rooms[0].name: is required",
+            ], "\(result.stderr)")
+    }
+
     /// What the file says (an ID, a key, a value) is shown with its control characters written out, so a
     /// fixture cannot clear, retitle or recolour the terminal of whoever checks it.
     @Test func controlCharactersFromTheFileAreShownEscapedNotSentToTheTerminal() async throws {

@@ -94,10 +94,13 @@ extension Fixture {
                     } catch {
                         lightErrors.append(error)
                         if collectingEveryProblem {
+                            // Read on with stand-ins; the light so read still counts for IDs given twice.
+                            var patched: LightFixture?
                             lightErrors += laterProblems(after: error, in: element, at: path) {
                                 cursor throws(JSONShapeError) in
-                                _ = try LightFixture(cursor: cursor)
+                                patched = try LightFixture(cursor: cursor)
                             }
+                            if let patched { lights[indexes[0], default: []].append(patched) }
                         }
                     }
                 }
@@ -106,29 +109,32 @@ extension Fixture {
             }
         }
         var fixture: Fixture
+        var problems: [FixtureError] = []
         do throws(JSONShapeError) {
             // The document's own fields first (its schema above all), then its lights.
             fixture = try Fixture(cursor: JSONCursor(value))
         } catch {
             guard collectingEveryProblem else { return (nil, [.shape(error)]) }
+            // Read on with stand-ins, so that the IDs of what was read can still be checked.
+            var patched: Fixture?
             let rest = laterProblems(after: error, in: value, at: .root) { cursor throws(JSONShapeError) in
-                _ = try Fixture(cursor: cursor)
+                patched = try Fixture(cursor: cursor)
             }
-            return (nil, ([error] + rest + lightErrors).map(FixtureError.shape))
+            problems = ([error] + rest).map(FixtureError.shape)
+            guard let patched else { return (nil, problems + lightErrors.map(FixtureError.shape)) }
+            fixture = patched
         }
         for (room, roomLights) in lights where fixture.rooms.indices.contains(room) {
             fixture.rooms[room].lights = roomLights
         }
-        var problems = lightErrors.map(FixtureError.shape)
+        problems += lightErrors.map(FixtureError.shape)
         if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
-        do throws(JSONShapeError) {
-            try fixture.validate()
-            if fixture.generation == nil {
-                try fixture.validateNames()
-                try fixture.validateFeasibility()
-            }
-        } catch {
-            problems.append(.shape(error))
+        problems += fixture.consistencyProblems().map(FixtureError.shape)
+        if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
+        // A state lumend wrote was checked when it was made.
+        if fixture.generation == nil {
+            problems += fixture.nameProblems().map(FixtureError.shape)
+            do throws(JSONShapeError) { try fixture.validateFeasibility() } catch { problems.append(.shape(error)) }
         }
         return (problems.isEmpty ? fixture : nil, problems)
     }
@@ -138,21 +144,32 @@ extension Fixture {
             "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "rooms",
             "faultSchedule", "generation", "origin", "checksum",
         ])
-        let schemaCursor = try object.required("schema")
-        let schema = try schemaCursor.int()
+        // A check goes on past a wrong schema as if it were this build's, and past a missing ID or name with
+        // stand-ins, so that nothing after them is hidden.
+        let current = JSONValue.int(Fixture.currentSchema)
+        let schemaCursor = try object.required("schema", standIn: current)
+        guard let schema = schemaCursor.value.intValue else {
+            let got =
+                if case .number = schemaCursor.value { schemaCursor.value.serialized() } else {
+                    schemaCursor.value.typeName
+                }
+            throw schemaCursor.error("expected the number \(Fixture.currentSchema), got \(got)", standIn: current)
+        }
         if schema > Fixture.currentSchema {
             throw schemaCursor.error(
-                "schema \(schema) is newer than this lumend understands (\(Fixture.currentSchema)); upgrade lumend")
+                "schema \(schema) is newer than this lumend understands (\(Fixture.currentSchema)); upgrade lumend",
+                standIn: current)
         }
         guard schema == Fixture.currentSchema else {
-            throw schemaCursor.error("schema \(schema) is not supported; expected \(Fixture.currentSchema)")
+            throw schemaCursor.error(
+                "schema \(schema) is not supported; expected \(Fixture.currentSchema)", standIn: current)
         }
-        let id = try object.required("id").string()
+        let id = try object.required("id", standIn: "x").string()
         try Self.checkID(id, at: object.path.appending("id"))
-        self.init(id: id, name: try object.required("name").string(), rooms: [])
+        self.init(id: id, name: try object.required("name", standIn: "x").string(), rooms: [])
         if let seed = object.optional("seed") {
             guard let value = seed.value.intValue, value >= 0 else {
-                throw seed.error("expected a non-negative integer")
+                throw seed.error("expected a non-negative integer", standIn: .int(0))
             }
             self.seed = UInt64(value)
         }
@@ -167,7 +184,7 @@ extension Fixture {
                 self.discovery.maxLightsPerScan = try max.int(in: 1...1_000)
             }
         }
-        rooms = try object.required("rooms").array().map { cursor throws(JSONShapeError) in
+        rooms = try object.required("rooms", standIn: .array([])).array().map { cursor throws(JSONShapeError) in
             try RoomFixture(cursor: cursor)
         }
         faultSchedule =
@@ -184,57 +201,77 @@ extension Fixture {
 
     /// Checks what a single key cannot: unique IDs across the home, fault targets that exist.
     func validate() throws(JSONShapeError) {
+        if let first = consistencyProblems().first { throw first }
+    }
+
+    /// Every problem a single key cannot show: IDs given twice across the home, fault targets that do not
+    /// exist.
+    func consistencyProblems() -> [JSONShapeError] {
+        var problems: [JSONShapeError] = []
         var roomIndexes: [RoomID: Int] = [:]
         var lightRooms: [LightID: RoomID] = [:]
         lightRooms.reserveCapacity(rooms.reduce(0) { $0 + $1.lights.count + $1.undiscovered.count })
         // Paths are worked out only for an error: a large home has a hundred thousand lights to check.
         func roomPath(_ index: Int) -> JSONPath { JSONPath.root.appending("rooms").appending(index) }
-        func place(_ light: LightID, in room: RoomID, at path: () -> JSONPath) throws(JSONShapeError) {
-            if let other = lightRooms.updateValue(room, forKey: light) {
-                let message =
-                    other == room
-                    ? "duplicate light ID '\(light)' in room '\(room)'"
-                    : "light '\(light)' is already in room '\(other)'; a light can be in one room only"
-                throw JSONShapeError(path().appending("id"), message)
+        func place(_ light: LightID, in room: RoomID, at path: () -> JSONPath) {
+            guard let other = lightRooms[light] else {
+                lightRooms[light] = room
+                return
             }
+            let message =
+                other == room
+                ? "duplicate light ID '\(light)' in room '\(room)'"
+                : "light '\(light)' is already in room '\(other)'; a light can be in one room only"
+            problems.append(JSONShapeError(path().appending("id"), message))
         }
         for (roomIndex, room) in rooms.enumerated() {
-            if let first = roomIndexes.updateValue(roomIndex, forKey: room.id) {
-                throw JSONShapeError(
-                    roomPath(roomIndex).appending("id"), "duplicate room ID '\(room.id)' (first at \(roomPath(first)))")
+            if let first = roomIndexes[room.id] {
+                problems.append(
+                    JSONShapeError(
+                        roomPath(roomIndex).appending("id"),
+                        "duplicate room ID '\(room.id)' (first at \(roomPath(first)))"))
+            } else {
+                roomIndexes[room.id] = roomIndex
             }
             for (index, light) in room.lights.enumerated() {
-                try place(light.id, in: room.id) { roomPath(roomIndex).appending("lights").appending(index) }
+                place(light.id, in: room.id) { roomPath(roomIndex).appending("lights").appending(index) }
             }
             for (index, pending) in room.undiscovered.enumerated() {
-                try place(pending.light.id, in: room.id) {
+                place(pending.light.id, in: room.id) {
                     roomPath(roomIndex).appending("undiscovered").appending(index).appending("light")
                 }
             }
         }
         for (index, fault) in faultSchedule.enumerated() where lightRooms[fault.light] == nil {
-            throw JSONShapeError(
-                JSONPath.root.appending("faultSchedule").appending(index).appending("light"),
-                "no light '\(fault.light)' in this fixture")
+            problems.append(
+                JSONShapeError(
+                    JSONPath.root.appending("faultSchedule").appending(index).appending("light"),
+                    "no light '\(fault.light)' in this fixture"))
         }
+        return problems
     }
 
-    /// Checks every name (``EntityName``). Asked of a fixture, not of saved state, which holds only names a
+    /// Every name that breaks the rules (``EntityName``). Asked of a fixture, not of saved state, which holds only names a
     /// fixture or a rename gave and is never refused for one.
-    func validateNames() throws(JSONShapeError) {
-        try Self.checkName(name, at: .root.appending("name"))
+    func nameProblems() -> [JSONShapeError] {
+        var problems: [JSONShapeError] = []
+        func check(_ name: String, at path: @autoclosure () -> JSONPath) {
+            do throws(JSONShapeError) { try Self.checkName(name, at: path()) } catch { problems.append(error) }
+        }
+        check(name, at: .root.appending("name"))
         for (roomIndex, room) in rooms.enumerated() {
             let roomPath = JSONPath.root.appending("rooms").appending(roomIndex)
-            try Self.checkName(room.name, at: roomPath.appending("name"))
+            check(room.name, at: roomPath.appending("name"))
             for (index, light) in room.lights.enumerated() {
-                try Self.checkName(light.name, at: roomPath.appending("lights").appending(index).appending("name"))
+                check(light.name, at: roomPath.appending("lights").appending(index).appending("name"))
             }
             for (index, pending) in room.undiscovered.enumerated() {
-                try Self.checkName(
+                check(
                     pending.light.name,
                     at: roomPath.appending("undiscovered").appending(index).appending("light").appending("name"))
             }
         }
+        return problems
     }
 
     static func checkID(_ id: String, at path: @autoclosure () -> JSONPath) throws(JSONShapeError) {
@@ -291,13 +328,20 @@ extension DeviceSettings {
 extension LatencyModel {
     /// Reads a latency model as a fixture writes it: a preset's name or a model object.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
-        if case .string(let name) = cursor.value {
+        let presets = Preset.allCases.map(\.rawValue).joined(separator: ", ")
+        let standIn = JSONValue.string(Preset.allCases[0].rawValue)
+        switch cursor.value {
+        case .string(let name):
             guard let preset = Preset(rawValue: name) else {
-                let names = Preset.allCases.map(\.rawValue).joined(separator: ", ")
-                throw cursor.error("unknown latency preset '\(name)'; expected one of: \(names)")
+                throw cursor.error("unknown latency preset '\(name)'; expected one of: \(presets)", standIn: standIn)
             }
             self = preset.model
             return
+        case .object:
+            break
+        default:
+            throw cursor.error(
+                "expected a preset name (\(presets)) or a model object, got \(cursor.value.typeName)", standIn: standIn)
         }
         let object = try cursor.object(allowing: [
             "preset", "kind", "ms", "minMs", "maxMs", "meanMs", "stddevMs", "medianMs", "sigma", "components",
@@ -364,10 +408,10 @@ extension RoomFixture {
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
-        let id = try object.required("id").string()
+        let id = try object.required("id", standIn: "x").string()
         try Fixture.checkID(id, at: object.path.appending("id"))
         self.init(
-            id: RoomID(id), name: try object.required("name").string(),
+            id: RoomID(id), name: try object.required("name", standIn: "x").string(),
             lights: try object.optional("lights")?.array().map { cursor throws(JSONShapeError) in
                 try LightFixture(cursor: cursor)
             } ?? [])
