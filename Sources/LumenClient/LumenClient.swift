@@ -198,6 +198,18 @@ public final class LumenClient: Sendable {
         return try await request("set", params)["value"] ?? .null
     }
 
+    /// Changes several of a light's properties as one device command (its `setState`: `isOn`, `brightness`,
+    /// `colorTemperature`, `color`), as a bulb takes them; returns the values the light applied, once it
+    /// confirmed them.
+    @discardableResult
+    public func setState(_ changes: JSONObject, of light: ScopeID, transitionMs: Double? = nil)
+        async throws(LumenClientError) -> JSONValue
+    {
+        var arguments = changes
+        if let transitionMs { arguments["transitionMs"] = .double(transitionMs) }
+        return try await call("setState", in: light, arguments: .object(arguments))
+    }
+
     /// Calls an action.
     @discardableResult
     public func call(_ connection: String, in scope: ScopeID, arguments: JSONValue = .null)

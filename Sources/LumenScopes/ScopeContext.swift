@@ -197,6 +197,10 @@ public struct LightScope: Scope {
         .writable("colorTemperature") { $0.state(.colorTemperature) as WritableConnection<Int> },
         .writable("color") { $0.state(.color) as WritableConnection<CIEColor> },
         .value("isReachable") { $0.isReachable },
+        .action(
+            "setState", arguments: "{isOn?, brightness?, colorTemperature?, color?, transitionMs?}",
+            result: "{the properties changed, as applied}"
+        ) { $0.setState },
     ]
 
     var name: WritableConnection<String> {

@@ -12,7 +12,10 @@ public struct SimulationScope: Scope {
 
     public static let connections: [ConnectionEntry<SimulationScope>] = [
         .value("clock") { $0.clock },
-        .action("advance", arguments: "{ms}", result: "clock") { $0.advance },
+        .action(
+            "advance", arguments: "{ms} | {untilIdle: true, maxMs?} | {toNextEvent: true}",
+            result: "{mode, nowMs, advancedMs, idle?}"
+        ) { $0.advance },
         .action("setReachable", arguments: "{light, reachable}", result: "{}") { $0.setReachable },
         .action("powerCycle", arguments: "{light, durationMs?}", result: "{}") { $0.powerCycle },
         .action(
@@ -33,12 +36,38 @@ public struct SimulationScope: Scope {
         return Connection(computing: { await home.clockValue })
     }
 
+    /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (an
+    /// hour unless given); or to the next event. Answered with the clock, how far it went and, settling,
+    /// whether it is idle.
     var advance: Action {
-        action(["ms"]) { home, args throws(JSONShapeError) in
-            let ms = try args.required("ms").double(in: 0...86_400_000)
+        action(["ms", "untilIdle", "maxMs", "toNextEvent"]) { home, args throws(JSONShapeError) in
+            let modes = ["ms", "untilIdle", "toNextEvent"].filter { args.optional($0) != nil }
+            guard modes.count == 1 else {
+                throw JSONShapeError(args.path, "give one of ms, untilIdle: true and toNextEvent: true")
+            }
+            if args.optional("maxMs") != nil, modes != ["untilIdle"] {
+                throw JSONShapeError(args.path.appending("maxMs"), "maxMs bounds untilIdle only")
+            }
+            let ms = try args.optional("ms")?.double(in: 0...86_400_000)
+            let maxMs = try args.optional("maxMs")?.double(in: 0...86_400_000) ?? SimulatedDurations.longestMs
+            for mode in ["untilIdle", "toNextEvent"] {
+                if let flag = args.optional(mode), try !flag.bool() { throw flag.error("only true is taken") }
+            }
             return { () async throws(LumenError) in
-                try await home.advance(byMilliseconds: ms)
-                return await home.clockValue
+                let advanced: Double
+                var idle: Bool?
+                if let ms {
+                    try await home.advance(byMilliseconds: ms)
+                    advanced = ms
+                } else if modes == ["untilIdle"] {
+                    (advanced, idle) = try await home.advanceUntilIdle(maxMs: maxMs)
+                } else {
+                    advanced = try await home.advanceToNextEvent()
+                }
+                var clock = await home.clockValue.objectValue ?? [:]
+                clock["advancedMs"] = .double(advanced)
+                if let idle { clock["idle"] = .bool(idle) }
+                return .object(clock)
             }
         }
     }

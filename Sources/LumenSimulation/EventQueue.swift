@@ -15,6 +15,11 @@ enum SimulationEvent: Sendable, Hashable {
     case endScan(RoomID, scan: UInt64)
     /// A scheduled fault begins or ends.
     case fault(index: Int, begins: Bool)
+
+    /// Whether this is work under way, which settling the clock waits for: anything but a scheduled fault.
+    var isWork: Bool {
+        if case .fault = self { false } else { true }
+    }
 }
 
 /// `LumenError.Code` is a struct of static constants; this keeps the event enum `Hashable` and small.
@@ -37,6 +42,8 @@ struct ScheduledEvent: Sendable {
 struct EventQueue: Sendable {
     private var heap: [ScheduledEvent] = []
     private var nextSequence: UInt64 = 0
+    /// Events that are work under way (a command, a fade, a scan), not the fixture's schedule of faults.
+    private(set) var pendingWork = 0
 
     var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
@@ -46,6 +53,7 @@ struct EventQueue: Sendable {
     func hasEvent(notAfter time: Int64) -> Bool { heap.first.map { $0.due <= time } ?? false }
 
     mutating func schedule(_ event: SimulationEvent, at due: Int64) {
+        if event.isWork { pendingWork += 1 }
         heap.append(ScheduledEvent(due: due, sequence: nextSequence, event: event))
         nextSequence += 1
         var child = heap.count - 1
@@ -60,6 +68,7 @@ struct EventQueue: Sendable {
     /// Takes the first event due at or before `time`.
     mutating func popDue(notAfter time: Int64) -> ScheduledEvent? {
         guard let first = heap.first, first.due <= time else { return nil }
+        if first.event.isWork { pendingWork -= 1 }
         let last = heap.removeLast()
         if !heap.isEmpty {
             heap[0] = last

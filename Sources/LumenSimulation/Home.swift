@@ -282,15 +282,45 @@ public actor Home {
     /// When it returns, every consequence has been applied and every observer told.
     /// - Throws: ``LumenError`` `needsVirtualClock` on a real-clock home; `invalidParams` for a negative span.
     public func advance(byMilliseconds ms: Double) throws(LumenError) {
+        try checkAdvance(ms, "ms")
+        let target = nowMicros + Self.micros(ms)
+        runEvents(notAfter: target)
+        nowMicros = target
+    }
+
+    /// Advances the virtual clock event by event until no command, fade or scan is pending (the fixture's
+    /// scheduled faults are not pending work), but never more than `maxMs`; when work is left then, the clock
+    /// stands at the limit.
+    /// - Returns: how far the clock went, in milliseconds, and whether nothing is pending.
+    public func advanceUntilIdle(maxMs: Double) throws(LumenError) -> (advancedMs: Double, idle: Bool) {
+        try checkAdvance(maxMs, "maxMs")
+        let (start, limit) = (nowMicros, nowMicros + Self.micros(maxMs))
+        while queue.pendingWork > 0, let due = queue.nextDue, due <= limit {
+            runEvents(notAfter: due)
+        }
+        let idle = queue.pendingWork == 0
+        if !idle { nowMicros = limit }
+        return (Double(nowMicros - start) / 1_000, idle)
+    }
+
+    /// Advances the virtual clock to the next scheduled event, whatever it is, and carries it out (with any
+    /// others due at the same moment); with none, the clock stays.
+    /// - Returns: how far the clock went, in milliseconds.
+    public func advanceToNextEvent() throws(LumenError) -> Double {
+        try checkAdvance(0, "ms")
+        guard let due = queue.nextDue else { return 0 }
+        let start = nowMicros
+        runEvents(notAfter: due)
+        return Double(nowMicros - start) / 1_000
+    }
+
+    private func checkAdvance(_ ms: Double, _ name: String) throws(LumenError) {
         guard clockMode == .virtual else {
             throw LumenError(.needsVirtualClock, "advance needs the virtual clock; start lumend with --clock virtual")
         }
         guard ms.isFinite, ms >= 0, ms <= 1e12 else {
-            throw LumenError(.invalidParams, "ms must be a number from 0 to 1e12, got \(JSONNumber(ms))")
+            throw LumenError(.invalidParams, "\(name) must be a number from 0 to 1e12, got \(JSONNumber(ms))")
         }
-        let target = nowMicros + Self.micros(ms)
-        runEvents(notAfter: target)
-        nowMicros = target
     }
 
     func runEvents(notAfter time: Int64) {

@@ -71,7 +71,7 @@ enum LumenCtl {
                     "Change a light, or every light of a room at once: on, off, brightness=N, ct=N (mireds), xy=X,Y",
                 details: """
                     CHANGE is on, off, brightness=N (1–100), ct=N (153–500 mireds) or xy=X,Y (0–1 each).
-                    Waits until the device confirms each change. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance), which set says once it has waited a second.
+                    A light's changes go to it as one command (its setState), so 'on brightness=30' reaches a light that is off. Waits until the device confirms it. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance), which set says once it has waited a second.
                     Given a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).
                     """,
                 arguments: [Completion.lightsAndRooms, .choices(["on", "off", "brightness=", "ct=", "xy="])],
@@ -108,7 +108,7 @@ enum LumenCtl {
             CommandLineCommand(
                 "sim",
                 synopsis: [
-                    "sim clock | advance MS | reachable LIGHT yes|no | power-cycle LIGHT [MS]",
+                    "sim clock | advance MS | settle [MAX-MS] | next | reachable LIGHT yes|no | power-cycle LIGHT [MS]",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
                     "sim remove-room ROOM | remove-light LIGHT | snapshot",
                 ],
@@ -116,7 +116,9 @@ enum LumenCtl {
                 details:
                     "Drives the simulation scope (root or lumend's user only, unless lumend runs with "
                     + "--simulation-access any). sim faults takes dropProbability, timeoutMs, rateLimitPerSecond, "
-                    + "latency, powerOn, whileOff and overload.",
+                    + "latency, powerOn, whileOff and overload. sim settle advances the virtual clock until no "
+                    + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
+                    + "next scheduled event.",
                 arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
         ) { reader, words, options in try await Sim.run(reader, words, options) },
         .connected(

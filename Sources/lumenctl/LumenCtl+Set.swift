@@ -31,6 +31,9 @@ extension LumenCtl {
             default:
                 throw UsageError("'\(word)' is not a change; use on, off, brightness=N, ct=N or xy=X,Y")
             }
+            if let last = result.last, result.dropLast().contains(where: { $0.0 == last.0 }) {
+                throw UsageError("'\(word)' changes \(last.0) again; give each change once")
+            }
         }
         return result
     }
@@ -41,14 +44,13 @@ extension LumenCtl {
             try await setAll(reader, room: words[0], changes, options)
             return
         }
+        // One command, as a bulb takes them: `on brightness=30` reaches a light that is off as one change.
         let (_, scope) = try await reader.openLight(words[0])
-        var confirmed = JSONObject()
-        for (connection, value) in changes {
-            confirmed[connection] = try await reader.client.set(
-                connection, in: scope, to: value, transitionMs: options.transitionMs)
-        }
-        if options.json { Output.json(.object(confirmed)); return }
-        Output.line("\(words[0]): " + confirmed.map { "\($0.key)=\(display($0.value))" }.joined(separator: " "))
+        let confirmed = try await reader.client.setState(
+            JSONObject(changes.map { (key: $0.0, value: $0.1) }), of: scope, transitionMs: options.transitionMs)
+        if options.json { Output.json(confirmed); return }
+        let shown = changes.map { connection, _ in "\(connection)=\(display(confirmed[connection] ?? .null))" }
+        Output.line("\(words[0]): " + shown.joined(separator: " "))
     }
 
     /// `set ROOM …`: one group command to the room's lights, then what each light did with it.

@@ -6,7 +6,8 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "reachable", "power-cycle", "faults", "add-room", "add-light", "remove-room",
+        "clock", "advance", "settle", "next", "reachable", "power-cycle", "faults", "add-room", "add-light",
+        "remove-room",
         "remove-light",
         "snapshot",
     ]
@@ -37,7 +38,14 @@ enum Sim {
         if options.json {
             Output.json(result)
         } else if let mode = result["mode"]?.stringValue, let now = result["nowMs"] {
-            Output.line("clock: \(mode), \(LumenCtl.number(now)) ms")
+            var line = "clock: \(mode), \(LumenCtl.number(now)) ms"
+            // Settling says how far it went, and whether anything is still pending.
+            if words[0] == "settle" || words[0] == "next" {
+                let advanced = LumenCtl.number(result["advancedMs"] ?? 0)
+                let state = result["idle"].map { $0 == true ? ", idle" : ", still busy" } ?? ""
+                line += " (+\(advanced) ms\(state))"
+            }
+            Output.line(line)
         } else {
             Output.line("ok")
         }
@@ -59,6 +67,19 @@ enum Sim {
                 throw UsageError("advance takes milliseconds, like 'sim advance 500'")
             }
             return .call("advance", ["ms": .double(ms)])
+        case "settle":
+            try need(0...1, "settle [MAX-MS]")
+            var arguments: JSONObject = ["untilIdle": true]
+            if let limit = rest.first {
+                guard let ms = Double(limit) else {
+                    throw UsageError("settle takes milliseconds at most, like 'sim settle 60000'")
+                }
+                arguments["maxMs"] = .double(ms)
+            }
+            return .call("advance", arguments)
+        case "next":
+            try need(0...0, "next")
+            return .call("advance", ["toNextEvent": true])
         case "reachable":
             try need(2...2, "reachable LIGHT yes|no")
             guard ["yes", "no"].contains(rest[1]) else {

@@ -137,6 +137,20 @@ struct ClientModelTests {
         #expect(room.allOn)
     }
 
+    @Test func setStateSendsSeveralPropertiesAsOneCommand() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let room = try await client.open("room", in: .root, configuration: "lab")
+        let light = try await client.open("light", in: room, configuration: "lab.dim")
+        let applied = Task { try await client.setState(["isOn": true, "brightness": 20], of: light, transitionMs: 0) }
+        try await untilQueued(server, client)
+        // One command: one event queued for the light, not one a property.
+        #expect(await server.home.scheduledEventCount == 1)
+        try await server.home.advance(byMilliseconds: 0)
+        #expect(try await applied.value == ["isOn": true, "brightness": 20])
+    }
+
     @Test func subscriptionsAreAsyncSequencesThatEndWhenTheScopeCloses() async throws {
         let server = try await TestServer()
         let client = try await LumenClient.connect(to: server.socketPath)

@@ -18,7 +18,9 @@ struct SessionTests {
             $0["name"]?.stringValue
         }
         #expect(
-            lightConnections == ["name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable"])
+            lightConnections == [
+                "name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable", "setState",
+            ])
         let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
         #expect(room["type"] == "room")
         let light = try await client.result(

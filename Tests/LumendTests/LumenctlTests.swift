@@ -7,10 +7,10 @@ import Testing
 @Suite("lumenctl against a real lumend", .timeLimit(.minutes(2)))
 struct LumenctlTests {
     /// A real-clock lumend on the instant test home: writes apply at once.
-    func startDaemon(clock: String = "real") async throws -> DaemonProcess {
+    func startDaemon(clock: String = "real", home: String = TestFixtures.instantHome) async throws -> DaemonProcess {
         let directory = TemporaryDirectory()
         let fixture = directory.file("home.json")
-        _ = FileManager.default.createFile(atPath: fixture, contents: Data(TestFixtures.instantHome.utf8))
+        _ = FileManager.default.createFile(atPath: fixture, contents: Data(home.utf8))
         let daemon = try DaemonProcess(
             arguments: ["--fixture", fixture, "--clock", clock], environment: ["NO_COLOR": "1"], directory: directory)
         _ = try #require(await daemon.waitUntilReady(), "stderr: \(daemon.stderr)")
@@ -272,6 +272,27 @@ struct LumenctlTests {
         let cycle = try await ctl(daemon, "sim", "power-cycle", "lab.dim", "-5")
         #expect(cycle.status == 2)
         #expect(cycle.stderr.contains("power-cycle takes 0–3600000 milliseconds"), "\(cycle.stderr)")
+        let twice = try await ctl(daemon, "set", "lab.dim", "on", "brightness=20", "off")
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("'off' changes isOn again; give each change once"), "\(twice.stderr)")
+    }
+
+    /// A light that refuses changes while off (as Hue bulbs do) takes a brightness that comes with `on`, in
+    /// either order: lumenctl sends a light's changes as one command.
+    @Test func severalChangesToALightAreOneCommand() async throws {
+        let home = TestFixtures.instantHome.replacingOccurrences(
+            of: #""defaults": {"latency": "instant", "timeoutMs": 1000}"#,
+            with: #""defaults": {"latency": "instant", "timeoutMs": 1000, "whileOff": "refuse"}"#)
+        let daemon = try await startDaemon(home: home)
+        let result = try await ctl(daemon, "set", "lab.dim", "brightness=30", "on")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "lab.dim: brightness=30 isOn=true\n")
+        #expect(try await ctl(daemon, "get", "lab.dim", "brightness").stdout == "30\n")
+        // Off, a brightness alone is still refused, with what to do.
+        _ = try await ctl(daemon, "set", "lab.dim", "off")
+        let refused = try await ctl(daemon, "set", "lab.dim", "brightness=60")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("turn it on first, or in the same set"), "\(refused.stderr)")
     }
 
     @Test func simAddsALight() async throws {
@@ -322,6 +343,8 @@ struct LumenctlTests {
     @Test func simDrivesTheClockAndFaults() async throws {
         let daemon = try await startDaemon(clock: "virtual")
         #expect(try await ctl(daemon, "sim", "advance", "1500").stdout == "clock: virtual, 1500 ms\n")
+        #expect(try await ctl(daemon, "sim", "settle").stdout == "clock: virtual, 1500 ms (+0 ms, idle)\n")
+        #expect(try await ctl(daemon, "sim", "next").stdout == "clock: virtual, 1500 ms (+0 ms)\n")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")

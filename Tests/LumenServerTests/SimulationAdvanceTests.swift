@@ -1,0 +1,47 @@
+import LumenModel
+import LumenProtocol
+import LumenTestSupport
+import Testing
+
+/// The simulation's `advance` over the wire: by a span, until idle, or to the next event.
+@Suite("Advancing the virtual clock over the wire", .timeLimit(.minutes(2)))
+struct SimulationAdvanceTests {
+    @Test func untilIdleSettlesAWaitingSetAndSaysHowFarItWent() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let dimmer = try await client.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        client.send(
+            #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"isOn","value":true,"transitionMs":0}}"#
+        )
+        let settled = try await client.result(
+            "call", ["scope": simulation, "connection": "advance", "arguments": ["untilIdle": true]])["value"]
+        #expect(settled?["idle"] == true && settled?["advancedMs"] == 0, "\(String(describing: settled))")
+        #expect(try await client.response(to: "on")["result"]?["value"] == true)
+        let idle = try await client.result(
+            "call", ["scope": simulation, "connection": "advance", "arguments": ["toNextEvent": true]])["value"]
+        #expect(idle?["advancedMs"] == 0 && idle?["idle"] == nil, "\(String(describing: idle))")
+        let by = try await client.result(
+            "call", ["scope": simulation, "connection": "advance", "arguments": ["ms": 500]])["value"]
+        #expect(by == ["mode": "virtual", "nowMs": 500, "advancedMs": 500])
+    }
+
+    @Test(
+        arguments: [
+            (JSONValue.object([:]), "give one of ms, untilIdle: true and toNextEvent: true"),
+            (JSONValue.object(["ms": 5, "untilIdle": true]), "give one of ms, untilIdle: true and toNextEvent: true"),
+            (JSONValue.object(["untilIdle": false]), "only true is taken"),
+            (JSONValue.object(["ms": 5, "maxMs": 3]), "maxMs bounds untilIdle only"),
+        ] as [(JSONValue, String)])
+    func aConfusedAdvanceIsRefused(arguments: JSONValue, message: String) async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+        let error = try await client.request(
+            "call", ["scope": simulation, "connection": "advance", "arguments": arguments])["error"]
+        #expect(error?["code"] == .int(LumenError.Code.invalidParams.rawValue))
+        #expect(error?["message"]?.stringValue?.contains(message) == true, "\(String(describing: error))")
+    }
+}
