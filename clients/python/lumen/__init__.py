@@ -5,9 +5,9 @@ socket) in scopes: the home (`ROOT`), and the rooms, lights and simulation opene
 (`lumen.pytest_plugin`) gives each test a fresh lumend.
 """
 
-from ._wire import ROOT, CannotConnect, ConnectionClosed, ErrorCode, LumenError, socket_candidates
+from ._wire import ROOT, CannotConnect, ConnectionClosed, ErrorCode, LumenError, Timeout, socket_candidates
 from .aio import AsyncClient, AsyncSubscription
-from .client import Client, Subscription
+from .client import Client, Pending, Subscription
 
 __all__ = [
     "ROOT",
@@ -18,6 +18,8 @@ __all__ = [
     "ConnectionClosed",
     "ErrorCode",
     "LumenError",
+    "Pending",
     "Subscription",
+    "Timeout",
     "socket_candidates",
 ]

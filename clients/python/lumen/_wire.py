@@ -35,6 +35,17 @@ class ErrorCode(enum.IntEnum):
     PERMISSION_DENIED = -32060
 
 
+class Timeout(TimeoutError):
+    """A call that lumend did not answer within its timeout: the message names what was waited for."""
+
+
+# What a timed-out wait most often means, said with it.
+CLOCK_HINT = (
+    "; on a virtual-clock lumend a write is answered once the clock passes the light's latency: "
+    "send it with wait=False, then advance() or settle()"
+)
+
+
 class LumenError(Exception):
     """An error lumend answered with: its code, its message and what it names (scope, connection, light)."""
 
@@ -148,3 +159,11 @@ def not_connected(failures: list[str]) -> CannotConnect:
 def candidates_for(path: str | None) -> list[tuple[str, str, str | None]]:
     """The sockets to try: the one given, else lumend's default ones."""
     return [(path, "given", None)] if path else socket_candidates()
+
+
+def state_arguments(changes: dict[str, Any], transition_ms: float | None) -> dict[str, Any]:
+    """The arguments of a light's ``setState``: the changes, and the transition when one is given."""
+    arguments = dict(changes)
+    if transition_ms is not None:
+        arguments["transitionMs"] = transition_ms
+    return arguments

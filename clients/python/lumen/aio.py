@@ -5,7 +5,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator
 
-from ._wire import ROOT, ConnectionClosed, Message, candidates_for, closing_scopes, not_connected, request_line
+from ._wire import (
+    CLOCK_HINT,
+    ROOT,
+    ConnectionClosed,
+    Message,
+    candidates_for,
+    closing_scopes,
+    not_connected,
+    request_line,
+    state_arguments,
+    Timeout,
+)
 
 _END = object()
 
@@ -88,11 +99,14 @@ class AsyncClient:
             pass
         await self._task
 
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error."""
-        return (await self._send(method, params or {})).result
+    async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = 30) -> Any:
+        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error, or
+        `Timeout` when no answer came within `timeout` seconds."""
+        return (await self._send(method, params or {}, timeout=timeout)).result
 
-    async def _send(self, method: str, params: dict[str, Any], subscribing: int | None = None) -> Message:
+    async def _send(
+        self, method: str, params: dict[str, Any], subscribing: int | None = None, timeout: float | None = 30
+    ) -> Message:
         if self._closed:
             raise ConnectionClosed("the connection to lumend is closed")
         request_id = self._next_id
@@ -103,7 +117,12 @@ class AsyncClient:
             self._pending_subscribe[request_id] = subscribing
         self._writer.write(request_line(request_id, method, params))
         await self._writer.drain()
-        message = await answer
+        try:
+            message = await asyncio.wait_for(answer, timeout)
+        except asyncio.TimeoutError:
+            self._waiting.pop(request_id, None)
+            what = f"{method} {params.get('connection')}" if "connection" in params else method
+            raise Timeout(f"lumend did not answer {what} within {timeout:g} s{CLOCK_HINT}") from None
         if message.method == "__closed__":
             raise ConnectionClosed("the connection to lumend was closed")
         if message.error is not None:
@@ -134,6 +153,10 @@ class AsyncClient:
             params["transitionMs"] = transition_ms
         return (await self.request("set", params))["value"]
 
+    async def set_state(self, in_scope: int, transition_ms: float | None = None, **changes: Any) -> dict[str, Any]:
+        """Changes several of a light's properties as one device command; see ``Client.set_state``."""
+        return await self.call("setState", state_arguments(changes, transition_ms), in_scope=in_scope)
+
     async def call(self, connection: str, arguments: Any = None, in_scope: int = ROOT) -> Any:
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if arguments is not None:
@@ -146,9 +169,23 @@ class AsyncClient:
 
     async def advance(self, ms: float) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""
+        return await self.call("advance", {"ms": ms}, in_scope=await self._simulation_scope())
+
+    async def settle(self, max_ms: float | None = None) -> dict[str, Any]:
+        """Moves a virtual clock from event to event until nothing is pending; see `Client.settle`."""
+        arguments: dict[str, Any] = {"untilIdle": True}
+        if max_ms is not None:
+            arguments["maxMs"] = max_ms
+        return await self.call("advance", arguments, in_scope=await self._simulation_scope())
+
+    async def advance_to_next_event(self) -> dict[str, Any]:
+        """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
+        return await self.call("advance", {"toNextEvent": True}, in_scope=await self._simulation_scope())
+
+    async def _simulation_scope(self) -> int:
         if self._simulation is None:
             self._simulation = await self.open("simulation")
-        return await self.call("advance", {"ms": ms}, in_scope=self._simulation)
+        return self._simulation
 
     async def _read(self) -> None:
         try:

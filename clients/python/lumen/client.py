@@ -6,9 +6,20 @@ import queue
 import select
 import socket
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from ._wire import ROOT, ConnectionClosed, Message, candidates_for, closing_scopes, not_connected, request_line
+from ._wire import (
+    CLOCK_HINT,
+    ROOT,
+    ConnectionClosed,
+    Message,
+    candidates_for,
+    closing_scopes,
+    not_connected,
+    request_line,
+    state_arguments,
+    Timeout,
+)
 
 _END = object()
 
@@ -33,8 +44,11 @@ class Subscription:
         return self.next()
 
     def next(self, timeout: float | None = None) -> Any:
-        """The next value, waiting at most `timeout` seconds (`queue.Empty` after that)."""
-        value = self._values.get(timeout=timeout)
+        """The next value, waiting at most `timeout` seconds (`Timeout` after that)."""
+        try:
+            value = self._values.get(timeout=timeout)
+        except queue.Empty:
+            raise Timeout(f"no change to subscription {self.id} within {timeout:g} s{CLOCK_HINT}") from None
         if value is _END or isinstance(value, ConnectionClosed):
             self._values.put(value)
         if value is _END:
@@ -46,6 +60,38 @@ class Subscription:
     def close(self) -> None:
         """Ends the subscription."""
         self.client._unsubscribe(self)
+
+
+class Pending:
+    """A request sent and not yet answered: `done()` says whether the answer has come, `result()` waits for it
+    and returns it (or raises lumend's error, or `Timeout`)."""
+
+    def __init__(self, what: str, answer: "queue.Queue[Message]", unwrap: Callable[[Any], Any]):
+        self.what = what
+        self._answer = answer
+        self._unwrap = unwrap
+        self._message: Message | None = None
+
+    def done(self) -> bool:
+        if self._message is None:
+            try:
+                self._message = self._answer.get_nowait()
+            except queue.Empty:
+                return False
+        return True
+
+    def result(self, timeout: float | None = 30) -> Any:
+        if self._message is None:
+            try:
+                self._message = self._answer.get(timeout=timeout)
+            except queue.Empty:
+                raise Timeout(f"lumend did not answer {self.what} within {timeout:g} s{CLOCK_HINT}") from None
+        message = self._message
+        if message.error is not None:
+            raise message.error
+        if message.method == "__closed__":
+            raise ConnectionClosed("the connection to lumend was closed")
+        return self._unwrap(message.result)
 
 
 class Client:
@@ -111,7 +157,15 @@ class Client:
     # Requests
 
     def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = 30) -> Any:
-        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error."""
+        """Sends one JSON-RPC request and returns its result; raises `LumenError` with lumend's error, or
+        `Timeout` when no answer came within `timeout` seconds."""
+        return self.send(method, params).result(timeout)
+
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, unwrap: Callable[[Any], Any] = lambda result: result,
+        subscribing: int | None = None,
+    ) -> Pending:
+        """Sends one JSON-RPC request and returns at once: the answer comes through the `Pending` it returns."""
         answer: "queue.Queue[Message]" = queue.Queue(maxsize=1)
         with self._lock:
             if self._closed:
@@ -119,17 +173,15 @@ class Client:
             request_id = self._next_id
             self._next_id += 1
             self._waiting[request_id] = answer
+            if subscribing is not None:
+                self._pending_subscribe[request_id] = subscribing
         try:
             with self._send_lock:
                 self._socket.sendall(request_line(request_id, method, params or {}))
         except OSError as error:
             raise ConnectionClosed(str(error)) from error
-        message = answer.get(timeout=timeout)
-        if message.error is not None:
-            raise message.error
-        if message.method == "__closed__":
-            raise ConnectionClosed("the connection to lumend was closed")
-        return message.result
+        connection = (params or {}).get("connection")
+        return Pending(f"{method} {connection}" if connection else method, answer, unwrap)
 
     def hello(self, client: str = "lumen-python") -> dict[str, Any]:
         return self.request("hello", {"client": client})
@@ -155,35 +207,46 @@ class Client:
     def get(self, connection: str, in_scope: int = ROOT) -> Any:
         return self.request("get", {"scope": in_scope, "connection": connection})["value"]
 
-    def set(self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None) -> Any:
-        """Writes a value; returns it once the device confirmed it (on a virtual clock, once the clock moves)."""
+    def set(
+        self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None,
+        wait: bool = True, timeout: float | None = 30,
+    ) -> Any:
+        """Writes a value; returns it once the device confirmed it (on a virtual clock, once the clock moves).
+        With `wait=False`, returns a `Pending` at once, which a later `advance()` or `settle()` answers."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection, "value": value}
         if transition_ms is not None:
             params["transitionMs"] = transition_ms
-        return self.request("set", params)["value"]
+        pending = self.send("set", params, lambda result: result["value"])
+        return pending.result(timeout) if wait else pending
 
-    def call(self, connection: str, arguments: Any = None, in_scope: int = ROOT) -> Any:
+    def set_state(
+        self, in_scope: int, transition_ms: float | None = None, wait: bool = True, timeout: float | None = 30,
+        **changes: Any,
+    ) -> Any:
+        """Changes several of a light's properties as one device command (``isOn``, ``brightness``,
+        ``colorTemperature``, ``color``), as a bulb takes them; returns the values applied, once confirmed (with
+        `wait=False`, a `Pending`)."""
+        arguments = state_arguments(changes, transition_ms)
+        return self.call("setState", arguments, in_scope=in_scope, wait=wait, timeout=timeout)
+
+    def call(
+        self, connection: str, arguments: Any = None, in_scope: int = ROOT, wait: bool = True,
+        timeout: float | None = 30,
+    ) -> Any:
+        """Calls an action; returns its value (with `wait=False`, a `Pending`)."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if arguments is not None:
             params["arguments"] = arguments
-        return self.request("call", params)["value"]
+        pending = self.send("call", params, lambda result: result["value"])
+        return pending.result(timeout) if wait else pending
 
-    def subscribe(self, connection: str, in_scope: int = ROOT) -> Subscription:
+    def subscribe(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Subscription:
         """Subscribes to a value."""
         # Registered as the reply is read (on the reader thread), so no change right behind it is missed.
-        answer: "queue.Queue[Message]" = queue.Queue(maxsize=1)
+        params = {"scope": in_scope, "connection": connection}
+        result = self.send("subscribe", params, subscribing=in_scope).result(timeout)
         with self._lock:
-            request_id = self._next_id
-            self._next_id += 1
-            self._waiting[request_id] = answer
-            self._pending_subscribe[request_id] = in_scope
-        with self._send_lock:
-            self._socket.sendall(request_line(request_id, "subscribe", {"scope": in_scope, "connection": connection}))
-        message = answer.get(timeout=30)
-        if message.error is not None:
-            raise message.error
-        with self._lock:
-            return self._subscriptions[message.result["subscription"]]
+            return self._subscriptions[result["subscription"]]
 
     def _unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
@@ -203,6 +266,18 @@ class Client:
     def advance(self, ms: float) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""
         return self.call("advance", {"ms": ms}, in_scope=self.simulation())
+
+    def settle(self, max_ms: float | None = None) -> dict[str, Any]:
+        """Moves a virtual clock from event to event until no command, fade or scan is pending (at most
+        `max_ms`, an hour unless given); returns the clock, how far it went (`advancedMs`) and `idle`."""
+        arguments: dict[str, Any] = {"untilIdle": True}
+        if max_ms is not None:
+            arguments["maxMs"] = max_ms
+        return self.call("advance", arguments, in_scope=self.simulation())
+
+    def advance_to_next_event(self) -> dict[str, Any]:
+        """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
+        return self.call("advance", {"toNextEvent": True}, in_scope=self.simulation())
 
     # Reading
 

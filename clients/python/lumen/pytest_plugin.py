@@ -3,13 +3,18 @@
     def test_the_lamp_turns_on(lumend):
         lab = lumend.open("room", configuration="lab")
         lamp = lumend.open("light", in_scope=lab, configuration="lab.lamp")
-        ...
+        pending = lumend.set("isOn", True, in_scope=lamp, wait=False)
+        lumend.settle()                      # the clock moves until nothing is pending
+        assert pending.result() is True
 
 The daemon runs on a temporary state directory, on the virtual clock, with a seed (1, or the marker's), so a
 test replays exactly. The fixture waits for `READY=1` on a notification socket of its own, and after the test
 stops the daemon and fails the test if it did not exit cleanly. Mark a test to choose its home and seed:
 
-    @pytest.mark.lumend(fixture="tests/homes/flat.json", seed=7, args=["--durability", "relaxed"])
+    @pytest.mark.lumend(fixture="homes/flat.json", seed=7, args=["--durability", "relaxed"])
+
+A relative fixture path is taken from the test file's directory (else from the working directory); with none,
+lumend runs its demo home.
 
 The lumend binary is `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`.
 """
@@ -118,9 +123,13 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
     """A client connected to a lumend of this test's own (see the module's documentation)."""
     marker = request.node.get_closest_marker("lumend")
     options = dict(marker.kwargs) if marker else {}
+    fixture = options.get("fixture")
+    if fixture and not os.path.isabs(fixture):
+        # Relative to the test file, as a test's own data is; else, as before, to the working directory.
+        beside = os.path.join(os.path.dirname(str(request.node.path)), fixture)
+        fixture = beside if os.path.exists(beside) else fixture
     daemon = start(
-        lumend_binary(request.config), fixture=options.get("fixture"), seed=options.get("seed", 1),
-        args=options.get("args", ()),
+        lumend_binary(request.config), fixture=fixture, seed=options.get("seed", 1), args=options.get("args", ())
     )
     client = Client.connect(daemon.socket_path)
     client.daemon = daemon  # type: ignore[attr-defined]

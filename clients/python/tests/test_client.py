@@ -89,6 +89,26 @@ def test_the_async_client_speaks_the_same_protocol(lumend):
     asyncio.run(run())
 
 
+def test_several_properties_go_to_a_light_as_one_command(lumend):
+    _, lamp = open_lamp(lumend)
+    with pytest.raises(LumenError) as caught:
+        lumend.set_state(lamp)
+    assert caught.value.code == ErrorCode.INVALID_PARAMS and caught.value.data["connection"] == "setState"
+
+    async def run():
+        async with await AsyncClient.connect(lumend.path) as client:
+            room = await client.open("room", configuration="lab")
+            light = await client.open("light", in_scope=room, configuration="lab.lamp")
+            # Sent before the clock moves: the device answers once it does.
+            pending = asyncio.ensure_future(client.set_state(light, isOn=True, brightness=70, transition_ms=0))
+            await asyncio.sleep(0)
+            await client.advance(100)
+            assert await pending == {"isOn": True, "brightness": 70}
+        assert lumend.get("brightness", in_scope=lamp) == 70
+
+    asyncio.run(run())
+
+
 def test_no_daemon_says_which_sockets_were_tried(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     monkeypatch.delenv("LUMEN_SOCKET", raising=False)

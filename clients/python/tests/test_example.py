@@ -1,25 +1,28 @@
-import threading
+"""The examples of docs/testing.md, as it shows them."""
+
+import pathlib
 
 import pytest
 
-from conftest import LAB
 
-
-@pytest.mark.lumend(fixture=LAB)
+@pytest.mark.lumend(fixture="homes/lab.json")
 def test_a_lamp_turns_on_once_the_clock_moves(lumend):
     lamp = lumend.open("light", in_scope=lumend.open("room", configuration="lab"), configuration="lab.lamp")
-    confirmed = []
-    writer = threading.Thread(target=lambda: confirmed.append(lumend.set("isOn", True, in_scope=lamp)))
-    writer.start()
-    lumend.advance(100)
-    writer.join(5)
-    assert confirmed == [True] and lumend.get("isOn", in_scope=lamp) is True
+    pending = lumend.set("isOn", True, in_scope=lamp, wait=False)   # sent; answered once the lamp applies it
+    lumend.settle()                                                 # the clock moves until nothing is pending
+    assert pending.result() is True and lumend.get("isOn", in_scope=lamp) is True
 
 
-@pytest.mark.lumend(fixture=LAB, seed=7)
+@pytest.mark.lumend(fixture="homes/lab.json", seed=7)
 def test_an_unreachable_lamp_is_reported(lumend):
-    # As docs/testing.md shows it.
     simulation = lumend.open("simulation")
     lumend.call("setReachable", {"light": "lab.lamp", "reachable": False}, in_scope=simulation)
     lamp = lumend.open("light", in_scope=lumend.open("room", configuration="lab"), configuration="lab.lamp")
     assert lumend.get("isReachable", in_scope=lamp) is False
+
+
+def test_docs_testing_md_shows_exactly_these_tests():
+    here = pathlib.Path(__file__)
+    docs = (here.parents[3] / "docs" / "testing.md").read_text()
+    shown = docs.split("```python\n")[1].split("\n```")[0]
+    assert shown in here.read_text()
