@@ -30,7 +30,7 @@ _lumenctl() {
         set)
             case $position in
                 0) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1; print $2}')" -- "$cur")) ;;
-                *) COMPREPLY=($(compgen -W 'on off brightness= ct= xy=' -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W 'on off brightness= ct= xy= color= rgb=' -- "$cur")) ;;
             esac ;;
         rename)
             case $position in

@@ -24,7 +24,7 @@ _lumenctl() {
                 'rooms:List rooms'
                 'lights:List lights, all or one room'\''s'
                 'get:Show a light, or one property of it'
-                'set:Change a light, or every light of a room at once - on, off, brightness=N, ct=N (mireds), xy=X,Y'
+                'set:Change a light, or every light of a room at once - on, off, brightness=N, ct=N|NK, xy=X,Y, color=#RRGGBB'
                 'rename:Rename the home, a room or a light'
                 'discover:Start a discovery scan and show its progress'
                 'watch:Print changes as they happen (SCOPE - home, room -ID, light -ID; default all)'
@@ -50,7 +50,7 @@ _lumenctl() {
                 set)
                     case $position in
                         0) compadd -- ${(f)"$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1; print $2}')"} ;;
-                        *) compadd -- 'on' 'off' 'brightness=' 'ct=' 'xy=' ;;
+                        *) compadd -- 'on' 'off' 'brightness=' 'ct=' 'xy=' 'color=' 'rgb=' ;;
                     esac ;;
                 rename)
                     case $position in

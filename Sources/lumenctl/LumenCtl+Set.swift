@@ -5,7 +5,8 @@ import LumenProtocol
 
 /// `lumenctl set LIGHT|ROOM CHANGES…`: a change to a light, or to every light of a room as one group command.
 extension LumenCtl {
-    /// Parses `on`, `off`, `brightness=N`, `ct=N`, `xy=X,Y` into (connection, value) pairs.
+    /// Parses `on`, `off`, `brightness=N`, `ct=N` (mireds) or `ct=NK` (kelvin), `xy=X,Y`, `color=#RRGGBB` and
+    /// `rgb=R,G,B` into (connection, value) pairs; a colour as xy, clipped into the colour lights' gamut.
     static func changes(_ words: ArraySlice<String>) throws(UsageError) -> [(String, JSONValue)] {
         var result: [(String, JSONValue)] = []
         for word in words {
@@ -18,9 +19,27 @@ extension LumenCtl {
                     throw UsageError("brightness takes a number 1–100, like brightness=40")
                 }
                 result.append(("brightness", .double(value)))
+            case ("ct", 2) where parts[1].uppercased().hasSuffix("K"):
+                guard let kelvin = Double(parts[1].dropLast()), (2_000...6_500).contains(kelvin) else {
+                    throw UsageError("ct in kelvin takes 2000K–6500K, like ct=2700K, not '\(word)'")
+                }
+                result.append(("colorTemperature", .int(CIEColor.mireds(kelvin: kelvin))))
             case ("ct", 2):
-                guard let value = Int(parts[1]) else { throw UsageError("ct takes mireds 153–500, like ct=366") }
+                guard let value = Int(parts[1]) else {
+                    throw UsageError("ct takes mireds 153–500 or kelvin, like ct=366 or ct=2700K")
+                }
                 result.append(("colorTemperature", .int(value)))
+            case ("color", 2):
+                guard let color = CIEColor(hex: parts[1]) else {
+                    throw UsageError("color takes #RRGGBB, like color=#ff8800, not '\(word)'")
+                }
+                result.append(("color", color.jsonValue))
+            case ("rgb", 2):
+                let channels = parts[1].split(separator: ",").compactMap { UInt8($0) }
+                guard channels.count == 3 else {
+                    throw UsageError("rgb takes three numbers 0–255, like rgb=255,136,0, not '\(word)'")
+                }
+                result.append(("color", CIEColor(red: channels[0], green: channels[1], blue: channels[2]).jsonValue))
             case ("xy", 2):
                 let xy = parts[1].split(separator: ",").compactMap { Double($0) }
                 guard xy.count == 2 else { throw UsageError("xy takes two numbers, like xy=0.31,0.33") }
@@ -29,7 +48,9 @@ extension LumenCtl {
                 }
                 result.append(("color", ["x": .double(xy[0]), "y": .double(xy[1])]))
             default:
-                throw UsageError("'\(word)' is not a change; use on, off, brightness=N, ct=N or xy=X,Y")
+                throw UsageError(
+                    "'\(word)' is not a change; use on, off, brightness=N, ct=N or ct=NK, xy=X,Y, color=#RRGGBB or "
+                        + "rgb=R,G,B")
             }
             if let last = result.last, result.dropLast().contains(where: { $0.0 == last.0 }) {
                 throw UsageError("'\(word)' changes \(last.0) again; give each change once")
@@ -39,13 +60,22 @@ extension LumenCtl {
     }
 
     static func set(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
-        let changes = try changes(words.dropFirst())
+        var changes = try changes(words.dropFirst())
         if try await reader.roomIDs().contains(words[0]) {
             try await setAll(reader, room: words[0], changes, options)
             return
         }
         // One command, as a bulb takes them: `on brightness=30` reaches a light that is off as one change.
         let (_, scope) = try await reader.openLight(words[0])
+        // A light of colour temperature only takes a colour as the temperature nearest it.
+        if changes.contains(where: { $0.0 == "color" }),
+            try await reader.client.get("model", in: scope)["kind"] == "ambiance"
+        {
+            changes = changes.map { change in
+                guard change.0 == "color", let color = CIEColor(json: change.1) else { return change }
+                return ("colorTemperature", .int(color.mireds))
+            }
+        }
         let confirmed = try await reader.client.setState(
             JSONObject(changes.map { (key: $0.0, value: $0.1) }), of: scope, transitionMs: options.transitionMs)
         if options.json { Output.json(confirmed); return }

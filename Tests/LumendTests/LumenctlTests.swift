@@ -295,6 +295,24 @@ struct LumenctlTests {
         #expect(refused.stderr.contains("turn it on first, or in the same set"), "\(refused.stderr)")
     }
 
+    @Test func coloursAsPeopleWriteThem() async throws {
+        let daemon = try await startDaemon()
+        #expect(try await ctl(daemon, "set", "attic.tunable", "ct=2700K").status == 0)
+        #expect(try await ctl(daemon, "get", "attic.tunable", "colorTemperature").stdout == "370\n")
+        #expect(try await ctl(daemon, "set", "lab.color", "color=#ff8800").status == 0)
+        let color = try await ctl(daemon, "get", "lab.color", "color", "--json").stdout
+        let xy = try JSONParser.parse(color.trimmingCharacters(in: .newlines))
+        #expect(abs((xy["value"]?["x"]?.doubleValue ?? 0) - 0.5975) < 0.001, "\(color)")
+        #expect(try await ctl(daemon, "set", "lab.color", "rgb=255,136,0").status == 0)
+        // A light of colour temperature only: the temperature nearest the colour.
+        #expect(try await ctl(daemon, "set", "attic.tunable", "color=#ffffff").status == 0)
+        #expect(
+            try await ctl(daemon, "get", "attic.tunable", "colorTemperature").stdout
+                == "\(CIEColor(red: 255, green: 255, blue: 255).mireds)\n")
+        let bad = try await ctl(daemon, "set", "lab.color", "color=orange")
+        #expect(bad.status == 2 && bad.stderr.contains("color takes #RRGGBB"), "\(bad.stderr)")
+    }
+
     @Test func simAddsALight() async throws {
         let daemon = try await startDaemon()
         #expect(try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable", "New lamp").status == 0)

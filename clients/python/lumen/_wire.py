@@ -162,8 +162,18 @@ def candidates_for(path: str | None) -> list[tuple[str, str, str | None]]:
 
 
 def state_arguments(changes: dict[str, Any], transition_ms: float | None) -> dict[str, Any]:
-    """The arguments of a light's ``setState``: the changes, and the transition when one is given."""
+    """The arguments of a light's ``setState``: the changes, and the transition when one is given. ``kelvin``
+    becomes ``colorTemperature`` in mireds, and a ``color`` given as ``"#rrggbb"`` or ``(r, g, b)`` becomes xy
+    (see `lumen.colors`)."""
+    from .colors import mireds_from_kelvin, xy_from_hex, xy_from_rgb
+
     arguments = dict(changes)
+    if "kelvin" in arguments:
+        arguments["colorTemperature"] = mireds_from_kelvin(arguments.pop("kelvin"))
+    color = arguments.get("color")
+    if isinstance(color, (str, tuple, list)):
+        x, y = xy_from_hex(color) if isinstance(color, str) else xy_from_rgb(*color)
+        arguments["color"] = {"x": x, "y": y}
     if transition_ms is not None:
         arguments["transitionMs"] = transition_ms
     return arguments

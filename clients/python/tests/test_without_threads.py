@@ -37,9 +37,12 @@ def test_several_properties_as_one_command_on_a_light_that_is_off(lumend):
     pending = lumend.set_state(ceiling, isOn=True, brightness=30, wait=False)
     lumend.settle()
     assert pending.result() == {"isOn": True, "brightness": 30}
+    pending = lumend.set_state(ceiling, kelvin=2700, wait=False)
+    lumend.settle()
+    assert pending.result() == {"colorTemperature": 370}
     with pytest.raises(LumenError) as caught:
-        lumend.set_state(ceiling, kelvin=2700)
-    assert caught.value.code == ErrorCode.INVALID_PARAMS
+        lumend.set_state(ceiling, color="#ff8800")
+    assert caught.value.code == ErrorCode.NOT_SUPPORTED
 
 
 @pytest.mark.lumend(fixture="homes/lab.json")
