@@ -12,6 +12,7 @@ complete -c lumend -l simulation-access -r -f -a 'owner any' -d 'Who may open th
 complete -c lumend -l request-timeout -r -f -d 'Close a connection that sends no complete request within ...'
 complete -c lumend -l max-sessions -r -f -d 'Sessions served at once'
 complete -c lumend -l max-sessions-per-user -r -f -d 'Sessions one user (peer UID) may hold at once, fewer than...'
+complete -c lumend -l command-record -r -f -d 'How many of the last commands the simulation scope'\''s comm...'
 complete -c lumend -l event-loops -r -f -d 'Threads serving the connections'
 complete -c lumend -l log-level -r -f -a 'critical error warning notice info debug' -d 'critical, error, warning, notice, info (default) or debug'
 complete -c lumend -l exit-with-parent -d 'Shut down cleanly, as on SIGTERM, once the process that s...'

@@ -15,6 +15,7 @@ _lumend() {
         --request-timeout'[Close a connection that sends no complete request within ...]:value:->value---request-timeout'
         --max-sessions'[Sessions served at once]:value:->value---max-sessions'
         --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
+        --command-record'[How many of the last commands the simulation scope'\''s comm...]:value:->value---command-record'
         --event-loops'[Threads serving the connections]:value:->value---event-loops'
         --log-level'[critical, error, warning, notice, info (default) or debug]:value:->value---log-level'
         --exit-with-parent'[Shut down cleanly, as on SIGTERM, once the process that s...]'
@@ -38,6 +39,7 @@ _lumend() {
         value---request-timeout) _message 'value' ;;
         value---max-sessions) _message 'value' ;;
         value---max-sessions-per-user) _message 'value' ;;
+        value---command-record) _message 'value' ;;
         value---event-loops) _message 'value' ;;
         value---log-level) compadd -- 'critical' 'error' 'warning' 'notice' 'info' 'debug' ;;
         value---check) _files ;;

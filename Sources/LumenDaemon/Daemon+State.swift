@@ -156,7 +156,7 @@ extension Daemon {
         }
         let home = Home(
             fixture: outcome.fixture, clock: options.clock, seed: options.seed, wakeClock: wakeClock,
-            wakeExecutor: mainLoop, executor: mainLoop)
+            wakeExecutor: mainLoop, executor: mainLoop, commandRecordLimit: options.commandRecordLimit)
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []

@@ -53,6 +53,8 @@ public struct DaemonOptions: Sendable, Hashable {
 
     /// Sessions one user may hold, when given (resolved against ``ServerLimits/maxSessions`` after parsing).
     var maxSessionsPerUser: Int?
+    /// How many of the last commands the command record keeps.
+    var commandRecordLimit = Home.defaultCommandRecordLimit
 
     /// A command-line mistake, with a message that says what to type instead.
     public typealias UsageError = LumenCommandLine.UsageError
@@ -144,6 +146,14 @@ public struct DaemonOptions: Sendable, Hashable {
         ) { options, raw in
             options.maxSessionsPerUser = try OptionValue.count(
                 raw, option: "--max-sessions-per-user", in: 1...1_000_000)
+        },
+        .value(
+            "--command-record", valueName: "N",
+            help:
+                "How many of the last commands the simulation scope's command record keeps (0: none). Default: "
+                + "\(Home.defaultCommandRecordLimit)."
+        ) { options, raw in
+            options.commandRecordLimit = try OptionValue.count(raw, option: "--command-record", in: 0...1_000_000)
         },
         .value("--event-loops", valueName: "N", help: "Threads serving the connections. Default: one per core.") {
             options, raw in

@@ -29,6 +29,11 @@ public struct SimulationScope: Scope {
         .action("addLight", arguments: "{room, light: fixture light}", result: "{}") { $0.addLight },
         .action("removeLight", arguments: "{light}", result: "{}") { $0.removeLight },
         .action("snapshot", arguments: "none", result: "fixture") { $0.snapshot },
+        .action(
+            "commands", arguments: "{light?, room?, sinceMs?}",
+            result: "{commands: [{number, atMs, source, light, room?, change, transitionMs, outcome, code?}]}"
+        ) { $0.commands },
+        .value("lastCommand") { $0.lastCommand },
     ]
 
     var clock: Connection<JSONValue> {
@@ -39,6 +44,26 @@ public struct SimulationScope: Scope {
     /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (an
     /// hour unless given); or to the next event. Answered with the clock, how far it went and, settling,
     /// whether it is idle.
+    /// `commands`: the command record, oldest first, for a light, a room or since a time when asked.
+    var commands: Action {
+        action(["light", "room", "sinceMs"]) { home, args throws(JSONShapeError) in
+            let light: LightID? = try args.optional("light").map { cursor throws(JSONShapeError) in
+                LightID(try cursor.string())
+            }
+            let room: RoomID? = try args.optional("room").map { cursor throws(JSONShapeError) in
+                RoomID(try cursor.string())
+            }
+            let since = try args.optional("sinceMs")?.double(in: 0...1e12)
+            return { () async throws(LumenError) in
+                let records = await home.commandRecords(light: light, room: room, sinceMs: since)
+                return .object(["commands": .array(records.map(\.jsonValue))])
+            }
+        }
+    }
+
+    /// The last command whose outcome became known, as the record has it; `null` before the first.
+    var lastCommand: Connection<JSONValue> { Connection(.home(.lastCommand), of: scopeContext.home) }
+
     var advance: Action {
         action(["ms", "untilIdle", "maxMs", "toNextEvent"]) { home, args throws(JSONShapeError) in
             let modes = ["ms", "untilIdle", "toNextEvent"].filter { args.optional($0) != nil }

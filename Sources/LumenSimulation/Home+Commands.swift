@@ -44,6 +44,18 @@ extension Home {
     public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
         -> CommandReceipt
     {
+        do {
+            return try dispatch(change, to: light, transitionMs: transitionMs)
+        } catch {
+            let transitionMicros = transitionMs.isFinite ? Self.micros(min(max(transitionMs, 0), 1e12)) : 0
+            recordCommand(change, to: light, transitionMicros: transitionMicros, .refused(error.code))
+            throw error
+        }
+    }
+
+    private func dispatch(_ change: LightChange, to light: LightID, transitionMs: Double) throws(LumenError)
+        -> CommandReceipt
+    {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
@@ -76,13 +88,17 @@ extension Home {
         if case .due(let due) = delivery, clockMode == .real, due <= now, !queue.hasEvent(notAfter: now) {
             // Due now (an instant device) with nothing else due before it: carried out at once, as the queue
             // would have, without passing through it, and answered with no ticket.
-            return .settled(carryOut(change, transitionMicros: transitionMicros, to: light, at: index))
+            let result = carryOut(change, transitionMicros: transitionMicros, to: light, at: index)
+            recordCommand(change, to: light, transitionMicros: transitionMicros, Self.outcome(of: result))
+            return .settled(result)
         }
         let id = nextCommandID
         nextCommandID += 1
         let ticket = CommandTicket()
+        let record = recordCommand(change, to: light, transitionMicros: transitionMicros)
         pending[id] = PendingCommand(
-            light: light, change: change, transitionMicros: transitionMicros, submittedAt: now, ticket: ticket)
+            light: light, change: change, transitionMicros: transitionMicros, submittedAt: now, ticket: ticket,
+            record: record)
         let timeout = settings.timeoutMicros
         let (event, due): (SimulationEvent, Int64) =
             switch delivery {
@@ -133,7 +149,7 @@ extension Home {
     /// Carries out a command that has fallen due.
     func apply(_ command: PendingCommand, id: UInt64) {
         guard let index = lights.slot(of: command.light) else {
-            command.ticket.settle(.failure(Self.noSuchLight(command.light)))
+            settle(command, .failure(Self.noSuchLight(command.light)))
             return
         }
         apply(command, id: id, at: index)
@@ -143,7 +159,7 @@ extension Home {
     func apply(_ command: PendingCommand, id: UInt64, at index: LightTable.Slot) {
         guard lights[slot: index].isReachable else {
             if command.isGroup {
-                command.ticket.settle(.failure(LumenError(.unreachable, "missed")))
+                settle(command, .failure(LumenError(.unreachable, "missed")))
                 return
             }
             // It went away while the command was in flight: the sender hears nothing until its timeout.
@@ -154,7 +170,8 @@ extension Home {
                 at: max(nowMicros, command.submittedAt + timeout))
             return
         }
-        command.ticket.settle(
+        settle(
+            command,
             carryOut(command.change, transitionMicros: command.transitionMicros, to: command.light, at: index))
     }
 
@@ -220,7 +237,7 @@ extension Home {
                 .timedOut, "light '\(light)' did not confirm the command in time; retry",
                 data: ["light": .string(light)])
         }
-        command.ticket.settle(.failure(error))
+        settle(command, .failure(error))
     }
 
     func stepTransition(_ id: LightID, generation: UInt32) {

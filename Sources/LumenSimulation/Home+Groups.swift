@@ -117,17 +117,21 @@ extension Home {
             } else if let rate = settings.rateLimitPerSecond, !takeToken(for: lightID, rate: rate) {
                 delivery.missed = .overloaded
             }
-            if delivery.missed != nil {
+            let transitionMicros = Self.micros(transitionMs)
+            if let missed = delivery.missed {
                 delivery.applied = []
                 deliveries.append((delivery, nil))
+                let outcome: CommandRecord.Outcome = missed == .unreachable ? .unreachable : .dropped
+                recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros, outcome)
                 continue
             }
             let id = nextCommandID
             nextCommandID += 1
             let ticket = CommandTicket()
+            let record = recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros)
             pending[id] = PendingCommand(
-                light: lightID, change: own, transitionMicros: Self.micros(transitionMs), submittedAt: nowMicros,
-                ticket: ticket, isGroup: true)
+                light: lightID, change: own, transitionMicros: transitionMicros, submittedAt: nowMicros,
+                ticket: ticket, record: record, isGroup: true)
             let due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
             lights[slot: index].lastApplyAt = due
             queue.schedule(.applyCommand(id), at: due)

@@ -59,6 +59,7 @@ extension Home {
             switch property {
             case .name: return .string(name)
             case .roomIDs: return .array(roomOrder.map { .string($0.rawValue) })
+            case .lastCommand: return commandLog.lastSettled?.jsonValue ?? .null
             }
         case .room(let id, let property):
             guard let room = rooms[id] else { throw Self.noSuchRoom(id) }

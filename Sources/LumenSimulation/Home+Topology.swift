@@ -58,7 +58,7 @@ extension Home {
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {
             pending[commandID] = nil
-            command.ticket.settle(.failure(Self.noSuchLight(id)))
+            settle(command, .failure(Self.noSuchLight(id)))
         }
         emitRemoval(of: .light(id))
         if let room = rooms[light.room] {

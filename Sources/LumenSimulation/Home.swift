@@ -59,6 +59,10 @@ public actor Home {
     var queue = EventQueue()
     var pending: [UInt64: PendingCommand] = [:]
     var nextCommandID: UInt64 = 1
+    /// The last commands received, and what became of them.
+    var commandLog: CommandLog
+    /// Whether someone subscribed to the last command's outcome: only then is each told to the watchers.
+    var isLastCommandWatched = false
     var nextScanID: UInt64 = 1
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
@@ -81,6 +85,8 @@ public actor Home {
         let transitionMicros: Int64
         let submittedAt: Int64
         let ticket: CommandTicket
+        /// Its number in ``Home/commandLog``.
+        let record: UInt64
         /// Part of a room's group command: a light that cannot be reached misses it at once, unanswered, rather
         /// than failing after its timeout.
         var isGroup = false
@@ -96,10 +102,13 @@ public actor Home {
     ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
     ///   - executor: where the actor's work runs (lumend's main event loop); by default ``ThreadExecutor/shared``.
+    ///   - commandRecordLimit: how many of the last commands the command record keeps.
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
-        wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil
+        wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil,
+        commandRecordLimit: Int = Home.defaultCommandRecordLimit
     ) {
+        commandLog = CommandLog(capacity: commandRecordLimit)
         self.executor = executor ?? ThreadExecutor.shared
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
@@ -153,6 +162,7 @@ public actor Home {
     /// look that finds nothing.
     public func watch(_ key: PropertyKey) {
         switch key {
+        case .home(.lastCommand): isLastCommandWatched = true
         // The home's own properties are announced to the watchers whether watched or not.
         case .home: break
         case .room(let id, let property): rooms[id]?.audience.markWatched(property)
@@ -430,11 +440,9 @@ public actor Home {
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.
     public func shutDown() {
         isShutDown = true
-        let waiting = pending.values.map(\.ticket)
+        let waiting = pending.values.sorted { $0.record < $1.record }
         pending.removeAll()
-        for ticket in waiting {
-            ticket.settle(.failure(LumenError.shuttingDown))
-        }
+        for command in waiting { settle(command, .failure(LumenError.shuttingDown)) }
     }
 }
 

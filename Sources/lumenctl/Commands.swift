@@ -110,7 +110,8 @@ enum LumenCtl {
             CommandLineCommand(
                 "sim",
                 synopsis: [
-                    "sim clock | advance MS | settle [MAX-MS] | next | reachable LIGHT yes|no | power-cycle LIGHT [MS]",
+                    "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM]",
+                    "sim reachable LIGHT yes|no | power-cycle LIGHT [MS]",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
                     "sim remove-room ROOM | remove-light LIGHT | snapshot",
                 ],
@@ -120,7 +121,8 @@ enum LumenCtl {
                     + "--simulation-access any). sim faults takes dropProbability, timeoutMs, rateLimitPerSecond, "
                     + "latency, powerOn, whileOff and overload. sim settle advances the virtual clock until no "
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
-                    + "next scheduled event.",
+                    + "next scheduled event. sim log shows the command record: each command a light received, "
+                    + "when, from whom, and what became of it.",
                 arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
         ) { reader, words, options in try await Sim.run(reader, words, options) },
         .connected(

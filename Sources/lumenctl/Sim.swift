@@ -6,7 +6,7 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "settle", "next", "reachable", "power-cycle", "faults", "add-room", "add-light",
+        "clock", "advance", "settle", "next", "log", "reachable", "power-cycle", "faults", "add-room", "add-light",
         "remove-room",
         "remove-light",
         "snapshot",
@@ -17,6 +17,8 @@ enum Sim {
         case get(String)
         case call(String, JSONObject)
         case snapshot
+        /// The command record, of a light or room when named.
+        case log(String?)
     }
 
     static func run(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
@@ -33,6 +35,12 @@ enum Sim {
             let snapshot = try await client.call("snapshot", in: simulation)
             Output.line(
                 options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
+            return
+        case .log(let target):
+            var filter = JSONObject()
+            if let target { filter[try await reader.roomIDs().contains(target) ? "room" : "light"] = .string(target) }
+            let commands = try await client.call("commands", in: simulation, arguments: .object(filter))
+            try printLog(commands["commands"]?.arrayValue ?? [], options)
             return
         }
         if options.json {
@@ -124,8 +132,33 @@ enum Sim {
         case "snapshot":
             try need(0...0, "snapshot")
             return .snapshot
+        case "log":
+            try need(0...1, "log [LIGHT|ROOM]")
+            return .log(rest.first)
         default:
             throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }
+    }
+
+    /// The command record as a table (or JSON lines): when, who, which light, what, and what became of it.
+    static func printLog(_ commands: [JSONValue], _ options: CommonOptions) throws {
+        if options.json {
+            for command in commands { Output.json(command) }
+            return
+        }
+        let rows = commands.map { command -> [String] in
+            let change = command["change"]?.objectValue.map { LumenCtl.display(.object($0)) } ?? ""
+            let transition = command["transitionMs"].map { $0 == 0 ? "-" : LumenCtl.number($0) + " ms" } ?? "-"
+            var outcome = command["outcome"]?.stringValue ?? ""
+            if let code = command["code"] { outcome += " (\(LumenCtl.number(code)))" }
+            return [
+                command["number"].map(LumenCtl.number) ?? "", command["atMs"].map(LumenCtl.number) ?? "",
+                command["source"]?.stringValue ?? "", command["light"]?.stringValue ?? "",
+                command["room"]?.stringValue ?? "-", change, transition, outcome,
+            ]
+        }
+        Output.table(
+            ["#", "AT MS", "SOURCE", "LIGHT", "GROUP", "CHANGE", "TRANSITION", "OUTCOME"], rows,
+            legend: options.legend, color: options.color)
     }
 }

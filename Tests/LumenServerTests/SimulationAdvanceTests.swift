@@ -44,4 +44,38 @@ struct SimulationAdvanceTests {
         #expect(error?["code"] == .int(LumenError.Code.invalidParams.rawValue))
         #expect(error?["message"]?.stringValue?.contains(message) == true, "\(String(describing: error))")
     }
+
+    @Test func theCommandRecordSaysWhoSentWhatAndWhatBecameOfIt() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+        let last = try await client.result("subscribe", ["scope": simulation, "connection": "lastCommand"])
+        #expect(last["value"] == .null)
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let dimmer = try await client.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        client.send(
+            #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"brightness","value":30}}"#
+        )
+        // A session answers in order: once this is answered, the set was sent.
+        _ = try await client.result("hello")
+        _ = try await client.result(
+            "call", ["scope": simulation, "connection": "advance", "arguments": ["untilIdle": true]])
+        _ = try await client.response(to: "on")
+        let commands = try await client.result(
+            "call", ["scope": simulation, "connection": "commands", "arguments": ["light": "lab.dim"]])["value"]
+        #expect(
+            commands?["commands"]
+                == [
+                    [
+                        "number": 1, "atMs": 0, "source": "session 1", "light": "lab.dim", "change": ["brightness": 30],
+                        "transitionMs": 0, "outcome": "applied",
+                    ]
+                ])
+        let heard = try await client.waitForNotifications(1).filter { $0["method"] == "changed" }
+        #expect(heard.last?["params"]?["value"]?["outcome"] == "applied", "\(heard)")
+        let none = try await client.result(
+            "call", ["scope": simulation, "connection": "commands", "arguments": ["light": "lab.plug"]])["value"]
+        #expect(none?["commands"] == [])
+    }
 }

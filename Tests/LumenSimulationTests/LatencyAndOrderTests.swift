@@ -70,15 +70,26 @@ struct LatencyAndOrderTests {
         func run() async throws -> String {
             let (home, log) = try await makeHome(
                 String(contentsOfFile: "\(TestFixturesPath.fixtures)/flaky-network.json", encoding: .utf8))
-            for step in 0..<200 {
-                let lights: [LightID] = ["garage.main", "garden.path", "garden.shed", "cellar.bulb"]
-                let light = lights[step % lights.count]
-                _ = try? await home.submit(
-                    LightChange(isOn: step % 3 != 0, brightness: Double(step % 100 + 1)), to: light)
-                try await home.advance(byMilliseconds: 250)
+            var settled: [String] = []
+            try await CommandSource.$current.withValue("replay") {
+                for step in 0..<200 {
+                    let lights: [LightID] = ["garage.main", "garden.path", "garden.shed", "cellar.bulb"]
+                    let light = lights[step % lights.count]
+                    _ = try? await home.submit(
+                        LightChange(isOn: step % 3 != 0, brightness: Double(step % 100 + 1)), to: light)
+                    if step % 50 == 49 {
+                        _ = try? await home.setAll(LightChange(isOn: true), in: "garden", transitionMs: 400)
+                        let (advanced, idle) = try await home.advanceUntilIdle(maxMs: 120_000)
+                        settled.append("settled \(advanced) \(idle)")
+                    } else {
+                        try await home.advance(byMilliseconds: 250)
+                    }
+                }
             }
             try await home.advance(byMilliseconds: 60_000)
-            return log.transcript
+            // The command record, with every outcome, replays too.
+            let records = await home.commandRecords().map { $0.jsonValue.serialized() }
+            return ([log.transcript] + settled + records).joined(separator: "\n")
         }
         let first = try await run()
         let second = try await run()

@@ -287,6 +287,11 @@ struct LumenctlTests {
         let result = try await ctl(daemon, "set", "lab.dim", "brightness=30", "on")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "lab.dim: brightness=30 isOn=true\n")
+        // One command in the record, from lumenctl's session, applied.
+        let log = try await ctl(daemon, "sim", "log", "lab.dim", "--json").stdout.split(separator: "\n")
+        #expect(log.count == 1, "\(log)")
+        let record = try JSONParser.parse(String(log[0]))
+        #expect(record["change"] == ["isOn": true, "brightness": 30] && record["outcome"] == "applied", "\(record)")
         #expect(try await ctl(daemon, "get", "lab.dim", "brightness").stdout == "30\n")
         // Off, a brightness alone is still refused, with what to do.
         _ = try await ctl(daemon, "set", "lab.dim", "off")
@@ -363,6 +368,8 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "sim", "advance", "1500").stdout == "clock: virtual, 1500 ms\n")
         #expect(try await ctl(daemon, "sim", "settle").stdout == "clock: virtual, 1500 ms (+0 ms, idle)\n")
         #expect(try await ctl(daemon, "sim", "next").stdout == "clock: virtual, 1500 ms (+0 ms)\n")
+        let log = try await ctl(daemon, "sim", "log", "lab", "--no-legend")
+        #expect(log.status == 0 && log.stdout.isEmpty, "\(log.stdout)\(log.stderr)")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")

@@ -75,6 +75,8 @@ public enum LightProperty: String, Sendable, Hashable, CaseIterable {
 public enum HomeProperty: String, Sendable, Hashable, CaseIterable {
     case name
     case roomIDs
+    /// The last command whose outcome became known, from the command record.
+    case lastCommand
 }
 
 /// A property of a room.

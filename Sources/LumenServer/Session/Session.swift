@@ -33,6 +33,8 @@ final class Session: RPCHandler {
     let context: ServerContext
     let credentials: PeerCredentials?
     let outbox: Outbox
+    /// Who the command record says sent this session's commands.
+    let commandSource: String
     /// Touched only on the session's loop.
     private let state: LoopBound<State>
 
@@ -47,6 +49,7 @@ final class Session: RPCHandler {
         self.id = id
         self.context = context
         self.credentials = credentials
+        commandSource = "session \(id)"
         outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, wake: wake)
         var state = State()
         state.scopes[0] = ScopeRecord(scope: AnyScope(context.scopeContext.homeScope), parent: nil)
@@ -86,19 +89,11 @@ final class Session: RPCHandler {
             return .after { await self.answering { () async throws(LumenError) in try await self.get(target) } }
         case .set(let target, let value, let transitionMs):
             return .after {
-                do throws(LumenError) {
-                    return try await self.set(target, value, transitionMs)
-                } catch {
-                    return .failure(error)
-                }
+                await self.sending { () async throws(LumenError) in try await self.set(target, value, transitionMs) }
             }
         case .call(let target, let arguments):
             return .after {
-                do throws(LumenError) {
-                    return try await self.call(target, arguments)
-                } catch {
-                    return .failure(error)
-                }
+                await self.sending { () async throws(LumenError) in try await self.call(target, arguments) }
             }
         case .open(let target, let configuration):
             return .after {
@@ -106,6 +101,13 @@ final class Session: RPCHandler {
             }
         case .subscribe(let target):
             return .after { await self.answering { () async throws(LumenError) in try await self.subscribe(target) } }
+        }
+    }
+
+    /// Runs work that may send commands to lights, which the command record then says this session sent.
+    private func sending(_ body: () async throws(LumenError) -> RPCAnswer) async -> RPCAnswer {
+        await CommandSource.$current.withValue(commandSource) {
+            do throws(LumenError) { return try await body() } catch { return .failure(error) }
         }
     }
 

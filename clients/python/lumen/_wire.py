@@ -177,3 +177,9 @@ def state_arguments(changes: dict[str, Any], transition_ms: float | None) -> dic
     if transition_ms is not None:
         arguments["transitionMs"] = transition_ms
     return arguments
+
+
+def command_filter(light: str | None, room: str | None, since_ms: float | None) -> dict[str, Any]:
+    """The arguments of the simulation's ``commands``: only what was asked for."""
+    given = {"light": light, "room": room, "sinceMs": since_ms}
+    return {key: value for key, value in given.items() if value is not None}

@@ -14,6 +14,7 @@ from ._wire import (
     closing_scopes,
     not_connected,
     request_line,
+    command_filter,
     state_arguments,
     Timeout,
 )
@@ -177,6 +178,13 @@ class AsyncClient:
         if max_ms is not None:
             arguments["maxMs"] = max_ms
         return await self.call("advance", arguments, in_scope=await self._simulation_scope())
+
+    async def commands(
+        self, light: str | None = None, room: str | None = None, since_ms: float | None = None
+    ) -> list[dict[str, Any]]:
+        """The command record; see `Client.commands`."""
+        arguments = command_filter(light, room, since_ms)
+        return (await self.call("commands", arguments, in_scope=await self._simulation_scope()))["commands"]
 
     async def advance_to_next_event(self) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""

@@ -17,6 +17,7 @@ from ._wire import (
     closing_scopes,
     not_connected,
     request_line,
+    command_filter,
     state_arguments,
     Timeout,
 )
@@ -274,6 +275,14 @@ class Client:
         if max_ms is not None:
             arguments["maxMs"] = max_ms
         return self.call("advance", arguments, in_scope=self.simulation())
+
+    def commands(
+        self, light: str | None = None, room: str | None = None, since_ms: float | None = None
+    ) -> list[dict[str, Any]]:
+        """The command record, oldest first: each command a light received (`atMs`, `source`, `light`, `room`
+        of a group command, `change`, `transitionMs`) and its `outcome` (`applied`, `refused` with its `code`,
+        `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
+        return self.call("commands", command_filter(light, room, since_ms), in_scope=self.simulation())["commands"]
 
     def advance_to_next_event(self) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""

@@ -37,6 +37,10 @@ def test_several_properties_as_one_command_on_a_light_that_is_off(lumend):
     pending = lumend.set_state(ceiling, isOn=True, brightness=30, wait=False)
     lumend.settle()
     assert pending.result() == {"isOn": True, "brightness": 30}
+    record = lumend.commands(light="bedroom.ceiling")[-1]
+    assert record["change"] == {"isOn": True, "brightness": 30} and record["outcome"] == "applied"
+    assert record["source"].startswith("session ")
+    assert [c["outcome"] for c in lumend.commands(room="bedroom")] == ["applied", "applied"]
     pending = lumend.set_state(ceiling, kelvin=2700, wait=False)
     lumend.settle()
     assert pending.result() == {"colorTemperature": 370}

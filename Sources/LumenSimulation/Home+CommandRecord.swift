@@ -1,0 +1,59 @@
+import LumenModel
+import LumenProtocol
+
+extension Home {
+    /// How many commands the command record keeps unless told otherwise.
+    public static let defaultCommandRecordLimit = 1_000
+
+    /// The commands kept, oldest first: only those for `light`, in `room` (the light's room, or the room whose
+    /// group command it was part of) or received at or after `sinceMs`, when given.
+    public func commandRecords(light: LightID? = nil, room: RoomID? = nil, sinceMs: Double? = nil)
+        -> [CommandRecord]
+    {
+        commandLog.records.filter { record in
+            if let light, record.light != light { return false }
+            if let room, record.room != room, lights[record.light]?.room != room { return false }
+            if let sinceMs, record.atMs < sinceMs { return false }
+            return true
+        }
+    }
+
+    /// Records a command as received, from the current task's ``CommandSource``; returns its number. A
+    /// command whose outcome is known already is announced at once.
+    @discardableResult
+    func recordCommand(
+        _ change: LightChange, to light: LightID, in room: RoomID? = nil, transitionMicros: Int64,
+        _ outcome: CommandRecord.Outcome = .pending
+    ) -> UInt64 {
+        let number = commandLog.append(
+            at: nowMilliseconds, source: CommandSource.current, light: light, room: room, change: change,
+            transitionMs: Double(transitionMicros) / 1_000, outcome: outcome)
+        if outcome != .pending { announceCommand(number, outcome) }
+        return number
+    }
+
+    /// Settles a pending command: its ticket, and its record.
+    func settle(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
+        command.ticket.settle(result)
+        announceCommand(command.record, Self.outcome(of: result))
+    }
+
+    /// What a command's result says became of it.
+    static func outcome(of result: Result<LightState, LumenError>) -> CommandRecord.Outcome {
+        switch result {
+        case .success: .applied
+        case .failure(let error) where error.code == .unreachable: .unreachable
+        // Only a command the light never got times out: lost on the way, or beyond its rate limit.
+        case .failure(let error) where error.code == .timedOut: .dropped
+        case .failure(let error): .refused(error.code)
+        }
+    }
+
+    private func announceCommand(_ number: UInt64, _ outcome: CommandRecord.Outcome) {
+        // Told to the watchers only, and only once someone subscribed: a record is not a change of the home's
+        // state (observers, which hear every change, do not hear it), and no command pays for an unread copy.
+        guard let record = commandLog.settle(number, outcome), isLastCommandWatched else { return }
+        let event = ChangeEvent(.property(.home(.lastCommand), record.jsonValue), timeMicros: nowMicros)
+        for watcher in watchers { watcher(event) }
+    }
+}
