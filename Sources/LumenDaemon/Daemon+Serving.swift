@@ -29,7 +29,19 @@ extension Daemon {
                 throw LumenError(.notPersisted, "the change could not be saved: \(error)")
             }
         }
-        let scopeContext = ScopeContext(home: home, durable: durability == .full ? waitForDisk : nil)
+        let fixturePath = options.fixturePath
+        // A reset reads the fixture again, as lumend did at start: it is not kept in memory meanwhile.
+        let fixture: @Sendable () throws(LumenError) -> Fixture = { () throws(LumenError) in
+            guard let fixturePath else { return try Self.decoded(Fixture.embeddedDemoHomeJSON, "(embedded)") }
+            let bytes: [UInt8]?
+            do { bytes = try PosixFileSystem().readFile(fixturePath) } catch {
+                throw LumenError(.internalError, "cannot read the fixture \(fixturePath) again: \(error)")
+            }
+            guard let bytes else { throw LumenError(.noSuchEntity, "the fixture \(fixturePath) is gone") }
+            return try Self.decoded(bytes, fixturePath)
+        }
+        let scopeContext = ScopeContext(
+            home: home, durable: durability == .full ? waitForDisk : nil, fixture: fixture)
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, scopeContext: scopeContext, limits: options.limits,
             simulationAccess: options.simulationAccess, clock: clock, logger: logger)
@@ -79,6 +91,13 @@ extension Daemon {
                     + "the next start replays the journal)", [("journal", store.journalPath)])
         } else {
             logger.notice("stopped; state saved", [("state", store.statePath)])
+        }
+    }
+
+    /// The fixture in `bytes`, for a reset.
+    static func decoded(_ bytes: [UInt8], _ name: String) throws(LumenError) -> Fixture {
+        do { return try Fixture(json: bytes) } catch {
+            throw LumenError(.invalidParams, "the fixture \(name) is invalid now: \(error); fix it, or restart lumend")
         }
     }
 }

@@ -15,11 +15,18 @@ public struct ScopeContext: Sendable {
     /// Runs after a write has been applied, before it is confirmed (the state store waits for the disk here);
     /// `nil` when a write is confirmed once applied.
     public let durable: (@Sendable () async throws(LumenError) -> Void)?
+    /// The home's fixture, read afresh, for the simulation's `reset`; `nil` when there is none to go back to.
+    public let fixture: (@Sendable () throws(LumenError) -> Fixture)?
 
-    /// A scope context; `durable` waits until what was applied is on disk (full durability).
-    public init(home: Home, durable: (@Sendable () async throws(LumenError) -> Void)? = nil) {
+    /// A scope context; `durable` waits until what was applied is on disk (full durability), and `fixture`
+    /// reads the fixture a `reset` goes back to.
+    public init(
+        home: Home, durable: (@Sendable () async throws(LumenError) -> Void)? = nil,
+        fixture: (@Sendable () throws(LumenError) -> Fixture)? = nil
+    ) {
         self.home = home
         self.durable = durable
+        self.fixture = fixture
     }
 
     /// Waits, when writes must be on disk before they are confirmed.

@@ -34,6 +34,9 @@ public struct SimulationScope: Scope {
             result: "{commands: [{number, atMs, source, light, room?, change, transitionMs, outcome, code?}]}"
         ) { $0.commands },
         .value("lastCommand") { $0.lastCommand },
+        .action("reset", arguments: "none", result: "{}") { $0.reset },
+        .action("checkpoint", arguments: "{name}", result: "{}") { $0.checkpoint },
+        .action("restore", arguments: "{name}", result: "{}") { $0.restore },
     ]
 
     var clock: Connection<JSONValue> {
@@ -57,6 +60,42 @@ public struct SimulationScope: Scope {
             return { () async throws(LumenError) in
                 let records = await home.commandRecords(light: light, room: room, sinceMs: since)
                 return .object(["commands": .array(records.map(\.jsonValue))])
+            }
+        }
+    }
+
+    /// `reset`: the home back to its fixture, read afresh, while it runs (``Home/restore(to:)``).
+    var reset: Action {
+        let fixture = scopeContext.fixture
+        return action([]) { home, _ throws(JSONShapeError) in
+            return { () async throws(LumenError) in
+                guard let fixture else {
+                    throw LumenError(.notSupported, "this home has no fixture to reset to")
+                }
+                try await home.restore(to: try fixture())
+                return .object([:])
+            }
+        }
+    }
+
+    /// `checkpoint {name}`: the home as it is now, kept under a name to restore later.
+    var checkpoint: Action {
+        action(["name"]) { home, args throws(JSONShapeError) in
+            let name = try args.required("name").string()
+            return { () async throws(LumenError) in
+                await home.checkpoint(name)
+                return .object([:])
+            }
+        }
+    }
+
+    /// `restore {name}`: the home back to a checkpoint.
+    var restore: Action {
+        action(["name"]) { home, args throws(JSONShapeError) in
+            let name = try args.required("name").string()
+            return { () async throws(LumenError) in
+                try await home.restore(checkpoint: name)
+                return .object([:])
             }
         }
     }

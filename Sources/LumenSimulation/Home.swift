@@ -63,6 +63,8 @@ public actor Home {
     var commandLog: CommandLog
     /// Whether someone subscribed to the last command's outcome: only then is each told to the watchers.
     var isLastCommandWatched = false
+    /// The checkpoints taken, by name.
+    var checkpoints: [String: Fixture] = [:]
     var nextScanID: UInt64 = 1
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0

@@ -111,6 +111,7 @@ enum LumenCtl {
                 "sim",
                 synopsis: [
                     "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM]",
+                    "sim reset | checkpoint NAME | restore NAME",
                     "sim reachable LIGHT yes|no | power-cycle LIGHT [MS]",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
                     "sim remove-room ROOM | remove-light LIGHT | snapshot",
@@ -122,7 +123,9 @@ enum LumenCtl {
                     + "latency, powerOn, whileOff and overload. sim settle advances the virtual clock until no "
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
                     + "next scheduled event. sim log shows the command record: each command a light received, "
-                    + "when, from whom, and what became of it.",
+                    + "when, from whom, and what became of it. sim reset brings the home back to its fixture while "
+                    + "lumend runs, sim checkpoint NAME keeps it as it is and sim restore NAME brings that back; "
+                    + "what changes is saved as any change is.",
                 arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
         ) { reader, words, options in try await Sim.run(reader, words, options) },
         .connected(

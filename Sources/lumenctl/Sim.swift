@@ -6,7 +6,8 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "settle", "next", "log", "reachable", "power-cycle", "faults", "add-room", "add-light",
+        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "reachable", "power-cycle",
+        "faults", "add-room", "add-light",
         "remove-room",
         "remove-light",
         "snapshot",
@@ -135,6 +136,12 @@ enum Sim {
         case "log":
             try need(0...1, "log [LIGHT|ROOM]")
             return .log(rest.first)
+        case "reset":
+            try need(0...0, "reset")
+            return .call("reset", [:])
+        case "checkpoint", "restore":
+            try need(1...1, "\(command) NAME")
+            return .call(command, ["name": .string(rest[0])])
         default:
             throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }

@@ -318,6 +318,42 @@ struct LumenctlTests {
         #expect(bad.status == 2 && bad.stderr.contains("color takes #RRGGBB"), "\(bad.stderr)")
     }
 
+    /// A checkpoint restored and a reset are announced to open scopes and saved: a restart finds them.
+    @Test func resetAndCheckpointsChangeTheHomeWhileItRunsAndLast() async throws {
+        let daemon = try await startDaemon()
+        let watcher = try daemon.connect()
+        let room = try await watcher.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let dimmer = try await watcher.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        _ = try await watcher.result("subscribe", ["scope": dimmer, "connection": "brightness"])
+        #expect(try await ctl(daemon, "sim", "checkpoint", "start").status == 0)
+        _ = try await ctl(daemon, "set", "lab.dim", "on", "brightness=80")
+        _ = try await ctl(daemon, "sim", "remove-light", "lab.plug")
+        #expect(try await ctl(daemon, "sim", "restore", "start").status == 0)
+        let brightness = try await watcher.waitForNotifications(2).compactMap { $0["params"]?["value"] }
+        #expect(brightness == [80, 50], "\(brightness)")
+        #expect(try await ctl(daemon, "get", "lab.plug", "isOn").stdout == "false\n")
+        let missing = try await ctl(daemon, "sim", "restore", "later")
+        #expect(missing.status == 1 && missing.stderr.contains("no checkpoint 'later'"), "\(missing.stderr)")
+        // A reset goes back to the fixture; a light added since goes, and its scope closes.
+        _ = try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable")
+        let added = try await watcher.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.new"])["scope"]!
+        _ = try await ctl(daemon, "set", "lab.dim", "brightness=20")
+        #expect(try await ctl(daemon, "sim", "reset").status == 0)
+        let closed = try await watcher.waitForNotifications(2).filter { $0["method"] == "closed" }
+        #expect(closed.map { $0["params"]?["scope"] } == [added], "\(closed)")
+        // Saved as any change is: after a restart the home is still the fixture's.
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        let again = try DaemonProcess(
+            arguments: ["--fixture", daemon.directory.file("home.json"), "--clock", "real"],
+            directory: daemon.directory)
+        _ = try #require(await again.waitUntilReady(), "stderr: \(again.stderr)")
+        #expect(try await ctl(again, "get", "lab.dim", "brightness").stdout == "50\n")
+        #expect(try await ctl(again, "get", "lab.new", "isOn").status != 0)
+    }
+
     @Test func simAddsALight() async throws {
         let daemon = try await startDaemon()
         #expect(try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable", "New lamp").status == 0)

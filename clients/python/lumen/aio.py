@@ -186,6 +186,18 @@ class AsyncClient:
         arguments = command_filter(light, room, since_ms)
         return (await self.call("commands", arguments, in_scope=await self._simulation_scope()))["commands"]
 
+    async def reset(self) -> None:
+        """Brings the home back to its fixture; see `Client.reset`."""
+        await self.call("reset", in_scope=await self._simulation_scope())
+
+    async def checkpoint(self, name: str) -> None:
+        """Keeps the home as it is now under `name`; see `Client.checkpoint`."""
+        await self.call("checkpoint", {"name": name}, in_scope=await self._simulation_scope())
+
+    async def restore(self, name: str) -> None:
+        """Brings the home back to the checkpoint `name`; see `Client.restore`."""
+        await self.call("restore", {"name": name}, in_scope=await self._simulation_scope())
+
     async def advance_to_next_event(self) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
         return await self.call("advance", {"toNextEvent": True}, in_scope=await self._simulation_scope())

@@ -284,6 +284,18 @@ class Client:
         `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
         return self.call("commands", command_filter(light, room, since_ms), in_scope=self.simulation())["commands"]
 
+    def reset(self) -> None:
+        """Brings the home back to its fixture while lumend runs; open scopes hear the changes."""
+        self.call("reset", in_scope=self.simulation())
+
+    def checkpoint(self, name: str) -> None:
+        """Keeps the home as it is now under `name`, for `restore`."""
+        self.call("checkpoint", {"name": name}, in_scope=self.simulation())
+
+    def restore(self, name: str) -> None:
+        """Brings the home back to the checkpoint `name`."""
+        self.call("restore", {"name": name}, in_scope=self.simulation())
+
     def advance_to_next_event(self) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
         return self.call("advance", {"toNextEvent": True}, in_scope=self.simulation())

@@ -52,3 +52,18 @@ def test_several_properties_as_one_command_on_a_light_that_is_off(lumend):
 @pytest.mark.lumend(fixture="homes/lab.json")
 def test_a_fixture_path_is_taken_from_the_test_file(lumend):
     assert lumend.get("name") == "Lab"
+
+
+@pytest.mark.lumend(fixture="homes/lab.json")
+def test_a_suite_can_go_back_to_a_known_state_without_a_restart(lumend):
+    lamp = lumend.open("light", in_scope=lumend.open("room", configuration="lab"), configuration="lab.lamp")
+    lumend.checkpoint("clean")
+    lumend.set_state(lamp, isOn=True, brightness=90, wait=False)
+    lumend.settle()
+    assert lumend.get("brightness", in_scope=lamp) == 90
+    lumend.restore("clean")
+    assert lumend.get("brightness", in_scope=lamp) == 40 and lumend.get("isOn", in_scope=lamp) is False
+    lumend.set("isOn", True, in_scope=lamp, wait=False)
+    lumend.settle()
+    lumend.reset()
+    assert lumend.get("isOn", in_scope=lamp) is False

@@ -1,0 +1,99 @@
+import LumenModel
+import LumenProtocol
+
+extension Home {
+    /// Brings the running home to `target` (its fixture, for a reset, or a checkpoint): rooms and lights that
+    /// are not in it go (their scopes close), those only in it come, and every name, light state, setting and
+    /// reachability becomes the target's, each announced as a change and saved as one. Fades stop where the
+    /// target puts the light, and scans end. The clock goes on; commands already on their way to a light are
+    /// not recalled, as at a real bridge: settle the clock first for a clean start.
+    /// - Throws: ``LumenError`` `shuttingDown` once the home is stopping.
+    public func restore(to target: Fixture) throws(LumenError) {
+        guard !isShutDown else { throw LumenError.shuttingDown }
+        refreshRealTime()
+        let wanted = Dictionary(
+            target.rooms.flatMap { room in room.lights.map { ($0.id, (room: room.id, light: $0)) } },
+            uniquingKeysWith: { first, _ in first })
+        let targetRooms = Set(target.rooms.map(\.id))
+        // The home's own settings; every light's are worked out afresh.
+        defaults = target.defaults
+        discovery = target.discovery
+        for room in roomOrder {
+            for id in rooms[room]!.lightIDs {
+                if let slot = lights.slot(of: id) { lights[slot: slot].governingSettings = nil }
+            }
+        }
+        // What goes: rooms not in the target, and lights not in it, in another room, or of another model.
+        for id in roomOrder where !targetRooms.contains(id) { try removeRoom(id) }
+        for id in roomOrder.flatMap({ rooms[$0]!.lightIDs }) {
+            guard let light = lights[id] else { continue }
+            if let place = wanted[id], place.room == light.room, place.light.model == light.model { continue }
+            try removeLight(id)
+        }
+        // What comes, and what stays becomes the target's.
+        for room in target.rooms {
+            if rooms[room.id] == nil { try addRoom(id: room.id, name: room.name) }
+            try setName(room.name, of: .room(room.id))
+            rooms[room.id]?.defaults = room.defaults
+            rooms[room.id]?.undiscovered = room.undiscovered
+            if let scan = rooms[room.id]?.scan { endScan(in: room.id, scan: scan.id) }
+            for light in room.lights {
+                if lights[light.id] == nil { try addLight(light, to: room.id) } else { try restore(light) }
+            }
+            reorder(room.id, as: room.lights.map(\.id))
+            persist(.room(room.id))
+        }
+        if roomOrder != target.rooms.map(\.id) {
+            roomOrder = target.rooms.map(\.id)
+            emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
+        }
+        try setName(target.name, of: .home)
+        persist(.home)
+    }
+
+    /// Keeps the home as it is now under `name` (replacing one of that name), to ``restore(checkpoint:)``
+    /// later. Checkpoints live as long as the process.
+    public func checkpoint(_ name: String) {
+        checkpoints[name] = snapshot()
+    }
+
+    /// Brings the home back to the checkpoint `name`, as ``restore(to:)`` does.
+    /// - Throws: ``LumenError`` `noSuchEntity` for a checkpoint never taken.
+    public func restore(checkpoint name: String) throws(LumenError) {
+        guard let checkpoint = checkpoints[name] else {
+            let taken = checkpoints.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+            throw LumenError(
+                .noSuchEntity,
+                "no checkpoint '\(name)'; take one with checkpoint first"
+                    + (taken.isEmpty ? "" : " (taken: \(taken))"),
+                data: ["checkpoint": .string(name)])
+        }
+        try restore(to: checkpoint)
+    }
+
+    /// A light that stays, brought to its target's name, state, settings and reachability.
+    private func restore(_ target: LightFixture) throws(LumenError) {
+        try setName(target.name, of: .light(target.id))
+        if (lightSettings[target.id] ?? DeviceSettings()) != target.settings {
+            lightSettings[target.id] = target.settings.isEmpty ? nil : target.settings
+            if let slot = lights.slot(of: target.id) { lights[slot: slot].governingSettings = nil }
+            rateBuckets[target.id] = nil
+            emit(.light(target.id, .settings), .object(target.settings.jsonObject))
+            persist(.light(target.id))
+        }
+        try setReachable(target.isReachable, light: target.id)
+        guard let slot = lights.slot(of: target.id) else { return }
+        // A fade under way stops: its next steps find the light moved on.
+        transitions[target.id] = nil
+        _ = lights[slot: slot].startTransition()
+        setState(at: slot, to: target.state)
+        persistLight(at: slot, savedState: target.state)
+    }
+
+    /// Puts a room's lights in `order`, announcing it when it changed.
+    private func reorder(_ id: RoomID, as order: [LightID]) {
+        guard let room = rooms[id], room.lightIDs != order else { return }
+        rooms[id]?.lightIDs = order
+        emit(.room(id, .lightIDs), .array(order.map { .string($0.rawValue) }))
+    }
+}

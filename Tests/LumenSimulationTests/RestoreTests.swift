@@ -1,0 +1,75 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Testing
+
+/// A running home brought back to a fixture or a checkpoint.
+@Suite("Reset and checkpoints")
+struct RestoreTests {
+    static let home = """
+        {"schema": 1, "id": "t", "name": "T", "seed": 3, "defaults": {"latency": "instant"},
+         "rooms": [
+           {"id": "kitchen", "name": "Kitchen", "lights": [
+             {"id": "kitchen.spot", "name": "Spot", "kind": "dimmable", "state": {"isOn": true, "brightness": 50}},
+             {"id": "kitchen.plug", "name": "Plug", "kind": "onoff"}]},
+           {"id": "hall", "name": "Hall", "lights": [{"id": "hall.lamp", "name": "Lamp", "kind": "color"}]}]}
+        """
+
+    /// Changes of every kind: state, a fade under way, names, reachability, settings, topology.
+    static func change(_ home: Home) async throws {
+        _ = try await home.submit(LightChange(brightness: 90), to: "kitchen.spot", transitionMs: 5_000)
+        _ = try await home.submit(LightChange(isOn: false), to: "kitchen.plug")
+        try await home.advance(byMilliseconds: 1_000)
+        try await home.setName("Cooking", of: .room("kitchen"))
+        try await home.setName("Home", of: .home)
+        try await home.setReachable(false, light: "hall.lamp")
+        try await home.updateSettings(DeviceSettings(dropProbability: 0.5), light: "kitchen.plug")
+        try await home.removeRoom("hall")
+        try await home.addRoom(id: "attic", name: "Attic")
+        try await home.addLight(
+            LightFixture(
+                id: "attic.bulb", name: "Bulb", model: DeviceModel(kind: .onoff, manufacturer: "Acme", product: "Plug")),
+            to: "attic")
+        try await home.removeLight("kitchen.spot")
+        try await home.addLight(
+            LightFixture(
+                id: "kitchen.spot", name: "Spot",
+                model: DeviceModel(kind: .color, manufacturer: "Acme", product: "Bulb")), to: "kitchen")
+    }
+
+    @Test func restoringACheckpointGivesBackTheHomeAsItWas() async throws {
+        let (home, _) = try await makeHome(Self.home)
+        try await home.advance(byMilliseconds: 100)
+        await home.checkpoint("start")
+        let before = await home.snapshot()
+        try await Self.change(home)
+        #expect(await home.snapshot() != before)
+        try await home.restore(checkpoint: "start")
+        #expect(await home.snapshot() == before)
+        // The fade that was under way does not go on afterwards.
+        try await home.advance(byMilliseconds: 10_000)
+        #expect(await home.snapshot() == before)
+    }
+
+    @Test func aLightThatStaysIsChangedInPlaceAndAnnouncedOnce() async throws {
+        let (home, log) = try await makeHome(Self.home)
+        let fixture = try Fixture(json: Array(Self.home.utf8))
+        _ = try await home.submit(LightChange(brightness: 20), to: "kitchen.spot")
+        try await home.advance(byMilliseconds: 0)
+        let mark = log.all.count
+        try await home.restore(to: fixture)
+        let changes = log.all.dropFirst(mark).map(\.change)
+        #expect(changes == [.property(.light("kitchen.spot", .brightness), 50)])
+    }
+
+    @Test func aCheckpointNeverTakenIsNamed() async throws {
+        let (home, _) = try await makeHome(Self.home)
+        await home.checkpoint("a")
+        await #expect(throws: LumenError.self) { try await home.restore(checkpoint: "b") }
+        do {
+            try await home.restore(checkpoint: "b")
+        } catch {
+            #expect(error.code == .noSuchEntity && error.message.contains("(taken: 'a')"), "\(error)")
+        }
+    }
+}
