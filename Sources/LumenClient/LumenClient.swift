@@ -35,6 +35,8 @@ public final class LumenClient: Sendable {
         var children: [Int: [Int]] = [:]
         var nextID = 1
         var closed = false
+        /// The timers of requests given a timeout.
+        var timers: [Int: Task<Void, Never>] = [:]
     }
 
     /// The socket path this client is connected to.
@@ -117,14 +119,18 @@ public final class LumenClient: Sendable {
 
     /// Sends a raw JSON-RPC request and returns its `result`.
     /// - Throws: ``LumenClientError/server(_:)`` with the daemon's error, or a connection error.
+    /// - Parameter timeout: how long to wait for the answer before ``LumenClientError/timedOut(_:)``; by
+    ///   default, for as long as it takes.
     @discardableResult
-    public func request(_ method: String, _ params: JSONObject = [:]) async throws(LumenClientError) -> JSONValue {
-        try await request(method, params, onResult: nil)
+    public func request(_ method: String, _ params: JSONObject = [:], timeout: Duration? = nil)
+        async throws(LumenClientError) -> JSONValue
+    {
+        try await request(method, params, timeout: timeout, onResult: nil)
     }
 
     /// Sends a request; `onResult` sees a successful result on the reading thread, before any line after it.
     private func request(
-        _ method: String, _ params: JSONObject, onResult: (@Sendable (JSONValue) -> Void)?
+        _ method: String, _ params: JSONObject, timeout: Duration? = nil, onResult: (@Sendable (JSONValue) -> Void)?
     ) async throws(LumenClientError) -> JSONValue {
         do {
             return try await withCheckedThrowingContinuation { continuation in
@@ -134,6 +140,14 @@ public final class LumenClient: Sendable {
                     state.nextID += 1
                     state.pending[id] = continuation
                     if let onResult { state.onResult[id] = onResult }
+                    if let timeout {
+                        let what = params["connection"]?.stringValue.map { "\(method) \($0)" } ?? method
+                        state.timers[id] = Task { [weak self] in
+                            try? await Task.sleep(for: timeout)
+                            guard !Task.isCancelled else { return }
+                            self?.expire(id, "\(what) within \(timeout)")
+                        }
+                    }
                     return id
                 }
                 guard let id else {
@@ -149,6 +163,16 @@ public final class LumenClient: Sendable {
         } catch {
             throw .protocolViolation("\(error)")
         }
+    }
+
+    /// Fails request `id`, unanswered within its timeout; an answer that comes later is dropped.
+    private func expire(_ id: Int, _ what: String) {
+        let continuation = state.withLock { state in
+            state.timers[id] = nil
+            state.onResult[id] = nil
+            return state.pending.removeValue(forKey: id)
+        }
+        continuation?.resume(throwing: LumenClientError.timedOut(what))
     }
 
     private func send(_ line: [UInt8]) {
@@ -183,40 +207,47 @@ public final class LumenClient: Sendable {
     }
 
     /// Reads a value.
-    public func get(_ connection: String, in scope: ScopeID) async throws(LumenClientError) -> JSONValue {
-        let result = try await request("get", ["scope": .int(scope.rawValue), "connection": .string(connection)])
+    public func get(_ connection: String, in scope: ScopeID, timeout: Duration? = nil)
+        async throws(LumenClientError) -> JSONValue
+    {
+        let result = try await request(
+            "get", ["scope": .int(scope.rawValue), "connection": .string(connection)], timeout: timeout)
         return result["value"] ?? .null
     }
 
     /// Writes a value and returns it once the device confirmed it (and, in full durability, it is on disk).
+    /// On a virtual clock that is once the clock moves: call it from a task of its own (`Task { … }`, or
+    /// `async let`), then advance or settle the clock.
     @discardableResult
-    public func set(_ connection: String, in scope: ScopeID, to value: JSONValue, transitionMs: Double? = nil)
-        async throws(LumenClientError) -> JSONValue
-    {
+    public func set(
+        _ connection: String, in scope: ScopeID, to value: JSONValue, transitionMs: Double? = nil,
+        timeout: Duration? = nil
+    ) async throws(LumenClientError) -> JSONValue {
         var params: JSONObject = ["scope": .int(scope.rawValue), "connection": .string(connection), "value": value]
         if let transitionMs { params["transitionMs"] = .double(transitionMs) }
-        return try await request("set", params)["value"] ?? .null
+        return try await request("set", params, timeout: timeout)["value"] ?? .null
     }
 
     /// Changes several of a light's properties as one device command (its `setState`: `isOn`, `brightness`,
     /// `colorTemperature`, `color`), as a bulb takes them; returns the values the light applied, once it
     /// confirmed them.
     @discardableResult
-    public func setState(_ changes: JSONObject, of light: ScopeID, transitionMs: Double? = nil)
-        async throws(LumenClientError) -> JSONValue
-    {
+    public func setState(
+        _ changes: JSONObject, of light: ScopeID, transitionMs: Double? = nil, timeout: Duration? = nil
+    ) async throws(LumenClientError) -> JSONValue {
         var arguments = changes
         if let transitionMs { arguments["transitionMs"] = .double(transitionMs) }
-        return try await call("setState", in: light, arguments: .object(arguments))
+        return try await call("setState", in: light, arguments: .object(arguments), timeout: timeout)
     }
 
     /// Calls an action.
     @discardableResult
-    public func call(_ connection: String, in scope: ScopeID, arguments: JSONValue = .null)
+    public func call(_ connection: String, in scope: ScopeID, arguments: JSONValue = .null, timeout: Duration? = nil)
         async throws(LumenClientError) -> JSONValue
     {
         try await request(
-            "call", ["scope": .int(scope.rawValue), "connection": .string(connection), "arguments": arguments]
+            "call", ["scope": .int(scope.rawValue), "connection": .string(connection), "arguments": arguments],
+            timeout: timeout
         )["value"] ?? .null
     }
 
@@ -263,6 +294,8 @@ public final class LumenClient: Sendable {
                 state.pending = [:]
                 state.onResult = [:]
                 state.subscriptions = [:]
+                for timer in state.timers.values { timer.cancel() }
+                state.timers = [:]
             }
             return (Array(state.pending.values), state.subscriptions.values.map(\.continuation))
         }
@@ -286,7 +319,8 @@ public final class LumenClient: Sendable {
         case .response(let id, let result):
             guard let id = id.intValue else { return }
             let (continuation, onResult) = state.withLock { state in
-                (state.pending.removeValue(forKey: id), state.onResult.removeValue(forKey: id))
+                state.timers.removeValue(forKey: id)?.cancel()
+                return (state.pending.removeValue(forKey: id), state.onResult.removeValue(forKey: id))
             }
             guard let continuation else { return }
             switch result {

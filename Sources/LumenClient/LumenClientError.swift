@@ -11,6 +11,8 @@ public enum LumenClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case disconnected
     /// The daemon sent something this client cannot read.
     case protocolViolation(String)
+    /// No answer came within the timeout the call was given; says what was waited for.
+    case timedOut(String)
 
     /// The server's error code, when the daemon answered with an error.
     public var code: LumenError.Code? {
@@ -27,6 +29,9 @@ public enum LumenClientError: Error, Sendable, Equatable, CustomStringConvertibl
                     ? "" : "; is lumend running? (start it, or its socket unit, or pass --socket or set $LUMEN_SOCKET)")
         case .disconnected: "the connection to lumend was closed; connect again"
         case .protocolViolation(let what): "lumend sent something unexpected: \(what)"
+        case .timedOut(let what):
+            "lumend did not answer \(what); on a virtual-clock lumend a write is answered once the clock passes the "
+                + "light's latency: send it from a task of its own, then advance or settle the clock"
         }
     }
 }

@@ -151,6 +151,21 @@ struct ClientModelTests {
         #expect(try await applied.value == ["isOn": true, "brightness": 20])
     }
 
+    @Test func aCallGivenATimeoutSaysWhatItWaitedFor() async throws {
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let room = try await client.open("room", in: .root, configuration: "lab")
+        let light = try await client.open("light", in: room, configuration: "lab.dim")
+        // On the virtual clock nobody moves, the device never answers.
+        await #expect(throws: LumenClientError.timedOut("set brightness within 0.05 seconds")) {
+            try await client.set("brightness", in: light, to: 20, timeout: .milliseconds(50))
+        }
+        // The connection goes on; the late answer, once the clock moves, is dropped.
+        try await server.home.advance(byMilliseconds: 0)
+        #expect(try await client.get("brightness", in: light, timeout: .seconds(10)) == 20)
+    }
+
     @Test func subscriptionsAreAsyncSequencesThatEndWhenTheScopeCloses() async throws {
         let server = try await TestServer()
         let client = try await LumenClient.connect(to: server.socketPath)
