@@ -77,6 +77,15 @@ struct LatencyAndOrderTests {
                     let light = lights[step % lights.count]
                     _ = try? await home.submit(
                         LightChange(isOn: step % 3 != 0, brightness: Double(step % 100 + 1)), to: light)
+                    if step == 120 {
+                        // Back to the fixture halfway: a reset replays too.
+                        let fixture = try Fixture(
+                            json: Array(
+                                try String(
+                                    contentsOfFile: "\(TestFixturesPath.fixtures)/flaky-network.json", encoding: .utf8
+                                ).utf8))
+                        try await home.restore(to: fixture)
+                    }
                     if step % 50 == 49 {
                         _ = try? await home.setAll(LightChange(isOn: true), in: "garden", transitionMs: 400)
                         let (advanced, idle) = try await home.advanceUntilIdle(maxMs: 120_000)
