@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the package built by make-deb.sh as a user would and uses it: lumend --check on each shipped
-# fixture, man lumenctl, and a ten-line pytest file that drives a light through the packaged plugin and lumend.
+# fixture, man lumenctl, a ten-line pytest file that drives a light through the packaged plugin and lumend,
+# and the system's lumend through its socket as a member of group lumen.
 #
 # The install is real where it can be: a clean Debian 12 is made with mmdebstrap (from the archive this
 # machine's apt uses), and `apt-get install ./lumen_….deb` runs in it, fetching the package's dependencies.
@@ -54,6 +55,54 @@ use_installed() {
   fi
 }
 
+# Starts the system's lumend as lumend.socket would have systemd do (a short program in place of systemd,
+# which does not run in the clean system): its socket made at the unit's path, with its mode, group and
+# directory mode, and handed to lumend as LISTEN_FDS. Arguments: the unit, then lumend's command line.
+cat > "$root/activate.py" <<'PYTHON'
+import grp, os, socket, sys
+unit = dict(line.strip().split("=", 1) for line in open(sys.argv[1]) if "=" in line)
+path = unit["ListenStream"].replace("%t", "/run")
+os.makedirs(os.path.dirname(path), exist_ok=True)
+os.chmod(os.path.dirname(path), int(unit.get("DirectoryMode", "0755"), 8))
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+os.chown(path, 0, grp.getgrnam(unit.get("SocketGroup", "root")).gr_gid)
+os.chmod(path, int(unit.get("SocketMode", "0666"), 8))
+listener.listen(128)
+if listener.fileno() != 3:
+    os.dup2(listener.fileno(), 3)
+os.set_inheritable(3, True)
+os.environ.update(LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
+os.execv(sys.argv[2], sys.argv[2:])
+PYTHON
+
+# The system's lumend admits group lumen: the package made the group, a user added to it uses lumend through
+# the system's socket, and a user outside it is refused and told how to join. Run in the installed system.
+cat > "$root/group_access.sh" <<'SHELL'
+set -eu
+getent group lumen >/dev/null || { echo "no group lumen"; exit 1; }
+grep -qx SocketGroup=lumen /usr/lib/systemd/system/lumend.socket || { echo "lumend.socket names no SocketGroup=lumen"; exit 1; }
+useradd --create-home member && usermod -aG lumen member
+useradd --create-home outsider
+python3 /tmp/lumen-check/activate.py /usr/lib/systemd/system/lumend.socket /usr/bin/lumend --state-dir /tmp/lumen-check/state &
+daemon=$!
+for _ in $(seq 100); do [ -S /run/lumend/lumend.sock ] && break; sleep 0.1; done
+status=0
+if out=$(runuser -u member -- lumenctl --timeout 30 status 2>&1); then
+  echo "member: $(echo "$out" | head -1)"
+else
+  echo "a member of group lumen could not use the system's lumend:"; echo "$out"; status=1
+fi
+if out=$(runuser -u outsider -- lumenctl --timeout 30 status 2>&1); then
+  echo "a user outside group lumen used the system's lumend"; status=1
+elif ! echo "$out" | grep -q "sudo usermod -aG lumen"; then
+  echo "a user outside group lumen was not told how to join it:"; echo "$out"; status=1
+fi
+kill -TERM $daemon; wait $daemon || true
+userdel --remove member 2>/dev/null || true; userdel --remove outsider 2>/dev/null || true
+exit $status
+SHELL
+
 # A clean Debian 12, from the archive this machine's apt uses.
 make_clean_system() {
   command -v mmdebstrap >/dev/null || { echo "mmdebstrap is not installed"; return 1; }
@@ -71,12 +120,17 @@ in_system() {
 
 if reason=$(make_clean_system); then
   mkdir -p "$root/system/tmp/lumen-check"
-  cp "$deb" "$root/test_lamp.py" "$root/system/tmp/lumen-check/"
+  cp "$deb" "$root/test_lamp.py" "$root/activate.py" "$root/group_access.sh" "$root/system/tmp/lumen-check/"
   # A user installs the package, a manual page reader, and pytest for their tests.
   if out=$(in_system env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       "/tmp/lumen-check/$name" man-db python3-pytest 2>&1); then
     echo "ok   apt-get install ./$name on a clean Debian 12 ($(grep -c '^Setting up' <<<"$out") packages set up)"
     use_installed in_system "$root/system" "$root/system" /tmp/lumen-check
+    if out=$(in_system sh /tmp/lumen-check/group_access.sh 2>&1); then
+      echo "ok   group lumen exists; a user added to it uses the system's lumend, one outside it is told to join"
+    else
+      echo "FAIL the system's socket and group lumen"; echo "$out"; failed=1
+    fi
   else
     echo "FAIL apt-get install ./$name on a clean Debian 12"; echo "$out" | tail -20; failed=1
   fi
@@ -102,4 +156,11 @@ in_root() {
   PATH="$root/usr/bin:/usr/bin:/bin:$PATH" MANPATH="$root/usr/share/man" PYTHONPATH="$root/usr/lib/python3/dist-packages" "$@"
 }
 use_installed in_root "$root" "" "$root/tmp/lumen-check" --lumend "$root/usr/bin/lumend"
+# No group can be made here: at least the package carries what makes it, and the socket unit names it.
+if grep -qx 'g lumen -' "$root/usr/lib/sysusers.d/lumen.conf" \
+  && grep -qx SocketGroup=lumen "$root/usr/lib/systemd/system/lumend.socket"; then
+  echo "ok   the package's sysusers.d file makes group lumen, and lumend.socket names it"
+else
+  echo "FAIL the package makes no group lumen, or lumend.socket does not name it"; failed=1
+fi
 exit $failed
