@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the package built by make-deb.sh as a user would and uses it: lumend --check on each shipped
 # fixture, man lumenctl, a ten-line pytest file that drives a light through the packaged plugin and lumend,
-# and the system's lumend through its socket as a member of group lumen.
+# and the system's lumend through its socket as a member of group lumen; then removes and purges it, which
+# must leave nothing of it behind.
 #
 # The install is real where it can be: a clean Debian 12 is made with mmdebstrap (from the archive this
 # machine's apt uses), and `apt-get install ./lumen_….deb` runs in it, fetching the package's dependencies.
@@ -84,7 +85,7 @@ getent group lumen >/dev/null || { echo "no group lumen"; exit 1; }
 grep -qx SocketGroup=lumen /usr/lib/systemd/system/lumend.socket || { echo "lumend.socket names no SocketGroup=lumen"; exit 1; }
 useradd --create-home member && usermod -aG lumen member
 useradd --create-home outsider
-python3 /tmp/lumen-check/activate.py /usr/lib/systemd/system/lumend.socket /usr/bin/lumend --state-dir /tmp/lumen-check/state &
+python3 /tmp/lumen-check/activate.py /usr/lib/systemd/system/lumend.socket /usr/bin/lumend &
 daemon=$!
 for _ in $(seq 100); do [ -S /run/lumend/lumend.sock ] && break; sleep 0.1; done
 status=0
@@ -99,7 +100,42 @@ elif ! echo "$out" | grep -q "sudo usermod -aG lumen"; then
   echo "a user outside group lumen was not told how to join it:"; echo "$out"; status=1
 fi
 kill -TERM $daemon; wait $daemon || true
+rm -rf /run/lumend  # what the stand-in for systemd made; /run is emptied at boot
 userdel --remove member 2>/dev/null || true; userdel --remove outsider 2>/dev/null || true
+exit $status
+SHELL
+
+# Right after the install, run in the installed system: the Python client is byte-compiled, the system's
+# socket enabled (as deb-systemd-helper records it where systemd does not run).
+cat > "$root/installed.sh" <<'SHELL'
+set -eu
+status=0
+for module in $(dpkg -L lumen | grep '^/usr/lib/python3/dist-packages/lumen/[^/]*\.py$'); do
+  name=$(basename "$module" .py)
+  ls "$(dirname "$module")/__pycache__/$name".cpython-*.pyc >/dev/null 2>&1 || { echo "no .pyc for $module"; status=1; }
+done
+[ -L /etc/systemd/system/sockets.target.wants/lumend.socket ] || { echo "lumend.socket is not enabled"; status=1; }
+dpkg -L lumen | while read -r path; do [ -d "$path" ] || echo "$path"; done > /tmp/lumen-check/files
+exit $status
+SHELL
+
+# After `apt-get remove`, then `dpkg --purge`, run in the installed system: nothing of the package is left,
+# and after the purge nothing of lumend's either (its state in /var/lib/lumend). $1 is remove or purge.
+cat > "$root/removed.sh" <<'SHELL'
+set -eu
+status=0
+while read -r path; do
+  if [ -e "$path" ] || [ -L "$path" ]; then echo "left by $1: $path"; status=1; fi
+done < /tmp/lumen-check/files
+for dir in /usr/lib/python3/dist-packages/lumen /usr/share/lumen /usr/share/doc/lumen; do
+  [ ! -e "$dir" ] || { echo "left by $1: $dir"; find "$dir"; status=1; }
+done
+if [ "$1" = purge ]; then
+  dpkg-query -W -f='${Status}\n' lumen 2>/dev/null | grep -q . && { echo "dpkg still knows lumen after purge"; status=1; }
+  # man-db's cache of the pages read (its own to clean) and the check's own files aside.
+  left=$(find / -xdev \( -path /proc -o -path /tmp/lumen-check -o -path /var/cache/man \) -prune -o -name '*lumen*' -print)
+  [ -z "$left" ] || { echo "left by purge:"; echo "$left"; status=1; }
+fi
 exit $status
 SHELL
 
@@ -120,17 +156,33 @@ in_system() {
 
 if reason=$(make_clean_system); then
   mkdir -p "$root/system/tmp/lumen-check"
-  cp "$deb" "$root/test_lamp.py" "$root/activate.py" "$root/group_access.sh" "$root/system/tmp/lumen-check/"
+  cp "$deb" "$root"/{test_lamp.py,activate.py,group_access.sh,installed.sh,removed.sh} "$root/system/tmp/lumen-check/"
   # A user installs the package, a manual page reader, and pytest for their tests.
   if out=$(in_system env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       "/tmp/lumen-check/$name" man-db python3-pytest 2>&1); then
     echo "ok   apt-get install ./$name on a clean Debian 12 ($(grep -c '^Setting up' <<<"$out") packages set up)"
+    if out=$(in_system sh /tmp/lumen-check/installed.sh 2>&1); then
+      echo "ok   the install byte-compiled the Python client and enabled lumend.socket"
+    else
+      echo "FAIL after the install"; echo "$out"; failed=1
+    fi
     use_installed in_system "$root/system" "$root/system" /tmp/lumen-check
     if out=$(in_system sh /tmp/lumen-check/group_access.sh 2>&1); then
       echo "ok   group lumen exists; a user added to it uses the system's lumend, one outside it is told to join"
     else
       echo "FAIL the system's socket and group lumen"; echo "$out"; failed=1
     fi
+    # Removed with apt, then purged with dpkg (apt knows no package it has no archive for once it is removed).
+    for step in remove purge; do
+      case $step in remove) action="apt-get remove -y -q" ;; purge) action="dpkg --purge" ;; esac
+      if ! out=$(in_system env DEBIAN_FRONTEND=noninteractive $action lumen 2>&1); then
+        echo "FAIL $action lumen"; echo "$out" | tail -20; failed=1
+      elif out=$(in_system sh /tmp/lumen-check/removed.sh "$step" 2>&1); then
+        echo "ok   $action lumen leaves nothing of it behind"
+      else
+        echo "FAIL $action lumen"; echo "$out"; failed=1
+      fi
+    done
   else
     echo "FAIL apt-get install ./$name on a clean Debian 12"; echo "$out" | tail -20; failed=1
   fi
@@ -138,7 +190,7 @@ if reason=$(make_clean_system); then
 fi
 
 echo "SKIPPED: no clean Debian 12 could be made (${reason:-mmdebstrap failed}); installing with dpkg into a temporary root instead"
-mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/tmp/lumen-check"
+mkdir -p "$root/etc" "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/tmp/lumen-check"
 touch "$root/var/lib/dpkg/status"
 if ! out=$(dpkg --root="$root" --force-depends --force-script-chrootless --log=/dev/null -i "$deb" 2>&1); then
   echo "FAIL dpkg -i $name"; echo "$out"; exit 1
@@ -156,11 +208,11 @@ in_root() {
   PATH="$root/usr/bin:/usr/bin:/bin:$PATH" MANPATH="$root/usr/share/man" PYTHONPATH="$root/usr/lib/python3/dist-packages" "$@"
 }
 use_installed in_root "$root" "" "$root/tmp/lumen-check" --lumend "$root/usr/bin/lumend"
-# No group can be made here: at least the package carries what makes it, and the socket unit names it.
-if grep -qx 'g lumen -' "$root/usr/lib/sysusers.d/lumen.conf" \
-  && grep -qx SocketGroup=lumen "$root/usr/lib/systemd/system/lumend.socket"; then
-  echo "ok   the package's sysusers.d file makes group lumen, and lumend.socket names it"
+# The postinst made group lumen in the temporary root (systemd-sysusers --root), which lumend.socket names;
+# no lumend can be started as the system's here.
+if grep -q '^lumen:' "$root/etc/group" && grep -qx SocketGroup=lumen "$root/usr/lib/systemd/system/lumend.socket"; then
+  echo "ok   the install made group lumen, and lumend.socket names it"
 else
-  echo "FAIL the package makes no group lumen, or lumend.socket does not name it"; failed=1
+  echo "FAIL the install made no group lumen, or lumend.socket does not name it"; failed=1
 fi
 exit $failed

@@ -51,7 +51,7 @@ Description: smart-light simulator daemon and its command-line client
  power loss. Ships systemd units for the system and for users.
 CONTROL
 # The maintainer scripts, written by hand in debhelper's form (packaging/deb).
-install -m 0755 packaging/deb/postinst "$stage/DEBIAN/"
+install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$stage/DEBIAN/"
 (cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
