@@ -108,16 +108,17 @@ man: deps
 		sed -e 's|@docdir@|$(DOCDIR)|g' -e 's|@datadir@|$(DATADIR)|g' man/$$page.scd | scdoc > $(BUILD_DIR)/man/$$page; \
 	done
 
-## install: install lumend, lumenctl, the units (their paths filled in for PREFIX), the sysusers.d file for
+## install: install lumend and lumenctl (one binary, lumen, which runs as the one it is called by: lumenctl is
+## a link to lumend), the units (their paths filled in for PREFIX), the sysusers.d file for
 ## group lumen, completions, manual pages, docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes
 ## exactly that.
 install: man
-	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumend
-	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumenctl
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	install -m 0755 $(BINARIES)/lumend $(BINARIES)/lumenctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BINARIES)/lumen $(DESTDIR)$(BINDIR)/lumend
+	ln -sf lumend $(DESTDIR)$(BINDIR)/lumenctl
 	@for unit in systemd/*.service systemd/*.socket; do \
 		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \

@@ -16,6 +16,14 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 failed=0
 
+# What it costs to install: below 30 MB (lumend and lumenctl are one binary; README.md says what it weighs).
+size=$(dpkg-deb -f "$deb" Installed-Size)
+if [ "$size" -lt 30000 ]; then
+  echo "ok   installed size $size kB (limit 30000)"
+else
+  echo "FAIL installed size $size kB is above 30000"; failed=1
+fi
+
 cat > "$root/test_lamp.py" <<'PYTEST'
 import threading, pytest
 @pytest.mark.lumend(seed=7)

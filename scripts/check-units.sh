@@ -72,6 +72,14 @@ for unit in lumend.socket lumend@.socket; do
     echo "FAIL $unit does not give its socket to group lumen with SocketMode=0660"; failed=1
   fi
 done
+# lumenctl is a link to lumend, one binary that runs as the one it is called by.
+if [ "$(readlink "$prefix/bin/lumenctl")" = lumend ] \
+  && "$prefix/bin/lumenctl" --help | grep -q '^Usage: lumenctl' && "$prefix/bin/lumend" --help | grep -q '^Usage: lumend'
+then
+  echo "ok   lumenctl is a link to lumend, and each runs as itself"
+else
+  echo "FAIL lumenctl is not a link to lumend that runs as lumenctl"; failed=1
+fi
 # The installed pages and a printed fixture point at the installed docs and schema, not the source tree.
 page() { zcat "$prefix/share/man/$1.gz" | sed 's/\\&//g'; }  # roff's zero-width \& after each dot, gone
 if grep -q "$prefix/share/doc/lumen/fixtures.md" <(page man5/lumen-fixture.5) \

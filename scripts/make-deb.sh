@@ -12,7 +12,8 @@ deb=.build/lumen_${version}_${arch}.deb
 rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
 make --no-print-directory install DESTDIR="$here/$stage" PREFIX=/usr CONFIG=release \
   SWIFT_BUILD_FLAGS="--static-swift-stdlib --build-path .build/static" BINARIES=.build/static/release >/dev/null
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/lumend" "$stage/usr/bin/lumenctl"
+# One binary, lumend, which lumenctl links to (see make install).
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/lumend"
 doc="$stage/usr/share/doc/lumen"
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/

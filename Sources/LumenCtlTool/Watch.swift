@@ -1,7 +1,13 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
 import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `lumenctl watch [SCOPE…]`: one line per change, as it happens.
 enum Watch {
@@ -46,7 +52,7 @@ enum Watch {
             }
         }
         if !options.json {
-            FileHandle.standardError.write(Data("Watching \(subscriptions.count) values; Ctrl-C stops.\n".utf8))
+            Output.write("Watching \(subscriptions.count) values; Ctrl-C stops.\n", to: STDERR_FILENO)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (label, connection, values) in subscriptions {
@@ -68,6 +74,7 @@ enum Watch {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
-        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))"
     }
 }

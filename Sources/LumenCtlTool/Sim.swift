@@ -77,7 +77,7 @@ enum Sim {
             try need(0...0, "snapshot")
             let snapshot = try await client.call("snapshot", in: simulation)
             Output.line(
-                options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
+                options.json ? snapshot.serialized() : Output.trimmingNewlines(snapshot.prettySerialized()))
             return
         default:
             throw UsageError("unknown sim command '\(words[0])'; see 'lumenctl sim --help'")
