@@ -22,6 +22,7 @@ DOCDIR     := $(DATADIR)/doc/lumen
 MANDIR     := $(DATADIR)/man
 UNITDIR    := $(PREFIX)/lib/systemd/system
 USERUNITDIR := $(PREFIX)/lib/systemd/user
+SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 # Where Debian's Python finds modules: a package's own under /usr/lib/python3/dist-packages, a local install's
 # under PREFIX/lib/python3.X/dist-packages (X being the minor version of the Python that will import them).
 PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
@@ -107,15 +108,17 @@ man: deps
 		sed -e 's|@docdir@|$(DOCDIR)|g' -e 's|@datadir@|$(DATADIR)|g' man/$$page.scd | scdoc > $(BUILD_DIR)/man/$$page; \
 	done
 
-## install: install lumend, lumenctl, the units (their paths filled in for PREFIX), completions, manual pages,
-## docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes exactly that.
+## install: install lumend and lumenctl (one binary, lumen, which runs as the one it is called by: lumenctl is
+## a link to lumend), the units (their paths filled in for PREFIX), the sysusers.d file for
+## group lumen, completions, manual pages, docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes
+## exactly that.
 install: man
-	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumend
-	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumenctl
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DOCDIR) \
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	install -m 0755 $(BINARIES)/lumend $(BINARIES)/lumenctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BINARIES)/lumen $(DESTDIR)$(BINDIR)/lumend
+	ln -sf lumend $(DESTDIR)$(BINDIR)/lumenctl
 	@for unit in systemd/*.service systemd/*.socket; do \
 		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
@@ -124,6 +127,7 @@ install: man
 		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' $$unit > $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); \
 		chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); \
 	done
+	install -m 0644 systemd/lumen.sysusers $(DESTDIR)$(SYSUSERSDIR)/lumen.conf
 	@for page in $(MANPAGES); do \
 		section=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$section; \
 		gzip -9n < $(BUILD_DIR)/man/$$page > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
@@ -148,6 +152,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lumend $(DESTDIR)$(BINDIR)/lumenctl
 	@for unit in systemd/*.service systemd/*.socket; do rm -f $(DESTDIR)$(UNITDIR)/$$(basename $$unit); done
 	@for unit in systemd/user/*; do rm -f $(DESTDIR)$(USERUNITDIR)/$$(basename $$unit); done
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/lumen.conf
 	@for page in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz; done
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/lumen
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend

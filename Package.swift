@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "lumend", targets: ["lumend"]),
         .executable(name: "lumenctl", targets: ["lumenctl"]),
+        // lumend and lumenctl in one binary, chosen by the name it is called by: what make install installs.
+        .executable(name: "lumen", targets: ["lumen"]),
         .library(name: "LumenClient", targets: ["LumenClient"]),
         .library(name: "LumenProtocol", targets: ["LumenProtocol"]),
     ],
@@ -56,9 +58,12 @@ let package = Package(
         ),
         .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "lumenctl", dependencies: ["CEdit", "LumenCommandLine", "LumenClient", "LumenProtocol"],
+        .target(
+            name: "LumenCtlTool", dependencies: ["CEdit", "LumenCommandLine", "LumenClient", "LumenProtocol"],
             swiftSettings: swiftSettings),
+        .executableTarget(name: "lumenctl", dependencies: ["LumenCtlTool"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "lumen", dependencies: ["LumenCtlTool", "LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
         .target(
             name: "LumenFuzzing",
             dependencies: [

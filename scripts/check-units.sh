@@ -2,7 +2,8 @@
 # Installs Lumen into a temporary prefix (the debug build, as make test has it) and checks the units as they
 # are installed there, their paths filled in for that prefix: `systemd-analyze verify` must pass (it fails
 # when ExecStart= names a binary that does not exist), and each system service's exposure rating from
-# `systemd-analyze security --offline=yes` must be 2.0 or below. Then `make uninstall` must leave no file.
+# `systemd-analyze security --offline=yes` must be 2.0 or below; the system's sockets belong to group lumen,
+# which the installed sysusers.d file creates. Then `make uninstall` must leave no file.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -49,6 +50,36 @@ for unit in lumend.service lumend@demo.service; do
     echo "FAIL security $unit: exposure $score is above 2.0"; failed=1
   fi
 done
+# The system's sockets admit group lumen, which the installed sysusers.d file creates (as systemd-sysusers
+# does at boot or from the package's postinst): here in an empty root, where it must make just that group.
+sysusers="$prefix/lib/sysusers.d/lumen.conf"
+if [ ! -f "$sysusers" ]; then
+  echo "FAIL no sysusers.d file installed at $sysusers"; failed=1
+else
+  mkdir -p "$work/sysroot/etc"
+  if out=$(systemd-sysusers --root="$work/sysroot" "$sysusers" 2>&1) \
+    && grep -q '^lumen:x:[0-9]*:$' "$work/sysroot/etc/group"; then
+    echo "ok   the installed sysusers.d file creates group lumen"
+  else
+    echo "FAIL systemd-sysusers $sysusers made no group lumen:"; echo "$out"; cat "$work/sysroot/etc/group" 2>/dev/null
+    failed=1
+  fi
+fi
+for unit in lumend.socket lumend@.socket; do
+  if grep -qx 'SocketGroup=lumen' "$units/$unit" && grep -qx 'SocketMode=0660' "$units/$unit"; then
+    echo "ok   $unit gives its socket to group lumen, mode 0660"
+  else
+    echo "FAIL $unit does not give its socket to group lumen with SocketMode=0660"; failed=1
+  fi
+done
+# lumenctl is a link to lumend, one binary that runs as the one it is called by.
+if [ "$(readlink "$prefix/bin/lumenctl")" = lumend ] \
+  && "$prefix/bin/lumenctl" --help | grep -q '^Usage: lumenctl' && "$prefix/bin/lumend" --help | grep -q '^Usage: lumend'
+then
+  echo "ok   lumenctl is a link to lumend, and each runs as itself"
+else
+  echo "FAIL lumenctl is not a link to lumend that runs as lumenctl"; failed=1
+fi
 # The installed pages and a printed fixture point at the installed docs and schema, not the source tree.
 page() { zcat "$prefix/share/man/$1.gz" | sed 's/\\&//g'; }  # roff's zero-width \& after each dot, gone
 if grep -q "$prefix/share/doc/lumen/fixtures.md" <(page man5/lumen-fixture.5) \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds .build/lumen_VERSION_ARCH.deb: lumend and lumenctl with the Swift runtime linked in (so the package
-# needs only Debian's own libraries), installed with PREFIX=/usr, then checked with lintian (errors fail).
+# needs only Debian's own libraries), installed with PREFIX=/usr, with the maintainer scripts in packaging/deb,
+# then checked with lintian (errors fail).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -11,7 +12,8 @@ deb=.build/lumen_${version}_${arch}.deb
 rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
 make --no-print-directory install DESTDIR="$here/$stage" PREFIX=/usr CONFIG=release \
   SWIFT_BUILD_FLAGS="--static-swift-stdlib --build-path .build/static" BINARIES=.build/static/release >/dev/null
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/lumend" "$stage/usr/bin/lumenctl"
+# One binary, lumend, which lumenctl links to (see make install).
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/lumend"
 doc="$stage/usr/share/doc/lumen"
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -38,7 +40,7 @@ Version: $version
 Architecture: $arch
 Maintainer: Lumen <lumen@example.invalid>
 Installed-Size: $size
-Depends: libc6 (>= 2.36), libedit2, libgcc-s1, libstdc++6, libsystemd0, python3:any
+Depends: adduser, libc6 (>= 2.36), libedit2, libgcc-s1, libstdc++6, libsystemd0, python3:any
 Section: misc
 Priority: optional
 Homepage: https://example.invalid/lumen
@@ -49,6 +51,8 @@ Description: smart-light simulator daemon and its command-line client
  bulbs. lumenctl looks at and drives it. State survives restarts, crashes and
  power loss. Ships systemd units for the system and for users.
 CONTROL
+# The maintainer scripts, written by hand in debhelper's form (packaging/deb).
+install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$stage/DEBIAN/"
 (cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null

@@ -1,6 +1,17 @@
-import Foundation
 import LumenProtocol
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An open scope, as the daemon numbers it. The root `home` scope is ``ScopeID/root``.
 public struct ScopeID: Sendable, Hashable, CustomStringConvertible {
@@ -96,7 +107,7 @@ public final class LumenClient: Sendable {
             throw .cannotConnect(path: path, reason: reason)
         }
         let client = LumenClient(path: path, fd: fd)
-        Thread { client.readLoop() }.start()
+        DetachedThread.start { client.readLoop() }
         return client
     }
 

@@ -119,8 +119,7 @@ public enum Daemon {
         let bin = PosixFileSystem.directory(of: executable)
         let schema = PosixFileSystem.directory(of: bin) + "/share/lumen/fixtures/lumen-fixture.schema.json"
         guard access(schema, R_OK) == 0 else { return fixture }
-        return fixture.replacingOccurrences(
-            of: #""$schema": "./lumen-fixture.schema.json""#, with: #""$schema": "\#(schema)""#)
+        return fixture.replacing(#""$schema": "./lumen-fixture.schema.json""#, with: #""$schema": "\#(schema)""#)
     }
 
     static func writeStdout(_ text: String) { _ = text.withCString { write(1, $0, strlen($0)) } }

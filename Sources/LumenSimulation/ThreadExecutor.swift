@@ -1,6 +1,12 @@
 import Dispatch
-import Foundation
+import LumenProtocol
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -24,9 +30,7 @@ public final class ThreadExecutor: SerialExecutor {
 
     /// An executor whose thread starts now, named `name`.
     public init(name: String) {
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        DetachedThread.start(name: name) { [self] in run() }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

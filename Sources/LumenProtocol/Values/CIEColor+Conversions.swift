@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Colours as people write them — a colour temperature in kelvin, an sRGB colour — turned into what lights
 /// take: mireds and CIE 1931 xy.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LumenModel
 import LumenProtocol
 import LumenScopes

@@ -1,9 +1,15 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import LumenProtocol
 import LumenService
 import LumenSimulation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The thread-specific slot that names the loop a thread runs (``EventLoop/current``).
 private let currentLoopKey: pthread_key_t = {
@@ -80,12 +86,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         precondition(wakeFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
         precondition(lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_ADD, wakeFD, LUMEN_EPOLLIN, Self.wakeKey) == 0)
         guard startingThread else { return }
-        let started = Thread { [self] in
-            lumen_name_current_thread(name)
-            run()
-        }
-        started.name = name
-        started.start()
+        DetachedThread.start(name: name) { [self] in run() }
     }
 
     /// Runs the loop on the calling thread until it is shut down (``shutDown()`` or ``stop()``).

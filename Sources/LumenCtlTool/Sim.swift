@@ -35,7 +35,7 @@ enum Sim {
         case .snapshot:
             let snapshot = try await client.call("snapshot", in: simulation)
             Output.line(
-                options.json ? snapshot.serialized() : snapshot.prettySerialized().trimmingCharacters(in: .newlines))
+                options.json ? snapshot.serialized() : Output.trimmingNewlines(snapshot.prettySerialized()))
             return
         case .log(let target):
             var filter = JSONObject()

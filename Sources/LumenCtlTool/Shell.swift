@@ -1,8 +1,14 @@
 import CEdit
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
 import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `lumenctl shell`: one session, many commands. Scopes opened on one line stay open for the next, since
 /// every line runs on the same connection.
@@ -75,7 +81,10 @@ enum Shell {
     /// Where the history is kept, made if need be: `$XDG_STATE_HOME/lumenctl/history`.
     static func historyPath() -> String? {
         let state = LumenPaths.user(environment: ProcessInfo.processInfo.environment).stateDirectory
-        let directory = (state as NSString).deletingLastPathComponent + "/lumenctl"
+        var parent = Substring(state)
+        while parent.count > 1, parent.hasSuffix("/") { parent.removeLast() }
+        parent = parent.lastIndex(of: "/").map { parent[..<$0] } ?? ""
+        let directory = String(parent) + "/lumenctl"
         guard
             (try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])) != nil

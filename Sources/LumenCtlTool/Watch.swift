@@ -1,7 +1,13 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
 import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `lumenctl watch [SCOPE…]`: one line per change, as it happens.
 enum Watch {
@@ -47,7 +53,7 @@ enum Watch {
         }
         let stamp = try await Stamp(client)
         if !options.json {
-            FileHandle.standardError.write(Data("Watching \(subscriptions.count) values; Ctrl-C stops.\n".utf8))
+            Output.write("Watching \(subscriptions.count) values; Ctrl-C stops.\n", to: STDERR_FILENO)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (label, connection, values) in subscriptions {
@@ -83,15 +89,19 @@ enum Watch {
         }
 
         func now() async -> String {
+            func padded(_ value: Int, _ width: Int) -> String {
+                let digits = String(value)
+                return String(repeating: "0", count: max(0, width - digits.count)) + digits
+            }
             guard let simulation else {
                 var now = time(nil)
                 var parts = tm()
                 localtime_r(&now, &parts)
-                return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+                return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { padded(Int($0), 2) }.joined(separator: ":")
             }
             let ms = Int((try? await client.get("clock", in: simulation)["nowMs"]?.doubleValue) ?? 0)
-            return String(
-                format: "%d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1_000 % 60, ms % 1_000)
+            return
+                "\(ms / 3_600_000):\(padded(ms / 60_000 % 60, 2)):\(padded(ms / 1_000 % 60, 2)).\(padded(ms % 1_000, 3))"
         }
     }
 }

@@ -1,17 +1,36 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LumenProtocol
 
 /// Writes to stdout and stderr; tables line up their columns.
 enum Output {
     static func line(_ text: String = "", terminator: String = "\n") {
-        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+        write(text + terminator, to: STDOUT_FILENO)
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("lumenctl: " + text + "\n").utf8))
+        write("lumenctl: " + text + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to `fd`, going on after a short or interrupted write; stops at an error.
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static func json(_ value: JSONValue) { line(value.serialized()) }
+
+    /// `text` without the line breaks that begin or end it.
+    static func trimmingNewlines(_ text: String) -> String {
+        String(text.drop(while: \.isNewline).reversed().drop(while: \.isNewline).reversed())
+    }
 
     /// Prints rows under a header (the "legend", left out with --no-legend), columns padded to line up.
     /// Cells may carry terminal escapes; `visible` widths ignore them.

@@ -1,7 +1,13 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
 import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One lumenctl command: its declaration (name, synopsis, help, completion, argument check) and what it does.
 struct Command: Sendable {
@@ -29,7 +35,7 @@ struct Command: Sendable {
 }
 
 /// `lumenctl`: look at and drive a running lumend.
-enum LumenCtl {
+public enum LumenCtl {
     /// Every command, declared once: dispatch, `--help`, each command's help, the manual page and shell
     /// completion all come from this list.
     static let commands: [Command] = [
@@ -240,7 +246,8 @@ enum LumenCtl {
         """
     }
 
-    static func main(_ arguments: [String]) async -> Int32 {
+    /// Runs lumenctl with `arguments` (its name left out) and returns its exit status.
+    public static func main(_ arguments: [String]) async -> Int32 {
         do {
             let options = try CommonOptions.parse(arguments)
             if options.version {

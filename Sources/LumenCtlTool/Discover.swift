@@ -1,6 +1,12 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `lumenctl discover ROOM`: starts a scan and shows it live — time left and lights as they are found.
 enum Discover {
@@ -34,8 +40,7 @@ enum Discover {
             ? Task {
                 while !Task.isCancelled {
                     let left = await remainingSeconds()
-                    FileHandle.standardOutput.write(
-                        Data("\r\u{1B}[KScanning \(roomName): \(Int(left.rounded())) s left".utf8))
+                    Output.write("\r\u{1B}[KScanning \(roomName): \(Int(left.rounded())) s left", to: STDOUT_FILENO)
                     try? await Task.sleep(for: .seconds(1))
                 }
             } : nil

@@ -1,6 +1,12 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A failure to report: exit status 1.
 struct Failure: Error, CustomStringConvertible {

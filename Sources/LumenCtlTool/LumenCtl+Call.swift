@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LumenClient
 import LumenCommandLine
 import LumenProtocol
@@ -14,6 +14,6 @@ extension LumenCtl {
             params = object
         }
         let result = try await client.request(words[0], params)
-        Output.line(options.json ? result.serialized() : result.prettySerialized().trimmingCharacters(in: .newlines))
+        Output.line(options.json ? result.serialized() : Output.trimmingNewlines(result.prettySerialized()))
     }
 }
