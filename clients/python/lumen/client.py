@@ -190,23 +190,23 @@ class Client:
     def describe(self) -> dict[str, Any]:
         return self.request("describe")
 
-    def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None) -> int:
+    def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30) -> int:
         """Opens a child scope (`room`, `light`, `simulation`) and returns its ID."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if configuration is not None:
             params["configuration"] = configuration
-        scope = self.request("open", params)["scope"]
+        scope = self.request("open", params, timeout)["scope"]
         with self._lock:
             self._children.setdefault(in_scope, []).append(scope)
         return scope
 
-    def close(self, scope: int) -> None:
+    def close(self, scope: int, timeout: float | None = 30) -> None:
         """Closes a scope and its children; their subscriptions end."""
-        self.request("close", {"scope": scope})
+        self.request("close", {"scope": scope}, timeout)
         self._scope_closed(scope)
 
-    def get(self, connection: str, in_scope: int = ROOT) -> Any:
-        return self.request("get", {"scope": in_scope, "connection": connection})["value"]
+    def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        return self.request("get", {"scope": in_scope, "connection": connection}, timeout)["value"]
 
     def set(
         self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None,
