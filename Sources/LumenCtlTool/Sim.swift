@@ -7,7 +7,7 @@ enum Sim {
     /// The words after `sim`.
     static let commands = [
         "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "reachable", "power-cycle",
-        "faults", "add-room", "add-light",
+        "faults", "device", "add-room", "add-light",
         "remove-room",
         "remove-light",
         "snapshot",
@@ -20,6 +20,8 @@ enum Sim {
         case snapshot
         /// The command record, of a light or room when named.
         case log(String?)
+        /// A light's ground truth beside what its controller reports.
+        case device(String)
     }
 
     static func run(_ reader: HomeReader, _ words: [String], _ options: CommonOptions) async throws {
@@ -42,6 +44,10 @@ enum Sim {
             if let target { filter[try await reader.roomIDs().contains(target) ? "room" : "light"] = .string(target) }
             let commands = try await client.call("commands", in: simulation, arguments: .object(filter))
             try printLog(commands["commands"]?.arrayValue ?? [], options)
+            return
+        case .device(let light):
+            let truth = try await client.call("device", in: simulation, arguments: ["light": .string(light)])
+            options.json ? Output.json(truth) : Output.line(describeTruth(truth))
             return
         }
         if options.json {
@@ -136,6 +142,9 @@ enum Sim {
         case "log":
             try need(0...1, "log [LIGHT|ROOM]")
             return .log(rest.first)
+        case "device":
+            try need(1...1, "device LIGHT")
+            return .device(rest[0])
         case "reset":
             try need(0...0, "reset")
             return .call("reset", [:])
@@ -145,6 +154,19 @@ enum Sim {
         default:
             throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }
+    }
+
+    /// A light's truth on one line: `hall.lamp (hue): unreachable, reported reachable; isOn false, …`.
+    static func describeTruth(_ truth: JSONValue) -> String {
+        let reachable = truth["reachable"] == true ? "reachable" : "unreachable"
+        let reported = truth["reportedReachable"] == true ? "reachable" : "unreachable"
+        var line = "\(truth["light"]?.stringValue ?? "") (\(truth["family"]?.stringValue ?? "")): \(reachable)"
+        if reported != reachable { line += ", reported \(reported)" }
+        if let state = truth["state"] { line += "; " + LumenCtl.display(state) }
+        if let fading = truth["fading"]?.arrayValue, !fading.isEmpty {
+            line += "; fading " + fading.compactMap(\.stringValue).joined(separator: ", ")
+        }
+        return line
     }
 
     /// The command record as a table (or JSON lines): when, who, which light, what, and what became of it.

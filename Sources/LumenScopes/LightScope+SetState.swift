@@ -36,7 +36,7 @@ extension LightChange {
             let args = try arguments.object(allowing: commandArguments)
             let change = LightChange(
                 isOn: try args.optional("isOn")?.bool(),
-                brightness: try args.optional("brightness")?.double(in: LightState.brightnessRange),
+                brightness: try args.optional("brightness")?.double(),
                 colorTemperature: try args.optional("colorTemperature")?.int(in: LightState.colorTemperatureRange),
                 color: try args.optional("color").map { cursor throws(JSONShapeError) in
                     try CIEColor(cursor: cursor)

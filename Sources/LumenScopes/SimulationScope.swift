@@ -17,11 +17,16 @@ public struct SimulationScope: Scope {
             result: "{mode, nowMs, advancedMs, idle?}"
         ) { $0.advance },
         .action("setReachable", arguments: "{light, reachable}", result: "{}") { $0.setReachable },
+        .action(
+            "device", arguments: "{light}",
+            result: "{light, family, reachable, reportedReachable, state, fading}"
+        ) { $0.device },
         .action("powerCycle", arguments: "{light, durationMs?}", result: "{}") { $0.powerCycle },
         .action(
             "setFaults",
             arguments:
-                "{light, latency?, dropProbability?, timeoutMs?, rateLimitPerSecond?, powerOn?, whileOff?, overload?}",
+                "{light, latency?, dropProbability?, timeoutMs?, rateLimitPerSecond?, powerOn?, whileOff?, overload?, "
+                + "family?}",
             result: "{}"
         ) { $0.setFaults },
         .action("addRoom", arguments: "{id, name}", result: "{}") { $0.addRoom },
@@ -142,6 +147,18 @@ public struct SimulationScope: Scope {
             let reachable = try args.required("reachable").bool()
             return { () async throws(LumenError) in
                 try await home.setReachable(reachable, light: light); return [:]
+            }
+        }
+    }
+
+    /// `device {light}`: the ground truth of a light (whether it can really be reached, its state, its
+    /// fades) beside what its controller reports.
+    var device: Action {
+        action(["light"]) { home, args throws(JSONShapeError) in
+            let light = LightID(try args.required("light").string())
+            return { () async throws(LumenError) in
+                let (truth, kind) = try await home.groundTruth(of: light)
+                return truth.jsonValue(kind: kind)
             }
         }
     }

@@ -15,6 +15,8 @@ enum SimulationEvent: Sendable, Hashable {
     case endScan(RoomID, scan: UInt64)
     /// A scheduled fault begins or ends.
     case fault(index: Int, begins: Bool)
+    /// The controller notices that a light it has not reached for a while is unreachable.
+    case reportUnreachable(LightID, spell: UInt32)
 
     /// Whether this is work under way, which settling the clock waits for: anything but a scheduled fault.
     var isWork: Bool {

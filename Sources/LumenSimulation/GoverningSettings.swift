@@ -20,15 +20,22 @@ final class GoverningSettings: Sendable {
     let overload: OverloadBehavior
     /// What the light does with brightness and colour changes while off.
     let whileOff: OffBehavior
+    /// What the light does when power returns.
+    let powerOn: PowerOnBehavior
+    /// The family it belongs to, which supplies what the settings leave unset.
+    let family: DeviceFamily
 
-    init(_ settings: DeviceSettings) {
+    /// The settings of a light made by `manufacturer`, with its family's defaults for what they leave unset.
+    init(_ settings: DeviceSettings, manufacturer: String) {
+        family = settings.effectiveFamily(manufacturer: manufacturer)
         latency = settings.latency ?? .fixed(ms: 0)
         fixedLatencyMicros = if case .fixed(let ms) = latency { Home.micros(ms) } else { nil }
         let faults = settings.faultModel
         dropProbability = faults.dropProbability
         timeoutMicros = Home.micros(faults.timeoutMs)
-        rateLimitPerSecond = faults.rateLimitPerSecond
-        overload = settings.effectiveOverload
-        whileOff = settings.effectiveWhileOff
+        rateLimitPerSecond = faults.rateLimitPerSecond ?? family.defaultRateLimitPerSecond
+        overload = settings.overload ?? family.defaultOverload
+        whileOff = settings.whileOff ?? family.defaultWhileOff
+        powerOn = settings.powerOn ?? family.defaultPowerOn
     }
 }

@@ -32,9 +32,18 @@ extension Home {
         return number
     }
 
-    /// Settles a pending command: its ticket, and its record.
-    func settle(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
+    /// Settles a pending command: its ticket, and its record (with what `result` says became of it unless
+    /// `outcome` says what really did).
+    func settle(
+        _ command: PendingCommand, _ result: Result<LightState, LumenError>, outcome: CommandRecord.Outcome? = nil
+    ) {
         command.ticket.settle(result)
+        announceCommand(command.record, outcome ?? Self.outcome(of: result))
+    }
+
+    /// Records what became of a command whose sender will not hear it (its acknowledgement is lost), leaving
+    /// its ticket to its timeout.
+    func recordUnanswered(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
         announceCommand(command.record, Self.outcome(of: result))
     }
 

@@ -17,7 +17,9 @@ extension Home {
     /// until its own settings change (a room's defaults and the home's do not change while lumend runs).
     func governingSettings(at index: LightTable.Slot) -> GoverningSettings {
         if let known = lights[slot: index].governingSettings { return known }
-        let settings = GoverningSettings(effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room))
+        let settings = GoverningSettings(
+            effectiveSettings(of: lights[slot: index].id, in: lights[slot: index].room),
+            manufacturer: lights[slot: index].model.manufacturer)
         lights[slot: index].governingSettings = settings
         return settings
     }
@@ -70,6 +72,8 @@ extension Home {
         try Self.validateTransition(transitionMs)
         refreshRealTime()
         let settings = governingSettings(at: index)
+        let change = try change.levelZeroResolved(for: settings.family, light: light)
+        if settings.family.isBehindBridge { try takeBridgeToken(group: false) }
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
         if let rate = settings.rateLimitPerSecond, !takeToken(for: light, rate: rate) {
@@ -96,18 +100,33 @@ extension Home {
         nextCommandID += 1
         let ticket = CommandTicket()
         let record = recordCommand(change, to: light, transitionMicros: transitionMicros)
-        pending[id] = PendingCommand(
+        var command = PendingCommand(
             light: light, change: change, transitionMicros: transitionMicros, submittedAt: now, ticket: ticket,
             record: record)
-        let timeout = settings.timeoutMicros
-        let (event, due): (SimulationEvent, Int64) =
-            switch delivery {
-            case .unreachable: (.failCommand(id, LumenErrorCodeBox(rawValue: Self.unreachableCode)), now + timeout)
-            case .lost: (.failCommand(id, LumenErrorCodeBox(rawValue: Self.timedOutCode)), now + timeout)
-            case .due(let due): (.applyCommand(id), due)
-            }
-        queue.schedule(event, at: due)
-        if clockMode == .real, due <= now {
+        let timeout = now + settings.timeoutMicros
+        let events: [(SimulationEvent, Int64)]
+        switch (delivery, settings.family.faultReport) {
+        case (.due(let due), _):
+            events = [(.applyCommand(id), due)]
+        case (.answerLost(let due), _):
+            // The light takes it, but its acknowledgement is lost: the sender times out all the same.
+            command.fate = .answerLost
+            events = [(.applyCommand(id), due), (.failCommand(id, Self.timedOutBox), max(timeout, due))]
+        case (.unreachable(let due), .bridgeAnswers), (.lost(let due), .bridgeAnswers):
+            // A bridge answers once it has sent the command, whether or not the light took it.
+            command.fate = .missed(delivery.isUnreachable ? .unreachable : .dropped)
+            events = [(.applyCommand(id), due)]
+        case (.unreachable, .exact):
+            events = [(.failCommand(id, Self.unreachableBox), timeout)]
+        case (.unreachable, _):
+            command.truth = .unreachable
+            events = [(.failCommand(id, Self.timedOutBox), timeout)]
+        case (.lost, _):
+            events = [(.failCommand(id, Self.timedOutBox), timeout)]
+        }
+        pending[id] = command
+        for (event, due) in events { queue.schedule(event, at: due) }
+        if clockMode == .real, events.contains(where: { $0.1 <= now }) {
             // Already due: handled now rather than after a timer task's round trip. Anything else due by now goes
             // first, in queue order, as a wake-up would have done.
             runEvents(notAfter: now)
@@ -116,8 +135,8 @@ extension Home {
         return .waiting(ticket)
     }
 
-    private static let unreachableCode = LumenError.Code.unreachable.rawValue
-    private static let timedOutCode = LumenError.Code.timedOut.rawValue
+    static let unreachableBox = LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)
+    static let timedOutBox = LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)
 
     static func validateTransition(_ transitionMs: Double) throws(LumenError) {
         guard transitionMs.isFinite, SimulatedDurations.milliseconds.contains(transitionMs) else {
@@ -130,14 +149,37 @@ extension Home {
 
     /// Takes a token from the bucket of a light whose rate limit is `rate`; `false` when it has none.
     func takeToken(for light: LightID, rate: Double) -> Bool {
+        Self.take(from: &rateBuckets[light], rate: rate, at: nowMicros)
+    }
+
+    /// Takes a token from the bridge's budget for light commands, or for group commands.
+    /// - Throws: ``LumenError`` `busy` when the bridge has none left, as a Hue bridge answers a flood.
+    func takeBridgeToken(group: Bool) throws(LumenError) {
+        let rate = group ? bridge.groupCommandsPerSecond : bridge.lightCommandsPerSecond
+        let taken =
+            group
+            ? Self.take(from: &bridgeBuckets.group, rate: rate, at: nowMicros)
+            : Self.take(from: &bridgeBuckets.light, rate: rate, at: nowMicros)
+        guard !taken else { return }
+        let what = group ? "group command" : "light command"
+        throw LumenError(
+            .busy,
+            "the bridge accepts at most \(JSONNumber(rate)) \(what)\(rate == 1 ? "" : "s") a second across its lights; "
+                + "slow down and retry",
+            data: ["bridge": .string(group ? "groups" : "lights")])
+    }
+
+    /// Takes a token from a bucket refilled at `rate` a second and holding one second's worth (at least one);
+    /// `false` when it has none. A missing bucket starts full.
+    static func take(from bucket: inout RateBucket?, rate: Double, at now: Int64) -> Bool {
         let capacity = max(1, rate)
-        var bucket = rateBuckets[light] ?? RateBucket(tokens: capacity, updatedAt: nowMicros)
-        let elapsed = Double(nowMicros - bucket.updatedAt) / 1_000_000
-        bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
-        bucket.updatedAt = nowMicros
-        defer { rateBuckets[light] = bucket }
-        guard bucket.tokens >= 1 else { return false }
-        bucket.tokens -= 1
+        var current = bucket ?? RateBucket(tokens: capacity, updatedAt: now)
+        let elapsed = Double(now - current.updatedAt) / 1_000_000
+        current.tokens = min(capacity, current.tokens + elapsed * rate)
+        current.updatedAt = now
+        defer { bucket = current }
+        guard current.tokens >= 1 else { return false }
+        current.tokens -= 1
         return true
     }
 
@@ -157,54 +199,88 @@ extension Home {
 
     /// Carries out a command to the light at `index` of `lights`.
     func apply(_ command: PendingCommand, id: UInt64, at index: LightTable.Slot) {
-        guard lights[slot: index].isReachable else {
+        let reachable = lights[slot: index].isReachable
+        let settings = governingSettings(at: index)
+        switch command.fate {
+        case .missed(let truth):
+            // The bridge confirms what it sent; the light never saw it.
+            settle(command, .success(command.change.applied(to: savedState(at: index))), outcome: truth)
+            return
+        case .answerLost:
+            // The record says what the light did now; the sender's ticket waits for its timeout, scheduled already.
+            let result = reachable ? carryOut(command, at: index) : .failure(LumenError(.unreachable, "missed"))
+            pending[id] = command
+            recordUnanswered(command, result)
+            return
+        case .arrives:
+            break
+        }
+        guard reachable else {
             if command.isGroup {
                 settle(command, .failure(LumenError(.unreachable, "missed")))
-                return
+            } else if settings.family.faultReport == .bridgeAnswers {
+                // It went away while the bridge was sending: the bridge confirms it all the same.
+                settle(command, .success(command.change.applied(to: savedState(at: index))), outcome: .unreachable)
+            } else {
+                // It went away while the command was in flight: the sender hears nothing until its timeout.
+                var command = command
+                command.truth = .unreachable
+                pending[id] = command
+                let code = settings.family.faultReport == .exact ? Self.unreachableBox : Self.timedOutBox
+                schedule(.failCommand(id, code), at: max(nowMicros, command.submittedAt + settings.timeoutMicros))
             }
-            // It went away while the command was in flight: the sender hears nothing until its timeout.
-            pending[id] = command
-            let timeout = governingSettings(at: index).timeoutMicros
-            schedule(
-                .failCommand(id, LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)),
-                at: max(nowMicros, command.submittedAt + timeout))
             return
         }
-        settle(
-            command,
-            carryOut(command.change, transitionMicros: command.transitionMicros, to: command.light, at: index))
+        settle(command, carryOut(command, at: index))
+    }
+
+    /// Carries out a pending command on the reachable light at `index` of `lights`.
+    private func carryOut(_ command: PendingCommand, at index: LightTable.Slot) -> Result<LightState, LumenError> {
+        carryOut(command.change, transitionMicros: command.transitionMicros, to: command.light, at: index)
     }
 
     /// Makes `change` to the reachable light `light`, at `index` of `lights`, and returns the state it lands
     /// on, or why the light refused it.
+    ///
+    /// The change ends the fades its family says it ends (``DeviceFamily/fadesEnded(bySetting:)``) where they
+    /// stand; other fades run on.
     func carryOut(_ change: LightChange, transitionMicros: Int64, to light: LightID, at index: LightTable.Slot)
         -> Result<LightState, LumenError>
     {
-        // A new command ends a running fade where it stands: what it does not change stays at the fade's
-        // current step, not its target.
-        let running = transitions.isEmpty ? nil : transitions.removeValue(forKey: light)
+        let now = nowMicros
+        var fades = transitions.isEmpty ? LightFades() : transitions[light] ?? LightFades()
+        let shown = lights[slot: index].state
         // No closures on this path: one that reads the actor's state is checked for isolation when called.
-        let current = if let running { running.state(at: nowMicros) } else { lights[slot: index].state }
-        if let refusal = refusalWhileOff(change, toLightAt: index, current: current) {
-            if let running { transitions[light] = running }
-            return .failure(refusal)
+        let current = fades.isEmpty ? shown : fades.state(at: now, over: shown)
+        if let refusal = refusalWhileOff(change, toLightAt: index, current: current) { return .failure(refusal) }
+        let hadFades = !fades.isEmpty
+        if hadFades {
+            let family = governingSettings(at: index).family
+            for property in change.properties where property != .isOn {
+                for ended in family.fadesEnded(bySetting: property) { fades.end(ended) }
+            }
+            // Switching on or off moves the level, which ends its fade.
+            if let isOn = change.isOn, isOn != current.isOn { fades.end(.brightness) }
         }
-        let landing = change.applied(to: current)
-        let generation = lights[slot: index].startTransition()
-        if let transition = Transition(
-            current: current, landing: landing, kind: lights[slot: index].model.kind, start: nowMicros,
+        let target = change.applied(to: current)
+        let startShown = fades.start(
+            change, from: current, to: target, kind: lights[slot: index].model.kind, at: now,
             duration: transitionMicros)
-        {
-            transitions[light] = transition
-            setState(at: index, to: transition.state(at: nowMicros))
-            persistLight(at: index, savedState: landing)
-            schedule(
-                .transitionStep(light, generation: generation),
-                at: nowMicros + min(Transition.stepMicros, transitionMicros))
+        let landing = fades.landing(over: startShown)
+        if fades.isEmpty {
+            if hadFades {
+                transitions[light] = nil
+                _ = lights[slot: index].startTransition()
+            }
         } else {
-            setState(at: index, to: landing)
-            persistLight(at: index, savedState: landing)
+            transitions[light] = fades
+            let generation = lights[slot: index].startTransition()
+            if let next = fades.nextStep(after: now) {
+                schedule(.transitionStep(light, generation: generation), at: next)
+            }
         }
+        setState(at: index, to: fades.state(at: now, over: startShown))
+        persistLight(at: index, savedState: landing)
         return .success(landing)
     }
 
@@ -237,22 +313,34 @@ extension Home {
                 .timedOut, "light '\(light)' did not confirm the command in time; retry",
                 data: ["light": .string(light)])
         }
-        settle(command, .failure(error))
+        switch command.fate {
+        // The record said what the light did when it did it; the sender hears only its timeout.
+        case .answerLost: command.ticket.settle(.failure(error))
+        default: settle(command, .failure(error), outcome: command.truth)
+        }
     }
 
     func stepTransition(_ id: LightID, generation: UInt32) {
-        guard let device = lights[id], device.transitionGeneration == generation, let transition = transitions[id]
+        guard let index = lights.slot(of: id), lights[slot: index].transitionGeneration == generation,
+            var fades = transitions[id]
         else { return }
-        let state = transition.state(at: nowMicros)
-        if nowMicros >= transition.start + transition.duration {
-            transitions[id] = nil
+        let now = nowMicros
+        let shown = lights[slot: index].state
+        if let ramp = fades.brightness, fades.offLevel != nil, ramp.end <= now {
             // Fading off reaches the lowest level before it switches off.
-            if transition.landing != transition.fadeTo { setState(of: id, to: transition.fadeTo) }
-        } else {
-            let next = min(nowMicros + Transition.stepMicros, transition.start + transition.duration)
-            schedule(.transitionStep(id, generation: generation), at: next)
+            var lowest = shown
+            lowest.brightness = ramp.to
+            setState(at: index, to: lowest)
         }
-        setState(of: id, to: state)
+        let state = fades.state(at: now, over: shown)
+        fades.dropLanded(at: now)
+        if let next = fades.nextStep(after: now) {
+            transitions[id] = fades
+            schedule(.transitionStep(id, generation: generation), at: next)
+        } else {
+            transitions[id] = nil
+        }
+        setState(at: index, to: state)
     }
 
     /// Sets a light's state and emits one event per property that really changed.

@@ -2,17 +2,19 @@ import LumenModel
 import LumenProtocol
 
 extension Home {
-    /// Starts a discovery scan in a room, as a Hue bridge does, or returns the scan already under way.
+    /// Starts a discovery scan from a room, as a Hue bridge does, or returns the scan already under way.
     ///
-    /// Lights waiting in the room are found as their delays pass, at most
-    /// ``DiscoverySettings/maxLightsPerScan`` per scan; those whose delay is longer than the scan wait for a
-    /// later one. `isScanning` turns false when the scan ends.
-    /// - Returns: the scan.
+    /// The bridge searches once for the whole home: a scan started from any room is the one search, which every
+    /// room shows while it runs, and which finds at most ``DiscoverySettings/maxLightsPerScan`` of the lights
+    /// waiting in all rooms, each in its own room. A light is found its `delayMs` into the search, moved by a
+    /// jitter drawn from the seed (``DiscoverySettings/jitterMs``), earliest first; those not found wait for a
+    /// later search. `isScanning` turns false when the scan ends.
+    /// - Returns: the scan, as the room shows it.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room.
     @discardableResult
     public func detectLights(in roomID: RoomID) throws(LumenError) -> DiscoveryScan {
         guard !isShutDown else { throw LumenError.shuttingDown }
-        guard var room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
+        guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
         if let scan = room.scan { return scan }
         refreshRealTime()
         let id = nextScanID
@@ -20,19 +22,27 @@ extension Home {
         let duration = Self.micros(discovery.scanDurationMs)
         let scan = DiscoveryScan(
             id: id, startedMs: Double(nowMicros) / 1_000, endsMs: Double(nowMicros + duration) / 1_000, found: [])
-        room.scan = scan
-        rooms[roomID] = room
-        // The earliest lights are found first; ties keep fixture order (a stable sort).
-        let findable = room.undiscovered.enumerated()
-            .filter { Self.micros($0.element.delayMs) < duration }
-            .sorted { ($0.element.delayMs, $0.offset) < ($1.element.delayMs, $1.offset) }
-            .prefix(discovery.maxLightsPerScan)
-        for (_, pending) in findable {
-            schedule(.discoverLight(roomID, scan: id, pending.light.id), at: nowMicros + Self.micros(pending.delayMs))
+        // Every light waiting anywhere, with the moment this search reaches it; the earliest are found first,
+        // ties in room order, then fixture order.
+        var findable: [(due: Int64, order: Int, room: RoomID, light: LightID)] = []
+        for roomID in roomOrder {
+            guard let room = rooms[roomID] else { continue }
+            for pending in room.undiscovered where Self.micros(pending.delayMs) < duration {
+                let jitter = discovery.jitterMs > 0 ? Double.random(in: -1...1, using: &bridgeRandom) : 0
+                let delay = min(max(0, Self.micros(pending.delayMs + jitter * discovery.jitterMs)), duration - 1)
+                findable.append((delay, findable.count, roomID, pending.light.id))
+            }
         }
-        schedule(.endScan(roomID, scan: id), at: nowMicros + duration)
-        emit(.room(roomID, .isScanning), true)
-        emit(.room(roomID, .scan), scan.jsonValue(isScanning: true))
+        findable.sort { ($0.due, $0.order) < ($1.due, $1.order) }
+        for found in findable.prefix(discovery.maxLightsPerScan) {
+            schedule(.discoverLight(found.room, scan: id, found.light), at: nowMicros + found.due)
+        }
+        for roomID in roomOrder where rooms[roomID]?.scan == nil {
+            rooms[roomID]?.scan = scan
+            schedule(.endScan(roomID, scan: id), at: nowMicros + duration)
+            emit(.room(roomID, .isScanning), true)
+            emit(.room(roomID, .scan), scan.jsonValue(isScanning: true))
+        }
         return scan
     }
 

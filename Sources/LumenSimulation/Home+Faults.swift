@@ -5,13 +5,12 @@ extension Home {
     /// Makes a light reachable or unreachable until told otherwise (scheduled faults still apply on top).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
-        guard var light = lights[id] else { throw Self.noSuchLight(id) }
-        let was = light.isReachable
-        let wasForced = light.forcedUnreachable
-        light.forcedUnreachable = !reachable
-        lights[id] = light
-        if was != light.isReachable { emit(.light(id, .isReachable), .bool(light.isReachable)) }
-        if wasForced != light.forcedUnreachable { persist(.light(id)) }
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        let was = lights[slot: index].isReachable
+        let wasForced = lights[slot: index].forcedUnreachable
+        lights[slot: index].forcedUnreachable = !reachable
+        if was != lights[slot: index].isReachable { reachabilityChanged(at: index) }
+        if wasForced != !reachable { persist(.light(id)) }
     }
 
     /// Changes a light's fault settings at run time: drop probability, timeout, rate limit, latency.
@@ -57,11 +56,48 @@ extension Home {
             transitions[fault.light] = nil
         }
         lights[fault.light] = light
-        if was != light.isReachable { emit(.light(fault.light, .isReachable), .bool(light.isReachable)) }
-        if !begins, fault.kind == .powerCycle, effectiveSettings(of: light).powerOn == .default {
-            setState(of: fault.light, to: .factoryDefault)
+        if was != light.isReachable, let index = lights.slot(of: fault.light) { reachabilityChanged(at: index) }
+        if !begins, fault.kind == .powerCycle, let index = lights.slot(of: fault.light) {
+            switch governingSettings(at: index).powerOn {
+            case .restore: break
+            case .default: setState(at: index, to: .factoryDefault)
+            case .on:
+                var state = lights[slot: index].state
+                state.isOn = true
+                setState(at: index, to: state)
+            }
         }
         // A power cut ends a fade where it stands, and a restart may restore the factory default: both are saved.
         if fault.kind == .powerCycle { persist(.light(fault.light)) }
+    }
+
+    /// Tells the controller's side of a change in whether the light at `index` of `lights` can be reached: one
+    /// that comes back is reported at once; one that goes is reported after its family's delay, unless it is
+    /// back by then.
+    func reachabilityChanged(at index: LightTable.Slot) {
+        lights[slot: index].reachabilitySpell &+= 1
+        let id = lights[slot: index].id
+        if lights[slot: index].isReachable {
+            guard lights[slot: index].reportsUnreachable else { return }
+            lights[slot: index].reportsUnreachable = false
+            emit(.light(id, .isReachable), true)
+            return
+        }
+        let delay = governingSettings(at: index).family.unreachableReportDelayMs
+        guard delay > 0 else {
+            reportUnreachable(id, spell: lights[slot: index].reachabilitySpell)
+            return
+        }
+        schedule(
+            .reportUnreachable(id, spell: lights[slot: index].reachabilitySpell), at: nowMicros + Self.micros(delay))
+    }
+
+    /// Reports a light unreachable, if it still is in the spell the report was for.
+    func reportUnreachable(_ id: LightID, spell: UInt32) {
+        guard let index = lights.slot(of: id), lights[slot: index].reachabilitySpell == spell,
+            !lights[slot: index].reportsUnreachable
+        else { return }
+        lights[slot: index].reportsUnreachable = true
+        emit(.light(id, .isReachable), false)
     }
 }

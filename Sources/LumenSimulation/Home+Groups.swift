@@ -47,22 +47,23 @@ public struct GroupDelivery: Sendable, Hashable {
 
 /// A group command under way: one ticket per light that was sent it.
 public struct GroupTicket: Sendable {
-    let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?)]
+    /// Each light's delivery, the ticket of the command it was sent, and whether its family tells the sender
+    /// that it missed the command (``DeviceFamily/reportsGroupMisses``).
+    let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?, reportsMiss: Bool)]
 
     /// Waits until every light has applied or missed the command; the lights in the room's order.
     /// - Throws: ``LumenError`` `shuttingDown` when the home shut down before every light had its turn.
     public var outcome: [GroupDelivery] {
         get async throws(LumenError) {
             var result: [GroupDelivery] = []
-            for (delivery, ticket) in deliveries {
+            for (delivery, ticket, reportsMiss) in deliveries {
                 var delivery = delivery
                 if let ticket, case .failure(let error) = await ticket.result {
-                    switch error.code {
-                    case .shuttingDown: throw error
-                    case .deviceOff: delivery.missed = .off
-                    default: delivery.missed = .unreachable
+                    if error.code == .shuttingDown { throw error }
+                    if reportsMiss {
+                        delivery.missed = error.code == .deviceOff ? .off : .unreachable
+                        delivery.applied = []
                     }
-                    delivery.applied = []
                 }
                 result.append(delivery)
             }
@@ -72,12 +73,16 @@ public struct GroupTicket: Sendable {
 }
 
 extension Home {
-    /// Sends `change` to every light of a room at once, as a Zigbee group command does: one broadcast that
-    /// each light applies after its own latency.
+    /// Sends `change` to every light of a room at once, as a group command: each light takes it as its family
+    /// takes one (``DeviceFamily``).
     ///
-    /// Lights that cannot be reached, lose the frame or are beyond their rate limit miss it silently; a light
-    /// leaves out the properties it cannot do. Commands to each light still take effect in order.
-    /// - Throws: ``LumenError`` for an unknown room, an empty change, or a value or transition out of range.
+    /// Lights whose group command is a broadcast (a Zigbee or Matter group) take it together, after one
+    /// latency; the others each after their own. Lights that cannot be reached, lose the frame or are beyond
+    /// their rate limit miss it, and only a generic light's miss is reported (a broadcast is not acknowledged);
+    /// the command record keeps what really became of each. A light leaves out the properties it cannot do.
+    /// Commands to each light still take effect in order.
+    /// - Throws: ``LumenError`` for an unknown room, an empty change, a value or transition out of range, or a
+    ///   bridge beyond its group-command budget (`busy`).
     public func setAll(_ change: LightChange, in roomID: RoomID, transitionMs: Double = 0) throws(LumenError)
         -> GroupTicket
     {
@@ -91,36 +96,57 @@ extension Home {
         try change.validate()
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        var deliveries: [(GroupDelivery, CommandTicket?)] = []
-        for lightID in room.lightIDs {
-            guard let index = lights.slot(of: lightID) else { continue }
-            let capabilities = lights[slot: index].model.kind.capabilities
+        let members = room.lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }
+        // Checked for every light before any is sent it, so a refusal leaves the room as it was.
+        var changes: [LightChange] = []
+        for (id, index) in members {
             var own = change
+            let capabilities = lights[slot: index].model.kind.capabilities
             if !capabilities.contains(.brightness) { own.brightness = nil }
             if !capabilities.contains(.colorTemperature) { own.colorTemperature = nil }
             if !capabilities.contains(.color) { own.color = nil }
+            changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
+        }
+        if members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {
+            try takeBridgeToken(group: true)
+        }
+        let transitionMicros = Self.micros(transitionMs)
+        var broadcastDue: Int64?
+        var deliveries: [(GroupDelivery, CommandTicket?, Bool)] = []
+        for ((lightID, index), own) in zip(members, changes) {
+            let capabilities = lights[slot: index].model.kind.capabilities
+            let settings = governingSettings(at: index)
+            let family = settings.family
             var delivery = GroupDelivery(
                 light: lightID, applied: own.properties,
                 ignored: change.properties.filter { !capabilities.contains($0) }, missed: nil)
             guard !own.properties.isEmpty else {
-                deliveries.append((delivery, nil))
+                deliveries.append((delivery, nil, family.reportsGroupMisses))
                 continue
             }
-            let settings = governingSettings(at: index)
             // The same draws as a command of its own, so the light's random stream does not depend on how it
             // was addressed.
-            let (latency, dropped) = lights[slot: index].drawDelivery(settings)
-            if !lights[slot: index].isReachable {
-                delivery.missed = .unreachable
-            } else if dropped {
-                delivery.missed = .lost
-            } else if let rate = settings.rateLimitPerSecond, !takeToken(for: lightID, rate: rate) {
-                delivery.missed = .overloaded
+            var (latency, dropped) = lights[slot: index].drawDelivery(settings)
+            if family.groupCommandIsBroadcast {
+                // One frame for the whole group: its latency is drawn once, by the bridge.
+                let due = broadcastDue ?? nowMicros + Self.micros(settings.latency.sample(using: &bridgeRandom))
+                broadcastDue = due
+                latency = due - nowMicros
             }
-            let transitionMicros = Self.micros(transitionMs)
-            if let missed = delivery.missed {
-                delivery.applied = []
-                deliveries.append((delivery, nil))
+            var missed: GroupDelivery.Miss?
+            if !lights[slot: index].isReachable {
+                missed = .unreachable
+            } else if dropped {
+                missed = .lost
+            } else if let rate = settings.rateLimitPerSecond, !takeToken(for: lightID, rate: rate) {
+                missed = .overloaded
+            }
+            if let missed {
+                if family.reportsGroupMisses {
+                    delivery.missed = missed
+                    delivery.applied = []
+                }
+                deliveries.append((delivery, nil, family.reportsGroupMisses))
                 let outcome: CommandRecord.Outcome = missed == .unreachable ? .unreachable : .dropped
                 recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros, outcome)
                 continue
@@ -135,7 +161,7 @@ extension Home {
             let due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
             lights[slot: index].lastApplyAt = due
             queue.schedule(.applyCommand(id), at: due)
-            deliveries.append((delivery, ticket))
+            deliveries.append((delivery, ticket, family.reportsGroupMisses))
         }
         if clockMode == .real { runEvents(notAfter: nowMicros) }
         armRealClock()

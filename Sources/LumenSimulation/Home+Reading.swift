@@ -13,7 +13,8 @@ public struct LightSnapshot: Sendable, Hashable {
     public var model: DeviceModel
     /// Its state now (mid-transition, the current step).
     public var state: LightState
-    /// Whether it can be reached.
+    /// Whether the controller reports it reachable (its family's controller notices a light gone only after a
+    /// while; ``Home/groundTruth(of:)`` tells whether it really is).
     public var isReachable: Bool
 }
 
@@ -38,7 +39,7 @@ extension Home {
         guard let light = lights[id] else { throw Self.noSuchLight(id) }
         return LightSnapshot(
             id: id, name: light.name, room: light.room, model: light.model, state: light.state,
-            isReachable: light.isReachable)
+            isReachable: !light.reportsUnreachable)
     }
 
     /// The number of lights in the home.
@@ -85,7 +86,7 @@ extension Home {
                     "kind": .string(light.model.kind.rawValue), "manufacturer": .string(light.model.manufacturer),
                     "product": .string(light.model.product),
                 ])
-            case .isReachable: return .bool(light.isReachable)
+            case .isReachable: return .bool(!light.reportsUnreachable)
             case .settings: return .object((lightSettings[id] ?? DeviceSettings()).jsonObject)
             case .isOn, .brightness, .colorTemperature, .color: return light.state.value(of: property) ?? .null
             }
@@ -116,5 +117,50 @@ extension Home {
         if let scan = room.scan { return scan.jsonValue(isScanning: true) }
         // Between scans, the last one's outcome, as the change that ended it announced.
         return room.lastScan?.jsonValue(isScanning: false) ?? .object(["isScanning": false])
+    }
+}
+
+/// What a light really is and does, beside what its controller reports: for tests that check both.
+public struct DeviceTruth: Sendable, Hashable {
+    /// The light.
+    public var light: LightID
+    /// Its family, as the fixture says or its maker and preset imply.
+    public var family: DeviceFamily
+    /// Whether it can really be reached now.
+    public var isReachable: Bool
+    /// Whether its controller reports it reachable (``LightSnapshot/isReachable``).
+    public var isReportedReachable: Bool
+    /// Its state now, mid-fade the current step.
+    public var state: LightState
+    /// The properties fading now, each on its own.
+    public var fading: [LightProperty]
+
+    /// `{light, family, reachable, reportedReachable, state, fading}`, with only the state the kind has.
+    public func jsonValue(kind: LightKind) -> JSONValue {
+        var state = JSONObject()
+        for property in kind.capabilities { state[property.rawValue] = self.state.value(of: property) }
+        return .object([
+            "light": .string(light.rawValue), "family": .string(family.rawValue), "reachable": .bool(isReachable),
+            "reportedReachable": .bool(isReportedReachable), "state": .object(state),
+            "fading": .array(fading.map { .string($0.rawValue) }),
+        ])
+    }
+}
+
+extension Home {
+    /// What a light really is and does now, beside what its controller reports.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    public func groundTruth(of id: LightID) throws(LumenError) -> (truth: DeviceTruth, kind: LightKind) {
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        let fades = transitions[id]
+        var fading: [LightProperty] = []
+        if fades?.brightness != nil { fading.append(.brightness) }
+        if fades?.colorTemperature != nil { fading.append(.colorTemperature) }
+        if fades?.color != nil { fading.append(.color) }
+        let truth = DeviceTruth(
+            light: id, family: governingSettings(at: index).family, isReachable: lights[slot: index].isReachable,
+            isReportedReachable: !lights[slot: index].reportsUnreachable, state: lights[slot: index].state,
+            fading: fading)
+        return (truth, lights[slot: index].model.kind)
     }
 }

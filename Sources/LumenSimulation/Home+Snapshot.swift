@@ -15,6 +15,7 @@ extension Home {
         fixture.durability = durability
         fixture.defaults = defaults
         fixture.discovery = discovery
+        fixture.bridge = bridge
         // Run-time power cycles are not part of the home's description.
         fixture.faultSchedule = Array(faultSchedule.prefix(fixtureFaultCount))
         return fixture

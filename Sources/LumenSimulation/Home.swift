@@ -52,8 +52,8 @@ public actor Home {
     var lights = LightTable()
     /// Lights' own settings, for the lights that have any.
     var lightSettings: [LightID: DeviceSettings] = [:]
-    /// Transitions under way.
-    var transitions: [LightID: Transition] = [:]
+    /// Fades under way.
+    var transitions: [LightID: LightFades] = [:]
     /// Rate-limit buckets, for lights that have a rate limit and have been sent commands.
     var rateBuckets: [LightID: RateBucket] = [:]
     var queue = EventQueue()
@@ -63,6 +63,12 @@ public actor Home {
     var commandLog: CommandLog
     /// Whether someone subscribed to the last command's outcome: only then is each told to the watchers.
     var isLastCommandWatched = false
+    /// The bridge's command budget.
+    var bridge: BridgeSettings
+    /// The bridge's token buckets, for light commands and for group commands, once it has been sent some.
+    var bridgeBuckets: (light: RateBucket?, group: RateBucket?) = (nil, nil)
+    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter.
+    var bridgeRandom: SeededRandom
     /// The checkpoints taken, by name.
     var checkpoints: [String: Fixture] = [:]
     var nextScanID: UInt64 = 1
@@ -92,6 +98,22 @@ public actor Home {
         /// Part of a room's group command: a light that cannot be reached misses it at once, unanswered, rather
         /// than failing after its timeout.
         var isGroup = false
+        /// What the sender will hear of it, beside what the light does.
+        var fate = Fate.arrives
+        /// What really became of it, when the error its sender hears does not say (a timeout for a light that
+        /// could not be reached).
+        var truth: CommandRecord.Outcome?
+
+        /// What the sender hears of a command, beside what the light does with it.
+        enum Fate: Sendable, Equatable {
+            /// The light's answer, when it comes.
+            case arrives
+            /// Nothing: the light takes it but its acknowledgement is lost, and the sender times out.
+            case answerLost
+            /// The bridge's confirmation, though the light never saw it (it was unreachable, or the frame was
+            /// lost): the record keeps what really became of it.
+            case missed(CommandRecord.Outcome)
+        }
     }
 
     /// What real-clock wake-ups sleep on.
@@ -120,6 +142,8 @@ public actor Home {
         name = fixture.name
         defaults = fixture.defaults
         discovery = fixture.discovery
+        bridge = fixture.bridge
+        bridgeRandom = SeededRandom(seed: seed, label: "bridge")
         faultSchedule = fixture.faultSchedule
         fixtureFaultCount = fixture.faultSchedule.count
         durability = fixture.durability
@@ -374,6 +398,7 @@ public actor Home {
         case .discoverLight(let room, let scan, let light): discover(light, in: room, scan: scan)
         case .endScan(let room, let scan): endScan(in: room, scan: scan)
         case .fault(let index, let begins): applyScheduledFault(index, begins: begins)
+        case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
         }
     }
 
@@ -435,8 +460,9 @@ public actor Home {
 
     /// The state the light at `index` of `lights` is saved with: mid-transition, its target.
     func savedState(at index: LightTable.Slot) -> LightState {
-        transitions.isEmpty
-            ? lights[slot: index].state : transitions[lights[slot: index].id]?.landing ?? lights[slot: index].state
+        let state = lights[slot: index].state
+        guard !transitions.isEmpty, let fades = transitions[lights[slot: index].id] else { return state }
+        return fades.landing(over: state)
     }
 
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.

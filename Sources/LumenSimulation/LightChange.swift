@@ -5,7 +5,8 @@ import LumenProtocol
 public struct LightChange: Sendable, Hashable {
     /// On or off.
     public var isOn: Bool?
-    /// Brightness, 1–100.
+    /// Brightness, 1–100; 0 dims to off, on the families where a level of 0 does
+    /// (``DeviceFamily/levelZeroSwitchesOff``).
     public var brightness: Double?
     /// Colour temperature, 153–500 mireds.
     public var colorTemperature: Int?
@@ -49,12 +50,40 @@ public struct LightChange: Sendable, Hashable {
         return result
     }
 
+    /// The brightness a command may ask for: a light's levels, and 0, which dims it to off.
+    public static let brightnessRange: ClosedRange<Double> = 0...100
+
+    /// This change as a light of `family` takes it: a brightness of 0 switches it off (with the transition,
+    /// fading down to off, its level kept for the next power-on), where the family's level 0 does.
+    /// - Throws: ``LumenError`` `invalidParams` for a brightness of 0 where it is out of range, or beside
+    ///   `isOn: true`.
+    func levelZeroResolved(for family: DeviceFamily, light: LightID) throws(LumenError) -> LightChange {
+        guard brightness == 0 else { return self }
+        let data: JSONObject = ["light": .string(light.rawValue), "connection": "brightness"]
+        guard family.levelZeroSwitchesOff else {
+            throw LumenError(
+                .invalidParams,
+                "brightness 0 is out of range 1–100 for light '\(light)' (a \(family.rawValue) light, whose dimmest "
+                    + "level is 1); switch it off with isOn: false",
+                data: data)
+        }
+        guard isOn != true else {
+            throw LumenError(
+                .invalidParams, "brightness 0 switches light '\(light)' off; leave out isOn: true or raise brightness",
+                data: data)
+        }
+        var resolved = self
+        resolved.brightness = nil
+        resolved.isOn = false
+        return resolved
+    }
+
     /// Checks ranges.
     /// - Throws: ``LumenError`` with code `invalidParams` naming the property and its range.
     func validate() throws(LumenError) {
-        if let brightness, !(LightState.brightnessRange.contains(brightness)) {
+        if let brightness, !Self.brightnessRange.contains(brightness) {
             throw LumenError(
-                .invalidParams, "brightness \(JSONNumber(brightness)) is out of range 1–100",
+                .invalidParams, "brightness \(JSONNumber(brightness)) is out of range 1–100 (or 0, which dims to off)",
                 data: ["connection": "brightness"])
         }
         if let colorTemperature, !LightState.colorTemperatureRange.contains(colorTemperature) {

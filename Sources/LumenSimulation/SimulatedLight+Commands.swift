@@ -2,26 +2,40 @@ import LumenModel
 
 extension SimulatedLight {
     /// How a command sent to a light fares on its way.
+    ///
+    /// Each case carries a time in microseconds of simulation time: when it takes effect, or when it would have
+    /// reached the light (which is when a bridge answers for it).
     enum Delivery {
-        /// The light cannot be reached: the sender hears nothing until its timeout.
-        case unreachable
-        /// The device drops it (by chance, or beyond its rate limit): the sender times out.
-        case lost
-        /// It takes effect at this time, in microseconds of simulation time.
+        /// The light cannot be reached.
+        case unreachable(Int64)
+        /// The device drops it (by chance, or beyond its rate limit).
+        case lost(Int64)
+        /// It takes effect then.
         case due(Int64)
+        /// It takes effect then, but its acknowledgement is lost on the way back.
+        case answerLost(Int64)
+
+        var isUnreachable: Bool { if case .unreachable = self { true } else { false } }
     }
 
     /// Sends a command at `now`: draws its latency and whether it is dropped from the light's own random
     /// stream, and gives it the light's next turn, never before the command queued before it.
     ///
     /// Both draws happen for every command, however it fares, so a light's random stream does not depend on
-    /// whether it happened to be reachable or busy. Done in one step on the light where it lies: a command
+    /// whether it happened to be reachable or busy. A dropped command of a family whose acknowledgements can be
+    /// lost draws once more: which of the two was lost. Done in one step on the light where it lies: a command
     /// reads and changes the light once, not field by field.
     mutating func deliver(at now: Int64, settings: GoverningSettings, overloaded: Bool) -> Delivery {
         let (latency, dropped) = drawDelivery(settings)
-        guard isReachable else { return .unreachable }
-        guard !dropped, !overloaded else { return .lost }
+        guard isReachable else { return .unreachable(now + latency) }
+        guard !overloaded else { return .lost(now + latency) }
         let due = max(now + latency, lastApplyAt)
+        if dropped {
+            let share = settings.family.acknowledgementLossShare
+            guard share > 0, Double.random(in: 0..<1, using: &random) < share else { return .lost(now + latency) }
+            lastApplyAt = due
+            return .answerLost(due)
+        }
         lastApplyAt = due
         return .due(due)
     }

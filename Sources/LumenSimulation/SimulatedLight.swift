@@ -32,6 +32,14 @@ struct SimulatedLight: Sendable {
     /// Which of its properties a read has published, and which a subscriber watches.
     var audience = PropertyAudience()
 
+    /// Whether the controller reports it unreachable: its family's controller notices a light gone only after
+    /// a while (``DeviceFamily/unreachableReportDelayMs``), and one that comes back at once.
+    var reportsUnreachable: Bool
+    /// Bumped each time it goes out of reach or comes back, so that a report of a spell already over is
+    /// dropped.
+    var reachabilitySpell: UInt32 = 0
+
+    /// Whether it can really be reached (what the simulation scope's ground truth shows).
     var isReachable: Bool { !forcedUnreachable && activeFaults == 0 }
 
     init(fixture: LightFixture, room: RoomID, seed: UInt64) {
@@ -41,66 +49,8 @@ struct SimulatedLight: Sendable {
         self.room = room
         state = fixture.state
         forcedUnreachable = !fixture.isReachable
+        reportsUnreachable = !fixture.isReachable
         random = SeededRandom(seed: seed, label: fixture.id.rawValue)
-    }
-}
-
-/// A change that moves in steps, as Matter lights do: ten steps a second, the last one exact.
-///
-/// A fade runs from `from` towards `fadeTo` and then lands on `landing`. The two differ only when fading off:
-/// brightness falls to the lowest level, then the light switches off with its brightness back where it was,
-/// for the next power-on (as a Hue bulb does with `on: false` and a transition time).
-struct Transition: Sendable {
-    static let stepMicros: Int64 = 100_000
-
-    let from: LightState
-    let fadeTo: LightState
-    let landing: LightState
-    let start: Int64
-    let duration: Int64
-
-    /// A fade from `current` to `landing` over `duration` µs from `start`, as a light of `kind` shows it;
-    /// `nil` when nothing would move (the change then lands at once).
-    init?(current: LightState, landing: LightState, kind: LightKind, start: Int64, duration: Int64) {
-        var from = current
-        var fadeTo = landing
-        let dims = kind.supports(.brightness)
-        let lowest = LightState.brightnessRange.lowerBound
-        if dims, current.isOn, !landing.isOn {
-            // Fading off: down to the lowest level, still on; the switch comes at the end.
-            fadeTo.isOn = true
-            fadeTo.brightness = lowest
-        } else if dims, !current.isOn, landing.isOn {
-            // Fading on: on at once at the lowest level, in the colour it will have, then up.
-            from = landing
-            from.brightness = lowest
-        }
-        guard duration > 0,
-            from.brightness != fadeTo.brightness || from.colorTemperature != fadeTo.colorTemperature
-                || from.color != fadeTo.color
-        else { return nil }
-        self.from = from
-        self.fadeTo = fadeTo
-        self.landing = landing
-        self.start = start
-        self.duration = duration
-    }
-
-    /// The state `time` into the transition, rounded as a device would report it.
-    func state(at time: Int64) -> LightState {
-        guard time < start + duration else { return landing }
-        let f = Double(time - start) / Double(duration)
-        func mix(_ a: Double, _ b: Double, places: Double) -> Double {
-            ((a + (b - a) * f) * places).rounded() / places
-        }
-        var state = fadeTo
-        state.isOn = from.isOn || fadeTo.isOn
-        state.brightness = mix(from.brightness, fadeTo.brightness, places: 10)
-        state.colorTemperature = Int(
-            mix(Double(from.colorTemperature), Double(fadeTo.colorTemperature), places: 1))
-        state.color = CIEColor(
-            x: mix(from.color.x, fadeTo.color.x, places: 10_000), y: mix(from.color.y, fadeTo.color.y, places: 10_000))
-        return state
     }
 }
 

@@ -59,15 +59,22 @@ struct DeviceFamilyTests {
         #expect(LightKind.color.supports(.color) && !LightKind.ambiance.supports(.color))
     }
 
-    @Test func theDefaultFollowsTheLatencyPresetsFamily() {
-        #expect(DeviceSettings().effectiveWhileOff == .store)
-        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveWhileOff == .refuse)
-        #expect(DeviceSettings(latency: .preset(.lifxThread)).effectiveWhileOff == .store)
-        #expect(DeviceSettings(latency: .preset(.hueZigbee), whileOff: .store).effectiveWhileOff == .store)
-        #expect(DeviceSettings().effectiveOverload == .busy)
-        #expect(DeviceSettings(latency: .preset(.lifxThread)).effectiveOverload == .drop)
-        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveOverload == .busy)
-        #expect(DeviceSettings(latency: .preset(.lifxThread), overload: .busy).effectiveOverload == .busy)
+    @Test func theFamilyFollowsTheFixtureThenTheMakerThenThePreset() {
+        #expect(DeviceSettings().effectiveFamily(manufacturer: "IKEA") == .generic)
+        #expect(DeviceSettings().effectiveFamily(manufacturer: "LIFX") == .lifx)
+        #expect(DeviceSettings().effectiveFamily(manufacturer: "Signify") == .hue)
+        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveFamily(manufacturer: "IKEA") == .hue)
+        #expect(DeviceSettings(latency: .preset(.lifxThread)).effectiveFamily(manufacturer: "") == .lifx)
+        #expect(DeviceSettings(latency: .preset(.hueZigbee)).effectiveFamily(manufacturer: "LIFX") == .lifx)
+        #expect(
+            DeviceSettings(latency: .preset(.hueZigbee), family: .matter).effectiveFamily(manufacturer: "LIFX")
+                == .matter)
+        // What a family's firmware does unless the fixture says otherwise.
+        #expect(DeviceFamily.hue.defaultWhileOff == .refuse && DeviceFamily.lifx.defaultWhileOff == .store)
+        #expect(DeviceFamily.generic.defaultWhileOff == .store && DeviceFamily.matter.defaultWhileOff == .store)
+        #expect(DeviceFamily.lifx.defaultOverload == .drop && DeviceFamily.hue.defaultOverload == .busy)
+        #expect(
+            DeviceFamily.lifx.defaultRateLimitPerSecond == 20 && DeviceFamily.generic.defaultRateLimitPerSecond == nil)
     }
 
     @Test func aBridgeLikeDeviceAnswersBusyAtOnceBeyondItsRate() async throws {

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 import Testing
 
@@ -11,8 +12,11 @@ struct FadeTests {
         log.values("brightness", of: "bulb").map { ($0.ms, $0.value.doubleValue!) }
     }
 
-    @Test func aCommandOnAnotherPropertyEndsAFadeWhereItStands() async throws {
-        let (home, log) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 10}"#))
+    @Test func onALIFXBulbAColourCommandEndsABrightnessFadeWhereItStands() async throws {
+        // A LIFX SetColor carries hue, saturation, brightness and kelvin together.
+        let (home, log) = try await makeHome(
+            singleLight(
+                settings: #""latency": "instant", "family": "lifx""#, state: #"{"isOn": true, "brightness": 10}"#))
         _ = try await home.submit(LightChange(brightness: 100), to: "bulb", transitionMs: 1_000)
         try await home.advance(byMilliseconds: 300)
         let standing = try await home.light("bulb").state.brightness
@@ -24,6 +28,44 @@ struct FadeTests {
         // Subscribers saw three steps and nothing after: no jump to the fade's target.
         #expect(brightness(log).map(\.value) == [19, 28, 37])
         #expect(log.values("colorTemperature", of: "bulb").map(\.value) == [200])
+    }
+
+    @Test(arguments: ["generic", "hue", "matter"])
+    func aCommandOnAnotherPropertyLeavesAFadeRunning(family: String) async throws {
+        // Level Control and Color Control run their transitions apart: colour temperature at 500 ms of a 1 s
+        // brightness fade, or a no-op switch on, leaves the level moving to its target.
+        let (home, log) = try await makeHome(
+            singleLight(
+                settings: #""latency": "instant", "family": "\#(family)""#, state: #"{"isOn": true, "brightness": 1}"#))
+        _ = try await home.submit(LightChange(brightness: 100), to: "bulb", transitionMs: 1_000)
+        try await home.advance(byMilliseconds: 500)
+        #expect(try await home.light("bulb").state.brightness == 50.5)
+        let ticket = try await home.submit(LightChange(colorTemperature: 200), to: "bulb")
+        _ = try await home.submit(LightChange(isOn: true), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await ticket.value.brightness == 100, "the confirmed state is where the light lands")
+        #expect(try await home.groundTruth(of: "bulb").truth.fading == [.brightness])
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await home.light("bulb").state.brightness == 100)
+        #expect(brightness(log).map(\.ms) == (1...10).map { Double($0) * 100 })
+        #expect(log.values("colorTemperature", of: "bulb").map(\.value) == [200])
+    }
+
+    @Test func onAZigbeeLightColourTemperatureEndsAColourFadeButNotTheLevels() async throws {
+        // Colour temperature and xy are one Color Control cluster: one transition between them.
+        let (home, _) = try await makeHome(
+            singleLight(
+                settings: #""latency": "instant", "family": "hue""#, state: #"{"isOn": true, "brightness": 10}"#))
+        _ = try await home.submit(
+            LightChange(brightness: 100, color: CIEColor(x: 0.6, y: 0.3)), to: "bulb", transitionMs: 1_000)
+        try await home.advance(byMilliseconds: 300)
+        _ = try await home.submit(LightChange(colorTemperature: 250), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        #expect(try await home.groundTruth(of: "bulb").truth.fading == [.brightness])
+        try await home.advance(byMilliseconds: 1_000)
+        let state = try await home.light("bulb").state
+        #expect(state.brightness == 100 && state.colorTemperature == 250)
+        #expect(state.color != CIEColor(x: 0.6, y: 0.3), "the colour stopped where it stood")
     }
 
     @Test func switchingOffDuringAFadeLeavesBrightnessWhereItStood() async throws {

@@ -69,12 +69,15 @@ struct FaultTests {
         #expect(error?.message.contains("at most 1 command a second;") == true, "\(error?.message ?? "")")
     }
 
-    @Test func aScheduledFaultMakesALightUnreachableForItsWindow() async throws {
+    @Test func aScheduledFaultMakesALightUnreachableForItsWindowAsItsControllerNotices() async throws {
         let (home, log) = try await makeHome(
             String(contentsOfFile: "\(TestFixturesPath.fixtures)/flaky-network.json", encoding: .utf8))
-        try await home.advance(byMilliseconds: 16_000)
+        try await home.advance(byMilliseconds: 6_000)
+        #expect(try await home.groundTruth(of: "garden.path").truth.isReachable == false)
+        try await home.advance(byMilliseconds: 25_000)
+        // A LIFX bulb: its client notices it gone only after 10 s of silence, and back at once.
         let changes = log.values("isReachable", of: "garden.path")
-        #expect(changes.map(\.ms) == [5_000, 15_000])
+        #expect(changes.map(\.ms) == [15_000, 30_000])
         #expect(changes.map(\.value) == [false, true])
     }
 

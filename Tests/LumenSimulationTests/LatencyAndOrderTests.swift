@@ -57,7 +57,8 @@ struct LatencyAndOrderTests {
     @Test func outOfRangeValuesAreRefusedAtOnce() async throws {
         let (home, _) = try await makeHome(singleLight())
         for change in [
-            LightChange(brightness: 0), LightChange(colorTemperature: 600), LightChange(color: CIEColor(x: 2, y: 0)),
+            LightChange(brightness: -1), LightChange(brightness: 101), LightChange(colorTemperature: 600),
+            LightChange(color: CIEColor(x: 2, y: 0)),
         ] {
             do {
                 _ = try await home.submit(change, to: "bulb")

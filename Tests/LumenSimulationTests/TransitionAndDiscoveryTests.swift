@@ -33,7 +33,7 @@ struct TransitionAndDiscoveryTests {
     }
 
     static let discoveryHome = """
-        {"schema": 1, "id": "d", "name": "D", "discovery": {"scanDurationMs": 60000},
+        {"schema": 1, "id": "d", "name": "D", "discovery": {"scanDurationMs": 60000, "jitterMs": 0},
          "defaults": {"latency": "instant"},
          "rooms": [{"id": "loft", "name": "Loft", "lights": [], "undiscovered": [
         \((0..<20).map { #"{"delayMs": \#(2_000 + $0 * 2_500), "light": {"id": "loft.n\#($0)", "name": "N\#($0)", "kind": "dimmable"}}"# }.joined(separator: ",\n"))

@@ -408,6 +408,8 @@ struct LumenctlTests {
         #expect(log.status == 0 && log.stdout.isEmpty, "\(log.stdout)\(log.stderr)")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
+        let truth = try await ctl(daemon, "sim", "device", "lab.dim").stdout
+        #expect(truth.hasPrefix("lab.dim (generic): unreachable; "), "\(truth)")
         let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")
         #expect(call.stdout == #"{"value":"Test Home"}"# + "\n")
     }

@@ -141,7 +141,7 @@ extension Fixture {
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: [
-            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "rooms",
+            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "bridge", "rooms",
             "faultSchedule", "generation", "origin", "checksum",
         ])
         // A check goes on past a wrong schema as if it were this build's, and past a missing ID or name with
@@ -176,12 +176,24 @@ extension Fixture {
         durability = try object.optional("durability")?.enumeration(Durability.self)
         if let defaults = object.optional("defaults") { self.defaults = try DeviceSettings(cursor: defaults) }
         if let discovery = object.optional("discovery") {
-            let settings = try discovery.object(allowing: ["scanDurationMs", "maxLightsPerScan"])
+            let settings = try discovery.object(allowing: ["scanDurationMs", "maxLightsPerScan", "jitterMs"])
             if let duration = settings.optional("scanDurationMs") {
                 self.discovery.scanDurationMs = try duration.double(in: 1_000...SimulatedDurations.longestMs)
             }
             if let max = settings.optional("maxLightsPerScan") {
                 self.discovery.maxLightsPerScan = try max.int(in: 1...1_000)
+            }
+            if let jitter = settings.optional("jitterMs") {
+                self.discovery.jitterMs = try jitter.double(in: 0...SimulatedDurations.longestMs)
+            }
+        }
+        if let bridge = object.optional("bridge") {
+            let settings = try bridge.object(allowing: ["lightCommandsPerSecond", "groupCommandsPerSecond"])
+            if let rate = settings.optional("lightCommandsPerSecond") {
+                self.bridge.lightCommandsPerSecond = try rate.double(in: 0.1...10_000)
+            }
+            if let rate = settings.optional("groupCommandsPerSecond") {
+                self.bridge.groupCommandsPerSecond = try rate.double(in: 0.1...10_000)
             }
         }
         rooms = try object.required("rooms", standIn: .array([])).array().map { cursor throws(JSONShapeError) in
@@ -302,10 +314,11 @@ extension DeviceSettings {
     /// The keys of device settings, as a fixture, a room or a light writes them.
     public static let keys: Set<String> = [
         "latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn", "whileOff", "overload",
+        "family",
     ]
 
     /// Reads device settings (`latency`, `dropProbability`, `timeoutMs`, `rateLimitPerSecond`, `powerOn`,
-    /// `whileOff`, `overload`).
+    /// `whileOff`, `overload`, `family`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         try self.init(object: cursor.object(allowing: Self.keys))
     }
@@ -322,6 +335,7 @@ extension DeviceSettings {
         powerOn = try object.optional("powerOn")?.enumeration(PowerOnBehavior.self)
         whileOff = try object.optional("whileOff")?.enumeration(OffBehavior.self)
         overload = try object.optional("overload")?.enumeration(OverloadBehavior.self)
+        family = try object.optional("family")?.enumeration(DeviceFamily.self)
     }
 }
 

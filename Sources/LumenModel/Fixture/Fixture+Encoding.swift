@@ -12,7 +12,13 @@ extension Fixture {
         if discovery != DiscoverySettings() {
             object["discovery"] = .object([
                 "scanDurationMs": .double(discovery.scanDurationMs),
-                "maxLightsPerScan": .int(discovery.maxLightsPerScan),
+                "maxLightsPerScan": .int(discovery.maxLightsPerScan), "jitterMs": .double(discovery.jitterMs),
+            ])
+        }
+        if bridge != BridgeSettings() {
+            object["bridge"] = .object([
+                "lightCommandsPerSecond": .double(bridge.lightCommandsPerSecond),
+                "groupCommandsPerSecond": .double(bridge.groupCommandsPerSecond),
             ])
         }
         object["rooms"] = .array(rooms.map(\.jsonValue))
@@ -35,6 +41,7 @@ extension DeviceSettings {
         if let powerOn { object["powerOn"] = .string(powerOn.rawValue) }
         if let whileOff { object["whileOff"] = .string(whileOff.rawValue) }
         if let overload { object["overload"] = .string(overload.rawValue) }
+        if let family { object["family"] = .string(family.rawValue) }
         return object
     }
 }

@@ -27,6 +27,8 @@ public struct Fixture: Sendable, Hashable {
     public var defaults = DeviceSettings()
     /// How discovery scans behave.
     public var discovery = DiscoverySettings()
+    /// The command budget of the bridge the home's Hue lights stand behind.
+    public var bridge = BridgeSettings()
     /// The rooms, in order.
     public var rooms: [RoomFixture]
     /// Faults that start and end at set times.
@@ -84,12 +86,14 @@ public struct DeviceSettings: Sendable, Hashable {
     public var whileOff: OffBehavior?
     /// What the device does with commands beyond its rate limit.
     public var overload: OverloadBehavior?
+    /// The family of devices it belongs to; unset, it follows from the manufacturer and latency preset.
+    public var family: DeviceFamily?
 
     /// Settings; `nil` inherits.
     public init(
         latency: LatencyModel? = nil, dropProbability: Double? = nil, timeoutMs: Double? = nil,
         rateLimitPerSecond: Double? = nil, powerOn: PowerOnBehavior? = nil, whileOff: OffBehavior? = nil,
-        overload: OverloadBehavior? = nil
+        overload: OverloadBehavior? = nil, family: DeviceFamily? = nil
     ) {
         self.latency = latency
         self.dropProbability = dropProbability
@@ -98,6 +102,7 @@ public struct DeviceSettings: Sendable, Hashable {
         self.powerOn = powerOn
         self.whileOff = whileOff
         self.overload = overload
+        self.family = family
     }
 
     /// These settings with every unset one taken from `parent`.
@@ -108,16 +113,14 @@ public struct DeviceSettings: Sendable, Hashable {
             timeoutMs: timeoutMs ?? parent.timeoutMs,
             rateLimitPerSecond: rateLimitPerSecond ?? parent.rateLimitPerSecond,
             powerOn: powerOn ?? parent.powerOn, whileOff: whileOff ?? parent.whileOff,
-            overload: overload ?? parent.overload)
+            overload: overload ?? parent.overload, family: family ?? parent.family)
     }
 
-    /// What the light does with changes while off: as set, else as its latency preset's family does, else
-    /// it stores them (what Matter lights with `ExecuteIfOff` do, and what loses no client's change).
-    public var effectiveWhileOff: OffBehavior { whileOff ?? latency?.preset?.whileOff ?? .store }
-
-    /// What the device does beyond its rate limit: as set, else as its latency preset's family does, else
-    /// it answers busy (an error a client can act on at once).
-    public var effectiveOverload: OverloadBehavior { overload ?? latency?.preset?.overload ?? .busy }
+    /// The family of a light made by `manufacturer` that these settings govern: as set, else as its maker
+    /// and latency preset say (``DeviceFamily/inferred(manufacturer:latency:)``).
+    public func effectiveFamily(manufacturer: String) -> DeviceFamily {
+        family ?? .inferred(manufacturer: manufacturer, latency: latency)
+    }
 
     /// Whether nothing is set.
     public var isEmpty: Bool { self == DeviceSettings() }
@@ -130,17 +133,36 @@ public struct DeviceSettings: Sendable, Hashable {
     }
 }
 
-/// How discovery scans behave, as on a Hue bridge.
+/// How discovery scans behave, as on a Hue bridge: one search at a time for the whole home.
 public struct DiscoverySettings: Sendable, Hashable {
     /// How long a scan lasts, in milliseconds (Hue: 60 s).
     public var scanDurationMs: Double = 60_000
-    /// The most lights one scan adds (Hue: 15).
+    /// The most lights one scan adds, across the home (Hue: 15).
     public var maxLightsPerScan: Int = 15
+    /// How far a light's discovery may fall from its `delayMs`, either way, in milliseconds: drawn from the seed
+    /// for each scan, as a light answers a search when its radio does.
+    public var jitterMs: Double = 1_000
 
     /// Discovery settings.
-    public init(scanDurationMs: Double = 60_000, maxLightsPerScan: Int = 15) {
+    public init(scanDurationMs: Double = 60_000, maxLightsPerScan: Int = 15, jitterMs: Double = 1_000) {
         self.scanDurationMs = scanDurationMs
         self.maxLightsPerScan = maxLightsPerScan
+        self.jitterMs = jitterMs
+    }
+}
+
+/// The command budget of the home's bridge, shared by every light behind it (the Hue family's): about 10
+/// light commands a second in all and one group command a second, beyond which it answers busy.
+public struct BridgeSettings: Sendable, Hashable {
+    /// Commands to single lights a second, across all its lights.
+    public var lightCommandsPerSecond: Double = 10
+    /// Group (room) commands a second.
+    public var groupCommandsPerSecond: Double = 1
+
+    /// Bridge settings.
+    public init(lightCommandsPerSecond: Double = 10, groupCommandsPerSecond: Double = 1) {
+        self.lightCommandsPerSecond = lightCommandsPerSecond
+        self.groupCommandsPerSecond = groupCommandsPerSecond
     }
 }
 

@@ -68,18 +68,12 @@ public enum LatencyModel: Sendable, Hashable {
             case .instant: .fixed(ms: 0)
             }
         }
-
-        /// What the family's lights do with brightness and colour while off: Hue bulbs refuse them.
-        public var whileOff: OffBehavior { self == .hueZigbee ? .refuse : .store }
-
-        /// What the family's devices do beyond their rate limit: LIFX firmware drops the excess.
-        public var overload: OverloadBehavior { self == .lifxThread ? .drop : .busy }
     }
 
     /// The model of a preset.
     ///
-    /// A preset also stands for a device family, whose firmware sets how the light treats commands while off
-    /// and beyond its rate limit, unless a fixture says otherwise (``Preset/whileOff``, ``Preset/overload``).
+    /// A preset also stands for the family of devices it was measured on, which a light without a `family`
+    /// or a known maker belongs to (``DeviceFamily/inferred(manufacturer:latency:)``).
     public static func preset(_ preset: Preset) -> LatencyModel { preset.model }
 
     /// Draws one delay in milliseconds.

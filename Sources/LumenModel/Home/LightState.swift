@@ -156,6 +156,8 @@ public enum PowerOnBehavior: String, Sendable, Hashable, CaseIterable {
     case restore
     /// Come back in ``LightState/factoryDefault``.
     case `default`
+    /// Come back on, in the level and colour it had (a LIFX bulb).
+    case on
 }
 
 /// What a light does with a brightness or colour change while it is off.
