@@ -75,7 +75,8 @@ extension Home {
             guard let light = lights[id] else { throw Self.noSuchLight(id) }
             guard property.isSupported(by: light.model.kind) else {
                 throw LumenError(
-                    .notSupported, "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue)",
+                    .notSupported,
+                    "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue); read its model for what it has",
                     data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
             }
             switch property {
