@@ -239,6 +239,29 @@ struct ErrorDataTests {
         #expect(refused["data"] == ["scope": plug, "connection": "name", "light": "lab.plug"])
     }
 
+    /// -32602 messages never start "Invalid params:": the code says that much; the message says what is
+    /// wrong and what to do.
+    @Test func invalidParamsMessagesSayWhatIsWrongWithoutAPrefix() async throws {
+        let server = try await TestServer(fixture: Self.fixture)
+        let client = try server.connect()
+        let plug = try await client.openLight("lab", "lab.plug")
+        let requests: [(String, JSONValue)] = [
+            ("get", ["scope": plug, "connection": "isOn", "colour": 1]),
+            ("get", ["scope": plug]),
+            ("get", [1, 2]),
+            ("set", ["scope": plug, "connection": "isOn", "value": true, "transitionMs": -1]),
+            ("set", ["scope": plug, "connection": "isOn", "value": "yes"]),
+            ("close", ["scope": 0]),
+            ("unsubscribe", ["subscription": 7]),
+        ]
+        for (method, params) in requests {
+            let error = try #require(try await client.request(method, params)["error"])
+            #expect(error["code"] == -32602)
+            let message = error["message"]?.stringValue ?? ""
+            #expect(!message.hasPrefix("Invalid params"), "\(message)")
+        }
+    }
+
     /// The simulation's controls take any light of the home: an unknown one is answered with where to find
     /// the lights there are in that scope, not with a lumenctl command.
     @Test func anUnknownLightInTheSimulationPointsToTheSnapshot() async throws {

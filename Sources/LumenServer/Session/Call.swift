@@ -136,12 +136,12 @@ struct Params {
     init(_ params: JSONValue?, allowing keys: Set<String>) throws(LumenError) {
         let value = params ?? .object([:])
         guard case .object = value else {
-            throw LumenError(.invalidParams, "Invalid params: params must be an object with named members")
+            throw LumenError(.invalidParams, "params must be an object with named members (by name, not by position)")
         }
         do {
             object = try JSONCursor(value, path: JSONPath.root.appending("params")).object(allowing: keys)
         } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 
@@ -151,13 +151,13 @@ struct Params {
 
     func int(_ key: String) throws(LumenError) -> Int {
         do { return try object.required(key).int() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 
     func string(_ key: String) throws(LumenError) -> String {
         do { return try object.required(key).string() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 

@@ -333,7 +333,7 @@ final class Session: RPCHandler {
                 do {
                     transition = try transitionMs.double(in: SimulatedDurations.milliseconds)
                 } catch {
-                    throw LumenError(.invalidParams, "Invalid params: \(error)")
+                    throw LumenError(.invalidParams, "\(error)")
                 }
             }
             let options = WriteOptions(transitionMs: transition)
