@@ -94,6 +94,16 @@ struct ErrorDataTests {
         seen.expect(
             try await client.request("get", ["scope": plug, "connection": "isOn", "colour": 1]), -32602,
             keys: Self.onLight)
+        // A set's carries its value too; a request whose scope cannot be read names what it can.
+        seen.expect(
+            try await client.request("set", ["scope": plug, "connection": "isOn", "value": true, "colour": 1]), -32602,
+            keys: Self.setOnLight)
+        seen.expect(
+            try await client.request("get", ["scope": "two", "connection": "isOn"]), -32602, keys: ["connection"])
+        // Methods on no connection name what they were given.
+        seen.expect(try await client.request("close", ["scope": 0]), -32602, keys: ["scope"])
+        seen.expect(try await client.request("unsubscribe", ["subscription": 7]), -32602, keys: ["subscription"])
+        seen.expect(try await client.request("close", ["scope": 99]), -32001, keys: ["scope"])
         seen.expect(try await client.request("get", ["scope": 99, "connection": "isOn"]), -32001, keys: Self.onScope)
         seen.expect(
             try await client.request("get", ["scope": plug, "connection": "sparkle"]), -32002, keys: Self.onLight)
@@ -146,6 +156,10 @@ struct ErrorDataTests {
             try await client.request(
                 "call", ["scope": simulation, "connection": "addRoom", "arguments": ["id": "lab"]]), -32021,
             keys: Self.onScope.union(["room"]))
+        seen.expect(
+            try await client.request(
+                "call", ["scope": simulation, "connection": "restore", "arguments": ["name": "before"]]), -32004,
+            keys: Self.onScope.union(["checkpoint"]))
 
         try await limitsNameTheirRequest(seen)
         try await theClockTheDiskAndTheFixtureNameTheirRequest(seen)

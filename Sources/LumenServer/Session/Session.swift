@@ -419,7 +419,8 @@ final class Session: RPCHandler {
         }
         guard let removed else {
             throw LumenError(
-                .invalidParams, "no subscription \(subscription) in this session",
+                .invalidParams,
+                "no subscription \(subscription) in this session; it was never made, or ended already (with its scope, say)",
                 data: ["subscription": .int(subscription)])
         }
         drop(UInt64(subscription), key: removed.key)
