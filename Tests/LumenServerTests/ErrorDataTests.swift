@@ -265,6 +265,7 @@ struct ErrorDataTests {
             ("get", [1, 2]),
             ("set", ["scope": plug, "connection": "isOn", "value": true, "transitionMs": -1]),
             ("set", ["scope": plug, "connection": "isOn", "value": "yes"]),
+            ("set", ["scope": plug, "connection": "isOn"]),
             ("close", ["scope": 0]),
             ("unsubscribe", ["subscription": 7]),
         ]

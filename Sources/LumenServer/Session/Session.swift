@@ -302,7 +302,8 @@ final class Session: RPCHandler {
         }
         guard !closeSubtree(scopeID).isEmpty else {
             throw LumenError(
-                .noSuchScope, "no open scope \(scopeID); it is closed already", data: ["scope": .int(scopeID)])
+                .noSuchScope, "no open scope \(scopeID): never opened, or closed already; nothing to close",
+                data: ["scope": .int(scopeID)])
         }
         return [:]
     }
@@ -327,7 +328,9 @@ final class Session: RPCHandler {
         do throws(LumenError) {
             let found = try lookup(target)
             guard let write = found.connection.write else { throw found.wrongKind("set") }
-            guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
+            guard !value.value.isNull else {
+                throw LumenError(.invalidParams, "params.value is required; give the value to set")
+            }
             var transition = 0.0
             if !transitionMs.value.isNull {
                 do {
