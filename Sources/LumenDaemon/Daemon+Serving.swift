@@ -26,7 +26,8 @@ extension Daemon {
             do { try await store.waitUntilDurable(store.changeMark) } catch let error as LumenError {
                 throw error
             } catch {
-                throw LumenError(.notPersisted, "the change could not be saved: \(error)")
+                throw LumenError(
+                    .notPersisted, "the change was applied but could not be saved (\(error)); lumend keeps retrying")
             }
         }
         let fixturePath = options.fixturePath
@@ -35,9 +36,13 @@ extension Daemon {
             guard let fixturePath else { return try Self.decoded(Fixture.embeddedDemoHomeJSON, "(embedded)") }
             let bytes: [UInt8]?
             do { bytes = try PosixFileSystem().readFile(fixturePath) } catch {
-                throw LumenError(.internalError, "cannot read the fixture \(fixturePath) again: \(error)")
+                throw LumenError(
+                    .internalError,
+                    "cannot read the fixture \(fixturePath) again (\(error)); make it readable, or restart lumend")
             }
-            guard let bytes else { throw LumenError(.noSuchEntity, "the fixture \(fixturePath) is gone") }
+            guard let bytes else {
+                throw LumenError(.noSuchEntity, "the fixture \(fixturePath) is gone; put it back, or restart lumend")
+            }
             return try Self.decoded(bytes, fixturePath)
         }
         let scopeContext = ScopeContext(

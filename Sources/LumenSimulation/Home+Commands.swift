@@ -66,7 +66,7 @@ extension Home {
         if let property = change.firstUnsupported(by: kind) {
             throw LumenError(
                 .notSupported,
-                "light '\(light)' (kind \(kind.rawValue)) has no \(property.rawValue)",
+                "light '\(light)' (kind \(kind.rawValue)) has no \(property.rawValue); read its model for what it has",
                 data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
         }
         try Self.validateTransition(transitionMs)
@@ -143,7 +143,7 @@ extension Home {
             throw LumenError(
                 .invalidParams,
                 "transitionMs must be 0–\(JSONNumber(SimulatedDurations.longestMs)), got \(JSONNumber(transitionMs))",
-                data: ["argument": "transitionMs"])
+            )
         }
     }
 
@@ -400,14 +400,30 @@ extension Home {
         persist(entity)
     }
 
-    static func noSuchLight(_ id: LightID) -> LumenError {
-        LumenError(
-            .noSuchEntity, "no light '\(id)'; list lights with 'lumenctl lights'", data: ["light": .string(id.rawValue)]
-        )
+    /// Where the advice of an unknown room or light points: what the client that asked can read to find the
+    /// IDs there are, in the protocol's words (the home serves clients of every kind, not only lumenctl).
+    enum Listing {
+        /// A room or light scope's client: the home's `roomIDs`, a room's `lightIDs`.
+        case scopes
+        /// The simulation's controls, which take any room or light of the home: its `snapshot`.
+        case simulation
     }
 
-    static func noSuchRoom(_ id: RoomID) -> LumenError {
-        LumenError(
-            .noSuchEntity, "no room '\(id)'; list rooms with 'lumenctl rooms'", data: ["room": .string(id.rawValue)])
+    static func noSuchLight(_ id: LightID, listedBy listing: Listing = .scopes) -> LumenError {
+        let advice =
+            switch listing {
+            case .scopes: "read a room's lightIDs for the lights there are"
+            case .simulation: "call the simulation's snapshot for the lights there are"
+            }
+        return LumenError(.noSuchEntity, "no light '\(id)'; \(advice)", data: ["light": .string(id.rawValue)])
+    }
+
+    static func noSuchRoom(_ id: RoomID, listedBy listing: Listing = .scopes) -> LumenError {
+        let advice =
+            switch listing {
+            case .scopes: "read the home's roomIDs for the rooms there are"
+            case .simulation: "call the simulation's snapshot for the rooms there are"
+            }
+        return LumenError(.noSuchEntity, "no room '\(id)'; \(advice)", data: ["room": .string(id.rawValue)])
     }
 }

@@ -5,7 +5,7 @@ extension Home {
     /// Makes a light reachable or unreachable until told otherwise (scheduled faults still apply on top).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
-        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let was = lights[slot: index].isReachable
         let wasForced = lights[slot: index].forcedUnreachable
         lights[slot: index].forcedUnreachable = !reachable
@@ -17,7 +17,7 @@ extension Home {
     /// Unset fields keep their current value.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
-        guard lights[id] != nil else { throw Self.noSuchLight(id) }
+        guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
         if let problem = effectiveSettings(of: lights[id]!, own: merged).rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
@@ -33,7 +33,7 @@ extension Home {
     /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory
     /// default, as its `powerOn` setting says.
     public func powerCycle(light id: LightID, durationMs: Double = 1_000) throws(LumenError) {
-        guard lights[id] != nil else { throw Self.noSuchLight(id) }
+        guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         refreshRealTime()
         faultSchedule.append(
             ScheduledFault(

@@ -76,7 +76,8 @@ extension Home {
             guard let light = lights[id] else { throw Self.noSuchLight(id) }
             guard property.isSupported(by: light.model.kind) else {
                 throw LumenError(
-                    .notSupported, "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue)",
+                    .notSupported,
+                    "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue); read its model for what it has",
                     data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
             }
             switch property {
@@ -151,7 +152,7 @@ extension Home {
     /// What a light really is and does now, beside what its controller reports.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func groundTruth(of id: LightID) throws(LumenError) -> (truth: DeviceTruth, kind: LightKind) {
-        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let fades = transitions[id]
         var fading: [LightProperty] = []
         if fades?.brightness != nil { fading.append(.brightness) }

@@ -5,10 +5,11 @@ extension Home {
     /// Adds an empty room at the end.
     /// - Throws: ``LumenError`` `alreadyExists` or `invalidParams` for a bad ID.
     public func addRoom(id: RoomID, name roomName: String) throws(LumenError) {
-        if let problem = EntityID.validate(id.rawValue) { throw LumenError(.invalidParams, problem) }
-        if let problem = EntityName.validate(roomName) { throw LumenError(.invalidParams, problem) }
+        let room: JSONObject = ["room": .string(id.rawValue)]
+        if let problem = EntityID.validate(id.rawValue) { throw LumenError(.invalidParams, problem, data: room) }
+        if let problem = EntityName.validate(roomName) { throw LumenError(.invalidParams, problem, data: room) }
         guard rooms[id] == nil else {
-            throw LumenError(.alreadyExists, "room '\(id)' already exists", data: ["room": .string(id.rawValue)])
+            throw LumenError(.alreadyExists, "room '\(id)' already exists; give the new room another ID", data: room)
         }
         rooms[id] = SimulatedRoom(
             id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
@@ -20,7 +21,7 @@ extension Home {
 
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
     public func removeRoom(_ id: RoomID) throws(LumenError) {
-        guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
+        guard let room = rooms[id] else { throw Self.noSuchRoom(id, listedBy: .simulation) }
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }
@@ -33,12 +34,15 @@ extension Home {
     /// Adds a light to a room, as if it had been installed and paired.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID.
     public func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
-        if let problem = EntityID.validate(fixture.id.rawValue) { throw LumenError(.invalidParams, problem) }
-        if let problem = EntityName.validate(fixture.name) { throw LumenError(.invalidParams, problem) }
-        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID) }
+        let light: JSONObject = ["room": .string(roomID.rawValue), "light": .string(fixture.id.rawValue)]
+        if let problem = EntityID.validate(fixture.id.rawValue) {
+            throw LumenError(.invalidParams, problem, data: light)
+        }
+        if let problem = EntityName.validate(fixture.name) { throw LumenError(.invalidParams, problem, data: light) }
+        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID, listedBy: .simulation) }
         guard lights[fixture.id] == nil else {
             throw LumenError(
-                .alreadyExists, "light '\(fixture.id)' already exists", data: ["light": .string(fixture.id.rawValue)])
+                .alreadyExists, "light '\(fixture.id)' already exists; give the new light another ID", data: light)
         }
         let before = rooms[roomID]!.groupState
         insertLight(fixture, room: roomID)
@@ -52,7 +56,7 @@ extension Home {
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
     public func removeLight(_ id: LightID) throws(LumenError) {
         guard let before = lights[id].flatMap({ rooms[$0.room]?.groupState }), let light = forgetLight(id) else {
-            throw Self.noSuchLight(id)
+            throw Self.noSuchLight(id, listedBy: .simulation)
         }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }

@@ -130,7 +130,7 @@ struct SessionTests {
         )
         let error = try #require(try await client.response(to: "n")["error"])
         #expect(error["code"] == -32602)
-        #expect(error["message"] == "Invalid params: params.value: key given more than once; give each key once")
+        #expect(error["message"] == "params.value: key given more than once; give each key once")
         #expect(try await client.result("get", ["scope": 0, "connection": "name"])["value"] != "B")
         client.send(#"{"jsonrpc":"2.0","id":"c","method":"get","params":{"scope":0,"scope":0,"connection":"name"}}"#)
         #expect(try await client.response(to: "c")["error"]?["code"] == -32602)

@@ -26,12 +26,19 @@ final class TestServer: Sendable {
         return limits
     }
 
-    init(fixture: String = TestFixtures.instantHome, limits: ServerLimits = TestServer.testLimits) async throws {
-        home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
+    /// A server over `fixture`; `durable` and `resetFixture` stand in for lumend's state store and fixture
+    /// file (``ScopeContext``), so that a test can make them fail.
+    init(
+        fixture: String = TestFixtures.instantHome, limits: ServerLimits = TestServer.testLimits,
+        clock: ClockMode = .virtual, durable: (@Sendable () async throws(LumenError) -> Void)? = nil,
+        resetFixture: (@Sendable () throws(LumenError) -> Fixture)? = nil
+    ) async throws {
+        home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: clock)
         let path = directory.file("s.sock")
         let fd = try UnixSocket.listen(at: path)
         let server = SocketServer(
-            listenFD: fd, ownedPath: path, scopeContext: ScopeContext(home: home), limits: limits,
+            listenFD: fd, ownedPath: path,
+            scopeContext: ScopeContext(home: home, durable: durable, fixture: resetFixture), limits: limits,
             logger: Logger(level: .info, handler: log))
         self.server = server
         await home.addWatcher { server.publish($0) }
@@ -39,6 +46,23 @@ final class TestServer: Sendable {
     }
 
     func connect() throws -> LineClient { try LineClient(path: socketPath) }
+
+    /// The reply to `line` from a session of this server for a peer with `credentials`, run in this process:
+    /// how a test is a user other than the server's own, which a socket peer in this process cannot be.
+    func reply(to line: String, from credentials: PeerCredentials) async -> JSONValue? {
+        let (server, loop) = (server, server.eventLoops.loops[0])
+        let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        await Task(executorPreference: loop) {
+            let session = Session(id: 1_000, context: server.context, credentials: credentials, eventLoop: loop) {}
+            let processor = JSONRPCProcessor(handler: session, maxDepth: 64, executor: loop)
+            await processor.process(line: Array(line.utf8)) { continuation.yield($0) }
+            session.close()
+            continuation.finish()
+        }.value
+        var iterator = replies.makeAsyncIterator()
+        let bytes = await iterator.next()
+        return bytes.flatMap { try? JSONParser.parse($0) }
+    }
 
     deinit { task.cancel() }
 }

@@ -29,10 +29,14 @@ public protocol RPCHandler: Sendable {
     /// Called once for each ``RPCAnswer/later(_:)`` after its response has been handed to `reply` (or
     /// dropped, for a notification), so a handler can tell when nothing is left to answer.
     func laterAnswerSent()
+    /// `error`, the answer to `call` when it is not carried out (a batch's request after its replies passed
+    /// their limit), with whatever the handler's errors name of such a call added.
+    func annotate(_ error: LumenError, refusing call: Call) -> LumenError
 }
 
 extension RPCHandler {
     public func laterAnswerSent() {}
+    public func annotate(_ error: LumenError, refusing call: Call) -> LumenError { error }
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
@@ -265,10 +269,11 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     private func refused(_ element: JSONValue) -> (id: JSONValue?, answer: RPCAnswer) {
         switch validate(element) {
         case .invalid(let error, let id): return (id, .failure(error))
-        case .request(let id, _, _):
+        case .request(let id, let method, let params):
             let why =
                 "not carried out: this batch's replies passed \(maxBatchReplyBytes) bytes; send the rest in another batch"
-            return (id, .failure(LumenError(.limitExceeded, why)))
+            let call = handler.decode(method: method, params: params)
+            return (id, .failure(handler.annotate(LumenError(.limitExceeded, why), refusing: call)))
         }
     }
 

@@ -18,6 +18,9 @@ enum Call: Sendable, CustomStringConvertible {
     case close(scope: Int)
     /// Not a call the session can take: answered with this error.
     case refused(LumenError)
+    /// A request on a connection (`get`, `set`, `call`, `subscribe`, `open`) whose parameters are wrong:
+    /// answered with this error, which the session has name as much of the connection as the request does.
+    case refusedOnConnection(LumenError, Named)
 
     /// A connection of an open scope, as a request names it.
     struct Target: Sendable, Equatable {
@@ -25,10 +28,47 @@ enum Call: Sendable, CustomStringConvertible {
         let connection: String
     }
 
+    /// As much of a connection as a request names: what every error of a request on a connection carries,
+    /// even one whose parameters cannot be read whole.
+    struct Named: Sendable, Equatable {
+        var scope: Int?
+        var connection: String?
+        /// A `set`'s value, as the client wrote it.
+        var value: JSONValue?
+
+        /// What `params` name, read leniently: a member that is missing, given twice or of the wrong type is
+        /// left out, as there is no telling what was meant.
+        init(leniently params: JSONValue?, value valueKey: String?) {
+            let object = params?.objectValue ?? [:]
+            func member(_ key: String) -> JSONValue? { object.count(of: key) == 1 ? object[key] : nil }
+            scope = member("scope")?.intValue
+            connection = member("connection")?.stringValue
+            value = valueKey.flatMap(member)
+        }
+
+        init(_ target: Target, value: JSONValue? = nil) {
+            scope = target.scope
+            connection = target.connection
+            self.value = value
+        }
+    }
+
+    /// The connection the call is a request on, as far as it names one; `nil` for calls that are not on a
+    /// connection (`hello`, `close`, …).
+    var named: Named? {
+        switch self {
+        case .open(let target, _), .get(let target), .call(let target, _), .subscribe(let target): Named(target)
+        case .set(let target, let value, _): Named(target, value: value.value)
+        case .refusedOnConnection(_, let named): named
+        case .hello, .describe, .unsubscribe, .close, .refused: nil
+        }
+    }
+
     /// The call `method` with `params` makes.
     init(method: String, params: JSONValue?) {
+        let wireMethod = WireMethod(rawValue: method)
         do throws(LumenError) {
-            switch WireMethod(rawValue: method) {
+            switch wireMethod {
             case .hello:
                 _ = try Params(params, allowing: ["client"])
                 self = .hello
@@ -58,7 +98,14 @@ enum Call: Sendable, CustomStringConvertible {
                 self = .refused(LumenError(.methodNotFound, "Method not found: '\(method)'; methods are \(names)"))
             }
         } catch {
-            self = .refused(error)
+            switch wireMethod {
+            case .open, .get, .call, .subscribe:
+                self = .refusedOnConnection(error, Named(leniently: params, value: nil))
+            case .set:
+                self = .refusedOnConnection(error, Named(leniently: params, value: "value"))
+            default:
+                self = .refused(error)
+            }
         }
     }
 
@@ -75,6 +122,9 @@ enum Call: Sendable, CustomStringConvertible {
         case .unsubscribe(let subscription): "unsubscribe \(subscription)"
         case .close(let scope): "close \(scope)"
         case .refused(let error): "refused \(error.code.rawValue) \(error.message)"
+        case .refusedOnConnection(let error, let named):
+            "refused \(error.code.rawValue) \(error.message) on \(named.scope.map(String.init) ?? "?") "
+                + "\(named.connection ?? "?")"
         }
     }
 }
@@ -86,12 +136,12 @@ struct Params {
     init(_ params: JSONValue?, allowing keys: Set<String>) throws(LumenError) {
         let value = params ?? .object([:])
         guard case .object = value else {
-            throw LumenError(.invalidParams, "Invalid params: params must be an object with named members")
+            throw LumenError(.invalidParams, "params must be an object with named members (by name, not by position)")
         }
         do {
             object = try JSONCursor(value, path: JSONPath.root.appending("params")).object(allowing: keys)
         } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 
@@ -101,13 +151,13 @@ struct Params {
 
     func int(_ key: String) throws(LumenError) -> Int {
         do { return try object.required(key).int() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 
     func string(_ key: String) throws(LumenError) -> String {
         do { return try object.required(key).string() } catch {
-            throw LumenError(.invalidParams, "Invalid params: \(error)")
+            throw LumenError(.invalidParams, "\(error)")
         }
     }
 

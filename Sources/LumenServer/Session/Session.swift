@@ -68,10 +68,10 @@ final class Session: RPCHandler {
     /// Answers a call: at once when nothing needs the home's loop (a `get` of a published value, say), after
     /// a trip to it otherwise.
     func answer(_ call: Call) -> RPCAnswer {
-        if context.isShuttingDown { return .failure(LumenError.shuttingDown) }
+        if context.isShuttingDown { return .failure(annotate(LumenError.shuttingDown, refusing: call)) }
         switch call {
-        case .refused(let error):
-            return .failure(error)
+        case .refused(let error), .refusedOnConnection(let error, _):
+            return .failure(annotate(error, refusing: call))
         case .hello:
             return .result([
                 "server": "lumend", "version": .string(LumenVersion.string),
@@ -111,6 +111,15 @@ final class Session: RPCHandler {
         }
     }
 
+    /// `error`, the answer to `call` without carrying it out, naming the connection the call is a request on
+    /// (with its scope's light or room, when that scope is open), as every error of such a request does.
+    func annotate(_ error: LumenError, refusing call: Call) -> LumenError {
+        guard let named = call.named else { return error }
+        let entity = named.scope.flatMap { scope in state.with { $0.scopes[scope]?.scope.entity } }
+        return RequestContext(scope: named.scope, connection: named.connection, entity: entity, value: named.value)
+            .annotate(error)
+    }
+
     private func answering(_ body: () throws(LumenError) -> JSONValue) -> RPCAnswer {
         do throws(LumenError) { return .result(try body()) } catch { return .failure(error) }
     }
@@ -138,19 +147,22 @@ final class Session: RPCHandler {
     // MARK: - Methods
 
     /// Where a request on a connection happened, for its errors: the scope, the connection, the light or
-    /// room behind the scope, and the value a `set` carried, as the client wrote it.
+    /// room behind the scope, and the value a `set` carried, as the client wrote it. The scope and the
+    /// connection are `nil` only for a request that does not name them readably.
     struct RequestContext: Sendable {
-        let scope: Int
-        let connection: String
+        let scope: Int?
+        let connection: String?
         let entity: Entity?
         var value: JSONValue?
 
-        /// `error` naming what it does not yet name of this context. A large array or object value is left
+        /// `error` naming this context. The scope and connection are always the request's own (the home may
+        /// have named a light's property as the connection, which for a `setState` is not the one asked);
+        /// the rest is added where the error does not name it already. A large array or object value is left
         /// out rather than echoed back.
         func annotate(_ error: LumenError) -> LumenError {
             var error = error
-            if error.data["scope"] == nil { error.data["scope"] = .int(scope) }
-            if error.data["connection"] == nil { error.data["connection"] = .string(connection) }
+            if let scope { error.data["scope"] = .int(scope) }
+            if let connection { error.data["connection"] = .string(connection) }
             switch entity {
             case .light(let id) where error.data["light"] == nil: error.data["light"] = .string(id.rawValue)
             case .room(let id) where error.data["room"] == nil: error.data["room"] = .string(id.rawValue)
@@ -159,8 +171,14 @@ final class Session: RPCHandler {
             if error.data["value"] == nil, let value, !value.isNull, !Self.isLarge(value) {
                 error.data["value"] = value
             }
+            // Where the request happened first, in one order for every error, then what is particular to it.
+            let first = Self.contextKeys.compactMap { key in error.data[key].map { (key: key, value: $0) } }
+            error.data = JSONObject(first + error.data.members.filter { !Self.contextKeys.contains($0.key) })
             return error
         }
+
+        /// The keys of a request's context, in the order an error's `data` lists them.
+        static let contextKeys = ["scope", "connection", "room", "light", "value"]
 
         static func isLarge(_ value: JSONValue) -> Bool {
             switch value {
@@ -174,15 +192,9 @@ final class Session: RPCHandler {
     private struct Found {
         let target: Call.Target
         let connection: AnyConnection
-        /// The scope's entity, which errors name.
-        let entity: Entity?
 
-        /// The context of a request on it, carrying `value` when it writes one.
-        func request(value: JSONValue? = nil) -> RequestContext {
-            RequestContext(scope: target.scope, connection: target.connection, entity: entity, value: value)
-        }
-
-        /// The error of asking `method` of a connection of another kind.
+        /// The error of asking `method` of a connection of another kind; it names the kind, so that a client
+        /// can tell which methods the connection takes without reading `describe`.
         func wrongKind(_ method: String) -> LumenError {
             let hint: String
             switch connection.kind {
@@ -193,31 +205,33 @@ final class Session: RPCHandler {
             }
             return LumenError(
                 .wrongConnectionKind, "cannot \(method) '\(target.connection)': \(hint)",
-                data: [
-                    "scope": .int(target.scope), "connection": .string(target.connection),
-                    "kind": .string(connection.kind.rawValue),
-                ])
+                data: ["kind": .string(connection.kind.rawValue)])
         }
+    }
+
+    /// The context of a request on `target`, carrying `value` when it writes one: what its errors name,
+    /// those of finding the scope and connection included.
+    private func context(of target: Call.Target, value: JSONValue? = nil) -> RequestContext {
+        let entity = state.with { $0.scopes[target.scope]?.scope.entity }
+        return RequestContext(scope: target.scope, connection: target.connection, entity: entity, value: value)
     }
 
     private func lookup(_ target: Call.Target) throws(LumenError) -> Found {
         guard let record = state.with({ $0.scopes[target.scope] }) else {
             throw LumenError(
-                .noSuchScope, "no open scope \(target.scope); open one first (the root home scope is 0)",
-                data: ["scope": .int(target.scope)])
+                .noSuchScope, "no open scope \(target.scope); open one first (the root home scope is 0)")
         }
         let scope = record.scope
         if let connection = record.connections[target.connection] {
-            return Found(target: target, connection: connection, entity: scope.entity)
+            return Found(target: target, connection: connection)
         }
         guard let connection = scope.connection(target.connection) else {
             throw LumenError(
                 .noSuchConnection,
-                "a \(scope.typeName) scope has no connection '\(target.connection)'; 'describe' lists them",
-                data: ["scope": .int(target.scope), "connection": .string(target.connection)])
+                "a \(scope.typeName) scope has no connection '\(target.connection)'; 'describe' lists them")
         }
         state.with { $0.scopes[target.scope]?.connections[target.connection] = connection }
-        return Found(target: target, connection: connection, entity: scope.entity)
+        return Found(target: target, connection: connection)
     }
 
     private func checkInflightLimit() throws(LumenError) {
@@ -246,8 +260,9 @@ final class Session: RPCHandler {
     }
 
     private func open(_ target: Call.Target, _ configuration: JSONCursor) async throws(LumenError) -> JSONValue {
-        let found = try lookup(target)
+        let request = context(of: target)
         do throws(LumenError) {
+            let found = try lookup(target)
             guard let open = found.connection.open else { throw found.wrongKind("open") }
             if target.connection == "simulation", !context.mayUseSimulation(credentials) {
                 throw LumenError(
@@ -270,32 +285,38 @@ final class Session: RPCHandler {
                 return id
             }
             guard let scopeID else {
-                throw LumenError(.noSuchScope, "scope \(target.scope) was closed while opening")
+                throw LumenError(
+                    .noSuchScope, "scope \(target.scope) was closed while opening; open it again, then this")
             }
             return ["scope": .int(scopeID), "type": .string(child.typeName)]
         } catch {
-            throw found.request().annotate(error)
+            throw request.annotate(error)
         }
     }
 
     private func close(_ scopeID: Int) throws(LumenError) -> JSONValue {
         guard scopeID != 0 else {
-            throw LumenError(.invalidParams, "the root scope 0 stays open for the whole session")
+            throw LumenError(
+                .invalidParams, "the root scope 0 stays open for the whole session; close the scopes opened from it",
+                data: ["scope": 0])
         }
         guard !closeSubtree(scopeID).isEmpty else {
-            throw LumenError(.noSuchScope, "no open scope \(scopeID)", data: ["scope": .int(scopeID)])
+            throw LumenError(
+                .noSuchScope, "no open scope \(scopeID): never opened, or closed already; nothing to close",
+                data: ["scope": .int(scopeID)])
         }
         return [:]
     }
 
     private func get(_ target: Call.Target) async throws(LumenError) -> JSONValue {
-        let found = try lookup(target)
+        let request = context(of: target)
         do throws(LumenError) {
+            let found = try lookup(target)
             guard let get = found.connection.get else { throw found.wrongKind("get") }
             if let value = found.connection.peek?() { return ["value": value] }
             return ["value": try await get()]
         } catch {
-            throw found.request().annotate(error)
+            throw request.annotate(error)
         }
     }
 
@@ -303,17 +324,19 @@ final class Session: RPCHandler {
     private func set(_ target: Call.Target, _ value: JSONCursor, _ transitionMs: JSONCursor)
         async throws(LumenError) -> RPCAnswer
     {
-        let found = try lookup(target)
-        let request = found.request(value: value.value)
+        let request = context(of: target, value: value.value)
         do throws(LumenError) {
+            let found = try lookup(target)
             guard let write = found.connection.write else { throw found.wrongKind("set") }
-            guard !value.value.isNull else { throw LumenError(.invalidParams, "value is required") }
+            guard !value.value.isNull else {
+                throw LumenError(.invalidParams, "params.value is required; give the value to set")
+            }
             var transition = 0.0
             if !transitionMs.value.isNull {
                 do {
                     transition = try transitionMs.double(in: SimulatedDurations.milliseconds)
                 } catch {
-                    throw LumenError(.invalidParams, "Invalid params: \(error)")
+                    throw LumenError(.invalidParams, "\(error)")
                 }
             }
             let options = WriteOptions(transitionMs: transition)
@@ -328,25 +351,26 @@ final class Session: RPCHandler {
     }
 
     private func call(_ target: Call.Target, _ arguments: JSONCursor) async throws(LumenError) -> RPCAnswer {
-        let found = try lookup(target)
+        let request = context(of: target)
         do throws(LumenError) {
+            let found = try lookup(target)
             guard let action = found.connection.action else { throw found.wrongKind("call") }
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
             guard action.waitsForDevices else { return .result(["value": try await action.call(arguments)]) }
             try checkInflightLimit()
-            return answer(try await action.start(arguments), found.request())
+            return answer(try await action.start(arguments), request)
         } catch {
-            throw found.request().annotate(error)
+            throw request.annotate(error)
         }
     }
 
     private func subscribe(_ target: Call.Target) async throws(LumenError) -> JSONValue {
-        let found = try lookup(target)
+        let request = context(of: target)
         do throws(LumenError) {
-            return try await subscribe(found)
+            return try await subscribe(try lookup(target))
         } catch {
-            throw found.request().annotate(error)
+            throw request.annotate(error)
         }
     }
 
@@ -383,7 +407,7 @@ final class Session: RPCHandler {
         }
         guard registered else {
             drop(subscription, key: connection.key)
-            throw LumenError(.noSuchScope, "scope \(scopeID) was closed")
+            throw LumenError(.noSuchScope, "scope \(scopeID) was closed while subscribing; open it again")
         }
         return ["subscription": .int(Int(subscription)), "value": value, "seq": 0]
     }
@@ -398,7 +422,8 @@ final class Session: RPCHandler {
         }
         guard let removed else {
             throw LumenError(
-                .invalidParams, "no subscription \(subscription) in this session",
+                .invalidParams,
+                "no subscription \(subscription) in this session; it was never made, or ended already (with its scope, say)",
                 data: ["subscription": .int(subscription)])
         }
         drop(UInt64(subscription), key: removed.key)
