@@ -63,6 +63,8 @@ class AsyncClient:
         self._next_id = 1
         self._waiting: dict[int, "asyncio.Future[Message]"] = {}
         self._pending_subscribe: dict[int, int] = {}
+        # Subscribe requests given up on (timed out): a subscription their late reply opens is unsubscribed.
+        self._abandoned_subscribe: set[int] = set()
         self._subscriptions: dict[int, AsyncSubscription] = {}
         self._children: dict[int, list[int]] = {}
         self._simulation: int | None = None
@@ -116,12 +118,19 @@ class AsyncClient:
         self._waiting[request_id] = answer
         if subscribing is not None:
             self._pending_subscribe[request_id] = subscribing
-        self._writer.write(request_line(request_id, method, params))
-        await self._writer.drain()
+        try:
+            self._writer.write(request_line(request_id, method, params))
+            await self._writer.drain()
+        except OSError as error:
+            self._waiting.pop(request_id, None)
+            self._pending_subscribe.pop(request_id, None)
+            raise ConnectionClosed(str(error)) from error
         try:
             message = await asyncio.wait_for(answer, timeout)
         except asyncio.TimeoutError:
             self._waiting.pop(request_id, None)
+            if self._pending_subscribe.pop(request_id, None) is not None:
+                self._abandoned_subscribe.add(request_id)
             what = f"{method} {params.get('connection')}" if "connection" in params else method
             raise Timeout(f"lumend did not answer {what} within {timeout:g} s{CLOCK_HINT}") from None
         if message.method == "__closed__":
@@ -164,8 +173,10 @@ class AsyncClient:
             params["arguments"] = arguments
         return (await self.request("call", params))["value"]
 
-    async def subscribe(self, connection: str, in_scope: int = ROOT) -> AsyncSubscription:
-        message = await self._send("subscribe", {"scope": in_scope, "connection": connection}, subscribing=in_scope)
+    async def subscribe(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> AsyncSubscription:
+        """Subscribes to a value."""
+        params = {"scope": in_scope, "connection": connection}
+        message = await self._send("subscribe", params, subscribing=in_scope, timeout=timeout)
         return self._subscriptions[message.result["subscription"]]
 
     async def advance(self, ms: float) -> dict[str, Any]:
@@ -235,6 +246,14 @@ class AsyncClient:
             self._scope_closed(message.params.get("scope"))
             return
         scope = self._pending_subscribe.pop(message.id, None)
+        if message.id in self._abandoned_subscribe:
+            self._abandoned_subscribe.discard(message.id)
+            if message.error is None and not self._closed:
+                # Nobody waits for this subscription any more: end it rather than keep it open unread.
+                request_id = self._next_id
+                self._next_id += 1
+                params = {"subscription": message.result["subscription"]}
+                self._writer.write(request_line(request_id, "unsubscribe", params))
         if scope is not None and message.error is None:
             result = message.result
             self._subscriptions[result["subscription"]] = AsyncSubscription(

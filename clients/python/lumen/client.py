@@ -67,8 +67,9 @@ class Pending:
     """A request sent and not yet answered: `done()` says whether the answer has come, `result()` waits for it
     and returns it (or raises lumend's error, or `Timeout`)."""
 
-    def __init__(self, what: str, answer: "queue.Queue[Message]", unwrap: Callable[[Any], Any]):
+    def __init__(self, what: str, answer: "queue.Queue[Message]", unwrap: Callable[[Any], Any], request_id: int = 0):
         self.what = what
+        self.id = request_id
         self._answer = answer
         self._unwrap = unwrap
         self._message: Message | None = None
@@ -115,6 +116,8 @@ class Client:
         self._children: dict[int, list[int]] = {}
         # Subscribe requests waiting for their reply, with their scope: registered as the reply is read.
         self._pending_subscribe: dict[int, int] = {}
+        # Subscribe requests given up on (timed out): a subscription their late reply opens is unsubscribed.
+        self._abandoned_subscribe: set[int] = set()
         self._simulation: int | None = None
         self._closed = False
         self._reader = threading.Thread(target=self._read, name="lumen-client-reader", daemon=True)
@@ -180,9 +183,12 @@ class Client:
             with self._send_lock:
                 self._socket.sendall(request_line(request_id, method, params or {}))
         except OSError as error:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+                self._pending_subscribe.pop(request_id, None)
             raise ConnectionClosed(str(error)) from error
         connection = (params or {}).get("connection")
-        return Pending(f"{method} {connection}" if connection else method, answer, unwrap)
+        return Pending(f"{method} {connection}" if connection else method, answer, unwrap, request_id)
 
     def hello(self, client: str = "lumen-python") -> dict[str, Any]:
         return self.request("hello", {"client": client})
@@ -245,7 +251,19 @@ class Client:
         """Subscribes to a value."""
         # Registered as the reply is read (on the reader thread), so no change right behind it is missed.
         params = {"scope": in_scope, "connection": connection}
-        result = self.send("subscribe", params, subscribing=in_scope).result(timeout)
+        pending = self.send("subscribe", params, subscribing=in_scope)
+        try:
+            result = pending.result(timeout)
+        except Timeout:
+            with self._lock:
+                abandoned = self._pending_subscribe.pop(pending.id, None) is not None
+                if abandoned:
+                    self._waiting.pop(pending.id, None)
+                    self._abandoned_subscribe.add(pending.id)
+            if abandoned:
+                raise
+            # The reply was read as the wait ended: it is on its way to `pending`.
+            result = pending.result(None)
         with self._lock:
             return self._subscriptions[result["subscription"]]
 
@@ -354,11 +372,19 @@ class Client:
         with self._lock:
             answer = self._waiting.pop(message.id, None)
             scope = self._pending_subscribe.pop(message.id, None)
+            abandoned = message.id in self._abandoned_subscribe
+            self._abandoned_subscribe.discard(message.id)
             if scope is not None and message.error is None:
                 result = message.result
                 self._subscriptions[result["subscription"]] = Subscription(
                     self, result["subscription"], scope, result.get("value")
                 )
+        if abandoned and message.error is None:
+            # Nobody waits for this subscription any more: end it rather than keep it open unread.
+            try:
+                self.send("unsubscribe", {"subscription": message.result["subscription"]})
+            except ConnectionClosed:
+                pass
         if answer is not None:
             answer.put(message)
 
