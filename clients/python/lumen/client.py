@@ -58,9 +58,9 @@ class Subscription:
             raise value
         return value
 
-    def close(self) -> None:
-        """Ends the subscription."""
-        self.client._unsubscribe(self)
+    def close(self, timeout: float | None = 30) -> None:
+        """Ends the subscription, waiting at most `timeout` seconds for lumend to confirm it."""
+        self.client._unsubscribe(self, timeout)
 
 
 class Pending:
@@ -190,11 +190,11 @@ class Client:
         connection = (params or {}).get("connection")
         return Pending(f"{method} {connection}" if connection else method, answer, unwrap, request_id)
 
-    def hello(self, client: str = "lumen-python") -> dict[str, Any]:
-        return self.request("hello", {"client": client})
+    def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        return self.request("hello", {"client": client}, timeout)
 
-    def describe(self) -> dict[str, Any]:
-        return self.request("describe")
+    def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        return self.request("describe", timeout=timeout)
 
     def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30) -> int:
         """Opens a child scope (`room`, `light`, `simulation`) and returns its ID."""
@@ -267,56 +267,61 @@ class Client:
         with self._lock:
             return self._subscriptions[result["subscription"]]
 
-    def _unsubscribe(self, subscription: Subscription) -> None:
+    def _unsubscribe(self, subscription: Subscription, timeout: float | None = 30) -> None:
         with self._lock:
             known = self._subscriptions.pop(subscription.id, None)
         if known is not None:
-            self.request("unsubscribe", {"subscription": subscription.id})
             subscription._values.put(_END)
+            self.request("unsubscribe", {"subscription": subscription.id}, timeout)
 
     # The simulation
 
-    def simulation(self) -> int:
+    def simulation(self, timeout: float | None = 30) -> int:
         """Opens the simulation scope (the clock, faults), once."""
         if self._simulation is None:
-            self._simulation = self.open("simulation")
+            self._simulation = self.open("simulation", timeout=timeout)
         return self._simulation
 
-    def advance(self, ms: float) -> dict[str, Any]:
+    def advance(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""
-        return self.call("advance", {"ms": ms}, in_scope=self.simulation())
+        return self._simulate({"ms": ms}, timeout)
 
-    def settle(self, max_ms: float | None = None) -> dict[str, Any]:
+    def settle(self, max_ms: float | None = None, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock from event to event until no command, fade or scan is pending (at most
         `max_ms`, an hour unless given); returns the clock, how far it went (`advancedMs`) and `idle`."""
         arguments: dict[str, Any] = {"untilIdle": True}
         if max_ms is not None:
             arguments["maxMs"] = max_ms
-        return self.call("advance", arguments, in_scope=self.simulation())
+        return self._simulate(arguments, timeout)
 
     def commands(
-        self, light: str | None = None, room: str | None = None, since_ms: float | None = None
+        self, light: str | None = None, room: str | None = None, since_ms: float | None = None,
+        timeout: float | None = 30,
     ) -> list[dict[str, Any]]:
         """The command record, oldest first: each command a light received (`atMs`, `source`, `light`, `room`
         of a group command, `change`, `transitionMs`) and its `outcome` (`applied`, `refused` with its `code`,
         `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
-        return self.call("commands", command_filter(light, room, since_ms), in_scope=self.simulation())["commands"]
+        return self._simulate(command_filter(light, room, since_ms), timeout, "commands")["commands"]
 
-    def reset(self) -> None:
+    def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture while lumend runs; open scopes hear the changes."""
-        self.call("reset", in_scope=self.simulation())
+        self._simulate(None, timeout, "reset")
 
-    def checkpoint(self, name: str) -> None:
+    def checkpoint(self, name: str, timeout: float | None = 30) -> None:
         """Keeps the home as it is now under `name`, for `restore`."""
-        self.call("checkpoint", {"name": name}, in_scope=self.simulation())
+        self._simulate({"name": name}, timeout, "checkpoint")
 
-    def restore(self, name: str) -> None:
+    def restore(self, name: str, timeout: float | None = 30) -> None:
         """Brings the home back to the checkpoint `name`."""
-        self.call("restore", {"name": name}, in_scope=self.simulation())
+        self._simulate({"name": name}, timeout, "restore")
 
-    def advance_to_next_event(self) -> dict[str, Any]:
+    def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
-        return self.call("advance", {"toNextEvent": True}, in_scope=self.simulation())
+        return self._simulate({"toNextEvent": True}, timeout)
+
+    def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
+        """Calls one of the simulation scope's actions, opening the scope first if need be."""
+        return self.call(action, arguments, in_scope=self.simulation(timeout), timeout=timeout)
 
     # Reading
 
