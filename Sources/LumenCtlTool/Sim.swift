@@ -6,7 +6,8 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "reachable", "power-cycle",
+        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "drop-checkpoint",
+        "reachable", "power-cycle",
         "faults", "add-room", "add-light",
         "remove-room",
         "remove-light",
@@ -142,6 +143,9 @@ enum Sim {
         case "checkpoint", "restore":
             try need(1...1, "\(command) NAME")
             return .call(command, ["name": .string(rest[0])])
+        case "drop-checkpoint":
+            try need(1...1, "drop-checkpoint NAME")
+            return .call("dropCheckpoint", ["name": .string(rest[0])])
         default:
             throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }

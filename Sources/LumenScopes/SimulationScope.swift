@@ -37,6 +37,7 @@ public struct SimulationScope: Scope {
         .action("reset", arguments: "none", result: "{}") { $0.reset },
         .action("checkpoint", arguments: "{name}", result: "{}") { $0.checkpoint },
         .action("restore", arguments: "{name}", result: "{}") { $0.restore },
+        .action("dropCheckpoint", arguments: "{name}", result: "{}") { $0.dropCheckpoint },
     ]
 
     var clock: Connection<JSONValue> {
@@ -78,12 +79,13 @@ public struct SimulationScope: Scope {
         }
     }
 
-    /// `checkpoint {name}`: the home as it is now, kept under a name to restore later.
+    /// `checkpoint {name}`: the home as it is now, kept under a name to restore later (at most
+    /// ``Home/maxCheckpoints``).
     var checkpoint: Action {
         action(["name"]) { home, args throws(JSONShapeError) in
             let name = try args.required("name").string()
             return { () async throws(LumenError) in
-                await home.checkpoint(name)
+                try await home.checkpoint(name)
                 return .object([:])
             }
         }
@@ -95,6 +97,17 @@ public struct SimulationScope: Scope {
             let name = try args.required("name").string()
             return { () async throws(LumenError) in
                 try await home.restore(checkpoint: name)
+                return .object([:])
+            }
+        }
+    }
+
+    /// `dropCheckpoint {name}`: a checkpoint forgotten, making room for another.
+    var dropCheckpoint: Action {
+        action(["name"]) { home, args throws(JSONShapeError) in
+            let name = try args.required("name").string()
+            return { () async throws(LumenError) in
+                try await home.dropCheckpoint(name)
                 return .object([:])
             }
         }

@@ -335,6 +335,9 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "get", "lab.plug", "isOn").stdout == "false\n")
         let missing = try await ctl(daemon, "sim", "restore", "later")
         #expect(missing.status == 1 && missing.stderr.contains("no checkpoint 'later'"), "\(missing.stderr)")
+        #expect(try await ctl(daemon, "sim", "drop-checkpoint", "start").status == 0)
+        let dropped = try await ctl(daemon, "sim", "restore", "start")
+        #expect(dropped.status == 1 && dropped.stderr.contains("no checkpoint 'start'"), "\(dropped.stderr)")
         // A reset goes back to the fixture; a light added since goes, and its scope closes.
         _ = try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable")
         let added = try await watcher.result(

@@ -222,6 +222,10 @@ class AsyncClient:
         """Keeps the home as it is now under `name`; see `Client.checkpoint`."""
         await self._simulate({"name": name}, timeout, "checkpoint")
 
+    async def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
+        """Forgets the checkpoint `name`; see `Client.drop_checkpoint`."""
+        await self._simulate({"name": name}, timeout, "dropCheckpoint")
+
     async def restore(self, name: str, timeout: float | None = 30) -> None:
         """Brings the home back to the checkpoint `name`; see `Client.restore`."""
         await self._simulate({"name": name}, timeout, "restore")

@@ -308,8 +308,13 @@ class Client:
         self._simulate(None, timeout, "reset")
 
     def checkpoint(self, name: str, timeout: float | None = 30) -> None:
-        """Keeps the home as it is now under `name`, for `restore`."""
+        """Keeps the home as it is now under `name` (written as an ID is), for `restore`; lumend keeps at most
+        64 (`LIMIT_EXCEEDED` beyond: `drop_checkpoint` one first)."""
         self._simulate({"name": name}, timeout, "checkpoint")
+
+    def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
+        """Forgets the checkpoint `name`, making room for another."""
+        self._simulate({"name": name}, timeout, "dropCheckpoint")
 
     def restore(self, name: str, timeout: float | None = 30) -> None:
         """Brings the home back to the checkpoint `name`."""

@@ -25,6 +25,7 @@ SYNC_CALLS = {
     "reset": lambda c, t: c.reset(timeout=t),
     "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
     "restore": lambda c, t: c.restore("clean", timeout=t),
+    "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
     "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
     "simulation": lambda c, t: c.simulation(timeout=t),
 }
@@ -71,6 +72,7 @@ ASYNC_CALLS = {
     "reset": lambda c, t: c.reset(timeout=t),
     "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
     "restore": lambda c, t: c.restore("clean", timeout=t),
+    "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
     "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
 }
 
