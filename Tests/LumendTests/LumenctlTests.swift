@@ -316,6 +316,12 @@ struct LumenctlTests {
                 == "\(CIEColor(red: 255, green: 255, blue: 255).mireds)\n")
         let bad = try await ctl(daemon, "set", "lab.color", "color=orange")
         #expect(bad.status == 2 && bad.stderr.contains("color takes #RRGGBB"), "\(bad.stderr)")
+        // On a light of colour temperature only, a colour and a temperature would both set the temperature.
+        let twice = try await ctl(daemon, "set", "attic.tunable", "ct=300", "color=#ff8800")
+        #expect(twice.status == 2 && twice.stderr.contains("'ct=300'"), "\(twice.stderr)")
+        #expect(
+            try await ctl(daemon, "get", "attic.tunable", "colorTemperature").stdout
+                == "\(CIEColor(red: 255, green: 255, blue: 255).mireds)\n")
     }
 
     /// A checkpoint restored and a reset are announced to open scopes and saved: a restart finds them.
