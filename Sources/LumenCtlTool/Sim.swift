@@ -42,7 +42,13 @@ enum Sim {
             var filter = JSONObject()
             if let target { filter[try await reader.roomIDs().contains(target) ? "room" : "light"] = .string(target) }
             let commands = try await client.call("commands", in: simulation, arguments: .object(filter))
-            try printLog(commands["commands"]?.arrayValue ?? [], options)
+            let records = commands["commands"]?.arrayValue ?? []
+            // An empty record of a light that is not there is most likely a typo: say so, not nothing. (A light
+            // removed since keeps its commands, which are shown.)
+            if let target, records.isEmpty, filter["light"] != nil, (try? await reader.room(of: target)) == nil {
+                throw Failure("no light or room '\(target)'; list them with 'lumenctl lights' and 'lumenctl rooms'")
+            }
+            try printLog(records, options)
             return
         }
         if options.json {

@@ -415,6 +415,8 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "sim", "next").stdout == "clock: virtual, 1500 ms (+0 ms)\n")
         let log = try await ctl(daemon, "sim", "log", "lab", "--no-legend")
         #expect(log.status == 0 && log.stdout.isEmpty, "\(log.stdout)\(log.stderr)")
+        let typo = try await ctl(daemon, "sim", "log", "lab.dimm")
+        #expect(typo.status == 1 && typo.stderr.contains("no light or room 'lab.dimm'"), "\(typo.stderr)")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")
