@@ -46,7 +46,8 @@ public struct SimulationScope: Scope {
     }
 
     /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (an
-    /// hour unless given); or to the next event. Answered with the clock, how far it went and, settling,
+    /// hour unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
+    /// (``SimulatedDurations/longestAdvanceMs``). Answered with the clock, how far it went and, settling,
     /// whether it is idle.
     /// `commands`: the command record, oldest first, for a light, a room or since a time when asked.
     var commands: Action {
@@ -125,8 +126,9 @@ public struct SimulationScope: Scope {
             if args.optional("maxMs") != nil, modes != ["untilIdle"] {
                 throw JSONShapeError(args.path.appending("maxMs"), "maxMs bounds untilIdle only")
             }
-            let ms = try args.optional("ms")?.double(in: 0...86_400_000)
-            let maxMs = try args.optional("maxMs")?.double(in: 0...86_400_000) ?? SimulatedDurations.longestMs
+            // Any number here: how far the clock may go is the home's to say (SimulatedDurations).
+            let ms = try args.optional("ms")?.double()
+            let maxMs = try args.optional("maxMs")?.double() ?? SimulatedDurations.longestMs
             for mode in ["untilIdle", "toNextEvent"] {
                 if let flag = args.optional(mode), try !flag.bool() { throw flag.error("only true is taken") }
             }
