@@ -117,7 +117,7 @@ public enum LumenCtl {
                 "sim",
                 synopsis: [
                     "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM]",
-                    "sim reset | checkpoint NAME | restore NAME",
+                    "sim reset | checkpoint NAME | restore NAME | drop-checkpoint NAME",
                     "sim reachable LIGHT yes|no | power-cycle LIGHT [MS] | device LIGHT",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
                     "sim remove-room ROOM | remove-light LIGHT | snapshot",
@@ -131,8 +131,9 @@ public enum LumenCtl {
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
                     + "next scheduled event. sim log shows the command record: each command a light received, "
                     + "when, from whom, and what became of it. sim reset brings the home back to its fixture while "
-                    + "lumend runs, sim checkpoint NAME keeps it as it is and sim restore NAME brings that back; "
-                    + "what changes is saved as any change is.",
+                    + "lumend runs, sim checkpoint NAME keeps it as it is (at most 64 at once; NAME as an ID is), "
+                    + "sim restore NAME brings that back and sim drop-checkpoint NAME forgets it; what changes is "
+                    + "saved as any change is.",
                 arguments: [.choices(Sim.commands), Completion.lights], accepts: { !$0.isEmpty })
         ) { reader, words, options in try await Sim.run(reader, words, options) },
         .connected(

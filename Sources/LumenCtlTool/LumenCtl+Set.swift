@@ -75,6 +75,14 @@ extension LumenCtl {
                 guard change.0 == "color", let color = CIEColor(json: change.1) else { return change }
                 return ("colorTemperature", .int(color.mireds))
             }
+            // Each word is one change: the colour and a ct given with it would now set the same property.
+            let given = Array(words.dropFirst())
+            for (index, change) in changes.enumerated() {
+                guard let first = changes[..<index].firstIndex(where: { $0.0 == change.0 }) else { continue }
+                throw UsageError(
+                    "'\(given[first])' and '\(given[index])' both set the colour temperature of \(words[0]), a light "
+                        + "of colour temperature only (a colour becomes the temperature nearest it); give one of them")
+            }
         }
         let confirmed = try await reader.client.setState(
             JSONObject(changes.map { (key: $0.0, value: $0.1) }), of: scope, transitionMs: options.transitionMs)

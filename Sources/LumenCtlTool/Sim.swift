@@ -6,8 +6,9 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "reachable", "power-cycle",
-        "faults", "device", "add-room", "add-light",
+        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "drop-checkpoint",
+        "reachable", "power-cycle", "device",
+        "faults", "add-room", "add-light",
         "remove-room",
         "remove-light",
         "snapshot",
@@ -43,7 +44,13 @@ enum Sim {
             var filter = JSONObject()
             if let target { filter[try await reader.roomIDs().contains(target) ? "room" : "light"] = .string(target) }
             let commands = try await client.call("commands", in: simulation, arguments: .object(filter))
-            try printLog(commands["commands"]?.arrayValue ?? [], options)
+            let records = commands["commands"]?.arrayValue ?? []
+            // An empty record of a light that is not there is most likely a typo: say so, not nothing. (A light
+            // removed since keeps its commands, which are shown.)
+            if let target, records.isEmpty, filter["light"] != nil, (try? await reader.room(of: target)) == nil {
+                throw Failure("no light or room '\(target)'; list them with 'lumenctl lights' and 'lumenctl rooms'")
+            }
+            try printLog(records, options)
             return
         case .device(let light):
             let truth = try await client.call("device", in: simulation, arguments: ["light": .string(light)])
@@ -151,6 +158,9 @@ enum Sim {
         case "checkpoint", "restore":
             try need(1...1, "\(command) NAME")
             return .call(command, ["name": .string(rest[0])])
+        case "drop-checkpoint":
+            try need(1...1, "drop-checkpoint NAME")
+            return .call("dropCheckpoint", ["name": .string(rest[0])])
         default:
             throw UsageError("unknown sim command '\(command)'; see 'lumenctl sim --help'")
         }

@@ -42,6 +42,7 @@ public struct SimulationScope: Scope {
         .action("reset", arguments: "none", result: "{}") { $0.reset },
         .action("checkpoint", arguments: "{name}", result: "{}") { $0.checkpoint },
         .action("restore", arguments: "{name}", result: "{}") { $0.restore },
+        .action("dropCheckpoint", arguments: "{name}", result: "{}") { $0.dropCheckpoint },
     ]
 
     var clock: Connection<JSONValue> {
@@ -50,7 +51,8 @@ public struct SimulationScope: Scope {
     }
 
     /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (an
-    /// hour unless given); or to the next event. Answered with the clock, how far it went and, settling,
+    /// hour unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
+    /// (``SimulatedDurations/longestAdvanceMs``). Answered with the clock, how far it went and, settling,
     /// whether it is idle.
     /// `commands`: the command record, oldest first, for a light, a room or since a time when asked.
     var commands: Action {
@@ -83,12 +85,13 @@ public struct SimulationScope: Scope {
         }
     }
 
-    /// `checkpoint {name}`: the home as it is now, kept under a name to restore later.
+    /// `checkpoint {name}`: the home as it is now, kept under a name to restore later (at most
+    /// ``Home/maxCheckpoints``).
     var checkpoint: Action {
         action(["name"]) { home, args throws(JSONShapeError) in
             let name = try args.required("name").string()
             return { () async throws(LumenError) in
-                await home.checkpoint(name)
+                try await home.checkpoint(name)
                 return .object([:])
             }
         }
@@ -100,6 +103,17 @@ public struct SimulationScope: Scope {
             let name = try args.required("name").string()
             return { () async throws(LumenError) in
                 try await home.restore(checkpoint: name)
+                return .object([:])
+            }
+        }
+    }
+
+    /// `dropCheckpoint {name}`: a checkpoint forgotten, making room for another.
+    var dropCheckpoint: Action {
+        action(["name"]) { home, args throws(JSONShapeError) in
+            let name = try args.required("name").string()
+            return { () async throws(LumenError) in
+                try await home.dropCheckpoint(name)
                 return .object([:])
             }
         }
@@ -117,8 +131,9 @@ public struct SimulationScope: Scope {
             if args.optional("maxMs") != nil, modes != ["untilIdle"] {
                 throw JSONShapeError(args.path.appending("maxMs"), "maxMs bounds untilIdle only")
             }
-            let ms = try args.optional("ms")?.double(in: 0...86_400_000)
-            let maxMs = try args.optional("maxMs")?.double(in: 0...86_400_000) ?? SimulatedDurations.longestMs
+            // Any number here: how far the clock may go is the home's to say (SimulatedDurations).
+            let ms = try args.optional("ms")?.double()
+            let maxMs = try args.optional("maxMs")?.double() ?? SimulatedDurations.longestMs
             for mode in ["untilIdle", "toNextEvent"] {
                 if let flag = args.optional(mode), try !flag.bool() { throw flag.error("only true is taken") }
             }

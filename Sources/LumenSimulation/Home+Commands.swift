@@ -49,6 +49,8 @@ extension Home {
         do {
             return try dispatch(change, to: light, transitionMs: transitionMs)
         } catch {
+            // Only a command a light received: not one to a light that is not there, nor one lumend stopped.
+            guard !isShutDown, lights.slot(of: light) != nil else { throw error }
             let transitionMicros = transitionMs.isFinite ? Self.micros(min(max(transitionMs, 0), 1e12)) : 0
             recordCommand(change, to: light, transitionMicros: transitionMicros, .refused(error.code))
             throw error

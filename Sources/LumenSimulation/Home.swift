@@ -354,9 +354,7 @@ public actor Home {
         guard clockMode == .virtual else {
             throw LumenError(.needsVirtualClock, "advance needs the virtual clock; start lumend with --clock virtual")
         }
-        guard ms.isFinite, ms >= 0, ms <= 1e12 else {
-            throw LumenError(.invalidParams, "\(name) must be a number from 0 to 1e12, got \(JSONNumber(ms))")
-        }
+        if let problem = SimulatedDurations.advanceProblem(ms, name) { throw LumenError(.invalidParams, problem) }
     }
 
     func runEvents(notAfter time: Int64) {

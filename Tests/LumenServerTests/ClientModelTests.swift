@@ -186,6 +186,25 @@ struct ClientModelTests {
         #expect(try await collected.value == [false, true])
     }
 
+    @Test func theDocumentedWriteThenSettleMovesTheClockOnlyOnceLumendHoldsTheWrite() async throws {
+        // docs/client.md's example as written there, on the lab home's dimmable light.
+        let server = try await TestServer()
+        let client = try await LumenClient.connect(to: server.socketPath)
+        defer { client.disconnect() }
+        let room = try await client.open("room", in: .root, configuration: "lab")
+        let spot = try await client.open("light", in: room, configuration: "lab.dim")
+
+        let simulation = try await client.open("simulation", in: .root)
+        func lastCommand() async throws -> JSONValue? {  // the number of the last command lumend holds
+            try await client.call("commands", in: simulation, arguments: [:])["commands"]?.arrayValue?.last?["number"]
+        }
+        let before = try await lastCommand()
+        let write = Task { try await client.set("isOn", in: spot, to: true, timeout: .seconds(60)) }
+        for _ in 0..<1_000 where try await lastCommand() == before {}  // until lumend holds the set
+        try await client.call("advance", in: simulation, arguments: ["untilIdle": true])  // settle the clock
+        #expect(try await write.value == true)
+    }
+
     @Test func serverErrorsComeBackTypedWithTheirCodes() async throws {
         let server = try await TestServer()
         let client = try await LumenClient.connect(to: server.socketPath)

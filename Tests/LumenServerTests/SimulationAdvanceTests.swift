@@ -34,6 +34,13 @@ struct SimulationAdvanceTests {
             (JSONValue.object(["ms": 5, "untilIdle": true]), "give one of ms, untilIdle: true and toNextEvent: true"),
             (JSONValue.object(["untilIdle": false]), "only true is taken"),
             (JSONValue.object(["ms": 5, "maxMs": 3]), "maxMs bounds untilIdle only"),
+            // One limit, said one way, whichever way the clock is moved.
+            (JSONValue.object(["ms": 86_400_001]), "ms must be from 0 to 86400000 ms (a day), got 86400001"),
+            (JSONValue.object(["ms": -1]), "ms must be from 0 to 86400000 ms (a day), got -1"),
+            (
+                JSONValue.object(["untilIdle": true, "maxMs": 1e12]),
+                "maxMs must be from 0 to 86400000 ms (a day), got 1000000000000"
+            ),
         ] as [(JSONValue, String)])
     func aConfusedAdvanceIsRefused(arguments: JSONValue, message: String) async throws {
         let server = try await TestServer()

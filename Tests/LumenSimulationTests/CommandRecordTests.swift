@@ -42,6 +42,15 @@ struct CommandRecordTests {
         #expect(records[1].jsonValue["code"] == .int(LumenError.Code.notSupported.rawValue))
     }
 
+    @Test func aCommandThatReachedNoLightIsNotRecorded() async throws {
+        let (home, _) = try await makeHome(Self.twoRooms)
+        await #expect(throws: LumenError.self) { try await home.submit(LightChange(isOn: true), to: "kitchen.typo") }
+        #expect(await home.commandRecords().isEmpty)
+        await home.shutDown()
+        await #expect(throws: LumenError.self) { try await home.submit(LightChange(isOn: true), to: "kitchen.spot") }
+        #expect(await home.commandRecords().isEmpty)
+    }
+
     @Test func theRecordIsReadForALightARoomOrSinceATime() async throws {
         let (home, _) = try await makeHome(Self.twoRooms)
         _ = try await home.submit(LightChange(isOn: true), to: "kitchen.spot")

@@ -40,7 +40,7 @@ struct RestoreTests {
     @Test func restoringACheckpointGivesBackTheHomeAsItWas() async throws {
         let (home, _) = try await makeHome(Self.home)
         try await home.advance(byMilliseconds: 100)
-        await home.checkpoint("start")
+        try await home.checkpoint("start")
         let before = await home.snapshot()
         try await Self.change(home)
         #expect(await home.snapshot() != before)
@@ -64,10 +64,51 @@ struct RestoreTests {
 
     @Test func aCheckpointNeverTakenIsNamed() async throws {
         let (home, _) = try await makeHome(Self.home)
-        await home.checkpoint("a")
+        try await home.checkpoint("a")
         await #expect(throws: LumenError.self) { try await home.restore(checkpoint: "b") }
         do {
             try await home.restore(checkpoint: "b")
+        } catch {
+            #expect(error.code == .noSuchEntity && error.message.contains("(taken: 'a')"), "\(error)")
+        }
+    }
+
+    @Test func lumendKeepsAtMostSixtyFourCheckpointsUntilOneIsDropped() async throws {
+        let (home, _) = try await makeHome(Self.home)
+        for number in 1...Home.maxCheckpoints { try await home.checkpoint("c\(number)") }
+        // Taking one again under a name it has replaces it: no more are kept.
+        try await home.checkpoint("c1")
+        do {
+            try await home.checkpoint("one-more")
+            Issue.record("a 65th checkpoint was kept")
+        } catch {
+            #expect(error.code == .limitExceeded && error.message.contains("dropCheckpoint"), "\(error)")
+        }
+        try await home.dropCheckpoint("c1")
+        try await home.checkpoint("one-more")
+        try await home.restore(checkpoint: "one-more")
+        await #expect(throws: LumenError.self) { try await home.restore(checkpoint: "c1") }
+    }
+
+    @Test func aCheckpointNameFollowsTheRulesOfIDs() async throws {
+        let (home, _) = try await makeHome(Self.home)
+        for name in ["", String(repeating: "a", count: EntityID.maxLength + 1), "a b", "ünder"] {
+            do {
+                try await home.checkpoint(name)
+                Issue.record("checkpoint '\(name)' was taken")
+            } catch {
+                #expect(error.code == .invalidParams, "\(error)")
+            }
+        }
+        try await home.checkpoint(String(repeating: "a", count: EntityID.maxLength))
+    }
+
+    @Test func droppingACheckpointNeverTakenIsNamed() async throws {
+        let (home, _) = try await makeHome(Self.home)
+        try await home.checkpoint("a")
+        do {
+            try await home.dropCheckpoint("b")
+            Issue.record("dropped a checkpoint never taken")
         } catch {
             #expect(error.code == .noSuchEntity && error.message.contains("(taken: 'a')"), "\(error)")
         }

@@ -49,4 +49,24 @@ struct SettlingTests {
         #expect(try await home.advanceUntilIdle(maxMs: 3_600_000) == (advancedMs: 0, idle: true))
         #expect(try await home.advanceToNextEvent() == 600_000)
     }
+
+    @Test func theClockMovesAtMostADayAtATimeHoweverItIsMoved() async throws {
+        let (home, _) = try await makeHome(singleLight(settings: #""latency": "instant""#))
+        do {
+            try await home.advance(byMilliseconds: 86_400_001)
+            Issue.record("the clock moved more than a day")
+        } catch {
+            #expect(
+                error.code == .invalidParams
+                    && error.message == "ms must be from 0 to 86400000 ms (a day), got 86400001")
+        }
+        do {
+            _ = try await home.advanceUntilIdle(maxMs: 86_400_001)
+            Issue.record("the clock was let move more than a day")
+        } catch {
+            #expect(error.message == "maxMs must be from 0 to 86400000 ms (a day), got 86400001")
+        }
+        try await home.advance(byMilliseconds: SimulatedDurations.longestAdvanceMs)
+        #expect(await home.clockValue["nowMs"] == 86_400_000)
+    }
 }

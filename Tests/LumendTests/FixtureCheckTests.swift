@@ -145,6 +145,30 @@ struct FixtureCheckTests {
             ], "\(result.stderr)")
     }
 
+    /// Rooms and lights without an ID are read on with a stand-in each, which is no one's duplicate.
+    @Test func roomsAndLightsWithoutIDsAreNotDuplicatesOfOneAnother() async throws {
+        let (path, result) = try await check(
+            """
+            {"schema": 1, "id": "ids", "name": "IDs", "rooms": [
+              {"name": "A", "lights": [{"name": "One", "kind": "onoff"}, {"id": 7, "name": "Two", "kind": "onoff"}]},
+              {"id": true, "name": "B", "lights": [{"name": "Three", "kind": "onoff"}]},
+              {"id": "c", "name": "C", "lights": [{"id": "c.one", "name": "One", "kind": "onoff"},
+                {"id": "c.one", "name": "One again", "kind": "onoff"}]}
+            ]}
+            """)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(path):2:3: rooms[0].id: is required",
+                "\(path):2:28: rooms[0].lights[0].id: is required",
+                "\(path):2:69: rooms[0].lights[1].id: expected a string, got a number",
+                "\(path):3:10: rooms[1].id: expected a string, got a Boolean",
+                "\(path):3:40: rooms[1].lights[0].id: is required",
+                "\(path):5:12: rooms[2].lights[1].id: duplicate light ID 'c.one' in room 'c'",
+            ], "\(result.stderr)")
+    }
+
     @Test func everyBadNameIsReported() async throws {
         let (path, result) = try await check(
             #"{"schema": 1, "id": "bad", "name": "", "rooms": [{"id": "lab", "name": "", "lights": []}]}"#)

@@ -316,6 +316,12 @@ struct LumenctlTests {
                 == "\(CIEColor(red: 255, green: 255, blue: 255).mireds)\n")
         let bad = try await ctl(daemon, "set", "lab.color", "color=orange")
         #expect(bad.status == 2 && bad.stderr.contains("color takes #RRGGBB"), "\(bad.stderr)")
+        // On a light of colour temperature only, a colour and a temperature would both set the temperature.
+        let twice = try await ctl(daemon, "set", "attic.tunable", "ct=300", "color=#ff8800")
+        #expect(twice.status == 2 && twice.stderr.contains("'ct=300'"), "\(twice.stderr)")
+        #expect(
+            try await ctl(daemon, "get", "attic.tunable", "colorTemperature").stdout
+                == "\(CIEColor(red: 255, green: 255, blue: 255).mireds)\n")
     }
 
     /// A checkpoint restored and a reset are announced to open scopes and saved: a restart finds them.
@@ -335,6 +341,9 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "get", "lab.plug", "isOn").stdout == "false\n")
         let missing = try await ctl(daemon, "sim", "restore", "later")
         #expect(missing.status == 1 && missing.stderr.contains("no checkpoint 'later'"), "\(missing.stderr)")
+        #expect(try await ctl(daemon, "sim", "drop-checkpoint", "start").status == 0)
+        let dropped = try await ctl(daemon, "sim", "restore", "start")
+        #expect(dropped.status == 1 && dropped.stderr.contains("no checkpoint 'start'"), "\(dropped.stderr)")
         // A reset goes back to the fixture; a light added since goes, and its scope closes.
         _ = try await ctl(daemon, "sim", "add-light", "lab", "lab.new", "dimmable")
         let added = try await watcher.result(
@@ -406,6 +415,8 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "sim", "next").stdout == "clock: virtual, 1500 ms (+0 ms)\n")
         let log = try await ctl(daemon, "sim", "log", "lab", "--no-legend")
         #expect(log.status == 0 && log.stdout.isEmpty, "\(log.stdout)\(log.stderr)")
+        let typo = try await ctl(daemon, "sim", "log", "lab.dimm")
+        #expect(typo.status == 1 && typo.stderr.contains("no light or room 'lab.dimm'"), "\(typo.stderr)")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let truth = try await ctl(daemon, "sim", "device", "lab.dim").stdout

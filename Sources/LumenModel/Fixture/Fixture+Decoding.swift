@@ -21,8 +21,9 @@ extension Fixture {
     /// problem's stand-in (a value that passes there), or taken out when it has none, and the decoding tried
     /// again, until it passes or a problem lies where a value was already replaced or taken out (that one is
     /// of the check's making, not the document's). At most 32, so a document wrong everywhere still ends.
+    /// The stand-in IDs read on with (``standInID(at:)``) are added to `standIns`.
     private static func laterProblems(
-        after first: JSONShapeError, in value: JSONValue, at base: JSONPath,
+        after first: JSONShapeError, in value: JSONValue, at base: JSONPath, standIns: inout Set<String>,
         _ decode: (JSONCursor) throws(JSONShapeError) -> Void
     ) -> [JSONShapeError] {
         var problems: [JSONShapeError] = []
@@ -37,6 +38,7 @@ extension Fixture {
             else { break }
             current = next
             removed.insert(error.path)
+            if let id = error.standIn?.stringValue, id == standInID(at: error.path) { standIns.insert(id) }
             do throws(JSONShapeError) {
                 try decode(JSONCursor(current, path: base))
                 break
@@ -77,6 +79,8 @@ extension Fixture {
         // at all; a document with any other light, or any problem, is read the ordinary way.
         var lights: [Int: [LightFixture]] = [:]
         var lightErrors: [JSONShapeError] = []
+        // The IDs read on with where a room's or light's was missing or wrong: no one's duplicates.
+        var standIns: Set<String> = []
         let value: JSONValue
         if !collectingEveryProblem, let (plainValue, plainLights) = readPlainLights(bytes) {
             value = plainValue
@@ -96,7 +100,9 @@ extension Fixture {
                         if collectingEveryProblem {
                             // Read on with stand-ins; the light so read still counts for IDs given twice.
                             var patched: LightFixture?
-                            lightErrors += laterProblems(after: error, in: element, at: path) {
+                            lightErrors += laterProblems(
+                                after: error, in: element, at: path, standIns: &standIns
+                            ) {
                                 cursor throws(JSONShapeError) in
                                 patched = try LightFixture(cursor: cursor)
                             }
@@ -117,7 +123,8 @@ extension Fixture {
             guard collectingEveryProblem else { return (nil, [.shape(error)]) }
             // Read on with stand-ins, so that the IDs of what was read can still be checked.
             var patched: Fixture?
-            let rest = laterProblems(after: error, in: value, at: .root) { cursor throws(JSONShapeError) in
+            let rest = laterProblems(after: error, in: value, at: .root, standIns: &standIns) {
+                cursor throws(JSONShapeError) in
                 patched = try Fixture(cursor: cursor)
             }
             problems = ([error] + rest).map(FixtureError.shape)
@@ -129,7 +136,7 @@ extension Fixture {
         }
         problems += lightErrors.map(FixtureError.shape)
         if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
-        problems += fixture.consistencyProblems().map(FixtureError.shape)
+        problems += fixture.consistencyProblems(standIns: standIns).map(FixtureError.shape)
         if !collectingEveryProblem, !problems.isEmpty { return (nil, problems) }
         // A state lumend wrote was checked when it was made.
         if fixture.generation == nil {
@@ -216,9 +223,23 @@ extension Fixture {
         if let first = consistencyProblems().first { throw first }
     }
 
+    /// The ID a check reads on with where a room's or light's ID at `path` is missing or not a string: unique to
+    /// its place (`rooms[1].lights[0].id` has `stand-in.rooms.1.lights.0.id`), so that two are not taken for one
+    /// ID given twice, and written as IDs are, so that it passes where it stands in.
+    static func standInID(at path: JSONPath) -> String {
+        let steps = path.steps.map { step in
+            switch step {
+            case .key(let key): key
+            case .index(let index): String(index)
+            }
+        }
+        return String(("stand-in." + steps.joined(separator: ".")).prefix(EntityID.maxLength))
+    }
+
     /// Every problem a single key cannot show: IDs given twice across the home, fault targets that do not
-    /// exist.
-    func consistencyProblems() -> [JSONShapeError] {
+    /// exist. The `standIns` (``standInID(at:)``) a check read on with are left out: the ID each stands for is
+    /// reported missing or wrong already.
+    func consistencyProblems(standIns: Set<String> = []) -> [JSONShapeError] {
         var problems: [JSONShapeError] = []
         var roomIndexes: [RoomID: Int] = [:]
         var lightRooms: [LightID: RoomID] = [:]
@@ -226,6 +247,7 @@ extension Fixture {
         // Paths are worked out only for an error: a large home has a hundred thousand lights to check.
         func roomPath(_ index: Int) -> JSONPath { JSONPath.root.appending("rooms").appending(index) }
         func place(_ light: LightID, in room: RoomID, at path: () -> JSONPath) {
+            if !standIns.isEmpty, standIns.contains(light.rawValue) { return }
             guard let other = lightRooms[light] else {
                 lightRooms[light] = room
                 return
@@ -237,7 +259,9 @@ extension Fixture {
             problems.append(JSONShapeError(path().appending("id"), message))
         }
         for (roomIndex, room) in rooms.enumerated() {
-            if let first = roomIndexes[room.id] {
+            if !standIns.isEmpty, standIns.contains(room.id.rawValue) {
+                // Not a duplicate of anything, nor anything's first.
+            } else if let first = roomIndexes[room.id] {
                 problems.append(
                     JSONShapeError(
                         roomPath(roomIndex).appending("id"),
@@ -422,7 +446,7 @@ extension RoomFixture {
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
-        let id = try object.required("id", standIn: "x").string()
+        let id = try object.entityID()
         try Fixture.checkID(id, at: object.path.appending("id"))
         self.init(
             id: RoomID(id), name: try object.required("name", standIn: "x").string(),
@@ -449,7 +473,7 @@ extension LightFixture {
     /// Reads a light as a fixture writes it (also used by the `simulation` scope's `addLight`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: Self.keys)
-        let id = try object.required("id", standIn: "x").string()
+        let id = try object.entityID()
         try Fixture.checkID(id, at: object.path.appending("id"))
         // A light of the kind that has every property stands in for one whose kind is wrong: its state's
         // problems are then its own, not the stand-in's.
@@ -515,5 +539,19 @@ extension ScheduledFault {
         self.init(
             light: LightID(try object.required("light").string()),
             kind: try object.required("fault").enumeration(Kind.self), fromMs: from, untilMs: until)
+    }
+}
+
+extension ObjectCursor {
+    /// The `id` of a room or light. Missing or not a string, it is an error whose stand-in is unique to its place
+    /// (``Fixture/standInID(at:)``).
+    func entityID() throws(JSONShapeError) -> String {
+        let standIn = JSONValue.string(Fixture.standInID(at: path.appending("id")))
+        let cursor = try required("id", standIn: standIn)
+        do throws(JSONShapeError) {
+            return try cursor.string()
+        } catch {
+            throw cursor.error(error.message, standIn: standIn)
+        }
     }
 }

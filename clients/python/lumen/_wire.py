@@ -163,15 +163,20 @@ def candidates_for(path: str | None) -> list[tuple[str, str, str | None]]:
 
 def state_arguments(changes: dict[str, Any], transition_ms: float | None) -> dict[str, Any]:
     """The arguments of a light's ``setState``: the changes, and the transition when one is given. ``kelvin``
-    becomes ``colorTemperature`` in mireds, and a ``color`` given as ``"#rrggbb"`` or ``(r, g, b)`` becomes xy
-    (see `lumen.colors`)."""
+    (2000–6500, as lumenctl takes it) becomes ``colorTemperature`` in mireds, and a ``color`` given as
+    ``"#rrggbb"`` or ``(r, g, b)`` becomes xy (see `lumen.colors`); `ValueError` when one is not that."""
     from .colors import mireds_from_kelvin, xy_from_hex, xy_from_rgb
 
     arguments = dict(changes)
     if "kelvin" in arguments:
-        arguments["colorTemperature"] = mireds_from_kelvin(arguments.pop("kelvin"))
+        kelvin = arguments.pop("kelvin")
+        if isinstance(kelvin, bool) or not isinstance(kelvin, (int, float)) or not 2000 <= kelvin <= 6500:
+            raise ValueError(f"kelvin takes 2000–6500, like kelvin=2700, not {kelvin!r}")
+        arguments["colorTemperature"] = mireds_from_kelvin(kelvin)
     color = arguments.get("color")
     if isinstance(color, (str, tuple, list)):
+        if not isinstance(color, str) and len(color) != 3:
+            raise ValueError(f"an rgb color has three channels, like (255, 136, 0), not {color!r}")
         x, y = xy_from_hex(color) if isinstance(color, str) else xy_from_rgb(*color)
         arguments["color"] = {"x": x, "y": y}
     if transition_ms is not None:

@@ -63,6 +63,8 @@ class AsyncClient:
         self._next_id = 1
         self._waiting: dict[int, "asyncio.Future[Message]"] = {}
         self._pending_subscribe: dict[int, int] = {}
+        # Subscribe requests given up on (timed out): a subscription their late reply opens is unsubscribed.
+        self._abandoned_subscribe: set[int] = set()
         self._subscriptions: dict[int, AsyncSubscription] = {}
         self._children: dict[int, list[int]] = {}
         self._simulation: int | None = None
@@ -116,12 +118,19 @@ class AsyncClient:
         self._waiting[request_id] = answer
         if subscribing is not None:
             self._pending_subscribe[request_id] = subscribing
-        self._writer.write(request_line(request_id, method, params))
-        await self._writer.drain()
+        try:
+            self._writer.write(request_line(request_id, method, params))
+            await self._writer.drain()
+        except OSError as error:
+            self._waiting.pop(request_id, None)
+            self._pending_subscribe.pop(request_id, None)
+            raise ConnectionClosed(str(error)) from error
         try:
             message = await asyncio.wait_for(answer, timeout)
         except asyncio.TimeoutError:
             self._waiting.pop(request_id, None)
+            if self._pending_subscribe.pop(request_id, None) is not None:
+                self._abandoned_subscribe.add(request_id)
             what = f"{method} {params.get('connection')}" if "connection" in params else method
             raise Timeout(f"lumend did not answer {what} within {timeout:g} s{CLOCK_HINT}") from None
         if message.method == "__closed__":
@@ -130,82 +139,106 @@ class AsyncClient:
             raise message.error
         return message
 
-    async def hello(self, client: str = "lumen-python") -> dict[str, Any]:
-        return await self.request("hello", {"client": client})
+    async def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        return await self.request("hello", {"client": client}, timeout)
 
-    async def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None) -> int:
+    async def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        return await self.request("describe", timeout=timeout)
+
+    async def open(
+        self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30
+    ) -> int:
+        """Opens a child scope (`room`, `light`, `simulation`) and returns its ID."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if configuration is not None:
             params["configuration"] = configuration
-        scope = (await self.request("open", params))["scope"]
+        scope = (await self.request("open", params, timeout))["scope"]
         self._children.setdefault(in_scope, []).append(scope)
         return scope
 
-    async def close(self, scope: int) -> None:
-        await self.request("close", {"scope": scope})
+    async def close(self, scope: int, timeout: float | None = 30) -> None:
+        """Closes a scope and its children; their subscriptions end."""
+        await self.request("close", {"scope": scope}, timeout)
         self._scope_closed(scope)
 
-    async def get(self, connection: str, in_scope: int = ROOT) -> Any:
-        return (await self.request("get", {"scope": in_scope, "connection": connection}))["value"]
+    async def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        return (await self.request("get", {"scope": in_scope, "connection": connection}, timeout))["value"]
 
-    async def set(self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None) -> Any:
+    async def set(
+        self, connection: str, value: Any, in_scope: int = ROOT, transition_ms: float | None = None,
+        timeout: float | None = 30,
+    ) -> Any:
+        """Writes a value; returns it once the device confirmed it (on a virtual clock, once the clock moves)."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection, "value": value}
         if transition_ms is not None:
             params["transitionMs"] = transition_ms
-        return (await self.request("set", params))["value"]
+        return (await self.request("set", params, timeout))["value"]
 
-    async def set_state(self, in_scope: int, transition_ms: float | None = None, **changes: Any) -> dict[str, Any]:
+    async def set_state(
+        self, in_scope: int, transition_ms: float | None = None, timeout: float | None = 30, **changes: Any
+    ) -> dict[str, Any]:
         """Changes several of a light's properties as one device command; see ``Client.set_state``."""
-        return await self.call("setState", state_arguments(changes, transition_ms), in_scope=in_scope)
+        arguments = state_arguments(changes, transition_ms)
+        return await self.call("setState", arguments, in_scope=in_scope, timeout=timeout)
 
-    async def call(self, connection: str, arguments: Any = None, in_scope: int = ROOT) -> Any:
+    async def call(
+        self, connection: str, arguments: Any = None, in_scope: int = ROOT, timeout: float | None = 30
+    ) -> Any:
+        """Calls an action and returns its value."""
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if arguments is not None:
             params["arguments"] = arguments
-        return (await self.request("call", params))["value"]
+        return (await self.request("call", params, timeout))["value"]
 
-    async def subscribe(self, connection: str, in_scope: int = ROOT) -> AsyncSubscription:
-        message = await self._send("subscribe", {"scope": in_scope, "connection": connection}, subscribing=in_scope)
+    async def subscribe(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> AsyncSubscription:
+        """Subscribes to a value."""
+        params = {"scope": in_scope, "connection": connection}
+        message = await self._send("subscribe", params, subscribing=in_scope, timeout=timeout)
         return self._subscriptions[message.result["subscription"]]
 
-    async def advance(self, ms: float) -> dict[str, Any]:
+    async def advance(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""
-        return await self.call("advance", {"ms": ms}, in_scope=await self._simulation_scope())
+        return await self._simulate({"ms": ms}, timeout)
 
-    async def settle(self, max_ms: float | None = None) -> dict[str, Any]:
+    async def settle(self, max_ms: float | None = None, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock from event to event until nothing is pending; see `Client.settle`."""
         arguments: dict[str, Any] = {"untilIdle": True}
         if max_ms is not None:
             arguments["maxMs"] = max_ms
-        return await self.call("advance", arguments, in_scope=await self._simulation_scope())
+        return await self._simulate(arguments, timeout)
 
     async def commands(
-        self, light: str | None = None, room: str | None = None, since_ms: float | None = None
+        self, light: str | None = None, room: str | None = None, since_ms: float | None = None,
+        timeout: float | None = 30,
     ) -> list[dict[str, Any]]:
         """The command record; see `Client.commands`."""
-        arguments = command_filter(light, room, since_ms)
-        return (await self.call("commands", arguments, in_scope=await self._simulation_scope()))["commands"]
+        return (await self._simulate(command_filter(light, room, since_ms), timeout, "commands"))["commands"]
 
-    async def reset(self) -> None:
+    async def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture; see `Client.reset`."""
-        await self.call("reset", in_scope=await self._simulation_scope())
+        await self._simulate(None, timeout, "reset")
 
-    async def checkpoint(self, name: str) -> None:
+    async def checkpoint(self, name: str, timeout: float | None = 30) -> None:
         """Keeps the home as it is now under `name`; see `Client.checkpoint`."""
-        await self.call("checkpoint", {"name": name}, in_scope=await self._simulation_scope())
+        await self._simulate({"name": name}, timeout, "checkpoint")
 
-    async def restore(self, name: str) -> None:
+    async def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
+        """Forgets the checkpoint `name`; see `Client.drop_checkpoint`."""
+        await self._simulate({"name": name}, timeout, "dropCheckpoint")
+
+    async def restore(self, name: str, timeout: float | None = 30) -> None:
         """Brings the home back to the checkpoint `name`; see `Client.restore`."""
-        await self.call("restore", {"name": name}, in_scope=await self._simulation_scope())
+        await self._simulate({"name": name}, timeout, "restore")
 
-    async def advance_to_next_event(self) -> dict[str, Any]:
+    async def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
-        return await self.call("advance", {"toNextEvent": True}, in_scope=await self._simulation_scope())
+        return await self._simulate({"toNextEvent": True}, timeout)
 
-    async def _simulation_scope(self) -> int:
+    async def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
+        """Calls one of the simulation scope's actions, opening the scope first if need be."""
         if self._simulation is None:
-            self._simulation = await self.open("simulation")
-        return self._simulation
+            self._simulation = await self.open("simulation", timeout=timeout)
+        return await self.call(action, arguments, in_scope=self._simulation, timeout=timeout)
 
     async def _read(self) -> None:
         try:
@@ -235,6 +268,14 @@ class AsyncClient:
             self._scope_closed(message.params.get("scope"))
             return
         scope = self._pending_subscribe.pop(message.id, None)
+        if message.id in self._abandoned_subscribe:
+            self._abandoned_subscribe.discard(message.id)
+            if message.error is None and not self._closed:
+                # Nobody waits for this subscription any more: end it rather than keep it open unread.
+                request_id = self._next_id
+                self._next_id += 1
+                params = {"subscription": message.result["subscription"]}
+                self._writer.write(request_line(request_id, "unsubscribe", params))
         if scope is not None and message.error is None:
             result = message.result
             self._subscriptions[result["subscription"]] = AsyncSubscription(

@@ -58,17 +58,18 @@ class Subscription:
             raise value
         return value
 
-    def close(self) -> None:
-        """Ends the subscription."""
-        self.client._unsubscribe(self)
+    def close(self, timeout: float | None = 30) -> None:
+        """Ends the subscription, waiting at most `timeout` seconds for lumend to confirm it."""
+        self.client._unsubscribe(self, timeout)
 
 
 class Pending:
     """A request sent and not yet answered: `done()` says whether the answer has come, `result()` waits for it
     and returns it (or raises lumend's error, or `Timeout`)."""
 
-    def __init__(self, what: str, answer: "queue.Queue[Message]", unwrap: Callable[[Any], Any]):
+    def __init__(self, what: str, answer: "queue.Queue[Message]", unwrap: Callable[[Any], Any], request_id: int = 0):
         self.what = what
+        self.id = request_id
         self._answer = answer
         self._unwrap = unwrap
         self._message: Message | None = None
@@ -115,6 +116,8 @@ class Client:
         self._children: dict[int, list[int]] = {}
         # Subscribe requests waiting for their reply, with their scope: registered as the reply is read.
         self._pending_subscribe: dict[int, int] = {}
+        # Subscribe requests given up on (timed out): a subscription their late reply opens is unsubscribed.
+        self._abandoned_subscribe: set[int] = set()
         self._simulation: int | None = None
         self._closed = False
         self._reader = threading.Thread(target=self._read, name="lumen-client-reader", daemon=True)
@@ -180,15 +183,18 @@ class Client:
             with self._send_lock:
                 self._socket.sendall(request_line(request_id, method, params or {}))
         except OSError as error:
+            with self._lock:
+                self._waiting.pop(request_id, None)
+                self._pending_subscribe.pop(request_id, None)
             raise ConnectionClosed(str(error)) from error
         connection = (params or {}).get("connection")
-        return Pending(f"{method} {connection}" if connection else method, answer, unwrap)
+        return Pending(f"{method} {connection}" if connection else method, answer, unwrap, request_id)
 
-    def hello(self, client: str = "lumen-python") -> dict[str, Any]:
-        return self.request("hello", {"client": client})
+    def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        return self.request("hello", {"client": client}, timeout)
 
-    def describe(self) -> dict[str, Any]:
-        return self.request("describe")
+    def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        return self.request("describe", timeout=timeout)
 
     def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30) -> int:
         """Opens a child scope (`room`, `light`, `simulation`) and returns its ID."""
@@ -245,60 +251,82 @@ class Client:
         """Subscribes to a value."""
         # Registered as the reply is read (on the reader thread), so no change right behind it is missed.
         params = {"scope": in_scope, "connection": connection}
-        result = self.send("subscribe", params, subscribing=in_scope).result(timeout)
+        pending = self.send("subscribe", params, subscribing=in_scope)
+        try:
+            result = pending.result(timeout)
+        except Timeout:
+            with self._lock:
+                abandoned = self._pending_subscribe.pop(pending.id, None) is not None
+                if abandoned:
+                    self._waiting.pop(pending.id, None)
+                    self._abandoned_subscribe.add(pending.id)
+            if abandoned:
+                raise
+            # The reply was read as the wait ended: it is on its way to `pending`.
+            result = pending.result(None)
         with self._lock:
             return self._subscriptions[result["subscription"]]
 
-    def _unsubscribe(self, subscription: Subscription) -> None:
+    def _unsubscribe(self, subscription: Subscription, timeout: float | None = 30) -> None:
         with self._lock:
             known = self._subscriptions.pop(subscription.id, None)
         if known is not None:
-            self.request("unsubscribe", {"subscription": subscription.id})
             subscription._values.put(_END)
+            self.request("unsubscribe", {"subscription": subscription.id}, timeout)
 
     # The simulation
 
-    def simulation(self) -> int:
+    def simulation(self, timeout: float | None = 30) -> int:
         """Opens the simulation scope (the clock, faults), once."""
         if self._simulation is None:
-            self._simulation = self.open("simulation")
+            self._simulation = self.open("simulation", timeout=timeout)
         return self._simulation
 
-    def advance(self, ms: float) -> dict[str, Any]:
+    def advance(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""
-        return self.call("advance", {"ms": ms}, in_scope=self.simulation())
+        return self._simulate({"ms": ms}, timeout)
 
-    def settle(self, max_ms: float | None = None) -> dict[str, Any]:
+    def settle(self, max_ms: float | None = None, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock from event to event until no command, fade or scan is pending (at most
         `max_ms`, an hour unless given); returns the clock, how far it went (`advancedMs`) and `idle`."""
         arguments: dict[str, Any] = {"untilIdle": True}
         if max_ms is not None:
             arguments["maxMs"] = max_ms
-        return self.call("advance", arguments, in_scope=self.simulation())
+        return self._simulate(arguments, timeout)
 
     def commands(
-        self, light: str | None = None, room: str | None = None, since_ms: float | None = None
+        self, light: str | None = None, room: str | None = None, since_ms: float | None = None,
+        timeout: float | None = 30,
     ) -> list[dict[str, Any]]:
         """The command record, oldest first: each command a light received (`atMs`, `source`, `light`, `room`
         of a group command, `change`, `transitionMs`) and its `outcome` (`applied`, `refused` with its `code`,
         `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
-        return self.call("commands", command_filter(light, room, since_ms), in_scope=self.simulation())["commands"]
+        return self._simulate(command_filter(light, room, since_ms), timeout, "commands")["commands"]
 
-    def reset(self) -> None:
+    def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture while lumend runs; open scopes hear the changes."""
-        self.call("reset", in_scope=self.simulation())
+        self._simulate(None, timeout, "reset")
 
-    def checkpoint(self, name: str) -> None:
-        """Keeps the home as it is now under `name`, for `restore`."""
-        self.call("checkpoint", {"name": name}, in_scope=self.simulation())
+    def checkpoint(self, name: str, timeout: float | None = 30) -> None:
+        """Keeps the home as it is now under `name` (written as an ID is), for `restore`; lumend keeps at most
+        64 (`LIMIT_EXCEEDED` beyond: `drop_checkpoint` one first)."""
+        self._simulate({"name": name}, timeout, "checkpoint")
 
-    def restore(self, name: str) -> None:
+    def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
+        """Forgets the checkpoint `name`, making room for another."""
+        self._simulate({"name": name}, timeout, "dropCheckpoint")
+
+    def restore(self, name: str, timeout: float | None = 30) -> None:
         """Brings the home back to the checkpoint `name`."""
-        self.call("restore", {"name": name}, in_scope=self.simulation())
+        self._simulate({"name": name}, timeout, "restore")
 
-    def advance_to_next_event(self) -> dict[str, Any]:
+    def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
-        return self.call("advance", {"toNextEvent": True}, in_scope=self.simulation())
+        return self._simulate({"toNextEvent": True}, timeout)
+
+    def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
+        """Calls one of the simulation scope's actions, opening the scope first if need be."""
+        return self.call(action, arguments, in_scope=self.simulation(timeout), timeout=timeout)
 
     # Reading
 
@@ -354,11 +382,19 @@ class Client:
         with self._lock:
             answer = self._waiting.pop(message.id, None)
             scope = self._pending_subscribe.pop(message.id, None)
+            abandoned = message.id in self._abandoned_subscribe
+            self._abandoned_subscribe.discard(message.id)
             if scope is not None and message.error is None:
                 result = message.result
                 self._subscriptions[result["subscription"]] = Subscription(
                     self, result["subscription"], scope, result.get("value")
                 )
+        if abandoned and message.error is None:
+            # Nobody waits for this subscription any more: end it rather than keep it open unread.
+            try:
+                self.send("unsubscribe", {"subscription": message.result["subscription"]})
+            except ConnectionClosed:
+                pass
         if answer is not None:
             answer.put(message)
 

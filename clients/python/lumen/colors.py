@@ -1,25 +1,47 @@
 """Colours as people write them, turned into what lights take: mireds and CIE 1931 xy (as lumenctl does).
 
-A colour temperature in kelvin is a million over it in mireds, within 153–500 (6,500–2,000 K). An sRGB colour
-becomes xy as a Hue bridge computes it: each channel's gamma undone, the wide-gamut D65 matrix, projected, and
-clipped into the colour lights' gamut (Hue's gamut C).
+A colour temperature in kelvin is a million over it in mireds, rounded half away from zero, within 153–500
+(6,500–2,000 K). An sRGB colour becomes xy as a Hue bridge computes it: each channel's gamma undone, the
+wide-gamut D65 matrix, projected, and clipped into the colour lights' gamut (Hue's gamut C). A light of colour
+temperature only takes no xy: `mireds_from_xy` is the temperature nearest a colour (McCamy's approximation).
+These compute what `CIEColor` in Swift computes, to the same mired.
 """
 
 from __future__ import annotations
+
+import math
 
 GAMUT = ((0.6915, 0.3083), (0.17, 0.7), (0.1532, 0.0475))
 WHITE = (0.3127, 0.3290)
 
 
 def mireds_from_kelvin(kelvin: float) -> int:
-    """Mireds for a colour temperature in kelvin, rounded, within 153–500."""
-    if not kelvin > 0:
+    """Mireds for a colour temperature in kelvin, rounded half away from zero (3,200 K is 313), within
+    153–500; a temperature that is not a finite positive number is 500, as in Swift."""
+    if not (math.isfinite(kelvin) and kelvin > 0):
         return 500
-    return min(max(round(1_000_000 / kelvin), 153), 500)
+    return min(max(_rounded(1_000_000 / kelvin), 153), 500)
+
+
+def mireds_from_xy(x: float, y: float) -> int:
+    """The colour temperature nearest a colour, in mireds within 153–500 (McCamy's approximation), for a light
+    of colour temperature only: ``colorTemperature=mireds_from_xy(*xy_from_hex("#ff8800"))``."""
+    n = (x - 0.3320) / (0.1858 - y)
+    return mireds_from_kelvin(449 * n * n * n + 3525 * n * n + 6823.3 * n + 5520.33)
+
+
+def _rounded(value: float) -> int:
+    """`value` rounded half away from zero, as Swift's ``rounded()`` (Python's ``round`` rounds half to even)."""
+    whole = math.floor(abs(value))
+    return int(math.copysign(whole + 1 if abs(value) - whole >= 0.5 else whole, value))
 
 
 def xy_from_rgb(red: int, green: int, blue: int) -> tuple[float, float]:
-    """The xy of an sRGB colour (each channel 0–255), clipped into the gamut; black is D65 white."""
+    """The xy of an sRGB colour (each channel an integer 0–255), clipped into the gamut; black is D65 white.
+    `ValueError` when a channel is not one."""
+    for channel in (red, green, blue):
+        if isinstance(channel, bool) or not isinstance(channel, int) or not 0 <= channel <= 255:
+            raise ValueError(f"an rgb channel is an integer 0–255, not {channel!r}")
 
     def linear(channel: int) -> float:
         value = channel / 255

@@ -67,3 +67,7 @@ def test_a_suite_can_go_back_to_a_known_state_without_a_restart(lumend):
     lumend.settle()
     lumend.reset()
     assert lumend.get("isOn", in_scope=lamp) is False
+    lumend.drop_checkpoint("clean")
+    with pytest.raises(LumenError) as caught:
+        lumend.restore("clean")
+    assert caught.value.code == ErrorCode.NO_SUCH_ENTITY

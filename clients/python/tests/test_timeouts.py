@@ -1,0 +1,109 @@
+"""Every call takes a timeout: against a fake lumend that never answers, each raises `Timeout` when it passes."""
+
+import asyncio
+import json
+import socket
+
+import pytest
+
+from lumen import AsyncClient, Client, Timeout
+from lumen.client import Subscription
+
+SYNC_CALLS = {
+    "hello": lambda c, t: c.hello(timeout=t),
+    "describe": lambda c, t: c.describe(timeout=t),
+    "open": lambda c, t: c.open("room", configuration="lab", timeout=t),
+    "close": lambda c, t: c.close(3, timeout=t),
+    "get": lambda c, t: c.get("name", timeout=t),
+    "set": lambda c, t: c.set("name", "Lab", timeout=t),
+    "set_state": lambda c, t: c.set_state(3, isOn=True, timeout=t),
+    "call": lambda c, t: c.call("identify", in_scope=3, timeout=t),
+    "subscribe": lambda c, t: c.subscribe("name", timeout=t),
+    "advance": lambda c, t: c.advance(100, timeout=t),
+    "settle": lambda c, t: c.settle(timeout=t),
+    "commands": lambda c, t: c.commands(timeout=t),
+    "reset": lambda c, t: c.reset(timeout=t),
+    "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
+    "restore": lambda c, t: c.restore("clean", timeout=t),
+    "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
+    "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
+    "simulation": lambda c, t: c.simulation(timeout=t),
+}
+
+
+@pytest.mark.parametrize("call", SYNC_CALLS.values(), ids=SYNC_CALLS.keys())
+def test_each_call_times_out_when_lumend_does_not_answer(call):
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client = Client(near, "socketpair")
+    try:
+        with pytest.raises(Timeout):
+            call(client, 0.05)
+    finally:
+        far.close()
+        client.close_connection()
+
+
+def test_closing_a_subscription_times_out_when_lumend_does_not_answer():
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client = Client(near, "socketpair")
+    try:
+        subscription = Subscription(client, 7, 0, "Lab")
+        client._subscriptions[7] = subscription
+        with pytest.raises(Timeout):
+            subscription.close(timeout=0.05)
+    finally:
+        far.close()
+        client.close_connection()
+
+
+ASYNC_CALLS = {
+    "hello": lambda c, t: c.hello(timeout=t),
+    "describe": lambda c, t: c.describe(timeout=t),
+    "open": lambda c, t: c.open("room", configuration="lab", timeout=t),
+    "close": lambda c, t: c.close(3, timeout=t),
+    "get": lambda c, t: c.get("name", timeout=t),
+    "set": lambda c, t: c.set("name", "Lab", timeout=t),
+    "set_state": lambda c, t: c.set_state(3, isOn=True, timeout=t),
+    "call": lambda c, t: c.call("identify", in_scope=3, timeout=t),
+    "subscribe": lambda c, t: c.subscribe("name", timeout=t),
+    "advance": lambda c, t: c.advance(100, timeout=t),
+    "settle": lambda c, t: c.settle(timeout=t),
+    "commands": lambda c, t: c.commands(timeout=t),
+    "reset": lambda c, t: c.reset(timeout=t),
+    "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
+    "restore": lambda c, t: c.restore("clean", timeout=t),
+    "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
+    "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
+}
+
+
+@pytest.mark.parametrize("call", ASYNC_CALLS.values(), ids=ASYNC_CALLS.keys())
+def test_each_async_call_times_out_when_lumend_does_not_answer(call):
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    async def run():
+        reader, writer = await asyncio.open_unix_connection(sock=near)
+        client = AsyncClient(reader, writer, "socketpair")
+        with pytest.raises(Timeout):
+            await call(client, 0.05)
+        far.close()
+        await client.close_connection()
+
+    asyncio.run(run())
+
+
+def test_an_async_set_state_sends_only_the_lights_properties():
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    async def run():
+        reader, writer = await asyncio.open_unix_connection(sock=near)
+        client = AsyncClient(reader, writer, "socketpair")
+        with pytest.raises(Timeout):
+            await client.set_state(3, isOn=True, timeout=0.05)
+        request = json.loads(far.recv(65536).split(b"\n")[0])
+        far.close()
+        await client.close_connection()
+        return request
+
+    request = asyncio.run(run())
+    assert request["params"]["arguments"] == {"isOn": True}
