@@ -222,6 +222,10 @@ class AsyncClient:
         """Keeps the home as it is now under `name`; see `Client.checkpoint`."""
         await self._simulate({"name": name}, timeout, "checkpoint")
 
+    async def device(self, light: str, timeout: float | None = 30) -> dict[str, Any]:
+        """A light's ground truth beside what its controller reports; see `Client.device`."""
+        return await self._simulate({"light": light}, timeout, "device")
+
     async def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
         """Forgets the checkpoint `name`; see `Client.drop_checkpoint`."""
         await self._simulate({"name": name}, timeout, "dropCheckpoint")

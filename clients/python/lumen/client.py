@@ -312,6 +312,11 @@ class Client:
         64 (`LIMIT_EXCEEDED` beyond: `drop_checkpoint` one first)."""
         self._simulate({"name": name}, timeout, "checkpoint")
 
+    def device(self, light: str, timeout: float | None = 30) -> dict[str, Any]:
+        """A light's ground truth beside what its controller reports: `family`, whether it is really
+        `reachable` and `reportedReachable`, its `state` now and the properties `fading`."""
+        return self._simulate({"light": light}, timeout, "device")
+
     def drop_checkpoint(self, name: str, timeout: float | None = 30) -> None:
         """Forgets the checkpoint `name`, making room for another."""
         self._simulate({"name": name}, timeout, "dropCheckpoint")

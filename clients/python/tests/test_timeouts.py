@@ -26,6 +26,7 @@ SYNC_CALLS = {
     "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
     "restore": lambda c, t: c.restore("clean", timeout=t),
     "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
+    "device": lambda c, t: c.device("lab.lamp", timeout=t),
     "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
     "simulation": lambda c, t: c.simulation(timeout=t),
 }
@@ -73,6 +74,7 @@ ASYNC_CALLS = {
     "checkpoint": lambda c, t: c.checkpoint("clean", timeout=t),
     "restore": lambda c, t: c.restore("clean", timeout=t),
     "drop_checkpoint": lambda c, t: c.drop_checkpoint("clean", timeout=t),
+    "device": lambda c, t: c.device("lab.lamp", timeout=t),
     "advance_to_next_event": lambda c, t: c.advance_to_next_event(timeout=t),
 }
 

@@ -68,6 +68,8 @@ def test_a_suite_can_go_back_to_a_known_state_without_a_restart(lumend):
     lumend.reset()
     assert lumend.get("isOn", in_scope=lamp) is False
     lumend.drop_checkpoint("clean")
+    truth = lumend.device("lab.lamp")
+    assert truth["light"] == "lab.lamp" and truth["reachable"] is True and truth["fading"] == []
     with pytest.raises(LumenError) as caught:
         lumend.restore("clean")
     assert caught.value.code == ErrorCode.NO_SUCH_ENTITY
