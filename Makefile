@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev libedit-dev pkg-config systemd zsh fish scdoc python3 python3-pytest lintian mmdebstrap socat
+DEB_PKGS   := libsystemd-dev libedit-dev libmicrohttpd-dev pkg-config systemd zsh fish scdoc python3 python3-pytest python3-venv lintian mmdebstrap socat
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -40,7 +40,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift test-python check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps build run test test-swift test-python interop check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -82,6 +82,16 @@ test: deps
 test-python: build
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+## interop: the HTTP fronts driven by clients Lumen did not write (aiohue and phue for the Hue bridge), from
+## PyPI in a virtual environment of their own, against the lumend just built.
+INTEROP_VENV := $(BUILD_DIR)/interop-venv
+INTEROP_PKGS := aiohue==4.9.0 phue==1.1 pytest==8.3.4
+interop: build
+	@[ -x $(INTEROP_VENV)/bin/pytest ] || { $(PYTHON) -m venv $(INTEROP_VENV) && \
+		$(INTEROP_VENV)/bin/pip install -q $(INTEROP_PKGS); }
+	cd tests/interop && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider .
 
 ## check-units: install into a temporary prefix; the units as installed must pass systemd-analyze verify and
 ## rate 2.0 or below for exposure; uninstall must leave nothing behind.

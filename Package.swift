@@ -25,6 +25,8 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .target(name: "LumenProtocol", swiftSettings: swiftSettings),
         .target(
@@ -40,11 +42,15 @@ let package = Package(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),
         .target(name: "LumenService", dependencies: ["CLinux", "CSystemd"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenHue", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
+            swiftSettings: swiftSettings),
         .target(name: "LumenCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
             dependencies: [
-                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes", "LumenService",
+                "CLinux", "CMicroHTTPD", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+                "LumenService",
             ],
             swiftSettings: swiftSettings
         ),
@@ -52,7 +58,7 @@ let package = Package(
             name: "LumenDaemon",
             dependencies: [
                 "CLinux", "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
-                "LumenScopes", "LumenService", "LumenServer",
+                "LumenScopes", "LumenService", "LumenServer", "LumenHue",
             ],
             swiftSettings: swiftSettings
         ),
@@ -108,6 +114,8 @@ let package = Package(
             dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "LumenHueTests", dependencies: ["LumenHue", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenServiceTests", dependencies: ["LumenService", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

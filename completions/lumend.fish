@@ -13,6 +13,8 @@ complete -c lumend -l request-timeout -r -f -d 'Close a connection that sends no
 complete -c lumend -l max-sessions -r -f -d 'Sessions served at once'
 complete -c lumend -l max-sessions-per-user -r -f -d 'Sessions one user (peer UID) may hold at once, fewer than...'
 complete -c lumend -l command-record -r -f -d 'How many of the last commands the simulation scope'\''s comm...'
+complete -c lumend -l http -r -f -d 'Listen for HTTP there (127'
+complete -c lumend -l hue-pairing -r -f -a 'button open' -d 'When apps may pair with the Hue bridge: while its link bu...'
 complete -c lumend -l event-loops -r -f -d 'Threads serving the connections'
 complete -c lumend -l log-level -r -f -a 'critical error warning notice info debug' -d 'critical, error, warning, notice, info (default) or debug'
 complete -c lumend -l exit-with-parent -d 'Shut down cleanly, as on SIGTERM, once the process that s...'

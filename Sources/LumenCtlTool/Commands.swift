@@ -118,7 +118,7 @@ public enum LumenCtl {
                 synopsis: [
                     "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM]",
                     "sim reset | checkpoint NAME | restore NAME | drop-checkpoint NAME",
-                    "sim reachable LIGHT yes|no | power-cycle LIGHT [MS] | device LIGHT",
+                    "sim reachable LIGHT yes|no | power-cycle LIGHT [MS] | device LIGHT | link-button",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
                     "sim remove-room ROOM | remove-light LIGHT | snapshot",
                 ],
@@ -127,7 +127,8 @@ public enum LumenCtl {
                     "Drives the simulation scope (root or lumend's user only, unless lumend runs with "
                     + "--simulation-access any). sim faults takes dropProbability, timeoutMs, rateLimitPerSecond, "
                     + "latency, powerOn, whileOff, overload and family. sim device shows a light as it really is "
-                    + "(reachable or not, its state, what is fading) beside what its controller reports. sim settle advances the virtual clock until no "
+                    + "(reachable or not, its state, what is fading) beside what its controller reports. sim link-button "
+                    + "presses the Hue bridge's link button: apps may pair for the next 30 s. sim settle advances the virtual clock until no "
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
                     + "next scheduled event. sim log shows the command record: each command a light received, "
                     + "when, from whom, and what became of it. sim reset brings the home back to its fixture while "

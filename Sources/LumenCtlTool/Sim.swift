@@ -7,7 +7,7 @@ enum Sim {
     /// The words after `sim`.
     static let commands = [
         "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "drop-checkpoint",
-        "reachable", "power-cycle", "device",
+        "reachable", "power-cycle", "device", "link-button",
         "faults", "add-room", "add-light",
         "remove-room",
         "remove-light",
@@ -149,6 +149,9 @@ enum Sim {
         case "log":
             try need(0...1, "log [LIGHT|ROOM]")
             return .log(rest.first)
+        case "link-button":
+            try need(0...0, "link-button")
+            return .call("pressLinkButton", [:])
         case "device":
             try need(1...1, "device LIGHT")
             return .device(rest[0])

@@ -1,3 +1,4 @@
+import LumenHue
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -14,8 +15,8 @@ extension Daemon {
     /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
     /// as one service group that says `READY=1` once all are going; then says how the state was left.
     static func serve(
-        _ state: OpenedState, listenFD: Int32, ownedPath: String?, options: DaemonOptions, clock: any Clock<Duration>,
-        mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, options: DaemonOptions,
+        clock: any Clock<Duration>, mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
         let (home, store, health, outcome, durability, fresh) = (
             state.home, state.store, state.health, state.outcome, state.durability, state.fresh
@@ -69,6 +70,9 @@ extension Daemon {
             StatusReporter(home: home, server: server, health: health, notifier: notifier, clock: clock),
             HeapReclaimingService(clock: clock, logger: logger),
         ]
+        if let httpFD {
+            services.append(await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
+        }
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
                 Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
@@ -96,6 +100,23 @@ extension Daemon {
                     + "the next start replays the journal)", [("journal", store.journalPath)])
         } else {
             logger.notice("stopped; state saved", [("state", store.statePath)])
+        }
+    }
+
+    /// The HTTP listener on `fd`, with the Hue bridge under `/api`.
+    static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger) async
+        -> HTTPServer
+    {
+        let bridge = HueBridge(scopeContext: scopeContext)
+        if options.huePairing == .open { await scopeContext.home.setHuePairingOpen(true) }
+        let port = TCPListener.boundPort(fd).map(String.init) ?? "?"
+        let host = options.httpAddress?.host ?? "the address systemd bound"
+        logger.notice(
+            "Hue bridge (API v1) on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/api",
+            [("http", "\(host):\(port)"), ("pairing", options.huePairing.rawValue)])
+        return HTTPServer(listenFD: fd, limits: options.httpLimits, logger: logger) { request in
+            bridge.respond(to: request)
+                ?? .now(.text("no such resource; the Hue API is under /api\n", status: 404))
         }
     }
 

@@ -102,10 +102,10 @@ public enum Daemon {
         raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
         let state = try await openState(options: options, clock: clock, mainLoop: mainLoop, logger: logger)
         defer { withExtendedLifetime(state) {} }
-        let (listenFD, ownedPath) = try openSocket(options: options, logger: logger)
+        let (listenFD, ownedPath, httpFD) = try openSocket(options: options, logger: logger)
         try await serve(
-            state, listenFD: listenFD, ownedPath: ownedPath, options: options, clock: clock, mainLoop: mainLoop,
-            notifier: notifier, logger: logger)
+            state, listenFD: listenFD, ownedPath: ownedPath, httpFD: httpFD, options: options, clock: clock,
+            mainLoop: mainLoop, notifier: notifier, logger: logger)
     }
 
     /// A fixture's text with its `$schema` pointing at the schema installed beside this lumend

@@ -51,6 +51,21 @@ public struct DaemonOptions: Sendable, Hashable {
         socketPath = paths.socketPath
     }
 
+    /// Where to listen for HTTP (the Hue API under `/api`), when anywhere.
+    public var httpAddress: TCPAddress?
+    /// Whether an app may pair with the Hue bridge only while the link button is pressed.
+    public var huePairing: HuePairing = .button
+    /// Limits on HTTP clients.
+    public var httpLimits = HTTPLimits()
+
+    /// How apps pair with the simulated Hue bridge.
+    public enum HuePairing: String, Sendable, Hashable, CaseIterable {
+        /// Only in the 30 s after the link button is pressed (`lumenctl sim link-button`), as on a bridge.
+        case button
+        /// Whenever they ask: for test rigs with no one to press the button.
+        case open
+    }
+
     /// Sessions one user may hold, when given (resolved against ``ServerLimits/maxSessions`` after parsing).
     var maxSessionsPerUser: Int?
     /// How many of the last commands the command record keeps.
@@ -155,6 +170,23 @@ public struct DaemonOptions: Sendable, Hashable {
         ) { options, raw in
             options.commandRecordLimit = try OptionValue.count(raw, option: "--command-record", in: 0...1_000_000)
         },
+        .value(
+            "--http", valueName: "ADDRESS:PORT",
+            help:
+                "Listen for HTTP there (127.0.0.1:8080, [::1]:8080; port 0 picks a free one), serving the Hue "
+                + "bridge API under /api. Off unless given (or passed by systemd, lumend-http.socket)."
+        ) { options, raw in
+            guard let address = TCPAddress(raw) else {
+                throw UsageError("--http takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8080; not '\(raw)'")
+            }
+            options.httpAddress = address
+        },
+        .choice(
+            "--hue-pairing",
+            help:
+                "When apps may pair with the Hue bridge: while its link button is pressed (button, the default: "
+                + "lumenctl sim link-button), or always (open)."
+        ) { (options, pairing: HuePairing) in options.huePairing = pairing },
         .value("--event-loops", valueName: "N", help: "Threads serving the connections. Default: one per core.") {
             options, raw in
             options.limits.eventLoops = try OptionValue.count(raw, option: "--event-loops", in: 1...256)

@@ -22,6 +22,7 @@ public struct SimulationScope: Scope {
             result: "{light, family, reachable, reportedReachable, state, fading}"
         ) { $0.device },
         .action("powerCycle", arguments: "{light, durationMs?}", result: "{}") { $0.powerCycle },
+        .action("pressLinkButton", arguments: "none", result: "{}") { $0.pressLinkButton },
         .action(
             "setFaults",
             arguments:
@@ -174,6 +175,16 @@ public struct SimulationScope: Scope {
             return { () async throws(LumenError) in
                 let (truth, kind) = try await home.groundTruth(of: light)
                 return truth.jsonValue(kind: kind)
+            }
+        }
+    }
+
+    /// `pressLinkButton`: the Hue bridge's link button, pressed; apps may pair for the next 30 s.
+    var pressLinkButton: Action {
+        action([]) { home, _ throws(JSONShapeError) in
+            return { () async throws(LumenError) in
+                await home.pressLinkButton()
+                return [:]
             }
         }
     }

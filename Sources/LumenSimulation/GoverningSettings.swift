@@ -24,6 +24,8 @@ final class GoverningSettings: Sendable {
     let powerOn: PowerOnBehavior
     /// The family it belongs to, which supplies what the settings leave unset.
     let family: DeviceFamily
+    /// The network it is reached over.
+    let network: LightNetwork
 
     /// The settings of a light made by `manufacturer`, with its family's defaults for what they leave unset.
     init(_ settings: DeviceSettings, manufacturer: String) {
@@ -37,5 +39,6 @@ final class GoverningSettings: Sendable {
         overload = settings.overload ?? family.defaultOverload
         whileOff = settings.whileOff ?? family.defaultWhileOff
         powerOn = settings.powerOn ?? family.defaultPowerOn
+        network = settings.network ?? family.defaultNetwork
     }
 }

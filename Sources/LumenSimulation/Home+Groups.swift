@@ -83,9 +83,11 @@ extension Home {
     /// Commands to each light still take effect in order.
     /// - Throws: ``LumenError`` for an unknown room, an empty change, a value or transition out of range, or a
     ///   bridge beyond its group-command budget (`busy`).
-    public func setAll(_ change: LightChange, in roomID: RoomID, transitionMs: Double = 0) throws(LumenError)
-        -> GroupTicket
-    {
+    /// - Parameter network: when given, only the room's lights reached over that network take part (the
+    ///   Hue bridge's group holds the room's lights behind it).
+    public func setAll(
+        _ change: LightChange, in roomID: RoomID, transitionMs: Double = 0, network: LightNetwork? = nil
+    ) throws(LumenError) -> GroupTicket {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
         guard !change.properties.isEmpty else {
@@ -96,7 +98,9 @@ extension Home {
         try change.validate()
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        let members = room.lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }
+        let members = room.lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }.filter { member in
+            network.map { governingSettings(at: member.1).network == $0 } ?? true
+        }
         // Checked for every light before any is sent it, so a refusal leaves the room as it was.
         var changes: [LightChange] = []
         for (id, index) in members {

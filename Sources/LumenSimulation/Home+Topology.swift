@@ -17,6 +17,7 @@ extension Home {
         emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
         persist(.home)
+        numberForHue(room: id)
     }
 
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
@@ -51,6 +52,7 @@ extension Home {
         emitGroupChange(of: roomID, since: before)
         persist(.light(fixture.id))
         persist(.room(roomID))
+        numberForHue(light: fixture.id)
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.

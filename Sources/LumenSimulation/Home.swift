@@ -40,6 +40,9 @@ public actor Home {
     /// The values announced, for reads that need not wait for the actor (``read(_:)``).
     public nonisolated let published = PublishedValues()
     let fixtureIdentity: (id: String, seed: UInt64)
+    /// The ID of the fixture the home was made from: what identities derived from the home (a bridge's ID and
+    /// MAC) are drawn from.
+    public nonisolated var fixtureID: String { fixtureIdentity.id }
     var name: String
     var defaults: DeviceSettings
     var discovery: DiscoverySettings
@@ -67,8 +70,15 @@ public actor Home {
     var bridge: BridgeSettings
     /// The bridge's token buckets, for light commands and for group commands, once it has been sent some.
     var bridgeBuckets: (light: RateBucket?, group: RateBucket?) = (nil, nil)
-    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter.
+    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter, the
+    /// names of paired users.
     var bridgeRandom: SeededRandom
+    /// What the Hue bridge keeps: its users and its numbers for lights and rooms.
+    var hue: HueBridgeState
+    /// Until when the link button counts as pressed, in simulation microseconds.
+    var linkButtonUntil: Int64?
+    /// Whether any app may pair without the link button.
+    var isHuePairingOpen = false
     /// The checkpoints taken, by name.
     var checkpoints: [String: Fixture] = [:]
     var nextScanID: UInt64 = 1
@@ -144,6 +154,7 @@ public actor Home {
         discovery = fixture.discovery
         bridge = fixture.bridge
         bridgeRandom = SeededRandom(seed: seed, label: "bridge")
+        hue = fixture.hue
         faultSchedule = fixture.faultSchedule
         fixtureFaultCount = fixture.faultSchedule.count
         durability = fixture.durability
@@ -158,6 +169,12 @@ public actor Home {
                 if !light.settings.isEmpty { lightSettings[light.id] = light.settings }
             }
             rooms[room.id]?.onCount = room.lights.count { $0.state.isOn }
+        }
+        // Every light and room gets its number on the bridge now, in the home's order: numbers a saved state
+        // gave are kept, and those given here are saved with the next snapshot.
+        for room in fixture.rooms {
+            _ = hue.number(room.id)
+            for light in room.lights { _ = hue.number(light.id) }
         }
         for (index, fault) in faultSchedule.enumerated() {
             queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))

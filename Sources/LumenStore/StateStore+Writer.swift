@@ -263,8 +263,8 @@ extension StateStore {
                 }
             } else {
                 // The changes are not lost: put back those not noted again since, for the next attempt.
-                for record in records where shared.pendingIndex[record.entity] == nil {
-                    shared.pendingIndex[record.entity] = shared.pending.count
+                for record in records where shared.pendingIndex[record.subject] == nil {
+                    shared.pendingIndex[record.subject] = shared.pending.count
                     shared.pending.append(.record(record))
                 }
                 if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }

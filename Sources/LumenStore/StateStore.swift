@@ -84,7 +84,7 @@ public final class StateStore: StateRecordSink {
         var writer = WriterPhase.working
         /// Saved forms not yet committed, one per entity, in the order first noted.
         var pending: [PendingRecord] = []
-        var pendingIndex: [Entity: Int] = [:]
+        var pendingIndex: [StateRecord.Subject: Int] = [:]
         /// When the oldest pending change was noted (relaxed mode waits from then).
         var pendingSince: ContinuousClock.Instant?
         var waiters: [Waiter] = []
@@ -177,24 +177,24 @@ public final class StateStore: StateRecordSink {
     /// Notes the saved form of an entity that changed. Call it from the home's persistence sink; it never
     /// blocks on the disk.
     public func record(_ record: StateRecord) {
-        note(.record(record), about: record.entity)
+        note(.record(record), about: record.subject)
     }
 
     /// Notes a light's saved form that the home updates in place until a commit takes it: its state changes
     /// meanwhile are written with it, and noted nowhere else.
     public func record(_ light: PendingLightRecord) {
-        note(.light(light), about: light.entity)
+        note(.light(light), about: light.subject)
     }
 
-    private func note(_ record: PendingRecord, about entity: Entity) {
+    private func note(_ record: PendingRecord, about subject: StateRecord.Subject) {
         let ring = shared.withLock { shared -> Bool in
             shared.mark += 1
-            if let index = shared.pendingIndex[entity] {
+            if let index = shared.pendingIndex[subject] {
                 // What it replaces is set aside, so that an update of it fails rather than go unsaved.
                 shared.pending[index].setAside()
                 shared.pending[index] = record
             } else {
-                shared.pendingIndex[entity] = shared.pending.count
+                shared.pendingIndex[subject] = shared.pending.count
                 shared.pending.append(record)
             }
             if shared.pendingSince == nil { shared.pendingSince = .now }

@@ -28,14 +28,14 @@ final class HoldingRecordLog: StateRecordSink {
         case light(PendingLightRecord)
     }
 
-    private let held = Mutex<(records: [Held], places: [Entity: Int])>(([], [:]))
+    private let held = Mutex<(records: [Held], places: [StateRecord.Subject: Int])>(([], [:]))
     /// How many records were noted, however many were replaced since.
     let noted = Atomic<Int>(0)
 
-    func record(_ record: StateRecord) { hold(.record(record), record.entity) }
-    func record(_ light: PendingLightRecord) { hold(.light(light), light.entity) }
+    func record(_ record: StateRecord) { hold(.record(record), record.subject) }
+    func record(_ light: PendingLightRecord) { hold(.light(light), light.subject) }
 
-    private func hold(_ record: Held, _ entity: Entity) {
+    private func hold(_ record: Held, _ entity: StateRecord.Subject) {
         noted.add(1, ordering: .relaxed)
         held.withLock { held in
             if let place = held.places[entity] {

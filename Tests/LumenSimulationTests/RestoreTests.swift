@@ -45,10 +45,18 @@ struct RestoreTests {
         try await Self.change(home)
         #expect(await home.snapshot() != before)
         try await home.restore(checkpoint: "start")
-        #expect(await home.snapshot() == before)
+        // The Hue bridge keeps what it remembers (its users, the numbers it gave): a reset home does not unpair
+        // an app, nor give a number a second light.
+        func withoutBridge(_ snapshot: Fixture) -> Fixture {
+            var home = snapshot
+            home.hue = HueBridgeState()
+            return home
+        }
+        #expect(await withoutBridge(home.snapshot()) == withoutBridge(before))
+        #expect(await home.snapshot().hue.lightNumbers["attic.bulb"] != nil)
         // The fade that was under way does not go on afterwards.
         try await home.advance(byMilliseconds: 10_000)
-        #expect(await home.snapshot() == before)
+        #expect(await withoutBridge(home.snapshot()) == withoutBridge(before))
     }
 
     @Test func aLightThatStaysIsChangedInPlaceAndAnnouncedOnce() async throws {

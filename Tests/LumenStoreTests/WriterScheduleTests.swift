@@ -11,7 +11,7 @@ struct WriterScheduleTests {
 
     func noted(_ shared: inout StateStore.Shared, since: ContinuousClock.Instant) {
         shared.mark += 1
-        shared.pendingIndex[.home] = 0
+        shared.pendingIndex[.entity(.home)] = 0
         shared.pending = [.record(.home(name: "changed", roomIDs: []))]
         shared.pendingSince = since
     }

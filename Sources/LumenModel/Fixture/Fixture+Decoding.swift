@@ -148,7 +148,7 @@ extension Fixture {
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: [
-            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "bridge", "rooms",
+            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "bridge", "hue", "rooms",
             "faultSchedule", "generation", "origin", "checksum",
         ])
         // A check goes on past a wrong schema as if it were this build's, and past a missing ID or name with
@@ -203,6 +203,7 @@ extension Fixture {
                 self.bridge.groupCommandsPerSecond = try rate.double(in: 0.1...10_000)
             }
         }
+        if let hue = object.optional("hue") { self.hue = try HueBridgeState(cursor: hue) }
         rooms = try object.required("rooms", standIn: .array([])).array().map { cursor throws(JSONShapeError) in
             try RoomFixture(cursor: cursor)
         }
@@ -338,11 +339,11 @@ extension DeviceSettings {
     /// The keys of device settings, as a fixture, a room or a light writes them.
     public static let keys: Set<String> = [
         "latency", "dropProbability", "timeoutMs", "rateLimitPerSecond", "powerOn", "whileOff", "overload",
-        "family",
+        "family", "network",
     ]
 
     /// Reads device settings (`latency`, `dropProbability`, `timeoutMs`, `rateLimitPerSecond`, `powerOn`,
-    /// `whileOff`, `overload`, `family`).
+    /// `whileOff`, `overload`, `family`, `network`).
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         try self.init(object: cursor.object(allowing: Self.keys))
     }
@@ -360,6 +361,7 @@ extension DeviceSettings {
         whileOff = try object.optional("whileOff")?.enumeration(OffBehavior.self)
         overload = try object.optional("overload")?.enumeration(OverloadBehavior.self)
         family = try object.optional("family")?.enumeration(DeviceFamily.self)
+        network = try object.optional("network")?.enumeration(LightNetwork.self)
     }
 }
 

@@ -21,6 +21,7 @@ extension Fixture {
                 "groupCommandsPerSecond": .double(bridge.groupCommandsPerSecond),
             ])
         }
+        if !hue.isEmpty { object["hue"] = hue.jsonValue }
         object["rooms"] = .array(rooms.map(\.jsonValue))
         if !faultSchedule.isEmpty { object["faultSchedule"] = .array(faultSchedule.map(\.jsonValue)) }
         return .object(object)
@@ -42,6 +43,7 @@ extension DeviceSettings {
         if let whileOff { object["whileOff"] = .string(whileOff.rawValue) }
         if let overload { object["overload"] = .string(overload.rawValue) }
         if let family { object["family"] = .string(family.rawValue) }
+        if let network { object["network"] = .string(network.rawValue) }
         return object
     }
 }

@@ -29,6 +29,8 @@ public struct Fixture: Sendable, Hashable {
     public var discovery = DiscoverySettings()
     /// The command budget of the bridge the home's Hue lights stand behind.
     public var bridge = BridgeSettings()
+    /// What the simulated Hue bridge keeps: its users and its numbers for lights and rooms.
+    public var hue = HueBridgeState()
     /// The rooms, in order.
     public var rooms: [RoomFixture]
     /// Faults that start and end at set times.
@@ -88,12 +90,14 @@ public struct DeviceSettings: Sendable, Hashable {
     public var overload: OverloadBehavior?
     /// The family of devices it belongs to; unset, it follows from the manufacturer and latency preset.
     public var family: DeviceFamily?
+    /// The network it is reached over, which decides the front that shows it; unset, its family's.
+    public var network: LightNetwork?
 
     /// Settings; `nil` inherits.
     public init(
         latency: LatencyModel? = nil, dropProbability: Double? = nil, timeoutMs: Double? = nil,
         rateLimitPerSecond: Double? = nil, powerOn: PowerOnBehavior? = nil, whileOff: OffBehavior? = nil,
-        overload: OverloadBehavior? = nil, family: DeviceFamily? = nil
+        overload: OverloadBehavior? = nil, family: DeviceFamily? = nil, network: LightNetwork? = nil
     ) {
         self.latency = latency
         self.dropProbability = dropProbability
@@ -103,6 +107,7 @@ public struct DeviceSettings: Sendable, Hashable {
         self.whileOff = whileOff
         self.overload = overload
         self.family = family
+        self.network = network
     }
 
     /// These settings with every unset one taken from `parent`.
@@ -113,7 +118,8 @@ public struct DeviceSettings: Sendable, Hashable {
             timeoutMs: timeoutMs ?? parent.timeoutMs,
             rateLimitPerSecond: rateLimitPerSecond ?? parent.rateLimitPerSecond,
             powerOn: powerOn ?? parent.powerOn, whileOff: whileOff ?? parent.whileOff,
-            overload: overload ?? parent.overload, family: family ?? parent.family)
+            overload: overload ?? parent.overload, family: family ?? parent.family,
+            network: network ?? parent.network)
     }
 
     /// The family of a light made by `manufacturer` that these settings govern: as set, else as its maker

@@ -29,8 +29,8 @@ public final class PendingLightRecord: Sendable {
         contents = Mutex(Contents(light: light, room: room))
     }
 
-    /// The entity the record is about.
-    public var entity: Entity { .light(id) }
+    /// What the record is about.
+    public var subject: StateRecord.Subject { .entity(.light(id)) }
 
     /// Sets the state the record saves, unless the record was taken already. Returns whether it was set: when
     /// not, the change is not noted anywhere, and the caller must note a new record.

@@ -21,22 +21,33 @@ public enum StateRecord: Sendable, Hashable {
     case removedRoom(RoomID)
     /// A light that no longer exists.
     case removedLight(LightID)
+    /// What the Hue bridge keeps: its users and the numbers it gave lights and rooms.
+    case hue(HueBridgeState)
 
-    /// The entity the record is about.
-    public var entity: Entity {
+    /// What a record is about: a later record about the same subject replaces it.
+    public enum Subject: Sendable, Hashable {
+        /// The home, a room or a light.
+        case entity(Entity)
+        /// The Hue bridge's users and numbers.
+        case hueBridge
+    }
+
+    /// What the record is about.
+    public var subject: Subject {
         switch self {
-        case .home: .home
-        case .room(let room, _): .room(room.id)
-        case .light(let light, _): .light(light.id)
-        case .removedRoom(let id): .room(id)
-        case .removedLight(let id): .light(id)
+        case .home: .entity(.home)
+        case .room(let room, _): .entity(.room(room.id))
+        case .light(let light, _): .entity(.light(light.id))
+        case .removedRoom(let id): .entity(.room(id))
+        case .removedLight(let id): .entity(.light(id))
+        case .hue: .hueBridge
         }
     }
 }
 
 extension StateRecord {
     /// The record as JSON, one of `{"home":…}`, `{"room":…,"lightIDs":[…]}`, `{"light":…,"in":"room"}`,
-    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`.
+    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`, `{"hue":…}`.
     public var jsonValue: JSONValue {
         switch self {
         case .home(let name, let roomIDs):
@@ -55,13 +66,15 @@ extension StateRecord {
             return .object(["removedRoom": .string(id.rawValue)])
         case .removedLight(let id):
             return .object(["removedLight": .string(id.rawValue)])
+        case .hue(let state):
+            return .object(["hue": state.jsonValue])
         }
     }
 
     /// Reads a record written by ``jsonValue``.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: [
-            "home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight",
+            "home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight", "hue",
         ])
         func ids<ID>(_ key: String, _ make: (String) -> ID) throws(JSONShapeError) -> [ID] {
             try object.required(key).array().map { element throws(JSONShapeError) in
@@ -87,8 +100,10 @@ extension StateRecord {
             self = .removedRoom(RoomID(try room.string()))
         } else if let light = object.optional("removedLight") {
             self = .removedLight(LightID(try light.string()))
+        } else if let hue = object.optional("hue") {
+            self = .hue(try HueBridgeState(cursor: hue))
         } else {
-            throw cursor.error("expected one of home, room, light, removedRoom, removedLight")
+            throw cursor.error("expected one of home, room, light, removedRoom, removedLight, hue")
         }
     }
 }
@@ -128,9 +143,11 @@ private struct Replay {
     var lights: [LightID: LightFixture] = [:]
     /// The room whose list holds each light.
     var listedIn: [LightID: RoomID] = [:]
+    var hue: HueBridgeState
 
     init(_ fixture: Fixture) {
         name = fixture.name
+        hue = fixture.hue
         for room in fixture.rooms {
             roomOrder.append(room.id)
             var header = room
@@ -166,6 +183,8 @@ private struct Replay {
             if let other = listedIn[light.id] { roomLights[other]?.removeAll { $0 == light.id } }
             roomLights[room, default: []].append(light.id)
             listedIn[light.id] = room
+        case .hue(let state):
+            hue = state
         case .removedRoom(let id):
             rooms[id] = nil
             roomOrder.removeAll { $0 == id }
@@ -182,6 +201,7 @@ private struct Replay {
     func fixture(from base: Fixture) throws(JSONShapeError) -> Fixture {
         var result = base
         result.name = name
+        result.hue = hue
         result.rooms = []
         var placed = Set<LightID>()
         for (index, id) in roomOrder.enumerated() {

@@ -70,6 +70,10 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     /// Whether its lights stand behind the home's bridge, and share its command budget and its searches.
     public var isBehindBridge: Bool { self == .hue }
 
+    /// Where its lights are reached by default: LIFX bulbs on the LAN, the rest behind the Hue bridge (which
+    /// pairs Zigbee lights of other makers too).
+    public var defaultNetwork: LightNetwork { self == .lifx ? .lifxLAN : .hueBridge }
+
     // MARK: - Faults
 
     /// What the controller hears when a command does not reach the light, or its answer does not come back.
@@ -130,4 +134,15 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     /// Whether a brightness of 0 dims the light to off (Matter's *MoveToLevelWithOnOff*, a LIFX brightness of
     /// 0), rather than being out of range (the Hue API's `bri` is 1–254, and 1 is its dimmest, not off).
     public var levelZeroSwitchesOff: Bool { self != .hue }
+}
+
+/// The network a light is reached over by the software that drives its real counterpart: which of lumend's
+/// fronts shows it (the scope protocol shows every light).
+public enum LightNetwork: String, Sendable, Hashable, CaseIterable {
+    /// Behind the Hue bridge: the Hue API front lists and drives it.
+    case hueBridge = "hue-bridge"
+    /// On the LIFX LAN: the LIFX front answers for it.
+    case lifxLAN = "lifx-lan"
+    /// Neither: only the scope protocol reaches it.
+    case none
 }

@@ -18,3 +18,11 @@ final class LoopBound<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension LoopBound where Value: AnyObject {
+    /// The object, on the loop's thread. Unlike ``with(_:)`` this holds no exclusive access while the object
+    /// is used, so a call that comes back into it (a C library's callback, for one) is no conflict.
+    var object: Value {
+        with { $0 }
+    }
+}

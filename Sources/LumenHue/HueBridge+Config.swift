@@ -1,0 +1,86 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// `POST /api {"devicetype"}`: a new user, while the link button is pressed.
+    func pair(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try bodyObject(request, address: "/")
+        guard let deviceType = body["devicetype"]?.stringValue, (1...40).contains(deviceType.count) else {
+            throw HueError(
+                type: 7, address: "/devicetype",
+                description: "invalid value, \((body["devicetype"] ?? .null).serialized()), for parameter, devicetype")
+        }
+        let user: HueBridgeState.User
+        do {
+            user = try await home.pairHueUser(deviceType: deviceType)
+        } catch {
+            throw HueError(type: 101, address: "", description: "link button not pressed")
+        }
+        try await commit()
+        var success: JSONObject = ["username": .string(user.username)]
+        if body["generateclientkey"] == true {
+            // An entertainment key, which Lumen does not use: derived from the user, so it is stable.
+            let key = HueValues.digest(user.username + "#client")
+            success["clientkey"] = .string(
+                (0..<8).map { HueValues.hex(key >> UInt64(8 * $0), uppercase: true) }.joined()
+                    + user.username.prefix(16).uppercased())
+        }
+        return .json(.array([.object(["success": .object(success)])]))
+    }
+
+    /// What `GET /api/config` tells anyone, paired or not.
+    func shortConfig() async -> JSONValue {
+        .object([
+            "name": .string(await home.hueName), "datastoreversion": "131", "swversion": "1956106000",
+            "apiversion": "1.56.0", "mac": .string(identity.mac), "bridgeid": .string(identity.bridgeID),
+            "factorynew": false, "replacesbridgeid": .null, "modelid": "BSB002", "starterkitid": "",
+        ])
+    }
+
+    /// The whole configuration, for a paired user.
+    func config() async -> JSONValue {
+        guard case .object(var config) = await shortConfig() else { return .null }
+        let now = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
+        var whitelist = JSONObject()
+        for user in await home.hueUsers {
+            whitelist[user.username] = .object([
+                "last use date": .string(now), "create date": .string(now), "name": .string(user.deviceType),
+            ])
+        }
+        config["zigbeechannel"] = 25
+        config["dhcp"] = true
+        config["ipaddress"] = "127.0.0.1"
+        config["netmask"] = "255.0.0.0"
+        config["gateway"] = "127.0.0.1"
+        config["proxyaddress"] = "none"
+        config["proxyport"] = 0
+        config["UTC"] = .string(now)
+        config["localtime"] = .string(now)
+        config["timezone"] = "Etc/UTC"
+        config["whitelist"] = .object(whitelist)
+        config["linkbutton"] = .bool(await home.isLinkButtonPressed)
+        config["portalservices"] = false
+        config["portalconnection"] = "disconnected"
+        config["swupdate2"] = .object([
+            "checkforupdate": false, "lastchange": .string(now), "state": "noupdates",
+            "bridge": .object(["state": "noupdates", "lastinstall": .string(now)]),
+            "autoinstall": .object(["on": false, "updatetime": "T14:00:00"]),
+        ])
+        return .object(config)
+    }
+
+    /// `GET /api/<user>`: everything at once, as Home Assistant reads it.
+    func fullState() async -> JSONValue {
+        .object([
+            "lights": await lightsObject(), "groups": await groupsObject(), "config": await config(),
+            "schedules": .object([:]), "scenes": .object([:]), "rules": .object([:]), "sensors": .object([:]),
+            "resourcelinks": .object([:]),
+        ])
+    }
+}
+
+extension Home {
+    /// The bridge's name: the home's.
+    var hueName: String { get async { (try? await value(of: .home(.name)))?.stringValue ?? "Lumen" } }
+}

@@ -1,0 +1,95 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// `GET /api/<user>/groups`: every room as a group of type `Room`, by number (group 0 is not listed, as on
+    /// a bridge).
+    func groupsObject() async -> JSONValue {
+        let lights = await home.hueLights()
+        return .object(
+            JSONObject(
+                await home.hueRooms().map { room in
+                    (key: String(room.number), value: Self.json(of: room, lights: lights))
+                }))
+    }
+
+    /// `GET /api/<user>/groups/<n>`; group 0 is every light behind the bridge.
+    func group(_ number: String) async throws(HueError) -> JSONValue {
+        let lights = await home.hueLights()
+        if number == "0" {
+            let all = HueRoom(number: 0, id: "", name: "Group 0", lights: lights.map(\.number))
+            guard case .object(var group) = Self.json(of: all, lights: lights) else { return .null }
+            group["type"] = "LightGroup"
+            group["class"] = nil
+            return .object(group)
+        }
+        return Self.json(of: try await hueRoom(number), lights: lights)
+    }
+
+    /// The room whose group number `number` gives.
+    func hueRoom(_ number: String) async throws(HueError) -> HueRoom {
+        guard let value = Int(number), let room = await home.hueRooms().first(where: { $0.number == value }) else {
+            throw HueError.notAvailable("/groups/\(number)")
+        }
+        return room
+    }
+
+    /// A room as the Hue API v1 shows a group: its lights, whether any and all are on, and the state of its
+    /// first light as its last action.
+    static func json(of room: HueRoom, lights: [HueLight]) -> JSONValue {
+        let members = lights.filter { room.lights.contains($0.number) }
+        let on = members.filter(\.light.state.isOn).count
+        var action: JSONObject = ["on": .bool(on > 0), "alert": "none"]
+        if let first = members.first?.light {
+            if first.model.kind.supports(.brightness) {
+                action["bri"] = .int(HueValues.bri(brightness: first.state.brightness))
+            }
+            if first.model.kind.supports(.colorTemperature) { action["ct"] = .int(first.state.colorTemperature) }
+            if first.model.kind.supports(.color) {
+                action["xy"] = .array([.double(first.state.color.x), .double(first.state.color.y)])
+            }
+        }
+        return .object([
+            "name": .string(room.name), "lights": .array(room.lights.map { .string(String($0)) }), "sensors": [],
+            "type": "Room",
+            "state": .object(["all_on": .bool(!members.isEmpty && on == members.count), "any_on": .bool(on > 0)]),
+            "recycle": false, "class": "Other", "action": .object(action),
+        ])
+    }
+
+    /// `PUT /api/<user>/groups/<n>/action`: a room's group command (its lights behind the bridge), or for
+    /// group 0 a command to each light behind the bridge in turn.
+    func groupAction(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let address = "/groups/\(number)/action"
+        let body = try bodyObject(request, address: address)
+        let command = try HueCommand(body, kind: .color, at: address)
+        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
+        if number == "0" {
+            for light in await home.hueLights() {
+                var change = command.change
+                let kind = light.light.model.kind
+                if !kind.supports(.brightness) { change.brightness = nil }
+                if !kind.supports(.colorTemperature) { change.colorTemperature = nil }
+                if !kind.supports(.color) { change.color = nil }
+                guard !change.properties.isEmpty else { continue }
+                do {
+                    _ = try await home.send(change, to: light.light.id, transitionMs: command.transitionMs)
+                } catch {
+                    throw command.hueError(for: error)
+                }
+            }
+        } else {
+            let room = try await hueRoom(number)
+            do {
+                let ticket = try await home.setAll(
+                    command.change, in: room.id, transitionMs: command.transitionMs, network: .hueBridge)
+                _ = try await ticket.outcome
+            } catch {
+                throw command.hueError(for: error)
+            }
+        }
+        try await commit()
+        return .json(.array(command.successes))
+    }
+}

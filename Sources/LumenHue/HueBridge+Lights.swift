@@ -1,0 +1,129 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// `GET /api/<user>/lights`: every light behind the bridge, by number.
+    func lightsObject() async -> JSONValue {
+        .object(JSONObject(await home.hueLights().map { (key: String($0.number), value: Self.json(of: $0)) }))
+    }
+
+    /// `GET /api/<user>/lights/<n>`.
+    func light(_ number: String) async throws(HueError) -> JSONValue {
+        Self.json(of: try await hueLight(number))
+    }
+
+    /// The light behind the bridge with the number `number` gives.
+    func hueLight(_ number: String) async throws(HueError) -> HueLight {
+        guard let value = Int(number), let light = await home.hueLight(number: value) else {
+            throw HueError.notAvailable("/lights/\(number)")
+        }
+        return light
+    }
+
+    /// A light as the Hue API v1 shows it.
+    static func json(of hueLight: HueLight) -> JSONValue {
+        let light = hueLight.light
+        let kind = light.model.kind
+        var state: JSONObject = ["on": .bool(light.state.isOn)]
+        if kind.supports(.brightness) {
+            state["bri"] = .int(HueValues.bri(brightness: light.state.brightness))
+            state["alert"] = "none"
+        }
+        if kind.supports(.colorTemperature) { state["ct"] = .int(light.state.colorTemperature) }
+        if kind.supports(.color) {
+            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
+            state["effect"] = "none"
+        }
+        if kind.supports(.colorTemperature) { state["colormode"] = kind.supports(.color) ? "xy" : "ct" }
+        state["mode"] = "homeautomation"
+        state["reachable"] = .bool(light.isReachable)
+        var control: JSONObject = [:]
+        if kind.supports(.brightness) { control["mindimlevel"] = 1_000 }
+        if kind.supports(.colorTemperature) { control["ct"] = .object(["min": 153, "max": 500]) }
+        if kind.supports(.color) {
+            control["colorgamuttype"] = "C"
+            control["colorgamut"] = [[0.6915, 0.3083], [0.17, 0.7], [0.1532, 0.0475]]
+        }
+        return .object([
+            "state": .object(state),
+            "swupdate": .object(["state": "noupdates", "lastinstall": .null]),
+            "type": .string(HueValues.type(of: kind)), "name": .string(light.name),
+            "modelid": .string(HueValues.modelID(of: kind)),
+            "manufacturername": .string(light.model.manufacturer), "productname": .string(light.model.product),
+            "capabilities": .object(["certified": true, "control": .object(control)]),
+            "config": .object(["archetype": kind == .onoff ? "plug" : "classicbulb", "function": "mixed"]),
+            "uniqueid": .string(HueValues.uniqueID(of: light.id)), "swversion": "1.104.2",
+        ])
+    }
+
+    /// `PUT /api/<user>/lights/<n> {"name"}`: renames the light.
+    func rename(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let light = try await hueLight(number)
+        let address = "/lights/\(number)"
+        let body = try bodyObject(request, address: address)
+        for key in body.keys where key != "name" { throw HueError.parameterNotAvailable(key, at: address) }
+        guard let name = body["name"]?.stringValue else {
+            throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
+        }
+        do {
+            try await home.setName(name, of: .light(light.light.id))
+        } catch {
+            throw HueError.invalidValue(.string(name), of: "name", at: address)
+        }
+        try await commit()
+        return .json(.array([.object(["success": .object(["\(address)/name": .string(name)])])]))
+    }
+
+    /// `PUT /api/<user>/lights/<n>/state`: one command to the light, answered once the light (or, for a light
+    /// of the Hue family, the bridge) confirms it.
+    func setState(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let light = try await hueLight(number)
+        let address = "/lights/\(number)/state"
+        let command = try HueCommand(
+            try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
+        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
+        do {
+            let receipt = try await home.send(command.change, to: light.light.id, transitionMs: command.transitionMs)
+            _ = try await receipt.ticket.value
+        } catch {
+            throw command.hueError(for: error)
+        }
+        try await commit()
+        return .json(.array(command.successes))
+    }
+
+    /// `POST /api/<user>/lights`: starts the bridge's search for new lights.
+    func search() async throws -> HTTPResponse {
+        guard let room = await home.roomIDs.first else {
+            throw HueError(type: 901, address: "/lights", description: "Internal error, the home has no room")
+        }
+        do {
+            _ = try await home.detectLights(in: room)
+        } catch {
+            throw HueError(type: 901, address: "/lights", description: "Internal error, \(error.message)")
+        }
+        return .json(.array([.object(["success": .object(["/lights": "Searching for new devices"])])]))
+    }
+
+    /// `GET /api/<user>/lights/new`: the lights the last search found, and when it ended (`active` while it
+    /// runs).
+    func newLights() async -> JSONValue {
+        let search = await home.hueSearch()
+        var object = JSONObject()
+        for hueLight in await home.hueLights() where search.found.contains(hueLight.light.id) {
+            object[String(hueLight.number)] = .object(["name": .string(hueLight.light.name)])
+        }
+        if search.active {
+            object["lastscan"] = "active"
+        } else if let ended = search.endedMs {
+            // The simulation's time of its end, on the wall clock.
+            let nowMs = await home.nowMilliseconds
+            let wall = HueValues.wallSeconds() - Int64((nowMs - ended) / 1_000)
+            object["lastscan"] = .string(HueValues.timestamp(secondsSinceEpoch: wall))
+        } else {
+            object["lastscan"] = "none"
+        }
+        return .object(object)
+    }
+}

@@ -1,0 +1,130 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+
+/// A Hue bridge (API v1) over the simulated home: the lights behind it, its rooms as groups, pairing with the
+/// link button, and commands that take each light's latency, faults and the bridge's own limits.
+///
+/// It answers under `/api` on lumend's HTTP listener; everything it changes goes through the same ``Home`` as
+/// the scope protocol, so each sees the other's changes. `docs/hue.md` lists every endpoint and mapping.
+///
+/// ```swift
+/// let bridge = HueBridge(scopeContext: scopeContext)
+/// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
+/// ```
+public struct HueBridge: Sendable {
+    /// The home, and the hook that makes a write durable before it is answered.
+    let scopeContext: ScopeContext
+    /// The bridge's ID and MAC address, derived from the home's.
+    let identity: (bridgeID: String, mac: String)
+
+    /// A bridge over the home of `scopeContext`.
+    public init(scopeContext: ScopeContext) {
+        self.scopeContext = scopeContext
+        identity = HueValues.bridgeIdentity(homeID: scopeContext.home.fixtureID)
+    }
+
+    var home: Home { scopeContext.home }
+
+    /// Answers one request under `/api`; `nil` for a path elsewhere, which another front may answer.
+    public func respond(to request: HTTPRequest) -> HTTPReply? {
+        guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
+        return .later { await answer(request, parts) }
+    }
+
+    /// The answer to a request under `/api`, whose path after it is `parts`.
+    func answer(_ request: HTTPRequest, _ parts: [String]) async -> HTTPResponse {
+        do {
+            return try await route(request, parts)
+        } catch let error as HueError {
+            return error.response
+        } catch {
+            return HueError(type: 901, address: "/", description: "Internal error, \(error)").response
+        }
+    }
+
+    private func route(_ request: HTTPRequest, _ parts: [String]) async throws -> HTTPResponse {
+        let method = request.method
+        guard let user = parts.first else {
+            if method == "POST" { return try await pair(request) }
+            throw HueError.unauthorized
+        }
+        if user == "config", parts.count == 1, method == "GET" { return .json(await shortConfig()) }
+        guard await home.hueUser(user) != nil else {
+            if parts.count == 2, parts[1] == "config", method == "GET" { return .json(await shortConfig()) }
+            throw HueError.unauthorized
+        }
+        let rest = Array(parts.dropFirst())
+        switch (method, rest.first, rest.count) {
+        case ("GET", nil, _):
+            return .json(await fullState())
+        case ("GET", "config", 1):
+            return .json(await config())
+        case ("GET", "lights", 1):
+            return .json(await lightsObject())
+        case ("POST", "lights", 1):
+            return try await search()
+        case ("GET", "lights", 2) where rest[1] == "new":
+            return .json(await newLights())
+        case ("GET", "lights", 2):
+            return .json(try await light(rest[1]))
+        case ("PUT", "lights", 2):
+            return try await rename(rest[1], request)
+        case ("PUT", "lights", 3) where rest[2] == "state":
+            return try await setState(rest[1], request)
+        case ("GET", "groups", 1):
+            return .json(await groupsObject())
+        case ("GET", "groups", 2):
+            return .json(try await group(rest[1]))
+        case ("PUT", "groups", 3) where rest[2] == "action":
+            return try await groupAction(rest[1], request)
+        case ("GET", let resource?, 1) where Self.emptyResources.contains(resource):
+            return .json(.object([:]))
+        default:
+            let address = "/" + rest.joined(separator: "/")
+            if Self.knownResources.contains(rest.first ?? "") {
+                throw HueError(
+                    type: 4, address: address,
+                    description: "method, \(method), not available for resource, \(address)")
+            }
+            throw HueError.notAvailable(address)
+        }
+    }
+
+    /// Resources the bridge has but Lumen does not simulate: always empty.
+    static let emptyResources: Set<String> = [
+        "sensors", "scenes", "schedules", "rules", "resourcelinks", "capabilities",
+    ]
+    static let knownResources = emptyResources.union(["lights", "groups", "config"])
+
+    // MARK: - Reading a body
+
+    /// The request's body as a JSON object.
+    /// - Throws: ``HueError`` 2 for a body that is not JSON, 5 for one that is not an object.
+    func bodyObject(_ request: HTTPRequest, address: String) throws(HueError) -> JSONObject {
+        guard !request.body.isEmpty else {
+            throw HueError(type: 5, address: address, description: "invalid/missing parameters in body")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(request.body)
+        } catch {
+            throw HueError(type: 2, address: address, description: "body contains invalid json")
+        }
+        guard case .object(let object) = value else {
+            throw HueError(type: 5, address: address, description: "invalid/missing parameters in body")
+        }
+        return object
+    }
+
+    /// Waits until what was applied is on disk, when writes must be before they are answered.
+    func commit() async throws(HueError) {
+        do {
+            try await scopeContext.commit()
+        } catch {
+            throw HueError(type: 901, address: "/", description: "Internal error, \(error.message)")
+        }
+    }
+}

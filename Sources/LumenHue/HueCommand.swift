@@ -1,0 +1,105 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+/// A light's `state` or a group's `action` body, read as one Lumen command: what changes, over what
+/// transition, and the success list the bridge answers with once it is done.
+struct HueCommand {
+    /// What the command changes.
+    var change = LightChange()
+    /// `transitiontime` (tenths of a second) in milliseconds.
+    var transitionMs: Double = 0
+    /// The parameters taken, in the body's order, as Hue's success entries.
+    var successes: [JSONValue] = []
+    /// Where the parameters live (`/lights/3/state`).
+    let address: String
+
+    /// Reads `body`, for a light of `kind` (a group's action is read for the kind that has everything).
+    /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
+    init(_ body: JSONObject, kind: LightKind, at address: String) throws(HueError) {
+        self.address = address
+        var hueAndSat: (hue: Int?, sat: Int?) = (nil, nil)
+        for (name, value) in body.members {
+            switch name {
+            case "on":
+                guard let on = value.boolValue else { throw HueError.invalidValue(value, of: name, at: address) }
+                change.isOn = on
+            case "bri":
+                try requires(.brightness, name, kind)
+                guard let bri = value.intValue, (0...254).contains(bri) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                change.brightness = HueValues.brightness(bri: bri)
+            case "ct":
+                try requires(.colorTemperature, name, kind)
+                guard let ct = value.intValue, (0...65_535).contains(ct) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                change.colorTemperature = HueValues.mireds(ct: ct)
+            case "xy":
+                try requires(.color, name, kind)
+                guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
+                    let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
+                else { throw HueError.invalidValue(value, of: name, at: address) }
+                change.color = CIEColor(x: x, y: y)
+            case "hue", "sat":
+                try requires(.color, name, kind)
+                guard let number = value.intValue, number >= 0, number <= (name == "hue" ? 65_535 : 254) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
+            case "transitiontime":
+                guard let tenths = value.intValue, (0...65_535).contains(tenths) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                transitionMs = Double(tenths) * 100
+            case "alert", "effect":
+                // Accepted and answered, as a bridge does; Lumen does not flash or cycle colours.
+                guard value.stringValue != nil else { throw HueError.invalidValue(value, of: name, at: address) }
+            default:
+                throw HueError.parameterNotAvailable(name, at: address)
+            }
+            successes.append(.object(["success": .object(["\(address)/\(name)": value])]))
+        }
+        if hueAndSat.hue != nil || hueAndSat.sat != nil {
+            change.color = HueValues.color(hue: hueAndSat.hue ?? 0, sat: hueAndSat.sat ?? 254)
+        }
+    }
+
+    private func requires(_ property: LightProperty, _ name: String, _ kind: LightKind) throws(HueError) {
+        guard kind.supports(property) else { throw HueError.parameterNotAvailable(name, at: address) }
+    }
+
+    /// The Hue error for what Lumen refused.
+    func hueError(for error: any Error) -> HueError {
+        guard let error = error as? LumenError else {
+            return HueError(type: 901, address: address, description: "Internal error, \(error)")
+        }
+        let parameter = error.data["connection"]?.stringValue.map(Self.parameter(for:)) ?? "on"
+        switch error.code {
+        case .busy:
+            return .tooManyRequests(error.message)
+        case .deviceOff:
+            return HueError(
+                type: 201, address: "\(address)/\(parameter)",
+                description: "parameter, \(parameter), is not modifiable. Device is set to off.")
+        case .invalidParams:
+            return HueError(type: 7, address: "\(address)/\(parameter)", description: error.message)
+        case .notSupported:
+            return .parameterNotAvailable(parameter, at: address)
+        default:
+            return HueError(type: 901, address: address, description: "Internal error, \(error.message)")
+        }
+    }
+
+    /// Hue's parameter for a Lumen property.
+    static func parameter(for property: String) -> String {
+        switch property {
+        case "isOn": "on"
+        case "brightness": "bri"
+        case "colorTemperature": "ct"
+        case "color": "xy"
+        default: property
+        }
+    }
+}

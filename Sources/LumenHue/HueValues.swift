@@ -1,0 +1,121 @@
+import LumenModel
+import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How Lumen's values read in the Hue API v1, and back (docs/hue.md lists each with its source).
+enum HueValues {
+    /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
+    /// through both ends, to a tenth.
+    static func brightness(bri: Int) -> Double {
+        let clamped = Double(min(max(bri, 1), 254))
+        return ((1 + (clamped - 1) * 99 / 253) * 10).rounded() / 10
+    }
+
+    /// Hue's `bri` for Lumen's brightness.
+    static func bri(brightness: Double) -> Int { Int((1 + (brightness - 1) * 253 / 99).rounded()) }
+
+    /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
+    /// light does into its range, as a Hue bridge does.
+    static func mireds(ct: Int) -> Int { min(max(ct, LightState.colorTemperatureRange.lowerBound), 500) }
+
+    /// CIE xy for Hue's `hue` (0–65535 round the colour wheel) and `sat` (0–254), at full value, through sRGB as
+    /// Hue's own conversion goes.
+    static func color(hue: Int, sat: Int) -> CIEColor {
+        let h = Double(hue % 65_536) / 65_536 * 6
+        let s = Double(min(max(sat, 0), 254)) / 254
+        let sector = Int(h)
+        let f = h - Double(sector)
+        let (p, q, t) = (1 - s, 1 - s * f, 1 - s * (1 - f))
+        let (r, g, b): (Double, Double, Double) =
+            switch sector {
+            case 0: (1, t, p)
+            case 1: (q, 1, p)
+            case 2: (p, 1, t)
+            case 3: (p, q, 1)
+            case 4: (t, p, 1)
+            default: (1, p, q)
+            }
+        return CIEColor(red: UInt8(r * 255), green: UInt8(g * 255), blue: UInt8(b * 255))
+    }
+
+    /// The Hue light type of a kind of light.
+    static func type(of kind: LightKind) -> String {
+        switch kind {
+        case .onoff: "On/Off plug-in unit"
+        case .dimmable: "Dimmable light"
+        case .ambiance: "Color temperature light"
+        case .color: "Extended color light"
+        }
+    }
+
+    /// A Hue model ID for a kind of light: the commonest Signify model of each type.
+    static func modelID(of kind: LightKind) -> String {
+        switch kind {
+        case .onoff: "LOM001"
+        case .dimmable: "LWB010"
+        case .ambiance: "LTW010"
+        case .color: "LCT015"
+        }
+    }
+
+    /// A stable 64-bit digest of `text` (FNV-1a), for identities derived from IDs.
+    static func digest(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Two hex digits of `byte`.
+    static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {
+        let digits = String(byte & 0xFF, radix: 16, uppercase: uppercase)
+        return digits.count == 1 ? "0" + digits : digits
+    }
+
+    /// A light's Zigbee-style unique ID, in Signify's address range: `00:17:88:01:xx:xx:xx:xx-0b`.
+    static func uniqueID(of light: LightID) -> String {
+        let hash = digest(light.rawValue)
+        return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":") + "-0b"
+    }
+
+    /// The bridge's ID (`001788FFFE` and three bytes of the home's digest) and its MAC address.
+    static func bridgeIdentity(homeID: String) -> (bridgeID: String, mac: String) {
+        let hash = digest(homeID)
+        let bytes = (0..<3).map { hash >> (8 * UInt64(2 - $0)) }
+        return (
+            "001788FFFE" + bytes.map { hex($0, uppercase: true) }.joined(),
+            "00:17:88:" + bytes.map { hex($0) }.joined(separator: ":")
+        )
+    }
+
+    /// The wall-clock time as the Hue API writes it: `2026-12-04T06:30:00`, in UTC.
+    static func timestamp(secondsSinceEpoch: Int64) -> String {
+        let days = secondsSinceEpoch / 86_400
+        let seconds = secondsSinceEpoch % 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPart = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPart + 2) / 5 + 1
+        let month = monthPart < 10 ? monthPart + 3 : monthPart - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return
+            "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3_600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+    }
+
+    /// Seconds since the epoch now, on the wall clock.
+    static func wallSeconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
+    }
+}

@@ -1,0 +1,96 @@
+import LumenProtocol
+
+/// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
+/// gives lights and rooms (Hue's `/lights/3`), which a client keeps, so they must never change under it.
+public struct HueBridgeState: Sendable, Hashable {
+    /// A user an app created by pairing while the link button was pressed.
+    public struct User: Sendable, Hashable {
+        /// The key the app sends in every path (`/api/<username>/…`).
+        public var username: String
+        /// What the app called itself (`devicetype`, "my_app#phone").
+        public var deviceType: String
+        /// When it paired, in simulation milliseconds.
+        public var createdMs: Double
+
+        /// A user.
+        public init(username: String, deviceType: String, createdMs: Double) {
+            self.username = username
+            self.deviceType = deviceType
+            self.createdMs = createdMs
+        }
+    }
+
+    /// The paired users, oldest first.
+    public var users: [User] = []
+    /// Each light's number on the bridge.
+    public var lightNumbers: [LightID: Int] = [:]
+    /// Each room's group number on the bridge (group 0 is every light).
+    public var roomNumbers: [RoomID: Int] = [:]
+
+    /// An empty bridge.
+    public init() {}
+
+    /// Whether nothing is kept.
+    public var isEmpty: Bool { self == HueBridgeState() }
+
+    /// Gives `light` the next free number, unless it has one; returns whether it was given one.
+    public mutating func number(_ light: LightID) -> Bool {
+        guard lightNumbers[light] == nil else { return false }
+        lightNumbers[light] = (lightNumbers.values.max() ?? 0) + 1
+        return true
+    }
+
+    /// Gives `room` the next free group number, unless it has one; returns whether it was given one.
+    public mutating func number(_ room: RoomID) -> Bool {
+        guard roomNumbers[room] == nil else { return false }
+        roomNumbers[room] = (roomNumbers.values.max() ?? 0) + 1
+        return true
+    }
+}
+
+extension HueBridgeState {
+    /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}}`.
+    public var jsonValue: JSONValue {
+        .object([
+            "users": .array(
+                users.map { user in
+                    .object([
+                        "username": .string(user.username), "devicetype": .string(user.deviceType),
+                        "createdMs": .double(user.createdMs),
+                    ])
+                }),
+            "lights": Self.numbers(lightNumbers.map { ($0.key.rawValue, $0.value) }),
+            "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
+        ])
+    }
+
+    /// IDs and their numbers as an object, in the order of the numbers.
+    private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {
+        .object(JSONObject(pairs.sorted { $0.1 < $1.1 }.map { (key: $0.0, value: .int($0.1)) }))
+    }
+
+    /// Reads what ``jsonValue`` writes.
+    public init(cursor: JSONCursor) throws(JSONShapeError) {
+        self.init()
+        let object = try cursor.object(allowing: ["users", "lights", "rooms"])
+        users =
+            try object.optional("users")?.array().map { element throws(JSONShapeError) in
+                let fields = try element.object(allowing: ["username", "devicetype", "createdMs"])
+                return User(
+                    username: try fields.required("username").string(),
+                    deviceType: try fields.required("devicetype").string(),
+                    createdMs: try fields.required("createdMs").double(in: 0...1e15))
+            } ?? []
+        for (key, isLights) in [("lights", true), ("rooms", false)] {
+            guard let numbers = object.optional(key) else { continue }
+            guard case .object(let object) = numbers.value else {
+                throw numbers.error("expected an object of IDs and numbers")
+            }
+            let members = ObjectCursor(object: object, path: numbers.path)
+            for id in object.keys {
+                let number = try members.required(id).int(in: 1...1_000_000)
+                if isLights { lightNumbers[LightID(id)] = number } else { roomNumbers[RoomID(id)] = number }
+            }
+        }
+    }
+}

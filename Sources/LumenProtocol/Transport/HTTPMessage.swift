@@ -1,0 +1,56 @@
+/// An HTTP request as lumend's HTTP fronts see it: whole, its body read.
+public struct HTTPRequest: Sendable {
+    /// `GET`, `PUT`, `POST`, …
+    public var method: String
+    /// The path, without the query (`/api/abc/lights/3`).
+    public var path: String
+    /// The headers a front may read, by lower-case name (`origin`, `content-type`, …).
+    public var headers: [String: String]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A request.
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An HTTP response: its status, headers and body.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A response.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response.
+    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json")], body: Array(value.serialized().utf8))
+    }
+
+    /// A plain-text response.
+    public static func text(_ text: String, status: Int) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
+    }
+}
+
+/// What a front makes of a request: a response now, or work whose response comes later (a command waiting
+/// for its device), during which the connection waits without holding a thread.
+public enum HTTPReply: Sendable {
+    /// Answered at once.
+    case now(HTTPResponse)
+    /// Answered when the work is done.
+    case later(@Sendable () async -> HTTPResponse)
+}

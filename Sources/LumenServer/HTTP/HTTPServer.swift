@@ -1,0 +1,274 @@
+import CMicroHTTPD
+import LumenProtocol
+import LumenService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Limits on HTTP clients, so that a slow or hostile one costs what a socket client costs.
+public struct HTTPLimits: Sendable, Hashable {
+    /// Connections open at once; more wait in the listen queue.
+    public var connections = 256
+    /// Connections open at once from one address.
+    public var connectionsPerAddress = 64
+    /// Seconds a connection may stay idle before it is closed.
+    public var idleSeconds = 30
+    /// The largest request body taken; a larger one is answered 413.
+    public var bodyBytes = 16_384
+    /// Bytes of headers and buffers a connection may hold (libmicrohttpd's memory pool).
+    public var connectionMemory = 32_768
+
+    /// The defaults.
+    public init() {}
+}
+
+/// An HTTP listener served by libmicrohttpd on an event loop of its own: the library's `epoll` descriptor is
+/// one more socket that loop watches, `MHD_run` is called when it is ready or a timeout falls due, and a
+/// request whose answer waits on a device suspends its connection until the answer is ready, so no thread
+/// ever waits on a light.
+///
+/// A front (the Hue API, for one) answers each request through `respond`, at once or later.
+public final class HTTPServer: Service, Sendable {
+    public var name: String { "HTTP server" }
+
+    /// The listening socket (bound by lumend, or inherited through socket activation).
+    public let listenFD: Int32
+    let loop: EventLoop
+    let driver: LoopBound<MHDDriver>
+
+    /// A server on `listenFD` whose requests `respond` answers.
+    public init(
+        listenFD: Int32, limits: HTTPLimits = HTTPLimits(), logger: Logger,
+        respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+    ) {
+        self.listenFD = listenFD
+        loop = EventLoop(name: "lumend.http")
+        driver = LoopBound(MHDDriver(limits: limits, logger: logger, respond: respond), on: loop)
+    }
+
+    /// Serves until graceful shutdown is requested; then answers what waits, and closes.
+    public func run() async throws {
+        let started = await onLoop { [driver, listenFD] in driver.object.start(listenFD: listenFD, driver: driver) }
+        if let problem = started { throw SocketError("HTTP listener", errno: 0, detail: problem) }
+        await gracefulShutdown()
+        // Stop accepting, answer what waits, and give the answers half a second to go out before closing.
+        await onLoop { [driver] in driver.object.beginStop() }
+        for _ in 0..<50 {
+            let open = await onLoop { [driver] in driver.object.connectionCount() }
+            if open == 0 { break }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        await onLoop { [driver] in driver.object.stop() }
+        await loop.shutDown()
+    }
+
+    /// Runs `body` on the server's loop and returns what it gives.
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            loop.execute { _ in continuation.resume(returning: body()) }
+        }
+    }
+}
+
+/// What only the HTTP loop's thread touches: the libmicrohttpd daemon, its timer, and the requests waiting
+/// for their answers.
+final class MHDDriver {
+    let limits: HTTPLimits
+    let logger: Logger
+    let respond: @Sendable (HTTPRequest) -> HTTPReply
+    var daemon: OpaquePointer?
+    var stopWatching: (@Sendable () -> Void)?
+    var timer: UInt64?
+    /// Itself, as the loop-bound box the C callbacks and the tasks reach it through.
+    weak var bound: LoopBound<MHDDriver>?
+    /// Requests whose connection is suspended until their answer is ready.
+    var waiting: [ObjectIdentifier: Exchange] = [:]
+
+    init(limits: HTTPLimits, logger: Logger, respond: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+        self.limits = limits
+        self.logger = logger
+        self.respond = respond
+    }
+
+    /// One request: its body as it arrives, and its answer once ready.
+    final class Exchange {
+        let connection: OpaquePointer
+        var body: [UInt8] = []
+        var isAnswering = false
+        var response: HTTPResponse?
+
+        init(connection: OpaquePointer) { self.connection = connection }
+    }
+
+    /// Starts libmicrohttpd on `listenFD`; returns what went wrong, if anything did.
+    func start(listenFD: Int32, driver: LoopBound<MHDDriver>) -> String? {
+        bound = driver
+        let context = Unmanaged.passUnretained(driver).toOpaque()
+        var options = [
+            lumen_mhd_option(MHD_OPTION.LISTEN_SOCKET, Int(listenFD)),
+            lumen_mhd_option(MHD_OPTION.CONNECTION_LIMIT, limits.connections),
+            lumen_mhd_option(MHD_OPTION.PER_IP_CONNECTION_LIMIT, limits.connectionsPerAddress),
+            lumen_mhd_option(MHD_OPTION.CONNECTION_TIMEOUT, limits.idleSeconds),
+            lumen_mhd_option(MHD_OPTION.CONNECTION_MEMORY_LIMIT, limits.connectionMemory),
+            lumen_mhd_completed_option(completedCallback, context),
+            lumen_mhd_option(MHD_OPTION.END, 0),
+        ]
+        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        daemon = lumen_mhd_start(UInt32(flags), accessCallback, context, &options)
+        guard let daemon else { return "libmicrohttpd could not start on the listening socket" }
+        let epfd = lumen_mhd_epoll_fd(daemon)
+        guard epfd >= 0 else { return "libmicrohttpd gave no epoll descriptor" }
+        stopWatching = driver.loop.watchReadable(epfd) { driver.object.run() }
+        run()
+        return nil
+    }
+
+    /// Lets libmicrohttpd do what is ready, then wakes it again when its next timeout falls due.
+    func run() {
+        guard let daemon, let bound else { return }
+        _ = MHD_run(daemon)
+        if let timer { _ = bound.loop.cancelTimer(timer) }
+        timer = nil
+        var milliseconds: UInt64 = 0
+        if MHD_get_timeout(daemon, &milliseconds) == MHD_Result.YES {
+            let due = ContinuousClock.now + .milliseconds(Int64(min(milliseconds, 60_000)))
+            timer = bound.loop.schedule(at: due) { bound.object.run() }
+        }
+    }
+
+    /// Stops accepting, and answers what still waits with 503.
+    func beginStop() {
+        guard let daemon else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        for exchange in waiting.values {
+            exchange.response = .text("lumend is shutting down; retry once it is back\n", status: 503)
+            MHD_resume_connection(exchange.connection)
+        }
+        waiting.removeAll()
+        run()
+    }
+
+    /// The connections still open, after letting libmicrohttpd send what it can.
+    func connectionCount() -> Int {
+        guard let daemon else { return 0 }
+        run()
+        return Int(lumen_mhd_connection_count(daemon))
+    }
+
+    /// Stops the daemon, closing what is still open.
+    func stop() {
+        stopWatching?()
+        stopWatching = nil
+        if let timer, let bound { _ = bound.loop.cancelTimer(timer) }
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+    }
+
+    /// One call of libmicrohttpd's access handler: the headers (first call), a piece of the body, or the end of
+    /// the request.
+    func handle(
+        _ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>, exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let slot = exchangeSlot.pointee else {
+            // The headers: a body that says it is too big is refused before it is read.
+            if let length = header(connection, "content-length").flatMap(Int.init), length > limits.bodyBytes {
+                return queue(.text("request body over \(limits.bodyBytes) bytes\n", status: 413), on: connection)
+            }
+            exchangeSlot.pointee = Unmanaged.passRetained(Exchange(connection: connection)).toOpaque()
+            return MHD_Result.YES
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            guard exchange.body.count + uploadSize.pointee <= limits.bodyBytes, let upload else { return MHD_Result.NO }
+            upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        if let response = exchange.response { return queue(response, on: connection) }
+        guard !exchange.isAnswering else { return MHD_Result.YES }
+        exchange.isAnswering = true
+        var headers: [String: String] = [:]
+        for name in Self.headersRead { if let value = header(connection, name) { headers[name] = value } }
+        let request = HTTPRequest(method: method, path: url, headers: headers, body: exchange.body)
+        switch respond(request) {
+        case .now(let response):
+            return queue(response, on: connection)
+        case .later(let work):
+            guard let bound else { return MHD_Result.NO }
+            MHD_suspend_connection(connection)
+            let key = ObjectIdentifier(exchange)
+            waiting[key] = exchange
+            Task(executorPreference: bound.loop) {
+                let response = await work()
+                bound.loop.execute { context in
+                    // After the loop stopped, the connection was answered and closed already.
+                    guard context != nil else { return }
+                    bound.object.finish(key, with: response)
+                }
+            }
+            return MHD_Result.YES
+        }
+    }
+
+    /// Hands a waiting request its answer and wakes its connection.
+    private func finish(_ key: ObjectIdentifier, with response: HTTPResponse) {
+        guard let exchange = waiting.removeValue(forKey: key) else { return }
+        exchange.response = response
+        MHD_resume_connection(exchange.connection)
+        run()
+    }
+
+    /// The headers a front may read.
+    static let headersRead = [
+        "origin", "host", "content-type", "lumen-session", "last-event-id", "authorization", "accept",
+    ]
+
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let made = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let made else { return MHD_Result.NO }
+        for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
+        let result = MHD_queue_response(connection, UInt32(response.status), made)
+        MHD_destroy_response(made)
+        return result
+    }
+
+    /// Forgets a request libmicrohttpd is done with.
+    func complete(_ exchangeSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let slot = exchangeSlot?.pointee else { return }
+        let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeRetainedValue()
+        waiting[ObjectIdentifier(exchange)] = nil
+        exchangeSlot?.pointee = nil
+    }
+}
+
+/// libmicrohttpd's access handler: hands each call to the driver its context names.
+private let accessCallback: MHD_AccessHandlerCallback = {
+    context, connection, url, method, _, upload, uploadSize, exchangeSlot in
+    guard let context, let connection, let url, let method, let uploadSize, let exchangeSlot else {
+        return MHD_Result.NO
+    }
+    let driver = Unmanaged<LoopBound<MHDDriver>>.fromOpaque(context).takeUnretainedValue()
+    return driver.object.handle(
+        connection, url: String(cString: url), method: String(cString: method), upload: upload,
+        uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+}
+
+/// libmicrohttpd's notice that a request is done (answered, or its connection gone).
+private let completedCallback: MHD_RequestCompletedCallback = { context, _, exchangeSlot, _ in
+    guard let context else { return }
+    let driver = Unmanaged<LoopBound<MHDDriver>>.fromOpaque(context).takeUnretainedValue()
+    driver.object.complete(exchangeSlot)
+}

@@ -1,0 +1,116 @@
+import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An address and port to listen on for TCP, as `--http 127.0.0.1:8080` or `--http [::1]:8080` gives it.
+public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The numeric IPv4 or IPv6 address.
+    public var host: String
+    /// The port; 0 lets the kernel choose.
+    public var port: UInt16
+
+    /// Reads `HOST:PORT` (an IPv6 host in brackets); `nil` when it is not one.
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    /// An address.
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether it is a loopback address, which only this machine reaches.
+    public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") || host == "localhost" }
+}
+
+/// Opens listening TCP sockets.
+public enum TCPListener {
+    /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
+    /// chose (``boundPort(_:)``).
+    /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
+    public static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
+        var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
+        let isV6: Bool
+        if inet_pton(AF_INET, address.host, &v4.sin_addr) == 1 {
+            isV6 = false
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = address.port.bigEndian
+        } else if inet_pton(AF_INET6, address.host, &v6.sin6_addr) == 1 {
+            isV6 = true
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = address.port.bigEndian
+        } else {
+            throw SocketError(
+                "listen", errno: EINVAL, detail: "'\(address.host)' is not a numeric IPv4 or IPv6 address")
+        }
+        let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket", errno: errno) }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound =
+            isV6
+            ? withUnsafePointer(to: &v6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+            : withUnsafePointer(to: &v4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
+            let error = SocketError("bind \(address)", errno: errno)
+            close(fd)
+            throw error
+        }
+        UnixSocket.setNonBlocking(fd)
+        return fd
+    }
+
+    /// Whether `fd` is a TCP socket (IPv4 or IPv6), as opposed to a Unix one.
+    public static func isTCP(_ fd: Int32) -> Bool {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return found == 0 && [AF_INET, AF_INET6].contains(Int32(storage.ss_family))
+    }
+
+    /// The port a listening socket is bound to.
+    public static func boundPort(_ fd: Int32) -> UInt16? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard found == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { pointer in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
+            default: return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenHue
+
+/// The Hue bridge's answers, request by request, over a home on the virtual clock (no HTTP: `make interop`
+/// drives it through real clients).
+@Suite("Hue bridge")
+struct HueBridgeTests {
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.lamp", "name": "Lamp", "kind": "color", "manufacturer": "Signify", "product": "Hue A19",
+             "state": {"isOn": false, "brightness": 40}},
+            {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"},
+            {"id": "den.plug", "name": "Plug", "kind": "onoff", "state": {"isOn": false}}
+          ], "undiscovered": [{"delayMs": 5000, "light": {"id": "den.new", "name": "New", "kind": "dimmable"}}]},
+          {"id": "hall", "name": "Hall", "lights": [
+            {"id": "hall.spot", "name": "Spot", "kind": "ambiance", "family": "generic"}]}
+        ]}
+        """
+
+    let home: Home
+    let bridge: HueBridge
+
+    init() throws {
+        home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        bridge = HueBridge(scopeContext: ScopeContext(home: home))
+    }
+
+    /// The bridge's answer, advancing the clock until it comes, and its body as JSON.
+    func answer(_ method: String, _ path: String, _ body: String = "") async throws -> (status: Int, json: JSONValue) {
+        let request = HTTPRequest(method: method, path: path, body: Array(body.utf8))
+        guard case .later(let work) = try #require(bridge.respond(to: request)) else {
+            Issue.record("answered at once")
+            return (0, .null)
+        }
+        let response = try await drive(work, stepMs: 100)
+        return (response.status, try JSONParser.parse(response.body))
+    }
+
+    /// Runs `work`, moving the virtual clock `stepMs` at a time until it is done, as a command waits for the
+    /// clock on a virtual-clock lumend.
+    func drive(_ work: @escaping @Sendable () async -> HTTPResponse, stepMs: Double) async throws -> HTTPResponse {
+        let answered = Mutex<HTTPResponse?>(nil)
+        Task {
+            let response = await work(); answered.withLock { $0 = response }
+        }
+        for _ in 0..<100_000 {
+            if let response = answered.withLock({ $0 }) { return response }
+            try await home.advance(byMilliseconds: stepMs)
+            await Task.yield()
+        }
+        Issue.record("no answer")
+        return HTTPResponse(status: 0)
+    }
+
+    func pair() async throws -> String {
+        await home.pressLinkButton()
+        let (_, json) = try await answer("POST", "/api", #"{"devicetype": "tests#swift"}"#)
+        return try #require(json.arrayValue?.first?["success"]?["username"]?.stringValue)
+    }
+
+    @Test func pairingNeedsTheLinkButtonForThirtySeconds() async throws {
+        #expect(
+            try await answer("POST", "/api", #"{"devicetype": "x#y"}"#).json.arrayValue?.first?["error"]?["type"] == 101
+        )
+        await home.pressLinkButton()
+        try await home.advance(byMilliseconds: 29_000)
+        let user = try await pair()
+        #expect(user.count == 40)
+        try await home.advance(byMilliseconds: 31_000)
+        #expect(
+            try await answer("POST", "/api", #"{"devicetype": "x#y"}"#).json.arrayValue?.first?["error"]?["type"] == 101
+        )
+        // Kept in the state, and known to the bridge.
+        #expect(await home.snapshot().hue.users.map(\.username).contains(user))
+        #expect(try await answer("POST", "/api", #"{"devicetype": 3}"#).json.arrayValue?.first?["error"]?["type"] == 7)
+        #expect(try await answer("POST", "/api", "not json").json.arrayValue?.first?["error"]?["type"] == 2)
+    }
+
+    @Test func anUnknownUserIsUnauthorizedButMayReadTheShortConfig() async throws {
+        #expect(try await answer("GET", "/api/nobody/lights").json.arrayValue?.first?["error"]?["type"] == 1)
+        let config = try await answer("GET", "/api/nobody/config").json
+        #expect(config["name"] == "Flat" && config["bridgeid"]?.stringValue?.hasPrefix("001788FFFE") == true)
+        #expect(try await answer("GET", "/api/config").json == config)
+        #expect(bridge.respond(to: HTTPRequest(method: "GET", path: "/other")) == nil)
+    }
+
+    @Test func theLightsBehindTheBridgeAreListedByStableNumbers() async throws {
+        let user = try await pair()
+        let lights = try await answer("GET", "/api/\(user)/lights/").json
+        // The LIFX bulb is on the LAN: its number is kept but it is not listed.
+        #expect(lights.objectValue?.keys.sorted() == ["1", "3", "4"])
+        #expect(lights["1"]?["type"] == "Extended color light")
+        #expect(lights["1"]?["state"]?["bri"] == 101 && lights["1"]?["state"]?["on"] == false)
+        #expect(lights["3"]?["type"] == "On/Off plug-in unit" && lights["3"]?["state"]?["bri"] == nil)
+        let groups = try await answer("GET", "/api/\(user)/groups").json
+        #expect(groups["1"]?["name"] == "Den" && groups["1"]?["lights"] == ["1", "3"])
+        #expect(try await answer("GET", "/api/\(user)/groups/0").json["lights"] == ["1", "3", "4"])
+        // A light added later gets the next number; one removed keeps its number unused.
+        try await home.removeLight("den.plug")
+        try await home.addLight(
+            LightFixture(
+                id: "den.strip", name: "Strip", model: DeviceModel(kind: .dimmable, manufacturer: "Acme", product: "S")),
+            to: "den")
+        let after = try await answer("GET", "/api/\(user)/lights").json
+        #expect(after.objectValue?.keys.sorted() == ["1", "4", "5"])
+    }
+
+    @Test func aStateCommandIsOneCommandAnsweredWithTheSuccessList() async throws {
+        let user = try await pair()
+        let (status, json) = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"on": true, "bri": 254, "xy": [0.3, 0.4], "transitiontime": 0}"#)
+        #expect(status == 200)
+        #expect(
+            json == [
+                ["success": ["/lights/1/state/on": true]], ["success": ["/lights/1/state/bri": 254]],
+                ["success": ["/lights/1/state/xy": [0.3, 0.4]]], ["success": ["/lights/1/state/transitiontime": 0]],
+            ])
+        let state = try await home.light("den.lamp").state
+        #expect(state.isOn && state.brightness == 100 && state.color == CIEColor(x: 0.3, y: 0.4))
+        #expect(await home.commandRecords(light: "den.lamp").count == 1)
+    }
+
+    @Test func badParametersAndRefusalsAreHueErrors() async throws {
+        let user = try await pair()
+        func type(_ path: String, _ body: String) async throws -> JSONValue? {
+            try await answer("PUT", "/api/\(user)\(path)", body).json.arrayValue?.first?["error"]?["type"]
+        }
+        #expect(try await type("/lights/3/state", #"{"bri": 100}"#) == 6)
+        #expect(try await type("/lights/1/state", #"{"bri": 300}"#) == 7)
+        #expect(try await type("/lights/1/state", #"{"on": "yes"}"#) == 7)
+        #expect(try await type("/lights/1/state", #"{"colour": 1}"#) == 6)
+        #expect(try await type("/lights/9/state", #"{"on": true}"#) == 3)
+        #expect(try await type("/lights/1/state", "") == 5)
+        #expect(try await type("/lights/1/state", "[1]") == 5)
+        // A Hue light that is off takes no brightness alone.
+        let off = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"bri": 10}"#).json.arrayValue?.first?[
+            "error"]
+        #expect(off?["type"] == 201 && off?["address"] == "/lights/1/state/bri")
+        #expect(try await answer("DELETE", "/api/\(user)/lights").json.arrayValue?.first?["error"]?["type"] == 4)
+        #expect(try await answer("GET", "/api/\(user)/sensors").json == [:])
+    }
+
+    @Test func aFloodIsAnsweredTooManyRequests() async throws {
+        let user = try await pair()
+        var statuses: [Int] = []
+        for level in 1...12 {
+            statuses.append(
+                try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": true, "bri": \#(level)}"#).status)
+            // Each answer above advanced the clock a second: a bridge's budget refills. Flood it instead.
+        }
+        #expect(statuses.allSatisfy { $0 == 200 })
+        let request = HTTPRequest(
+            method: "PUT", path: "/api/\(user)/lights/1/state", body: Array(#"{"on": true}"#.utf8))
+        var codes: [Int] = []
+        // On a clock that does not move, the bridge's budget does not refill.
+        for _ in 0..<12 {
+            guard case .later(let work) = bridge.respond(to: request) else { continue }
+            codes.append(try await drive(work, stepMs: 0).status)
+        }
+        #expect(codes.contains(429))
+    }
+
+    @Test func aGroupActionAndASearchAndARename() async throws {
+        let user = try await pair()
+        let action = try await answer("PUT", "/api/\(user)/groups/1/action", #"{"on": true}"#)
+        #expect(action.json == [["success": ["/groups/1/action/on": true]]])
+        #expect(try await home.light("den.lamp").state.isOn)
+        #expect(try await home.light("den.plug").state.isOn)
+        // The LIFX bulb is on the LAN, not in the bridge's group.
+        #expect(await home.commandRecords(light: "den.bulb").isEmpty)
+        #expect(try await answer("POST", "/api/\(user)/lights").json.arrayValue?.first?["success"] != nil)
+        #expect(try await answer("GET", "/api/\(user)/lights/new").json["lastscan"] == "active")
+        try await home.advance(byMilliseconds: 60_000)
+        let found = try await answer("GET", "/api/\(user)/lights/new").json
+        #expect(found["5"]?["name"] == "New" && found["lastscan"]?.stringValue?.count == 19)
+        let renamed = try await answer("PUT", "/api/\(user)/lights/1", #"{"name": "Big"}"#).json
+        #expect(renamed == [["success": ["/lights/1/name": "Big"]]])
+        #expect(try await home.light("den.lamp").name == "Big")
+    }
+
+    @Test func valuesMapBothWays() {
+        #expect(HueValues.brightness(bri: 1) == 1 && HueValues.brightness(bri: 254) == 100)
+        for bri in 1...254 { #expect(HueValues.bri(brightness: HueValues.brightness(bri: bri)) == bri) }
+        #expect(HueValues.mireds(ct: 100) == 153 && HueValues.mireds(ct: 600) == 500)
+        #expect(HueValues.timestamp(secondsSinceEpoch: 0) == "1970-01-01T00:00:00")
+        #expect(HueValues.timestamp(secondsSinceEpoch: 1_796_000_000) == "2026-11-30T00:53:20")
+        #expect(HueValues.uniqueID(of: "den.lamp").hasPrefix("00:17:88:01:"))
+        let red = HueValues.color(hue: 0, sat: 254)
+        #expect(red.x > 0.6 && red.y < 0.35)
+    }
+
+    @Test func theBridgesMemoryIsSavedAndReadBack() async throws {
+        let user = try await pair()
+        let snapshot = await home.snapshot()
+        let read = try Fixture(json: Array(snapshot.jsonValue.serialized().utf8))
+        #expect(read.hue == snapshot.hue)
+        let journaled = try Fixture(json: Array(Self.home.utf8)).applying([.hue(snapshot.hue)])
+        #expect(journaled.hue.users.map(\.username) == [user])
+        let again = Home(fixture: read, clock: .virtual)
+        #expect(await again.hueLights().map(\.number) == [1, 3, 4])
+        #expect(await again.hueUser(user) != nil)
+    }
+}

@@ -1,0 +1,104 @@
+import LumenProtocol
+import LumenService
+import Testing
+
+@testable import LumenServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The HTTP listener over a real TCP socket: answers given at once and later (the connection suspended
+/// meanwhile), a body too big, and a stop that answers what still waits.
+@Suite("HTTP listener", .serialized, .timeLimit(.minutes(1)))
+struct HTTPServerTests {
+    /// A server on a free loopback port whose requests `respond` answers; returns it, its port and its task.
+    func start(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply) throws -> (
+        HTTPServer, UInt16, Task<Void, any Error>
+    ) {
+        let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
+        let port = try #require(TCPListener.boundPort(fd))
+        let server = HTTPServer(listenFD: fd, logger: Logger(level: .error, handler: MemoryLogHandler())) {
+            respond($0)
+        }
+        return (server, port, Task { try await server.run() })
+    }
+
+    /// Sends `request` whole on a new connection and reads until the server closes it.
+    func exchange(_ port: UInt16, _ request: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        // Bounded, so a server that never answers fails the test rather than holding a thread of the pool.
+        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    @Test func answersNowAndLaterAndRefusesWhatIsTooBig() async throws {
+        let (_, port, task) = try start { request in
+            switch request.path {
+            case "/now": .now(.text("now \(request.method)\n", status: 200))
+            case "/later":
+                .later {
+                    try? await Task.sleep(for: .milliseconds(20))
+                    return .json(.object(["body": .string(String(decoding: request.body, as: UTF8.self))]))
+                }
+            default: .now(.text("no\n", status: 404))
+            }
+        }
+        defer { task.cancel() }
+        let now = try exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(now.hasPrefix("HTTP/1.1 200") && now.hasSuffix("now GET\n"))
+        let later = try exchange(
+            port, "PUT /later HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+        #expect(
+            later.hasPrefix("HTTP/1.1 200") && later.contains("application/json")
+                && later.hasSuffix(#"{"body":"hello"}"#))
+        #expect(
+            try exchange(port, "GET /else HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        let big = try exchange(
+            port, "PUT /later HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n")
+        #expect(big.hasPrefix("HTTP/1.1 413"))
+        // Not HTTP at all (a TLS hello, as aiohue tries first): refused, and the server goes on.
+        _ = try exchange(port, "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\r\n\r\n")
+        #expect(
+            try exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func aStopAnswersWhatStillWaits() async throws {
+        let (arrived, arrival) = AsyncStream.makeStream(of: Void.self)
+        let (_, port, task) = try start { _ in
+            arrival.yield()
+            return .later {
+                try? await Task.sleep(for: .seconds(30))
+                return .text("late\n", status: 200)
+            }
+        }
+        async let answer = Task.detached {
+            try self.exchange(port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }.value
+        // Stopped once the request is waiting for its answer.
+        for await _ in arrived { break }
+        task.cancel()
+        #expect(try await answer.hasPrefix("HTTP/1.1 503"))
+    }
+}

@@ -1,0 +1,64 @@
+"""phue (a long-standing synchronous Hue library) against lumend's Hue bridge."""
+
+import os
+
+import pytest
+from phue import Bridge, PhueRegistrationException
+
+from conftest import HTTP_ARGS, bridge_address, drive, light_scope
+
+
+def paired(lumend, tmp_path) -> Bridge:
+    lumend.call("pressLinkButton", in_scope=lumend.simulation())
+    return Bridge(bridge_address(lumend), config_file_path=os.path.join(tmp_path, "phue.conf"))
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_registration_needs_the_link_button(lumend, tmp_path):
+    with pytest.raises(PhueRegistrationException):
+        Bridge(bridge_address(lumend), config_file_path=os.path.join(tmp_path, "phue.conf"))
+    bridge = paired(lumend, tmp_path)
+    assert len(bridge.username) == 40
+    assert bridge.name == "Demo Home"
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_lights_groups_switching_and_dimming(lumend, tmp_path, hue_numbers):
+    bridge = paired(lumend, tmp_path)
+    names = {light.name for light in bridge.lights}
+    assert {"Ceiling", "Floor Lamp", "Reading Light"} <= names and "TV Lightstrip" not in names
+    assert bridge.get_group(1)["name"] == "Living Room"
+    number = int(hue_numbers["living-room.floor-lamp"])
+    drive(lumend, lambda: bridge.set_light(number, {"on": True, "bri": 254, "ct": 250}))
+    lamp = light_scope(lumend, "living-room.floor-lamp")
+    assert lumend.get("brightness", in_scope=lamp) == 100
+    assert lumend.get("colorTemperature", in_scope=lamp) == 250
+    # A change over the socket is what phue reads next.
+    lumend.set("isOn", False, in_scope=lamp, wait=False)
+    lumend.settle()
+    assert bridge.get_light(number, "on") is False
+    # A room's group action reaches its lights behind the bridge.
+    drive(lumend, lambda: bridge.set_group(1, "on", True))
+    lumend.settle()
+    assert lumend.get("isOn", in_scope=lamp) is True
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_errors_come_as_the_hue_api_gives_them(lumend, tmp_path, hue_numbers):
+    bridge = paired(lumend, tmp_path)
+    missing = bridge.request("GET", f"/api/{bridge.username}/lights/999")
+    assert missing[0]["error"]["type"] == 3
+    plug = int(hue_numbers.get("kitchen.kettle-plug", 0)) or next(
+        light.light_id for light in bridge.lights if light.type == "On/Off plug-in unit"
+    )
+    no_bri = bridge.request("PUT", f"/api/{bridge.username}/lights/{plug}/state", {"bri": 100})
+    assert no_bri[0]["error"]["type"] == 6
+    bad = bridge.request("PUT", f"/api/{bridge.username}/lights/{plug}/state", {"on": "yes"})
+    assert bad[0]["error"]["type"] == 7
+    # A Hue bulb that is off refuses brightness alone (error 201), as on a bridge.
+    number = int(hue_numbers["living-room.ceiling"])
+    drive(lumend, lambda: bridge.set_light(number, "on", False))
+    off = drive(lumend, lambda: bridge.request("PUT", f"/api/{bridge.username}/lights/{number}/state", {"bri": 10}))
+    assert off[0]["error"]["type"] == 201
+    rename = drive(lumend, lambda: bridge.request("PUT", f"/api/{bridge.username}/lights/{number}", {"name": "Big"}))
+    assert rename[0]["success"] == {f"/lights/{number}/name": "Big"}
