@@ -75,8 +75,9 @@ extension StateStore {
 
     /// Waits for work and does one commit. Returns `false` once the store is stopped.
     func step() -> Bool {
-        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings).
-        if shared.withLock({ $0.snapshotRequested }) {
+        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings), unless
+        // the store is stopping, whose last commit waits for it only so long.
+        if shared.withLock({ $0.snapshotRequested && !$0.stopping }) {
             _ = doorbell.wait(timeout: .now() + .seconds(1))
             return true
         }
@@ -89,9 +90,7 @@ extension StateStore {
         switch next {
         case .wait(let duration):
             // At most a second, so a stop or a retry due is never missed for long.
-            let nap = min(max(duration, .nanoseconds(1)), .seconds(1)).components
-            _ = doorbell.wait(
-                timeout: .now() + .nanoseconds(Int(nap.seconds * 1_000_000_000 + nap.attoseconds / 1_000_000_000)))
+            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(max(duration, .nanoseconds(1)), .seconds(1))))
             shared.withLock { $0.writer = .working }
             return true
         case .commit:
@@ -158,10 +157,18 @@ extension StateStore {
             state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
         }
         // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
-        let fixture = wanted ? waitForSnapshot() : nil
+        let fixture = wanted ? waitForSnapshot(until: .now + finalSnapshotTimeout) : nil
+        let late = FileSystemError("snapshot", statePath, errno: ETIMEDOUT)
         committer.withLock { state in
             let (records, mark) = shared.withLock { Self.take(&$0) }
-            if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
+            if wanted, fixture == nil {
+                // The home did not give its snapshot in time: what is pending goes to the journal without one.
+                shared.withLock { $0.finalSnapshotError = late }
+                if !records.isEmpty {
+                    let result = state.journal == nil ? .failed(late) : append(records, &state)
+                    finish(result, mark: mark, records: records, snapshot: false, &state)
+                }
+            } else if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
                 shared.withLock { $0.snapshotsStarted += 1 }
                 // Anything still pending goes to the journal first: if the last snapshot then fails, every
                 // change is still on disk.
@@ -203,8 +210,8 @@ extension StateStore {
     }
 
     /// The home's snapshot, for the last commit at stop: asked for, then waited for on the writer's own
-    /// doorbell (the writer has nothing else to do by then).
-    func waitForSnapshot() -> Fixture {
+    /// doorbell (the writer has nothing else to do by then) until `deadline`; `nil` if it has not come by then.
+    func waitForSnapshot(until deadline: ContinuousClock.Instant) -> Fixture? {
         let ask = shared.withLock { shared -> Bool in
             guard shared.preparedSnapshot == nil, !shared.snapshotRequested else { return false }
             shared.snapshotRequested = true
@@ -218,7 +225,9 @@ extension StateStore {
                 return fixture
             }
             if let fixture { return fixture }
-            _ = doorbell.wait(timeout: .now() + .seconds(1))
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return nil }
+            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(left, .seconds(1))))
         }
     }
 
@@ -298,6 +307,12 @@ extension StateStore {
         if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
         if let failedSnapshot { for waiter in snapshotFailed { waiter.resume(returning: .failure(failedSnapshot)) } }
         for waiter in succeeded { waiter.resume(returning: .success(())) }
+    }
+
+    /// `duration` as Dispatch counts time, for the doorbell's timeouts.
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// The wait before the retry after next: doubling, up to a second, so that the disk's recovery (space freed,
