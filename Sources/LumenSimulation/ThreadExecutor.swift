@@ -28,8 +28,8 @@ public final class ThreadExecutor: SerialExecutor {
     /// The thread that runs the jobs (`pthread_self()` as a number, once it has started).
     private let runner = Atomic<UInt>(0)
 
-    /// An executor whose thread starts now, named `name`.
-    public init(name: String) {
+    /// An executor whose thread starts now, named `name`: only ``shared`` is made.
+    private init(name: String) {
         DetachedThread.start(name: name) { [self] in run() }
     }
 
