@@ -22,10 +22,11 @@ private let currentLoopKey: pthread_key_t = {
 /// loop does.
 ///
 /// Work comes in one queue, in order: blocks, and jobs of the tasks that prefer the loop (its sessions'
-/// tasks) or of an actor it is the executor of (the `Home`, on lumend's main loop). Each turn runs the work
-/// queued so far, then asks `epoll` which sockets are ready (without waiting when more work is queued) and
-/// calls their handlers, so a connection that floods it with requests gets one read per turn and every other
-/// connection its turn between.
+/// tasks) or of an actor it is the executor of (the `Home`, on lumend's main loop). Each turn runs the queue in
+/// rounds — what is queued, then what that work queued in turn (a task back from the `Home`, its reply) — until
+/// the queue is empty or for at most ``roundsPerPoll`` rounds, then runs the timers due and asks `epoll` which
+/// sockets are ready (without waiting when work is still queued) and calls their handlers, so a connection
+/// that floods it with requests gets one read per turn and every other connection its turn between.
 ///
 /// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
 /// no other thread.
