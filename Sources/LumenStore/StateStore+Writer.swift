@@ -1,6 +1,6 @@
-import CLinux
 import Dispatch
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,32 +10,17 @@ import Synchronization
 extension StateStore {
     /// The writer thread: takes what was noted, commits it, tells the waiters.
     enum Writer {
-        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. It holds the store only
-        /// while working, and ends when the store is closed or released.
+        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. The thread holds the
+        /// store through each step (a nap of up to a second too) and only weakly between steps, so it ends once
+        /// the store is closed, or at the end of the step during which the store was released.
         static func start(for store: StateStore) {
             let delay = store.retryDelay
             store.committer.withLock { $0.backoff = delay }
             // A thread of its own rather than one of Dispatch's: it blocks on the disk for as long as the store
             // lives, and shows under its name.
-            let body = Body { [weak store] in
-                lumen_name_current_thread("lumend.store")
+            DetachedThread.start(name: "lumend.store") { [weak store] in
                 while let store, store.step() {}
             }
-            var thread = pthread_t()
-            let created = pthread_create(
-                &thread, nil,
-                { context in
-                    Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-                    return nil
-                }, Unmanaged.passRetained(body).toOpaque())
-            precondition(created == 0, "pthread_create: \(String(cString: strerror(created)))")
-            pthread_detach(thread)
-        }
-
-        /// What the writer's thread runs, handed to it through `pthread_create`'s context pointer.
-        private final class Body: Sendable {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
         }
     }
 
@@ -73,7 +58,9 @@ extension StateStore {
         case journalOnly(FileSystemError)
     }
 
-    /// Waits for work and does one commit. Returns `false` once the store is stopped.
+    /// One step of the writer: a nap until it is rung (at most a second) when nothing is due yet or a snapshot
+    /// it asked for has not come, or one commit; once the store is stopping, the last commit, after which it
+    /// returns `false`.
     func step() -> Bool {
         // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings), unless
         // the store is stopping, whose last commit waits for it only so long.
