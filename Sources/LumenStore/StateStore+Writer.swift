@@ -56,6 +56,24 @@ extension StateStore {
         /// The snapshot failed, but the changes were appended to the journal instead: they are safe, and the
         /// snapshot is tried again later.
         case journalOnly(FileSystemError)
+
+        /// Whether the changes reached the disk.
+        var isSaved: Bool {
+            if case .failed = self { false } else { true }
+        }
+
+        /// What went wrong with the commit itself: the writer retries after it.
+        var commitError: FileSystemError? {
+            switch self {
+            case .failed(let error), .savedButNoJournal(let error): error
+            case .written, .journalOnly: nil
+            }
+        }
+
+        /// Why the snapshot failed, when the changes went to the journal instead.
+        var snapshotFailure: FileSystemError? {
+            if case .journalOnly(let error) = self { error } else { nil }
+        }
     }
 
     /// One step of the writer: a nap until it is rung (at most a second) when nothing is due yet or a snapshot
@@ -222,78 +240,95 @@ extension StateStore {
     func finish(
         _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool, _ state: inout WriterState
     ) {
-        var error: FileSystemError?
-        var failedSnapshot: FileSystemError?
-        var saved = true
-        switch result {
-        case .written: break
-        case .failed(let failure):
-            error = failure
-            saved = false
-        case .savedButNoJournal(let failure): error = failure
-        case .journalOnly(let failure):
-            // The changes are safe; only those who asked for a snapshot hear that it failed.
-            shared.withLock { $0.snapshotError = failure }
-            failedSnapshot = failure
-        }
-        if saved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
-        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
-        var ring = false
-        var snapshotFailed: [Continuation] = []
-        let (failed, succeeded, observer, report) = shared.withLock {
-            shared -> ([Continuation], [Continuation], HealthObserver?, Bool) in
-            let previousError = shared.lastError
-            let firstCommit = shared.commitCount == 0
-            var failed: [Continuation] = []
-            if saved {
-                shared.commitCount += 1
-                if snapshot, failedSnapshot == nil {
-                    shared.snapshotCount += 1
-                    shared.lastSnapshotSaved = shared.snapshotsStarted
-                    shared.snapshotError = nil
-                } else if failedSnapshot != nil {
-                    let started = shared.snapshotsStarted
-                    let hit = { (waiter: Waiter) in waiter.snapshot.map { $0 <= started } ?? false }
-                    snapshotFailed = shared.waiters.filter(hit).map(\.continuation)
-                    shared.waiters.removeAll(where: hit)
-                }
-            } else {
-                // The changes are not lost: put back those not noted again since, for the next attempt.
-                for record in records where shared.pendingIndex[record.entity] == nil {
-                    shared.pendingIndex[record.entity] = shared.pending.count
-                    shared.pending.append(.record(record))
-                }
-                if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
-                // Those waiting for these changes, and those waiting for this snapshot, hear it failed.
-                let started = shared.snapshotsStarted
-                let hit = { (waiter: Waiter) in
-                    waiter.mark <= mark || (snapshot && waiter.snapshot.map { $0 <= started } ?? false)
-                }
-                failed = shared.waiters.filter(hit).map(\.continuation)
-                shared.waiters.removeAll(where: hit)
-            }
-            if let error {
-                shared.lastError = error
-                shared.retryAt = .now + state.backoff
-                state.backoff = Self.nextRetryDelay(after: state.backoff)
-            } else {
-                shared.lastError = nil
-                shared.retryAt = nil
-                state.backoff = retryDelay
-            }
-            let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+        let error = result.commitError
+        if result.isSaved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
+        let (settled, ring, observer, report) = shared.withLock { shared in
             // Told when health changes, not of every retry that fails again.
-            let report = (error == nil) != (previousError == nil) || firstCommit
-            // A failed commit (a waiter's, on its own thread) leaves the retry to the writer, which may be asleep.
-            if error != nil { ring = shared.wakeWriter(for: .due) }
-            return (failed, succeeded, shared.healthObserver, report)
+            let report = (error == nil) != (shared.lastError == nil) || shared.commitCount == 0
+            let settled = settleWaiters(&shared, result, mark: mark, records: records, snapshot: snapshot)
+            let ring = scheduleRetry(&shared, after: error, &state)
+            return (settled, ring, shared.healthObserver, report)
         }
         // Health first, so whoever hears back from a write also finds the health it left behind.
         if ring { doorbell.signal() }
         if report { observer?(error) }
-        if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
-        if let failedSnapshot { for waiter in snapshotFailed { waiter.resume(returning: .failure(failedSnapshot)) } }
-        for waiter in succeeded { waiter.resume(returning: .success(())) }
+        settled.resume()
+    }
+
+    /// The waiters a commit settles, and what each hears.
+    struct SettledWaiters {
+        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
+        /// Those whose changes (or snapshot) the commit failed to save, and why.
+        var failed: [Continuation] = []
+        var failure: FileSystemError?
+        /// Those whose snapshot failed though their changes are safe in the journal, and why.
+        var snapshotFailed: [Continuation] = []
+        var snapshotFailure: FileSystemError?
+        /// Those whose changes (and snapshot) are on disk.
+        var succeeded: [Continuation] = []
+
+        func resume() {
+            if let failure { for waiter in failed { waiter.resume(returning: .failure(failure)) } }
+            if let snapshotFailure {
+                for waiter in snapshotFailed { waiter.resume(returning: .failure(snapshotFailure)) }
+            }
+            for waiter in succeeded { waiter.resume(returning: .success(())) }
+        }
+    }
+
+    /// Books a commit's outcome: counts it, puts back the changes of one that failed for the next attempt,
+    /// and takes out the waiters it settles, to be resumed once the lock is let go.
+    private func settleWaiters(
+        _ shared: inout Shared, _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool
+    ) -> SettledWaiters {
+        var settled = SettledWaiters(failure: result.commitError, snapshotFailure: result.snapshotFailure)
+        let started = shared.snapshotsStarted
+        let forThisSnapshot = { (waiter: Waiter) in waiter.snapshot.map { $0 <= started } ?? false }
+        if !result.isSaved {
+            // The changes are not lost: put back those not noted again since, for the next attempt.
+            for record in records where shared.pendingIndex[record.entity] == nil {
+                shared.pendingIndex[record.entity] = shared.pending.count
+                shared.pending.append(.record(record))
+            }
+            if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
+            // Those waiting for these changes, and those waiting for this snapshot, hear it failed.
+            let hit = { (waiter: Waiter) in waiter.mark <= mark || (snapshot && forThisSnapshot(waiter)) }
+            settled.failed = shared.waiters.filter(hit).map(\.continuation)
+            shared.waiters.removeAll(where: hit)
+        } else if let failure = result.snapshotFailure {
+            // The changes are safe; only those who asked for a snapshot hear that it failed.
+            shared.commitCount += 1
+            shared.snapshotError = failure
+            settled.snapshotFailed = shared.waiters.filter(forThisSnapshot).map(\.continuation)
+            shared.waiters.removeAll(where: forThisSnapshot)
+        } else {
+            shared.commitCount += 1
+            if snapshot {
+                shared.snapshotCount += 1
+                shared.lastSnapshotSaved = started
+                shared.snapshotError = nil
+            }
+        }
+        settled.succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+        return settled
+    }
+
+    /// After a commit that failed, the retry's time and the backoff after it; after one that did not, none.
+    /// Returns whether to ring the writer: a failed commit (a waiter's, on its own thread) leaves the retry to
+    /// the writer, which may be asleep.
+    private func scheduleRetry(_ shared: inout Shared, after error: FileSystemError?, _ state: inout WriterState)
+        -> Bool
+    {
+        guard let error else {
+            shared.lastError = nil
+            shared.retryAt = nil
+            state.backoff = retryDelay
+            return false
+        }
+        shared.lastError = error
+        shared.retryAt = .now + state.backoff
+        state.backoff = Self.nextRetryDelay(after: state.backoff)
+        return shared.wakeWriter(for: .due)
     }
 
     /// `duration` as Dispatch counts time, for the doorbell's timeouts.
