@@ -174,6 +174,9 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         }
     }
 
+    /// The timers waiting for their deadlines.
+    var timerCount: Int { inbox.withLock { $0.timers.count } }
+
     /// Calls `handler` on the loop's thread whenever `fd` is readable, until the returned closure is called.
     public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let key = Self.nextKey.add(1, ordering: .relaxed).newValue
