@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import LumenServer
@@ -26,6 +27,23 @@ struct EventLoopClockTests {
         }
         // A timer is dropped as it is cancelled, on the thread that cancels: none is left to wait for.
         #expect(loop.timerCount == 0)
+        await loop.shutDown()
+    }
+
+    /// Timers due at the same moment run in the order they were scheduled.
+    @Test func timersDueTogetherRunInTheOrderScheduled() async throws {
+        let loop = EventLoop(name: "test.clock")
+        let deadline = ContinuousClock.now
+        let (order, recorded) = AsyncStream.makeStream(of: Int.self)
+        // Held up until all are scheduled, so that they are due in one turn.
+        let gate = DispatchSemaphore(value: 0)
+        loop.execute { _ in gate.wait() }
+        for index in 0..<50 { loop.schedule(at: deadline) { recorded.yield(index) } }
+        loop.schedule(at: deadline) { recorded.finish() }
+        gate.signal()
+        var seen: [Int] = []
+        for await index in order { seen.append(index) }
+        #expect(seen == Array(0..<50))
         await loop.shutDown()
     }
 }

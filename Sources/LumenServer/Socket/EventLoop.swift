@@ -129,7 +129,11 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     }
 
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
-    public func stop() { _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
+    public func stop() { requestStop() }
+
+    /// Queues the loop's stop behind the work queued so far; `false` when it has stopped already.
+    @discardableResult
+    private func requestStop() -> Bool { add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
 
     /// Keys for registrations on any loop: unique for the process's life, so a descriptor number reused after
     /// a close can never reach another registration's handler.
@@ -218,7 +222,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
                 return false
             }
             if done { return continuation.resume() }
-            _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } })
+            requestStop()
         }
     }
 
@@ -234,13 +238,13 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         }
     }
 
-    /// The timers whose deadlines have passed, taken out; and how long `epoll` may wait for the next one
-    /// (milliseconds, rounded up; -1 for none).
+    /// The timers whose deadlines have passed, taken out, in the order they are to run: by deadline, and
+    /// those due at once in the order they were scheduled.
     private func dueTimers() -> [Timer] {
         let now = ContinuousClock.now
         return inbox.withLock { inbox in
             guard inbox.timers.contains(where: { $0.deadline <= now }) else { return [] }
-            let due = inbox.timers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            let due = inbox.timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
             inbox.timers.removeAll { $0.deadline <= now }
             return due
         }
