@@ -13,6 +13,7 @@
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 
 /// A descriptor that becomes readable when thread `tid` exits (Linux 6.9 and later), or -1 with errno set.
 static inline int lumen_thread_pidfd(pid_t tid) {
@@ -41,6 +42,13 @@ static inline int lumen_epoll_wait(int epfd, uint32_t *masks, uint64_t *keys, in
 
 /// Names the calling thread as `ps -L`, `top -H` and core dumps show it (the kernel keeps 15 bytes).
 static inline void lumen_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+// Declared by <sys/socket.h> only with _GNU_SOURCE, which the Glibc module is built without.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// Accepts a connection on `fd` whose descriptor is non-blocking and closed on exec from the start, with no
+/// moment between in which an exec elsewhere could inherit it; -1 with errno set as `accept` sets it.
+static inline int lumen_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
 static inline int lumen_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

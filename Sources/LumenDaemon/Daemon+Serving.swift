@@ -95,9 +95,13 @@ extension Daemon {
         if let error = store.lastError {
             logger.error("stopped, but the last changes could not be saved: \(error)")
         } else if let error = store.finalSnapshotError {
+            let why =
+                error.errno == ETIMEDOUT
+                ? "the home gave no last snapshot within \(store.finalSnapshotTimeout)"
+                : "the last snapshot could not be written: \(error)"
             logger.notice(
-                "stopped; every change is saved in the journal (the last snapshot could not be written: \(error); "
-                    + "the next start replays the journal)", [("journal", store.journalPath)])
+                "stopped; every change is saved in the journal (\(why); the next start replays the journal)",
+                [("journal", store.journalPath)])
         } else {
             logger.notice("stopped; state saved", [("state", store.statePath)])
         }

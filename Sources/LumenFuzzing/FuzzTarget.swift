@@ -63,7 +63,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))
             _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
-            session.close()
+            await session.close()
             await home.shutDown()
         }
     }

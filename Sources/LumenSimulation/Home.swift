@@ -87,7 +87,8 @@ public actor Home {
     /// In the order they were added.
     var observers: [Observer] = []
     /// Told only of changes to watched properties, and of removals; in the order they were added.
-    var watchers: [Observer] = []
+    var watchers: [Watcher] = []
+    var nextWatcherID: UInt64 = 1
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: (any StateRecordSink)?
     var isShutDown = false
@@ -96,6 +97,17 @@ public actor Home {
     let realStartMicros = Home.continuousMicros()
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
+
+    /// A watcher's registration (``addWatcher(_:)``), to remove it by.
+    public struct WatcherID: Hashable, Sendable {
+        let value: UInt64
+    }
+
+    /// A watcher, and the registration it was added under.
+    struct Watcher: Sendable {
+        let id: WatcherID
+        let notify: Observer
+    }
 
     struct PendingCommand: Sendable {
         let light: LightID
@@ -195,8 +207,18 @@ public actor Home {
     /// Calls `watcher` as ``addObserver(_:)`` calls an observer, but only with the changes of properties
     /// someone watches (``watch(_:)``) and with every removal: what a server needs for its subscriptions,
     /// without hearing of every change nobody subscribed to.
-    public func addWatcher(_ watcher: @escaping Observer) {
-        watchers.append(watcher)
+    /// - Returns: the watcher's registration, for ``removeWatcher(_:)``.
+    @discardableResult
+    public func addWatcher(_ watcher: @escaping Observer) -> WatcherID {
+        let id = WatcherID(value: nextWatcherID)
+        nextWatcherID += 1
+        watchers.append(Watcher(id: id, notify: watcher))
+        return id
+    }
+
+    /// Stops telling a watcher of changes (a session that closes, say); one removed already is ignored.
+    public func removeWatcher(_ id: WatcherID) {
+        watchers.removeAll { $0.id == id }
     }
 
     /// Marks `key` as watched: from now on its changes go to the watchers (``addWatcher(_:)``) too. Call it
@@ -276,7 +298,7 @@ public actor Home {
         guard !observers.isEmpty || (watched && !watchers.isEmpty) else { return }
         let event = ChangeEvent(.property(key, value), timeMicros: nowMicros)
         for observer in observers { observer(event) }
-        if watched { for watcher in watchers { watcher(event) } }
+        if watched { for watcher in watchers { watcher.notify(event) } }
     }
 
     /// Announces a change of a light's property, to those of `audience`.
@@ -301,7 +323,7 @@ public actor Home {
 
     private func deliver(_ event: ChangeEvent) {
         for observer in observers { observer(event) }
-        for watcher in watchers { watcher(event) }
+        for watcher in watchers { watcher.notify(event) }
     }
 
     // MARK: - Time

@@ -2,12 +2,6 @@ import Dispatch
 import LumenProtocol
 import Synchronization
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -28,8 +22,8 @@ public final class ThreadExecutor: SerialExecutor {
     /// The thread that runs the jobs (`pthread_self()` as a number, once it has started).
     private let runner = Atomic<UInt>(0)
 
-    /// An executor whose thread starts now, named `name`.
-    public init(name: String) {
+    /// An executor whose thread starts now, named `name`: only ``shared`` is made.
+    private init(name: String) {
         DetachedThread.start(name: name) { [self] in run() }
     }
 
@@ -43,7 +37,7 @@ public final class ThreadExecutor: SerialExecutor {
     }
 
     private func run() {
-        runner.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        runner.store(Self.currentThread, ordering: .releasing)
         while true {
             arrived.wait()
             while true {
@@ -58,7 +52,10 @@ public final class ThreadExecutor: SerialExecutor {
     }
 
     /// Whether the caller is on the executor's thread.
-    public var isCurrent: Bool { runner.load(ordering: .acquiring) == UInt(pthread_self()) }
+    public var isCurrent: Bool { runner.load(ordering: .acquiring) == Self.currentThread }
+
+    /// The calling thread (`pthread_self()`), as the number ``runner`` holds.
+    private static var currentThread: UInt { UInt(pthread_self()) }
 
     public func isIsolatingCurrentContext() -> Bool? { isCurrent }
 

@@ -1,6 +1,6 @@
-import CLinux
 import Dispatch
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,32 +10,17 @@ import Synchronization
 extension StateStore {
     /// The writer thread: takes what was noted, commits it, tells the waiters.
     enum Writer {
-        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. It holds the store only
-        /// while working, and ends when the store is closed or released.
+        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. The thread holds the
+        /// store through each step (a nap of up to a second too) and only weakly between steps, so it ends once
+        /// the store is closed, or at the end of the step during which the store was released.
         static func start(for store: StateStore) {
             let delay = store.retryDelay
             store.committer.withLock { $0.backoff = delay }
             // A thread of its own rather than one of Dispatch's: it blocks on the disk for as long as the store
             // lives, and shows under its name.
-            let body = Body { [weak store] in
-                lumen_name_current_thread("lumend.store")
+            DetachedThread.start(name: "lumend.store") { [weak store] in
                 while let store, store.step() {}
             }
-            var thread = pthread_t()
-            let created = pthread_create(
-                &thread, nil,
-                { context in
-                    Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-                    return nil
-                }, Unmanaged.passRetained(body).toOpaque())
-            precondition(created == 0, "pthread_create: \(String(cString: strerror(created)))")
-            pthread_detach(thread)
-        }
-
-        /// What the writer's thread runs, handed to it through `pthread_create`'s context pointer.
-        private final class Body: Sendable {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
         }
     }
 
@@ -71,12 +56,33 @@ extension StateStore {
         /// The snapshot failed, but the changes were appended to the journal instead: they are safe, and the
         /// snapshot is tried again later.
         case journalOnly(FileSystemError)
+
+        /// Whether the changes reached the disk.
+        var isSaved: Bool {
+            if case .failed = self { false } else { true }
+        }
+
+        /// What went wrong with the commit itself: the writer retries after it.
+        var commitError: FileSystemError? {
+            switch self {
+            case .failed(let error), .savedButNoJournal(let error): error
+            case .written, .journalOnly: nil
+            }
+        }
+
+        /// Why the snapshot failed, when the changes went to the journal instead.
+        var snapshotFailure: FileSystemError? {
+            if case .journalOnly(let error) = self { error } else { nil }
+        }
     }
 
-    /// Waits for work and does one commit. Returns `false` once the store is stopped.
+    /// One step of the writer: a nap until it is rung (at most a second) when nothing is due yet or a snapshot
+    /// it asked for has not come, or one commit; once the store is stopping, the last commit, after which it
+    /// returns `false`.
     func step() -> Bool {
-        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings).
-        if shared.withLock({ $0.snapshotRequested }) {
+        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings), unless
+        // the store is stopping, whose last commit waits for it only so long.
+        if shared.withLock({ $0.snapshotRequested && !$0.stopping }) {
             _ = doorbell.wait(timeout: .now() + .seconds(1))
             return true
         }
@@ -89,9 +95,7 @@ extension StateStore {
         switch next {
         case .wait(let duration):
             // At most a second, so a stop or a retry due is never missed for long.
-            let nap = min(max(duration, .nanoseconds(1)), .seconds(1)).components
-            _ = doorbell.wait(
-                timeout: .now() + .nanoseconds(Int(nap.seconds * 1_000_000_000 + nap.attoseconds / 1_000_000_000)))
+            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(max(duration, .nanoseconds(1)), .seconds(1))))
             shared.withLock { $0.writer = .working }
             return true
         case .commit:
@@ -158,10 +162,18 @@ extension StateStore {
             state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
         }
         // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
-        let fixture = wanted ? waitForSnapshot() : nil
+        let fixture = wanted ? waitForSnapshot(until: .now + finalSnapshotTimeout) : nil
+        let late = FileSystemError("snapshot", statePath, errno: ETIMEDOUT)
         committer.withLock { state in
             let (records, mark) = shared.withLock { Self.take(&$0) }
-            if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
+            if wanted, fixture == nil {
+                // The home did not give its snapshot in time: what is pending goes to the journal without one.
+                shared.withLock { $0.finalSnapshotError = late }
+                if !records.isEmpty {
+                    let result = state.journal == nil ? .failed(late) : append(records, &state)
+                    finish(result, mark: mark, records: records, snapshot: false, &state)
+                }
+            } else if let fixture, !records.isEmpty || state.batchesSinceSnapshot > 0 {
                 shared.withLock { $0.snapshotsStarted += 1 }
                 // Anything still pending goes to the journal first: if the last snapshot then fails, every
                 // change is still on disk.
@@ -203,8 +215,8 @@ extension StateStore {
     }
 
     /// The home's snapshot, for the last commit at stop: asked for, then waited for on the writer's own
-    /// doorbell (the writer has nothing else to do by then).
-    func waitForSnapshot() -> Fixture {
+    /// doorbell (the writer has nothing else to do by then) until `deadline`; `nil` if it has not come by then.
+    func waitForSnapshot(until deadline: ContinuousClock.Instant) -> Fixture? {
         let ask = shared.withLock { shared -> Bool in
             guard shared.preparedSnapshot == nil, !shared.snapshotRequested else { return false }
             shared.snapshotRequested = true
@@ -218,7 +230,9 @@ extension StateStore {
                 return fixture
             }
             if let fixture { return fixture }
-            _ = doorbell.wait(timeout: .now() + .seconds(1))
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return nil }
+            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(left, .seconds(1))))
         }
     }
 
@@ -226,78 +240,101 @@ extension StateStore {
     func finish(
         _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool, _ state: inout WriterState
     ) {
-        var error: FileSystemError?
-        var failedSnapshot: FileSystemError?
-        var saved = true
-        switch result {
-        case .written: break
-        case .failed(let failure):
-            error = failure
-            saved = false
-        case .savedButNoJournal(let failure): error = failure
-        case .journalOnly(let failure):
-            // The changes are safe; only those who asked for a snapshot hear that it failed.
-            shared.withLock { $0.snapshotError = failure }
-            failedSnapshot = failure
-        }
-        if saved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
-        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
-        var ring = false
-        var snapshotFailed: [Continuation] = []
-        let (failed, succeeded, observer, report) = shared.withLock {
-            shared -> ([Continuation], [Continuation], HealthObserver?, Bool) in
-            let previousError = shared.lastError
-            let firstCommit = shared.commitCount == 0
-            var failed: [Continuation] = []
-            if saved {
-                shared.commitCount += 1
-                if snapshot, failedSnapshot == nil {
-                    shared.snapshotCount += 1
-                    shared.lastSnapshotSaved = shared.snapshotsStarted
-                    shared.snapshotError = nil
-                } else if failedSnapshot != nil {
-                    let started = shared.snapshotsStarted
-                    let hit = { (waiter: Waiter) in waiter.snapshot.map { $0 <= started } ?? false }
-                    snapshotFailed = shared.waiters.filter(hit).map(\.continuation)
-                    shared.waiters.removeAll(where: hit)
-                }
-            } else {
-                // The changes are not lost: put back those not noted again since, for the next attempt.
-                for record in records where shared.pendingIndex[record.subject] == nil {
-                    shared.pendingIndex[record.subject] = shared.pending.count
-                    shared.pending.append(.record(record))
-                }
-                if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
-                // Those waiting for these changes, and those waiting for this snapshot, hear it failed.
-                let started = shared.snapshotsStarted
-                let hit = { (waiter: Waiter) in
-                    waiter.mark <= mark || (snapshot && waiter.snapshot.map { $0 <= started } ?? false)
-                }
-                failed = shared.waiters.filter(hit).map(\.continuation)
-                shared.waiters.removeAll(where: hit)
-            }
-            if let error {
-                shared.lastError = error
-                shared.retryAt = .now + state.backoff
-                state.backoff = Self.nextRetryDelay(after: state.backoff)
-            } else {
-                shared.lastError = nil
-                shared.retryAt = nil
-                state.backoff = retryDelay
-            }
-            let succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+        let error = result.commitError
+        if result.isSaved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
+        let (settled, ring, observer, report) = shared.withLock { shared in
             // Told when health changes, not of every retry that fails again.
-            let report = (error == nil) != (previousError == nil) || firstCommit
-            // A failed commit (a waiter's, on its own thread) leaves the retry to the writer, which may be asleep.
-            if error != nil { ring = shared.wakeWriter(for: .due) }
-            return (failed, succeeded, shared.healthObserver, report)
+            let report = (error == nil) != (shared.lastError == nil) || shared.commitCount == 0
+            let settled = settleWaiters(&shared, result, mark: mark, records: records, snapshot: snapshot)
+            let ring = scheduleRetry(&shared, after: error, &state)
+            return (settled, ring, shared.healthObserver, report)
         }
         // Health first, so whoever hears back from a write also finds the health it left behind.
         if ring { doorbell.signal() }
         if report { observer?(error) }
-        if let error { for waiter in failed { waiter.resume(returning: .failure(error)) } }
-        if let failedSnapshot { for waiter in snapshotFailed { waiter.resume(returning: .failure(failedSnapshot)) } }
-        for waiter in succeeded { waiter.resume(returning: .success(())) }
+        settled.resume()
+    }
+
+    /// The waiters a commit settles, and what each hears.
+    struct SettledWaiters {
+        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
+        /// Those whose changes (or snapshot) the commit failed to save, and why.
+        var failed: [Continuation] = []
+        var failure: FileSystemError?
+        /// Those whose snapshot failed though their changes are safe in the journal, and why.
+        var snapshotFailed: [Continuation] = []
+        var snapshotFailure: FileSystemError?
+        /// Those whose changes (and snapshot) are on disk.
+        var succeeded: [Continuation] = []
+
+        func resume() {
+            if let failure { for waiter in failed { waiter.resume(returning: .failure(failure)) } }
+            if let snapshotFailure {
+                for waiter in snapshotFailed { waiter.resume(returning: .failure(snapshotFailure)) }
+            }
+            for waiter in succeeded { waiter.resume(returning: .success(())) }
+        }
+    }
+
+    /// Books a commit's outcome: counts it, puts back the changes of one that failed for the next attempt,
+    /// and takes out the waiters it settles, to be resumed once the lock is let go.
+    private func settleWaiters(
+        _ shared: inout Shared, _ result: CommitResult, mark: UInt64, records: [StateRecord], snapshot: Bool
+    ) -> SettledWaiters {
+        var settled = SettledWaiters(failure: result.commitError, snapshotFailure: result.snapshotFailure)
+        let started = shared.snapshotsStarted
+        let forThisSnapshot = { (waiter: Waiter) in waiter.snapshot.map { $0 <= started } ?? false }
+        if !result.isSaved {
+            // The changes are not lost: put back those not noted again since, for the next attempt.
+            for record in records where shared.pendingIndex[record.subject] == nil {
+                shared.pendingIndex[record.subject] = shared.pending.count
+                shared.pending.append(.record(record))
+            }
+            if !records.isEmpty, shared.pendingSince == nil { shared.pendingSince = .now }
+            // Those waiting for these changes, and those waiting for this snapshot, hear it failed.
+            let hit = { (waiter: Waiter) in waiter.mark <= mark || (snapshot && forThisSnapshot(waiter)) }
+            settled.failed = shared.waiters.filter(hit).map(\.continuation)
+            shared.waiters.removeAll(where: hit)
+        } else if let failure = result.snapshotFailure {
+            // The changes are safe; only those who asked for a snapshot hear that it failed.
+            shared.commitCount += 1
+            shared.snapshotError = failure
+            settled.snapshotFailed = shared.waiters.filter(forThisSnapshot).map(\.continuation)
+            shared.waiters.removeAll(where: forThisSnapshot)
+        } else {
+            shared.commitCount += 1
+            if snapshot {
+                shared.snapshotCount += 1
+                shared.lastSnapshotSaved = started
+                shared.snapshotError = nil
+            }
+        }
+        settled.succeeded = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+        return settled
+    }
+
+    /// After a commit that failed, the retry's time and the backoff after it; after one that did not, none.
+    /// Returns whether to ring the writer: a failed commit (a waiter's, on its own thread) leaves the retry to
+    /// the writer, which may be asleep.
+    private func scheduleRetry(_ shared: inout Shared, after error: FileSystemError?, _ state: inout WriterState)
+        -> Bool
+    {
+        guard let error else {
+            shared.lastError = nil
+            shared.retryAt = nil
+            state.backoff = retryDelay
+            return false
+        }
+        shared.lastError = error
+        shared.retryAt = .now + state.backoff
+        state.backoff = Self.nextRetryDelay(after: state.backoff)
+        return shared.wakeWriter(for: .due)
+    }
+
+    /// `duration` as Dispatch counts time, for the doorbell's timeouts.
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// The wait before the retry after next: doubling, up to a second, so that the disk's recovery (space freed,

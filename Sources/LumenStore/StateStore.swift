@@ -61,6 +61,9 @@ public final class StateStore: StateRecordSink {
     public let preallocation: Int
     /// How long after a failed write the first retry comes (doubling, up to 1 s, while failures go on).
     public let retryDelay: Duration
+    /// How long the commit at stop waits for the home's last snapshot; then what is pending goes to the
+    /// journal without one (``finalSnapshotError``), so a home that never answers cannot hold up the stop.
+    public let finalSnapshotTimeout: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     /// Where the provider's task runs (`nil`: the shared executor).
@@ -101,7 +104,8 @@ public final class StateStore: StateRecordSink {
         var lastError: FileSystemError?
         /// Why the last snapshot failed, while commits go on in the journal instead.
         var snapshotError: FileSystemError?
-        /// Why the snapshot at stop failed, when every change was in the journal all the same.
+        /// Why the snapshot at stop failed (or never came, `ETIMEDOUT`), when every change was in the journal
+        /// all the same.
         var finalSnapshotError: FileSystemError?
         var retryAt: ContinuousClock.Instant?
         var generation: Int
@@ -133,15 +137,17 @@ public final class StateStore: StateRecordSink {
     ///   - journalLimit: the journal size that triggers a snapshot.
     ///   - preallocation: how far ahead of its end the journal is zero-filled.
     ///   - retryDelay: how long after a failed write the first retry comes.
+    ///   - finalSnapshotTimeout: how long the commit at stop waits for the last snapshot.
     ///   - providerExecutor: where the provider runs (lumend's main event loop).
     ///   - provider: makes a snapshot of the home.
     public init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
-        retryDelay: Duration = .milliseconds(100), providerExecutor: (any TaskExecutor)? = nil,
-        provider: @escaping SnapshotProvider
+        retryDelay: Duration = .milliseconds(100), finalSnapshotTimeout: Duration = .seconds(10),
+        providerExecutor: (any TaskExecutor)? = nil, provider: @escaping SnapshotProvider
     ) {
+        self.finalSnapshotTimeout = finalSnapshotTimeout
         self.providerExecutor = providerExecutor
         self.preallocation = preallocation
         self.retryDelay = retryDelay
@@ -367,7 +373,8 @@ public final class StateStore: StateRecordSink {
     /// Why snapshots are failing, while every change is still saved in the journal (which then grows past
     /// its limit until a snapshot succeeds).
     public var snapshotError: FileSystemError? { shared.withLock { $0.snapshotError } }
-    /// Why the snapshot at stop could not be written, when every change was saved in the journal all the same.
+    /// Why the snapshot at stop could not be written (`ETIMEDOUT`: the home did not give it in time), when
+    /// every change was saved in the journal all the same.
     public var finalSnapshotError: FileSystemError? { shared.withLock { $0.finalSnapshotError } }
     /// The number of commits made: journal appends and snapshots.
     public var commitCount: Int { shared.withLock { $0.commitCount } }

@@ -50,7 +50,7 @@ extension Benchmarks {
             "  " + pad("a relaxed set's own work, against a get's")
                 + String(format: "%6.2f µs  ratio %.2f", least.set, least.set / least.get))
 
-        session.close()
+        await session.close()
         await home.shutDown()
         storeTask.cancel()
         await storeTask.value

@@ -1,5 +1,9 @@
 import Foundation
 import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenService
+import LumenSimulation
 import LumenTestSupport
 import Testing
 
@@ -79,5 +83,59 @@ struct IdleConnectionTests {
         let disconnected = server.log.logged.filter { $0.message.hasPrefix("client disconnected") }.count
         #expect(connected == 5)
         #expect(disconnected == 5)
+    }
+
+    /// Runs `body` on `loop`'s thread and returns what it returns.
+    static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in loop.execute { _ in continuation.resume(returning: body()) } }
+    }
+
+    /// A line begun before reading was suspended (the server's own back-pressure, for as long as the home takes)
+    /// is owed from when reading resumes, not from before: the suspension is not the client's delay.
+    @Test func aLineBegunBeforeASuspensionIsOwedFromWhenReadingResumes() async throws {
+        // The home's loop is held up, so the session's first request waits for it and the lines behind it pile
+        // up until reading is suspended.
+        let homeLoop = EventLoop(name: "test.home")
+        let gate = DispatchSemaphore(value: 0)
+        homeLoop.execute { _ in gate.wait() }
+        let home = Home(
+            fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual, executor: homeLoop)
+        let loop = EventLoop(name: "test.connection")
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        defer { close(ends[1]) }
+        let context = ServerContext(
+            scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
+            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+        let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
+        let session = Session(id: 1, context: context, credentials: nil, eventLoop: loop) {
+            [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
+        }
+        loop.execute { _ in connection.start(session: session) }
+        let grace = Duration.seconds(3_600)
+        let farFuture = ContinuousClock.now + .seconds(100_000)
+        // One write, one read: a request for the home, more lines than the high-water mark, and a line begun.
+        let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
+        let lines = subscribe + "\n" + String(repeating: "x\n", count: ClientConnection.highWater + 8) + #"{"jsonrpc""#
+        UnixSocket.sendAll(ends[1], Array(lines.utf8))
+        // Suspended: nothing is owed while it is (before the read, the first request was).
+        while await Self.onLoop(loop, { connection.overdue(now: farFuture, grace: grace) }) != nil {
+            await Task.yield()
+        }
+        let duringSuspension = ContinuousClock.now
+        while ContinuousClock.now <= duringSuspension {}
+        gate.signal()
+        // Reading resumed: the line begun is owed again.
+        while await Self.onLoop(loop, { connection.overdue(now: farFuture, grace: grace) }) == nil {
+            await Task.yield()
+        }
+        let overdue = await Self.onLoop(loop) { connection.overdue(now: duringSuspension + grace, grace: grace) }
+        #expect(overdue == nil, "the suspension counted against the client")
+        loop.execute { _ in connection.close(reason: nil) }
+        await home.shutDown()
+        await loop.shutDown()
+        await homeLoop.shutDown()
     }
 }

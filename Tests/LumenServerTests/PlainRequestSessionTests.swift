@@ -86,7 +86,7 @@ struct PlainRequestSessionTests {
             #expect(plain == parsed, "\(line)")
         }
         #expect(plainLines > Self.lines.count / 2, "most of these lines are of the plain shape")
-        session.close()
+        await session.close()
         await home.shutDown()
     }
 
@@ -105,8 +105,8 @@ struct PlainRequestSessionTests {
             let fromGeneral = String(decoding: await general.feed(bytes), as: UTF8.self)
             #expect(fromPlain == fromGeneral, "answered differently: \(line)")
         }
-        plain.close()
-        general.close()
+        await plain.close()
+        await general.close()
         await plainHome.shutDown()
         await generalHome.shutDown()
     }
@@ -149,7 +149,7 @@ struct PlainRequestSessionTests {
             Issue.record("a get of no connection was answered at once")
             return
         }
-        session.close()
+        await session.close()
         await home.shutDown()
     }
 
@@ -173,7 +173,7 @@ struct PlainRequestSessionTests {
             ] { _ = await session.feed(Array(line.utf8) + [0x0A]) }
             let set = Self.request("1", "set", #""scope":2,"connection":"brightness","value":20"#)
             answers.append(String(decoding: await session.feed(Array(set.utf8) + [0x0A]), as: UTF8.self))
-            session.close()
+            await session.close()
             await home.shutDown()
         }
         #expect(answers[0] == answers[1])

@@ -43,4 +43,17 @@ struct WatcherTests {
         try await home.advance(byMilliseconds: 0)
         #expect(watched.values("isOn", of: "lab.new").map(\.value) == [true])
     }
+
+    @Test func aRemovedWatcherHearsNothingMoreAndTheOthersStillDo() async throws {
+        let (home, _) = try await makeHome(TestFixtures.instantHome)
+        let (removed, kept) = (EventLog(), EventLog())
+        let id = await home.addWatcher { removed.record($0) }
+        await home.addWatcher { kept.record($0) }
+        await home.watch(.light("lab.dim", .brightness))
+        await home.removeWatcher(id)
+        _ = try await home.submit(LightChange(isOn: true, brightness: 20), to: "lab.dim")
+        try await home.advance(byMilliseconds: 0)
+        #expect(removed.all.isEmpty)
+        #expect(kept.all.map(\.change) == [.property(.light("lab.dim", .brightness), 20)])
+    }
 }

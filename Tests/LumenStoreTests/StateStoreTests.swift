@@ -424,4 +424,68 @@ struct StateStoreTests {
         #expect(try loaded().fixture.name == "version 1")
         await store.close()
     }
+
+    /// A store whose home stops giving snapshots once `stalled` is set: each one asked for then waits until
+    /// the test ends, and `asked` hears of it.
+    final class StallingProvider: Sendable {
+        let stalled = Atomic<Bool>(false)
+        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
+
+        func snapshot(of home: NamedHome) async -> Fixture {
+            if stalled.load(ordering: .acquiring) {
+                askedContinuation.yield()
+                await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
+            }
+            return home.fixture
+        }
+
+        func release() {
+            for continuation in parked.withLock({ parked in
+                defer { parked = [] }; return parked
+            }) {
+                continuation.resume()
+            }
+        }
+    }
+
+    func makeStallingStore(_ provider: StallingProvider) -> StateStore {
+        let home = home
+        return StateStore(
+            directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin,
+            finalSnapshotTimeout: .milliseconds(200)
+        ) { await provider.snapshot(of: home) }
+    }
+
+    /// The last snapshot never comes: the store stops all the same once its time is up, with the changes
+    /// still pending in the journal, and says why there is no snapshot.
+    @Test func aLastSnapshotThatNeverComesDoesNotHoldUpTheStop() async throws {
+        let provider = StallingProvider()
+        defer { provider.release() }
+        let store = makeStallingStore(provider)
+        try await store.compact()
+        provider.stalled.store(true, ordering: .releasing)
+        home.change(store)
+        await store.close()
+        #expect(store.lastError == nil)
+        #expect(store.finalSnapshotError?.errno == ETIMEDOUT)
+        #expect(try loaded().fixture.name == "version 1")
+    }
+
+    /// A stop asked for while the writer waits for a snapshot it asked for itself is not held up either.
+    @Test func aStopWhileTheWriterWaitsForASnapshotIsNotHeldUp() async throws {
+        let provider = StallingProvider()
+        defer { provider.release() }
+        let store = makeStallingStore(provider)
+        try await store.compact()
+        provider.stalled.store(true, ordering: .releasing)
+        home.change(store)
+        let compacting = Task { try await store.compact() }
+        var asked = provider.asked.makeAsyncIterator()
+        await asked.next()
+        await store.close()
+        #expect((try? await compacting.value) == nil)
+        #expect(store.finalSnapshotError?.errno == ETIMEDOUT)
+        #expect(try loaded().fixture.name == "version 1")
+    }
 }

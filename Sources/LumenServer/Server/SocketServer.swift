@@ -1,3 +1,4 @@
+import CLinux
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -22,6 +23,21 @@ public final class SocketServer: Service, Sendable {
         var nextSession: UInt64 = 1
     }
 
+    /// Where accepting stands; touched on the listener's loop, and by ``run()`` before the listener starts.
+    private struct Accepting {
+        /// The listener's place on its loop, while the server runs.
+        var listener: ConnectionLoop?
+        /// Accepting is paused for want of descriptors (or memory), and the listener not watched.
+        var paused = false
+        /// The timer that tries again while paused.
+        var retry: UInt64?
+        /// The listener is closed: a retry due finds nothing to do.
+        var stopped = false
+    }
+
+    /// How long accepting pauses when the process is out of descriptors, before it is tried again.
+    static let acceptRetryDelay = Duration.milliseconds(100)
+
     /// The listening descriptor (bound here, or inherited through socket activation).
     public let listenFD: Int32
     /// The path the socket is bound to, removed at shutdown when this process created it.
@@ -32,6 +48,7 @@ public final class SocketServer: Service, Sendable {
     /// The threads that serve every connection.
     let eventLoops: EventLoopGroup
     private let state = Mutex(State())
+    private let accepting = Mutex(Accepting())
 
     /// A server.
     /// - Parameters:
@@ -65,6 +82,7 @@ public final class SocketServer: Service, Sendable {
         UnixSocket.setNonBlocking(listenFD)
         // Accepted on an event loop, like any other socket it serves: no thread of its own.
         let listener = ConnectionLoop(fd: listenFD, on: eventLoops.nextLoop())
+        accepting.withLock { $0.listener = listener }
         listener.start { [weak self] _ in
             self?.acceptPending()
         } writable: {
@@ -78,7 +96,9 @@ public final class SocketServer: Service, Sendable {
         // Stop accepting first (the loop closes the listening socket); the rest of the shutdown drains what is
         // already connected.
         if let ownedPath { unlink(ownedPath) }
-        await withCheckedContinuation { continuation in listener.stop { continuation.resume() } }
+        await withCheckedContinuation { continuation in
+            listener.stop(closing: { [self] in stopAccepting() }, then: { continuation.resume() })
+        }
         await shutDown()
         await eventLoops.shutDown()
     }
@@ -123,22 +143,78 @@ public final class SocketServer: Service, Sendable {
         return false
     }
 
+    /// Takes every connection waiting, on the listener's loop.
     private func acceptPending() {
         while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EAGAIN, EWOULDBLOCK: return
-                default:
-                    context.logger.error("accept failed: \(String(cString: strerror(errno)))")
-                    return
-                }
+            let fd = lumen_accept_nonblocking(listenFD)
+            if fd >= 0 {
+                admit(fd)
+                continue
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            UnixSocket.setNonBlocking(fd)
-            admit(fd)
+            let code = errno
+            switch code {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return resumeAccepting()
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return pauseAccepting(code)
+            default:
+                context.logger.error("accept failed: \(String(cString: strerror(code)))")
+                return
+            }
         }
+    }
+
+    /// Out of descriptors (or memory): the connection waiting stays queued and the listener readable, so
+    /// watching it would have its loop spin. It is left unwatched, and accepting tried again after
+    /// ``acceptRetryDelay``, until a try finds nothing more to take; said once for each such spell.
+    private func pauseAccepting(_ code: Int32) {
+        let (listener, first) = accepting.withLock { accepting -> (ConnectionLoop?, Bool) in
+            guard !accepting.stopped, let listener = accepting.listener else { return (nil, false) }
+            defer { accepting.paused = true }
+            return (listener, !accepting.paused)
+        }
+        guard let listener else { return }
+        if first {
+            listener.watch(read: false)
+            context.logger.warning(
+                "cannot accept connections: \(String(cString: strerror(code))); "
+                    + "not accepting until some close (trying again every \(Int(Self.acceptRetryDelay / .milliseconds(1))) ms)"
+            )
+        }
+        let retry = listener.eventLoop.schedule(at: .now + Self.acceptRetryDelay) { [weak self] in
+            self?.retryAccepting()
+        }
+        accepting.withLock { $0.retry = retry }
+    }
+
+    /// A pause is over: accepting is tried again, unless the listener has closed meanwhile.
+    private func retryAccepting() {
+        let stopped = accepting.withLock { accepting in
+            accepting.retry = nil
+            return accepting.stopped
+        }
+        if !stopped { acceptPending() }
+    }
+
+    /// Nothing more waits to be accepted: after a pause, the listener is watched again.
+    private func resumeAccepting() {
+        let listener = accepting.withLock { accepting -> ConnectionLoop? in
+            guard accepting.paused, !accepting.stopped else { return nil }
+            accepting.paused = false
+            return accepting.listener
+        }
+        guard let listener else { return }
+        listener.watch(read: true)
+        context.logger.notice("accepting connections again")
+    }
+
+    /// The listener is closing (on its loop, just before): a retry still due is called off.
+    private func stopAccepting() {
+        let (retry, loop) = accepting.withLock { accepting in
+            accepting.stopped = true
+            defer { accepting.retry = nil }
+            return (accepting.retry, accepting.listener?.eventLoop)
+        }
+        if let retry { loop?.cancelTimer(retry) }
     }
 
     private func admit(_ fd: Int32) {

@@ -2,10 +2,12 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenService
+import LumenSimulation
 
 /// A session with no socket: bytes in, the bytes a client would read out, against a home in this process.
 /// It takes the path a connection's bytes take (line framing, JSON-RPC decoding, dispatch, subscriptions),
-/// so a fuzzer or a harness can drive the protocol without a socket.
+/// so a fuzzer or a harness can drive the protocol without a socket. It watches the home as lumend's server
+/// does, so the notices of its subscriptions come out with the replies, until it is closed.
 ///
 /// ```swift
 /// let session = InProcessSession(scopeContext: ScopeContext(home: home))
@@ -15,6 +17,10 @@ public final class InProcessSession: Sendable {
     let session: Session
     private let framer: LoopBound<LineFramer>
     private let processor: JSONRPCProcessor<Session>
+    private let home: Home
+    /// The session's subscriptions' registration as a watcher of the home: made with the session, awaited
+    /// before its first request is read, removed when it closes.
+    private let watching: Task<Home.WatcherID, Never>
 
     /// The loop every in-process session is served on, as a connection is on its own.
     static let loop = EventLoop(name: "lumen.in-process")
@@ -32,6 +38,9 @@ public final class InProcessSession: Sendable {
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
         session = Session(id: 1, context: context, credentials: nil, eventLoop: Self.loop) {}
         context.hub.register(session)
+        let (home, hub) = (scopeContext.home, context.hub)
+        self.home = home
+        watching = Task { await home.addWatcher { hub.publish($0) } }
         framer = LoopBound(LineFramer(maxLineBytes: limits.maxLineBytes), on: Self.loop)
         processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
@@ -42,6 +51,7 @@ public final class InProcessSession: Sendable {
     /// finished is answered (writes waiting on a device are answered when the device applies them).
     public func feed(_ bytes: [UInt8]) async -> [UInt8] {
         await Task(executorPreference: Self.loop) { [self] in
+            _ = await watching.value
             let (lines, overlong) = framer.with { $0.feed(bytes[...]) }
             if overlong {
                 let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
@@ -66,6 +76,9 @@ public final class InProcessSession: Sendable {
         )
     }
 
-    /// Ends the session: its scopes close and its subscriptions end.
-    public func close() { Self.loop.execute { [session] _ in session.close() } }
+    /// Ends the session: its scopes close, its subscriptions end and the home stops telling it of changes.
+    public func close() async {
+        Self.loop.execute { [session] _ in session.close() }
+        await home.removeWatcher(await watching.value)
+    }
 }

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 
 /// One client's conversation: its scope tree, its subscriptions and its outgoing queue.
 ///

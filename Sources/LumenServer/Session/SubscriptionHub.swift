@@ -51,8 +51,6 @@ final class SubscriptionHub: Sendable {
         }
     }
 
-    var sessionCount: Int { state.withLock { $0.sessions.count } }
-
     /// Delivers one change event.
     func publish(_ event: ChangeEvent) {
         switch event.change {

@@ -239,6 +239,9 @@ final class ClientConnection: Sendable {
         let resume = io.with { state -> Bool in
             guard state.readSuspended, !state.inputEnded, !state.closed else { return false }
             state.readSuspended = false
+            // A line begun before the suspension is owed from now: the time reading was suspended was the
+            // server's, not the client's.
+            if state.framer.hasPartialLine { state.awaitingRequestSince = .now }
             return true
         }
         if resume { loop.watch(read: true) }

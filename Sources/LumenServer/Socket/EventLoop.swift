@@ -22,10 +22,11 @@ private let currentLoopKey: pthread_key_t = {
 /// loop does.
 ///
 /// Work comes in one queue, in order: blocks, and jobs of the tasks that prefer the loop (its sessions'
-/// tasks) or of an actor it is the executor of (the `Home`, on lumend's main loop). Each turn runs the work
-/// queued so far, then asks `epoll` which sockets are ready (without waiting when more work is queued) and
-/// calls their handlers, so a connection that floods it with requests gets one read per turn and every other
-/// connection its turn between.
+/// tasks) or of an actor it is the executor of (the `Home`, on lumend's main loop). Each turn runs the queue in
+/// rounds — what is queued, then what that work queued in turn (a task back from the `Home`, its reply) — until
+/// the queue is empty or for at most ``roundsPerPoll`` rounds, then runs the timers due and asks `epoll` which
+/// sockets are ready (without waiting when work is still queued) and calls their handlers, so a connection
+/// that floods it with requests gets one read per turn and every other connection its turn between.
 ///
 /// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
 /// no other thread.
@@ -128,7 +129,11 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     }
 
     /// Asks the loop to stop once the work queued before has run, without waiting for it.
-    public func stop() { _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
+    public func stop() { requestStop() }
+
+    /// Queues the loop's stop behind the work queued so far; `false` when it has stopped already.
+    @discardableResult
+    private func requestStop() -> Bool { add(.block { [self] _ in inbox.withLock { $0.stopping = true } }) }
 
     /// Keys for registrations on any loop: unique for the process's life, so a descriptor number reused after
     /// a close can never reach another registration's handler.
@@ -173,6 +178,9 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         }
     }
 
+    /// The timers waiting for their deadlines.
+    var timerCount: Int { inbox.withLock { $0.timers.count } }
+
     /// Calls `handler` on the loop's thread whenever `fd` is readable, until the returned closure is called.
     public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let key = Self.nextKey.add(1, ordering: .relaxed).newValue
@@ -214,7 +222,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
                 return false
             }
             if done { return continuation.resume() }
-            _ = add(.block { [self] _ in inbox.withLock { $0.stopping = true } })
+            requestStop()
         }
     }
 
@@ -230,13 +238,13 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         }
     }
 
-    /// The timers whose deadlines have passed, taken out; and how long `epoll` may wait for the next one
-    /// (milliseconds, rounded up; -1 for none).
+    /// The timers whose deadlines have passed, taken out, in the order they are to run: by deadline, and
+    /// those due at once in the order they were scheduled.
     private func dueTimers() -> [Timer] {
         let now = ContinuousClock.now
         return inbox.withLock { inbox in
             guard inbox.timers.contains(where: { $0.deadline <= now }) else { return [] }
-            let due = inbox.timers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            let due = inbox.timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
             inbox.timers.removeAll { $0.deadline <= now }
             return due
         }

@@ -21,7 +21,8 @@ public struct EventLoopClock: Clock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 guard sleeper.wait(continuation) else { return continuation.resume(throwing: CancellationError()) }
                 let id = loop.schedule(at: deadline) { sleeper.finish(throwing: nil) }
-                sleeper.timer(id)
+                // Cancelled since it began waiting: its cancellation found no timer to cancel, so it is done here.
+                if !sleeper.timer(id) { loop.cancelTimer(id) }
             }
         } onCancel: {
             if let id = sleeper.finish(throwing: CancellationError()) { loop.cancelTimer(id) }
@@ -50,7 +51,15 @@ public struct EventLoopClock: Clock {
             }
         }
 
-        func timer(_ id: UInt64) { state.withLock { $0.timer = id } }
+        /// Notes the sleep's timer; `false` when the sleep has ended already, its timer then the caller's to
+        /// cancel.
+        func timer(_ id: UInt64) -> Bool {
+            state.withLock { state in
+                guard !state.finished else { return false }
+                state.timer = id
+                return true
+            }
+        }
 
         /// Resumes the sleeper (with `error`, when cancelled) unless already done; returns its timer, to
         /// cancel.
