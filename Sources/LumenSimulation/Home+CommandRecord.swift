@@ -32,10 +32,11 @@ extension Home {
         return number
     }
 
-    /// Settles a pending command: its ticket, and its record.
+    /// Settles a pending command: its record, then its ticket, so the `lastCommand` notice of a command goes
+    /// to the sessions' loops before the resumption of the task that answers it.
     func settle(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
-        command.ticket.settle(result)
         announceCommand(command.record, Self.outcome(of: result))
+        command.ticket.settle(result)
     }
 
     /// What a command's result says became of it.

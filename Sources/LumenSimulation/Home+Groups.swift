@@ -48,26 +48,42 @@ public struct GroupDelivery: Sendable, Hashable {
 /// A group command under way: one ticket per light that was sent it.
 public struct GroupTicket: Sendable {
     let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?)]
+    /// Settles when the last of those tickets does; `nil` when no light was sent the command.
+    let completion: GroupCompletion?
 
     /// Waits until every light has applied or missed the command; the lights in the room's order.
     /// - Throws: ``LumenError`` `shuttingDown` when the home shut down before every light had its turn.
     public var outcome: [GroupDelivery] {
         get async throws(LumenError) {
-            var result: [GroupDelivery] = []
-            for (delivery, ticket) in deliveries {
-                var delivery = delivery
-                if let ticket, case .failure(let error) = await ticket.result {
-                    switch error.code {
-                    case .shuttingDown: throw error
-                    case .deviceOff: delivery.missed = .off
-                    default: delivery.missed = .unreachable
-                    }
-                    delivery.applied = []
-                }
-                result.append(delivery)
-            }
-            return result
+            // Woken once, when the last light answers: every ticket is settled by then.
+            if let completion { _ = await completion.ticket.result }
+            return try settledOutcome.get()
         }
+    }
+
+    /// Calls `observer` with the outcome once every light has applied or missed the command, as
+    /// ``CommandTicket/whenSettled(_:)`` does: on the home's executor as the last light answers, or now.
+    public func whenSettled(_ observer: @escaping @Sendable (Result<[GroupDelivery], LumenError>) -> Void) {
+        guard let completion else { return observer(settledOutcome) }
+        completion.ticket.whenSettled { [self] _ in observer(settledOutcome) }
+    }
+
+    /// The outcome, once every ticket has settled.
+    private var settledOutcome: Result<[GroupDelivery], LumenError> {
+        var result: [GroupDelivery] = []
+        for (delivery, ticket) in deliveries {
+            var delivery = delivery
+            if let ticket, case .failure(let error) = ticket.settledResult {
+                switch error.code {
+                case .shuttingDown: return .failure(error)
+                case .deviceOff: delivery.missed = .off
+                default: delivery.missed = .unreachable
+                }
+                delivery.applied = []
+            }
+            result.append(delivery)
+        }
+        return .success(result)
     }
 }
 
@@ -92,6 +108,7 @@ extension Home {
         try Self.validateTransition(transitionMs)
         refreshRealTime()
         var deliveries: [(GroupDelivery, CommandTicket?)] = []
+        let completion = GroupCompletion()
         for lightID in room.lightIDs {
             guard let index = lights.slot(of: lightID) else { continue }
             let capabilities = lights[slot: index].model.kind.capabilities
@@ -127,7 +144,7 @@ extension Home {
             }
             let id = nextCommandID
             nextCommandID += 1
-            let ticket = CommandTicket()
+            let ticket = CommandTicket(group: completion)
             let record = recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros)
             pending[id] = PendingCommand(
                 light: lightID, change: own, transitionMicros: transitionMicros, submittedAt: nowMicros,
@@ -139,6 +156,7 @@ extension Home {
         }
         if clockMode == .real { runEvents(notAfter: nowMicros) }
         armRealClock()
-        return GroupTicket(deliveries: deliveries)
+        let sent = deliveries.contains { $0.1 != nil }
+        return GroupTicket(deliveries: deliveries, completion: sent ? completion : nil)
     }
 }
