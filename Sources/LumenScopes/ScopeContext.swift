@@ -2,8 +2,8 @@ import LumenModel
 import LumenProtocol
 import LumenSimulation
 
-/// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook that makes
-/// a write durable before it is confirmed.
+/// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook a server
+/// waits on to make a write durable before it confirms it.
 ///
 /// ```swift
 /// let scopeContext = ScopeContext(home: home) { try await store.waitUntilDurable(store.changeMark) }
@@ -29,9 +29,16 @@ public struct ScopeContext: Sendable {
         self.fixture = fixture
     }
 
-    /// Waits, when writes must be on disk before they are confirmed.
+    /// Waits, when writes must be on disk before they are confirmed. A server's session calls it before it
+    /// answers a write or an action, in the order its answers go out (scopes do not).
+    ///
+    /// It waits first for the step of the home's under way to end (a write's answer can be handed over from
+    /// the middle of one), so what it waits for covers the whole step, and the answer goes out after every
+    /// notice of the step, however soon the disk confirms.
     public func commit() async throws(LumenError) {
-        if let durable { try await durable() }
+        guard let durable else { return }
+        await home.finishStep()
+        try await durable()
     }
 
     /// The root scope.
@@ -49,37 +56,14 @@ public struct ScopeContext: Sendable {
             ]))
     }
 
-    /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
+    /// Waits for a write's device confirmation and returns the confirmed value. What it applied is made durable
+    /// by whoever answers it (a server's session), after ``commit()``.
     func confirm(_ receipt: CommandReceipt, _ property: LightProperty) -> WriteCompletion {
-        let waitsForDisk = durable != nil
         // An instant device has answered already: nothing to wait for, and no closure made.
-        if !waitsForDisk, case .settled(let result) = receipt {
+        if case .settled(let result) = receipt {
             return .settled(result.map { $0.value(of: property) ?? .null })
         }
-        let ticket = receipt.ticket
-        return WriteCompletion(now: { Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) }) {
-            [self] () async throws(LumenError) in
-            let state = try await ticket.value
-            try await commit()
-            return state.value(of: property) ?? .null
-        }
-    }
-
-    /// A write's outcome, once its device has answered and when nothing waits for the disk.
-    private static func confirmed(_ ticket: CommandTicket, _ property: LightProperty, waitsForDisk: Bool)
-        -> Result<JSONValue, LumenError>?
-    {
-        guard !waitsForDisk, let result = ticket.settledResult else { return nil }
-        return result.map { $0.value(of: property) ?? .null }
-    }
-
-    /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
-    func immediate(_ value: JSONValue) -> WriteCompletion {
-        guard durable != nil else { return .done(value) }
-        return WriteCompletion { [self] () async throws(LumenError) in
-            try await commit()
-            return value
-        }
+        return WriteCompletion(receipt.ticket) { $0.value(of: property) ?? .null }
     }
 }
 
@@ -98,9 +82,9 @@ public struct HomeScope: Scope {
 
     var name: WritableConnection<String> {
         let home = scopeContext.home
-        return WritableConnection(.home(.name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.home(.name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .home)
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 
@@ -151,9 +135,9 @@ public struct RoomScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (scopeContext.home, id)
-        return WritableConnection(.room(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.room(id, .name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .room(id))
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 
@@ -212,9 +196,9 @@ public struct LightScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (scopeContext.home, id)
-        return WritableConnection(.light(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.light(id, .name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .light(id))
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 
