@@ -31,14 +31,8 @@ public struct ScopeContext: Sendable {
 
     /// Waits, when writes must be on disk before they are confirmed. A server's session calls it before it
     /// answers a write or an action, in the order its answers go out (scopes do not).
-    ///
-    /// It waits first for the step of the home's under way to end (a write's answer can be handed over from
-    /// the middle of one), so what it waits for covers the whole step, and the answer goes out after every
-    /// notice of the step, however soon the disk confirms.
     public func commit() async throws(LumenError) {
-        guard let durable else { return }
-        await home.finishStep()
-        try await durable()
+        if let durable { try await durable() }
     }
 
     /// The root scope.

@@ -29,7 +29,7 @@ final class Session: RPCHandler {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Under full durability, answers waiting for the disk, in the order they are to go out; a task sends
         /// them, one after another, while there are any.
-        var waitingForDisk: [(result: Result<JSONValue, LumenError>, answer: Answer)] = []
+        var waitingForDisk: [(result: Result<JSONValue, LumenError>, midStep: Bool, answer: Answer)] = []
         var sendingAfterDisk = false
     }
 
@@ -244,9 +244,12 @@ final class Session: RPCHandler {
     /// among them) and before those it makes after, and before the reply of the `advance` whose step it was,
     /// which resumes only once that step is over.
     private func answer(_ completion: WriteCompletion, _ request: RequestContext) -> RPCAnswer {
-        // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
-        if let known = completion.knownOutcome, context.scopeContext.durable == nil {
-            return .now(known.map { ["value": $0] }.mapError(request.annotate))
+        if let known = completion.knownOutcome {
+            let result: Result<JSONValue, LumenError> = known.map { ["value": $0] }.mapError(request.annotate)
+            // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
+            guard context.scopeContext.durable != nil else { return .now(result) }
+            state.with { $0.inflight += 1 }
+            return .handed { answer in self.answerDurably(result, midStep: false, answer) }
         }
         state.with { $0.inflight += 1 }
         let loop = eventLoop
@@ -254,7 +257,7 @@ final class Session: RPCHandler {
             completion.whenKnown { result in
                 // On the loop, in the home's order; what waits for the disk keeps that order.
                 loop.execute { _ in
-                    self.answerDurably(result.map { ["value": $0] }.mapError(request.annotate), answer)
+                    self.answerDurably(result.map { ["value": $0] }.mapError(request.annotate), midStep: true, answer)
                 }
             }
         }
@@ -262,22 +265,26 @@ final class Session: RPCHandler {
 
     /// Sends `result` through `answer` at once when nothing waits for the disk; else once what the session's
     /// writes and actions applied is on disk (full durability), after the answers that began waiting before
-    /// it, and after the step of the home's under way (``ScopeContext/commit()``). A failure does not wait for
-    /// the disk (nothing was applied) but keeps its place.
+    /// it. A failure does not wait for the disk (nothing was applied) but keeps its place.
+    ///
+    /// An answer handed over by the home in the middle of a step (`midStep`) waits first for that step to end
+    /// (``Home/finishStep()``), so the commit covers the whole step and the answer goes out after every notice
+    /// of it, however soon the disk confirms.
     ///
     /// The session's answers that wait for the disk go out in the order they began to wait, which is the
     /// order of the home's: a write's answer begins as the home settles it, and an `advance` that settled
     /// writes resumes after them, so it is answered after them, as it is when nothing waits for the disk.
-    private func answerDurably(_ result: Result<JSONValue, LumenError>, _ answer: @escaping Answer) {
+    private func answerDurably(_ result: Result<JSONValue, LumenError>, midStep: Bool, _ answer: @escaping Answer) {
         guard context.scopeContext.durable != nil else { return answer(result) }
         let start = state.with { state -> Bool in
-            state.waitingForDisk.append((result, answer))
+            state.waitingForDisk.append((result, midStep, answer))
             defer { state.sendingAfterDisk = true }
             return !state.sendingAfterDisk
         }
         guard start else { return }
         Task(executorPreference: eventLoop) { [self] in
-            while let (result, answer) = state.with({ $0.waitingForDisk.first }) {
+            while let (result, midStep, answer) = state.with({ $0.waitingForDisk.first }) {
+                if midStep { await context.scopeContext.home.finishStep() }
                 var sent = result
                 if case .success = result {
                     do throws(LumenError) {
@@ -286,9 +293,6 @@ final class Session: RPCHandler {
                     } catch {
                         sent = .failure(error)
                     }
-                } else {
-                    // Nothing to save, but it goes out after the step's notices, as the others do.
-                    await context.scopeContext.home.finishStep()
                 }
                 state.with { _ = $0.waitingForDisk.removeFirst() }
                 answer(sent)
@@ -300,8 +304,9 @@ final class Session: RPCHandler {
     /// ``answerDurably(_:_:)`` for an answer the session's next requests wait for (an action's).
     private func durable(_ result: Result<JSONValue, LumenError>) async -> Result<JSONValue, LumenError> {
         guard context.scopeContext.durable != nil else { return result }
+        // The step the action made, if any, is over: the session's task has come back from it.
         return await withCheckedContinuation { sent in
-            answerDurably(result) { sent.resume(returning: $0) }
+            answerDurably(result, midStep: false) { sent.resume(returning: $0) }
         }
     }
 
