@@ -50,8 +50,8 @@ public struct ScopeContext: Sendable {
             ]))
     }
 
-    /// Waits for a write's device confirmation and returns the confirmed value. What it applied is made durable
-    /// by whoever answers it (a server's session), after ``commit()``.
+    /// A write's completion: its device's confirmation, as the property's value. What it applied is made
+    /// durable by whoever answers it (a server's session), with ``commit()``.
     func confirm(_ receipt: CommandReceipt, _ property: LightProperty) -> WriteCompletion {
         // An instant device has answered already: nothing to wait for, and no closure made.
         if case .settled(let result) = receipt {

@@ -32,8 +32,8 @@ extension Home {
         return number
     }
 
-    /// Settles a pending command: its record, then its ticket, so the `lastCommand` notice of a command goes
-    /// to the sessions' loops before the resumption of the task that answers it.
+    /// Settles a pending command: its record, then its ticket, so the `lastCommand` notice of a command reaches
+    /// the sessions' loops before the ticket's observers hand them its answer.
     func settle(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
         announceCommand(command.record, Self.outcome(of: result))
         command.ticket.settle(result)
