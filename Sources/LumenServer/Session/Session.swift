@@ -301,7 +301,7 @@ final class Session: RPCHandler {
         }
     }
 
-    /// ``answerDurably(_:_:)`` for an answer the session's next requests wait for (an action's).
+    /// ``answerDurably(_:midStep:_:)`` for an answer the session's next requests wait for (an action's).
     private func durable(_ result: Result<JSONValue, LumenError>) async -> Result<JSONValue, LumenError> {
         guard context.scopeContext.durable != nil else { return result }
         // The step the action made, if any, is over: the session's task has come back from it.
