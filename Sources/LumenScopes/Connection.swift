@@ -71,24 +71,37 @@ public struct WriteOptions: Sendable, Hashable {
 }
 
 /// The outcome of a queued write, available once the device confirmed it.
+///
+/// It is known as the write is made (an instant device), or handed to an observer as the device answers, on
+/// the home's executor at that moment of the home's: an observer that hands it on to an event loop then puts it
+/// in the home's order, among the notices of the changes made before it.
 public struct WriteCompletion: Sendable {
+    /// Told the outcome.
+    public typealias Observer = @Sendable (Result<JSONValue, LumenError>) -> Void
+
     private enum Form: Sendable {
-        /// Known as the write was made (an instant device, nothing to wait for on disk): most writes, which
-        /// then carry no closures.
+        /// Known as the write was made (an instant device): most writes, which then carry no closures.
         case settled(Result<JSONValue, LumenError>)
         case waiting(
             check: (@Sendable () -> Result<JSONValue, LumenError>?)?,
-            wait: @Sendable () async throws(LumenError) -> JSONValue)
+            observe: @Sendable (@escaping Observer) -> Void)
     }
 
     private let form: Form
 
-    /// A completion that waits on `value`; `now` says the outcome when it is already known.
+    /// A completion that `observe` tells its observer of; `now` says the outcome when it is already known.
     public init(
         now: (@Sendable () -> Result<JSONValue, LumenError>?)? = nil,
-        _ value: @escaping @Sendable () async throws(LumenError) -> JSONValue
+        whenKnown observe: @escaping @Sendable (@escaping Observer) -> Void
     ) {
-        form = .waiting(check: now, wait: value)
+        form = .waiting(check: now, observe: observe)
+    }
+
+    /// A completion that is a device's answer to a command, made into the write's value by `value`.
+    public init(_ ticket: CommandTicket, value: @escaping @Sendable (LightState) -> JSONValue) {
+        self.init(now: { ticket.settledResult.map { $0.map(value) } }) { observer in
+            ticket.whenSettled { observer($0.map(value)) }
+        }
     }
 
     private init(_ form: Form) { self.form = form }
@@ -110,12 +123,21 @@ public struct WriteCompletion: Sendable {
         }
     }
 
+    /// Calls `observer` with the outcome: now when it is known, else on the home's executor as it becomes
+    /// known.
+    public func whenKnown(_ observer: @escaping Observer) {
+        switch form {
+        case .settled(let result): observer(result)
+        case .waiting(_, let observe): observe(observer)
+        }
+    }
+
     /// Waits for the confirmed value.
     public func value() async throws(LumenError) -> JSONValue {
-        switch form {
-        case .settled(let result): try result.get()
-        case .waiting(_, let wait): try await wait()
-        }
+        if let known = knownOutcome { return try known.get() }
+        return try await withCheckedContinuation { continuation in
+            whenKnown { continuation.resume(returning: $0) }
+        }.get()
     }
 }
 

@@ -13,10 +13,8 @@ extension LightScope {
             let (change, transitionMs) = try LightChange.command(
                 arguments, connection: "setState", at: ["light": .string(id.rawValue)])
             let ticket = try await scopeContext.home.send(change, to: id, transitionMs: transitionMs).ticket
-            return WriteCompletion { () async throws(LumenError) in
-                let state = try await ticket.value
-                try await scopeContext.commit()
-                return .object(JSONObject(change.properties.map { ($0.rawValue, state.value(of: $0) ?? .null) }))
+            return WriteCompletion(ticket) { state in
+                .object(JSONObject(change.properties.map { ($0.rawValue, state.value(of: $0) ?? .null) }))
             }
         })
     }

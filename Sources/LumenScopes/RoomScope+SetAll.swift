@@ -11,10 +11,10 @@ extension RoomScope {
             let (change, transitionMs) = try LightChange.command(
                 arguments, connection: "setAll", at: ["room": .string(id.rawValue)])
             let ticket = try await scopeContext.home.setAll(change, in: id, transitionMs: transitionMs)
-            return WriteCompletion { () async throws(LumenError) in
-                let deliveries = try await ticket.outcome
-                try await scopeContext.commit()
-                return .object(["lights": .array(deliveries.map(\.jsonValue))])
+            return WriteCompletion { observer in
+                ticket.whenSettled { outcome in
+                    observer(outcome.map { .object(["lights": .array($0.map(\.jsonValue))]) })
+                }
             }
         })
     }

@@ -2,8 +2,8 @@ import LumenModel
 import LumenProtocol
 import LumenSimulation
 
-/// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook that makes
-/// a write durable before it is confirmed.
+/// Builds scopes from a simulated home, and holds what every scope needs: the home, and the hook a server
+/// waits on to make a write durable before it confirms it.
 ///
 /// ```swift
 /// let scopeContext = ScopeContext(home: home) { try await store.waitUntilDurable(store.changeMark) }
@@ -29,7 +29,8 @@ public struct ScopeContext: Sendable {
         self.fixture = fixture
     }
 
-    /// Waits, when writes must be on disk before they are confirmed.
+    /// Waits, when writes must be on disk before they are confirmed. A server's session calls it before it
+    /// answers a write or an action, in the order its answers go out (scopes do not).
     public func commit() async throws(LumenError) {
         if let durable { try await durable() }
     }
@@ -49,37 +50,14 @@ public struct ScopeContext: Sendable {
             ]))
     }
 
-    /// Waits for a write's device confirmation, then for durability, and returns the confirmed value.
+    /// A write's completion: its device's confirmation, as the property's value. What it applied is made
+    /// durable by whoever answers it (a server's session), with ``commit()``.
     func confirm(_ receipt: CommandReceipt, _ property: LightProperty) -> WriteCompletion {
-        let waitsForDisk = durable != nil
         // An instant device has answered already: nothing to wait for, and no closure made.
-        if !waitsForDisk, case .settled(let result) = receipt {
+        if case .settled(let result) = receipt {
             return .settled(result.map { $0.value(of: property) ?? .null })
         }
-        let ticket = receipt.ticket
-        return WriteCompletion(now: { Self.confirmed(ticket, property, waitsForDisk: waitsForDisk) }) {
-            [self] () async throws(LumenError) in
-            let state = try await ticket.value
-            try await commit()
-            return state.value(of: property) ?? .null
-        }
-    }
-
-    /// A write's outcome, once its device has answered and when nothing waits for the disk.
-    private static func confirmed(_ ticket: CommandTicket, _ property: LightProperty, waitsForDisk: Bool)
-        -> Result<JSONValue, LumenError>?
-    {
-        guard !waitsForDisk, let result = ticket.settledResult else { return nil }
-        return result.map { $0.value(of: property) ?? .null }
-    }
-
-    /// A write that takes effect at once (names live on the bridge): made durable, then confirmed.
-    func immediate(_ value: JSONValue) -> WriteCompletion {
-        guard durable != nil else { return .done(value) }
-        return WriteCompletion { [self] () async throws(LumenError) in
-            try await commit()
-            return value
-        }
+        return WriteCompletion(receipt.ticket) { $0.value(of: property) ?? .null }
     }
 }
 
@@ -98,9 +76,9 @@ public struct HomeScope: Scope {
 
     var name: WritableConnection<String> {
         let home = scopeContext.home
-        return WritableConnection(.home(.name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.home(.name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .home)
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 
@@ -151,9 +129,9 @@ public struct RoomScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (scopeContext.home, id)
-        return WritableConnection(.room(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.room(id, .name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .room(id))
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 
@@ -212,9 +190,9 @@ public struct LightScope: Scope {
 
     var name: WritableConnection<String> {
         let (home, id) = (scopeContext.home, id)
-        return WritableConnection(.light(id, .name), of: home) { [scopeContext] home, name, _ throws(LumenError) in
+        return WritableConnection(.light(id, .name), of: home) { home, name, _ throws(LumenError) in
             try home.setName(name, of: .light(id))
-            return scopeContext.immediate(.string(name))
+            return .done(.string(name))
         }
     }
 

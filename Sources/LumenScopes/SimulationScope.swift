@@ -258,7 +258,7 @@ public struct SimulationScope: Scope {
     }
 
     /// An action whose arguments are an object with `keys`: parsing errors become `invalidParams` naming the
-    /// path, and the work runs after the state changes are made durable.
+    /// path.
     func action(
         _ keys: Set<String>,
         _ parse:
@@ -276,9 +276,7 @@ public struct SimulationScope: Scope {
             } catch {
                 throw LumenError(.invalidParams, error.description)
             }
-            let result = try await work()
-            try await scopeContext.commit()
-            return result
+            return try await work()
         }
     }
 }

@@ -12,17 +12,29 @@ import Synchronization
 /// let state = try await ticket.value
 /// ```
 public final class CommandTicket: Sendable {
+    /// Told the outcome, on the thread that settles the ticket.
+    public typealias Observer = @Sendable (Result<LightState, LumenError>) -> Void
+
     private enum State {
-        case pending([CheckedContinuation<Result<LightState, LumenError>, Never>])
+        case pending([Observer])
         case done(Result<LightState, LumenError>)
     }
 
     private let state = Mutex<State>(.pending([]))
+    /// The room's group command this is one light's part of: told when this settles.
+    private let group: GroupCompletion?
 
-    init() {}
+    /// A ticket that settles when its device answers; one light's part of `group`, when given.
+    init(group: GroupCompletion? = nil) {
+        self.group = group
+        group?.addLight()
+    }
 
     /// A ticket that is already settled.
-    init(result: Result<LightState, LumenError>) { state.withLock { $0 = .done(result) } }
+    init(result: Result<LightState, LumenError>) {
+        group = nil
+        state.withLock { $0 = .done(result) }
+    }
 
     /// The light's state once the command took effect.
     /// - Throws: ``LumenError`` when the device was unreachable, timed out, or the command was cancelled.
@@ -38,19 +50,26 @@ public final class CommandTicket: Sendable {
             // Settled already (an instant device, usually): no suspension, so no trip through the executor.
             if let settled = settledResult { return settled }
             return await withCheckedContinuation { continuation in
-                let settled: Result<LightState, LumenError>? = state.withLock { state in
-                    switch state {
-                    case .pending(var waiters):
-                        waiters.append(continuation)
-                        state = .pending(waiters)
-                        return nil
-                    case .done(let result):
-                        return result
-                    }
-                }
-                if let settled { continuation.resume(returning: settled) }
+                whenSettled { continuation.resume(returning: $0) }
             }
         }
+    }
+
+    /// Calls `observer` with the outcome: now, on the caller's thread, when the ticket is settled already;
+    /// else as it settles, on the home's executor, at that moment of the home's (before the home goes on to its
+    /// next event), where what it hands an event loop takes its place among the home's notices.
+    public func whenSettled(_ observer: @escaping Observer) {
+        let settled: Result<LightState, LumenError>? = state.withLock { state in
+            switch state {
+            case .pending(var observers):
+                observers.append(observer)
+                state = .pending(observers)
+                return nil
+            case .done(let result):
+                return result
+            }
+        }
+        if let settled { observer(settled) }
     }
 
     /// Whether the command has taken effect or failed.
@@ -63,11 +82,34 @@ public final class CommandTicket: Sendable {
 
     /// Settles the ticket; later calls are ignored.
     func settle(_ result: Result<LightState, LumenError>) {
-        let waiters: [CheckedContinuation<Result<LightState, LumenError>, Never>] = state.withLock { state in
-            guard case .pending(let waiters) = state else { return [] }
+        let observers: [Observer]? = state.withLock { state in
+            guard case .pending(let observers) = state else { return nil }
             state = .done(result)
-            return waiters
+            return observers
         }
-        for waiter in waiters { waiter.resume(returning: result) }
+        guard let observers else { return }
+        for observer in observers { observer(result) }
+        group?.lightAnswered()
+    }
+}
+
+/// Settles when the last light of a room's group command has answered, on the home's executor as that light's
+/// ticket does: the command's answer then waits for one moment of the home's, not for each light in turn, so it
+/// goes out at the same place among the session's replies and notices whatever order its lights answer in.
+final class GroupCompletion: Sendable {
+    /// Settled (with no state of its own to report) when every light has answered.
+    let ticket = CommandTicket()
+    private let unanswered = Atomic<Int>(0)
+
+    init() {}
+
+    /// Counts one more light's ticket; all are counted before the first can settle
+    /// (``Home/setAll(_:in:transitionMs:)``).
+    fileprivate func addLight() { unanswered.add(1, ordering: .relaxed) }
+
+    fileprivate func lightAnswered() {
+        if unanswered.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            ticket.settle(.success(.factoryDefault))
+        }
     }
 }

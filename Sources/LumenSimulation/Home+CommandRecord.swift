@@ -32,13 +32,14 @@ extension Home {
         return number
     }
 
-    /// Settles a pending command: its ticket, and its record (with what `result` says became of it unless
-    /// `outcome` says what really did).
+    /// Settles a pending command: its record (with what `result` says became of it unless `outcome` says what
+    /// really did), then its ticket, so the `lastCommand` notice of a command reaches the sessions' loops before
+    /// the ticket's observers hand them its answer.
     func settle(
         _ command: PendingCommand, _ result: Result<LightState, LumenError>, outcome: CommandRecord.Outcome? = nil
     ) {
-        command.ticket.settle(result)
         announceCommand(command.record, outcome ?? Self.outcome(of: result))
+        command.ticket.settle(result)
     }
 
     /// Records what became of a command whose sender will not hear it (its acknowledgement is lost), leaving

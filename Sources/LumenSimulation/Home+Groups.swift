@@ -50,25 +50,41 @@ public struct GroupTicket: Sendable {
     /// Each light's delivery, the ticket of the command it was sent, and whether its family tells the sender
     /// that it missed the command (``DeviceFamily/reportsGroupMisses``).
     let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?, reportsMiss: Bool)]
+    /// Settles when the last of those tickets does; `nil` when no light was sent the command.
+    let completion: GroupCompletion?
 
     /// Waits until every light has applied or missed the command; the lights in the room's order.
     /// - Throws: ``LumenError`` `shuttingDown` when the home shut down before every light had its turn.
     public var outcome: [GroupDelivery] {
         get async throws(LumenError) {
-            var result: [GroupDelivery] = []
-            for (delivery, ticket, reportsMiss) in deliveries {
-                var delivery = delivery
-                if let ticket, case .failure(let error) = await ticket.result {
-                    if error.code == .shuttingDown { throw error }
-                    if reportsMiss {
-                        delivery.missed = error.code == .deviceOff ? .off : .unreachable
-                        delivery.applied = []
-                    }
-                }
-                result.append(delivery)
-            }
-            return result
+            // Woken once, when the last light answers: every ticket is settled by then.
+            if let completion { _ = await completion.ticket.result }
+            return try settledOutcome.get()
         }
+    }
+
+    /// Calls `observer` with the outcome once every light has applied or missed the command, as
+    /// ``CommandTicket/whenSettled(_:)`` does: on the home's executor as the last light answers, or now.
+    public func whenSettled(_ observer: @escaping @Sendable (Result<[GroupDelivery], LumenError>) -> Void) {
+        guard let completion else { return observer(settledOutcome) }
+        completion.ticket.whenSettled { [self] _ in observer(settledOutcome) }
+    }
+
+    /// The outcome, once every ticket has settled.
+    private var settledOutcome: Result<[GroupDelivery], LumenError> {
+        var result: [GroupDelivery] = []
+        for (delivery, ticket, reportsMiss) in deliveries {
+            var delivery = delivery
+            if let ticket, case .failure(let error) = ticket.settledResult {
+                if error.code == .shuttingDown { return .failure(error) }
+                if reportsMiss {
+                    delivery.missed = error.code == .deviceOff ? .off : .unreachable
+                    delivery.applied = []
+                }
+            }
+            result.append(delivery)
+        }
+        return .success(result)
     }
 }
 
@@ -117,6 +133,7 @@ extension Home {
         let transitionMicros = Self.micros(transitionMs)
         var broadcastDue: Int64?
         var deliveries: [(GroupDelivery, CommandTicket?, Bool)] = []
+        let completion = GroupCompletion()
         for ((lightID, index), own) in zip(members, changes) {
             let capabilities = lights[slot: index].model.kind.capabilities
             let settings = governingSettings(at: index)
@@ -157,7 +174,7 @@ extension Home {
             }
             let id = nextCommandID
             nextCommandID += 1
-            let ticket = CommandTicket()
+            let ticket = CommandTicket(group: completion)
             let record = recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros)
             pending[id] = PendingCommand(
                 light: lightID, change: own, transitionMicros: transitionMicros, submittedAt: nowMicros,
@@ -169,6 +186,7 @@ extension Home {
         }
         if clockMode == .real { runEvents(notAfter: nowMicros) }
         armRealClock()
-        return GroupTicket(deliveries: deliveries)
+        let sent = deliveries.contains { $0.1 != nil }
+        return GroupTicket(deliveries: deliveries, completion: sent ? completion : nil)
     }
 }

@@ -13,7 +13,9 @@ import Testing
 @Suite("HTTP listener", .serialized, .timeLimit(.minutes(1)))
 struct HTTPServerTests {
     /// A server on a free loopback port whose requests `respond` answers; returns it, its port and its task.
-    func start(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply) throws -> (
+    func start(
+        _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+    ) throws -> (
         HTTPServer, UInt16, Task<Void, any Error>
     ) {
         let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
@@ -24,8 +26,17 @@ struct HTTPServerTests {
         return (server, port, Task { try await server.run() })
     }
 
-    /// Sends `request` whole on a new connection and reads until the server closes it.
-    func exchange(_ port: UInt16, _ request: String) throws -> String {
+    /// Sends `request` whole on a new connection and reads until the server closes it, on a thread of its own:
+    /// the blocking calls must not hold a thread of the pool the server's own tasks run on.
+    func exchange(_ port: UInt16, _ request: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DetachedThread.start(name: "http-test") {
+                continuation.resume(with: Result { try blockingExchange(port, request) })
+            }
+        }
+    }
+
+    func blockingExchange(_ port: UInt16, _ request: String) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         // Bounded, so a server that never answers fails the test rather than holding a thread of the pool.
@@ -66,22 +77,24 @@ struct HTTPServerTests {
             }
         }
         defer { task.cancel() }
-        let now = try exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let now = try await exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(now.hasPrefix("HTTP/1.1 200") && now.hasSuffix("now GET\n"))
-        let later = try exchange(
+        let later = try await exchange(
             port, "PUT /later HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
         #expect(
             later.hasPrefix("HTTP/1.1 200") && later.contains("application/json")
                 && later.hasSuffix(#"{"body":"hello"}"#))
         #expect(
-            try exchange(port, "GET /else HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
-        let big = try exchange(
+            try await exchange(port, "GET /else HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix(
+                "HTTP/1.1 404"))
+        let big = try await exchange(
             port, "PUT /later HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n")
         #expect(big.hasPrefix("HTTP/1.1 413"))
         // Not HTTP at all (a TLS hello, as aiohue tries first): refused, and the server goes on.
-        _ = try exchange(port, "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\r\n\r\n")
+        _ = try await exchange(port, "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\r\n\r\n")
         #expect(
-            try exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+            try await exchange(port, "GET /now HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix(
+                "HTTP/1.1 200"))
     }
 
     @Test func aStopAnswersWhatStillWaits() async throws {
@@ -93,9 +106,7 @@ struct HTTPServerTests {
                 return .text("late\n", status: 200)
             }
         }
-        async let answer = Task.detached {
-            try self.exchange(port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        }.value
+        async let answer = exchange(port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         // Stopped once the request is waiting for its answer.
         for await _ in arrived { break }
         task.cancel()

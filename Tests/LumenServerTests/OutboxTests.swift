@@ -25,10 +25,12 @@ struct OutboxTests {
             let wakes = Atomic<Int>(0)
             let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) { wakes.add(1, ordering: .relaxed) }
             outbox.addSubscription(7, value: 0)
+            // A client behind by more than the coalescing mark: a reply that large waits unsent.
+            outbox.enqueue([UInt8](repeating: 0x20, count: Outbox.coalescingBytes))
             for value in 1...100 { outbox.publish(7, value: .int(value)) }
             let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
-            #expect(lines.count == 1)
-            let notice = try JSONParser.parse(String(lines[0]))
+            #expect(lines.count == 2)
+            let notice = try JSONParser.parse(String(lines[1]))
             #expect(notice["params"] == ["subscription": 7, "value": 100, "seq": 100])
             #expect(wakes.load(ordering: .relaxed) == 1)
         }
@@ -43,10 +45,12 @@ struct OutboxTests {
             outbox.enqueue(Array(#"{"id":2}"#.utf8))
             outbox.publish(1, value: false)
             let lines = String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n")
-            #expect(lines.count == 3)
+            // Little waits unsent: each change is a notice of its own, in its place among the replies.
+            #expect(lines.count == 4)
             #expect(lines[0] == #"{"id":1}"#)
-            #expect(try JSONParser.parse(String(lines[1]))["params"]?["seq"] == 2)
+            #expect(try JSONParser.parse(String(lines[1]))["params"] == ["subscription": 1, "value": true, "seq": 1])
             #expect(lines[2] == #"{"id":2}"#)
+            #expect(try JSONParser.parse(String(lines[3]))["params"] == ["subscription": 1, "value": false, "seq": 2])
         }
     }
 

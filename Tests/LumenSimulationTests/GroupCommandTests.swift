@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
+import Synchronization
 import Testing
 
 /// A room's group command (`setAll`) and its derived values (`anyOn`, `allOn`), as a Zigbee group behaves.
@@ -15,6 +16,24 @@ struct GroupCommandTests {
           {"id": "den.d", "name": "D", "kind": "onoff", "state": {"isOn": false}}
         ]}, {"id": "empty", "name": "Empty", "lights": []}]}
         """
+
+    /// The answer to a group command is one moment of the home's: when its last light answers, whatever order
+    /// its lights answer in, so the reply sits in the same place among a session's notices every run.
+    @Test func aGroupCommandIsSettledOnceAsItsLastLightAnswers() async throws {
+        let (home, log) = try await makeHome(Self.room)
+        let lights: [LightID] = ["den.a", "den.b", "den.c", "den.d"]
+        let ticket = try await home.setAll(LightChange(isOn: true), in: "den")
+        let lightsOnWhenTold = Mutex<[Int]>([])
+        ticket.whenSettled { _ in
+            let on = lights.filter { !log.values("isOn", of: $0).isEmpty }.count
+            lightsOnWhenTold.withLock { $0.append(on) }
+        }
+        for _ in 0..<100 { try await home.advance(byMilliseconds: 1) }
+        let times = lights.map { log.values("isOn", of: $0).first!.ms }
+        #expect(Set(times).count == 4, "\(times)")
+        #expect(lightsOnWhenTold.withLock { $0 } == [4])
+        #expect(try await ticket.outcome.allSatisfy { $0.missed == nil })
+    }
 
     @Test func setAllReachesEachLightAfterItsOwnLatencyAndSaysWhatEachDid() async throws {
         let (home, log) = try await makeHome(Self.room)

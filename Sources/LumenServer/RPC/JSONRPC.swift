@@ -10,6 +10,11 @@ public enum RPCAnswer: Sendable {
     /// The answer comes when this finishes (a device confirming a write); the session's next requests do not
     /// wait for it.
     case later(@Sendable () async -> Result<JSONValue, LumenError>)
+    /// The answer comes when the handler hands it to the function this is given (called at once), on the thread
+    /// that replies are sent from; the session's next requests do not wait for it. A handler that hands it over
+    /// from work queued on that thread in the order of the home's changes (as ``Session`` does) puts the reply
+    /// exactly there among its notices, with no task's resumption to race.
+    case handed(@Sendable (_ answer: @escaping @Sendable (Result<JSONValue, LumenError>) -> Void) -> Void)
 
     /// A successful answer.
     public static func result(_ value: JSONValue) -> RPCAnswer { .now(.success(value)) }
@@ -26,8 +31,8 @@ public protocol RPCHandler: Sendable {
     func decode(method: String, params: JSONValue?) -> Call
     /// Answers one call, without suspending: the answer, or the work that gives it.
     func answer(_ call: Call) -> RPCAnswer
-    /// Called once for each ``RPCAnswer/later(_:)`` after its response has been handed to `reply` (or
-    /// dropped, for a notification), so a handler can tell when nothing is left to answer.
+    /// Called once for each ``RPCAnswer/later(_:)`` and ``RPCAnswer/handed(_:)`` after its response has been
+    /// handed to `reply` (or dropped, for a notification), so a handler can tell when nothing is left to answer.
     func laterAnswerSent()
     /// `error`, the answer to `call` when it is not carried out (a batch's request after its replies passed
     /// their limit), with whatever the handler's errors name of such a call added.
@@ -208,6 +213,12 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 handler.laterAnswerSent()
             }
             return nil
+        case .handed(let start):
+            start { [handler] result in
+                if let id { reply(Self.response(id: id, result)) }
+                handler.laterAnswerSent()
+            }
+            return nil
         }
     }
 
@@ -233,12 +244,21 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 answers.append(.ready(response))
             case (let id?, .later(let wait)):
                 answers.append(.later(id: id, wait))
+            case (let id?, .handed(let start)):
+                // A batch is one reply, sent once every answer in it is known: its place among the session's
+                // other replies is where its last answer comes.
+                answers.append(
+                    .later(id: id) {
+                        await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
+                    })
             case (nil, .later(let wait)):
                 // A notification's work goes on, but nothing is said.
                 Task(executorPreference: executor) { [handler] in
                     _ = await wait()
                     handler.laterAnswerSent()
                 }
+            case (nil, .handed(let start)):
+                start { [handler] _ in handler.laterAnswerSent() }
             case (_, .now), (_, .after):
                 break
             }

@@ -1,9 +1,12 @@
 import LumenModel
 import LumenProtocol
 
-/// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced).
+/// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced for a
+/// client that does not keep up).
 ///
-/// A subscription has at most one notice waiting. When its value changes again before the notice is sent,
+/// While less than ``coalescingBytes`` wait unsent, each change is a notice of its own, written out as it
+/// comes: what a client that keeps up reads does not depend on when the loop got round to writing. Past that,
+/// a subscription has at most one notice waiting. When its value changes again before the notice is sent,
 /// the waiting notice is updated in place to carry the latest value and `seq`, so a slow reader gets the
 /// newest value and can tell from `seq` how many it skipped, and memory stays bounded by the number of
 /// subscriptions plus the reply limit.
@@ -19,6 +22,11 @@ final class Outbox: Sendable {
     /// Replies are gathered into chunks of about this size, so that a backlog costs its bytes, not an
     /// allocation each.
     static let chunkBytes = 64 * 1_024
+
+    /// The unsent bytes from which a change no longer makes a notice of its own but updates its subscription's
+    /// waiting one: more than a socket's buffer holds, so a client reading as fast as it can is sent every
+    /// change, however its reads and lumend's writes fall.
+    static let coalescingBytes = 256 * 1_024
 
     private struct Subscription {
         /// The latest value, already in its wire form: a change fanned out to many subscribers is encoded
@@ -93,9 +101,16 @@ final class Outbox: Sendable {
             guard !state.closed, let index = state.subscriptions.index(forKey: id) else { return false }
             state.subscriptions.values[index].value = value
             state.subscriptions.values[index].seq += 1
-            let enqueue = !state.subscriptions.values[index].queued
+            guard !state.subscriptions.values[index].queued else { return false }
+            if state.replyBytes < Self.coalescingBytes {
+                // Written out now, as a reply is, so a later change cannot fold into it.
+                let before = state.gathering.count
+                Self.appendNotice(id, state.subscriptions.values[index], to: &state.gathering)
+                state.replyBytes += state.gathering.count - before
+                if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
+                return Self.scheduleWake(&state)
+            }
             state.subscriptions.values[index].queued = true
-            guard enqueue else { return false }
             Self.closeChunk(&state)
             state.items.append(.notice(id))
             return Self.scheduleWake(&state)
@@ -107,6 +122,18 @@ final class Outbox: Sendable {
     private static let valueKey = Array(#","value":"#.utf8)
     private static let seqKey = Array(#","seq":"#.utf8)
     private static let changedSuffix = Array("}}\n".utf8)
+
+    /// Appends the `changed` notice of subscription `id`, as `Wire.notification(.changed, …)` writes it, with
+    /// the value's bytes spliced in.
+    private static func appendNotice(_ id: UInt64, _ subscription: Subscription, to output: inout [UInt8]) {
+        output.append(contentsOf: changedPrefix)
+        appendDecimal(id, to: &output)
+        output.append(contentsOf: valueKey)
+        subscription.value.withUnsafeBufferPointer { output.append(contentsOf: $0) }
+        output.append(contentsOf: seqKey)
+        appendDecimal(subscription.seq, to: &output)
+        output.append(contentsOf: changedSuffix)
+    }
 
     /// Ends the chunk being gathered, so that what comes next is sent after it.
     private static func closeChunk(_ state: inout State) {
@@ -152,14 +179,7 @@ final class Outbox: Sendable {
                     guard let index = state.subscriptions.index(forKey: id), state.subscriptions.values[index].queued
                     else { continue }
                     state.subscriptions.values[index].queued = false
-                    // As `Wire.notification(.changed, …)` writes it, with the value's bytes spliced in.
-                    output.append(contentsOf: Self.changedPrefix)
-                    Self.appendDecimal(id, to: &output)
-                    output.append(contentsOf: Self.valueKey)
-                    state.subscriptions.values[index].value.withUnsafeBufferPointer { output.append(contentsOf: $0) }
-                    output.append(contentsOf: Self.seqKey)
-                    Self.appendDecimal(state.subscriptions.values[index].seq, to: &output)
-                    output.append(contentsOf: Self.changedSuffix)
+                    Self.appendNotice(id, state.subscriptions.values[index], to: &output)
                 }
             }
             if state.head == state.items.count {
@@ -174,7 +194,7 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Bytes of replies waiting.
+    /// Bytes of replies waiting (and of notices written out as replies are).
     var pendingReplyBytes: Int { state.with { $0.replyBytes } }
 
     /// Stops accepting output and frees what is waiting.

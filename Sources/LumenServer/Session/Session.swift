@@ -26,7 +26,14 @@ final class Session: RPCHandler {
         /// Requests that are waiting on a device.
         var inflight = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Under full durability, answers waiting for the disk, in the order they are to go out; a task sends
+        /// them, one after another, while there are any.
+        var waitingForDisk: [(result: Result<JSONValue, LumenError>, midStep: Bool, answer: Answer)] = []
+        var sendingAfterDisk = false
     }
+
+    /// Hands an answer over, to be sent.
+    typealias Answer = @Sendable (Result<JSONValue, LumenError>) -> Void
 
     let id: UInt64
     let context: ServerContext
@@ -241,20 +248,83 @@ final class Session: RPCHandler {
         }
     }
 
-    /// The answer to work queued on devices: now, when its outcome is known already; later otherwise, among
-    /// the session's writes waiting on devices, so that its next requests are not held up behind it.
+    /// The answer to work queued on devices: now, when its outcome is known already and nothing waits for the
+    /// disk; else handed over when it is known, among the session's writes waiting on devices, so that its next
+    /// requests are not held up behind it.
+    ///
+    /// The outcome is handed over on this loop by work the home's executor queues as the device answers, so
+    /// the reply takes its place there: after the notices of the changes the home made before (the write's own
+    /// among them) and before those it makes after, and before the reply of the `advance` whose step it was,
+    /// which resumes only once that step is over.
     private func answer(_ completion: WriteCompletion, _ request: RequestContext) -> RPCAnswer {
-        // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
-        if let result = completion.knownOutcome {
-            return .now(result.map { ["value": $0] }.mapError(request.annotate))
+        if let known = completion.knownOutcome {
+            let result: Result<JSONValue, LumenError> = known.map { ["value": $0] }.mapError(request.annotate)
+            // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
+            guard context.scopeContext.durable != nil else { return .now(result) }
+            state.with { $0.inflight += 1 }
+            // A failure of the disk names the write too, as the write's own errors do.
+            return .handed { answer in
+                self.answerDurably(result, midStep: false) { answer($0.mapError(request.annotate)) }
+            }
         }
         state.with { $0.inflight += 1 }
-        return .later {
-            do throws(LumenError) {
-                return .success(["value": try await completion.value()])
-            } catch {
-                return .failure(request.annotate(error))
+        let loop = eventLoop
+        return .handed { answer in
+            completion.whenKnown { result in
+                // On the loop, in the home's order; what waits for the disk keeps that order.
+                loop.execute { _ in
+                    self.answerDurably(result.map { ["value": $0] }, midStep: true) {
+                        answer($0.mapError(request.annotate))
+                    }
+                }
             }
+        }
+    }
+
+    /// Sends `result` through `answer` at once when nothing waits for the disk; else once what the session's
+    /// writes and actions applied is on disk (full durability), after the answers that began waiting before
+    /// it. A failure does not wait for the disk (nothing was applied) but keeps its place.
+    ///
+    /// An answer handed over by the home in the middle of a step (`midStep`) waits first for that step to end
+    /// (``Home/finishStep()``), so the commit covers the whole step and the answer goes out after every notice
+    /// of it, however soon the disk confirms.
+    ///
+    /// The session's answers that wait for the disk go out in the order they began to wait, which is the
+    /// order of the home's: a write's answer begins as the home settles it, and an `advance` that settled
+    /// writes resumes after them, so it is answered after them, as it is when nothing waits for the disk.
+    private func answerDurably(_ result: Result<JSONValue, LumenError>, midStep: Bool, _ answer: @escaping Answer) {
+        guard context.scopeContext.durable != nil else { return answer(result) }
+        let start = state.with { state -> Bool in
+            state.waitingForDisk.append((result, midStep, answer))
+            defer { state.sendingAfterDisk = true }
+            return !state.sendingAfterDisk
+        }
+        guard start else { return }
+        Task(executorPreference: eventLoop) { [self] in
+            while let (result, midStep, answer) = state.with({ $0.waitingForDisk.first }) {
+                if midStep { await context.scopeContext.home.finishStep() }
+                var sent = result
+                if case .success = result {
+                    do throws(LumenError) {
+                        // The disk confirms in order: one commit usually covers every answer waiting.
+                        try await context.scopeContext.commit()
+                    } catch {
+                        sent = .failure(error)
+                    }
+                }
+                state.with { _ = $0.waitingForDisk.removeFirst() }
+                answer(sent)
+            }
+            state.with { $0.sendingAfterDisk = false }
+        }
+    }
+
+    /// ``answerDurably(_:midStep:_:)`` for an answer the session's next requests wait for (an action's).
+    private func durable(_ result: Result<JSONValue, LumenError>) async -> Result<JSONValue, LumenError> {
+        guard context.scopeContext.durable != nil else { return result }
+        // The step the action made, if any, is over: the session's task has come back from it.
+        return await withCheckedContinuation { sent in
+            answerDurably(result, midStep: false) { sent.resume(returning: $0) }
         }
     }
 
@@ -356,7 +426,10 @@ final class Session: RPCHandler {
             guard let action = found.connection.action else { throw found.wrongKind("call") }
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
-            guard action.waitsForDevices else { return .result(["value": try await action.call(arguments)]) }
+            guard action.waitsForDevices else {
+                let value = try await action.call(arguments)
+                return .now(await durable(.success(["value": value])).mapError(request.annotate))
+            }
             try checkInflightLimit()
             return answer(try await action.start(arguments), request)
         } catch {

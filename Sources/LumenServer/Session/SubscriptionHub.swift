@@ -12,7 +12,19 @@ final class SubscriptionHub: Sendable {
     /// The subscribers to one property whose sessions one loop serves.
     private struct LoopSubscribers {
         let loop: EventLoop
-        var sessions: [UInt64: Session] = [:]
+        /// By subscription ID, in order: a session subscribed twice to one value hears of its change in the
+        /// order it subscribed, not in a dictionary's, which differs from one process to the next.
+        var sessions: [(subscription: UInt64, session: Session)] = []
+
+        /// Where `subscription` is, or would go.
+        func index(of subscription: UInt64) -> Int {
+            var (low, high) = (0, sessions.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if sessions[middle].subscription < subscription { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
     }
 
     private struct State {
@@ -35,8 +47,10 @@ final class SubscriptionHub: Sendable {
     func add(_ subscription: UInt64, key: PropertyKey, session: Session) {
         let group = ObjectIdentifier(session.eventLoop)
         state.withLock { state in
-            state.subscribers[key, default: [:]][group, default: LoopSubscribers(loop: session.eventLoop)]
-                .sessions[subscription] = session
+            var subscribers = state.subscribers[key, default: [:]][group] ?? LoopSubscribers(loop: session.eventLoop)
+            // IDs are made in order, so this is nearly always the end.
+            subscribers.sessions.insert((subscription, session), at: subscribers.index(of: subscription))
+            state.subscribers[key, default: [:]][group] = subscribers
         }
     }
 
@@ -44,8 +58,12 @@ final class SubscriptionHub: Sendable {
         state.withLock { state in
             guard var groups = state.subscribers.removeValue(forKey: key) else { return }
             for group in Array(groups.keys) {
-                groups[group]?.sessions[subscription] = nil
-                if groups[group]?.sessions.isEmpty == true { groups[group] = nil }
+                guard var subscribers = groups.removeValue(forKey: group) else { continue }
+                let index = subscribers.index(of: subscription)
+                if index < subscribers.sessions.count, subscribers.sessions[index].subscription == subscription {
+                    subscribers.sessions.remove(at: index)
+                }
+                if !subscribers.sessions.isEmpty { groups[group] = subscribers }
             }
             if !groups.isEmpty { state.subscribers[key] = groups }
         }
