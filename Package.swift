@@ -82,7 +82,7 @@ let package = Package(
             name: "lumen-bench",
             dependencies: [
                 "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenService", "LumenServer",
-                "LumenClient",
+                "LumenClient", "LumenHue", "LumenScopes",
             ],
             swiftSettings: swiftSettings
         ),

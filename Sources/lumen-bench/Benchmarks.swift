@@ -5,7 +5,7 @@ import Foundation
 enum Benchmarks {
     /// The parts of the run; `--only` picks some.
     enum Section: String, CaseIterable {
-        case reads, writes, work, size, memory, startup, sessions
+        case reads, writes, work, size, memory, startup, sessions, hue
     }
 
     static let usage = """
@@ -21,7 +21,8 @@ enum Benchmarks {
         the least CPU it took alone on one thread over several runs.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
-          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions (default: all)
+          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions, hue
+                           (default: all)
         """
 
     static func main(arguments: [String]) async {
@@ -36,7 +37,7 @@ enum Benchmarks {
                 let chosen = names.compactMap(Section.init(rawValue:))
                 guard !chosen.isEmpty, chosen.count == names.count else {
                     print(
-                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions\n\n"
+                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions, hue\n\n"
                             + usage)
                     exit(2)
                 }
@@ -68,6 +69,7 @@ enum Benchmarks {
         if sections.contains(.size) { await benchmarkHomeSize(baseline) }
         if sections.contains(.startup) { await benchmarkStartup(baseline) }
         if sections.contains(.sessions) { await benchmarkSessions(baseline) }
+        if sections.contains(.hue) { await benchmarkHue(baseline) }
     }
 
     /// What every section compares against.

@@ -421,6 +421,7 @@ struct LumenctlTests {
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let truth = try await ctl(daemon, "sim", "device", "lab.dim").stdout
         #expect(truth.hasPrefix("lab.dim (generic): unreachable; "), "\(truth)")
+        #expect(try await ctl(daemon, "sim", "link-button").stdout == "ok\n")
         let call = try await ctl(daemon, "call", "get", #"{"scope":0,"connection":"name"}"#, "--json")
         #expect(call.stdout == #"{"value":"Test Home"}"# + "\n")
     }

@@ -1,0 +1,131 @@
+import Foundation
+import LumenHue
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenServer
+import LumenService
+import LumenSimulation
+
+extension Benchmarks {
+    /// The Hue bridge: `GET /api/<user>/lights/1` from 8 keep-alive clients, against the same HTTP listener
+    /// answering the same bytes as a static response (no home, no task), in turn.
+    static func benchmarkHue(_ baseline: Baseline) async {
+        let home = Home(fixture: .demoHome(), clock: .real)
+        let bridge = HueBridge(scopeContext: ScopeContext(home: home))
+        await home.setHuePairingOpen(true)
+        guard let user = try? await home.pairHueUser(deviceType: "bench#lumen").username,
+            let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)
+        else {
+            print("  Hue bridge: SKIPPED (no loopback TCP listener could be opened)")
+            return
+        }
+        let quiet = Logger(level: .critical, handler: MemoryLogHandler())
+        let path = "/api/\(user)/lights/1"
+        let hue = HTTPServer(listenFD: hueFD, logger: quiet) { request in
+            bridge.respond(to: request) ?? .now(.text("no\n", status: 404))
+        }
+        let hueTask = Task { try await hue.run() }
+        // The static listener answers with exactly what the bridge answers.
+        let body = await onThread { HTTPLoadClient(port: huePort).get(path) }
+        let fixed = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
+        let plain = HTTPServer(listenFD: staticFD, logger: quiet) { _ in .now(fixed) }
+        let plainTask = Task { try await plain.run() }
+        let rounds = baseline.rounds / 8
+        let (fixedRun, hueRun) = await onThread {
+            alternate("static", "hue") { which in
+                httpGets(clients: 8, rounds: rounds, port: which == "hue" ? huePort : staticPort, path: path)
+            }
+        }
+        report("Hue GET /api/<user>/lights/1, 8 clients (vs a static answer)", hueRun, baseline: fixedRun)
+        hueTask.cancel()
+        plainTask.cancel()
+        _ = await (hueTask.result, plainTask.result)
+    }
+
+    /// `rounds` GETs of `path` on each of `clients` keep-alive connections, each on its own thread.
+    static func httpGets(clients: Int, rounds: Int, port: UInt16, path: String) -> Measurement {
+        let ready = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        let ended = DispatchGroup()
+        for _ in 0..<clients {
+            ready.enter()
+            ended.enter()
+            Thread {
+                let client = HTTPLoadClient(port: port)
+                ready.leave()
+                start.wait()
+                for _ in 0..<rounds { _ = client.get(path) }
+                ended.leave()
+            }.start()
+        }
+        ready.wait()
+        let cpu = processCPU()
+        let began = ContinuousClock.now
+        for _ in 0..<clients { start.signal() }
+        ended.wait()
+        return Measurement(
+            operations: clients * rounds, seconds: seconds(ContinuousClock.now - began), cpu: processCPU() - cpu)
+    }
+
+    /// Runs `body` on a thread of its own, so that its blocking calls hold no thread of the task pool.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+}
+
+/// A blocking HTTP/1.1 client on one keep-alive connection: just enough to send GETs and read the answers.
+final class HTTPLoadClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: UInt16) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        precondition(connected == 0, "cannot connect to 127.0.0.1:\(port)")
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends a GET of `path` and returns the answer's body.
+    func get(_ path: String) -> [UInt8] {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headerEnd: Int?
+        while headerEnd == nil {
+            headerEnd = buffer.firstRange(of: separator)?.upperBound
+            if headerEnd == nil { guard fill() else { return [] } }
+        }
+        let head = String(decoding: buffer[..<headerEnd!], as: UTF8.self).lowercased()
+        let length =
+            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        while buffer.count < headerEnd! + length { guard fill() else { return [] } }
+        let body = Array(buffer[headerEnd!..<(headerEnd! + length)])
+        buffer.removeFirst(headerEnd! + length)
+        return body
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[0..<count]
+        return true
+    }
+}
