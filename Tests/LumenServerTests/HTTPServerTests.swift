@@ -14,13 +14,15 @@ import Testing
 struct HTTPServerTests {
     /// A server on a free loopback port whose requests `respond` answers; returns it, its port and its task.
     func start(
-        _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+        limits: HTTPLimits = HTTPLimits(), _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) throws -> (
         HTTPServer, UInt16, Task<Void, any Error>
     ) {
         let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
         let port = try #require(TCPListener.boundPort(fd))
-        let server = HTTPServer(listenFD: fd, logger: Logger(level: .error, handler: MemoryLogHandler())) {
+        let server = HTTPServer(
+            listenFD: fd, limits: limits, logger: Logger(level: .error, handler: MemoryLogHandler())
+        ) {
             respond($0)
         }
         return (server, port, Task { try await server.run() })
@@ -37,8 +39,23 @@ struct HTTPServerTests {
     }
 
     func blockingExchange(_ port: UInt16, _ request: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try connected(port)
         defer { close(fd) }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// A socket connected to the server on `port`.
+    func connected(_ port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         // Bounded, so a server that never answers fails the test rather than holding a thread of the pool.
         var limit = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -51,17 +68,11 @@ struct HTTPServerTests {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(connected == 0)
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
+        guard connected == 0 else {
+            close(fd)
+            throw SocketError("connect", errno: errno)
         }
-        return String(decoding: received, as: UTF8.self)
+        return fd
     }
 
     @Test func answersNowAndLaterAndRefusesWhatIsTooBig() async throws {
@@ -112,5 +123,24 @@ struct HTTPServerTests {
         task.cancel()
         let reply = try await answer
         #expect(reply.hasPrefix("HTTP/1.1 503"), "\(reply)")
+    }
+
+    @Test func aClientHoldingConnectionsOpenGetsNoMoreThanItsShare() async throws {
+        var limits = HTTPLimits()
+        limits.connectionsPerAddress = 2
+        let (_, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
+        defer { task.cancel() }
+        // Two connections that say nothing hold the address's share; a third is closed unanswered.
+        let held = try (0..<2).map { _ in try connected(port) }
+        for fd in held { _ = "GET / HTTP/1.1\r\n".withCString { send(fd, $0, 16, Int32(MSG_NOSIGNAL)) } }
+        let third = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(third.isEmpty, "\(third)")
+        for fd in held { close(fd) }
+        // Once they are gone, the address is served again.
+        var answer = ""
+        for _ in 0..<50 where !answer.hasPrefix("HTTP/1.1 200") {
+            answer = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
     }
 }
