@@ -112,7 +112,14 @@ extension Daemon {
         -> HTTPServer
     {
         let bridge = HueBridge(scopeContext: scopeContext)
-        if options.huePairing == .open { await scopeContext.home.setHuePairingOpen(true) }
+        if options.huePairing == .open {
+            await scopeContext.home.setHuePairingOpen(true)
+            if let address = options.httpAddress, !address.isLoopback {
+                logger.warning(
+                    "the Hue bridge on \(address) lets any app on the network pair (--hue-pairing open); "
+                        + "listen on loopback, or pair with the link button")
+            }
+        }
         let port = TCPListener.boundPort(fd).map(String.init) ?? "?"
         let host = options.httpAddress?.host ?? "the address systemd bound"
         logger.notice(

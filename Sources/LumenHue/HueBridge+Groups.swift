@@ -58,36 +58,28 @@ extension HueBridge {
         ])
     }
 
-    /// `PUT /api/<user>/groups/<n>/action`: a room's group command (its lights behind the bridge), or for
-    /// group 0 a command to each light behind the bridge in turn.
+    /// `PUT /api/<user>/groups/<n>/action`: a room's group command to its lights behind the bridge, or for
+    /// group 0 one to every light behind the bridge.
     func groupAction(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
         let address = "/groups/\(number)/action"
         let body = try bodyObject(request, address: address)
         let command = try HueCommand(body, kind: .color, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
-        if number == "0" {
-            for light in await home.hueLights() {
-                var change = command.change
-                let kind = light.light.model.kind
-                if !kind.supports(.brightness) { change.brightness = nil }
-                if !kind.supports(.colorTemperature) { change.colorTemperature = nil }
-                if !kind.supports(.color) { change.color = nil }
-                guard !change.properties.isEmpty else { continue }
-                do {
-                    _ = try await home.send(change, to: light.light.id, transitionMs: command.transitionMs)
-                } catch {
-                    throw command.hueError(for: error)
+        do {
+            let ticket =
+                if number == "0" {
+                    try await home.setAllLights(
+                        command.change, transitionMs: command.transitionMs, network: .hueBridge)
+                } else {
+                    try await home.setAll(
+                        command.change, in: try await hueRoom(number).id, transitionMs: command.transitionMs,
+                        network: .hueBridge)
                 }
-            }
-        } else {
-            let room = try await hueRoom(number)
-            do {
-                let ticket = try await home.setAll(
-                    command.change, in: room.id, transitionMs: command.transitionMs, network: .hueBridge)
-                _ = try await ticket.outcome
-            } catch {
-                throw command.hueError(for: error)
-            }
+            _ = try await ticket.outcome
+        } catch let error as HueError {
+            throw error
+        } catch {
+            throw command.hueError(for: error)
         }
         try await commit()
         return .json(.array(command.successes))

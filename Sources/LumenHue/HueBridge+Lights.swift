@@ -84,7 +84,8 @@ extension HueBridge {
             try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
         do {
-            let receipt = try await home.send(command.change, to: light.light.id, transitionMs: command.transitionMs)
+            let receipt = try await home.send(
+                command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true)
             _ = try await receipt.ticket.value
         } catch {
             throw command.hueError(for: error)

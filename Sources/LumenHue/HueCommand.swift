@@ -7,12 +7,14 @@ import LumenSimulation
 struct HueCommand {
     /// What the command changes.
     var change = LightChange()
-    /// `transitiontime` (tenths of a second) in milliseconds.
-    var transitionMs: Double = 0
+    /// `transitiontime` (tenths of a second) in milliseconds; 400 when not given, a bridge's default.
+    var transitionMs: Double = 400
     /// The parameters taken, in the body's order, as Hue's success entries.
     var successes: [JSONValue] = []
     /// Where the parameters live (`/lights/3/state`).
     let address: String
+    /// The first parameter the body gave.
+    var firstParameter: String?
 
     /// Reads `body`, for a light of `kind` (a group's action is read for the kind that has everything).
     /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
@@ -20,6 +22,7 @@ struct HueCommand {
         self.address = address
         var hueAndSat: (hue: Int?, sat: Int?) = (nil, nil)
         for (name, value) in body.members {
+            if firstParameter == nil { firstParameter = name }
             switch name {
             case "on":
                 guard let on = value.boolValue else { throw HueError.invalidValue(value, of: name, at: address) }
@@ -49,7 +52,8 @@ struct HueCommand {
                 }
                 if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
             case "transitiontime":
-                guard let tenths = value.intValue, (0...65_535).contains(tenths) else {
+                // Up to an hour, the longest change Lumen simulates (Hue's own limit is 65535, 1.8 hours).
+                guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
                     throw HueError.invalidValue(value, of: name, at: address)
                 }
                 transitionMs = Double(tenths) * 100
@@ -75,7 +79,9 @@ struct HueCommand {
         guard let error = error as? LumenError else {
             return HueError(type: 901, address: address, description: "Internal error, \(error)")
         }
-        let parameter = error.data["connection"]?.stringValue.map(Self.parameter(for:)) ?? "on"
+        // The parameter it concerns, when Lumen's error names one; else the first the body gave.
+        let parameter =
+            error.data["connection"]?.stringValue.map(Self.parameter(for:)) ?? firstParameter ?? "on"
         switch error.code {
         case .busy:
             return .tooManyRequests(error.message)

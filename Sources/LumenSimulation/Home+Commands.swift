@@ -43,11 +43,13 @@ extension Home {
     /// Queues a command to a light, as ``submit(_:to:transitionMs:)`` does, and returns its outcome itself when
     /// the device took it as it was made (an instant device on the real clock, nothing else due first).
     /// - Throws: as ``submit(_:to:transitionMs:)`` does.
-    public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
-        -> CommandReceipt
+    /// - Parameter throughBridge: sent through the Hue bridge (its API), so it takes one of the bridge's light
+    ///   commands whatever the light's family; a Hue family light's always does.
+    public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false)
+        throws(LumenError) -> CommandReceipt
     {
         do {
-            return try dispatch(change, to: light, transitionMs: transitionMs)
+            return try dispatch(change, to: light, transitionMs: transitionMs, throughBridge: throughBridge)
         } catch {
             // Only a command a light received: not one to a light that is not there, nor one lumend stopped.
             guard !isShutDown, lights.slot(of: light) != nil else { throw error }
@@ -57,8 +59,8 @@ extension Home {
         }
     }
 
-    private func dispatch(_ change: LightChange, to light: LightID, transitionMs: Double) throws(LumenError)
-        -> CommandReceipt
+    private func dispatch(_ change: LightChange, to light: LightID, transitionMs: Double, throughBridge: Bool)
+        throws(LumenError) -> CommandReceipt
     {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
@@ -75,7 +77,7 @@ extension Home {
         refreshRealTime()
         let settings = governingSettings(at: index)
         let change = try change.levelZeroResolved(for: settings.family, light: light)
-        if settings.family.isBehindBridge { try takeBridgeToken(group: false) }
+        if settings.family.isBehindBridge || throughBridge { try takeBridgeToken(group: false) }
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
         if let rate = settings.rateLimitPerSecond, !takeToken(for: light, rate: rate) {
@@ -261,8 +263,11 @@ extension Home {
             for property in change.properties where property != .isOn {
                 for ended in family.fadesEnded(bySetting: property) { fades.end(ended) }
             }
-            // Switching on or off moves the level, which ends its fade.
-            if let isOn = change.isOn, isOn != current.isOn { fades.end(.brightness) }
+            // Switching on or off moves the level, which ends its fade; so does switching on a light fading off,
+            // which is still on until the fade lands.
+            if let isOn = change.isOn, isOn != current.isOn || (isOn && fades.offLevel != nil) {
+                fades.end(.brightness)
+            }
         }
         let target = change.applied(to: current)
         let startShown = fades.start(

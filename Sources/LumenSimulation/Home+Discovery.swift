@@ -16,6 +16,14 @@ extension Home {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
         if let scan = room.scan { return scan }
+        // A room added during a search joins it rather than starting another.
+        if let running = roomOrder.lazy.compactMap({ self.rooms[$0]?.scan }).first {
+            rooms[roomID]?.scan = running
+            schedule(.endScan(roomID, scan: running.id), at: Self.micros(running.endsMs))
+            emit(.room(roomID, .isScanning), true)
+            emit(.room(roomID, .scan), running.jsonValue(isScanning: true))
+            return running
+        }
         refreshRealTime()
         let id = nextScanID
         nextScanID += 1

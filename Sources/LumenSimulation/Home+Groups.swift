@@ -106,15 +106,35 @@ extension Home {
     ) throws(LumenError) -> GroupTicket {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
+        return try groupCommand(change, to: room.lightIDs, of: roomID, transitionMs: transitionMs, network: network)
+    }
+
+    /// Sends `change` to every light of the home as one group command, as ``setAll(_:in:transitionMs:network:)``
+    /// does to a room's (a Hue bridge's group 0).
+    public func setAllLights(_ change: LightChange, transitionMs: Double = 0, network: LightNetwork? = nil)
+        throws(LumenError) -> GroupTicket
+    {
+        guard !isShutDown else { throw LumenError.shuttingDown }
+        let all = roomOrder.flatMap { rooms[$0]?.lightIDs ?? [] }
+        return try groupCommand(change, to: all, of: nil, transitionMs: transitionMs, network: network)
+    }
+
+    /// A group command to `lightIDs`, a room's when `roomID` is given; only those reached over `network`, when
+    /// it is given. Sent through the bridge (a Hue family light among them, or the bridge's own network), it
+    /// takes one of the bridge's group commands.
+    private func groupCommand(
+        _ change: LightChange, to lightIDs: [LightID], of roomID: RoomID?, transitionMs: Double,
+        network: LightNetwork?
+    ) throws(LumenError) -> GroupTicket {
         guard !change.properties.isEmpty else {
             throw LumenError(
                 .invalidParams, "setAll needs at least one of isOn, brightness, colorTemperature, color",
-                data: ["room": .string(roomID.rawValue)])
+                data: roomID.map { ["room": .string($0.rawValue)] } ?? [:])
         }
         try change.validate()
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        let members = room.lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }.filter { member in
+        let members = lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }.filter { member in
             network.map { governingSettings(at: member.1).network == $0 } ?? true
         }
         // Checked for every light before any is sent it, so a refusal leaves the room as it was.
@@ -127,11 +147,12 @@ extension Home {
             if !capabilities.contains(.color) { own.color = nil }
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
         }
-        if members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {
+        if network == .hueBridge || members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {
             try takeBridgeToken(group: true)
         }
         let transitionMicros = Self.micros(transitionMs)
-        var broadcastDue: Int64?
+        // One frame a family: Hue lights and Matter lights hear their own group's broadcast.
+        var broadcastDue: [DeviceFamily: Int64] = [:]
         var deliveries: [(GroupDelivery, CommandTicket?, Bool)] = []
         let completion = GroupCompletion()
         for ((lightID, index), own) in zip(members, changes) {
@@ -150,8 +171,9 @@ extension Home {
             var (latency, dropped) = lights[slot: index].drawDelivery(settings)
             if family.groupCommandIsBroadcast {
                 // One frame for the whole group: its latency is drawn once, by the bridge.
-                let due = broadcastDue ?? nowMicros + Self.micros(settings.latency.sample(using: &bridgeRandom))
-                broadcastDue = due
+                let due =
+                    broadcastDue[family] ?? nowMicros + Self.micros(settings.latency.sample(using: &bridgeRandom))
+                broadcastDue[family] = due
                 latency = due - nowMicros
             }
             var missed: GroupDelivery.Miss?

@@ -92,18 +92,29 @@ extension Home {
     /// Leaves pairing open (or closes it again): every app may pair without the link button.
     public func setHuePairingOpen(_ open: Bool) { isHuePairingOpen = open }
 
+    /// The most users the bridge keeps; pairing another forgets the oldest, as a full whitelist must.
+    public static let hueUserLimit = 64
+
     /// Pairs an app that calls itself `deviceType`, while the link button is pressed.
-    /// - Returns: the new user; its name is drawn from the seed, so a replay pairs the same names.
+    /// - Returns: the new user; its name is drawn from the seed and the number of users paired before, so a
+    ///   replay pairs the same names and no two users share one.
     /// - Throws: ``LumenError`` `permissionDenied` when the link button is not pressed.
     public func pairHueUser(deviceType: String) throws(LumenError) -> HueBridgeState.User {
         guard isLinkButtonPressed else {
             throw LumenError(
                 .permissionDenied, "link button not pressed; press it (lumenctl sim link-button) and retry")
         }
+        // A stream of its own for each pairing: the bridge's other draws (broadcast latencies, discovery's
+        // jitter) do not depend on whether an app paired.
+        var random = SeededRandom(seed: fixtureIdentity.seed, label: "hue-user-\(hue.pairings)")
         var name = ""
-        for _ in 0..<5 { name += String(bridgeRandom.next() & 0xFF_FFFF_FF, radix: 16).leftPadded(to: 8) }
+        repeat {
+            name = (0..<5).map { _ in String(random.next() & 0xFFFF_FFFF, radix: 16).leftPadded(to: 8) }.joined()
+        } while hue.users.contains { $0.username == name }
+        hue.pairings += 1
         let user = HueBridgeState.User(username: name, deviceType: deviceType, createdMs: nowMilliseconds)
         hue.users.append(user)
+        if hue.users.count > Self.hueUserLimit { hue.users.removeFirst(hue.users.count - Self.hueUserLimit) }
         persistenceSink?.record(.hue(hue))
         return user
     }
@@ -113,6 +124,14 @@ extension Home {
 
     /// The paired user called `username`, if there is one.
     public func hueUser(_ username: String) -> HueBridgeState.User? { hue.users.first { $0.username == username } }
+
+    /// Saves the numbers the bridge gave at start before a light or room goes: without them, a restart would
+    /// number the lights after it anew.
+    func saveHueNumbersBeforeRemoval() {
+        guard hueNumbersUnsaved, let persistenceSink else { return }
+        persistenceSink.record(.hue(hue))
+        hueNumbersUnsaved = false
+    }
 
     /// Gives a new light its number on the bridge, and saves it.
     func numberForHue(light: LightID) {

@@ -23,6 +23,7 @@ extension Home {
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
     public func removeRoom(_ id: RoomID) throws(LumenError) {
         guard let room = rooms[id] else { throw Self.noSuchRoom(id, listedBy: .simulation) }
+        saveHueNumbersBeforeRemoval()
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }
@@ -60,6 +61,7 @@ extension Home {
         guard let before = lights[id].flatMap({ rooms[$0.room]?.groupState }), let light = forgetLight(id) else {
             throw Self.noSuchLight(id, listedBy: .simulation)
         }
+        saveHueNumbersBeforeRemoval()
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {

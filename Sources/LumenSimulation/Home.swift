@@ -70,8 +70,7 @@ public actor Home {
     var bridge: BridgeSettings
     /// The bridge's token buckets, for light commands and for group commands, once it has been sent some.
     var bridgeBuckets: (light: RateBucket?, group: RateBucket?) = (nil, nil)
-    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter, the
-    /// names of paired users.
+    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter.
     var bridgeRandom: SeededRandom
     /// What the Hue bridge keeps: its users and its numbers for lights and rooms.
     var hue: HueBridgeState
@@ -79,6 +78,8 @@ public actor Home {
     var linkButtonUntil: Int64?
     /// Whether any app may pair without the link button.
     var isHuePairingOpen = false
+    /// Whether numbers were given at start that the state does not hold yet: saved once a sink is set.
+    var hueNumbersUnsaved = false
     /// The checkpoints taken, by name.
     var checkpoints: [String: Fixture] = [:]
     var nextScanID: UInt64 = 1
@@ -185,8 +186,8 @@ public actor Home {
         // Every light and room gets its number on the bridge now, in the home's order: numbers a saved state
         // gave are kept, and those given here are saved with the next snapshot.
         for room in fixture.rooms {
-            _ = hue.number(room.id)
-            for light in room.lights { _ = hue.number(light.id) }
+            if hue.number(room.id) { hueNumbersUnsaved = true }
+            for light in room.lights where hue.number(light.id) { hueNumbersUnsaved = true }
         }
         for (index, fault) in faultSchedule.enumerated() {
             queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))

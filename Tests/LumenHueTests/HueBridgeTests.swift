@@ -207,4 +207,37 @@ struct HueBridgeTests {
         #expect(await again.hueLights().map(\.number) == [1, 3, 4])
         #expect(await again.hueUser(user) != nil)
     }
+
+    @Test func pairingAfterARestartGivesANewNameAndTheBridgeKeepsSixtyFour() async throws {
+        let first = try await pair()
+        let again = Home(fixture: await home.snapshot(), clock: .virtual)
+        await again.setHuePairingOpen(true)
+        let second = try await again.pairHueUser(deviceType: "tests#again").username
+        #expect(second != first)
+        for index in 0..<70 { _ = try await again.pairHueUser(deviceType: "tests#\(index)") }
+        let users = await again.hueUsers
+        #expect(users.count == Home.hueUserLimit)
+        #expect(Set(users.map(\.username)).count == users.count)
+        #expect(!users.map(\.username).contains(first), "the oldest is forgotten")
+    }
+
+    @Test func groupZeroIsOneGroupCommand() async throws {
+        let user = try await pair()
+        let all = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": true, "transitiontime": 0}"#)
+        #expect(
+            all.json == [
+                ["success": ["/groups/0/action/on": true]], ["success": ["/groups/0/action/transitiontime": 0]],
+            ])
+        #expect(try await home.light("hall.spot").state.isOn)
+        // A second later the bridge takes one group command, and a second in the same instant is too many.
+        try await home.advance(byMilliseconds: 1_000)
+        let request = HTTPRequest(
+            method: "PUT", path: "/api/\(user)/groups/0/action", body: Array(#"{"on": false}"#.utf8))
+        var statuses: [Int] = []
+        for _ in 0..<2 {
+            guard case .later(let work) = bridge.respond(to: request) else { continue }
+            statuses.append(try await drive(work, stepMs: 0).status)
+        }
+        #expect(statuses == [200, 429])
+    }
 }

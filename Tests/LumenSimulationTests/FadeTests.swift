@@ -139,4 +139,16 @@ struct FadeTests {
         let saved = await home.snapshot().rooms[0].lights[0].state
         #expect(!saved.isOn && saved.brightness == 81)
     }
+
+    @Test func switchingOnDuringAFadeOffKeepsTheLightOnWhereTheFadeStood() async throws {
+        let (home, _) = try await makeHome(singleLight(state: #"{"isOn": true, "brightness": 81}"#))
+        _ = try await home.submit(LightChange(isOn: false), to: "bulb", transitionMs: 400)
+        try await home.advance(byMilliseconds: 200)
+        let ticket = try await home.submit(LightChange(isOn: true), to: "bulb")
+        try await home.advance(byMilliseconds: 1_000)
+        let state = try await home.light("bulb").state
+        #expect(state.isOn && state.brightness == 41)
+        #expect(try await ticket.value == state)
+        #expect(await home.snapshot().rooms[0].lights[0].state == state, "what is saved is what it shows")
+    }
 }

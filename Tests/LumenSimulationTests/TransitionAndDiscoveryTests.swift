@@ -70,6 +70,16 @@ struct TransitionAndDiscoveryTests {
         #expect(try await home.lightIDs(in: "loft").count == 20)
     }
 
+    @Test func aRoomAddedDuringASearchJoinsIt() async throws {
+        let (home, _) = try await makeHome(Self.discoveryHome)
+        let scan = try await home.detectLights(in: "loft")
+        try await home.addRoom(id: "attic", name: "Attic")
+        #expect(try await home.detectLights(in: "attic").id == scan.id)
+        try await home.advance(byMilliseconds: 60_000)
+        #expect(try await home.lightIDs(in: "loft").count == 15, "one search, fifteen lights")
+        #expect(try await home.detectLights(in: "attic").id != scan.id, "a later search is a new one")
+    }
+
     @Test func foundLightsAreInTheSnapshot() async throws {
         let (home, _) = try await makeHome(Self.discoveryHome)
         _ = try await home.detectLights(in: "loft")

@@ -30,6 +30,7 @@ def test_lights_groups_switching_and_dimming(lumend, tmp_path, hue_numbers):
     assert bridge.get_group(1)["name"] == "Living Room"
     number = int(hue_numbers["living-room.floor-lamp"])
     drive(lumend, lambda: bridge.set_light(number, {"on": True, "bri": 254, "ct": 250}))
+    lumend.settle()  # the bridge's default transition, 400 ms, runs on after the answer
     lamp = light_scope(lumend, "living-room.floor-lamp")
     assert lumend.get("brightness", in_scope=lamp) == 100
     assert lumend.get("colorTemperature", in_scope=lamp) == 250
@@ -57,7 +58,7 @@ def test_errors_come_as_the_hue_api_gives_them(lumend, tmp_path, hue_numbers):
     assert bad[0]["error"]["type"] == 7
     # A Hue bulb that is off refuses brightness alone (error 201), as on a bridge.
     number = int(hue_numbers["living-room.ceiling"])
-    drive(lumend, lambda: bridge.set_light(number, "on", False))
+    drive(lumend, lambda: bridge.set_light(number, "on", False, transitiontime=0))
     off = drive(lumend, lambda: bridge.request("PUT", f"/api/{bridge.username}/lights/{number}/state", {"bri": 10}))
     assert off[0]["error"]["type"] == 201
     rename = drive(lumend, lambda: bridge.request("PUT", f"/api/{bridge.username}/lights/{number}", {"name": "Big"}))

@@ -67,7 +67,8 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     /// answers busy.
     public var defaultOverload: OverloadBehavior { self == .lifx ? .drop : .busy }
 
-    /// Whether its lights stand behind the home's bridge, and share its command budget and its searches.
+    /// Whether its lights stand behind the home's bridge, so that every command to one takes from the bridge's
+    /// budget (whichever front sent it).
     public var isBehindBridge: Bool { self == .hue }
 
     /// Where its lights are reached by default: LIFX bulbs on the LAN, the rest behind the Hue bridge (which

@@ -26,6 +26,8 @@ public struct HueBridgeState: Sendable, Hashable {
     public var lightNumbers: [LightID: Int] = [:]
     /// Each room's group number on the bridge (group 0 is every light).
     public var roomNumbers: [RoomID: Int] = [:]
+    /// How many apps have ever paired: what the next user's name is drawn from.
+    public var pairings = 0
 
     /// An empty bridge.
     public init() {}
@@ -61,6 +63,7 @@ extension HueBridgeState {
                 }),
             "lights": Self.numbers(lightNumbers.map { ($0.key.rawValue, $0.value) }),
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
+            "pairings": .int(pairings),
         ])
     }
 
@@ -72,7 +75,8 @@ extension HueBridgeState {
     /// Reads what ``jsonValue`` writes.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
-        let object = try cursor.object(allowing: ["users", "lights", "rooms"])
+        let object = try cursor.object(allowing: ["users", "lights", "rooms", "pairings"])
+        pairings = try object.optional("pairings")?.int(in: 0...Int.max) ?? 0
         users =
             try object.optional("users")?.array().map { element throws(JSONShapeError) in
                 let fields = try element.object(allowing: ["username", "devicetype", "createdMs"])

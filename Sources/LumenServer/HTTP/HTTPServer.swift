@@ -50,7 +50,11 @@ public final class HTTPServer: Service, Sendable {
     /// Serves until graceful shutdown is requested; then answers what waits, and closes.
     public func run() async throws {
         let started = await onLoop { [driver, listenFD] in driver.object.start(listenFD: listenFD, driver: driver) }
-        if let problem = started { throw SocketError("HTTP listener", errno: 0, detail: problem) }
+        if let problem = started {
+            await onLoop { [driver] in driver.object.stop() }
+            await loop.shutDown()
+            throw SocketError("HTTP listener", errno: 0, detail: problem)
+        }
         await gracefulShutdown()
         // Stop accepting, answer what waits, and give the answers half a second to go out before closing.
         await onLoop { [driver] in driver.object.beginStop() }
@@ -84,6 +88,8 @@ final class MHDDriver {
     weak var bound: LoopBound<MHDDriver>?
     /// Requests whose connection is suspended until their answer is ready.
     var waiting: [ObjectIdentifier: Exchange] = [:]
+    /// Set once stopping has begun: a request that comes now is answered 503 at once.
+    var isStopping = false
 
     init(limits: HTTPLimits, logger: Logger, respond: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
         self.limits = limits
@@ -97,6 +103,8 @@ final class MHDDriver {
         var body: [UInt8] = []
         var isAnswering = false
         var response: HTTPResponse?
+        /// The timer that gives up on the answer, while it is awaited.
+        var deadline: UInt64?
 
         init(connection: OpaquePointer) { self.connection = connection }
     }
@@ -137,17 +145,28 @@ final class MHDDriver {
         }
     }
 
-    /// Stops accepting, and answers what still waits with 503.
+    /// Stops accepting, and answers what still waits with 503; what comes meanwhile is answered so at once.
     func beginStop() {
         guard let daemon else { return }
+        isStopping = true
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
+        answerEveryWaiting(Self.stopping)
+        run()
+    }
+
+    static let stopping = HTTPResponse(
+        status: 503, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],
+        body: Array("lumend is shutting down; retry once it is back\n".utf8))
+
+    /// Resumes every suspended connection with `response`: libmicrohttpd must not be stopped with one
+    /// suspended.
+    private func answerEveryWaiting(_ response: HTTPResponse) {
         for exchange in waiting.values {
-            exchange.response = .text("lumend is shutting down; retry once it is back\n", status: 503)
+            exchange.response = response
             MHD_resume_connection(exchange.connection)
         }
         waiting.removeAll()
-        run()
     }
 
     /// The connections still open, after letting libmicrohttpd send what it can.
@@ -159,6 +178,8 @@ final class MHDDriver {
 
     /// Stops the daemon, closing what is still open.
     func stop() {
+        answerEveryWaiting(Self.stopping)
+        if let daemon { _ = MHD_run(daemon) }
         stopWatching?()
         stopWatching = nil
         if let timer, let bound { _ = bound.loop.cancelTimer(timer) }
@@ -192,6 +213,7 @@ final class MHDDriver {
         if let response = exchange.response { return queue(response, on: connection) }
         guard !exchange.isAnswering else { return MHD_Result.YES }
         exchange.isAnswering = true
+        guard !isStopping else { return queue(Self.stopping, on: connection) }
         var headers: [String: String] = [:]
         for name in Self.headersRead { if let value = header(connection, name) { headers[name] = value } }
         let request = HTTPRequest(method: method, path: url, headers: headers, body: exchange.body)
@@ -203,6 +225,13 @@ final class MHDDriver {
             MHD_suspend_connection(connection)
             let key = ObjectIdentifier(exchange)
             waiting[key] = exchange
+            // libmicrohttpd does not time out a suspended connection, nor see its client go: an answer that does
+            // not come within the idle time is given up, so clients that give up and retry cannot fill the
+            // listener.
+            let seconds = limits.idleSeconds
+            exchange.deadline = bound.loop.schedule(at: .now + .seconds(seconds)) {
+                bound.object.finish(key, with: .text("no answer within \(seconds) s; retry\n", status: 503))
+            }
             Task(executorPreference: bound.loop) {
                 let response = await work()
                 bound.loop.execute { context in
@@ -217,7 +246,8 @@ final class MHDDriver {
 
     /// Hands a waiting request its answer and wakes its connection.
     private func finish(_ key: ObjectIdentifier, with response: HTTPResponse) {
-        guard let exchange = waiting.removeValue(forKey: key) else { return }
+        guard daemon != nil, let exchange = waiting.removeValue(forKey: key) else { return }
+        if let deadline = exchange.deadline, let bound { _ = bound.loop.cancelTimer(deadline) }
         exchange.response = response
         MHD_resume_connection(exchange.connection)
         run()

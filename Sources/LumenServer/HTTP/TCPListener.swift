@@ -18,7 +18,10 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
+        // Numeric only: a name would be looked up, and could mean another address tomorrow.
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else { return nil }
         self.host = host
         self.port = port
     }
@@ -32,7 +35,7 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether it is a loopback address, which only this machine reaches.
-    public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") || host == "localhost" }
+    public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
 }
 
 /// Opens listening TCP sockets.
