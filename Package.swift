@@ -43,6 +43,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "LumenService", dependencies: ["CLinux", "CSystemd"], swiftSettings: swiftSettings),
         .target(
+            name: "LumenLIFX", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "LumenHue", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
             swiftSettings: swiftSettings),
         .target(name: "LumenCommandLine", swiftSettings: swiftSettings),
@@ -114,6 +117,7 @@ let package = Package(
             dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "LumenLIFXTests", dependencies: ["LumenLIFX"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenHueTests", dependencies: ["LumenHue", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

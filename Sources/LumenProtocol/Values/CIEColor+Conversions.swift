@@ -32,6 +32,22 @@ extension CIEColor {
         self = CIEColor(x: x / (x + y + z), y: y / (x + y + z)).clippedToGamut
     }
 
+    /// The colour as sRGB channels, each 0–1, the brightest at 1: the inverse of ``init(red:green:blue:)``
+    /// (Hue's xy to RGB), with what falls outside sRGB clamped.
+    public var sRGB: (red: Double, green: Double, blue: Double) {
+        guard y > 0 else { return (1, 1, 1) }
+        let (bigX, bigZ) = (x / y, (1 - x - y) / y)
+        var r = bigX * 1.656492 - 0.354851 - bigZ * 0.255038
+        var g = -bigX * 0.707196 + 1.655397 + bigZ * 0.036152
+        var b = bigX * 0.051713 - 0.121364 + bigZ * 1.011530
+        (r, g, b) = (max(0, r), max(0, g), max(0, b))
+        let high = max(r, g, b, .ulpOfOne)
+        func gamma(_ value: Double) -> Double {
+            value <= 0.0031308 ? 12.92 * value : 1.055 * pow(value, 1 / 2.4) - 0.055
+        }
+        return (gamma(r / high), gamma(g / high), gamma(b / high))
+    }
+
     /// The colour of `#rrggbb` (the `#` optional, upper or lower case), or `nil` when the text is not one.
     public init?(hex text: String) {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)

@@ -1,0 +1,77 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+/// How LIFX's HSBK reads as Lumen's state, and back (docs/lifx.md lists each rule with its source).
+extension HSBK {
+    /// The colour of a light in `state`, as a bulb of `kind` reports it: brightness scaled to 0–65535; a
+    /// colour light's hue and saturation from its xy through sRGB; the white point from its mireds.
+    public init(_ state: LightState, kind: LightKind) {
+        let level = kind.supports(.brightness) ? state.brightness : 100
+        var hue: UInt16 = 0
+        var saturation: UInt16 = 0
+        if kind.supports(.color) {
+            let (h, s) = Self.hueAndSaturation(of: state.color)
+            hue = UInt16((h * 65_535).rounded())
+            saturation = UInt16((s * 65_535).rounded())
+        }
+        self.init(
+            hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()),
+            kelvin: UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded()))))
+    }
+
+    /// What setting this colour asks of a light of `kind`: its brightness (a LIFX brightness of 0 is the
+    /// dimmest level, the bulb staying on), and a colour from hue and saturation, or, unsaturated, a colour
+    /// temperature from the kelvin.
+    public func change(for kind: LightKind) -> LightChange {
+        var change = LightChange()
+        if kind.supports(.brightness) {
+            change.brightness = max(1, (Double(brightness) / 65_535 * 1_000).rounded() / 10)
+        }
+        if saturation > 0, kind.supports(.color) {
+            change.color = Self.color(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
+        } else if kind.supports(.colorTemperature) {
+            change.colorTemperature = min(500, max(153, Int((1_000_000 / Double(max(kelvin, 1))).rounded())))
+        }
+        return change
+    }
+
+    /// CIE xy of a hue and saturation (each 0–1) at full value, through sRGB.
+    static func color(hue: Double, saturation: Double) -> CIEColor {
+        let h = (hue.truncatingRemainder(dividingBy: 1)) * 6
+        let sector = Int(h)
+        let f = h - Double(sector)
+        let (p, q, t) = (1 - saturation, 1 - saturation * f, 1 - saturation * (1 - f))
+        let (r, g, b): (Double, Double, Double) =
+            switch sector {
+            case 0: (1, t, p)
+            case 1: (q, 1, p)
+            case 2: (p, 1, t)
+            case 3: (p, q, 1)
+            case 4: (t, p, 1)
+            default: (1, p, q)
+            }
+        return CIEColor(
+            red: UInt8((r * 255).rounded()), green: UInt8((g * 255).rounded()), blue: UInt8((b * 255).rounded()))
+    }
+
+    /// The hue and saturation (each 0–1) of xy, through sRGB.
+    static func hueAndSaturation(of color: CIEColor) -> (hue: Double, saturation: Double) {
+        let (r, g, b) = color.sRGB
+        let high = max(r, g, b)
+        let low = min(r, g, b)
+        guard high > 0, high > low else { return (0, 0) }
+        let delta = high - low
+        var hue: Double
+        if high == r {
+            hue = (g - b) / delta
+        } else if high == g {
+            hue = 2 + (b - r) / delta
+        } else {
+            hue = 4 + (r - g) / delta
+        }
+        hue /= 6
+        if hue < 0 { hue += 1 }
+        return (hue, delta / high)
+    }
+}
