@@ -43,7 +43,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "LumenService", dependencies: ["CLinux", "CSystemd"], swiftSettings: swiftSettings),
         .target(
-            name: "LumenLIFX", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
+            name: "LumenLIFX", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
             swiftSettings: swiftSettings),
         .target(
             name: "LumenHue", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
@@ -61,7 +61,7 @@ let package = Package(
             name: "LumenDaemon",
             dependencies: [
                 "CLinux", "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
-                "LumenScopes", "LumenService", "LumenServer", "LumenHue",
+                "LumenScopes", "LumenService", "LumenServer", "LumenHue", "LumenLIFX",
             ],
             swiftSettings: swiftSettings
         ),

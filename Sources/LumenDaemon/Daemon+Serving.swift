@@ -1,4 +1,5 @@
 import LumenHue
+import LumenLIFX
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -73,6 +74,9 @@ extension Daemon {
         if let httpFD {
             services.append(await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
         }
+        if let address = options.lifxAddress {
+            services.append(try lifxServer(on: address, scopeContext: scopeContext, logger: logger))
+        }
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
                 Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
@@ -129,6 +133,18 @@ extension Daemon {
             bridge.respond(to: request)
                 ?? .now(.text("no such resource; the Hue API is under /api\n", status: 404))
         }
+    }
+
+    /// The LIFX LAN bulbs, answering on UDP at `address`.
+    static func lifxServer(on address: TCPAddress, scopeContext: ScopeContext, logger: Logger) throws -> UDPServer {
+        let fd: Int32
+        do { fd = try UDPServer.bind(address) } catch {
+            throw StartupError(description: "cannot listen for LIFX on \(address): \(error)")
+        }
+        let port = TCPListener.boundPort(fd) ?? address.port
+        let front = LIFXFront(scopeContext: scopeContext, port: port)
+        logger.notice("LIFX LAN bulbs on udp://\(address.host):\(port)", [("lifx", "\(address.host):\(port)")])
+        return UDPServer(fd: fd) { datagram in front.respond(to: datagram).map { .later($0) } ?? .none }
     }
 
     /// The fixture in `bytes`, for a reset.

@@ -53,6 +53,8 @@ public struct DaemonOptions: Sendable, Hashable {
 
     /// Where to listen for HTTP (the Hue API under `/api`), when anywhere.
     public var httpAddress: TCPAddress?
+    /// Where the LIFX LAN bulbs listen (UDP), when anywhere.
+    public var lifxAddress: TCPAddress?
     /// Whether an app may pair with the Hue bridge only while the link button is pressed.
     public var huePairing: HuePairing = .button
     /// Limits on HTTP clients.
@@ -180,6 +182,17 @@ public struct DaemonOptions: Sendable, Hashable {
                 throw UsageError("--http takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8080; not '\(raw)'")
             }
             options.httpAddress = address
+        },
+        .value(
+            "--lifx", valueName: "ADDRESS:PORT",
+            help:
+                "Answer the LIFX LAN protocol on UDP there for the bulbs on the LIFX LAN (0.0.0.0:56700 as bulbs "
+                + "do; port 0 picks a free one). Off unless given."
+        ) { options, raw in
+            guard let address = TCPAddress(raw), !address.host.contains(":") else {
+                throw UsageError("--lifx takes IPV4-ADDRESS:PORT, like 0.0.0.0:56700; not '\(raw)'")
+            }
+            options.lifxAddress = address
         },
         .choice(
             "--hue-pairing",

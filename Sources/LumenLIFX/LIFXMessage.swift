@@ -71,11 +71,12 @@ public enum LIFXRequest: Sendable, Hashable {
         }
     }
 
-    /// Whether it asks for a state the device answers with whatever the header says (a `Get`).
+    /// Whether the device answers it with a state whatever the header asks (a `Get`, or a message it does not
+    /// handle, answered `StateUnhandled`).
     public var isQuery: Bool {
         switch self {
         case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower:
+            .getColor, .getLightPower, .unhandled:
             true
         default: false
         }

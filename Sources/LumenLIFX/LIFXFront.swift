@@ -1,0 +1,162 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Synchronization
+
+/// The bulbs on the LIFX LAN: each light whose network is `lifx-lan` answers the LIFX LAN protocol for itself,
+/// over the same ``Home`` as the scope protocol and the Hue bridge.
+///
+/// A query (`Get…`) is answered from the light's state; a change goes to the light as one command and is
+/// answered (acknowledged, or with its state when asked) once the light took it, after its latency, and on
+/// disk under full durability. A bulb that cannot be reached, or drops the command (its rate limit, a lost
+/// frame), answers nothing: the client times out, as it does on a real LAN. `docs/lifx.md` lists every message.
+public final class LIFXFront: Sendable {
+    let scopeContext: ScopeContext
+    /// The UDP port the bulbs say they serve (`StateService`).
+    let port: UInt32
+    /// Datagrams dropped as malformed, since the front started.
+    public let malformed = Atomic<Int>(0)
+
+    /// A front over the home of `scopeContext`, its bulbs serving on `port`.
+    public init(scopeContext: ScopeContext, port: UInt16) {
+        self.scopeContext = scopeContext
+        self.port = UInt32(port)
+    }
+
+    var home: Home { scopeContext.home }
+
+    /// The replies to one datagram, as datagrams; none for a malformed one (counted) or one no bulb takes.
+    public func respond(to datagram: [UInt8]) -> (@Sendable () async -> [[UInt8]])? {
+        guard let packet = try? LIFXPacket(bytes: datagram) else {
+            malformed.add(1, ordering: .relaxed)
+            return nil
+        }
+        return { [self] in await answer(packet) }
+    }
+
+    /// Every addressed bulb's replies to `packet`.
+    func answer(_ packet: LIFXPacket) async -> [[UInt8]] {
+        let request = LIFXRequest(type: packet.type, payload: packet.payload)
+        let addressed = await home.lifxLights().filter { bulb in
+            bulb.isReachable
+                && (packet.tagged || packet.target.prefix(6).allSatisfy { $0 == 0 }
+                    || Array(packet.target.prefix(6)) == bulb.serial)
+        }
+        // Each bulb answers on its own: a slow one does not hold up the others.
+        return await withTaskGroup(of: [[UInt8]].self) { group in
+            for bulb in addressed { group.addTask { await self.answer(packet, request, as: bulb) } }
+            var replies: [[UInt8]] = []
+            for await bulbReplies in group { replies += bulbReplies }
+            return replies
+        }
+    }
+
+    /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
+    func answer(_ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight) async -> [[UInt8]] {
+        var replies: [LIFXReply] = []
+        if let state = await carryOut(request, on: bulb) {
+            if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
+            if request.isQuery || packet.wantsReply {
+                replies.append(await self.state(answering: request, of: bulb, after: state))
+            }
+        }
+        return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
+    }
+
+    /// Makes the change `request` asks of the bulb, if any, and returns its state after; `nil` when the bulb
+    /// never answers (it could not be reached, or dropped the command).
+    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight) async -> LightState? {
+        let kind = bulb.light.model.kind
+        var change = LightChange()
+        var transitionMs: Double = 0
+        switch request {
+        case .setPower(let level):
+            change.isOn = level > 0
+        case .setLightPower(let level, let duration):
+            change.isOn = level > 0
+            transitionMs = Double(duration)
+        case .setColor(let color, let duration):
+            change = color.change(for: kind)
+            transitionMs = Double(duration)
+        case .setLabel(let label):
+            do {
+                try await home.setName(label, of: .light(bulb.light.id))
+                try await scopeContext.commit()
+            } catch {
+                return nil
+            }
+            return bulb.light.state
+        default:
+            return bulb.light.state
+        }
+        guard !change.properties.isEmpty else { return bulb.light.state }
+        do {
+            let receipt = try await home.send(
+                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs))
+            let state = try await receipt.ticket.value
+            try await scopeContext.commit()
+            return state
+        } catch {
+            // A bulb answers nothing it did not take: the client times out.
+            return nil
+        }
+    }
+
+    /// The state message that answers `request`.
+    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply {
+        let kind = bulb.light.model.kind
+        let power: UInt16 = state.isOn ? 65_535 : 0
+        switch request {
+        case .getService: return .stateService(port: port)
+        case .getHostFirmware: return .stateHostFirmware(build: 1_700_000_000_000_000_000, major: 3, minor: 90)
+        case .getPower, .setPower: return .statePower(level: power)
+        case .getLabel: return .stateLabel(bulb.light.name)
+        case .setLabel(let label): return .stateLabel(label)
+        case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
+        case .getLocation:
+            let name = await home.homeName
+            return .stateLocation(id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: 0)
+        case .getGroup:
+            return .stateGroup(
+                id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
+                updatedAt: 0)
+        case .echo(let bytes): return .echo(bytes)
+        case .getColor, .setColor:
+            return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
+        case .getLightPower, .setLightPower: return .stateLightPower(level: power)
+        case .unhandled(let type): return .stateUnhandled(type: type)
+        }
+    }
+}
+
+/// LIFX's product IDs and group IDs for Lumen's lights (LIFX's public products list).
+enum LIFXProduct {
+    /// The product ID for a light: the LIFX product its fixture names, where known, else a generic bulb of its
+    /// kind.
+    static func id(of model: DeviceModel) -> UInt32 {
+        let product = model.product.lowercased()
+        if product.contains("mini") { return model.kind.supports(.color) ? 49 : 50 }
+        if product.contains(" z") || product.contains("strip") { return 32 }
+        switch model.kind {
+        case .color: return 27  // LIFX A19
+        case .ambiance: return 50  // LIFX Mini White to Warm
+        case .dimmable: return 51  // LIFX Mini White
+        case .onoff: return 70  // LIFX Switch
+        }
+    }
+
+    /// A 16-byte ID for a location or group, derived from `name`.
+    static func groupID(_ name: String) -> [UInt8] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var bytes: [UInt8] = []
+        for round in 0..<2 {
+            for byte in "\(round):\(name)".utf8 {
+                hash ^= UInt64(byte)
+                hash &*= 0x100_0000_01b3
+            }
+            bytes += (0..<8).map { UInt8(hash >> (8 * UInt64($0)) & 0xFF) }
+        }
+        return bytes
+    }
+}

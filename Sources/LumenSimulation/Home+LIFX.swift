@@ -1,0 +1,51 @@
+import LumenModel
+import LumenProtocol
+
+/// A light on the LIFX LAN, as its bulb answers for itself.
+public struct LIFXLight: Sendable, Hashable {
+    /// Its serial: a MAC address in LIFX's `d0:73:d5` range, derived from the home's and the light's IDs.
+    public var serial: [UInt8]
+    /// The light, as its controller sees it.
+    public var light: LightSnapshot
+    /// Whether it can really be reached: a bulb that cannot answers nothing.
+    public var isReachable: Bool
+    /// Its room's ID and name: the bulb's group.
+    public var room: (id: RoomID, name: String)
+
+    public static func == (left: LIFXLight, right: LIFXLight) -> Bool {
+        left.serial == right.serial && left.light == right.light && left.isReachable == right.isReachable
+            && left.room == right.room
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(serial) }
+}
+
+extension Home {
+    /// The lights on the LIFX LAN, in the home's order.
+    public func lifxLights() -> [LIFXLight] {
+        roomOrder.flatMap { roomID -> [LIFXLight] in
+            guard let room = rooms[roomID] else { return [] }
+            return room.lightIDs.compactMap { id -> LIFXLight? in
+                guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN,
+                    let light = try? light(id)
+                else { return nil }
+                return LIFXLight(
+                    serial: Self.lifxSerial(home: fixtureIdentity.id, light: id), light: light,
+                    isReachable: lights[slot: index].isReachable, room: (roomID, room.name))
+            }
+        }
+    }
+
+    /// The home's name: the bulbs' location.
+    public var homeName: String { name }
+
+    /// A light's LIFX serial: `d0:73:d5` and three bytes of an FNV-1a digest of the home's and light's IDs.
+    public static func lifxSerial(home: String, light: LightID) -> [UInt8] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(home)/\(light.rawValue)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return [0xD0, 0x73, 0xD5, UInt8(hash >> 16 & 0xFF), UInt8(hash >> 8 & 0xFF), UInt8(hash & 0xFF)]
+    }
+}

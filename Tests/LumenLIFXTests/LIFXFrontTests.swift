@@ -1,0 +1,107 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenLIFX
+
+/// The LIFX LAN bulbs' answers, packet by packet, over a home on the virtual clock (no UDP).
+@Suite("LIFX LAN bulbs")
+struct LIFXFrontTests {
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19",
+             "latency": {"kind": "fixed", "ms": 40}, "state": {"isOn": false, "brightness": 50}},
+            {"id": "den.mini", "name": "Mini", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Mini Colour"},
+            {"id": "den.hue", "name": "Hue", "kind": "color", "manufacturer": "Signify"}
+          ]}
+        ]}
+        """
+
+    let home: Home
+    let front: LIFXFront
+
+    init() throws {
+        home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+    }
+
+    /// The replies to `packet`, moving the clock until they come.
+    func replies(_ packet: LIFXPacket) async throws -> [LIFXPacket] {
+        let work = try #require(front.respond(to: packet.bytes))
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task {
+            let replies = await work(); answered.withLock { $0 = replies }
+        }
+        for _ in 0..<10_000 {
+            if let replies = answered.withLock({ $0 }) { return try replies.map { try LIFXPacket(bytes: $0) } }
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        Issue.record("no answer")
+        return []
+    }
+
+    var bulbSerial: [UInt8] { Home.lifxSerial(home: "flat", light: "den.bulb") }
+
+    @Test func discoveryFindsEveryBulbOnTheLANAndNothingElse() async throws {
+        let found = try await replies(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
+        #expect(found.count == 2, "the two LIFX bulbs; the Hue light is behind the bridge")
+        #expect(found.allSatisfy { $0.type == 3 && $0.source == 7 && $0.sequence == 1 })
+        #expect(Set(found.map { Array($0.target.prefix(6)) }).contains(bulbSerial))
+        #expect(found[0].payload == [1, 0x7C, 0xDD, 0, 0])
+    }
+
+    @Test func aColourChangeIsOneCommandAcknowledgedAfterTheLatency() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 2_700)
+        var payload = [UInt8(0)]
+        var writer = LIFXWriter()
+        color.write(&writer)
+        writer.uint32(0)
+        payload += writer.output
+        let set = LIFXPacket(
+            source: 9, target: bulbSerial + [0, 0], wantsAcknowledgement: true, sequence: 5, type: 102, payload: payload
+        )
+        let answer = try await replies(set)
+        #expect(answer.map(\.type) == [45])
+        let state = try await home.light("den.bulb").state
+        #expect(state.brightness == 100 && state.colorTemperature == 370 && !state.isOn, "LIFX stores colour while off")
+        #expect(await home.commandRecords(light: "den.bulb").count == 1)
+        // Power on over LIFX, with a reply.
+        let on = LIFXPacket(
+            source: 9, target: bulbSerial + [0, 0], wantsReply: true, sequence: 6, type: 117,
+            payload: [0xFF, 0xFF, 0, 0, 0, 0])
+        let power = try await replies(on)
+        #expect(power.map(\.type) == [118] && power[0].payload == [0xFF, 0xFF])
+        #expect(try await home.light("den.bulb").state.isOn)
+    }
+
+    @Test func queriesAnswerTheStateLabelVersionAndGroup() async throws {
+        let target = bulbSerial + [0, 0]
+        let state = try await replies(LIFXPacket(source: 1, target: target, sequence: 1, type: 101))
+        #expect(state.map(\.type) == [107])
+        var reader = LIFXReader(state[0].payload)
+        let color = HSBK(&reader)
+        #expect(color.brightness == 32_768)
+        reader.skip(2)
+        #expect(reader.uint16() == 0 && reader.text(32) == "Bulb")
+        let version = try await replies(LIFXPacket(source: 1, target: target, sequence: 2, type: 32))
+        #expect(version[0].payload.prefix(8) == [1, 0, 0, 0, 27, 0, 0, 0])
+        let group = try await replies(LIFXPacket(source: 1, target: target, sequence: 3, type: 51))
+        var groupReader = LIFXReader(group[0].payload)
+        groupReader.skip(16)
+        #expect(groupReader.text(32) == "Den")
+        let unhandled = try await replies(LIFXPacket(source: 1, target: target, sequence: 4, type: 103))
+        #expect(unhandled.map(\.type) == [223] && unhandled[0].payload == [103, 0])
+    }
+
+    @Test func anUnreachableBulbAnswersNothingAndMalformedDatagramsAreCounted() async throws {
+        try await home.setReachable(false, light: "den.bulb")
+        #expect(try await replies(LIFXPacket(source: 1, target: bulbSerial + [0, 0], sequence: 1, type: 101)).isEmpty)
+        #expect(front.respond(to: [1, 2, 3]) == nil)
+        #expect(front.malformed.load(ordering: .relaxed) == 1)
+    }
+}

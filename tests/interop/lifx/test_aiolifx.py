@@ -1,0 +1,74 @@
+"""aiolifx (Home Assistant's LIFX library) against lumend's bulbs."""
+
+import asyncio
+
+import aiolifx
+import pytest
+
+from conftest import BULBS, LIFX_ARGS, drive, light_scope
+
+
+class Collector:
+    """What aiolifx's discovery hands its parent: the bulbs it registers."""
+
+    def __init__(self):
+        self.bulbs = []
+
+    def register(self, bulb):
+        self.bulbs.append(bulb)
+
+    def unregister(self, bulb):
+        pass
+
+
+async def discovered(expected: int, seconds: float = 3.0):
+    loop = asyncio.get_running_loop()
+    parent = Collector()
+    discovery = aiolifx.LifxDiscovery(loop, parent, discovery_interval=1)
+    discovery.start()
+    for _ in range(int(seconds * 20)):
+        if len(parent.bulbs) >= expected:
+            break
+        await asyncio.sleep(0.05)
+    # The bulbs' connections live as long as the discovery: the caller cleans it up when done.
+    return parent.bulbs, discovery
+
+
+async def answer(call, *arguments, **options):
+    """aiolifx's request with a callback, awaited."""
+    future = asyncio.get_running_loop().create_future()
+    call(*arguments, callb=lambda bulb, response: future.done() or future.set_result(response), **options)
+    return await asyncio.wait_for(future, 5)
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_discovery_reads_label_power_and_colour(lumend):
+    async def read():
+        bulbs, discovery = await discovered(len(BULBS))
+        result = {}
+        for bulb in bulbs:
+            await answer(bulb.get_label)
+            await answer(bulb.get_color)
+            result[bulb.label] = (bulb.power_level, bulb.color)
+        discovery.cleanup()
+        return result
+
+    bulbs = asyncio.run(read())
+    assert set(bulbs) == set(BULBS)
+    power, color = bulbs["TV Lightstrip"]
+    assert power == 0 and color[1] > 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_power_change_with_a_duration_is_seen_over_the_socket(lumend):
+    async def switch_on():
+        bulbs, discovery = await discovered(len(BULBS))
+        for bulb in bulbs:
+            await answer(bulb.get_label)
+        strip = next(bulb for bulb in bulbs if bulb.label == "TV Lightstrip")
+        await answer(strip.set_power, True, duration=400)
+        discovery.cleanup()
+
+    drive(lumend, lambda: asyncio.run(switch_on()))
+    lumend.settle()
+    assert lumend.get("isOn", in_scope=light_scope(lumend, BULBS["TV Lightstrip"])) is True

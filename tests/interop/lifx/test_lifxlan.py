@@ -1,0 +1,58 @@
+"""lifxlan (a widely used synchronous LIFX library) against lumend's bulbs."""
+
+import pytest
+from lifxlan import LifxLAN, WorkflowException
+
+from conftest import BULBS, LIFX_ARGS, drive, light_scope
+
+
+def bulbs():
+    return {light.get_label(): light for light in LifxLAN(len(BULBS)).get_lights()}
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_discovery_finds_the_bulbs_on_the_lan_and_reads_them(lumend):
+    found = bulbs()
+    assert set(found) == set(BULBS)
+    strip = found["TV Lightstrip"]
+    assert strip.get_product() == 32 and strip.get_power() == 0
+    hue, saturation, brightness, kelvin = strip.get_color()
+    assert saturation > 0 and 0 < brightness < 65535
+    assert strip.get_group_label() == "Living Room" and strip.get_location_label() == "Demo Home"
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_switching_and_dimming_with_a_duration_is_seen_over_the_socket_and_back(lumend):
+    left = bulbs()["Bedside Left"]
+    scope = light_scope(lumend, BULBS["Bedside Left"])
+    drive(lumend, lambda: left.set_power(65535, duration=500, rapid=False))
+    drive(lumend, lambda: left.set_color([0, 0, 32768, 2700], duration=1000, rapid=False))
+    lumend.settle()
+    assert lumend.get("isOn", in_scope=scope) is True
+    assert lumend.get("brightness", in_scope=scope) == 50
+    assert lumend.get("colorTemperature", in_scope=scope) == 370
+    lumend.set("brightness", 100, in_scope=scope, wait=False)
+    lumend.settle()
+    assert left.get_color()[2] == 65535
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_an_unreachable_bulb_times_out(lumend):
+    right = bulbs()["Bedside Right"]
+    lumend.call("setReachable", {"light": BULBS["Bedside Right"], "reachable": False}, in_scope=lumend.simulation())
+    with pytest.raises(WorkflowException):
+        right.get_power()
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_flood_past_one_bulbs_rate_does_not_stop_another(lumend):
+    found = bulbs()
+    strip, left = found["TV Lightstrip"], found["Bedside Left"]
+    # Fire and forget, far past the 20 a second a bulb takes: the excess is dropped, as firmware drops it.
+    for level in range(100):
+        strip.set_power(65535 if level % 2 else 0, rapid=True)
+    assert left.get_label() == "Bedside Left"
+    drive(lumend, lambda: left.set_power(65535, rapid=False))
+    lumend.advance(3_000)  # past the timeout of what was dropped
+    outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
+    assert outcomes.count("applied") >= 20 and "dropped" in outcomes
