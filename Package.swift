@@ -85,7 +85,7 @@ let package = Package(
             name: "lumen-bench",
             dependencies: [
                 "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenService", "LumenServer",
-                "LumenClient", "LumenHue", "LumenScopes",
+                "LumenClient", "LumenHue", "LumenLIFX", "LumenScopes",
             ],
             swiftSettings: swiftSettings
         ),

@@ -83,10 +83,17 @@ extension Home {
             switch property {
             case .name: return .string(light.name)
             case .model:
-                return .object([
+                var model: JSONObject = [
                     "kind": .string(light.model.kind.rawValue), "manufacturer": .string(light.model.manufacturer),
                     "product": .string(light.model.product),
-                ])
+                ]
+                // A bulb on the LIFX LAN is known there by its serial.
+                if let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN {
+                    let serial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
+                    model["serial"] = .string(
+                        serial.map { String($0, radix: 16).leftPaddedToTwo }.joined(separator: ":"))
+                }
+                return .object(model)
             case .isReachable: return .bool(!light.reportsUnreachable)
             case .settings: return .object((lightSettings[id] ?? DeviceSettings()).jsonObject)
             case .isOn, .brightness, .colorTemperature, .color: return light.state.value(of: property) ?? .null
@@ -164,4 +171,9 @@ extension Home {
             fading: fading)
         return (truth, lights[slot: index].model.kind)
     }
+}
+
+extension String {
+    /// Two hex digits: the string with a zero in front when it has one.
+    fileprivate var leftPaddedToTwo: String { count < 2 ? "0" + self : self }
 }

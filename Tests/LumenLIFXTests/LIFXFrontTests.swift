@@ -104,4 +104,11 @@ struct LIFXFrontTests {
         #expect(front.respond(to: [1, 2, 3]) == nil)
         #expect(front.malformed.load(ordering: .relaxed) == 1)
     }
+
+    @Test func aBulbOnTheLANShowsItsSerialInItsModel() async throws {
+        let serial = bulbSerial.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        let model = try await home.value(of: .light("den.bulb", .model))
+        #expect(model["serial"] == .string(serial.joined(separator: ":")))
+        #expect(try await home.value(of: .light("den.hue", .model))["serial"] == nil, "not on the LAN")
+    }
 }
