@@ -79,6 +79,13 @@ public final class LIFXFront: Sendable {
         case .setColor(let color, let duration):
             change = color.change(for: kind)
             transitionMs = Double(duration)
+        case .setWaveform(let transient, let color, let period, let cycles):
+            // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
+            // the colour, reached over the wave's whole length.
+            guard kind.supports(.color), !transient else { return bulb.light.state }
+            change = color.change(for: kind)
+            let length = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
+            transitionMs = min(length, SimulatedDurations.longestMs)
         case .setLabel(let label):
             do {
                 try await home.setName(label, of: .light(bulb.light.id))
@@ -122,7 +129,7 @@ public final class LIFXFront: Sendable {
                 id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
                 updatedAt: 0)
         case .echo(let bytes): return .echo(bytes)
-        case .getColor, .setColor:
+        case .getColor, .setColor, .setWaveform:
             return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .unhandled(let type): return .stateUnhandled(type: type)

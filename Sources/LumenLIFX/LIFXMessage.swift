@@ -43,6 +43,8 @@ public enum LIFXRequest: Sendable, Hashable {
     case setColor(HSBK, durationMs: UInt32)
     case getLightPower
     case setLightPower(level: UInt16, durationMs: UInt32)
+    /// A waveform towards `color`: a transient one comes back to where it started, the others stay there.
+    case setWaveform(transient: Bool, HSBK, periodMs: UInt32, cycles: Float)
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -65,6 +67,13 @@ public enum LIFXRequest: Sendable, Hashable {
             reader.skip(1)
             let color = HSBK(&reader)
             self = .setColor(color, durationMs: reader.uint32())
+        case 103:
+            reader.skip(1)
+            let transient = reader.uint8() != 0
+            let color = HSBK(&reader)
+            let period = reader.uint32()
+            self = .setWaveform(
+                transient: transient, color, periodMs: period, cycles: Float(bitPattern: reader.uint32()))
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
         default: self = .unhandled(type: type)

@@ -94,8 +94,8 @@ struct LIFXFrontTests {
         var groupReader = LIFXReader(group[0].payload)
         groupReader.skip(16)
         #expect(groupReader.text(32) == "Den")
-        let unhandled = try await replies(LIFXPacket(source: 1, target: target, sequence: 4, type: 103))
-        #expect(unhandled.map(\.type) == [223] && unhandled[0].payload == [103, 0])
+        let unhandled = try await replies(LIFXPacket(source: 1, target: target, sequence: 4, type: 120))
+        #expect(unhandled.map(\.type) == [223] && unhandled[0].payload == [120, 0])
     }
 
     @Test func anUnreachableBulbAnswersNothingAndMalformedDatagramsAreCounted() async throws {
@@ -103,6 +103,29 @@ struct LIFXFrontTests {
         #expect(try await replies(LIFXPacket(source: 1, target: bulbSerial + [0, 0], sequence: 1, type: 101)).isEmpty)
         #expect(front.respond(to: [1, 2, 3]) == nil)
         #expect(front.malformed.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aWaveformEndsOnItsColourUnlessItIsTransient() async throws {
+        func waveform(transient: Bool) -> LIFXPacket {
+            var writer = LIFXWriter()
+            writer.uint8(0)
+            writer.uint8(transient ? 1 : 0)
+            HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).write(&writer)
+            writer.uint32(200)
+            writer.uint32(Float(2).bitPattern)
+            writer.uint16(0)
+            writer.uint8(0)
+            return LIFXPacket(
+                source: 3, target: bulbSerial + [0, 0], wantsAcknowledgement: true, sequence: 1, type: 103,
+                payload: writer.output)
+        }
+        let before = try await home.light("den.bulb").state
+        #expect(try await replies(waveform(transient: true)).map(\.type) == [45])
+        #expect(try await home.light("den.bulb").state == before)
+        #expect(try await replies(waveform(transient: false)).map(\.type) == [45])
+        try await home.advance(byMilliseconds: 1_000)
+        let after = try await home.light("den.bulb").state
+        #expect(after.color.x > 0.6, "red, over 400 ms")
     }
 
     @Test func aBulbOnTheLANShowsItsSerialInItsModel() async throws {

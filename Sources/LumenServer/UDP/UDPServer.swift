@@ -1,5 +1,6 @@
 import LumenProtocol
 import LumenService
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,8 @@ public enum UDPReply: Sendable {
 
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond`, and what it gives is
 /// sent back to the sender. Bounded work per turn: at most 64 datagrams are read before the loop's other work
-/// gets its turn, and a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed).
+/// gets its turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at
+/// most ``maxWaiting`` answers wait at once: a datagram beyond them is dropped, as a flooded bulb drops it.
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
 
@@ -26,6 +28,12 @@ public final class UDPServer: Service, Sendable {
     public let fd: Int32
     let loop: EventLoop
     let respond: @Sendable ([UInt8]) -> UDPReply
+    /// The answers being worked on now.
+    let waiting = Atomic<Int>(0)
+    /// The most answers worked on at once.
+    public static let maxWaiting = 1_024
+    /// Datagrams dropped because too many answers were waiting.
+    public let dropped = Atomic<Int>(0)
 
     /// A server on the bound UDP socket `fd`.
     public init(fd: Int32, respond: @escaping @Sendable ([UInt8]) -> UDPReply) {
@@ -66,8 +74,14 @@ public final class UDPServer: Service, Sendable {
             case .none: break
             case .now(let replies): send(replies, to: sender)
             case .later(let work):
+                guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
+                    waiting.subtract(1, ordering: .relaxed)
+                    dropped.add(1, ordering: .relaxed)
+                    continue
+                }
                 Task(executorPreference: loop) { [self, sender] in
                     let replies = await work()
+                    waiting.subtract(1, ordering: .relaxed)
                     loop.execute { context in
                         // Once the loop has stopped the socket is closed: nothing is sent.
                         guard context != nil else { return }
