@@ -144,7 +144,17 @@ extension Daemon {
         let port = TCPListener.boundPort(fd) ?? address.port
         let front = LIFXFront(scopeContext: scopeContext, port: port)
         logger.notice("LIFX LAN bulbs on udp://\(address.host):\(port)", [("lifx", "\(address.host):\(port)")])
-        return UDPServer(fd: fd) { datagram in front.respond(to: datagram).map { .later($0) } ?? .none }
+        return UDPServer(fd: fd) { dropped in
+            let malformed = front.malformed.load(ordering: .relaxed)
+            if dropped + malformed > 0 {
+                logger.notice(
+                    "LIFX: \(malformed) malformed datagrams dropped, and \(dropped) while too many answers waited",
+                    [("malformed", String(malformed)), ("dropped", String(dropped))])
+            }
+        } respond: { datagram -> UDPReply in
+            guard let work = front.respond(to: datagram) else { return .none }
+            return .later(work)
+        }
     }
 
     /// The fixture in `bytes`, for a reset.

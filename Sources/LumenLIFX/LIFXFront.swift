@@ -26,30 +26,43 @@ public final class LIFXFront: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// The replies to one datagram, as datagrams; none for a malformed one (counted) or one no bulb takes.
-    public func respond(to datagram: [UInt8]) -> (@Sendable () async -> [[UInt8]])? {
+    /// The work that answers one datagram, sending each bulb's replies through `send` as that bulb is done;
+    /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
+    public func respond(to datagram: [UInt8]) -> (
+        @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
+    )? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
             malformed.add(1, ordering: .relaxed)
             return nil
         }
-        return { [self] in await answer(packet) }
+        guard !LIFXReply.types.contains(packet.type) else { return nil }
+        return { [self] send in await answer(packet, send) }
     }
 
-    /// Every addressed bulb's replies to `packet`.
-    func answer(_ packet: LIFXPacket) async -> [[UInt8]] {
+    /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
+    /// does not hold up the others.
+    func answer(_ packet: LIFXPacket, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let addressed = await home.lifxLights().filter { bulb in
             bulb.isReachable
                 && (packet.tagged || packet.target.prefix(6).allSatisfy { $0 == 0 }
                     || Array(packet.target.prefix(6)) == bulb.serial)
         }
-        // Each bulb answers on its own: a slow one does not hold up the others.
-        return await withTaskGroup(of: [[UInt8]].self) { group in
-            for bulb in addressed { group.addTask { await self.answer(packet, request, as: bulb) } }
-            var replies: [[UInt8]] = []
-            for await bulbReplies in group { replies += bulbReplies }
-            return replies
+        await withTaskGroup(of: Void.self) { group in
+            for bulb in addressed {
+                group.addTask {
+                    let replies = await self.answer(packet, request, as: bulb)
+                    if !replies.isEmpty { send(replies) }
+                }
+            }
         }
+    }
+
+    /// Every addressed bulb's replies to `packet`, gathered: for tests.
+    func answer(_ packet: LIFXPacket) async -> [[UInt8]] {
+        let gathered = Mutex<[[UInt8]]>([])
+        await answer(packet) { replies in gathered.withLock { $0 += replies } }
+        return gathered.withLock { $0 }
     }
 
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
@@ -87,11 +100,9 @@ public final class LIFXFront: Sendable {
             let length = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
             transitionMs = min(length, SimulatedDurations.longestMs)
         case .setLabel(let label):
-            do {
-                try await home.setName(label, of: .light(bulb.light.id))
-                try await scopeContext.commit()
-            } catch {
-                return nil
+            // A label Lumen refuses as a name (empty, say) leaves the name as it was; the bulb still answers.
+            if (try? await home.setName(label, of: .light(bulb.light.id))) != nil {
+                try? await scopeContext.commit()
             }
             return bulb.light.state
         default:
@@ -119,7 +130,7 @@ public final class LIFXFront: Sendable {
         case .getHostFirmware: return .stateHostFirmware(build: 1_700_000_000_000_000_000, major: 3, minor: 90)
         case .getPower, .setPower: return .statePower(level: power)
         case .getLabel: return .stateLabel(bulb.light.name)
-        case .setLabel(let label): return .stateLabel(label)
+        case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
         case .getLocation:
             let name = await home.homeName
@@ -141,15 +152,20 @@ public final class LIFXFront: Sendable {
 enum LIFXProduct {
     /// The product ID for a light: the LIFX product its fixture names, where known, else a generic bulb of its
     /// kind.
+    ///
+    /// Only single-zone bulbs: a LIFX Z or Beam (multizone) is reported as a colour bulb, since Lumen does not
+    /// model zones and a client told of zones would ask for them; an on/off light is a white bulb, not a LIFX
+    /// Switch (a relay, which clients drive with relay messages).
     static func id(of model: DeviceModel) -> UInt32 {
         let product = model.product.lowercased()
-        if product.contains("mini") { return model.kind.supports(.color) ? 49 : 50 }
-        if product.contains(" z") || product.contains("strip") { return 32 }
+        if product.contains("mini") {
+            if model.kind.supports(.color) { return 49 }  // LIFX Mini Color
+            return model.kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
+        }
         switch model.kind {
         case .color: return 27  // LIFX A19
         case .ambiance: return 50  // LIFX Mini White to Warm
-        case .dimmable: return 51  // LIFX Mini White
-        case .onoff: return 70  // LIFX Switch
+        case .dimmable, .onoff: return 51  // LIFX Mini White
         }
     }
 

@@ -107,6 +107,11 @@ public enum LIFXReply: Sendable, Hashable {
     case stateLightPower(level: UInt16)
     case stateUnhandled(type: UInt16)
 
+    /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
+    public static let types: Set<UInt16> = [
+        3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 223, 503, 506, 512, 703, 711,
+    ]
+
     /// Its message type.
     public var type: UInt16 {
         switch self {

@@ -20,7 +20,10 @@ extension Benchmarks {
             print("  LIFX: SKIPPED (no loopback UDP socket could be opened, or no bulb on the LAN)")
             return
         }
-        let server = UDPServer(fd: lifxFD) { datagram in front.respond(to: datagram).map { .later($0) } ?? .none }
+        let server = UDPServer(fd: lifxFD) { datagram -> UDPReply in
+            guard let work = front.respond(to: datagram) else { return .none }
+            return .later(work)
+        }
         let task = Task { try await server.run() }
         Thread { udpEcho(echoFD) }.start()
         let get = LIFXPacket(source: 1, target: bulb.serial + [0, 0], sequence: 0, type: 101).bytes
@@ -48,7 +51,7 @@ extension Benchmarks {
                     }
                 }
             }
-            guard count >= 0 else { continue }
+            guard count >= 0 else { return }
             _ = buffer.withUnsafeBytes { bytes in
                 withUnsafePointer(to: &sender) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

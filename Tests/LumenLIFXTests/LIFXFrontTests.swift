@@ -31,10 +31,11 @@ struct LIFXFrontTests {
 
     /// The replies to `packet`, moving the clock until they come.
     func replies(_ packet: LIFXPacket) async throws -> [LIFXPacket] {
-        let work = try #require(front.respond(to: packet.bytes))
+        _ = try #require(front.respond(to: packet.bytes))
         let answered = Mutex<[[UInt8]]?>(nil)
         Task {
-            let replies = await work(); answered.withLock { $0 = replies }
+            let replies = await front.answer(packet)
+            answered.withLock { $0 = replies }
         }
         for _ in 0..<10_000 {
             if let replies = answered.withLock({ $0 }) { return try replies.map { try LIFXPacket(bytes: $0) } }
@@ -126,6 +127,22 @@ struct LIFXFrontTests {
         try await home.advance(byMilliseconds: 1_000)
         let after = try await home.light("den.bulb").state
         #expect(after.color.x > 0.6, "red, over 400 ms")
+    }
+
+    @Test func aChangeIsAnsweredAsTheHeaderAsksAndABroadcastReachesEveryBulb() async throws {
+        let on: [UInt8] = [0xFF, 0xFF, 0, 0, 0, 0]
+        func setPower(ack: Bool, reply: Bool, tagged: Bool = false) -> LIFXPacket {
+            LIFXPacket(
+                tagged: tagged, source: 2, target: tagged ? [UInt8](repeating: 0, count: 8) : bulbSerial + [0, 0],
+                wantsReply: reply, wantsAcknowledgement: ack, sequence: 9, type: 117, payload: on)
+        }
+        #expect(try await replies(setPower(ack: false, reply: false)).isEmpty)
+        #expect(try await replies(setPower(ack: true, reply: true)).map(\.type) == [45, 118])
+        let everyBulb = try await replies(setPower(ack: true, reply: false, tagged: true))
+        #expect(everyBulb.map(\.type) == [45, 45])
+        #expect(try await home.light("den.mini").state.isOn)
+        // A reply sent to a bulb is not answered.
+        #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes) == nil)
     }
 
     @Test func aBulbOnTheLANShowsItsSerialInItsModel() async throws {

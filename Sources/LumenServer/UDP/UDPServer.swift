@@ -13,8 +13,8 @@ public enum UDPReply: Sendable {
     case none
     /// These datagrams, to the sender.
     case now([[UInt8]])
-    /// The datagrams the work gives, to the sender, once it is done.
-    case later(@Sendable () async -> [[UInt8]])
+    /// Work that sends datagrams to the sender through the function it is given, as each is ready.
+    case later(@Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void)
 }
 
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond`, and what it gives is
@@ -35,10 +35,17 @@ public final class UDPServer: Service, Sendable {
     /// Datagrams dropped because too many answers were waiting.
     public let dropped = Atomic<Int>(0)
 
+    /// Told, at stop, how many datagrams were dropped because too many answers were waiting.
+    let onStop: @Sendable (_ dropped: Int) -> Void
+
     /// A server on the bound UDP socket `fd`.
-    public init(fd: Int32, respond: @escaping @Sendable ([UInt8]) -> UDPReply) {
+    public init(
+        fd: Int32, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
+        respond: @escaping @Sendable ([UInt8]) -> UDPReply
+    ) {
         self.fd = fd
         self.respond = respond
+        self.onStop = onStop
         loop = EventLoop(name: "lumend.udp")
     }
 
@@ -49,6 +56,7 @@ public final class UDPServer: Service, Sendable {
         stop()
         await loop.shutDown()
         close(fd)
+        onStop(dropped.load(ordering: .relaxed))
     }
 
     /// A sender's address, as `recvfrom` gave it.
@@ -80,13 +88,14 @@ public final class UDPServer: Service, Sendable {
                     continue
                 }
                 Task(executorPreference: loop) { [self, sender] in
-                    let replies = await work()
-                    waiting.subtract(1, ordering: .relaxed)
-                    loop.execute { context in
-                        // Once the loop has stopped the socket is closed: nothing is sent.
-                        guard context != nil else { return }
-                        self.send(replies, to: sender)
+                    await work { replies in
+                        self.loop.execute { context in
+                            // Once the loop has stopped the socket is closed: nothing is sent.
+                            guard context != nil else { return }
+                            self.send(replies, to: sender)
+                        }
                     }
+                    waiting.subtract(1, ordering: .relaxed)
                 }
             }
         }
@@ -115,9 +124,9 @@ public final class UDPServer: Service, Sendable {
         v4.sin_port = address.port.bigEndian
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError("socket", errno: errno) }
+        // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &v4) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -15,7 +15,7 @@ def test_discovery_finds_the_bulbs_on_the_lan_and_reads_them(lumend):
     found = bulbs()
     assert set(found) == set(BULBS)
     strip = found["TV Lightstrip"]
-    assert strip.get_product() == 32 and strip.get_power() == 0
+    assert strip.get_product() == 27 and strip.get_power() == 0  # zones are not modelled: a single-zone bulb
     hue, saturation, brightness, kelvin = strip.get_color()
     assert saturation > 0 and 0 < brightness < 65535
     assert strip.get_group_label() == "Living Room" and strip.get_location_label() == "Demo Home"
