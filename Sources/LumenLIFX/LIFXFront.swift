@@ -105,8 +105,11 @@ public final class LIFXFront: Sendable {
                 try? await scopeContext.commit()
             }
             return bulb.light.state
-        default:
-            return bulb.light.state
+        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
+            .getColor, .getLightPower, .unhandled:
+            // The bulb answers after its latency, when it gets the question at all.
+            guard let ticket = try? await home.query(bulb.light.id) else { return nil }
+            return try? await ticket.value
         }
         guard !change.properties.isEmpty else { return bulb.light.state }
         do {

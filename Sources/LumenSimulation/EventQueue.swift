@@ -17,6 +17,8 @@ enum SimulationEvent: Sendable, Hashable {
     case fault(index: Int, begins: Bool)
     /// The controller notices that a light it has not reached for a while is unreachable.
     case reportUnreachable(LightID, spell: UInt32)
+    /// A question to a light reaches it, which answers with its state.
+    case answerQuery(UInt64)
 
     /// Whether this is work under way, which settling the clock waits for: anything but a scheduled fault.
     var isWork: Bool {

@@ -61,6 +61,8 @@ public actor Home {
     var rateBuckets: [LightID: RateBucket] = [:]
     var queue = EventQueue()
     var pending: [UInt64: PendingCommand] = [:]
+    /// Questions on their way to their lights (``Home/query(_:)``), by number.
+    var queries: [UInt64: (light: LightID, ticket: CommandTicket)] = [:]
     var nextCommandID: UInt64 = 1
     /// The last commands received, and what became of them.
     var commandLog: CommandLog
@@ -437,6 +439,7 @@ public actor Home {
         case .endScan(let room, let scan): endScan(in: room, scan: scan)
         case .fault(let index, let begins): applyScheduledFault(index, begins: begins)
         case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
+        case .answerQuery(let id): answerQuery(id)
         }
     }
 
@@ -508,6 +511,10 @@ public actor Home {
         isShutDown = true
         let waiting = pending.values.sorted { $0.record < $1.record }
         pending.removeAll()
+        for (_, query) in queries.sorted(by: { $0.key < $1.key }) {
+            query.ticket.settle(.failure(LumenError.shuttingDown))
+        }
+        queries.removeAll()
         for command in waiting { settle(command, .failure(LumenError.shuttingDown)) }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @testable import LumenLIFX
 
 /// The LIFX LAN bulbs' answers, packet by packet, over a home on the virtual clock (no UDP).
-@Suite("LIFX LAN bulbs")
+@Suite("LIFX LAN bulbs", .serialized)
 struct LIFXFrontTests {
     static let home = """
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [

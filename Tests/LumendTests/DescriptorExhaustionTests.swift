@@ -21,7 +21,9 @@ struct DescriptorExhaustionTests {
         let daemon = try DaemonProcess(
             arguments: [
                 "--socket", directory.file("s.sock"), "--state-dir", directory.file("state"), "--event-loops", "1",
-                "--exit-with-parent",
+                // Connections wait their turn for longer than the idle limit on a loaded machine: not closed
+                // for it.
+                "--request-timeout", "600", "--exit-with-parent",
             ],
             directory: directory, prefix: ["--nofile=40:40", DaemonProcess.builtBinary("lumend")],
             executable: "/usr/bin/prlimit", setPaths: false)

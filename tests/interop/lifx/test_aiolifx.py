@@ -53,7 +53,7 @@ def test_discovery_reads_label_power_and_colour(lumend):
         discovery.cleanup()
         return result
 
-    bulbs = asyncio.run(read())
+    bulbs = drive(lumend, lambda: asyncio.run(read()))
     assert set(bulbs) == set(BULBS)
     power, color = bulbs["TV Lightstrip"]
     assert power == 0 and color[1] > 0

@@ -19,7 +19,7 @@ async def found(timeout: float = 2.0):
 
 @pytest.mark.lumend(args=LIFX_ARGS)
 def test_discovery_reads_and_a_change_with_a_duration(lumend):
-    bulbs = asyncio.run(found())
+    bulbs = drive(lumend, lambda: asyncio.run(found()))
     assert set(bulbs) == set(BULBS)
 
     async def read(label):
@@ -27,7 +27,7 @@ def test_discovery_reads_and_a_change_with_a_duration(lumend):
         color, power, name = await bulb.get_color()
         return color, power, name
 
-    color, power, name = asyncio.run(read("Bedside Right"))
+    color, power, name = drive(lumend, lambda: asyncio.run(read("Bedside Right")))
     assert name == "Bedside Right" and power == 0 and color.saturation > 0
 
     async def switch_on():
@@ -40,5 +40,5 @@ def test_discovery_reads_and_a_change_with_a_duration(lumend):
     assert lumend.get("isOn", in_scope=scope) is True
     lumend.set("isOn", False, in_scope=scope, wait=False)
     lumend.settle()
-    _, power, _ = asyncio.run(read("Bedside Right"))
+    _, power, _ = drive(lumend, lambda: asyncio.run(read("Bedside Right")))
     assert power == 0
