@@ -72,3 +72,34 @@ def test_a_power_change_with_a_duration_is_seen_over_the_socket(lumend):
     drive(lumend, lambda: asyncio.run(switch_on()))
     lumend.settle()
     assert lumend.get("isOn", in_scope=light_scope(lumend, BULBS["TV Lightstrip"])) is True
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_change_over_the_socket_an_unreachable_bulb_and_a_flood(lumend):
+    scope = light_scope(lumend, BULBS["Bedside Left"])
+    lumend.set("isOn", True, in_scope=scope, wait=False)
+    lumend.settle()
+    lumend.call("setReachable", {"light": BULBS["Bedside Right"], "reachable": False}, in_scope=lumend.simulation())
+
+    async def run():
+        bulbs, discovery = await discovered(len(BULBS) - 1)
+        labelled = {}
+        for bulb in bulbs:
+            await answer(bulb.get_label)
+            labelled[bulb.label] = bulb
+        left, strip = labelled["Bedside Left"], labelled["TV Lightstrip"]
+        power = await answer(left.get_power)
+        # Far past the 20 a second a bulb takes, fire and forget: the excess is dropped.
+        for _ in range(40):
+            strip.set_power(True, rapid=True)
+        still = await answer(left.get_color)
+        discovery.cleanup()
+        return set(labelled), power.power_level, still.label
+
+    found, power, label = drive(lumend, lambda: asyncio.run(run()))
+    assert "Bedside Right" not in found, "an unreachable bulb answers nothing, discovery included"
+    assert power == 65535
+    assert label.decode().rstrip("\x00") == "Bedside Left"
+    lumend.advance(3_000)
+    outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
+    assert "dropped" in outcomes

@@ -42,3 +42,39 @@ def test_discovery_reads_and_a_change_with_a_duration(lumend):
     lumend.settle()
     _, power, _ = drive(lumend, lambda: asyncio.run(read("Bedside Right")))
     assert power == 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_an_unreachable_bulb_times_out_and_a_flood_does_not_stop_another(lumend):
+    from lifx.exceptions import LifxError
+
+    async def bulbs():
+        return await found()
+
+    found_bulbs = drive(lumend, lambda: asyncio.run(bulbs()))
+    assert set(found_bulbs) == set(BULBS)
+    lumend.call("setReachable", {"light": BULBS["Bedside Right"], "reachable": False}, in_scope=lumend.simulation())
+
+    async def unreachable_power():
+        bulb = (await found(timeout=1.0)).get("Bedside Right")
+        if bulb is None:
+            return "not found"  # it no longer answers discovery either
+        try:
+            await bulb.get_power()
+        except LifxError:
+            return "timed out"
+        return "answered"
+
+    assert drive(lumend, lambda: asyncio.run(unreachable_power())) in ("not found", "timed out")
+
+    async def flood_then_read():
+        bulbs = await found(timeout=1.0)
+        strip, left = bulbs["TV Lightstrip"], bulbs["Bedside Left"]
+        # Far past the 20 a second a bulb takes, without waiting: the excess is dropped.
+        await asyncio.gather(*(strip.set_power(True) for _ in range(40)), return_exceptions=True)
+        return await left.get_label()
+
+    assert drive(lumend, lambda: asyncio.run(flood_then_read())) == "Bedside Left"
+    lumend.advance(3_000)
+    outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
+    assert "dropped" in outcomes
