@@ -67,11 +67,15 @@ def test_a_power_change_with_a_duration_is_seen_over_the_socket(lumend):
             await answer(bulb.get_label)
         strip = next(bulb for bulb in bulbs if bulb.label == "TV Lightstrip")
         await answer(strip.set_power, True, duration=400)
+        await answer(strip.set_color, [0, 0, 16384, 2700], duration=800)
         discovery.cleanup()
 
     drive(lumend, lambda: asyncio.run(switch_on()))
     lumend.settle()
-    assert lumend.get("isOn", in_scope=light_scope(lumend, BULBS["TV Lightstrip"])) is True
+    scope = light_scope(lumend, BULBS["TV Lightstrip"])
+    assert lumend.get("isOn", in_scope=scope) is True
+    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("colorTemperature", in_scope=scope) == 370
 
 
 @pytest.mark.lumend(args=LIFX_ARGS)

@@ -30,14 +30,19 @@ def test_discovery_reads_and_a_change_with_a_duration(lumend):
     color, power, name = drive(lumend, lambda: asyncio.run(read("Bedside Right")))
     assert name == "Bedside Right" and power == 0 and color.saturation > 0
 
-    async def switch_on():
+    async def switch_on_and_dim():
+        from lifx.color import HSBK
+
         bulb = (await found())["Bedside Right"]
         await bulb.set_power(True, duration=0.5)
+        await bulb.set_color(HSBK(hue=0, saturation=0, brightness=0.25, kelvin=4000), duration=1.0)
 
-    drive(lumend, lambda: asyncio.run(switch_on()))
+    drive(lumend, lambda: asyncio.run(switch_on_and_dim()))
     lumend.settle()
     scope = light_scope(lumend, BULBS["Bedside Right"])
     assert lumend.get("isOn", in_scope=scope) is True
+    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("colorTemperature", in_scope=scope) == 250
     lumend.set("isOn", False, in_scope=scope, wait=False)
     lumend.settle()
     _, power, _ = drive(lumend, lambda: asyncio.run(read("Bedside Right")))
