@@ -10,7 +10,12 @@ extension Benchmarks {
     /// The LIFX bulbs: `Light.Get` → `Light.State` round trips with 8 in flight from one UDP client, against a
     /// raw UDP echo server answering the same datagrams, in turn.
     static func benchmarkLIFX(_ baseline: Baseline) async {
-        let home = Home(fixture: .demoHome(), clock: .real)
+        // One bulb that answers at once and takes every message: what is measured is Lumen's path, not the
+        // latency and rate limit a real bulb has (the demo home's bulbs take 20 messages a second).
+        let bulbHome =
+            #"{"schema": 1, "id": "bench", "name": "Bench", "rooms": [{"id": "den", "name": "Den", "lights": [{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "latency": "instant", "rateLimitPerSecond": 10000}]}]}"#
+        guard let fixture = try? Fixture(json: Array(bulbHome.utf8)) else { return }
+        let home = Home(fixture: fixture, clock: .real)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0)
         guard let lifxFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
             let echoFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),

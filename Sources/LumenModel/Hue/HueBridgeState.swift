@@ -28,6 +28,8 @@ public struct HueBridgeState: Sendable, Hashable {
     public var roomNumbers: [RoomID: Int] = [:]
     /// How many apps have ever paired: what the next user's name is drawn from.
     public var pairings = 0
+    /// The highest light and room numbers given, so the next is found without looking at every one.
+    private var highest: (light: Int, room: Int) = (0, 0)
 
     /// An empty bridge.
     public init() {}
@@ -38,15 +40,28 @@ public struct HueBridgeState: Sendable, Hashable {
     /// Gives `light` the next free number, unless it has one; returns whether it was given one.
     public mutating func number(_ light: LightID) -> Bool {
         guard lightNumbers[light] == nil else { return false }
-        lightNumbers[light] = (lightNumbers.values.max() ?? 0) + 1
+        highest.light += 1
+        lightNumbers[light] = highest.light
         return true
     }
 
     /// Gives `room` the next free group number, unless it has one; returns whether it was given one.
     public mutating func number(_ room: RoomID) -> Bool {
         guard roomNumbers[room] == nil else { return false }
-        roomNumbers[room] = (roomNumbers.values.max() ?? 0) + 1
+        highest.room += 1
+        roomNumbers[room] = highest.room
         return true
+    }
+
+    public static func == (left: HueBridgeState, right: HueBridgeState) -> Bool {
+        left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
+            && left.pairings == right.pairings
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(users)
+        hasher.combine(pairings)
+        hasher.combine(lightNumbers.count)
     }
 }
 
@@ -90,10 +105,16 @@ extension HueBridgeState {
             guard case .object(let object) = numbers.value else {
                 throw numbers.error("expected an object of IDs and numbers")
             }
-            let members = ObjectCursor(object: object, path: numbers.path)
-            for id in object.keys {
-                let number = try members.required(id).int(in: 1...1_000_000)
-                if isLights { lightNumbers[LightID(id)] = number } else { roomNumbers[RoomID(id)] = number }
+            // Read in one pass: a home may hold a hundred thousand lights.
+            for (id, value) in object.members {
+                let number = try JSONCursor(value, path: numbers.path.appending(id)).int(in: 1...1_000_000)
+                if isLights {
+                    lightNumbers[LightID(id)] = number
+                    highest.light = max(highest.light, number)
+                } else {
+                    roomNumbers[RoomID(id)] = number
+                    highest.room = max(highest.room, number)
+                }
             }
         }
     }
