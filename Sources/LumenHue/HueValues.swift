@@ -24,21 +24,7 @@ enum HueValues {
     /// CIE xy for Hue's `hue` (0–65535 round the colour wheel) and `sat` (0–254), at full value, through sRGB as
     /// Hue's own conversion goes.
     static func color(hue: Int, sat: Int) -> CIEColor {
-        let h = Double(hue % 65_536) / 65_536 * 6
-        let s = Double(min(max(sat, 0), 254)) / 254
-        let sector = Int(h)
-        let f = h - Double(sector)
-        let (p, q, t) = (1 - s, 1 - s * f, 1 - s * (1 - f))
-        let (r, g, b): (Double, Double, Double) =
-            switch sector {
-            case 0: (1, t, p)
-            case 1: (q, 1, p)
-            case 2: (p, 1, t)
-            case 3: (p, q, 1)
-            case 4: (t, p, 1)
-            default: (1, p, q)
-            }
-        return CIEColor(red: UInt8(r * 255), green: UInt8(g * 255), blue: UInt8(b * 255))
+        CIEColor(hue: Double(hue % 65_536) / 65_536, saturation: Double(min(max(sat, 0), 254)) / 254)
     }
 
     /// The Hue light type of a kind of light.

@@ -37,23 +37,7 @@ extension HSBK {
     }
 
     /// CIE xy of a hue and saturation (each 0–1) at full value, through sRGB.
-    static func color(hue: Double, saturation: Double) -> CIEColor {
-        let h = (hue.truncatingRemainder(dividingBy: 1)) * 6
-        let sector = Int(h)
-        let f = h - Double(sector)
-        let (p, q, t) = (1 - saturation, 1 - saturation * f, 1 - saturation * (1 - f))
-        let (r, g, b): (Double, Double, Double) =
-            switch sector {
-            case 0: (1, t, p)
-            case 1: (q, 1, p)
-            case 2: (p, 1, t)
-            case 3: (p, q, 1)
-            case 4: (t, p, 1)
-            default: (1, p, q)
-            }
-        return CIEColor(
-            red: UInt8((r * 255).rounded()), green: UInt8((g * 255).rounded()), blue: UInt8((b * 255).rounded()))
-    }
+    static func color(hue: Double, saturation: Double) -> CIEColor { CIEColor(hue: hue, saturation: saturation) }
 
     /// The hue and saturation (each 0–1) of xy, through sRGB.
     static func hueAndSaturation(of color: CIEColor) -> (hue: Double, saturation: Double) {

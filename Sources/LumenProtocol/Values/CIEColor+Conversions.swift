@@ -48,6 +48,26 @@ extension CIEColor {
         return (gamma(r / high), gamma(g / high), gamma(b / high))
     }
 
+    /// The colour of a hue and saturation (each 0–1, hue round the wheel) at full value, through sRGB: how Hue's
+    /// `hue`/`sat` and LIFX's HSBK read as xy.
+    public init(hue: Double, saturation: Double) {
+        let h = hue.truncatingRemainder(dividingBy: 1) * 6
+        let s = min(max(saturation, 0), 1)
+        let sector = Int(h)
+        let f = h - Double(sector)
+        let (p, q, t) = (1 - s, 1 - s * f, 1 - s * (1 - f))
+        let (r, g, b): (Double, Double, Double) =
+            switch sector {
+            case 0: (1, t, p)
+            case 1: (q, 1, p)
+            case 2: (p, 1, t)
+            case 3: (p, q, 1)
+            case 4: (t, p, 1)
+            default: (1, p, q)
+            }
+        self.init(red: UInt8((r * 255).rounded()), green: UInt8((g * 255).rounded()), blue: UInt8((b * 255).rounded()))
+    }
+
     /// The colour of `#rrggbb` (the `#` optional, upper or lower case), or `nil` when the text is not one.
     public init?(hex text: String) {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
