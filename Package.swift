@@ -48,6 +48,9 @@ let package = Package(
         .target(
             name: "LumenHue", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
             swiftSettings: swiftSettings),
+        .target(
+            name: "LumenDashboard", dependencies: ["LumenProtocol"],
+            resources: [.embedInCode("Resources/dashboard.html")], swiftSettings: swiftSettings),
         .target(name: "LumenCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "LumenServer",
@@ -61,7 +64,7 @@ let package = Package(
             name: "LumenDaemon",
             dependencies: [
                 "CLinux", "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
-                "LumenScopes", "LumenService", "LumenServer", "LumenHue", "LumenLIFX",
+                "LumenScopes", "LumenService", "LumenServer", "LumenHue", "LumenLIFX", "LumenDashboard",
             ],
             swiftSettings: swiftSettings
         ),

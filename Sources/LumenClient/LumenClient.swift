@@ -324,7 +324,8 @@ public final class LumenClient: Sendable {
                 stream?.yield(params["value"] ?? .null)
             case .closed:
                 if let scope = params["scope"]?.intValue { scopeClosed(scope, error: nil) }
-            case nil:
+            case .reload, nil:
+                // Sent only over HTTP; this client speaks on the socket.
                 break
             }
         case .response(let id, let result):

@@ -1,3 +1,4 @@
+import LumenDashboard
 import LumenHue
 import LumenLIFX
 import LumenModel
@@ -72,7 +73,8 @@ extension Daemon {
             HeapReclaimingService(clock: clock, logger: logger),
         ]
         if let httpFD {
-            services.append(await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
+            services.append(
+                try await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
         }
         if let address = options.lifxAddress {
             services.append(try lifxServer(on: address, scopeContext: scopeContext, logger: logger))
@@ -111,28 +113,61 @@ extension Daemon {
         }
     }
 
-    /// The HTTP listener on `fd`, with the Hue bridge under `/api`.
-    static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger) async
-        -> HTTPServer
+    /// The HTTP listener on `fd`: the dashboard at `/`, the scope protocol at `/rpc` and the Hue bridge under
+    /// `/api`.
+    static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger)
+        async throws -> HTTPServer
     {
         let bridge = HueBridge(scopeContext: scopeContext)
+        let bound = TCPListener.boundAddress(fd)
         if options.huePairing == .open {
             await scopeContext.home.setHuePairingOpen(true)
-            if let address = options.httpAddress, !address.isLoopback {
+            if let bound, !bound.isLoopback {
                 logger.warning(
-                    "the Hue bridge on \(address) lets any app on the network pair (--hue-pairing open); "
+                    "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
                         + "listen on loopback, or pair with the link button")
             }
         }
-        let port = TCPListener.boundPort(fd).map(String.init) ?? "?"
-        let host = options.httpAddress?.host ?? "the address systemd bound"
+        let token = try httpToken(options)
+        let loop = EventLoop(name: "lumend.http")
+        let rpc = RPCOverHTTP(
+            scopeContext: scopeContext, loop: loop, limits: options.limits,
+            settings: RPCOverHTTP.Settings(token: token, loopbackOnly: bound?.isLoopback ?? true), logger: logger)
+        await scopeContext.home.addWatcher { rpc.publish($0) }
+        let base = bound.map { address in
+            let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
+            return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
+        } ?? "http://(the address systemd bound)"
         logger.notice(
-            "Hue bridge (API v1) on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/api",
-            [("http", "\(host):\(port)"), ("pairing", options.huePairing.rawValue)])
-        return HTTPServer(listenFD: fd, limits: options.httpLimits, logger: logger) { request in
-            bridge.respond(to: request)
-                ?? .now(.text("no such resource; the Hue API is under /api\n", status: 404))
+            "dashboard on \(base)/ (simulation controls: \(base)/#token=\(token)); Hue bridge (API v1) on \(base)/api",
+            [("http", base), ("pairing", options.huePairing.rawValue)])
+        return HTTPServer(
+            listenFD: fd, loop: loop, limits: options.httpLimits, logger: logger,
+            bodyLimit: { path in RPCOverHTTP.paths.contains(path) ? rpc.maxBodyBytes : options.httpLimits.bodyBytes }
+        ) { request in
+            if let reply = rpc.respond(to: request) { return reply }
+            if let page = Dashboard.respond(to: request) { return .now(page) }
+            return bridge.respond(to: request)
+                ?? .now(.text("no such resource; the dashboard is at /, the Hue API under /api\n", status: 404))
         }
+    }
+
+    /// The token that opens the simulation scope over HTTP: read from `--http-token-file`, or made now.
+    static func httpToken(_ options: DaemonOptions) throws -> String {
+        guard let path = options.httpTokenFile else { return RPCOverHTTP.randomID() }
+        let bytes: [UInt8]?
+        do { bytes = try PosixFileSystem().readFile(path) } catch {
+            throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")
+        }
+        guard let bytes else { throw StartupError(description: "the HTTP token file \(path) does not exist") }
+        let firstLine = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
+        let token = String(firstLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        guard (16...256).contains(token.count), token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw StartupError(
+                description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "
+                    + "on its first line")
+        }
+        return token
     }
 
     /// The LIFX LAN bulbs, answering on UDP at `address`.

@@ -59,6 +59,9 @@ public struct DaemonOptions: Sendable, Hashable {
     public var huePairing: HuePairing = .button
     /// Limits on HTTP clients.
     public var httpLimits = HTTPLimits()
+    /// The file holding the token that opens the simulation scope over HTTP, when one is given; else lumend
+    /// makes one at start.
+    public var httpTokenFile: String?
 
     /// How apps pair with the simulated Hue bridge.
     public enum HuePairing: String, Sendable, Hashable, CaseIterable {
@@ -175,14 +178,22 @@ public struct DaemonOptions: Sendable, Hashable {
         .value(
             "--http", valueName: "ADDRESS:PORT",
             help:
-                "Listen for HTTP there (127.0.0.1:8080, [::1]:8080; port 0 picks a free one), serving the Hue "
-                + "bridge API under /api. Off unless given (or passed by systemd, lumend-http.socket)."
+                "Listen for HTTP there (127.0.0.1:8080, [::1]:8080; port 0 picks a free one), serving the "
+                + "dashboard at /, the scope protocol at /rpc and the Hue bridge API under /api. Off unless given "
+                + "(or passed by systemd, lumend-http.socket)."
         ) { options, raw in
             guard let address = TCPAddress(raw) else {
                 throw UsageError("--http takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8080; not '\(raw)'")
             }
             options.httpAddress = address
         },
+        .value(
+            "--http-token-file", valueName: "PATH",
+            help:
+                "Read the token that opens the simulation scope over HTTP from this file (its first line, 16 to "
+                + "256 characters) instead of making one at start.",
+            completion: .file
+        ) { options, raw in options.httpTokenFile = raw },
         .value(
             "--lifx", valueName: "ADDRESS:PORT",
             help:

@@ -82,5 +82,5 @@ extension HueBridge {
 
 extension Home {
     /// The bridge's name: the home's.
-    var hueName: String { get async { (try? await value(of: .home(.name)))?.stringValue ?? "Lumen" } }
+    var hueName: String { (try? value(of: .home(.name)))?.stringValue ?? "Lumen" }
 }

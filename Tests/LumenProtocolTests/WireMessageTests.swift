@@ -45,7 +45,7 @@ struct WireMessageTests {
             WireMethod.allCases.map(\.rawValue) == [
                 "hello", "describe", "open", "close", "get", "set", "call", "subscribe", "unsubscribe",
             ])
-        #expect(WireNotification.allCases.map(\.rawValue) == ["changed", "closed"])
+        #expect(WireNotification.allCases.map(\.rawValue) == ["changed", "closed", "reload"])
         let codes: [LumenError.Code] = [
             .parseError, .invalidRequest, .methodNotFound, .invalidParams, .internalError, .noSuchScope,
             .noSuchConnection, .wrongConnectionKind, .noSuchEntity, .notSupported, .unreachable, .timedOut, .busy,

@@ -117,7 +117,7 @@ extension ConnectionLoopTests {
         let context = ServerContext(
             scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
-        let session = Session(id: 1, context: context, credentials: nil, eventLoop: eventLoop) {
+        let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: eventLoop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
         }
         await Task(executorPreference: eventLoop) {

@@ -110,7 +110,7 @@ struct IdleConnectionTests {
             scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
         let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
-        let session = Session(id: 1, context: context, credentials: nil, eventLoop: loop) {
+        let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: loop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
         }
         loop.execute { _ in connection.start(session: session) }

@@ -53,7 +53,10 @@ final class TestServer: Sendable {
         let (server, loop) = (server, server.eventLoops.loops[0])
         let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         await Task(executorPreference: loop) {
-            let session = Session(id: 1_000, context: server.context, credentials: credentials, eventLoop: loop) {}
+            let session = Session(
+                id: 1_000, context: server.context,
+                simulationRefusal: server.context.simulationRefusal(credentials), eventLoop: loop
+            ) {}
             let processor = JSONRPCProcessor(handler: session, maxDepth: 64, executor: loop)
             await processor.process(line: Array(line.utf8)) { continuation.yield($0) }
             session.close()

@@ -6,14 +6,20 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// The headers a front may read, by lower-case name (`origin`, `content-type`, …).
     public var headers: [String: String]
+    /// The query's arguments a front may read, by name (`session`).
+    public var query: [String: String]
     /// The body.
     public var body: [UInt8]
 
     /// A request.
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:],
+        body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.query = query
         self.body = body
     }
 }
@@ -53,4 +59,19 @@ public enum HTTPReply: Sendable {
     case now(HTTPResponse)
     /// Answered when the work is done.
     case later(@Sendable () async -> HTTPResponse)
+    /// The head now (its body ignored), then a body sent as it comes, for as long as the connection stays open:
+    /// a Server-Sent Events stream.
+    case stream(HTTPResponse, any HTTPStreamBody)
+}
+
+/// A response body sent as it comes (a Server-Sent Events stream). The server calls it on its own event loop
+/// only, and it wakes the server from that loop only.
+public protocol HTTPStreamBody: AnyObject, Sendable {
+    /// The stream is being sent: `wake` tells the server that there is more to send.
+    func start(wake: @escaping @Sendable () -> Void)
+    /// At most `maxBytes` to send now: empty when there is nothing yet (the server waits for `wake`), `nil` once
+    /// the stream is over.
+    func next(maxBytes: Int) -> [UInt8]?
+    /// The connection is closed: the client went, or the server stops.
+    func finish()
 }

@@ -66,6 +66,8 @@ public struct LumenError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let shuttingDown = Code(rawValue: -32050)
         /// The peer is not allowed to do that.
         public static let permissionDenied = Code(rawValue: -32060)
+        /// Over HTTP, no session has that ID: it expired, was ended, or lumend restarted.
+        public static let noSuchSession = Code(rawValue: -32070)
     }
 }
 

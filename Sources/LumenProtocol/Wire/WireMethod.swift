@@ -28,4 +28,7 @@ public enum WireNotification: String, Sendable, Hashable, CaseIterable {
     case changed
     /// `{scope, reason}`: the server closed a scope (its entity went away, or the session ends).
     case closed
+    /// `{reason}`: over HTTP, an events stream resumed after notices it can no longer be given; the client reads
+    /// its values again.
+    case reload
 }

@@ -14,7 +14,11 @@ public struct HTTPLimits: Sendable, Hashable {
     public var connectionsPerAddress = 64
     /// Seconds a connection may stay idle before it is closed.
     public var idleSeconds = 30
-    /// The largest request body taken; a larger one is answered 413.
+    /// Seconds a request may wait for its answer (a write for its device, which on a virtual clock waits for
+    /// the clock to be advanced) before it is answered 503.
+    public var answerSeconds = 300
+    /// The largest request body taken, unless the server is told otherwise for a path; a larger one is
+    /// answered 413.
     public var bodyBytes = 16_384
     /// Bytes of headers and buffers a connection may hold (libmicrohttpd's memory pool).
     public var connectionMemory = 32_768
@@ -37,14 +41,21 @@ public final class HTTPServer: Service, Sendable {
     let loop: EventLoop
     let driver: LoopBound<MHDDriver>
 
-    /// A server on `listenFD` whose requests `respond` answers.
+    /// A server on `listenFD` whose requests `respond` answers, on `loop` (a new one when not given: a front
+    /// that keeps state of its own, such as sessions, is given the loop it keeps it on).
+    /// - Parameter bodyLimit: the largest body taken for a path, when not `limits.bodyBytes`.
     public init(
-        listenFD: Int32, limits: HTTPLimits = HTTPLimits(), logger: Logger,
+        listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
+        bodyLimit: (@Sendable (_ path: String) -> Int)? = nil,
         respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) {
         self.listenFD = listenFD
-        loop = EventLoop(name: "lumend.http")
-        driver = LoopBound(MHDDriver(limits: limits, logger: logger, respond: respond), on: loop)
+        let loop = loop ?? EventLoop(name: "lumend.http")
+        self.loop = loop
+        let driver = MHDDriver(
+            limits: limits, logger: logger, bodyLimit: bodyLimit ?? { [limits] _ in limits.bodyBytes },
+            respond: respond)
+        self.driver = LoopBound(driver, on: loop)
     }
 
     /// Serves until graceful shutdown is requested; then answers what waits, and closes.
@@ -80,6 +91,7 @@ public final class HTTPServer: Service, Sendable {
 final class MHDDriver {
     let limits: HTTPLimits
     let logger: Logger
+    let bodyLimit: @Sendable (String) -> Int
     let respond: @Sendable (HTTPRequest) -> HTTPReply
     var daemon: OpaquePointer?
     var stopWatching: (@Sendable () -> Void)?
@@ -88,12 +100,18 @@ final class MHDDriver {
     weak var bound: LoopBound<MHDDriver>?
     /// Requests whose connection is suspended until their answer is ready.
     var waiting: [ObjectIdentifier: Exchange] = [:]
+    /// Responses whose body is sent as it comes, while their connection is open.
+    var streams: [ObjectIdentifier: Stream] = [:]
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
-    init(limits: HTTPLimits, logger: Logger, respond: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+    init(
+        limits: HTTPLimits, logger: Logger, bodyLimit: @escaping @Sendable (String) -> Int,
+        respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+    ) {
         self.limits = limits
         self.logger = logger
+        self.bodyLimit = bodyLimit
         self.respond = respond
     }
 
@@ -101,12 +119,45 @@ final class MHDDriver {
     final class Exchange {
         let connection: OpaquePointer
         var body: [UInt8] = []
+        var bodyLimit = 0
         var isAnswering = false
         var response: HTTPResponse?
         /// The timer that gives up on the answer, while it is awaited.
         var deadline: UInt64?
 
         init(connection: OpaquePointer) { self.connection = connection }
+    }
+
+    /// A response whose body is sent as it comes. Its connection is suspended while the body has nothing to
+    /// send, and resumed when it wakes the driver.
+    final class Stream {
+        let connection: OpaquePointer
+        let body: any HTTPStreamBody
+        /// The driver, for the C callbacks that reach the stream.
+        weak var driver: MHDDriver?
+        var isSuspended = false
+        /// Set when the server stops: the body ends at its next read.
+        var isEnding = false
+
+        init(connection: OpaquePointer, body: any HTTPStreamBody, driver: MHDDriver) {
+            self.connection = connection
+            self.body = body
+            self.driver = driver
+        }
+
+        /// Up to `max` bytes of the body into `buffer`; 0 with the connection suspended when there is nothing
+        /// yet, -1 at the end (libmicrohttpd's `MHD_CONTENT_READER_END_OF_STREAM`).
+        func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+            guard !isEnding, let bytes = body.next(maxBytes: max) else { return -1 }
+            guard !bytes.isEmpty else {
+                // libmicrohttpd asks again at once after a 0: it must not, until the body has more.
+                MHD_suspend_connection(connection)
+                isSuspended = true
+                return 0
+            }
+            bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return bytes.count
+        }
     }
 
     /// Starts libmicrohttpd on `listenFD`; returns what went wrong, if anything did.
@@ -152,6 +203,7 @@ final class MHDDriver {
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         answerEveryWaiting(Self.stopping)
+        endEveryStream()
         run()
     }
 
@@ -169,6 +221,28 @@ final class MHDDriver {
         waiting.removeAll()
     }
 
+    /// Ends every stream at its next read, waking those that wait: libmicrohttpd must not be stopped with a
+    /// connection suspended.
+    private func endEveryStream() {
+        for stream in streams.values {
+            stream.isEnding = true
+            resume(stream)
+        }
+    }
+
+    private func resume(_ stream: Stream) {
+        guard stream.isSuspended else { return }
+        stream.isSuspended = false
+        MHD_resume_connection(stream.connection)
+    }
+
+    /// A stream's body has more to send.
+    func wake(_ key: ObjectIdentifier) {
+        guard daemon != nil, let stream = streams[key], stream.isSuspended else { return }
+        resume(stream)
+        run()
+    }
+
     /// The connections still open, after letting libmicrohttpd send what it can.
     func connectionCount() -> Int {
         guard let daemon else { return 0 }
@@ -179,6 +253,7 @@ final class MHDDriver {
     /// Stops the daemon, closing what is still open.
     func stop() {
         answerEveryWaiting(Self.stopping)
+        endEveryStream()
         if let daemon { _ = MHD_run(daemon) }
         stopWatching?()
         stopWatching = nil
@@ -195,15 +270,18 @@ final class MHDDriver {
     ) -> MHD_Result {
         guard let slot = exchangeSlot.pointee else {
             // The headers: a body that says it is too big is refused before it is read.
-            if let length = header(connection, "content-length").flatMap(Int.init), length > limits.bodyBytes {
-                return queue(.text("request body over \(limits.bodyBytes) bytes\n", status: 413), on: connection)
+            let limit = bodyLimit(url)
+            if let length = header(connection, "content-length").flatMap(Int.init), length > limit {
+                return queue(.text("request body over \(limit) bytes\n", status: 413), on: connection)
             }
-            exchangeSlot.pointee = Unmanaged.passRetained(Exchange(connection: connection)).toOpaque()
+            let exchange = Exchange(connection: connection)
+            exchange.bodyLimit = limit
+            exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            guard exchange.body.count + uploadSize.pointee <= limits.bodyBytes, let upload else { return MHD_Result.NO }
+            guard exchange.body.count + uploadSize.pointee <= exchange.bodyLimit, let upload else { return MHD_Result.NO }
             upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
                 exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
             }
@@ -216,19 +294,25 @@ final class MHDDriver {
         guard !isStopping else { return queue(Self.stopping, on: connection) }
         var headers: [String: String] = [:]
         for name in Self.headersRead { if let value = header(connection, name) { headers[name] = value } }
-        let request = HTTPRequest(method: method, path: url, headers: headers, body: exchange.body)
+        var query: [String: String] = [:]
+        for name in Self.queryRead {
+            let value = MHD_lookup_connection_value(connection, MHD_ValueKind.GET_ARGUMENT_KIND, name)
+            if let value { query[name] = String(cString: value) }
+        }
+        let request = HTTPRequest(method: method, path: url, headers: headers, query: query, body: exchange.body)
         switch respond(request) {
         case .now(let response):
             return queue(response, on: connection)
+        case .stream(let head, let body):
+            return queue(head, streaming: body, on: connection)
         case .later(let work):
             guard let bound else { return MHD_Result.NO }
             MHD_suspend_connection(connection)
             let key = ObjectIdentifier(exchange)
             waiting[key] = exchange
             // libmicrohttpd does not time out a suspended connection, nor see its client go: an answer that does
-            // not come within the idle time is given up, so clients that give up and retry cannot fill the
-            // listener.
-            let seconds = limits.idleSeconds
+            // not come in time is given up, so clients that give up and retry cannot fill the listener.
+            let seconds = limits.answerSeconds
             exchange.deadline = bound.loop.schedule(at: .now + .seconds(seconds)) {
                 bound.object.finish(key, with: .text("no answer within \(seconds) s; retry\n", status: 503))
             }
@@ -257,6 +341,8 @@ final class MHDDriver {
     static let headersRead = [
         "origin", "host", "content-type", "lumen-session", "last-event-id", "authorization", "accept",
     ]
+    /// The query arguments a front may read.
+    static let queryRead = ["session"]
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
@@ -273,6 +359,33 @@ final class MHDDriver {
         let result = MHD_queue_response(connection, UInt32(response.status), made)
         MHD_destroy_response(made)
         return result
+    }
+
+    /// Queues `head` with a body read from `body` as it comes.
+    private func queue(_ head: HTTPResponse, streaming body: any HTTPStreamBody, on connection: OpaquePointer)
+        -> MHD_Result
+    {
+        guard let bound else { return MHD_Result.NO }
+        let stream = Stream(connection: connection, body: body, driver: self)
+        let context = Unmanaged.passRetained(stream).toOpaque()
+        guard let made = MHD_create_response_from_callback(UInt64.max, 16_384, streamReader, context, streamFreed)
+        else {
+            Unmanaged<Stream>.fromOpaque(context).release()
+            return MHD_Result.NO
+        }
+        for (name, value) in head.headers { _ = MHD_add_response_header(made, name, value) }
+        let key = ObjectIdentifier(stream)
+        streams[key] = stream
+        body.start { bound.loop.execute { _ in bound.object.wake(key) } }
+        let result = MHD_queue_response(connection, UInt32(head.status), made)
+        MHD_destroy_response(made)
+        return result
+    }
+
+    /// A stream's connection is gone.
+    func streamFinished(_ stream: Stream) {
+        streams[ObjectIdentifier(stream)] = nil
+        stream.body.finish()
     }
 
     /// Forgets a request libmicrohttpd is done with.
@@ -294,6 +407,19 @@ private let accessCallback: MHD_AccessHandlerCallback = {
     return driver.object.handle(
         connection, url: String(cString: url), method: String(cString: method), upload: upload,
         uploadSize: uploadSize, exchangeSlot: exchangeSlot)
+}
+
+/// libmicrohttpd's call for more of a stream's body.
+private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in
+    guard let context, let buffer else { return -1 }
+    return Unmanaged<MHDDriver.Stream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)
+}
+
+/// libmicrohttpd's notice that a stream's response is freed: its connection is done.
+private let streamFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let stream = Unmanaged<MHDDriver.Stream>.fromOpaque(context).takeRetainedValue()
+    stream.driver?.streamFinished(stream)
 }
 
 /// libmicrohttpd's notice that a request is done (answered, or its connection gone).

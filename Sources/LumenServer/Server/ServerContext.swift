@@ -74,6 +74,15 @@ final class ServerContext: Sendable {
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
     func beginShutdown() { shuttingDown.store(true, ordering: .relaxed) }
 
+    /// Why a peer with `credentials` may not open the `simulation` scope; `nil` when it may.
+    func simulationRefusal(_ credentials: PeerCredentials?) -> LumenError? {
+        guard !mayUseSimulation(credentials) else { return nil }
+        return LumenError(
+            .permissionDenied,
+            "the simulation scope is for root and lumend's own user; start lumend with "
+                + "--simulation-access any to open it to everyone who can reach the socket")
+    }
+
     func mayUseSimulation(_ credentials: PeerCredentials?) -> Bool {
         switch simulationAccess {
         case .any: return true

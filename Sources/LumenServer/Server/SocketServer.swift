@@ -260,8 +260,10 @@ public final class SocketServer: Service, Sendable {
         // The session's output wakes the connection's writer through its loop (which holds no reference back to
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
         // of sessions pays for each).
-        let session = Session(id: id, context: context, credentials: credentials, eventLoop: connection.loop.eventLoop)
-        {
+        let session = Session(
+            id: id, context: context, simulationRefusal: context.simulationRefusal(credentials),
+            eventLoop: connection.loop.eventLoop
+        ) {
             [connectionLoop = connection.loop] in
             _ = connectionLoop.requestWrite()
         }
@@ -317,7 +319,7 @@ public final class SocketServer: Service, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let loop = eventLoops.loops[0]
         await Task(executorPreference: loop) { [context] in
-            let session = Session(id: 0, context: context, credentials: nil, eventLoop: loop) {}
+            let session = Session(id: 0, context: context, simulationRefusal: nil, eventLoop: loop) {}
             let processor = JSONRPCProcessor(handler: session, maxDepth: context.limits.maxDepth, executor: loop)
             let request = Array(
                 #"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)

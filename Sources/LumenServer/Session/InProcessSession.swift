@@ -36,7 +36,7 @@ public final class InProcessSession: Sendable {
         let context = ServerContext(
             scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits,
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
-        session = Session(id: 1, context: context, credentials: nil, eventLoop: Self.loop) {}
+        session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: Self.loop) {}
         context.hub.register(session)
         let (home, hub) = (scopeContext.home, context.hub)
         self.home = home

@@ -37,7 +37,8 @@ final class Session: RPCHandler {
 
     let id: UInt64
     let context: ServerContext
-    let credentials: PeerCredentials?
+    /// Why this session may not open the `simulation` scope; `nil` when it may.
+    let simulationRefusal: LumenError?
     let outbox: Outbox
     /// Who the command record says sent this session's commands.
     let commandSource: String
@@ -49,13 +50,13 @@ final class Session: RPCHandler {
     var eventLoop: EventLoop { state.loop }
 
     init(
-        id: UInt64, context: ServerContext, credentials: PeerCredentials?, eventLoop: EventLoop,
-        wake: @escaping @Sendable () -> Void
+        id: UInt64, context: ServerContext, simulationRefusal: LumenError?, eventLoop: EventLoop,
+        commandSource: String? = nil, wake: @escaping @Sendable () -> Void
     ) {
         self.id = id
         self.context = context
-        self.credentials = credentials
-        commandSource = "session \(id)"
+        self.simulationRefusal = simulationRefusal
+        self.commandSource = commandSource ?? "session \(id)"
         outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, wake: wake)
         var state = State()
         state.scopes[0] = ScopeRecord(scope: AnyScope(context.scopeContext.homeScope), parent: nil)
@@ -333,12 +334,7 @@ final class Session: RPCHandler {
         do throws(LumenError) {
             let found = try lookup(target)
             guard let open = found.connection.open else { throw found.wrongKind("open") }
-            if target.connection == "simulation", !context.mayUseSimulation(credentials) {
-                throw LumenError(
-                    .permissionDenied,
-                    "the simulation scope is for root and lumend's own user; start lumend with "
-                        + "--simulation-access any to open it to everyone who can reach the socket")
-            }
+            if target.connection == "simulation", let simulationRefusal { throw simulationRefusal }
             guard scopeCount < context.limits.maxScopesPerSession else {
                 throw LumenError(
                     .limitExceeded,

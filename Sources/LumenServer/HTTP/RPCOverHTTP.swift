@@ -1,0 +1,252 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The scope protocol over HTTP, in the style of MCP's streamable HTTP transport: `POST /rpc` carries a
+/// session's requests, `GET /rpc/events` streams its notices as Server-Sent Events, `DELETE /rpc` ends it
+/// (`docs/protocol.md`, "Over HTTP").
+///
+/// Its sessions are the socket's (same methods, errors, scopes and limits), kept on the HTTP listener's loop:
+/// ``respond(to:)`` is called there, and everything the front holds is touched there only.
+public final class RPCOverHTTP: Sendable {
+    /// What the front is given.
+    public struct Settings: Sendable {
+        /// The token a `hello` carries (`Authorization: Bearer …`) for its session to open the simulation scope.
+        public var token: String
+        /// Whether the listener is on loopback: then a `Host` that is not a loopback name or address is refused,
+        /// so a DNS name rebound to 127.0.0.1 cannot reach lumend from a browser.
+        public var loopbackOnly: Bool
+        /// HTTP sessions served at once.
+        public var maxSessions = 256
+        /// How long a session with no events stream and no request lives on.
+        public var sessionIdle = Duration.seconds(60)
+        /// How often an open stream is sent a comment, so that a connection whose client went is noticed.
+        public var keepAlive = Duration.seconds(15)
+
+        /// Settings.
+        public init(token: String, loopbackOnly: Bool) {
+            self.token = token
+            self.loopbackOnly = loopbackOnly
+        }
+    }
+
+    private struct Registry {
+        var sessions: [String: HTTPSession] = [:]
+        var nextNumber: UInt64 = 1
+        /// The timer that keeps streams alive and ends idle sessions, while there are sessions.
+        var sweep: UInt64?
+    }
+
+    let context: ServerContext
+    let settings: Settings
+    private let registry: LoopBound<Registry>
+
+    /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home.
+    public init(
+        scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits = ServerLimits(), settings: Settings,
+        logger: Logger
+    ) {
+        context = ServerContext(
+            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits, logger: logger,
+            simulationAccess: .owner)
+        self.settings = settings
+        registry = LoopBound(Registry(), on: loop)
+    }
+
+    /// Delivers a change event to the sessions' subscriptions; install it as a watcher of the home.
+    public func publish(_ event: ChangeEvent) { context.hub.publish(event) }
+
+    /// The largest body `POST /rpc` takes: a socket's longest line.
+    public var maxBodyBytes: Int { context.limits.maxLineBytes }
+
+    /// The paths the front answers.
+    public static let paths: Set<String> = ["/rpc", "/rpc/events"]
+
+    /// The answer to a request for one of ``paths``; `nil` for any other path.
+    public func respond(to request: HTTPRequest) -> HTTPReply? {
+        guard Self.paths.contains(request.path) else { return nil }
+        if let refusal = refusal(of: request) { return .now(refusal) }
+        switch (request.path, request.method) {
+        case ("/rpc", "POST"):
+            guard let id = request.headers["lumen-session"] else { return hello(request) }
+            guard let session = registry.with({ $0.sessions[id] }) else { return .now(Self.unknown(id)) }
+            return .later { await session.post(request.body) }
+        case ("/rpc", "DELETE"):
+            guard let id = request.headers["lumen-session"], let session = remove(id) else {
+                return .now(Self.unknown(request.headers["lumen-session"] ?? ""))
+            }
+            session.close()
+            return .now(HTTPResponse(status: 204))
+        case ("/rpc/events", "GET"):
+            let id = request.headers["lumen-session"] ?? request.query["session"] ?? ""
+            guard let session = registry.with({ $0.sessions[id] }) else { return .now(Self.unknown(id)) }
+            let stream = session.events.openStream(lastEventID: request.headers["last-event-id"])
+            return .stream(
+                HTTPResponse(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                        ("X-Accel-Buffering", "no"),
+                    ]),
+                stream)
+        case ("/rpc", _):
+            return .now(HTTPResponse(status: 405, headers: [("Allow", "POST, DELETE")]))
+        default:
+            return .now(HTTPResponse(status: 405, headers: [("Allow", "GET")]))
+        }
+    }
+
+    /// A `POST /rpc` with no session: a lone `hello` starts one.
+    private func hello(_ request: HTTPRequest) -> HTTPReply {
+        guard let document = try? JSONParser.parse(request.body), document["method"]?.stringValue == "hello",
+            document["id"] != nil
+        else {
+            return .now(
+                Self.failure(
+                    LumenError(
+                        .invalidRequest,
+                        "Invalid Request: no Lumen-Session header; start a session with a lone hello request, "
+                            + "whose reply's Lumen-Session header names it"), status: 400))
+        }
+        guard let session = makeSession(authorization: request.headers["authorization"]) else {
+            return .now(
+                Self.failure(
+                    LumenError(
+                        .limitExceeded,
+                        "lumend serves at most \(settings.maxSessions) HTTP sessions; end one (DELETE /rpc) or "
+                            + "try again later"), status: 503))
+        }
+        return .later {
+            var response = await session.post(request.body)
+            response.headers.append(("Lumen-Session", session.id))
+            return response
+        }
+    }
+
+    private func makeSession(authorization: String?) -> HTTPSession? {
+        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let refusal: LumenError? =
+            bearer.map { Self.equalInConstantTime($0, settings.token) } == true
+            ? nil
+            : LumenError(
+                .permissionDenied,
+                "the simulation scope over HTTP needs lumend's token: send 'Authorization: Bearer TOKEN' with hello "
+                    + "(lumend logs the token at start; --http-token-file sets it)")
+        let made = registry.with { registry -> (HTTPSession, startSweep: Bool)? in
+            guard registry.sessions.count < settings.maxSessions else { return nil }
+            defer { registry.nextNumber += 1 }
+            let session = HTTPSession(
+                id: Self.randomID(), number: registry.nextNumber, context: context, simulationRefusal: refusal,
+                loop: self.registry.loop)
+            registry.sessions[session.id] = session
+            return (session, registry.sweep == nil)
+        }
+        guard let (session, startSweep) = made else { return nil }
+        context.hub.register(session.session)
+        if startSweep { scheduleSweep() }
+        return session
+    }
+
+    private func remove(_ id: String) -> HTTPSession? {
+        let session = registry.with { $0.sessions.removeValue(forKey: id) }
+        if let session { context.hub.unregister(session.session) }
+        return session
+    }
+
+    private func scheduleSweep() {
+        let loop = registry.loop
+        let timer = loop.schedule(at: .now + settings.keepAlive) { [self] in
+            registry.with { $0.sweep = nil }
+            sweep(now: .now)
+        }
+        registry.with { $0.sweep = timer }
+    }
+
+    /// Keeps every open stream alive, and ends the sessions idle for longer than ``Settings/sessionIdle``.
+    func sweep(now: ContinuousClock.Instant) {
+        let sessions = registry.with { Array($0.sessions.values) }
+        for session in sessions {
+            if session.isIdle(since: now - settings.sessionIdle) {
+                _ = remove(session.id)
+                session.close()
+            } else {
+                session.events.keepAlive()
+            }
+        }
+        if registry.with({ !$0.sessions.isEmpty && $0.sweep == nil }) { scheduleSweep() }
+    }
+
+    /// The sessions open now.
+    var sessionCount: Int { registry.with { $0.sessions.count } }
+
+    /// Why `request` is refused (403), if it is: an `Origin` other than the page's own, or, on loopback, a
+    /// `Host` that is not a loopback name or address.
+    private func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        let host = request.headers["host"] ?? ""
+        if settings.loopbackOnly, !Self.isLoopbackHost(host) {
+            return Self.failure(
+                LumenError(
+                    .permissionDenied,
+                    "Host '\(host)' is not a loopback address; open the page as http://127.0.0.1 or http://localhost"),
+                status: 403)
+        }
+        if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
+            return Self.failure(
+                LumenError(
+                    .permissionDenied,
+                    "requests from the origin '\(origin)' are refused: only lumend's own page may write through a browser"
+                ), status: 403)
+        }
+        return nil
+    }
+
+    /// Whether `host` (a `Host` header: a name or address, maybe a port) names this machine's loopback.
+    static func isLoopbackHost(_ host: String) -> Bool {
+        var name = Substring(host.lowercased())
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.lastIndex(of: ":") {
+            name = name[..<colon]
+        }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        var address = in_addr()
+        return inet_pton(AF_INET, String(name), &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
+    }
+
+    private static func unknown(_ id: String) -> HTTPResponse {
+        failure(
+            LumenError(
+                .noSuchSession,
+                "no HTTP session '\(id)': it expired, was ended, or lumend restarted; start another with hello"),
+            status: 404)
+    }
+
+    private static func failure(_ error: LumenError, status: Int) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            body: JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
+    }
+
+    /// 32 hexadecimal digits from the kernel's random source.
+    public static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let words = [generator.next(), generator.next()] as [UInt64]
+        return words.map { word in
+            let digits = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
+
+    /// Whether `given` is `expected`, in a time that does not depend on where they differ.
+    static func equalInConstantTime(_ given: String, _ expected: String) -> Bool {
+        let (a, b) = (Array(given.utf8), Array(expected.utf8))
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
