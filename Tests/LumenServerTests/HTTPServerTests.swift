@@ -28,52 +28,11 @@ struct HTTPServerTests {
         return (server, port, Task { try await server.run() })
     }
 
-    /// Sends `request` whole on a new connection and reads until the server closes it, on a thread of its own:
-    /// the blocking calls must not hold a thread of the pool the server's own tasks run on.
     func exchange(_ port: UInt16, _ request: String) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DetachedThread.start(name: "http-test") {
-                continuation.resume(with: Result { try blockingExchange(port, request) })
-            }
-        }
+        try await HTTPTestClient.exchange(port, request)
     }
 
-    func blockingExchange(_ port: UInt16, _ request: String) throws -> String {
-        let fd = try connected(port)
-        defer { close(fd) }
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
-    /// A socket connected to the server on `port`.
-    func connected(_ port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        // Bounded, so a server that never answers fails the test rather than holding a thread of the pool.
-        var limit = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw SocketError("connect", errno: errno)
-        }
-        return fd
-    }
+    func connected(_ port: UInt16) throws -> Int32 { try HTTPTestClient.connected(port) }
 
     @Test func answersNowAndLaterAndRefusesWhatIsTooBig() async throws {
         let (_, port, task) = try start { request in

@@ -181,6 +181,9 @@ public final class RPCOverHTTP: Sendable {
         if registry.with({ !$0.sessions.isEmpty && $0.sweep == nil }) { scheduleSweep() }
     }
 
+    /// The loop the front's sessions are served on.
+    var loop: EventLoop { registry.loop }
+
     /// The sessions open now.
     var sessionCount: Int { registry.with { $0.sessions.count } }
 

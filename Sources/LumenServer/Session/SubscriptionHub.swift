@@ -69,6 +69,11 @@ final class SubscriptionHub: Sendable {
         }
     }
 
+    /// The subscriptions to `key`, across every loop.
+    func subscriberCount(_ key: PropertyKey) -> Int {
+        state.withLock { $0.subscribers[key]?.values.reduce(0) { $0 + $1.sessions.count } ?? 0 }
+    }
+
     /// Delivers one change event.
     func publish(_ event: ChangeEvent) {
         switch event.change {
