@@ -1,5 +1,6 @@
 import LumenProtocol
 import LumenService
+import Synchronization
 import Testing
 
 @testable import LumenServer
@@ -104,5 +105,89 @@ struct HTTPServerTests {
             answer = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         }
         #expect(answer.hasPrefix("HTTP/1.1 200"))
+    }
+}
+
+/// A stream body that sends what it is given, and records that its connection closed.
+final class RecordingStreamBody: HTTPStreamBody {
+    private struct State {
+        var pending: [UInt8] = []
+        var wake: (@Sendable () -> Void)?
+        var finished = false
+    }
+    private let state = Mutex(State())
+    let (finishes, finished) = AsyncStream.makeStream(of: Void.self)
+    /// A yield each time the server takes bytes, and when the stream is finished.
+    let (turns, turn) = AsyncStream.makeStream(of: Void.self)
+
+    func start(wake: @escaping @Sendable () -> Void) { state.withLock { $0.wake = wake } }
+
+    func next(maxBytes: Int) -> [UInt8]? {
+        let bytes = state.withLock { state in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        if !bytes.isEmpty { turn.yield() }
+        return bytes
+    }
+
+    func finish() {
+        state.withLock { $0.finished = true }
+        finished.yield()
+        turn.yield()
+    }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Sends `text`, waking the server.
+    func send(_ text: String) {
+        let wake = state.withLock { state in
+            state.pending += Array(text.utf8)
+            return state.wake
+        }
+        wake?()
+    }
+}
+
+extension HTTPServerTests {
+    @Test func aStreamSendsAsItIsWokenAndEndsWhenTheServerStops() async throws {
+        let body = RecordingStreamBody()
+        let (_, port, task) = try start { _ in
+            .stream(HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream")]), body)
+        }
+        let reader = try HTTPStreamReader(port: port, path: "/events")
+        body.send("first\n")
+        #expect(try await reader.read(until: "first").hasPrefix("HTTP/1.1 200"))
+        // Nothing to send meanwhile: the connection waits, suspended, until the body wakes it.
+        body.send("second\n")
+        #expect(try await reader.read(until: "second").contains("second"))
+        task.cancel()
+        let all = try await reader.readToEnd()
+        #expect(all.hasSuffix("0\r\n\r\n"), "the chunked body ends: \(all)")
+        for await _ in body.finishes { break }
+        #expect(body.isFinished)
+    }
+
+    @Test func aStreamWhoseClientGoesIsFinished() async throws {
+        let body = RecordingStreamBody()
+        let (_, port, task) = try start { _ in .stream(HTTPResponse(status: 200), body) }
+        defer { task.cancel() }
+        let fd = try HTTPTestClient.connected(port)
+        HTTPTestClient.send(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        body.send("hello\n")
+        _ = try await HTTPTestClient.onThread {
+            var seen = ""
+            while !seen.contains("hello"), let bytes = HTTPTestClient.receive(fd) {
+                seen += String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        close(fd)
+        // The server notices when a write of its fails: the first after the close may still be taken.
+        var turns = body.turns.makeAsyncIterator()
+        for _ in 0..<10 where !body.isFinished {
+            body.send("anyone there?\n")
+            await turns.next()
+        }
+        #expect(body.isFinished)
     }
 }

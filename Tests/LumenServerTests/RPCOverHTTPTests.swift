@@ -211,6 +211,7 @@ struct RPCOverHTTPTests {
         #expect(notHello.status == 400 && notHello.json?["error"]?["code"] == -32600)
         let unknown = try await post(Self.call(1, "describe", "{}"), session: "0123")
         #expect(unknown.status == 404 && unknown.json?["error"]?["code"] == -32070)
+        #expect(unknown.json?["error"]?["data"] == nil)
         #expect(try await request("GET", "/rpc/events?session=0123").status == 404)
         #expect(try await request("GET", "/rpc").status == 405)
         #expect(try await request("PUT", "/rpc/events").status == 405)
