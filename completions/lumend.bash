@@ -14,6 +14,7 @@ _lumend() {
         --max-sessions-per-user) COMPREPLY=(); return ;;
         --command-record) COMPREPLY=(); return ;;
         --http) COMPREPLY=(); return ;;
+        --http-token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --lifx) COMPREPLY=(); return ;;
         --hue-pairing) COMPREPLY=($(compgen -W 'button open' -- "$cur")); return ;;
         --event-loops) COMPREPLY=(); return ;;
@@ -22,7 +23,7 @@ _lumend() {
         --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --lifx --hue-pairing --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --lifx --hue-pairing --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

@@ -17,6 +17,7 @@ _lumend() {
         --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
         --command-record'[How many of the last commands the simulation scope'\''s comm...]:value:->value---command-record'
         --http'[Listen for HTTP there (127]:value:->value---http'
+        --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
         --lifx'[Answer the LIFX LAN protocol on UDP there for the bulbs o...]:value:->value---lifx'
         --hue-pairing'[When apps may pair with the Hue bridge: while its link bu...]:value:->value---hue-pairing'
         --event-loops'[Threads serving the connections]:value:->value---event-loops'
@@ -44,6 +45,7 @@ _lumend() {
         value---max-sessions-per-user) _message 'value' ;;
         value---command-record) _message 'value' ;;
         value---http) _message 'value' ;;
+        value---http-token-file) _files ;;
         value---lifx) _message 'value' ;;
         value---hue-pairing) compadd -- 'button' 'open' ;;
         value---event-loops) _message 'value' ;;
