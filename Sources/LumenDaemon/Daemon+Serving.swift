@@ -134,10 +134,11 @@ extension Daemon {
             scopeContext: scopeContext, loop: loop, limits: options.limits,
             settings: RPCOverHTTP.Settings(token: token, loopbackOnly: bound?.isLoopback ?? true), logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }
-        let base = bound.map { address in
-            let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
-            return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
-        } ?? "http://(the address systemd bound)"
+        let base =
+            bound.map { address in
+                let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
+                return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
+            } ?? "http://(the address systemd bound)"
         logger.notice(
             "dashboard on \(base)/ (simulation controls: \(base)/#token=\(token)); Hue bridge (API v1) on \(base)/api",
             [("http", base), ("pairing", options.huePairing.rawValue)])
@@ -161,7 +162,8 @@ extension Daemon {
         }
         guard let bytes else { throw StartupError(description: "the HTTP token file \(path) does not exist") }
         let firstLine = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
-        let token = String(firstLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let token = String(
+            firstLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         guard (16...256).contains(token.count), token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw StartupError(
                 description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "

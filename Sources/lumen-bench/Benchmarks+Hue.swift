@@ -83,20 +83,24 @@ final class HTTPLoadClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    init(port: UInt16) { fd = Self.connect(port: port) }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off.
+    static func connect(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         precondition(connected == 0, "cannot connect to 127.0.0.1:\(port)")
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        return fd
     }
 
     deinit { close(fd) }

@@ -10,6 +10,7 @@ import LumenStore
 extension Benchmarks {
     struct Served {
         let path: String
+        let scopeContext: ScopeContext
         let store: StateStore
         let tasks: [Task<Void, Never>]
         /// Stops serving and waits until the store has saved its last snapshot, so nothing of this server
@@ -46,7 +47,7 @@ extension Benchmarks {
         try? await store.compact()
         let serverTask = Task { _ = try? await server.run() }
         let storeTask = Task { await store.run() }
-        return Served(path: path, store: store, tasks: [serverTask, storeTask])
+        return Served(path: path, scopeContext: scopeContext, store: store, tasks: [serverTask, storeTask])
     }
 
     /// One room of `lights` instant colour lights, `light-0` …

@@ -5,7 +5,7 @@ import Foundation
 enum Benchmarks {
     /// The parts of the run; `--only` picks some.
     enum Section: String, CaseIterable {
-        case reads, writes, work, size, memory, startup, sessions, hue, lifx
+        case reads, writes, work, size, memory, startup, sessions, hue, lifx, streams
     }
 
     static let usage = """
@@ -21,7 +21,8 @@ enum Benchmarks {
         the least CPU it took alone on one thread over several runs.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
-          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions, hue, lifx
+          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions, hue, lifx,
+                           streams
                            (default: all)
         """
 
@@ -37,7 +38,7 @@ enum Benchmarks {
                 let chosen = names.compactMap(Section.init(rawValue:))
                 guard !chosen.isEmpty, chosen.count == names.count else {
                     print(
-                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions, hue, lifx\n\n"
+                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions, hue, lifx, streams\n\n"
                             + usage)
                     exit(2)
                 }
@@ -71,6 +72,7 @@ enum Benchmarks {
         if sections.contains(.sessions) { await benchmarkSessions(baseline) }
         if sections.contains(.hue) { await benchmarkHue(baseline) }
         if sections.contains(.lifx) { await benchmarkLIFX(baseline) }
+        if sections.contains(.streams) { await benchmarkEventStreams(baseline) }
     }
 
     /// What every section compares against.

@@ -85,14 +85,16 @@ struct RPCOverHTTPTests {
 
     static func setName(_ name: String, id: Int? = 2) -> String {
         let idMember = id.map { #""id":\#($0),"# } ?? ""
-        return #"{"jsonrpc":"2.0",\#(idMember)"method":"set","params":{"scope":0,"connection":"name","value":"\#(name)"}}"#
+        return
+            #"{"jsonrpc":"2.0",\#(idMember)"method":"set","params":{"scope":0,"connection":"name","value":"\#(name)"}}"#
     }
 
     @Test func aSessionStartsWithHelloAndItsNoticesStreamWithIDs() async throws {
         defer { task.cancel() }
         let session = try await hello()
         #expect(session.count == 32 && session.allSatisfy(\.isHexDigit))
-        let subscribed = try await post(Self.call(1, "subscribe", #"{"scope":0,"connection":"name"}"#), session: session)
+        let subscribed = try await post(
+            Self.call(1, "subscribe", #"{"scope":0,"connection":"name"}"#), session: session)
         #expect(subscribed.json?["result"]?["value"] == "Demo Home")
         let events = try HTTPStreamReader(port: port, path: "/rpc/events?session=\(session)")
         #expect(try await events.read(until: "retry:").contains("text/event-stream"))
@@ -129,7 +131,8 @@ struct RPCOverHTTPTests {
                 session: session
             ).json?["result"]?["scope"]?.intValue)
         // A write waits for its device, which waits for the virtual clock: the reply comes once it is moved.
-        let batch = "[\(Self.call(4, "set", #"{"scope":\#(lightScope),"connection":"isOn","value":false}"#)),"
+        let batch =
+            "[\(Self.call(4, "set", #"{"scope":\#(lightScope),"connection":"isOn","value":false}"#)),"
             + "\(Self.call(5, "get", #"{"scope":\#(lightScope),"connection":"name"}"#))]"
         let answered = Mutex<Response?>(nil)
         Task { [self] in
@@ -243,11 +246,15 @@ struct RPCOverHTTPTests {
     /// Runs `body` on the front's loop.
     func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         let loop = front.loop
-        return await withCheckedContinuation { continuation in loop.execute { _ in continuation.resume(returning: body()) } }
+        return await withCheckedContinuation { continuation in
+            loop.execute { _ in continuation.resume(returning: body()) }
+        }
     }
 
     @Test func loopbackHostsAreTold() {
-        for host in ["127.0.0.1", "127.0.0.1:8080", "localhost:80", "LOCALHOST", "[::1]:8080", "127.9.9.9", "a.localhost"] {
+        for host in [
+            "127.0.0.1", "127.0.0.1:8080", "localhost:80", "LOCALHOST", "[::1]:8080", "127.9.9.9", "a.localhost",
+        ] {
             #expect(RPCOverHTTP.isLoopbackHost(host), "\(host)")
         }
         for host in ["evil.example", "10.0.0.1:80", "128.0.0.1", "[::2]:80", "", "localhost.evil.example"] {

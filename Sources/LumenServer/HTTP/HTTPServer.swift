@@ -155,7 +155,9 @@ final class MHDDriver {
                 isSuspended = true
                 return 0
             }
-            bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            bytes.withUnsafeBytes {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
             return bytes.count
         }
     }
@@ -281,7 +283,9 @@ final class MHDDriver {
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            guard exchange.body.count + uploadSize.pointee <= exchange.bodyLimit, let upload else { return MHD_Result.NO }
+            guard exchange.body.count + uploadSize.pointee <= exchange.bodyLimit, let upload else {
+                return MHD_Result.NO
+            }
             upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
                 exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
             }
