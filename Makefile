@@ -40,14 +40,22 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps build run test test-swift test-python interop check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python interop check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
 ## deps: install the Debian packages Lumen needs, when they are missing.
 deps:
+	@$(MAKE) --no-print-directory install-missing PKGS="$(DEB_PKGS)"
+
+## deps-browser: what the browser tests need besides: Debian's Chromium, its driver, and Selenium.
+BROWSER_PKGS := chromium chromium-driver python3-selenium
+deps-browser:
+	@$(MAKE) --no-print-directory install-missing PKGS="$(BROWSER_PKGS)"
+
+install-missing:
 	@missing=""; \
-	for pkg in $(DEB_PKGS); do \
+	for pkg in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$pkg"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -102,6 +110,12 @@ interop: build
 	elif [ "$(LIFX_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the LIFX interop tests need a network namespace of their own (unshare -rn), not permitted here"; \
 	else echo "the LIFX interop tests need unshare -rn (user namespaces); LIFX_INTEROP=skip skips them"; exit 1; fi
+
+## test-browser: the dashboard in headless Chromium, driven by Selenium, against the lumend just built; keeps
+## the screenshot the README shows at docs/dashboard.png.
+test-browser: build deps-browser
+	cd tests/browser && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+		DASHBOARD_SCREENSHOT=$(abspath docs/dashboard.png) $(PYTHON) -m pytest -q -p no:cacheprovider .
 
 ## check-units: install into a temporary prefix; the units as installed must pass systemd-analyze verify and
 ## rate 2.0 or below for exposure; uninstall must leave nothing behind.
