@@ -43,16 +43,20 @@ extension Benchmarks {
                 var reader = LineReader(fd: fd)
                 return (try? reader.next(timeout: .seconds(30))) != nil ? fd : nil
             }
+            // What each socket has read so far, kept from one round to the next: a stream's chunks run on.
+            var readers: [Int32: ChunkedText] = [:]
+            for fd in sockets { readers[fd] = ChunkedText(expectingHead: false) }
             let streams = (0..<count).compactMap { _ in openEventStream(port: port, subscribe: subscribe) }
+            for (fd, text) in streams { readers[fd] = text }
             guard sockets.count == count, streams.count == count, let writer = try? UnixSocket.connect(to: path)
             else { return (nil, nil) }
-            defer { for fd in sockets + streams + [writer] { close(fd) } }
+            defer { for fd in sockets + streams.map(\.fd) + [writer] { close(fd) } }
             var round = 0
             var failed = false
             let (socketRun, streamRun) = alternate("socket", "events") { which in
                 round += 1
-                let readers = which == "socket" ? sockets : streams
-                guard let run = burst(changes, round: round, writer: writer, readers: readers) else {
+                let fds = which == "socket" ? sockets : streams.map(\.fd)
+                guard let run = burst(changes, round: round, writer: writer, readers: fds, texts: &readers) else {
                     failed = true
                     return Measurement(operations: 1, seconds: 1e9, cpu: 0)
                 }
@@ -73,7 +77,9 @@ extension Benchmarks {
 
     /// `changes` changes of the home's name, written at once by `writer`; measured until every one of `readers`
     /// has read the last. `nil` when one has not within 30 s.
-    static func burst(_ changes: Int, round: Int, writer: Int32, readers: [Int32]) -> Measurement? {
+    static func burst(
+        _ changes: Int, round: Int, writer: Int32, readers: [Int32], texts: inout [Int32: ChunkedText]
+    ) -> Measurement? {
         let last = "round \(round) last"
         var lines = ""
         for change in 0..<changes {
@@ -85,7 +91,7 @@ extension Benchmarks {
         let cpu = processCPU()
         let began = ContinuousClock.now
         UnixSocket.sendAll(writer, Array(lines.utf8))
-        guard waitForText(#""value":"\#(last)""#, on: readers) else { return nil }
+        guard waitForText(#""value":"\#(last)""#, on: readers, texts: &texts) else { return nil }
         let measurement = Measurement(
             operations: changes * readers.count, seconds: seconds(ContinuousClock.now - began),
             cpu: processCPU() - cpu)
@@ -95,8 +101,8 @@ extension Benchmarks {
     }
 
     /// A session over HTTP subscribed with `subscribe`, and its events stream open: the stream's socket, read
-    /// once its head has come.
-    static func openEventStream(port: UInt16, subscribe: String) -> Int32? {
+    /// once its head has come, and what was read of it.
+    static func openEventStream(port: UInt16, subscribe: String) -> (fd: Int32, text: ChunkedText)? {
         func post(_ body: String, session: String?) -> String? {
             let fd = HTTPLoadClient.connect(port: port)
             defer { close(fd) }
@@ -119,24 +125,22 @@ extension Benchmarks {
         guard post(subscribe, session: session)?.contains("\"subscription\"") == true else { return nil }
         let fd = HTTPLoadClient.connect(port: port)
         UnixSocket.sendAll(fd, Array("GET /rpc/events?session=\(session) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-        guard waitForText("retry:", on: [fd]) else {
+        var texts = [fd: ChunkedText(expectingHead: true)]
+        guard waitForText("retry:", on: [fd], texts: &texts), let text = texts[fd] else {
             close(fd)
             return nil
         }
-        return fd
+        return (fd, text)
     }
 
-    /// Reads every socket until each has shown `text`; `false` after 30 s. What each socket read last is kept
-    /// across reads, so a `text` split between two reads is seen; a stream's chunk framing is taken out.
-    static func waitForText(_ text: String, on sockets: [Int32]) -> Bool {
+    /// Reads every socket until each has shown `text`; `false` after 30 s. `texts` holds what each socket has
+    /// read, so a `text` split between two reads is seen and a stream's chunk framing is taken out.
+    static func waitForText(_ text: String, on sockets: [Int32], texts: inout [Int32: ChunkedText]) -> Bool {
         let marker = Array(text.utf8)
         let epoll = lumen_epoll_create()
         defer { close(epoll) }
-        var unread: [Int32: ChunkedText] = [:]
-        for fd in sockets {
-            _ = lumen_epoll_ctl(epoll, LUMEN_EPOLL_CTL_ADD, fd, LUMEN_EPOLLIN, UInt64(fd))
-            unread[fd] = ChunkedText()
-        }
+        var unread = Set(sockets)
+        for fd in sockets { _ = lumen_epoll_ctl(epoll, LUMEN_EPOLL_CTL_ADD, fd, LUMEN_EPOLLIN, UInt64(fd)) }
         var masks = [UInt32](repeating: 0, count: 256)
         var keys = [UInt64](repeating: 0, count: 256)
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -151,12 +155,10 @@ extension Benchmarks {
             for index in 0..<max(0, Int(ready)) {
                 let fd = Int32(truncatingIfNeeded: keys[index])
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard count > 0, var seen = unread[fd] else { continue }
-                if seen.append(buffer[0..<count], lookingFor: marker) {
-                    unread[fd] = nil
+                guard count > 0, unread.contains(fd) else { continue }
+                if texts[fd, default: ChunkedText(expectingHead: false)].append(buffer[0..<count], lookingFor: marker) {
+                    unread.remove(fd)
                     _ = lumen_epoll_ctl(epoll, LUMEN_EPOLL_CTL_DEL, fd, 0, 0)
-                } else {
-                    unread[fd] = seen
                 }
             }
         }
@@ -165,7 +167,8 @@ extension Benchmarks {
 }
 
 /// What a socket read, for finding a marker in it: the tail of the text so far, with HTTP's chunk framing
-/// (`1f4\r\n` … `\r\n`) taken out once a response's head has been read; text with no head is kept whole.
+/// (`1f4\r\n` … `\r\n`) taken out once a response's head has been read; a socket with no head (lumend's own
+/// protocol) is read as it comes.
 struct ChunkedText {
     private var tail: [UInt8] = []
     /// Bytes left in the chunk being read; `nil` while a size line is read.
@@ -174,6 +177,8 @@ struct ChunkedText {
     private var inBody = false
     private var isChunked = false
     private var head: [UInt8] = []
+
+    init(expectingHead: Bool) { inBody = !expectingHead }
 
     /// Adds `bytes`; whether `marker` has now been seen.
     mutating func append(_ bytes: ArraySlice<UInt8>, lookingFor marker: [UInt8]) -> Bool {
