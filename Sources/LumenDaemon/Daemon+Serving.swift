@@ -130,21 +130,25 @@ extension Daemon {
         }
         let token = try httpToken(options)
         let loop = EventLoop(name: "lumend.http")
+        var settings = RPCOverHTTP.Settings(token: token)
+        settings.answerWait = .seconds(options.httpLimits.answerSeconds)
         let rpc = RPCOverHTTP(
-            scopeContext: scopeContext, loop: loop, limits: options.limits,
-            settings: RPCOverHTTP.Settings(token: token, loopbackOnly: bound?.isLoopback ?? true), logger: logger)
+            scopeContext: scopeContext, loop: loop, limits: options.limits, settings: settings, logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }
         let base =
             bound.map { address in
                 let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
                 return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
             } ?? "http://(the address systemd bound)"
+        // A token lumend made is logged, for the person who started it; one from a file is theirs already.
+        let controls = options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
         logger.notice(
-            "dashboard on \(base)/ (simulation controls: \(base)/#token=\(token)); Hue bridge (API v1) on \(base)/api",
+            "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
             [("http", base), ("pairing", options.huePairing.rawValue)])
         return HTTPServer(
             listenFD: fd, loop: loop, limits: options.httpLimits, logger: logger,
-            bodyLimit: { path in RPCOverHTTP.paths.contains(path) ? rpc.maxBodyBytes : options.httpLimits.bodyBytes }
+            bodyLimit: { path in RPCOverHTTP.paths.contains(path) ? rpc.maxBodyBytes : options.httpLimits.bodyBytes },
+            whenStopping: { rpc.closeAll() }
         ) { request in
             if let reply = rpc.respond(to: request) { return reply }
             if let page = Dashboard.respond(to: request) { return .now(page) }

@@ -17,6 +17,8 @@ struct RPCOverHTTPTests {
 
     let home: Home
     let front: RPCOverHTTP
+    /// The front's clock, which only the test moves.
+    let clock = ManualInstant()
     let port: UInt16
     let task: Task<Void, any Error>
 
@@ -25,10 +27,12 @@ struct RPCOverHTTPTests {
         let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
         port = try #require(TCPListener.boundPort(fd))
         let loop = EventLoop(name: "lumend.http")
-        var settings = RPCOverHTTP.Settings(token: Self.token, loopbackOnly: true)
+        var settings = RPCOverHTTP.Settings(token: Self.token)
         settings.maxSessions = maxSessions
         let logger = Logger(level: .error, handler: MemoryLogHandler())
-        let front = RPCOverHTTP(scopeContext: ScopeContext(home: home), loop: loop, settings: settings, logger: logger)
+        let front = RPCOverHTTP(
+            scopeContext: ScopeContext(home: home), loop: loop, limits: ServerLimits(), settings: settings,
+            logger: logger, now: { [clock] in clock.now })
         self.front = front
         await home.addWatcher { front.publish($0) }
         let server = HTTPServer(listenFD: fd, loop: loop, logger: logger, bodyLimit: { _ in 1 << 20 }) { request in
@@ -234,7 +238,8 @@ struct RPCOverHTTPTests {
         _ = try await events.read(until: "retry:")
         #expect(await onLoop { front.sessionCount } == 2)
         // The sweep as it runs a minute and more later: the session with a stream stays, and is sent a comment.
-        await onLoop { [front] in front.sweep(now: .now + front.settings.sessionIdle + .seconds(1)) }
+        clock.advance(by: front.settings.sessionIdle + .seconds(1))
+        await sweep()
         #expect(await onLoop { front.sessionCount } == 1)
         #expect(try await post(Self.call(2, "describe", "{}"), session: idle).status == 404)
         #expect(try await events.read(until: "keep-alive").contains(": keep-alive\n\n"))
@@ -242,6 +247,9 @@ struct RPCOverHTTPTests {
     }
 
     var context: ServerContext { front.context }
+
+    /// A sweep of the front's sessions, now by its clock.
+    func sweep() async { await onLoop { [front, clock] in front.sweep(now: clock.now) } }
 
     /// Runs `body` on the front's loop.
     func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -251,28 +259,115 @@ struct RPCOverHTTPTests {
         }
     }
 
-    @Test func loopbackHostsAreTold() {
-        for host in [
-            "127.0.0.1", "127.0.0.1:8080", "localhost:80", "LOCALHOST", "[::1]:8080", "127.9.9.9", "a.localhost",
-        ] {
-            #expect(RPCOverHTTP.isLoopbackHost(host), "\(host)")
-        }
-        for host in ["evil.example", "10.0.0.1:80", "128.0.0.1", "[::2]:80", "", "localhost.evil.example"] {
-            #expect(!RPCOverHTTP.isLoopbackHost(host), "\(host)")
+    @Test func aHostMustBeAnAddressOrLocalhost() {
+        let addresses = [
+            "127.0.0.1", "127.0.0.1:8080", "localhost:80", "LOCALHOST", "[::1]:8080", "10.0.0.1:80", "[fe80::1]",
+            "a.localhost",
+        ]
+        for host in addresses { #expect(RPCOverHTTP.namesAnAddress(host), "\(host)") }
+        for host in ["evil.example", "evil.example:80", "", "localhost.evil.example", "[::1]evil", "pi.local:8080"] {
+            #expect(!RPCOverHTTP.namesAnAddress(host), "\(host)")
         }
         #expect(RPCOverHTTP.equalInConstantTime("abc", "abc") && !RPCOverHTTP.equalInConstantTime("abc", "abd"))
     }
+
+    @Test func anEndedSessionIsFreed() async throws {
+        defer { task.cancel() }
+        let id = try await hello()
+        _ = try await post(Self.call(1, "subscribe", #"{"scope":0,"connection":"name"}"#), session: id)
+        _ = try await post(Self.setName("Freed Home"), session: id)
+        _ = try await HTTPStreamReader(port: port, path: "/rpc/events?session=\(id)").read(until: "Freed Home")
+        let references: (Weak<HTTPSession>, Weak<EventLog>)? = await onLoop { [front] in
+            front.session(id).map { (Weak($0), Weak($0.events)) }
+        }
+        let (session, log) = try #require(references)
+        #expect(try await request("DELETE", "/rpc", headers: [("Lumen-Session", id)]).status == 204)
+        // Its stream's close reaches the loop after the reply: a request later, all is let go.
+        _ = try await post(Self.call(2, "describe", "{}"), session: try await hello())
+        let freed = await onLoop { session.object == nil && log.object == nil }
+        #expect(freed)
+    }
+
+    @Test func aBrokenStreamGivesItsClientTheIdleTimeToReconnect() async throws {
+        defer { task.cancel() }
+        let id = try await hello()
+        do {
+            let events = try HTTPStreamReader(port: port, path: "/rpc/events?session=\(id)")
+            _ = try await events.read(until: "retry:")
+        }
+        // Closed by its client; the server learns it at its next writes, the keep-alives of sweeps.
+        // It was open for ten minutes, with no request.
+        clock.advance(by: .seconds(600))
+        while await onLoop({ [front] in front.session(id)?.isQuiet == false }) { await sweep() }
+        // Its client has the idle time from then to reconnect.
+        let idle = front.settings.sessionIdle
+        clock.advance(by: idle - .seconds(1))
+        await sweep()
+        let kept = await onLoop { [front] in front.session(id) != nil }
+        #expect(kept)
+        clock.advance(by: .seconds(2))
+        await sweep()
+        #expect(try await post(Self.call(4, "describe", "{}"), session: id).status == 404)
+    }
+
+    @Test func aWriteWaitingForTheClockKeepsItsSessionOnlyUntilItsClientIsAnswered() async throws {
+        defer { task.cancel() }
+        let id = try await hello()
+        let openRoom = Self.call(1, "open", #"{"scope":0,"connection":"room","configuration":"living-room"}"#)
+        let room = try #require(try await post(openRoom, session: id).json?["result"]?["scope"]?.intValue)
+        let openLight = Self.call(
+            2, "open", #"{"scope":\#(room),"connection":"light","configuration":"living-room.ceiling"}"#)
+        let light = try #require(try await post(openLight, session: id).json?["result"]?["scope"]?.intValue)
+        // Nobody moves the virtual clock: the write waits.
+        let set = Self.call(3, "set", #"{"scope":\#(light),"connection":"isOn","value":false}"#)
+        Task { [self] in _ = try? await post(set, session: id) }
+        while await onLoop({ [front] in front.session(id)?.isQuiet ?? true }) { await Task.yield() }
+        let (idle, wait) = (front.settings.sessionIdle, front.settings.answerWait)
+        clock.advance(by: idle + .seconds(1))
+        await sweep()
+        let kept = await onLoop { [front] in front.session(id) != nil }
+        #expect(kept)
+        clock.advance(by: wait)
+        await sweep()
+        let ended = await onLoop { [front] in front.session(id) == nil }
+        #expect(ended)
+    }
+}
+
+/// A weak reference, to see that something was freed.
+final class Weak<Object: AnyObject>: @unchecked Sendable {
+    // Unchecked: read only on the loop that owns the object, in these tests.
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }
 
 @Suite("The scope protocol over HTTP: the session limit", .timeLimit(.minutes(1)))
 struct RPCOverHTTPLimitTests {
-    @Test func pastTheLimitHelloIsRefusedAndSaysWhatToDo() async throws {
+    @Test func atTheLimitTheQuietestSessionMakesRoomElseHelloIsRefused() async throws {
         let http = try await RPCOverHTTPTests(maxSessions: 2)
         defer { http.task.cancel() }
-        _ = try await http.hello()
-        _ = try await http.hello()
+        let quiet = try await http.hello()
+        let watching = try await http.hello()
+        let stream = try HTTPStreamReader(port: http.port, path: "/rpc/events?session=\(watching)")
+        _ = try await stream.read(until: "retry:")
+        // The session with no stream and nothing waiting gives its place up.
+        let third = try await http.hello()
+        #expect(try await http.post(RPCOverHTTPTests.call(1, "describe", "{}"), session: quiet).status == 404)
+        let other = try HTTPStreamReader(port: http.port, path: "/rpc/events?session=\(third)")
+        _ = try await other.read(until: "retry:")
+        // Both stream: nobody gives way.
         let refused = try await http.request("POST", "/rpc", #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         #expect(refused.status == 503 && refused.json?["error"]?["code"] == -32020)
         #expect(refused.json?["error"]?["message"]?.stringValue?.contains("DELETE /rpc") == true)
     }
+}
+
+/// An instant that moves only when a test moves it.
+final class ManualInstant: Sendable {
+    private let offset = Mutex(Duration.zero)
+    private let start = ContinuousClock.now
+
+    var now: ContinuousClock.Instant { start + offset.withLock { $0 } }
+
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }

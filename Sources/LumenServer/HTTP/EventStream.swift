@@ -20,14 +20,25 @@ final class EventLog: Sendable {
         var keptBytes = 0
         /// The stream open now, if any.
         var stream: EventStream?
+        /// When the last stream closed.
+        var streamClosed: ContinuousClock.Instant?
     }
 
     private let state: LoopBound<State>
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(on loop: EventLoop) { state = LoopBound(State(), on: loop) }
+    init(on loop: EventLoop, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        state = LoopBound(State(), on: loop)
+        self.now = now
+    }
 
     /// Whether a stream is open.
     var hasStream: Bool { state.with { $0.stream != nil } }
+
+    /// Whether a stream is open, or one closed after `instant`: a client whose stream broke reconnects.
+    func isStreaming(since instant: ContinuousClock.Instant) -> Bool {
+        state.with { state in state.stream != nil || state.streamClosed.map { $0 > instant } == true }
+    }
 
     /// Reads notices from `outbox` from now on.
     func read(from outbox: Outbox) { state.with { $0.outbox = outbox } }
@@ -68,17 +79,19 @@ final class EventLog: Sendable {
     /// `stream` is closed; the log no longer sends to it.
     func streamClosed(_ stream: EventStream) {
         state.with { state in
-            if state.stream === stream { state.stream = nil }
+            guard state.stream === stream else { return }
+            state.stream = nil
+            state.streamClosed = now()
         }
     }
 
     /// Sends a comment down the open stream, so that a connection whose client went is noticed.
     func keepAlive() { state.with { $0.stream }?.send(Array(": keep-alive\n\n".utf8)) }
 
-    /// Ends the open stream, if any.
+    /// Ends the open stream, if any, and lets go of the outbox and the events kept: the session is over.
     func close() {
         let stream = state.with { state -> EventStream? in
-            defer { state.stream = nil }
+            defer { state = State() }
             return state.stream
         }
         stream?.end()

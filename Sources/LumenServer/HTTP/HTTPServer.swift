@@ -43,10 +43,13 @@ public final class HTTPServer: Service, Sendable {
 
     /// A server on `listenFD` whose requests `respond` answers, on `loop` (a new one when not given: a front
     /// that keeps state of its own, such as sessions, is given the loop it keeps it on).
-    /// - Parameter bodyLimit: the largest body taken for a path, when not `limits.bodyBytes`.
+    /// - Parameters:
+    ///   - bodyLimit: the largest body taken for a path, when not `limits.bodyBytes`.
+    ///   - whenStopping: called on the loop once the server stops taking requests, after every waiting request
+    ///     was answered and every stream ended: a front ends what it keeps there.
     public init(
         listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
-        bodyLimit: (@Sendable (_ path: String) -> Int)? = nil,
+        bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
         respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) {
         self.listenFD = listenFD
@@ -54,7 +57,7 @@ public final class HTTPServer: Service, Sendable {
         self.loop = loop
         let driver = MHDDriver(
             limits: limits, logger: logger, bodyLimit: bodyLimit ?? { [limits] _ in limits.bodyBytes },
-            respond: respond)
+            whenStopping: whenStopping, respond: respond)
         self.driver = LoopBound(driver, on: loop)
     }
 
@@ -92,6 +95,7 @@ final class MHDDriver {
     let limits: HTTPLimits
     let logger: Logger
     let bodyLimit: @Sendable (String) -> Int
+    let whenStopping: (@Sendable () -> Void)?
     let respond: @Sendable (HTTPRequest) -> HTTPReply
     var daemon: OpaquePointer?
     var stopWatching: (@Sendable () -> Void)?
@@ -100,18 +104,21 @@ final class MHDDriver {
     weak var bound: LoopBound<MHDDriver>?
     /// Requests whose connection is suspended until their answer is ready.
     var waiting: [ObjectIdentifier: Exchange] = [:]
-    /// Responses whose body is sent as it comes, while their connection is open.
-    var streams: [ObjectIdentifier: Stream] = [:]
+    /// Responses whose body is sent as it comes, while their connection is open, by number: a wake-up that
+    /// comes after its stream closed finds nothing, even if another stream took its memory.
+    var streams: [UInt64: Stream] = [:]
+    var nextStream: UInt64 = 1
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
     init(
         limits: HTTPLimits, logger: Logger, bodyLimit: @escaping @Sendable (String) -> Int,
-        respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+        whenStopping: (@Sendable () -> Void)?, respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) {
         self.limits = limits
         self.logger = logger
         self.bodyLimit = bodyLimit
+        self.whenStopping = whenStopping
         self.respond = respond
     }
 
@@ -131,6 +138,7 @@ final class MHDDriver {
     /// A response whose body is sent as it comes. Its connection is suspended while the body has nothing to
     /// send, and resumed when it wakes the driver.
     final class Stream {
+        let number: UInt64
         let connection: OpaquePointer
         let body: any HTTPStreamBody
         /// The driver, for the C callbacks that reach the stream.
@@ -139,7 +147,8 @@ final class MHDDriver {
         /// Set when the server stops: the body ends at its next read.
         var isEnding = false
 
-        init(connection: OpaquePointer, body: any HTTPStreamBody, driver: MHDDriver) {
+        init(number: UInt64, connection: OpaquePointer, body: any HTTPStreamBody, driver: MHDDriver) {
+            self.number = number
             self.connection = connection
             self.body = body
             self.driver = driver
@@ -206,6 +215,7 @@ final class MHDDriver {
         if listener >= 0 { close(listener) }
         answerEveryWaiting(Self.stopping)
         endEveryStream()
+        whenStopping?()
         run()
     }
 
@@ -239,7 +249,7 @@ final class MHDDriver {
     }
 
     /// A stream's body has more to send.
-    func wake(_ key: ObjectIdentifier) {
+    func wake(_ key: UInt64) {
         guard daemon != nil, let stream = streams[key], stream.isSuspended else { return }
         resume(stream)
         run()
@@ -370,15 +380,17 @@ final class MHDDriver {
         -> MHD_Result
     {
         guard let bound else { return MHD_Result.NO }
-        let stream = Stream(connection: connection, body: body, driver: self)
+        let key = nextStream
+        nextStream += 1
+        let stream = Stream(number: key, connection: connection, body: body, driver: self)
         let context = Unmanaged.passRetained(stream).toOpaque()
         guard let made = MHD_create_response_from_callback(UInt64.max, 16_384, streamReader, context, streamFreed)
         else {
             Unmanaged<Stream>.fromOpaque(context).release()
+            body.finish()
             return MHD_Result.NO
         }
         for (name, value) in head.headers { _ = MHD_add_response_header(made, name, value) }
-        let key = ObjectIdentifier(stream)
         streams[key] = stream
         body.start { bound.loop.execute { _ in bound.object.wake(key) } }
         let result = MHD_queue_response(connection, UInt32(head.status), made)
@@ -388,7 +400,7 @@ final class MHDDriver {
 
     /// A stream's connection is gone.
     func streamFinished(_ stream: Stream) {
-        streams[ObjectIdentifier(stream)] = nil
+        streams[stream.number] = nil
         stream.body.finish()
     }
 

@@ -1,5 +1,4 @@
 import LumenProtocol
-import Synchronization
 
 /// One session of the scope protocol over HTTP: the session a socket connection would have, the requests of
 /// its `POST /rpc`s, and the log its events stream reads. Everything it holds belongs to the HTTP loop.
@@ -10,42 +9,53 @@ final class HTTPSession: Sendable {
     let processor: JSONRPCProcessor<Session>
     let events: EventLog
     private let activity: LoopBound<Activity>
+    /// The time, as the front's clock tells it.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     private struct Activity {
-        /// Requests not answered yet: a session waiting on a device does not expire.
+        /// Requests not answered yet: a session waiting on a device does not expire while the answer may still
+        /// reach its client.
         var requests = 0
-        /// When the last request was answered, or the last stream closed.
+        /// When the last request came or was answered.
         var lastActive: ContinuousClock.Instant
     }
 
-    init(id: String, number: UInt64, context: ServerContext, simulationRefusal: LumenError?, loop: EventLoop) {
+    init(
+        id: String, number: UInt64, context: ServerContext, simulationRefusal: LumenError?, loop: EventLoop,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
         self.id = id
-        let events = EventLog(on: loop)
+        self.now = now
+        let events = EventLog(on: loop, now: now)
         self.events = events
         session = Session(
             id: number, context: context, simulationRefusal: simulationRefusal, eventLoop: loop,
             commandSource: "HTTP session \(number)"
-        ) {
-            events.outboxReady()
+        ) { [weak events] in
+            // Weak: the log holds the outbox, which holds this.
+            events?.outboxReady()
         }
         events.read(from: session.outbox)
         processor = JSONRPCProcessor(
             handler: session, maxDepth: context.limits.maxDepth,
             maxBatchReplyBytes: context.limits.maxPendingReplyBytes, executor: loop)
-        activity = LoopBound(Activity(lastActive: .now), on: loop)
+        activity = LoopBound(Activity(lastActive: now()), on: loop)
     }
 
     /// Answers the requests in `body`: the reply (or the batch's), once every request in it is answered; 202
     /// when the body holds notifications only.
     func post(_ body: [UInt8]) async -> HTTPResponse {
-        activity.with { $0.requests += 1 }
+        activity.with { activity in
+            activity.requests += 1
+            activity.lastActive = now()
+        }
         defer {
             activity.with { activity in
                 activity.requests -= 1
-                activity.lastActive = .now
+                activity.lastActive = now()
             }
         }
-        let slot = ReplySlot()
+        let slot = ReplySlot(on: activity.loop)
         await processor.process(line: body) { slot.put($0) }
         // Whatever is not JSON, or not a request, was answered already; a reply still to come is one to a
         // request with an `id`, answered later.
@@ -56,15 +66,19 @@ final class HTTPSession: Sendable {
             status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: reply)
     }
 
-    /// Whether the session may be ended for having been idle since `deadline`: no request waits, and no
-    /// stream is open.
-    func isIdle(since deadline: ContinuousClock.Instant) -> Bool {
-        guard !events.hasStream else { return false }
-        return activity.with { $0.requests == 0 && $0.lastActive < deadline }
+    /// Whether the session may be ended: no stream is open or closed since `deadline`, and no request has come
+    /// or been answered since; a request still waiting counts only until `stuck`, after which its client has
+    /// been answered 503 (a write waiting for a virtual clock nobody moves).
+    func isIdle(since deadline: ContinuousClock.Instant, stuck: ContinuousClock.Instant) -> Bool {
+        guard !events.isStreaming(since: deadline) else { return false }
+        return activity.with { $0.lastActive < ($0.requests == 0 ? deadline : min(deadline, stuck)) }
     }
 
-    /// A stream closed: the session's idle time counts from now.
-    func touch() { activity.with { $0.lastActive = .now } }
+    /// Whether no request waits and no stream is open: the session may be ended to make room for another.
+    var isQuiet: Bool { !events.hasStream && activity.with { $0.requests == 0 } }
+
+    /// When the session last made a request or had one answered.
+    var lastActive: ContinuousClock.Instant { activity.with { $0.lastActive } }
 
     /// Ends the session: its stream ends, its scopes close and its subscriptions end.
     func close() {
@@ -83,16 +97,18 @@ final class HTTPSession: Sendable {
     }
 }
 
-/// The one reply to a `POST /rpc`'s body, which comes while it is processed or later.
+/// The one reply to a `POST /rpc`'s body, which comes while it is processed or later, on the session's loop.
 private final class ReplySlot: Sendable {
     private struct State {
         var reply: [UInt8]?
         var waiter: CheckedContinuation<[UInt8]?, Never>?
     }
-    private let state = Mutex(State())
+    private let state: LoopBound<State>
+
+    init(on loop: EventLoop) { state = LoopBound(State(), on: loop) }
 
     func put(_ reply: [UInt8]) {
-        let waiter = state.withLock { state in
+        let waiter = state.with { state in
             defer { state.waiter = nil }
             state.reply = reply
             return state.waiter
@@ -102,10 +118,10 @@ private final class ReplySlot: Sendable {
 
     /// The reply, once it comes; `nil` at once if it has not come and `nothingComes`.
     func take(orNothingIf nothingComes: Bool) async -> [UInt8]? {
-        if let reply = state.withLock({ $0.reply }) { return reply }
+        if let reply = state.with({ $0.reply }) { return reply }
         if nothingComes { return nil }
         return await withCheckedContinuation { continuation in
-            let reply = state.withLock { state -> [UInt8]? in
+            let reply = state.with { state -> [UInt8]? in
                 if state.reply == nil { state.waiter = continuation }
                 return state.reply
             }

@@ -18,21 +18,18 @@ public final class RPCOverHTTP: Sendable {
     public struct Settings: Sendable {
         /// The token a `hello` carries (`Authorization: Bearer …`) for its session to open the simulation scope.
         public var token: String
-        /// Whether the listener is on loopback: then a `Host` that is not a loopback name or address is refused,
-        /// so a DNS name rebound to 127.0.0.1 cannot reach lumend from a browser.
-        public var loopbackOnly: Bool
         /// HTTP sessions served at once.
         public var maxSessions = 256
         /// How long a session with no events stream and no request lives on.
         public var sessionIdle = Duration.seconds(60)
+        /// How long a request may keep its session alive while it waits for its answer: the listener's
+        /// ``HTTPLimits/answerSeconds``, after which its client was answered 503.
+        public var answerWait = Duration.seconds(HTTPLimits().answerSeconds)
         /// How often an open stream is sent a comment, so that a connection whose client went is noticed.
         public var keepAlive = Duration.seconds(15)
 
         /// Settings.
-        public init(token: String, loopbackOnly: Bool) {
-            self.token = token
-            self.loopbackOnly = loopbackOnly
-        }
+        public init(token: String) { self.token = token }
     }
 
     private struct Registry {
@@ -45,12 +42,23 @@ public final class RPCOverHTTP: Sendable {
     let context: ServerContext
     let settings: Settings
     private let registry: LoopBound<Registry>
+    /// The time that sessions' idleness is measured in: the continuous clock, or a test's.
+    let now: @Sendable () -> ContinuousClock.Instant
 
     /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home.
-    public init(
+    public convenience init(
         scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits = ServerLimits(), settings: Settings,
         logger: Logger
     ) {
+        self.init(
+            scopeContext: scopeContext, loop: loop, limits: limits, settings: settings, logger: logger, now: { .now })
+    }
+
+    init(
+        scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits, settings: Settings, logger: Logger,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
+        self.now = now
         context = ServerContext(
             scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits, logger: logger,
             simulationAccess: .owner)
@@ -129,7 +137,8 @@ public final class RPCOverHTTP: Sendable {
     }
 
     private func makeSession(authorization: String?) -> HTTPSession? {
-        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        // The scheme's name is case-insensitive (RFC 9110, 11.1).
+        let bearer = authorization.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)) : nil }
         let refusal: LumenError? =
             bearer.map { Self.equalInConstantTime($0, settings.token) } == true
             ? nil
@@ -137,12 +146,13 @@ public final class RPCOverHTTP: Sendable {
                 .permissionDenied,
                 "the simulation scope over HTTP needs lumend's token: send 'Authorization: Bearer TOKEN' with hello "
                     + "(lumend logs the token at start; --http-token-file sets it)")
+        if registry.with({ $0.sessions.count >= settings.maxSessions }) { evictQuietest() }
         let made = registry.with { registry -> (HTTPSession, startSweep: Bool)? in
             guard registry.sessions.count < settings.maxSessions else { return nil }
             defer { registry.nextNumber += 1 }
             let session = HTTPSession(
                 id: Self.randomID(), number: registry.nextNumber, context: context, simulationRefusal: refusal,
-                loop: self.registry.loop)
+                loop: self.registry.loop, now: now)
             registry.sessions[session.id] = session
             return (session, registry.sweep == nil)
         }
@@ -150,6 +160,28 @@ public final class RPCOverHTTP: Sendable {
         context.hub.register(session.session)
         if startSweep { scheduleSweep() }
         return session
+    }
+
+    /// Ends the session that has been quiet longest (no stream, no request waiting), if one is: a client that
+    /// went without ending its session does not hold a place another needs.
+    private func evictQuietest() {
+        let sessions = registry.with { Array($0.sessions.values) }
+        guard let quietest = sessions.filter(\.isQuiet).min(by: { $0.lastActive < $1.lastActive }) else { return }
+        _ = remove(quietest.id)
+        quietest.close()
+    }
+
+    /// Ends every session: the listener stops.
+    public func closeAll() {
+        let (sessions, sweep) = registry.with { registry -> ([HTTPSession], UInt64?) in
+            defer { registry = Registry() }
+            return (Array(registry.sessions.values), registry.sweep)
+        }
+        if let sweep { _ = registry.loop.cancelTimer(sweep) }
+        for session in sessions {
+            context.hub.unregister(session.session)
+            session.close()
+        }
     }
 
     private func remove(_ id: String) -> HTTPSession? {
@@ -162,7 +194,7 @@ public final class RPCOverHTTP: Sendable {
         let loop = registry.loop
         let timer = loop.schedule(at: .now + settings.keepAlive) { [self] in
             registry.with { $0.sweep = nil }
-            sweep(now: .now)
+            sweep(now: now())
         }
         registry.with { $0.sweep = timer }
     }
@@ -171,7 +203,9 @@ public final class RPCOverHTTP: Sendable {
     func sweep(now: ContinuousClock.Instant) {
         let sessions = registry.with { Array($0.sessions.values) }
         for session in sessions {
-            if session.isIdle(since: now - settings.sessionIdle) {
+            if session.isIdle(
+                since: now - settings.sessionIdle, stuck: now - settings.sessionIdle - settings.answerWait)
+            {
                 _ = remove(session.id)
                 session.close()
             } else {
@@ -184,18 +218,23 @@ public final class RPCOverHTTP: Sendable {
     /// The loop the front's sessions are served on.
     var loop: EventLoop { registry.loop }
 
+    /// The session named `id`, if it is open.
+    func session(_ id: String) -> HTTPSession? { registry.with { $0.sessions[id] } }
+
     /// The sessions open now.
     var sessionCount: Int { registry.with { $0.sessions.count } }
 
-    /// Why `request` is refused (403), if it is: an `Origin` other than the page's own, or, on loopback, a
-    /// `Host` that is not a loopback name or address.
+    /// Why `request` is refused (403), if it is: a `Host` that is a DNS name, or an `Origin` other than the
+    /// page's own. A browser sends a DNS name rebound to lumend's address as the `Host`, and the page that name
+    /// serves as its own `Origin`; only an address (or `localhost`) names lumend itself.
     private func refusal(of request: HTTPRequest) -> HTTPResponse? {
         let host = request.headers["host"] ?? ""
-        if settings.loopbackOnly, !Self.isLoopbackHost(host) {
+        if !Self.namesAnAddress(host) {
             return Self.failure(
                 LumenError(
                     .permissionDenied,
-                    "Host '\(host)' is not a loopback address; open the page as http://127.0.0.1 or http://localhost"),
+                    "Host '\(host)' is not an IP address or localhost; open the page by lumend's address, as "
+                        + "http://127.0.0.1:PORT"),
                 status: 403)
         }
         if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
@@ -208,18 +247,21 @@ public final class RPCOverHTTP: Sendable {
         return nil
     }
 
-    /// Whether `host` (a `Host` header: a name or address, maybe a port) names this machine's loopback.
-    static func isLoopbackHost(_ host: String) -> Bool {
+    /// Whether `host` (a `Host` header: a name or address, maybe with a port) is an IP address or `localhost`,
+    /// which no DNS name can be rebound to.
+    static func namesAnAddress(_ host: String) -> Bool {
         var name = Substring(host.lowercased())
         if name.hasPrefix("[") {
-            guard let close = name.firstIndex(of: "]") else { return false }
-            name = name[name.index(after: name.startIndex)..<close]
-        } else if let colon = name.lastIndex(of: ":") {
-            name = name[..<colon]
+            guard let close = name.firstIndex(of: "]"),
+                name[close...].dropFirst().allSatisfy({ $0 == ":" || $0.isNumber })
+            else { return false }
+            var address = in6_addr()
+            return inet_pton(AF_INET6, String(name[name.index(after: name.startIndex)..<close]), &address) == 1
         }
-        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
         var address = in_addr()
-        return inet_pton(AF_INET, String(name), &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
+        return inet_pton(AF_INET, String(name), &address) == 1
     }
 
     private static func unknown(_ id: String) -> HTTPResponse {
