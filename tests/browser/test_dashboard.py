@@ -12,6 +12,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import HTTP_ARGS, page_address
 
 LIGHT = "living-room.floor-lamp"
+OFF = "#161616"  # the swatch of a light that is off (dashboard.md)
 
 
 def light_scope(lumend, light: str) -> int:
@@ -58,9 +59,16 @@ def test_the_page_shows_every_room_and_light_in_its_colour(lumend, browser):
         expected |= set(lumend.get("lightIDs", in_scope=lumend.open("room", configuration=room)))
     assert shown == expected
     # Every swatch has its colour, and a light that is on is not drawn as one that is off.
+    lit = 0
     for element in browser.find_elements(By.CSS_SELECTOR, "article.light"):
         rgb = element.find_element(By.CSS_SELECTOR, ".swatch").get_attribute("data-rgb")
         assert rgb and rgb.startswith("#") and len(rgb) == 7, element.get_attribute("data-light")
+        if element.get_attribute("data-on") == "true":
+            assert rgb != OFF, f"{element.get_attribute('data-light')} is on but drawn off"
+            lit += 1
+        else:
+            assert rgb == OFF, f"{element.get_attribute('data-light')} is off but drawn {rgb}"
+    assert lit > 0
     assert browser.find_element(By.TAG_NAME, "h1").text == lumend.get("name")
     # Without the token, no simulation controls.
     assert not browser.find_elements(By.CSS_SELECTOR, "#simulation:not([hidden]) #advance-1s")
@@ -168,10 +176,10 @@ def test_the_keyboard_reaches_a_switch_and_a_phone_needs_no_sideways_scrolling(l
     assert toggle.get_attribute("aria-label") or toggle.text
     toggle.send_keys(Keys.SPACE)
     drive_until(lumend, lambda: lumend.get("isOn", in_scope=scope) != was_on)
+    # Every control a screen reader reaches has a name it reads out.
     for control in browser.find_elements(By.CSS_SELECTOR, "button, input"):
         if control.is_displayed():
-            labelled = (control.get_attribute("aria-label") or control.text or control.get_attribute("id"))
-            assert labelled, control.get_attribute("outerHTML")
+            assert control.accessible_name.strip(), control.get_attribute("outerHTML")
     browser.set_window_size(375, 800)
     width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"the page is {width[0]} px wide in a {width[1]} px window"
