@@ -121,6 +121,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LumenLIFXTests", dependencies: ["LumenLIFX"], swiftSettings: swiftSettings),
+        .testTarget(name: "LumenDashboardTests", dependencies: ["LumenDashboard"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenHueTests", dependencies: ["LumenHue", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
