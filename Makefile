@@ -167,7 +167,7 @@ install: man
 		gzip -9n < $(BUILD_DIR)/man/$$page > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 		chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 	done
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/
 	install -m 0644 fixtures/*.json $(DESTDIR)$(DATADIR)/lumen/fixtures/
 	install -m 0644 completions/lumenctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl
 	install -m 0644 completions/lumend.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend
