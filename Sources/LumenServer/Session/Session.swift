@@ -302,19 +302,20 @@ final class Session: RPCHandler {
         }
         guard start else { return }
         Task(executorPreference: eventLoop) { [self] in
-            while let (result, midStep, answer) = state.with({ $0.waitingForDisk.first }) {
-                if midStep { await context.scopeContext.home.finishStep() }
-                var sent = result
-                if case .success = result {
-                    do throws(LumenError) {
-                        // The disk confirms in order: one commit usually covers every answer waiting.
-                        try await context.scopeContext.commit()
-                    } catch {
-                        sent = .failure(error)
-                    }
+            // Every answer waiting now is sent after one end of step and one commit: those cover them all,
+            // since each one's change was made before it began to wait. What begins to wait meanwhile is the
+            // next round's.
+            while case let waiting = state.with({ $0.waitingForDisk }), !waiting.isEmpty {
+                if waiting.contains(where: \.midStep) { await context.scopeContext.home.finishStep() }
+                var diskFailure: LumenError?
+                if waiting.contains(where: { (try? $0.result.get()) != nil }) {
+                    do throws(LumenError) { try await context.scopeContext.commit() } catch { diskFailure = error }
                 }
-                state.with { _ = $0.waitingForDisk.removeFirst() }
-                answer(sent)
+                state.with { $0.waitingForDisk.removeFirst(waiting.count) }
+                for (result, _, answer) in waiting {
+                    // A failure did not wait for the disk (nothing was applied); a success waited, and shares its fate.
+                    if case .success = result, let diskFailure { answer(.failure(diskFailure)) } else { answer(result) }
+                }
             }
             state.with { $0.sendingAfterDisk = false }
         }
