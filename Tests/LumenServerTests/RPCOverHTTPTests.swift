@@ -360,6 +360,26 @@ struct RPCOverHTTPLimitTests {
         #expect(refused.status == 503 && refused.json?["error"]?["code"] == -32020)
         #expect(refused.json?["error"]?["message"]?.stringValue?.contains("DELETE /rpc") == true)
     }
+
+    @Test func aSessionWhoseStreamJustBrokeIsNotTheFirstToMakeRoom() async throws {
+        let http = try await RPCOverHTTPTests(maxSessions: 2)
+        defer { http.task.cancel() }
+        let watching = try await http.hello()
+        do {
+            let stream = try HTTPStreamReader(port: http.port, path: "/rpc/events?session=\(watching)")
+            _ = try await stream.read(until: "retry:")
+            // It streams for ten minutes with no request; another session makes one then.
+            http.clock.advance(by: .seconds(600))
+            _ = try await http.hello()
+            http.clock.advance(by: .seconds(10))
+        }
+        // Its stream breaks, ten seconds after the other's last request.
+        while await http.onLoop({ [front = http.front] in front.session(watching)?.isQuiet == false }) {
+            await http.sweep()
+        }
+        _ = try await http.hello()
+        #expect(try await http.post(RPCOverHTTPTests.call(1, "describe", "{}"), session: watching).status == 200)
+    }
 }
 
 /// An instant that moves only when a test moves it.

@@ -35,6 +35,9 @@ final class EventLog: Sendable {
     /// Whether a stream is open.
     var hasStream: Bool { state.with { $0.stream != nil } }
 
+    /// When the last stream closed, if one did.
+    var lastStreamClosed: ContinuousClock.Instant? { state.with { $0.streamClosed } }
+
     /// Whether a stream is open, or one closed after `instant`: a client whose stream broke reconnects.
     func isStreaming(since instant: ContinuousClock.Instant) -> Bool {
         state.with { state in state.stream != nil || state.streamClosed.map { $0 > instant } == true }

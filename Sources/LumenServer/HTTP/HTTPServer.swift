@@ -45,8 +45,9 @@ public final class HTTPServer: Service, Sendable {
     /// that keeps state of its own, such as sessions, is given the loop it keeps it on).
     /// - Parameters:
     ///   - bodyLimit: the largest body taken for a path, when not `limits.bodyBytes`.
-    ///   - whenStopping: called on the loop once the server stops taking requests, after every waiting request
-    ///     was answered and every stream ended: a front ends what it keeps there.
+    ///   - whenStopping: called on the loop once the server stops taking requests, once every waiting request
+    ///     has been given its 503 and every stream told to end (before they are sent): a front ends what it
+    ///     keeps there.
     public init(
         listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
         bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
@@ -379,7 +380,10 @@ final class MHDDriver {
     private func queue(_ head: HTTPResponse, streaming body: any HTTPStreamBody, on connection: OpaquePointer)
         -> MHD_Result
     {
-        guard let bound else { return MHD_Result.NO }
+        guard let bound else {
+            body.finish()
+            return MHD_Result.NO
+        }
         let key = nextStream
         nextStream += 1
         let stream = Stream(number: key, connection: connection, body: body, driver: self)

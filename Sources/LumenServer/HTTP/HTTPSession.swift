@@ -42,13 +42,18 @@ final class HTTPSession: Sendable {
         activity = LoopBound(Activity(lastActive: now()), on: loop)
     }
 
-    /// Answers the requests in `body`: the reply (or the batch's), once every request in it is answered; 202
-    /// when the body holds notifications only.
-    func post(_ body: [UInt8]) async -> HTTPResponse {
+    /// The work that answers the requests in `body`: the reply (or the batch's), once every request in it is
+    /// answered; 202 when the body holds notifications only. The request counts as waiting from now, so the
+    /// session is neither expired nor made room of before the work begins.
+    func post(_ body: [UInt8]) -> @Sendable () async -> HTTPResponse {
         activity.with { activity in
             activity.requests += 1
             activity.lastActive = now()
         }
+        return { await self.answer(body) }
+    }
+
+    private func answer(_ body: [UInt8]) async -> HTTPResponse {
         defer {
             activity.with { activity in
                 activity.requests -= 1
@@ -77,8 +82,11 @@ final class HTTPSession: Sendable {
     /// Whether no request waits and no stream is open: the session may be ended to make room for another.
     var isQuiet: Bool { !events.hasStream && activity.with { $0.requests == 0 } }
 
-    /// When the session last made a request or had one answered.
-    var lastActive: ContinuousClock.Instant { activity.with { $0.lastActive } }
+    /// When the session was last seen: its last request or answer, or its last stream's close.
+    var lastSeen: ContinuousClock.Instant {
+        let active = activity.with { $0.lastActive }
+        return events.lastStreamClosed.map { max($0, active) } ?? active
+    }
 
     /// Ends the session: its stream ends, its scopes close and its subscriptions end.
     func close() {

@@ -83,7 +83,7 @@ public final class RPCOverHTTP: Sendable {
         case ("/rpc", "POST"):
             guard let id = request.headers["lumen-session"] else { return hello(request) }
             guard let session = registry.with({ $0.sessions[id] }) else { return .now(Self.unknown(id)) }
-            return .later { await session.post(request.body) }
+            return .later(session.post(request.body))
         case ("/rpc", "DELETE"):
             guard let id = request.headers["lumen-session"], let session = remove(id) else {
                 return .now(Self.unknown(request.headers["lumen-session"] ?? ""))
@@ -129,8 +129,9 @@ public final class RPCOverHTTP: Sendable {
                         "lumend serves at most \(settings.maxSessions) HTTP sessions; end one (DELETE /rpc) or "
                             + "try again later"), status: 503))
         }
+        let work = session.post(request.body)
         return .later {
-            var response = await session.post(request.body)
+            var response = await work()
             response.headers.append(("Lumen-Session", session.id))
             return response
         }
@@ -166,7 +167,7 @@ public final class RPCOverHTTP: Sendable {
     /// went without ending its session does not hold a place another needs.
     private func evictQuietest() {
         let sessions = registry.with { Array($0.sessions.values) }
-        guard let quietest = sessions.filter(\.isQuiet).min(by: { $0.lastActive < $1.lastActive }) else { return }
+        guard let quietest = sessions.filter(\.isQuiet).min(by: { $0.lastSeen < $1.lastSeen }) else { return }
         _ = remove(quietest.id)
         quietest.close()
     }

@@ -305,7 +305,10 @@ final class Session: RPCHandler {
             // Every answer waiting now is sent after one end of step and one commit: those cover them all,
             // since each one's change was made before it began to wait. What begins to wait meanwhile is the
             // next round's.
-            while case let waiting = state.with({ $0.waitingForDisk }), !waiting.isEmpty {
+            while case let queued = state.with({ $0.waitingForDisk }), !queued.isEmpty {
+                // Failures at the head wait for no disk: they go at once (after their step), on their own.
+                let failures = queued.prefix { (try? $0.result.get()) == nil }
+                let waiting = failures.isEmpty ? queued[...] : failures
                 if waiting.contains(where: \.midStep) { await context.scopeContext.home.finishStep() }
                 var diskFailure: LumenError?
                 if waiting.contains(where: { (try? $0.result.get()) != nil }) {
