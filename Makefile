@@ -75,6 +75,7 @@ run: build
 	echo "  socket:  $$socket"; \
 	echo "  talk:    $(BUILD_DIR)/debug/lumenctl status"; \
 	echo "           socat - UNIX-CONNECT:$$socket   then type {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}"; \
+	echo "  browser: make run ARGS='--http 127.0.0.1:8080', then open the address the log names"; \
 	echo "  stop:    Ctrl-C"; \
 	exec $(LUMEND) $(ARGS)
 
