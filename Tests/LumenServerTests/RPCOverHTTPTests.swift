@@ -334,11 +334,17 @@ struct RPCOverHTTPTests {
     }
 }
 
-/// A weak reference, to see that something was freed.
-final class Weak<Object: AnyObject>: @unchecked Sendable {
-    // Unchecked: read only on the loop that owns the object, in these tests.
-    weak var object: Object?
-    init(_ object: Object) { self.object = object }
+/// A weak reference, to see that something was freed; behind a lock, so that it may pass between the test and
+/// the loop.
+final class Weak<Object: AnyObject & Sendable>: Sendable {
+    private struct Reference {
+        weak var object: Object?
+    }
+    private let reference: Mutex<Reference>
+
+    init(_ object: Object) { reference = Mutex(Reference(object: object)) }
+
+    var object: Object? { reference.withLock { $0.object } }
 }
 
 @Suite("The scope protocol over HTTP: the session limit", .timeLimit(.minutes(1)))

@@ -28,6 +28,13 @@ def open_page(browser, lumend, token: bool = False):
     WebDriverWait(browser, 10).until(lambda b: "live" in b.find_element(By.ID, "status").text.lower())
 
 
+def page_and_switch(browser, lumend):
+    """Opens the page; returns LIGHT's scope over the socket, whether it is on, and its switch on the page."""
+    open_page(browser, lumend)
+    scope = light_scope(lumend, LIGHT)
+    return scope, lumend.get("isOn", in_scope=scope), article(browser, LIGHT).find_element(By.CSS_SELECTOR, "button.toggle")
+
+
 def article(browser, light: str):
     return browser.find_element(By.CSS_SELECTOR, f'article.light[data-light="{light}"]')
 
@@ -76,10 +83,7 @@ def test_the_page_shows_every_room_and_light_in_its_colour(lumend, browser):
 
 @pytest.mark.lumend(args=HTTP_ARGS)
 def test_switching_a_light_on_the_page_is_seen_over_the_socket(lumend, browser):
-    open_page(browser, lumend)
-    scope = light_scope(lumend, LIGHT)
-    was_on = lumend.get("isOn", in_scope=scope)
-    toggle = article(browser, LIGHT).find_element(By.CSS_SELECTOR, "button.toggle")
+    scope, was_on, toggle = page_and_switch(browser, lumend)
     toggle.click()
     # The write waits for the light, which waits for the virtual clock: pending until then.
     until(browser, lambda: article(browser, LIGHT).get_attribute("data-pending") == "true", message="not pending")
@@ -169,10 +173,7 @@ def test_with_the_token_the_simulation_controls_move_the_clock_and_take_a_light_
 
 @pytest.mark.lumend(args=HTTP_ARGS)
 def test_the_keyboard_reaches_a_switch_and_a_phone_needs_no_sideways_scrolling(lumend, browser):
-    open_page(browser, lumend)
-    scope = light_scope(lumend, LIGHT)
-    was_on = lumend.get("isOn", in_scope=scope)
-    toggle = article(browser, LIGHT).find_element(By.CSS_SELECTOR, "button.toggle")
+    scope, was_on, toggle = page_and_switch(browser, lumend)
     assert toggle.get_attribute("aria-label") or toggle.text
     toggle.send_keys(Keys.SPACE)
     drive_until(lumend, lambda: lumend.get("isOn", in_scope=scope) != was_on)

@@ -38,11 +38,6 @@ final class EventLog: Sendable {
     /// When the last stream closed, if one did.
     var lastStreamClosed: ContinuousClock.Instant? { state.with { $0.streamClosed } }
 
-    /// Whether a stream is open, or one closed after `instant`: a client whose stream broke reconnects.
-    func isStreaming(since instant: ContinuousClock.Instant) -> Bool {
-        state.with { state in state.stream != nil || state.streamClosed.map { $0 > instant } == true }
-    }
-
     /// Reads notices from `outbox` from now on.
     func read(from outbox: Outbox) { state.with { $0.outbox = outbox } }
 

@@ -127,13 +127,17 @@ final class MHDDriver {
     final class Exchange {
         let connection: OpaquePointer
         var body: [UInt8] = []
-        var bodyLimit = 0
+        /// The largest body taken for the request's path.
+        let bodyLimit: Int
         var isAnswering = false
         var response: HTTPResponse?
         /// The timer that gives up on the answer, while it is awaited.
         var deadline: UInt64?
 
-        init(connection: OpaquePointer) { self.connection = connection }
+        init(connection: OpaquePointer, bodyLimit: Int) {
+            self.connection = connection
+            self.bodyLimit = bodyLimit
+        }
     }
 
     /// A response whose body is sent as it comes. Its connection is suspended while the body has nothing to
@@ -287,9 +291,7 @@ final class MHDDriver {
             if let length = header(connection, "content-length").flatMap(Int.init), length > limit {
                 return queue(.text("request body over \(limit) bytes\n", status: 413), on: connection)
             }
-            let exchange = Exchange(connection: connection)
-            exchange.bodyLimit = limit
-            exchangeSlot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            exchangeSlot.pointee = Unmanaged.passRetained(Exchange(connection: connection, bodyLimit: limit)).toOpaque()
             return MHD_Result.YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(slot).takeUnretainedValue()

@@ -71,12 +71,12 @@ final class HTTPSession: Sendable {
             status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: reply)
     }
 
-    /// Whether the session may be ended: no stream is open or closed since `deadline`, and no request has come
-    /// or been answered since; a request still waiting counts only until `stuck`, after which its client has
-    /// been answered 503 (a write waiting for a virtual clock nobody moves).
+    /// Whether the session may be ended: no stream is open, and it was last seen (``lastSeen``) before
+    /// `deadline`; or, with a request still waiting, before `stuck`, after which that request's client has been
+    /// answered 503 (a write waiting for a virtual clock nobody moves).
     func isIdle(since deadline: ContinuousClock.Instant, stuck: ContinuousClock.Instant) -> Bool {
-        guard !events.isStreaming(since: deadline) else { return false }
-        return activity.with { $0.lastActive < ($0.requests == 0 ? deadline : min(deadline, stuck)) }
+        guard !events.hasStream else { return false }
+        return lastSeen < (activity.with { $0.requests == 0 } ? deadline : stuck)
     }
 
     /// Whether no request waits and no stream is open: the session may be ended to make room for another.
