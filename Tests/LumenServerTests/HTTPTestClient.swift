@@ -22,11 +22,11 @@ enum HTTPTestClient {
         }
     }
 
-    /// A socket connected to the server on `port`, whose reads give up after 10 s, so that a server that never
+    /// A socket connected to the server on `port`, whose reads give up after 30 s, so that a server that never
     /// answers fails the test rather than holding it.
     static func connected(_ port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        var limit = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -49,7 +49,7 @@ enum HTTPTestClient {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// What the next read gives; `nil` at the end of the stream, or after 10 s without a byte.
+    /// What the next read gives; `nil` at the end of the stream, or after 30 s without a byte.
     static func receive(_ fd: Int32) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -76,7 +76,7 @@ final class HTTPStreamReader: Sendable {
 
     deinit { close(fd) }
 
-    /// Everything read, once it contains `text` (or the stream ended, or 10 s passed without a byte).
+    /// Everything read, once it contains `text` (or the stream ended, or 30 s passed without a byte).
     func read(until text: String) async throws -> String {
         try await HTTPTestClient.onThread { [self] in
             while !received.withLock({ $0.contains(text) }) {

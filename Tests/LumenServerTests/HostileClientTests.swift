@@ -37,7 +37,8 @@ struct HostileClientTests {
         let client = try server.connect()
         let other = try server.connect()
         let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 10 << 20)
-        let sender = Task.detached { client.sendRaw(Array(#"{"x":""#.utf8) + huge + Array("\"}\n".utf8)) }
+        // A blocking send: on a thread of its own, not one of the pool the server's tasks need.
+        let sender = Task { await offload { client.sendRaw(Array(#"{"x":""#.utf8) + huge + Array("\"}\n".utf8)) } }
         let reply = try await client.readJSON()
         #expect(reply["error"]?["code"] == -32020)
         #expect(reply["error"]?["message"]?.stringValue?.contains("longer than 1048576 bytes") == true)
@@ -68,10 +69,12 @@ struct HostileClientTests {
         #expect(server.server.sessionCount == 2)
         // Ask for far more than the kernel buffers and the reply limit hold, never reading.
         let request = Array((#"{"jsonrpc":"2.0","id":1,"method":"describe"}"# + "\n").utf8)
-        let sender = Task.detached {
-            var batch: [UInt8] = []
-            for _ in 0..<200 { batch += request }
-            for _ in 0..<10 { greedy.sendRaw(batch) }
+        let sender = Task {
+            await offload {
+                var batch: [UInt8] = []
+                for _ in 0..<200 { batch += request }
+                for _ in 0..<10 { greedy.sendRaw(batch) }
+            }
         }
         #expect(try await reader.result("hello")["server"] == "lumend")
         #expect(await greedy.waitForHangUp())

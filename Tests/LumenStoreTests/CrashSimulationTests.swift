@@ -156,7 +156,13 @@ struct CrashSimulation {
         }
         disk.setFaults { $0 = SimulatedDisk.Faults(syncsKeepNothing: syncsKeepNothing) }
         if Bool.random(using: &random) { await store.close() }
-        return check(disk.crashPoints, promised: promised, written: written, random: &random)
+        // The checks are seconds of work with a blocking wait inside (the start-up snapshot); on a thread of
+        // their own they hold none of the pool that other tests' tasks need.
+        let points = disk.crashPoints
+        return await offload { [self, random, promised, written] in
+            var random = random
+            return check(points, promised: promised, written: written, random: &random)
+        }
     }
 
     /// Starts from the disks each crash point could leave and checks what loads.

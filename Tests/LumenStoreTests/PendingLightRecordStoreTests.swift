@@ -75,7 +75,7 @@ struct PendingLightRecordStoreTests {
         let written = Atomic<Int>(-1)
         let stop = Atomic<Bool>(false)
         // The update's number, in a brightness a load can tell apart (up to 980,000 of them).
-        func state(_ index: Int) -> LightState {
+        @Sendable func state(_ index: Int) -> LightState {
             var state = lamp.state
             state.brightness = 1 + Double(index) / 10_000
             return state
@@ -84,18 +84,21 @@ struct PendingLightRecordStoreTests {
             Int((((light?.state.brightness ?? 0) - 1) * 10_000).rounded())
         }
         let lamp = lamp
-        let writer = Task.detached {
-            var pending: PendingLightRecord?
-            var index = 0
-            while !stop.load(ordering: .acquiring), index < 980_000 {
-                if pending?.update(state: state(index)) != true {
-                    var light = lamp
-                    light.state = state(index)
-                    pending = PendingLightRecord(light, room: "lab")
-                    store.record(pending!)
+        // A writer that never pauses: on a thread of its own, so it holds none of the pool the store needs.
+        let writer = Task {
+            await offload {
+                var pending: PendingLightRecord?
+                var index = 0
+                while !stop.load(ordering: .acquiring), index < 980_000 {
+                    if pending?.update(state: state(index)) != true {
+                        var light = lamp
+                        light.state = state(index)
+                        pending = PendingLightRecord(light, room: "lab")
+                        store.record(pending!)
+                    }
+                    written.store(index, ordering: .releasing)
+                    index += 1
                 }
-                written.store(index, ordering: .releasing)
-                index += 1
             }
         }
         for flush in 0..<20 {

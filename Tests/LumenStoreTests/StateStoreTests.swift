@@ -46,11 +46,18 @@ struct StateStoreTests {
         try Fixture(json: Array(try Data(contentsOf: URL(fileURLWithPath: directory.file(name)))))
     }
 
-    /// What lumend would start from: the snapshot with the journal replayed.
-    func loaded() throws -> StateLoader.Outcome {
-        try StateLoader(directory: directory.path).load(
-            fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
-            reset: false)
+    /// What lumend would start from: the snapshot with the journal replayed. A load reads the whole journal, 1 MiB
+    /// preallocated, which in a debug build is slow enough to run on a thread of its own, off the pool that other
+    /// tests' tasks need.
+    func loaded() async throws -> StateLoader.Outcome {
+        let (path, origin) = (directory.path, origin)
+        return try await offload {
+            Result {
+                try StateLoader(directory: path).load(
+                    fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
+                    reset: false)
+            }
+        }.get()
     }
 
     /// Waits (watching the directory) until the journal holds `commits` commits; `false` if it never does.
@@ -107,7 +114,7 @@ struct StateStoreTests {
             contents.batches == [StateJournal.Batch(generation: 2, records: [.home(name: "version 1", roomIDs: [])])])
         #expect(contents.damage == nil)
         #expect(try saved().name == "version 0")
-        let outcome = try loaded()
+        let outcome = try await loaded()
         #expect(outcome.fixture.name == "version 1")
         #expect(outcome.generation == 2)
         #expect(outcome.replayedCommits == 1)
@@ -122,7 +129,7 @@ struct StateStoreTests {
             try await store.waitUntilDurable(store.changeMark)
             // Each confirmed change is what a restart right now would load, whether or not a snapshot
             // (the journal limit is small, so there are several) happened in between.
-            #expect(try loaded().fixture.name == home.fixture.name)
+            #expect(try await loaded().fixture.name == home.fixture.name)
         }
         #expect(store.snapshotCount > 2)
         #expect(store.commitCount > 40)
@@ -140,11 +147,11 @@ struct StateStoreTests {
         home.change(store)
         await #expect(throws: FileSystemError.self) { try await store.flush() }
         #expect(store.lastError != nil)
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
         #expect(try saved().name == "version 0")
         fileSystem.heal()
         try await store.flush()
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         #expect(store.lastError == nil)
         await store.close()
     }
@@ -167,7 +174,7 @@ struct StateStoreTests {
         // After Linux reports a failed fdatasync the file's pages may be dropped or marked clean: the
         // journal cannot be trusted, so the next commit is a whole snapshot and a new journal.
         #expect(!calls[failed..<snapshot].contains("write state.journal"))
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         await store.close()
     }
 
@@ -186,7 +193,7 @@ struct StateStoreTests {
         fileSystem.inject(fault)
         await #expect(throws: FileSystemError.self) { try await store.compact() }
         #expect(try saved().name == "version 1", "\(fileSystem.calls)")
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         // Reported: as a failed write when the renames had begun, else as a failed snapshot whose changes the
         // journal still holds.
         #expect((store.lastError ?? store.snapshotError) != nil)
@@ -208,7 +215,7 @@ struct StateStoreTests {
         // The renames happened but are not known to be durable: whichever files are there are complete.
         #expect(["version 1", "version 2"].contains(try saved().name))
         #expect(["version 1", "version 2"].contains(try saved("state.previous.json").name))
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         await store.close()
     }
 
@@ -218,7 +225,7 @@ struct StateStoreTests {
         try await store.compact()
         home.change(store)
         try await store.flush()
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
         #expect(fileSystem.calls.filter { $0.hasPrefix("write") }.count > 10)
         await store.close()
     }
@@ -240,7 +247,7 @@ struct StateStoreTests {
         try await store.flush()
         home.change(store)
         try await store.waitUntilDurable(store.changeMark)
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         await store.close()
     }
 
@@ -261,7 +268,7 @@ struct StateStoreTests {
         try await store.flush()
         home.change(store)
         try await store.waitUntilDurable(store.changeMark)
-        #expect(try loaded().fixture.name == "version 5")
+        #expect(try await loaded().fixture.name == "version 5")
         await store.close()
     }
 
@@ -296,7 +303,7 @@ struct StateStoreTests {
             }
             try await group.waitForAll()
         }
-        #expect(try loaded().fixture.name == "version 20")
+        #expect(try await loaded().fixture.name == "version 20")
         await store.close()
     }
 
@@ -314,7 +321,7 @@ struct StateStoreTests {
         #expect(commits < 20)
         // One entity changed many times before a commit is one record in it, not many.
         #expect(try journal().batches.flatMap(\.records).count == commits)
-        #expect(try loaded().fixture.name == "version 100")
+        #expect(try await loaded().fixture.name == "version 100")
         await store.close()
     }
 
@@ -346,10 +353,10 @@ struct StateStoreTests {
         try await store.compact()
         try await store.waitUntilDurable(store.changeMark)
         #expect(home.version.load(ordering: .relaxed) == 2)
-        let outcome = try loaded()
+        let outcome = try await loaded()
         #expect(outcome.fixture.name == "version 2", "warnings: \(outcome.warnings)")
         await store.close()
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
     }
 
     @Test func aCommitIsOneAppendAndOneFdatasyncOnTheWritersThread() async throws {
@@ -361,7 +368,7 @@ struct StateStoreTests {
         try await store.waitUntilDurable(store.changeMark)
         #expect(fileSystem.calls == ["write state.journal", "fdatasync state.journal"])
         #expect(store.commitCount == commits + 1)
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
         await store.close()
     }
 
@@ -384,7 +391,7 @@ struct StateStoreTests {
         #expect(store.snapshotCount == snapshots + 1)
         home.change(store)
         try await store.waitUntilDurable(store.changeMark)
-        #expect(try loaded().fixture.name == "version 2")
+        #expect(try await loaded().fixture.name == "version 2")
         await store.close()
     }
 
@@ -403,7 +410,7 @@ struct StateStoreTests {
         // Fifty waiters, and at most two commits: the one under way when they came, and the next, which takes
         // everything noted by then.
         #expect(store.commitCount - before <= 2)
-        #expect(try loaded().fixture.name == "version 50")
+        #expect(try await loaded().fixture.name == "version 50")
         await store.close()
     }
 
@@ -421,7 +428,7 @@ struct StateStoreTests {
         home.change(store)
         // Nobody waits: the writer gets to it after the relaxed delay. Watch the journal grow.
         #expect(await journalReaches(commits: 1))
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
         await store.close()
     }
 
@@ -469,7 +476,7 @@ struct StateStoreTests {
         await store.close()
         #expect(store.lastError == nil)
         #expect(store.finalSnapshotError?.errno == ETIMEDOUT)
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
     }
 
     /// A stop asked for while the writer waits for a snapshot it asked for itself is not held up either.
@@ -486,6 +493,6 @@ struct StateStoreTests {
         await store.close()
         #expect((try? await compacting.value) == nil)
         #expect(store.finalSnapshotError?.errno == ETIMEDOUT)
-        #expect(try loaded().fixture.name == "version 1")
+        #expect(try await loaded().fixture.name == "version 1")
     }
 }
