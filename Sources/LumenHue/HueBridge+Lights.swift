@@ -40,10 +40,14 @@ extension HueBridge {
         state["reachable"] = .bool(light.isReachable)
         var control: JSONObject = [:]
         if kind.supports(.brightness) { control["mindimlevel"] = 1_000 }
-        if kind.supports(.colorTemperature) { control["ct"] = .object(["min": 153, "max": 500]) }
+        if kind.supports(.colorTemperature) {
+            let range = LightState.colorTemperatureRange
+            control["ct"] = .object(["min": .int(range.lowerBound), "max": .int(range.upperBound)])
+        }
         if kind.supports(.color) {
             control["colorgamuttype"] = "C"
-            control["colorgamut"] = [[0.6915, 0.3083], [0.17, 0.7], [0.1532, 0.0475]]
+            let (red, green, blue) = CIEColor.gamut
+            control["colorgamut"] = .array([red, green, blue].map { [.double($0.x), .double($0.y)] })
         }
         return .object([
             "state": .object(state),

@@ -19,7 +19,10 @@ enum HueValues {
 
     /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
     /// light does into its range, as a Hue bridge does.
-    static func mireds(ct: Int) -> Int { min(max(ct, LightState.colorTemperatureRange.lowerBound), 500) }
+    static func mireds(ct: Int) -> Int {
+        let range = LightState.colorTemperatureRange
+        return min(max(ct, range.lowerBound), range.upperBound)
+    }
 
     /// CIE xy for Hue's `hue` (0–65535 round the colour wheel) and `sat` (0–254), at full value, through sRGB as
     /// Hue's own conversion goes.
@@ -48,14 +51,7 @@ enum HueValues {
     }
 
     /// A stable 64-bit digest of `text` (FNV-1a), for identities derived from IDs.
-    static func digest(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return hash
-    }
+    static func digest(_ text: String) -> UInt64 { FNV1a.hash(text.utf8) }
 
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {

@@ -29,15 +29,12 @@ extension HSBK {
             change.brightness = max(1, (Double(brightness) / 65_535 * 1_000).rounded() / 10)
         }
         if saturation > 0, kind.supports(.color) {
-            change.color = Self.color(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
+            change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
         } else if kind.supports(.colorTemperature) {
-            change.colorTemperature = min(500, max(153, Int((1_000_000 / Double(max(kelvin, 1))).rounded())))
+            change.colorTemperature = CIEColor.mireds(kelvin: Double(kelvin))
         }
         return change
     }
-
-    /// CIE xy of a hue and saturation (each 0–1) at full value, through sRGB.
-    static func color(hue: Double, saturation: Double) -> CIEColor { CIEColor(hue: hue, saturation: saturation) }
 
     /// The hue and saturation (each 0–1) of xy, through sRGB.
     static func hueAndSaturation(of color: CIEColor) -> (hue: Double, saturation: Double) {

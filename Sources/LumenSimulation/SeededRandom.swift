@@ -12,13 +12,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
 
     /// A generator for the stream named `label` under `seed`; the same pair always gives the same stream.
     public init(seed: UInt64, label: String) {
-        // FNV-1a over the label: stable across runs and platforms, unlike `Hasher`.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in label.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        state = seed ^ hash
+        state = seed ^ FNV1a.hash(label.utf8)
     }
 
     public mutating func next() -> UInt64 {

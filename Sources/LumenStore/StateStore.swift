@@ -386,13 +386,6 @@ public final class StateStore: StateRecordSink {
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.
 public func fixtureDigest(_ bytes: [UInt8]) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    bytes.withUnsafeBufferPointer { buffer in
-        for byte in buffer {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-    }
-    let hex = String(hash, radix: 16)
+    let hex = String(bytes.withUnsafeBufferPointer { FNV1a.hash($0) }, radix: 16)
     return "fnv1a64:" + String(repeating: "0", count: 16 - hex.count) + hex
 }

@@ -74,7 +74,7 @@ struct LIFXCodecTests {
         // And back: a light's hue survives the round trip through xy, moved only as far as the lights' gamut
         // moves it (green lies outside it).
         var state = LightState.factoryDefault
-        state.color = HSBK.color(hue: 1.0 / 3, saturation: 1)
+        state.color = CIEColor(hue: 1.0 / 3, saturation: 1)
         let green = HSBK(state, kind: .color)
         #expect((16_384...27_307).contains(green.hue), "\(green)")
         #expect(green.saturation > 52_000, "\(green)")
