@@ -46,7 +46,7 @@ extension Home {
 
     /// The light behind the bridge with this number, if there is one.
     public func hueLight(number: Int) -> HueLight? {
-        guard let id = hue.lightNumbers.first(where: { $0.value == number })?.key, let index = lights.slot(of: id),
+        guard let id = hue.lightsByNumber[number], let index = lights.slot(of: id),
             governingSettings(at: index).network == .hueBridge, let light = try? light(id)
         else { return nil }
         return HueLight(number: number, light: light)

@@ -23,7 +23,9 @@ public struct HueBridgeState: Sendable, Hashable {
     /// The paired users, oldest first.
     public var users: [User] = []
     /// Each light's number on the bridge.
-    public var lightNumbers: [LightID: Int] = [:]
+    public private(set) var lightNumbers: [LightID: Int] = [:]
+    /// The light with each number: ``lightNumbers`` turned round, for requests that name a light by number.
+    public private(set) var lightsByNumber: [Int: LightID] = [:]
     /// Each room's group number on the bridge (group 0 is every light).
     public var roomNumbers: [RoomID: Int] = [:]
     /// How many apps have ever paired: what the next user's name is drawn from.
@@ -42,6 +44,7 @@ public struct HueBridgeState: Sendable, Hashable {
         guard lightNumbers[light] == nil else { return false }
         highest.light += 1
         lightNumbers[light] = highest.light
+        lightsByNumber[highest.light] = light
         return true
     }
 
@@ -109,6 +112,10 @@ extension HueBridgeState {
             for (id, value) in object.members {
                 let number = try JSONCursor(value, path: numbers.path.appending(id)).int(in: 1...1_000_000)
                 if isLights {
+                    guard lightsByNumber.updateValue(LightID(id), forKey: number) == nil else {
+                        throw JSONCursor(value, path: numbers.path.appending(id)).error(
+                            "light number \(number) is given to two lights; give each its own")
+                    }
                     lightNumbers[LightID(id)] = number
                     highest.light = max(highest.light, number)
                 } else {

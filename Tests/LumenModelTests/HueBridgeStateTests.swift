@@ -1,0 +1,29 @@
+import LumenModel
+import LumenProtocol
+import Testing
+
+/// What the Hue bridge keeps: numbers given once and read back as they were, each number naming one light.
+@Suite("Hue bridge state")
+struct HueBridgeStateTests {
+    @Test func numbersAreGivenOnceAndReadBackAsTheyWere() throws {
+        var state = HueBridgeState()
+        let given = [
+            state.number(LightID("a")), state.number(LightID("b")), state.number(LightID("a")),
+            state.number(RoomID("lab")),
+        ]
+        #expect(given == [true, true, false, true])
+        let read = try HueBridgeState(cursor: JSONCursor(state.jsonValue))
+        #expect(read == state)
+        #expect(read.lightsByNumber == [1: LightID("a"), 2: LightID("b")])
+        #expect(read.lightNumbers[LightID("b")] == 2)
+    }
+
+    @Test func aNumberGivenToTwoLightsIsRefused() throws {
+        let text = #"{"lights":{"a":1,"b":1}}"#
+        #expect {
+            try HueBridgeState(cursor: JSONCursor(try JSONParser.parse(Array(text.utf8))))
+        } throws: { error in
+            (error as? JSONShapeError)?.message.contains("light number 1 is given to two lights") == true
+        }
+    }
+}
