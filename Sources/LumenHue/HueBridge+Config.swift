@@ -32,7 +32,7 @@ extension HueBridge {
     /// What `GET /api/config` tells anyone, paired or not.
     func shortConfig() async -> JSONValue {
         .object([
-            "name": .string(await home.hueName), "datastoreversion": "131", "swversion": "1956106000",
+            "name": .string(await home.name), "datastoreversion": "131", "swversion": "1956106000",
             "apiversion": "1.56.0", "mac": .string(identity.mac), "bridgeid": .string(identity.bridgeID),
             "factorynew": false, "replacesbridgeid": .null, "modelid": "BSB002", "starterkitid": "",
         ])
@@ -78,9 +78,4 @@ extension HueBridge {
             "resourcelinks": .object([:]),
         ])
     }
-}
-
-extension Home {
-    /// The bridge's name: the home's.
-    var hueName: String { (try? value(of: .home(.name)))?.stringValue ?? "Lumen" }
 }

@@ -43,11 +43,9 @@ public final class LIFXFront: Sendable {
     /// does not hold up the others.
     func answer(_ packet: LIFXPacket, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
-        let addressed = await home.lifxLights().filter { bulb in
-            bulb.isReachable
-                && (packet.tagged || packet.target.prefix(6).allSatisfy { $0 == 0 }
-                    || Array(packet.target.prefix(6)) == bulb.serial)
-        }
+        let target = Array(packet.target.prefix(6))
+        let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
+        let addressed = await home.lifxLights(serial: everyBulb ? nil : target).filter(\.isReachable)
         await withTaskGroup(of: Void.self) { group in
             for bulb in addressed {
                 group.addTask {
@@ -77,8 +75,9 @@ public final class LIFXFront: Sendable {
         return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
     }
 
-    /// Makes the change `request` asks of the bulb, if any, and returns its state after; `nil` when the bulb
-    /// never answers (it could not be reached, or dropped the command).
+    /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
+    /// could not be reached, or dropped the message). A bulb counts every message: each waits the bulb's
+    /// latency, counts against its rate limit and may be lost, whether or not it changes the light.
     func carryOut(_ request: LIFXRequest, on bulb: LIFXLight) async -> LightState? {
         let kind = bulb.light.model.kind
         var change = LightChange()
@@ -95,23 +94,23 @@ public final class LIFXFront: Sendable {
         case .setWaveform(let transient, let color, let period, let cycles):
             // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
             // the colour, reached over the wave's whole length.
-            guard kind.supports(.color), !transient else { return bulb.light.state }
-            change = color.change(for: kind)
-            let length = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
-            transitionMs = min(length, SimulatedDurations.longestMs)
+            if kind.supports(.color), !transient {
+                change = color.change(for: kind)
+                transitionMs = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
+            }
         case .setLabel(let label):
-            // A label Lumen refuses as a name (empty, say) leaves the name as it was; the bulb still answers.
+            // Taken as the message arrives. A label Lumen refuses as a name (empty, say) leaves the name as it
+            // was; the bulb still answers.
+            guard let state = await delivered(to: bulb) else { return nil }
             if (try? await home.setName(label, of: .light(bulb.light.id))) != nil {
                 try? await scopeContext.commit()
             }
-            return bulb.light.state
-        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower, .unhandled:
-            // The bulb answers after its latency, when it gets the question at all.
-            guard let ticket = try? await home.query(bulb.light.id) else { return nil }
-            return try? await ticket.value
+            return state
+        default:
+            // A query (``LIFXRequest/isQuery``): nothing to change.
+            break
         }
-        guard !change.properties.isEmpty else { return bulb.light.state }
+        guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         do {
             let receipt = try await home.send(
                 change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs))
@@ -122,6 +121,13 @@ public final class LIFXFront: Sendable {
             // A bulb answers nothing it did not take: the client times out.
             return nil
         }
+    }
+
+    /// The bulb's state once a message that changes nothing reaches it, after its latency; `nil` when it never
+    /// does (the bulb could not be reached, or dropped the message).
+    func delivered(to bulb: LIFXLight) async -> LightState? {
+        guard let ticket = try? await home.query(bulb.light.id) else { return nil }
+        return try? await ticket.value
     }
 
     /// The state message that answers `request`.
@@ -136,7 +142,7 @@ public final class LIFXFront: Sendable {
         case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
         case .getLocation:
-            let name = await home.homeName
+            let name = await home.name
             return .stateLocation(id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: 0)
         case .getGroup:
             return .stateGroup(
@@ -174,13 +180,10 @@ enum LIFXProduct {
 
     /// A 16-byte ID for a location or group, derived from `name`.
     static func groupID(_ name: String) -> [UInt8] {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a.offsetBasis
         var bytes: [UInt8] = []
         for round in 0..<2 {
-            for byte in "\(round):\(name)".utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
+            hash = FNV1a.hash("\(round):\(name)".utf8, continuing: hash)
             bytes += (0..<8).map { UInt8(hash >> (8 * UInt64($0)) & 0xFF) }
         }
         return bytes

@@ -21,31 +21,27 @@ public struct LIFXLight: Sendable, Hashable {
 }
 
 extension Home {
-    /// The lights on the LIFX LAN, in the home's order.
-    public func lifxLights() -> [LIFXLight] {
+    /// The lights on the LIFX LAN, in the home's order; given `serial`, only the one with that serial (a
+    /// message to one bulb then costs a snapshot of that bulb alone).
+    public func lifxLights(serial: [UInt8]? = nil) -> [LIFXLight] {
         roomOrder.flatMap { roomID -> [LIFXLight] in
             guard let room = rooms[roomID] else { return [] }
             return room.lightIDs.compactMap { id -> LIFXLight? in
-                guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN,
-                    let light = try? light(id)
-                else { return nil }
+                guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN else {
+                    return nil
+                }
+                let lightSerial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
+                guard serial == nil || serial == lightSerial, let light = try? light(id) else { return nil }
                 return LIFXLight(
-                    serial: Self.lifxSerial(home: fixtureIdentity.id, light: id), light: light,
-                    isReachable: lights[slot: index].isReachable, room: (roomID, room.name))
+                    serial: lightSerial, light: light, isReachable: lights[slot: index].isReachable,
+                    room: (roomID, room.name))
             }
         }
     }
 
-    /// The home's name: the bulbs' location.
-    public var homeName: String { name }
-
     /// A light's LIFX serial: `d0:73:d5` and three bytes of an FNV-1a digest of the home's and light's IDs.
     public static func lifxSerial(home: String, light: LightID) -> [UInt8] {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(home)/\(light.rawValue)".utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
+        let hash = FNV1a.hash("\(home)/\(light.rawValue)".utf8)
         return [0xD0, 0x73, 0xD5, UInt8(hash >> 16 & 0xFF), UInt8(hash >> 8 & 0xFF), UInt8(hash & 0xFF)]
     }
 

@@ -43,7 +43,8 @@ public actor Home {
     /// The ID of the fixture the home was made from: what identities derived from the home (a bridge's ID and
     /// MAC) are drawn from.
     public nonisolated var fixtureID: String { fixtureIdentity.id }
-    var name: String
+    /// The home's name: also the Hue bridge's, and the LIFX bulbs' location.
+    public internal(set) var name: String
     var defaults: DeviceSettings
     var discovery: DiscoverySettings
     var faultSchedule: [ScheduledFault]

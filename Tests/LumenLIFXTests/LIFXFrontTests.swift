@@ -129,6 +129,30 @@ struct LIFXFrontTests {
         #expect(after.color.x > 0.6, "red, over 400 ms")
     }
 
+    /// A bulb counts every message: one that changes no state (a label, a transient waveform) is dropped as a
+    /// change is.
+    @Test func everyMessageCanBeDroppedEvenOneThatChangesNothing() async throws {
+        try await home.updateSettings(DeviceSettings(dropProbability: 1), light: "den.bulb")
+        let target = bulbSerial + [0, 0]
+        var label = LIFXWriter()
+        label.text("Renamed", count: 32)
+        var waveform = LIFXWriter()
+        waveform.uint8(0)
+        waveform.uint8(1)
+        HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).write(&waveform)
+        waveform.uint32(200)
+        waveform.uint32(Float(2).bitPattern)
+        waveform.uint16(0)
+        waveform.uint8(0)
+        for (type, payload) in [(24, label.output), (103, waveform.output)] {
+            let packet = LIFXPacket(
+                source: 3, target: target, wantsAcknowledgement: true, sequence: 1, type: UInt16(type),
+                payload: payload)
+            #expect(try await replies(packet).isEmpty, "type \(type) was answered though the bulb drops everything")
+        }
+        #expect(try await home.light("den.bulb").name == "Bulb")
+    }
+
     @Test func aChangeIsAnsweredAsTheHeaderAsksAndABroadcastReachesEveryBulb() async throws {
         let on: [UInt8] = [0xFF, 0xFF, 0, 0, 0, 0]
         func setPower(ack: Bool, reply: Bool, tagged: Bool = false) -> LIFXPacket {
