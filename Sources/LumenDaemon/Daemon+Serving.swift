@@ -192,9 +192,8 @@ extension Daemon {
                     "LIFX: \(malformed) malformed datagrams dropped, and \(dropped) while too many answers waited",
                     [("malformed", String(malformed)), ("dropped", String(dropped))])
             }
-        } respond: { datagram -> UDPReply in
-            guard let work = front.respond(to: datagram) else { return .none }
-            return .later(work)
+        } respond: {
+            front.respond(to: $0)
         }
     }
 

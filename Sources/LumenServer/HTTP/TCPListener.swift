@@ -38,31 +38,28 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
 }
 
-/// Opens listening TCP sockets.
-public enum TCPListener {
-    /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
-    /// chose (``boundPort(_:)``).
+extension TCPAddress {
+    /// A socket of `type` (`SOCK_STREAM`, `SOCK_DGRAM`) bound to this address, closed on `exec`; `configure`
+    /// sets its options before it is bound.
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
-    public static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
+    func boundSocket(type: Int32, configure: (Int32) -> Void) throws(SocketError) -> Int32 {
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
         let isV6: Bool
-        if inet_pton(AF_INET, address.host, &v4.sin_addr) == 1 {
+        if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
             isV6 = false
             v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = address.port.bigEndian
-        } else if inet_pton(AF_INET6, address.host, &v6.sin6_addr) == 1 {
+            v4.sin_port = port.bigEndian
+        } else if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
             isV6 = true
             v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = address.port.bigEndian
+            v6.sin6_port = port.bigEndian
         } else {
-            throw SocketError(
-                "listen", errno: EINVAL, detail: "'\(address.host)' is not a numeric IPv4 or IPv6 address")
+            throw SocketError("bind", errno: EINVAL, detail: "'\(host)' is not a numeric IPv4 or IPv6 address")
         }
-        let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(isV6 ? AF_INET6 : AF_INET, type | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError("socket", errno: errno) }
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        configure(fd)
         let bound =
             isV6
             ? withUnsafePointer(to: &v6) {
@@ -75,8 +72,27 @@ public enum TCPListener {
                     bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
-        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
-            let error = SocketError("bind \(address)", errno: errno)
+        guard bound == 0 else {
+            let error = SocketError("bind \(self)", errno: errno)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+}
+
+/// Opens listening TCP sockets.
+public enum TCPListener {
+    /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
+    /// chose (``boundPort(_:)``).
+    /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
+    public static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
+        let fd = try address.boundSocket(type: Int32(SOCK_STREAM.rawValue)) { fd in
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let error = SocketError("listen on \(address)", errno: errno)
             close(fd)
             throw error
         }
