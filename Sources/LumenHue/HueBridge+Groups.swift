@@ -65,19 +65,18 @@ extension HueBridge {
         let body = try bodyObject(request, address: address)
         let command = try HueCommand(body, kind: .color, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
+        // Group 0 is every light; another number must name a room (a Hue error when it does not).
+        let room = number == "0" ? nil : try await hueRoom(number).id
         do {
             let ticket =
-                if number == "0" {
+                if let room {
+                    try await home.setAll(
+                        command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge)
+                } else {
                     try await home.setAllLights(
                         command.change, transitionMs: command.transitionMs, network: .hueBridge)
-                } else {
-                    try await home.setAll(
-                        command.change, in: try await hueRoom(number).id, transitionMs: command.transitionMs,
-                        network: .hueBridge)
                 }
             _ = try await ticket.outcome
-        } catch let error as HueError {
-            throw error
         } catch {
             throw command.hueError(for: error)
         }
