@@ -49,9 +49,7 @@ def test_errors_come_as_the_hue_api_gives_them(lumend, tmp_path, hue_numbers):
     bridge = paired(lumend, tmp_path)
     missing = bridge.request("GET", f"/api/{bridge.username}/lights/999")
     assert missing[0]["error"]["type"] == 3
-    plug = int(hue_numbers.get("kitchen.kettle-plug", 0)) or next(
-        light.light_id for light in bridge.lights if light.type == "On/Off plug-in unit"
-    )
+    plug = next(light.light_id for light in bridge.lights if light.type == "On/Off plug-in unit")
     no_bri = bridge.request("PUT", f"/api/{bridge.username}/lights/{plug}/state", {"bri": 100})
     assert no_bri[0]["error"]["type"] == 6
     bad = bridge.request("PUT", f"/api/{bridge.username}/lights/{plug}/state", {"on": "yes"})

@@ -238,11 +238,15 @@ class AsyncClient:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
         return await self._simulate({"toNextEvent": True}, timeout)
 
-    async def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
-        """Calls one of the simulation scope's actions, opening the scope first if need be."""
+    async def simulation(self, timeout: float | None = 30) -> int:
+        """Opens the simulation scope (the clock, faults), once; see `Client.simulation`."""
         if self._simulation is None:
             self._simulation = await self.open("simulation", timeout=timeout)
-        return await self.call(action, arguments, in_scope=self._simulation, timeout=timeout)
+        return self._simulation
+
+    async def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
+        """Calls one of the simulation scope's actions, opening the scope first if need be."""
+        return await self.call(action, arguments, in_scope=await self.simulation(timeout), timeout=timeout)
 
     async def _read(self) -> None:
         try:
