@@ -27,7 +27,7 @@ public struct SimulationScope: Scope {
             "setFaults",
             arguments:
                 "{light, latency?, dropProbability?, timeoutMs?, rateLimitPerSecond?, powerOn?, whileOff?, overload?, "
-                + "family?}",
+                + "family?, network?}",
             result: "{}"
         ) { $0.setFaults },
         .action("addRoom", arguments: "{id, name}", result: "{}") { $0.addRoom },

@@ -13,8 +13,8 @@ extension Home {
         if wasForced != !reachable { persist(.light(id)) }
     }
 
-    /// Changes a light's fault settings at run time: drop probability, timeout, rate limit, latency.
-    /// Unset fields keep their current value.
+    /// Changes a light's device settings at run time (latency, drop probability, timeout, rate limit, power-on
+    /// behaviour, what it does while off, overload, family, network). Unset fields keep their current value.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
