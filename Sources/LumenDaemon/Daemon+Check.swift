@@ -76,8 +76,8 @@ extension Daemon {
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if isControl(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                escaped.append(contentsOf: "\\u{\(hex.count < 2 ? "0" : "")\(hex)}".unicodeScalars)
+                escaped.append(
+                    contentsOf: "\\u{\(String(hex: scalar.value, digits: 2, uppercase: true))}".unicodeScalars)
             } else {
                 escaped.append(scalar)
             }

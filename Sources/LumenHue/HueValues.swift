@@ -55,8 +55,7 @@ enum HueValues {
 
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {
-        let digits = String(byte & 0xFF, radix: 16, uppercase: uppercase)
-        return digits.count == 1 ? "0" + digits : digits
+        String(hex: byte & 0xFF, digits: 2, uppercase: uppercase)
     }
 
     /// A light's Zigbee-style unique ID, in Signify's address range: `00:17:88:01:xx:xx:xx:xx-0b`.

@@ -109,7 +109,7 @@ extension Home {
         var random = SeededRandom(seed: fixtureIdentity.seed, label: "hue-user-\(hue.pairings)")
         var name = ""
         repeat {
-            name = (0..<5).map { _ in String(random.next() & 0xFFFF_FFFF, radix: 16).leftPadded(to: 8) }.joined()
+            name = (0..<5).map { _ in String(hex: random.next() & 0xFFFF_FFFF, digits: 8) }.joined()
         } while hue.users.contains { $0.username == name }
         hue.pairings += 1
         let user = HueBridgeState.User(username: name, deviceType: deviceType, createdMs: nowMilliseconds)
@@ -141,12 +141,5 @@ extension Home {
     /// Gives a new room its group number on the bridge, and saves it.
     func numberForHue(room: RoomID) {
         if hue.number(room) { persistenceSink?.record(.hue(hue)) }
-    }
-}
-
-extension String {
-    /// The string with zeros in front, to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

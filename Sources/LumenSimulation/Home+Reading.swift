@@ -91,7 +91,7 @@ extension Home {
                 if let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN {
                     let serial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
                     model["serial"] = .string(
-                        serial.map { String($0, radix: 16).leftPaddedToTwo }.joined(separator: ":"))
+                        serial.map { String(hex: $0, digits: 2) }.joined(separator: ":"))
                 }
                 return .object(model)
             case .isReachable: return .bool(!light.reportsUnreachable)
@@ -171,9 +171,4 @@ extension Home {
             fading: fading)
         return (truth, lights[slot: index].model.kind)
     }
-}
-
-extension String {
-    /// Two hex digits: the string with a zero in front when it has one.
-    fileprivate var leftPaddedToTwo: String { count < 2 ? "0" + self : self }
 }

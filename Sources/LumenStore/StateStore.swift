@@ -386,6 +386,5 @@ public final class StateStore: StateRecordSink {
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.
 public func fixtureDigest(_ bytes: [UInt8]) -> String {
-    let hex = String(bytes.withUnsafeBufferPointer { FNV1a.hash($0) }, radix: 16)
-    return "fnv1a64:" + String(repeating: "0", count: 16 - hex.count) + hex
+    "fnv1a64:" + String(hex: bytes.withUnsafeBufferPointer { FNV1a.hash($0) }, digits: 16)
 }

@@ -283,10 +283,7 @@ public final class RPCOverHTTP: Sendable {
     public static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
         let words = [generator.next(), generator.next()] as [UInt64]
-        return words.map { word in
-            let digits = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
+        return words.map { String(hex: $0, digits: 16) }.joined()
     }
 
     /// Whether `given` is `expected`, in a time that does not depend on where they differ.

@@ -135,8 +135,7 @@ public enum StateJournal {
     private static func line(_ value: JSONValue) -> [UInt8] {
         var json: [UInt8] = []
         value.write(to: &json)
-        let hex = Array(String(CRC32C.checksum(json), radix: 16).utf8)
-        var line = [UInt8](repeating: UInt8(ascii: "0"), count: 8 - hex.count) + hex
+        var line = Array(String(hex: CRC32C.checksum(json), digits: 8).utf8)
         line.reserveCapacity(json.count + 10)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: json)

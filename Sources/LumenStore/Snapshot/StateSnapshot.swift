@@ -98,10 +98,7 @@ public enum StateSnapshot {
         return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
     }
 
-    static func hex(_ value: UInt32) -> [UInt8] {
-        let digits = Array(String(value, radix: 16).utf8)
-        return [UInt8](repeating: UInt8(ascii: "0"), count: 8 - digits.count) + digits
-    }
+    static func hex(_ value: UInt32) -> [UInt8] { Array(String(hex: value, digits: 8).utf8) }
 
     private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
         guard let first = needle.first, bytes.count >= needle.count else { return false }
