@@ -307,11 +307,11 @@ final class Session: RPCHandler {
             // next round's.
             while case let queued = state.with({ $0.waitingForDisk }), !queued.isEmpty {
                 // Failures at the head wait for no disk: they go at once (after their step), on their own.
-                let failures = queued.prefix { (try? $0.result.get()) == nil }
+                let failures = queued.prefix { !$0.result.isSuccess }
                 let waiting = failures.isEmpty ? queued[...] : failures
                 if waiting.contains(where: \.midStep) { await context.scopeContext.home.finishStep() }
                 var diskFailure: LumenError?
-                if waiting.contains(where: { (try? $0.result.get()) != nil }) {
+                if waiting.contains(where: \.result.isSuccess) {
                     do throws(LumenError) { try await context.scopeContext.commit() } catch { diskFailure = error }
                 }
                 state.with { $0.waitingForDisk.removeFirst(waiting.count) }
@@ -563,5 +563,12 @@ final class Session: RPCHandler {
         for (subscription, key) in subscriptions { drop(subscription, key: key) }
         context.hub.unregister(self)
         outbox.close()
+    }
+}
+
+extension Result {
+    /// Whether it is a success.
+    fileprivate var isSuccess: Bool {
+        if case .success = self { true } else { false }
     }
 }
