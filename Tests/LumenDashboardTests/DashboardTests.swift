@@ -6,7 +6,9 @@ import Testing
 /// The page as lumend serves it: one self-contained file, under a policy that lets it reach nothing else.
 @Suite("The dashboard page")
 struct DashboardTests {
-    var page: String { String(decoding: Dashboard.page.body, as: UTF8.self) }
+    var page: String {
+        String(decoding: Dashboard.respond(to: HTTPRequest(method: "GET", path: "/"))!.body, as: UTF8.self)
+    }
 
     @Test func itIsServedAtTheRootUnderAPolicyThatAllowsNothingFromElsewhere() throws {
         let response = try #require(Dashboard.respond(to: HTTPRequest(method: "GET", path: "/")))
@@ -18,6 +20,26 @@ struct DashboardTests {
         #expect(policy.contains("frame-ancestors 'none'"))
         #expect(Dashboard.respond(to: HTTPRequest(method: "POST", path: "/"))?.status == 405)
         #expect(Dashboard.respond(to: HTTPRequest(method: "GET", path: "/api")) == nil)
+    }
+
+    @Test func onlyItsOwnScriptAndStylesRunByAFreshNonce() throws {
+        func served() throws -> (policy: String, body: String) {
+            let response = try #require(Dashboard.respond(to: HTTPRequest(method: "GET", path: "/")))
+            let policy = try #require(response.headers.first { $0.name == "Content-Security-Policy" }?.value)
+            return (policy, String(decoding: response.body, as: UTF8.self))
+        }
+        let (policy, body) = try served()
+        #expect(!policy.contains("unsafe-inline"))
+        let nonce = try #require(
+            policy.split(separator: ";").first { $0.contains("script-src") }?.split(separator: "'nonce-").last?
+                .prefix { $0 != "'" })
+        #expect(nonce.count >= 32)
+        #expect(policy.contains("style-src 'nonce-\(nonce)'"))
+        // The page's one script and one style sheet carry it; nothing else on the page is a script or style.
+        #expect(body.ranges(of: "<script nonce=\"\(nonce)\">").count == 1)
+        #expect(body.ranges(of: "<style nonce=\"\(nonce)\">").count == 1)
+        #expect(body.ranges(of: "<script").count == 1 && body.ranges(of: "<style").count == 1)
+        #expect(try served().policy != policy, "each page gets a nonce of its own")
     }
 
     @Test func itLoadsNothingFromElsewhere() {

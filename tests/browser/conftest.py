@@ -40,6 +40,8 @@ def browser():
                      f"--user-data-dir={profile}", "--window-size=1280,1000", "--force-color-profile=srgb",
                      "--hide-scrollbars", "--no-first-run"):
         options.add_argument(argument)
+    # The console, so a test can see what the page's Content Security Policy refused.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     try:
         yield driver

@@ -79,6 +79,10 @@ def test_the_page_shows_every_room_and_light_in_its_colour(lumend, browser):
     assert browser.find_element(By.TAG_NAME, "h1").text == lumend.get("name")
     # Without the token, no simulation controls.
     assert not browser.find_elements(By.CSS_SELECTOR, "#simulation:not([hidden]) #advance-1s")
+    # The policy let the page's own script and styles run, and refused nothing the page needs.
+    refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert not refused, refused
+    assert browser.execute_script("return getComputedStyle(document.body).margin") == "0px", "the styles did not apply"
 
 
 @pytest.mark.lumend(args=HTTP_ARGS)
