@@ -87,17 +87,10 @@ final class HTTPLoadClient {
 
     /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off.
     static func connect(port: UInt16) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let address = TCPAddress(host: "127.0.0.1", port: port)
+        guard let fd = try? address.connectedSocket(type: Int32(SOCK_STREAM.rawValue)) else {
+            preconditionFailure("cannot connect to \(address)")
         }
-        precondition(connected == 0, "cannot connect to 127.0.0.1:\(port)")
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         return fd

@@ -67,19 +67,13 @@ extension Benchmarks {
     /// `rounds` round trips of `datagram` to `port` on one UDP socket, `window` in flight: each answer sends
     /// the next. A datagram lost (none should be, on loopback) ends the run after a second's wait.
     static func udpRoundTrips(port: UInt16, datagram: [UInt8], window: Int, rounds: Int) -> Measurement {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let address = TCPAddress(host: "127.0.0.1", port: port)
+        guard let fd = try? address.connectedSocket(type: Int32(SOCK_DGRAM.rawValue)) else {
+            preconditionFailure("cannot open a UDP socket to \(address)")
+        }
         defer { close(fd) }
         var limit = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
         var buffer = [UInt8](repeating: 0, count: 1_500)
         let cpu = processCPU()
         let start = ContinuousClock.now
