@@ -124,10 +124,11 @@ private final class ReplySlot: Sendable {
         waiter?.resume(returning: reply)
     }
 
-    /// The reply, once it comes; `nil` at once if it has not come and `nothingComes`.
-    func take(orNothingIf nothingComes: Bool) async -> [UInt8]? {
+    /// The reply, once it comes; `nil` at once if it has not come and `nothingComes` (asked only then: the
+    /// answer may cost a parse of the body).
+    func take(orNothingIf nothingComes: @autoclosure () -> Bool) async -> [UInt8]? {
         if let reply = state.with({ $0.reply }) { return reply }
-        if nothingComes { return nil }
+        if nothingComes() { return nil }
         return await withCheckedContinuation { continuation in
             let reply = state.with { state -> [UInt8]? in
                 if state.reply == nil { state.waiter = continuation }
