@@ -61,12 +61,12 @@ extension HueBridge {
     /// `PUT /api/<user>/groups/<n>/action`: a room's group command to its lights behind the bridge, or for
     /// group 0 one to every light behind the bridge.
     func groupAction(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        // Group 0 is every light; another number must name a room, or it is not there, whatever the body asks.
+        let room = number == "0" ? nil : try await hueRoom(number).id
         let address = "/groups/\(number)/action"
         let body = try bodyObject(request, address: address)
         let command = try HueCommand(body, kind: .color, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
-        // Group 0 is every light; another number must name a room (a Hue error when it does not).
-        let room = number == "0" ? nil : try await hueRoom(number).id
         do {
             let ticket =
                 if let room {

@@ -137,6 +137,10 @@ struct HueBridgeTests {
         #expect(try await type("/lights/1/state", #"{"on": "yes"}"#) == 7)
         #expect(try await type("/lights/1/state", #"{"colour": 1}"#) == 6)
         #expect(try await type("/lights/9/state", #"{"on": true}"#) == 3)
+        // A group that does not exist is not there, whatever the body asks.
+        #expect(try await type("/groups/99/action", #"{"on": true}"#) == 3)
+        #expect(try await type("/groups/99/action", "{}") == 3)
+        #expect(try await type("/groups/x/action", #"{"on": true}"#) == 3)
         #expect(try await type("/lights/1/state", "") == 5)
         #expect(try await type("/lights/1/state", "[1]") == 5)
         // A Hue light that is off takes no brightness alone.

@@ -18,12 +18,18 @@ struct HueBridgeStateTests {
         #expect(read.lightNumbers[LightID("b")] == 2)
     }
 
-    @Test func aNumberGivenToTwoLightsIsRefused() throws {
-        let text = #"{"lights":{"a":1,"b":1}}"#
+    @Test(arguments: [
+        (#"{"lights":{"a":1,"b":1}}"#, "light number 1 is given twice"),
+        (#"{"lights":{"a":1,"a":2}}"#, "light 'a' is numbered twice"),
+        (#"{"lights":{"a":1,"a":1}}"#, "light 'a' is numbered twice"),
+        (#"{"rooms":{"lab":1,"den":1}}"#, "room number 1 is given twice"),
+        (#"{"rooms":{"lab":1,"lab":2}}"#, "room 'lab' is numbered twice"),
+    ])
+    func aNumberNamingTwoThingsOrAThingNumberedTwiceIsRefused(text: String, message: String) throws {
         #expect {
             try HueBridgeState(cursor: JSONCursor(try JSONParser.parse(Array(text.utf8))))
         } throws: { error in
-            (error as? JSONShapeError)?.message.contains("light number 1 is given to two lights") == true
+            (error as? JSONShapeError)?.message.contains(message) == true
         }
     }
 }

@@ -27,7 +27,7 @@ public struct HueBridgeState: Sendable, Hashable {
     /// The light with each number: ``lightNumbers`` turned round, for requests that name a light by number.
     public private(set) var lightsByNumber: [Int: LightID] = [:]
     /// Each room's group number on the bridge (group 0 is every light).
-    public var roomNumbers: [RoomID: Int] = [:]
+    public private(set) var roomNumbers: [RoomID: Int] = [:]
     /// How many apps have ever paired: what the next user's name is drawn from.
     public var pairings = 0
     /// The highest light and room numbers given, so the next is found without looking at every one.
@@ -108,18 +108,26 @@ extension HueBridgeState {
             guard case .object(let object) = numbers.value else {
                 throw numbers.error("expected an object of IDs and numbers")
             }
-            // Read in one pass: a home may hold a hundred thousand lights.
+            // Read in one pass: a home may hold a hundred thousand lights. Each ID has one number and each
+            // number one ID, or a client's `/lights/3` could name two lights.
+            var roomsNumbered: Set<Int> = []
             for (id, value) in object.members {
-                let number = try JSONCursor(value, path: numbers.path.appending(id)).int(in: 1...1_000_000)
+                let member = JSONCursor(value, path: numbers.path.appending(id))
+                let number = try member.int(in: 1...1_000_000)
+                let what = isLights ? "light" : "room"
+                let isNew =
+                    isLights
+                    ? lightNumbers.updateValue(number, forKey: LightID(id)) == nil
+                    : roomNumbers.updateValue(number, forKey: RoomID(id)) == nil
+                guard isNew else { throw member.error("\(what) '\(id)' is numbered twice; keep one of its numbers") }
+                let isFree =
+                    isLights
+                    ? lightsByNumber.updateValue(LightID(id), forKey: number) == nil
+                    : roomsNumbered.insert(number).inserted
+                guard isFree else { throw member.error("\(what) number \(number) is given twice; give each its own") }
                 if isLights {
-                    guard lightsByNumber.updateValue(LightID(id), forKey: number) == nil else {
-                        throw JSONCursor(value, path: numbers.path.appending(id)).error(
-                            "light number \(number) is given to two lights; give each its own")
-                    }
-                    lightNumbers[LightID(id)] = number
                     highest.light = max(highest.light, number)
                 } else {
-                    roomNumbers[RoomID(id)] = number
                     highest.room = max(highest.room, number)
                 }
             }
