@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// A query (`Get…`) is answered from the light's state; a change goes to the light as one command and is
 /// answered (acknowledged, or with its state when asked) once the light took it, after its latency, and on
-/// disk under full durability. A bulb that cannot be reached, or drops the command (its rate limit, a lost
-/// frame), answers nothing: the client times out, as it does on a real LAN. `docs/lifx.md` lists every message.
+/// disk under full durability. Every message waits the bulb's latency and counts against its rate limit. A bulb
+/// that cannot be reached, or drops the message (its rate limit, a lost frame), answers nothing: the client
+/// times out, as it does on a real LAN. `docs/lifx.md` lists every message.
 public final class LIFXFront: Sendable {
     let scopeContext: ScopeContext
     /// The UDP port the bulbs say they serve (`StateService`).
@@ -106,8 +107,10 @@ public final class LIFXFront: Sendable {
                 try? await scopeContext.commit()
             }
             return state
-        default:
-            // A query (``LIFXRequest/isQuery``): nothing to change.
+        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
+            .getColor, .getLightPower, .unhandled:
+            // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
+            // on purpose.
             break
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }

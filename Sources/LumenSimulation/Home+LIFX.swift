@@ -21,8 +21,8 @@ public struct LIFXLight: Sendable, Hashable {
 }
 
 extension Home {
-    /// The lights on the LIFX LAN, in the home's order; given `serial`, only the one with that serial (a
-    /// message to one bulb then costs a snapshot of that bulb alone).
+    /// The lights on the LIFX LAN, in the home's order; given `serial`, only those with that serial (one, unless
+    /// two serials collide: they are 24 bits of a digest), so a message to one bulb costs a snapshot of it alone.
     public func lifxLights(serial: [UInt8]? = nil) -> [LIFXLight] {
         roomOrder.flatMap { roomID -> [LIFXLight] in
             guard let room = rooms[roomID] else { return [] }

@@ -169,6 +169,41 @@ struct LIFXFrontTests {
         #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes) == nil)
     }
 
+    @Test func aMessageReachesTheBulbItNamesOrEveryBulbWhenItNamesNone() async throws {
+        func getPower(target: [UInt8]) -> LIFXPacket {
+            LIFXPacket(source: 4, target: target + [0, 0], sequence: 1, type: 20)
+        }
+        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let toBulb = try await replies(getPower(target: bulbSerial))
+        #expect(toBulb.map { Array($0.target.prefix(6)) } == [bulbSerial], "only the bulb named answers")
+        #expect(try await replies(getPower(target: mini)).map { Array($0.target.prefix(6)) } == [mini])
+        #expect(try await replies(getPower(target: [0xD0, 0x73, 0xD5, 1, 2, 3])).isEmpty, "no bulb has that serial")
+        // Untagged with a target of zeros: every bulb, as a tagged broadcast.
+        let every = try await replies(getPower(target: [0, 0, 0, 0, 0, 0]))
+        #expect(Set(every.map { Array($0.target.prefix(6)) }) == [bulbSerial, mini])
+    }
+
+    @Test func aLabelIsTakenAndAnsweredAfterTheBulbsLatency() async throws {
+        var label = LIFXWriter()
+        label.text("Desk", count: 32)
+        let packet = LIFXPacket(
+            source: 5, target: bulbSerial + [0, 0], wantsReply: true, sequence: 1, type: 24, payload: label.output)
+        let start = await home.nowMilliseconds
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task {
+            let replies = await front.answer(packet)
+            answered.withLock { $0 = replies }
+        }
+        // The clock moves only from event to event: the answer's, 40 ms on, is the only one there is.
+        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        #expect(try answered.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [25])
+        #expect(await home.nowMilliseconds - start == 40, "answered without waiting the bulb's 40 ms latency")
+        #expect(try await home.light("den.bulb").name == "Desk")
+    }
+
     @Test func aBulbOnTheLANShowsItsSerialInItsModel() async throws {
         let serial = bulbSerial.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
         let model = try await home.value(of: .light("den.bulb", .model))

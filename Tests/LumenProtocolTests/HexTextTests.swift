@@ -5,11 +5,11 @@ import Testing
 @Suite("Hexadecimal text")
 struct HexTextTests {
     @Test func valuesArePaddedToTheirWidthAndNeverCut() {
-        #expect(String(hex: 0, digits: 2) == "00")
+        #expect(String(hex: UInt(0), digits: 2) == "00")
         #expect(String(hex: UInt8(10), digits: 2) == "0a")
         #expect(String(hex: UInt8(10), digits: 2, uppercase: true) == "0A")
         #expect(String(hex: UInt32(0xBEEF), digits: 8) == "0000beef")
         #expect(String(hex: UInt64.max, digits: 16) == "ffffffffffffffff")
-        #expect(String(hex: 0x12345, digits: 2) == "12345")
+        #expect(String(hex: UInt(0x12345), digits: 2) == "12345")
     }
 }

@@ -37,7 +37,7 @@ public struct LightState: Sendable, Hashable {
     /// The brightness range.
     public static let brightnessRange: ClosedRange<Double> = 1...100
     /// The colour temperature range in mireds.
-    public static let colorTemperatureRange: ClosedRange<Int> = 153...500
+    public static let colorTemperatureRange = CIEColor.miredRange
     /// The range of each colour coordinate.
     public static let colorCoordinateRange: ClosedRange<Double> = 0...1
 }

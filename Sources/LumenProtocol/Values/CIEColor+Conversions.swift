@@ -102,10 +102,12 @@ extension CIEColor {
         return Self.mireds(kelvin: kelvin)
     }
 
-    /// A colour temperature in kelvin as mireds (a million over it), rounded, within what lights take: 153–500
-    /// mireds, 6,500–2,000 K.
+    /// The colour temperatures lights take, in mireds: 153–500, 6,500–2,000 K.
+    public static let miredRange: ClosedRange<Int> = 153...500
+
+    /// A colour temperature in kelvin as mireds (a million over it), rounded, within ``miredRange``.
     public static func mireds(kelvin: Double) -> Int {
-        guard kelvin.isFinite, kelvin > 0 else { return 500 }
-        return min(max(Int((1_000_000 / kelvin).rounded()), 153), 500)
+        guard kelvin.isFinite, kelvin > 0 else { return miredRange.upperBound }
+        return min(max(Int((1_000_000 / kelvin).rounded()), miredRange.lowerBound), miredRange.upperBound)
     }
 }

@@ -4,7 +4,8 @@ import LumenProtocol
     import Glibc
 #endif
 
-/// An address and port to listen on for TCP, as `--http 127.0.0.1:8080` or `--http [::1]:8080` gives it.
+/// A numeric IP address and port, as `--http 127.0.0.1:8080` or `--http [::1]:8080` gives it: what a TCP or UDP
+/// socket is bound or connected to.
 public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The numeric IPv4 or IPv6 address.
     public var host: String
@@ -134,7 +135,7 @@ public enum TCPListener {
         return found == 0 && [AF_INET, AF_INET6].contains(Int32(storage.ss_family))
     }
 
-    /// The port a listening socket is bound to.
+    /// The port a socket is bound to (a listening TCP socket, or a UDP one).
     public static func boundPort(_ fd: Int32) -> UInt16? { boundAddress(fd)?.port }
 
     /// The address a listening socket is bound to (systemd's, under socket activation).

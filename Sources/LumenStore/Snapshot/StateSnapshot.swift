@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 
 /// The snapshot file's format: the home as a fixture, one JSON object, whose last member is a checksum of
 /// everything before it.
