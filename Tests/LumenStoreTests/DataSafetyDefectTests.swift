@@ -27,12 +27,10 @@ struct DataSafetyDefectTests {
     func loaded() async throws -> StateLoader.Outcome {
         let (path, origin) = (directory.path, origin)
         return try await offload {
-            Result {
-                try StateLoader(directory: path, now: { 1_700_000_000 }).load(
-                    fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
-                    reset: false)
-            }
-        }.get()
+            try StateLoader(directory: path, now: { 1_700_000_000 }).load(
+                fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
+                reset: false)
+        }
     }
 
     func bytes(_ name: String) throws -> [UInt8] {

@@ -52,12 +52,10 @@ struct StateStoreTests {
     func loaded() async throws -> StateLoader.Outcome {
         let (path, origin) = (directory.path, origin)
         return try await offload {
-            Result {
-                try StateLoader(directory: path).load(
-                    fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
-                    reset: false)
-            }
-        }.get()
+            try StateLoader(directory: path).load(
+                fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
+                reset: false)
+        }
     }
 
     /// Waits (watching the directory) until the journal holds `commits` commits; `false` if it never does.

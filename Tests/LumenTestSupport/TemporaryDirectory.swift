@@ -19,16 +19,6 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Runs blocking work off the cooperative pool, so a test waiting on a socket does not starve other tests.
-///
-/// Each call gets a thread of its own: Dispatch's global queues run only about as many blocking calls at
-/// once as there are cores, so tests that each wait on a socket would otherwise wait for one another.
-public func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: work()) }.start()
-    }
-}
-
 /// Waits until something exists at `path`, watching its directory with inotify; `false` after `timeout`.
 public func waitForPath(_ path: String, timeout: Duration = .seconds(20)) async -> Bool {
     await waitForCondition(in: (path as NSString).deletingLastPathComponent, timeout: timeout) {

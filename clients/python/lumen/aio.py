@@ -68,6 +68,8 @@ class AsyncClient:
         self._subscriptions: dict[int, AsyncSubscription] = {}
         self._children: dict[int, list[int]] = {}
         self._simulation: int | None = None
+        # Held while the simulation scope is opened, so calls that need it at once open it once.
+        self._opening_simulation = asyncio.Lock()
         self._closed = False
         self._task = asyncio.get_running_loop().create_task(self._read())
 
@@ -240,8 +242,9 @@ class AsyncClient:
 
     async def simulation(self, timeout: float | None = 30) -> int:
         """Opens the simulation scope (the clock, faults), once; see `Client.simulation`."""
-        if self._simulation is None:
-            self._simulation = await self.open("simulation", timeout=timeout)
+        async with self._opening_simulation:
+            if self._simulation is None:
+                self._simulation = await self.open("simulation", timeout=timeout)
         return self._simulation
 
     async def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:

@@ -89,6 +89,37 @@ def test_the_async_client_speaks_the_same_protocol(lumend):
     asyncio.run(run())
 
 
+def test_the_async_client_has_every_call_of_the_synchronous_one():
+    def public(cls):
+        return {name for name in dir(cls) if not name.startswith("_")}
+
+    # `send` returns at once with a pending answer, for pipelining without threads; asyncio pipelines by
+    # gathering calls instead.
+    assert public(Client) - {"send"} == public(AsyncClient)
+
+
+def test_calls_that_need_the_simulation_scope_at_once_open_it_once():
+    near, far = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    async def run():
+        reader, writer = await asyncio.open_unix_connection(sock=near)
+        client = AsyncClient(reader, writer, "socketpair")
+        opened = []
+
+        async def open_scope(connection, in_scope=0, configuration=None, timeout=30):
+            opened.append(connection)
+            await asyncio.sleep(0.01)
+            return 7
+
+        client.open = open_scope
+        assert await asyncio.gather(client.simulation(), client.simulation(), client.simulation()) == [7, 7, 7]
+        assert opened == ["simulation"]
+        far.close()
+        await client.close_connection()
+
+    asyncio.run(run())
+
+
 def test_several_properties_go_to_a_light_as_one_command(lumend):
     _, lamp = open_lamp(lumend)
     with pytest.raises(LumenError) as caught:
