@@ -288,6 +288,25 @@ struct RPCOverHTTPTests {
         #expect(freed)
     }
 
+    /// What lumend does as the listener stops: every session ends, and with it its stream and subscriptions.
+    @Test func closingAllEndsEverySessionAndItsStream() async throws {
+        defer { task.cancel() }
+        let id = try await hello()
+        _ = try await post(Self.call(1, "subscribe", #"{"scope":0,"connection":"name"}"#), session: id)
+        let events = try HTTPStreamReader(port: port, path: "/rpc/events?session=\(id)")
+        _ = try await events.read(until: "retry:")
+        _ = try await hello()
+        #expect(context.hub.subscriberCount(.home(.name)) == 1)
+        #expect(await onLoop { front.sessionCount } == 2)
+        await onLoop { [front] in front.closeAll() }
+        #expect(await onLoop { front.sessionCount } == 0)
+        #expect(
+            try await events.read(until: "\r\n0\r\n\r\n").hasSuffix("\r\n0\r\n\r\n"), "the stream's chunked body ends")
+        let after = try await post(Self.call(2, "get", #"{"scope":0,"connection":"name"}"#), session: id)
+        #expect(after.status == 404 && after.json?["error"]?["code"] == -32070)
+        #expect(context.hub.subscriberCount(.home(.name)) == 0)
+    }
+
     @Test func aBrokenStreamGivesItsClientTheIdleTimeToReconnect() async throws {
         defer { task.cancel() }
         let id = try await hello()
