@@ -5,13 +5,30 @@ import Testing
 
 @Suite("Sleeping on an event loop's clock", .timeLimit(.minutes(1)))
 struct EventLoopClockTests {
-    @Test func aSleepEndsAtItsDeadline() async throws {
+    /// A sleep is a timer on the loop at its deadline, and waits until that timer fires.
+    @Test func aSleepWaitsForATimerAtItsDeadline() async throws {
         let loop = EventLoop(name: "test.clock")
         let clock = EventLoopClock(loop: loop)
-        let deadline = clock.now + .milliseconds(20)
-        try await clock.sleep(until: deadline)
-        #expect(clock.now >= deadline)
-        #expect(loop.timerCount == 0)
+        let deadline = clock.now + .seconds(3_600)
+        let sleeping = Task { try await clock.sleep(until: deadline) }
+        while loop.timerDeadlines.isEmpty { await Task.yield() }
+        #expect(loop.timerDeadlines == [deadline])
+        // The loop takes a turn, looking for timers due, and keeps this one.
+        await withCheckedContinuation { turned in loop.execute { _ in turned.resume() } }
+        #expect(loop.timerDeadlines == [deadline])
+        // Still asleep: cancelled now, it throws rather than returning as a woken sleep would.
+        sleeping.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+        #expect(loop.timerDeadlines.isEmpty)
+        await loop.shutDown()
+    }
+
+    /// A sleep whose deadline has come ends once the loop runs its timer, and leaves none behind.
+    @Test func aSleepEndsWhenItsDeadlineHasCome() async throws {
+        let loop = EventLoop(name: "test.clock")
+        let clock = EventLoopClock(loop: loop)
+        try await clock.sleep(until: clock.now)
+        #expect(loop.timerDeadlines.isEmpty)
         await loop.shutDown()
     }
 
@@ -26,7 +43,7 @@ struct EventLoopClockTests {
             await #expect(throws: CancellationError.self) { try await sleeping.value }
         }
         // A timer is dropped as it is cancelled, on the thread that cancels: none is left to wait for.
-        #expect(loop.timerCount == 0)
+        #expect(loop.timerDeadlines.isEmpty)
         await loop.shutDown()
     }
 

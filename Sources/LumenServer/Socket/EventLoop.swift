@@ -178,8 +178,8 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
         }
     }
 
-    /// The timers waiting for their deadlines.
-    var timerCount: Int { inbox.withLock { $0.timers.count } }
+    /// The deadlines of the timers waiting for them, in the order the timers were scheduled.
+    var timerDeadlines: [ContinuousClock.Instant] { inbox.withLock { $0.timers.map(\.deadline) } }
 
     /// Calls `handler` on the loop's thread whenever `fd` is readable, until the returned closure is called.
     public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
