@@ -126,7 +126,7 @@ public enum LumenCtl {
                 details:
                     "Drives the simulation scope (root or lumend's user only, unless lumend runs with "
                     + "--simulation-access any). sim faults takes dropProbability, timeoutMs, rateLimitPerSecond, "
-                    + "latency, powerOn, whileOff, overload and family. sim device shows a light as it really is "
+                    + "latency, powerOn, whileOff, overload, family and network. sim device shows a light as it really is "
                     + "(reachable or not, its state, what is fading) beside what its controller reports. sim link-button "
                     + "presses the Hue bridge's link button: apps may pair for the next 30 s. sim settle advances the virtual clock until no "
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "

@@ -146,6 +146,13 @@ struct LumenctlTests {
             try await runTool("lumenctl", ["completion", "bash"]).stdout.contains("complete -F _lumenctl lumenctl"))
     }
 
+    /// `sim faults` takes what `setFaults` takes: every device setting, which its help names.
+    @Test func simFaultsHelpNamesEveryDeviceSetting() async throws {
+        let help = try await runTool("lumenctl", ["sim", "--help"]).stdout.split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        for key in DeviceSettings.keys { #expect(help.contains(key), "sim --help does not name \(key)") }
+    }
+
     @Test func discoverShowsLightsAsTheyAreFoundAndASummary() async throws {
         let daemon = try await startDaemon(clock: "virtual")
         let discover = try DaemonProcess(
