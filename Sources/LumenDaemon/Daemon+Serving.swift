@@ -159,7 +159,7 @@ extension Daemon {
 
     /// The token that opens the simulation scope over HTTP: read from `--http-token-file`, or made now.
     static func httpToken(_ options: DaemonOptions) throws -> String {
-        guard let path = options.httpTokenFile else { return RPCOverHTTP.randomID() }
+        guard let path = options.httpTokenFile else { return .unguessable() }
         let bytes: [UInt8]?
         do { bytes = try PosixFileSystem().readFile(path) } catch {
             throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")

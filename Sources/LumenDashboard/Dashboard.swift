@@ -36,8 +36,6 @@ public enum Dashboard {
         guard request.method == "GET" || request.method == "HEAD" else {
             return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD")])
         }
-        var random = SystemRandomNumberGenerator()
-        return page(
-            nonce: String(hex: random.next() as UInt64, digits: 16) + String(hex: random.next() as UInt64, digits: 16))
+        return page(nonce: .unguessable())
     }
 }

@@ -25,7 +25,7 @@ extension Benchmarks {
         let loop = EventLoop(name: "lumend.http")
         let front = RPCOverHTTP(
             scopeContext: served.scopeContext, loop: loop,
-            settings: RPCOverHTTP.Settings(token: RPCOverHTTP.randomID()), logger: quiet)
+            settings: RPCOverHTTP.Settings(token: .unguessable()), logger: quiet)
         await served.scopeContext.home.addWatcher { front.publish($0) }
         // Every client here comes from one address: more than the 64 connections one address may hold.
         var limits = HTTPLimits()

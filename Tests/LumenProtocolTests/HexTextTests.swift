@@ -12,4 +12,10 @@ struct HexTextTests {
         #expect(String(hex: UInt64.max, digits: 16) == "ffffffffffffffff")
         #expect(String(hex: UInt(0x12345), digits: 2) == "12345")
     }
+
+    @Test func anUnguessableTextIs128BitsInHexAndNeverTheSameTwice() {
+        let texts = (0..<100).map { _ in String.unguessable() }
+        #expect(texts.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        #expect(Set(texts).count == texts.count)
+    }
 }

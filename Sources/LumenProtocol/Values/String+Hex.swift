@@ -6,3 +6,12 @@ extension String {
         self = text.count >= digits ? text : String(repeating: "0", count: digits - text.count) + text
     }
 }
+
+extension String {
+    /// 128 bits from the kernel's random source, as 32 hexadecimal digits: a session ID, a token or a nonce
+    /// that no one can guess.
+    public static func unguessable() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(hex: generator.next() as UInt64, digits: 16) + String(hex: generator.next() as UInt64, digits: 16)
+    }
+}

@@ -152,7 +152,7 @@ public final class RPCOverHTTP: Sendable {
             guard registry.sessions.count < settings.maxSessions else { return nil }
             defer { registry.nextNumber += 1 }
             let session = HTTPSession(
-                id: Self.randomID(), number: registry.nextNumber, context: context, simulationRefusal: refusal,
+                id: .unguessable(), number: registry.nextNumber, context: context, simulationRefusal: refusal,
                 loop: self.registry.loop, now: now)
             registry.sessions[session.id] = session
             return (session, registry.sweep == nil)
@@ -277,13 +277,6 @@ public final class RPCOverHTTP: Sendable {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
             body: JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
-    }
-
-    /// 32 hexadecimal digits from the kernel's random source.
-    public static func randomID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let words = [generator.next(), generator.next()] as [UInt64]
-        return words.map { String(hex: $0, digits: 16) }.joined()
     }
 
     /// Whether `given` is `expected`, in a time that does not depend on where they differ.
