@@ -103,34 +103,34 @@ extension HueBridgeState {
                     deviceType: try fields.required("devicetype").string(),
                     createdMs: try fields.required("createdMs").double(in: 0...1e15))
             } ?? []
-        for (key, isLights) in [("lights", true), ("rooms", false)] {
-            guard let numbers = object.optional(key) else { continue }
-            guard case .object(let object) = numbers.value else {
-                throw numbers.error("expected an object of IDs and numbers")
+        let lights = try Self.numbering(object.optional("lights"), of: "light", as: LightID.init(_:))
+        let rooms = try Self.numbering(object.optional("rooms"), of: "room", as: RoomID.init(_:))
+        (lightNumbers, lightsByNumber, roomNumbers) = (lights.numbers, lights.byNumber, rooms.numbers)
+        highest = (lights.byNumber.keys.max() ?? 0, rooms.byNumber.keys.max() ?? 0)
+    }
+
+    /// The `{id: n}` object at `cursor` (none when `nil`), each way round. Each ID has one number and each
+    /// number one ID, or a client's `/lights/3` could name two lights. Read in one pass: a home may hold a
+    /// hundred thousand lights.
+    private static func numbering<ID: Hashable>(
+        _ cursor: JSONCursor?, of what: String, as id: (String) -> ID
+    ) throws(JSONShapeError) -> (numbers: [ID: Int], byNumber: [Int: ID]) {
+        guard let cursor else { return ([:], [:]) }
+        guard case .object(let object) = cursor.value else {
+            throw cursor.error("expected an object of IDs and numbers")
+        }
+        var numbers: [ID: Int] = [:]
+        var byNumber: [Int: ID] = [:]
+        for (name, value) in object.members {
+            let member = JSONCursor(value, path: cursor.path.appending(name))
+            let number = try member.int(in: 1...1_000_000)
+            guard numbers.updateValue(number, forKey: id(name)) == nil else {
+                throw member.error("\(what) '\(name)' is numbered twice; keep one of its numbers")
             }
-            // Read in one pass: a home may hold a hundred thousand lights. Each ID has one number and each
-            // number one ID, or a client's `/lights/3` could name two lights.
-            var roomsNumbered: Set<Int> = []
-            for (id, value) in object.members {
-                let member = JSONCursor(value, path: numbers.path.appending(id))
-                let number = try member.int(in: 1...1_000_000)
-                let what = isLights ? "light" : "room"
-                let isNew =
-                    isLights
-                    ? lightNumbers.updateValue(number, forKey: LightID(id)) == nil
-                    : roomNumbers.updateValue(number, forKey: RoomID(id)) == nil
-                guard isNew else { throw member.error("\(what) '\(id)' is numbered twice; keep one of its numbers") }
-                let isFree =
-                    isLights
-                    ? lightsByNumber.updateValue(LightID(id), forKey: number) == nil
-                    : roomsNumbered.insert(number).inserted
-                guard isFree else { throw member.error("\(what) number \(number) is given twice; give each its own") }
-                if isLights {
-                    highest.light = max(highest.light, number)
-                } else {
-                    highest.room = max(highest.room, number)
-                }
+            guard byNumber.updateValue(id(name), forKey: number) == nil else {
+                throw member.error("\(what) number \(number) is given twice; give each its own")
             }
         }
+        return (numbers, byNumber)
     }
 }
