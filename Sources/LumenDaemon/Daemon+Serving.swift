@@ -182,9 +182,9 @@ extension Daemon {
         do { fd = try UDPServer.bind(address) } catch {
             throw StartupError(description: "cannot listen for LIFX on \(address): \(error)")
         }
-        let port = TCPListener.boundPort(fd) ?? address.port
-        let front = LIFXFront(scopeContext: scopeContext, port: port)
-        logger.notice("LIFX LAN bulbs on udp://\(address.host):\(port)", [("lifx", "\(address.host):\(port)")])
+        let bound = TCPAddress(host: address.host, port: TCPListener.boundPort(fd) ?? address.port)
+        let front = LIFXFront(scopeContext: scopeContext, port: bound.port)
+        logger.notice("LIFX LAN bulbs on udp://\(bound)", [("lifx", "\(bound)")])
         return UDPServer(fd: fd) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
             if dropped + malformed > 0 {

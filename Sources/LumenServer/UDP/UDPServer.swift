@@ -11,9 +11,10 @@ import Synchronization
 public typealias UDPWork = @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
 
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond`, which drops it
-/// (`nil`, as a bulb drops what it does not read) or gives the work that answers it. Bounded work per turn: at most 64 datagrams are read before the loop's other work
-/// gets its turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at
-/// most ``maxWaiting`` answers wait at once: a datagram beyond them is dropped, as a flooded bulb drops it.
+/// (`nil`, as a bulb drops what it does not read) or gives the work that answers it. Bounded work per turn: at
+/// most 64 datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500 bytes (a
+/// bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` answers wait at once: a datagram
+/// beyond them is dropped, as a flooded bulb drops it.
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
 
@@ -102,7 +103,8 @@ public final class UDPServer: Service, Sendable {
         }
     }
 
-    /// A UDP socket bound to `address`, closed on `exec`, allowed to send to broadcast addresses.
+    /// A UDP socket bound to `address` (IPv4 or IPv6), closed on `exec`, allowed to send to broadcast addresses.
+    /// lumend's `--lifx` takes IPv4 alone: LIFX clients find bulbs by IPv4 broadcast.
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
     public static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
         // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
