@@ -1,5 +1,6 @@
 import LumenProtocol
 import LumenService
+import LumenTestSupport
 import Synchronization
 import Testing
 
@@ -175,7 +176,7 @@ extension HTTPServerTests {
         let fd = try HTTPTestClient.connected(port)
         HTTPTestClient.send(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         body.send("hello\n")
-        _ = try await HTTPTestClient.onThread {
+        _ = await offload {
             var seen = ""
             while !seen.contains("hello"), let bytes = HTTPTestClient.receive(fd) {
                 seen += String(decoding: bytes, as: UTF8.self)

@@ -1,4 +1,5 @@
 import LumenProtocol
+import LumenTestSupport
 import Synchronization
 
 @testable import LumenServer
@@ -12,7 +13,7 @@ import Synchronization
 enum HTTPTestClient {
     /// Sends `request` whole on a new connection and reads until the server closes it.
     static func exchange(_ port: UInt16, _ request: String) async throws -> String {
-        try await onThread {
+        try await offload {
             let fd = try connected(port)
             defer { close(fd) }
             send(fd, request)
@@ -42,12 +43,6 @@ enum HTTPTestClient {
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         return count > 0 ? Array(buffer[0..<count]) : nil
     }
-
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DetachedThread.start(name: "http-test") { continuation.resume(with: Result { try body() }) }
-        }
-    }
 }
 
 /// A `GET` whose response stays open (an events stream), read as it comes.
@@ -65,7 +60,7 @@ final class HTTPStreamReader: Sendable {
 
     /// Everything read, once it contains `text` (or the stream ended, or 30 s passed without a byte).
     func read(until text: String) async throws -> String {
-        try await HTTPTestClient.onThread { [self] in
+        await offload { [self] in
             while !received.withLock({ $0.contains(text) }) {
                 guard let bytes = HTTPTestClient.receive(fd) else { break }
                 received.withLock { $0 += String(decoding: bytes, as: UTF8.self) }
@@ -76,7 +71,7 @@ final class HTTPStreamReader: Sendable {
 
     /// Reads until the server closes the stream; returns everything read.
     func readToEnd() async throws -> String {
-        try await HTTPTestClient.onThread { [self] in
+        await offload { [self] in
             while let bytes = HTTPTestClient.receive(fd) {
                 received.withLock { $0 += String(decoding: bytes, as: UTF8.self) }
             }
