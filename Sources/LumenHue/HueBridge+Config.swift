@@ -21,7 +21,7 @@ extension HueBridge {
         var success: JSONObject = ["username": .string(user.username)]
         if body["generateclientkey"] == true {
             // An entertainment key, which Lumen does not use: derived from the user, so it is stable.
-            let key = HueValues.digest(user.username + "#client")
+            let key = FNV1a.hash((user.username + "#client").utf8)
             success["clientkey"] = .string(
                 (0..<8).map { HueValues.hex(key >> UInt64(8 * $0), uppercase: true) }.joined()
                     + user.username.prefix(16).uppercased())

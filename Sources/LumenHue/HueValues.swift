@@ -50,9 +50,6 @@ enum HueValues {
         }
     }
 
-    /// A stable 64-bit digest of `text` (FNV-1a), for identities derived from IDs.
-    static func digest(_ text: String) -> UInt64 { FNV1a.hash(text.utf8) }
-
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {
         String(hex: byte & 0xFF, digits: 2, uppercase: uppercase)
@@ -60,13 +57,13 @@ enum HueValues {
 
     /// A light's Zigbee-style unique ID, in Signify's address range: `00:17:88:01:xx:xx:xx:xx-0b`.
     static func uniqueID(of light: LightID) -> String {
-        let hash = digest(light.rawValue)
+        let hash = FNV1a.hash(light.rawValue.utf8)
         return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":") + "-0b"
     }
 
     /// The bridge's ID (`001788FFFE` and three bytes of the home's digest) and its MAC address.
     static func bridgeIdentity(homeID: String) -> (bridgeID: String, mac: String) {
-        let hash = digest(homeID)
+        let hash = FNV1a.hash(homeID.utf8)
         let bytes = (0..<3).map { hash >> (8 * UInt64(2 - $0)) }
         return (
             "001788FFFE" + bytes.map { hex($0, uppercase: true) }.joined(),

@@ -100,8 +100,8 @@ public final class LIFXFront: Sendable {
                 transitionMs = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
             }
         case .setLabel(let label):
-            // Taken as the message arrives. A label Lumen refuses as a name (empty, say) leaves the name as it
-            // was; the bulb still answers.
+            // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
+            // say) leaves the name as it was; the bulb still answers.
             guard let state = await delivered(to: bulb) else { return nil }
             if (try? await home.setName(label, of: .light(bulb.light.id))) != nil {
                 try? await scopeContext.commit()

@@ -22,7 +22,8 @@ public struct LIFXLight: Sendable, Hashable {
 
 extension Home {
     /// The lights on the LIFX LAN, in the home's order; given `serial`, only those with that serial (one, unless
-    /// two serials collide: they are 24 bits of a digest), so a message to one bulb costs a snapshot of it alone.
+    /// two serials collide: they are 24 bits of a digest), so a message to one bulb snapshots that bulb alone
+    /// (each LIFX light's serial is still worked out: a hash of a few bytes).
     public func lifxLights(serial: [UInt8]? = nil) -> [LIFXLight] {
         roomOrder.flatMap { roomID -> [LIFXLight] in
             guard let room = rooms[roomID] else { return [] }
