@@ -86,22 +86,27 @@ extension TCPAddress {
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            return withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body(AF_INET, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            return Self.asSocketAddress(v4, family: AF_INET, body)
         }
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = port.bigEndian
-            return withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body(AF_INET6, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            return Self.asSocketAddress(v6, family: AF_INET6, body)
         }
         return nil
+    }
+
+    /// `body` given `address` (a `sockaddr_in` or `sockaddr_in6` of `family`) as the `sockaddr` it starts with,
+    /// and its length.
+    private static func asSocketAddress<Address, T>(
+        _ address: Address, family: Int32,
+        _ body: (_ family: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> T
+    ) -> T {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body(family, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
     }
 }
