@@ -46,7 +46,8 @@ let package = Package(
             name: "LumenLIFX", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
             swiftSettings: swiftSettings),
         .target(
-            name: "LumenHue", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
+            name: "LumenHue",
+            dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes", "LumenService"],
             swiftSettings: swiftSettings),
         .target(
             name: "LumenDashboard", dependencies: ["LumenProtocol"],
@@ -123,7 +124,8 @@ let package = Package(
         .testTarget(name: "LumenLIFXTests", dependencies: ["LumenLIFX"], swiftSettings: swiftSettings),
         .testTarget(name: "LumenDashboardTests", dependencies: ["LumenDashboard"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "LumenHueTests", dependencies: ["LumenHue", "LumenTestSupport"], swiftSettings: swiftSettings),
+            name: "LumenHueTests", dependencies: ["LumenHue", "LumenService", "LumenTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenServiceTests", dependencies: ["LumenService", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

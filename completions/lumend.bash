@@ -15,15 +15,17 @@ _lumend() {
         --command-record) COMPREPLY=(); return ;;
         --http) COMPREPLY=(); return ;;
         --http-token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --http-host) COMPREPLY=(); return ;;
         --lifx) COMPREPLY=(); return ;;
         --hue-pairing) COMPREPLY=($(compgen -W 'button open' -- "$cur")); return ;;
+        --hue-users) COMPREPLY=(); return ;;
         --event-loops) COMPREPLY=(); return ;;
         --log-level) COMPREPLY=($(compgen -W 'critical error warning notice info debug' -- "$cur")); return ;;
         --check) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --lifx --hue-pairing --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --http-host --lifx --hue-pairing --hue-users --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

@@ -18,8 +18,10 @@ _lumend() {
         --command-record'[How many of the last commands the simulation scope'\''s comm...]:value:->value---command-record'
         --http'[Listen for HTTP there (127]:value:->value---http'
         --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
+        --http-host'[Take HTTP requests that name lumend NAME (a DNS name of t...]:value:->value---http-host'
         --lifx'[Answer the LIFX LAN protocol on UDP there for the bulbs o...]:value:->value---lifx'
         --hue-pairing'[When apps may pair with the Hue bridge: while its link bu...]:value:->value---hue-pairing'
+        --hue-users'[The most users the Hue bridge keeps (default 64); pairing...]:value:->value---hue-users'
         --event-loops'[Threads serving the connections]:value:->value---event-loops'
         --log-level'[critical, error, warning, notice, info (default) or debug]:value:->value---log-level'
         --exit-with-parent'[Shut down cleanly, as on SIGTERM, once the process that s...]'
@@ -46,8 +48,10 @@ _lumend() {
         value---command-record) _message 'value' ;;
         value---http) _message 'value' ;;
         value---http-token-file) _files ;;
+        value---http-host) _message 'value' ;;
         value---lifx) _message 'value' ;;
         value---hue-pairing) compadd -- 'button' 'open' ;;
+        value---hue-users) _message 'value' ;;
         value---event-loops) _message 'value' ;;
         value---log-level) compadd -- 'critical' 'error' 'warning' 'notice' 'info' 'debug' ;;
         value---check) _files ;;

@@ -118,7 +118,9 @@ extension Daemon {
     static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger)
         async throws -> HTTPServer
     {
-        let bridge = HueBridge(scopeContext: scopeContext)
+        let access = HTTPAccess(allowedHosts: options.httpHosts)
+        let bridge = HueBridge(scopeContext: scopeContext, access: access, logger: logger)
+        await scopeContext.home.setHueUserLimit(options.hueUsers)
         let bound = TCPListener.boundAddress(fd)
         if options.huePairing == .open {
             await scopeContext.home.setHuePairingOpen(true)
@@ -132,6 +134,7 @@ extension Daemon {
         let loop = EventLoop(name: "lumend.http")
         var settings = RPCOverHTTP.Settings(token: token)
         settings.answerWait = .seconds(options.httpLimits.answerSeconds)
+        settings.access = access
         let rpc = RPCOverHTTP(
             scopeContext: scopeContext, loop: loop, limits: options.limits, settings: settings, logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }

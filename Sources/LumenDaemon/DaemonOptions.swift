@@ -62,6 +62,10 @@ public struct DaemonOptions: Sendable, Hashable {
     /// The file holding the token that opens the simulation scope over HTTP, when one is given; else lumend
     /// makes one at start.
     public var httpTokenFile: String?
+    /// DNS names HTTP requests may give as `Host`, besides lumend's addresses and `localhost`.
+    public var httpHosts: Set<String> = []
+    /// The most users the Hue bridge keeps before it forgets the one unused longest.
+    public var hueUsers = Home.hueUserLimit
 
     /// How apps pair with the simulated Hue bridge.
     public enum HuePairing: String, Sendable, Hashable, CaseIterable {
@@ -195,6 +199,19 @@ public struct DaemonOptions: Sendable, Hashable {
             completion: .file
         ) { options, raw in options.httpTokenFile = raw },
         .value(
+            "--http-host", valueName: "NAME",
+            help:
+                "Take HTTP requests that name lumend NAME (a DNS name of this host, as bridge.lan) besides its "
+                + "addresses and localhost; may be given more than once. A request by any other name is refused, "
+                + "so that no page elsewhere can reach lumend through DNS rebinding."
+        ) { options, raw in
+            let allowed = raw.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
+            guard allowed, (1...253).contains(raw.count), raw.contains(where: \.isLetter) else {
+                throw UsageError("--http-host takes a DNS name, like bridge.lan (no port, no address); not '\(raw)'")
+            }
+            options.httpHosts.insert(raw.lowercased())
+        },
+        .value(
             "--lifx", valueName: "ADDRESS:PORT",
             help:
                 "Answer the LIFX LAN protocol on UDP there for the bulbs on the LIFX LAN (0.0.0.0:56700 as bulbs "
@@ -211,6 +228,12 @@ public struct DaemonOptions: Sendable, Hashable {
                 "When apps may pair with the Hue bridge: while its link button is pressed (button, the default: "
                 + "lumenctl sim link-button), or always (open)."
         ) { (options, pairing: HuePairing) in options.huePairing = pairing },
+        .value(
+            "--hue-users", valueName: "N",
+            help:
+                "The most users the Hue bridge keeps (default 64); pairing another forgets the one unused "
+                + "longest, and says so in the log."
+        ) { options, raw in options.hueUsers = try OptionValue.count(raw, option: "--hue-users", in: 1...10_000) },
         .value("--event-loops", valueName: "N", help: "Threads serving the connections. Default: one per core.") {
             options, raw in
             options.limits.eventLoops = try OptionValue.count(raw, option: "--event-loops", in: 1...256)

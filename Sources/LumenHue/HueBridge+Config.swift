@@ -13,7 +13,14 @@ extension HueBridge {
         }
         let user: HueBridgeState.User
         do {
-            user = try await home.pairHueUser(deviceType: deviceType)
+            let paired = try await home.pairHueUser(deviceType: deviceType)
+            user = paired.user
+            for forgotten in paired.forgotten {
+                logger.notice(
+                    "the Hue bridge's whitelist is full: it forgot '\(forgotten.deviceType)', "
+                        + "unused longest, to pair '\(deviceType)'; --hue-users keeps more",
+                    [("user", String(forgotten.username.prefix(8)) + "…")])
+            }
         } catch {
             throw HueError(type: 101, address: "", description: "link button not pressed")
         }
@@ -38,12 +45,13 @@ extension HueBridge {
         ])
     }
 
-    /// The whole configuration, for a paired user.
-    func config() async -> JSONValue {
+    /// The whole configuration, as `username` may read it: its own entry of the whitelist, not the others',
+    /// whose names would let it act as them.
+    func config(for username: String) async -> JSONValue {
         guard case .object(var config) = await shortConfig() else { return .null }
         let now = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
         var whitelist = JSONObject()
-        for user in await home.hueUsers {
+        for user in await home.hueUsers where user.username == username {
             whitelist[user.username] = .object([
                 "last use date": .string(now), "create date": .string(now), "name": .string(user.deviceType),
             ])
@@ -71,9 +79,9 @@ extension HueBridge {
     }
 
     /// `GET /api/<user>`: everything at once, as Home Assistant reads it.
-    func fullState() async -> JSONValue {
+    func fullState(for username: String) async -> JSONValue {
         .object([
-            "lights": await lightsObject(), "groups": await groupsObject(), "config": await config(),
+            "lights": await lightsObject(), "groups": await groupsObject(), "config": await config(for: username),
             "schedules": .object([:]), "scenes": .object([:]), "rules": .object([:]), "sensors": .object([:]),
             "resourcelinks": .object([:]),
         ])

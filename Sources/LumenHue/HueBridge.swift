@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenScopes
+import LumenService
 import LumenSimulation
 
 /// A Hue bridge (API v1) over the simulated home: the lights behind it, its rooms as groups, pairing with the
@@ -10,7 +11,7 @@ import LumenSimulation
 /// the scope protocol, so each sees the other's changes. `docs/hue.md` lists every endpoint and mapping.
 ///
 /// ```swift
-/// let bridge = HueBridge(scopeContext: scopeContext)
+/// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
 /// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
 /// ```
 public struct HueBridge: Sendable {
@@ -18,10 +19,19 @@ public struct HueBridge: Sendable {
     let scopeContext: ScopeContext
     /// The bridge's ID and MAC address, derived from the home's.
     let identity: (bridgeID: String, mac: String)
+    /// Which requests are the bridge's own: by lumend's address or a name it is given, from no foreign page.
+    let access: HTTPAccess
+    /// Where the bridge says what it did that an operator should know: a user forgotten, for one.
+    let logger: Logger
 
-    /// A bridge over the home of `scopeContext`.
-    public init(scopeContext: ScopeContext) {
+    /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
+    public init(
+        scopeContext: ScopeContext, access: HTTPAccess = HTTPAccess(),
+        logger: Logger = Logger(handler: StderrLogHandler())
+    ) {
         self.scopeContext = scopeContext
+        self.access = access
+        self.logger = logger
         identity = HueValues.bridgeIdentity(homeID: scopeContext.home.fixtureID)
     }
 
@@ -30,6 +40,10 @@ public struct HueBridge: Sendable {
     /// Answers one request under `/api`; `nil` for a path elsewhere, which another front may answer.
     public func respond(to request: HTTPRequest) -> HTTPReply? {
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
+        if let why = access.refusal(of: request) {
+            // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.
+            return .now(HueError(type: 1, address: "/", description: "unauthorized user; \(why)", status: 403).response)
+        }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
         return .later { await answer(request, parts) }
     }
@@ -52,16 +66,16 @@ public struct HueBridge: Sendable {
             throw HueError.unauthorized
         }
         if user == "config", parts.count == 1, method == "GET" { return .json(await shortConfig()) }
-        guard await home.hueUser(user) != nil else {
+        guard await home.useHueUser(user) != nil else {
             if parts.count == 2, parts[1] == "config", method == "GET" { return .json(await shortConfig()) }
             throw HueError.unauthorized
         }
         let rest = Array(parts.dropFirst())
         switch (method, rest.first, rest.count) {
         case ("GET", nil, _):
-            return .json(await fullState())
+            return .json(await fullState(for: user))
         case ("GET", "config", 1):
-            return .json(await config())
+            return .json(await config(for: user))
         case ("GET", "lights", 1):
             return .json(await lightsObject())
         case ("POST", "lights", 1):

@@ -23,6 +23,7 @@ public struct SimulationScope: Scope {
         ) { $0.device },
         .action("powerCycle", arguments: "{light, durationMs?}", result: "{}") { $0.powerCycle },
         .action("pressLinkButton", arguments: "none", result: "{}") { $0.pressLinkButton },
+        .action("pairHueUser", arguments: "{username, devicetype?}", result: "{username}") { $0.pairHueUser },
         .action(
             "setFaults",
             arguments:
@@ -185,6 +186,19 @@ public struct SimulationScope: Scope {
             return { () async throws(LumenError) in
                 await home.pressLinkButton()
                 return [:]
+            }
+        }
+    }
+
+    /// `pairHueUser {username, devicetype?}`: a user of the Hue bridge with the name given, paired without the
+    /// link button, for a test that needs a fixed user.
+    var pairHueUser: Action {
+        action(["username", "devicetype"]) { home, args throws(JSONShapeError) in
+            let username = try args.required("username").string()
+            let deviceType = try args.optional("devicetype")?.string() ?? "lumen#simulation"
+            return { () async throws(LumenError) in
+                let user = try await home.pairHueUser(deviceType: deviceType, username: username).user
+                return ["username": .string(user.username)]
             }
         }
     }

@@ -29,6 +29,14 @@ public struct HueRoom: Sendable, Hashable {
     }
 }
 
+/// What pairing with the Hue bridge did: the user it made, and those it forgot to make room.
+public struct HuePairing: Sendable, Hashable {
+    /// The new user.
+    public var user: HueBridgeState.User
+    /// The users forgotten to make room for it, unused longest first: none unless the whitelist was full.
+    public var forgotten: [HueBridgeState.User]
+}
+
 extension Home {
     /// How long the simulated link button stays pressed, as on a Hue bridge.
     public static let linkButtonMs: Double = 30_000
@@ -92,38 +100,64 @@ extension Home {
     /// Leaves pairing open (or closes it again): every app may pair without the link button.
     public func setHuePairingOpen(_ open: Bool) { isHuePairingOpen = open }
 
-    /// The most users the bridge keeps; pairing another forgets the oldest, as a full whitelist must.
+    /// The most users the bridge keeps unless told otherwise (``setHueUserLimit(_:)``).
     public static let hueUserLimit = 64
 
-    /// Pairs an app that calls itself `deviceType`, while the link button is pressed.
-    /// - Returns: the new user; its name is drawn from the seed and the number of users paired before, so a
-    ///   replay pairs the same names and no two users share one.
-    /// - Throws: ``LumenError`` `permissionDenied` when the link button is not pressed.
-    public func pairHueUser(deviceType: String) throws(LumenError) -> HueBridgeState.User {
-        guard isLinkButtonPressed else {
-            throw LumenError(
-                .permissionDenied, "link button not pressed; press it (lumenctl sim link-button) and retry")
+    /// Keeps at most `limit` users from now on; pairing past it forgets the user unused longest.
+    public func setHueUserLimit(_ limit: Int) { hueUserLimit = max(1, limit) }
+
+    /// Pairs an app that calls itself `deviceType`: while the link button is pressed, or at once when the
+    /// simulation names the user.
+    /// - Parameter username: the name to pair, for a test that needs a fixed user; `nil` draws one of 40
+    ///   hexadecimal digits from the kernel's random source, as a bridge draws it, so that no one can compute
+    ///   it from the fixture and its seed.
+    /// - Returns: the new user, and those forgotten to make room for it (none unless the whitelist was full).
+    /// - Throws: ``LumenError`` `permissionDenied` when no name is given and the link button is not pressed;
+    ///   `alreadyExists` for a name paired already; `invalidParams` for a name not of 10–64 letters, digits and
+    ///   `-`.
+    @discardableResult
+    public func pairHueUser(deviceType: String, username: String? = nil) throws(LumenError) -> HuePairing {
+        var name: String
+        if let username {
+            guard (10...64).contains(username.count),
+                username.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            else {
+                throw LumenError(.invalidParams, "a Hue user's name is 10 to 64 letters, digits and '-'")
+            }
+            guard hueUser(username) == nil else {
+                throw LumenError(.alreadyExists, "the Hue user '\(username)' is paired already; pair another name")
+            }
+            name = username
+        } else {
+            guard isLinkButtonPressed else {
+                throw LumenError(
+                    .permissionDenied, "link button not pressed; press it (lumenctl sim link-button) and retry")
+            }
+            repeat { name = .unguessable(digits: 40) } while hueUser(name) != nil
         }
-        // A stream of its own for each pairing: the bridge's other draws (broadcast latencies, discovery's
-        // jitter) do not depend on whether an app paired.
-        var random = SeededRandom(seed: fixtureIdentity.seed, label: "hue-user-\(hue.pairings)")
-        var name = ""
-        repeat {
-            name = (0..<5).map { _ in String(hex: random.next() & 0xFFFF_FFFF, digits: 8) }.joined()
-        } while hue.users.contains { $0.username == name }
+        var forgotten: [HueBridgeState.User] = []
+        // The users unused longest go first: an app in use keeps its name however many others pair after it.
+        while hue.users.count >= hueUserLimit { forgotten.append(hue.users.removeFirst()) }
         hue.pairings += 1
         let user = HueBridgeState.User(username: name, deviceType: deviceType, createdMs: nowMilliseconds)
         hue.users.append(user)
-        if hue.users.count > Self.hueUserLimit { hue.users.removeFirst(hue.users.count - Self.hueUserLimit) }
         persistenceSink?.record(.hue(hue))
-        return user
+        return HuePairing(user: user, forgotten: forgotten)
     }
 
-    /// The paired users, oldest first.
+    /// The paired users, the one unused longest first.
     public var hueUsers: [HueBridgeState.User] { hue.users }
 
     /// The paired user called `username`, if there is one.
     public func hueUser(_ username: String) -> HueBridgeState.User? { hue.users.first { $0.username == username } }
+
+    /// The paired user called `username`, if there is one, marked as used now (moved to the end).
+    public func useHueUser(_ username: String) -> HueBridgeState.User? {
+        guard let index = hue.users.firstIndex(where: { $0.username == username }) else { return nil }
+        let user = hue.users.remove(at: index)
+        hue.users.append(user)
+        return user
+    }
 
     /// Saves the numbers the bridge gave at start before a light or room goes: without them, a restart would
     /// number the lights after it anew.

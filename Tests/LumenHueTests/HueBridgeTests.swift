@@ -24,6 +24,9 @@ struct HueBridgeTests {
         ]}
         """
 
+    /// What every client sends: the bridge's address as `Host`.
+    static let headers = ["host": "127.0.0.1"]
+
     let home: Home
     let bridge: HueBridge
 
@@ -34,7 +37,7 @@ struct HueBridgeTests {
 
     /// The bridge's answer, advancing the clock until it comes, and its body as JSON.
     func answer(_ method: String, _ path: String, _ body: String = "") async throws -> (status: Int, json: JSONValue) {
-        let request = HTTPRequest(method: method, path: path, body: Array(body.utf8))
+        let request = HTTPRequest(method: method, path: path, headers: Self.headers, body: Array(body.utf8))
         guard case .later(let work) = try #require(bridge.respond(to: request)) else {
             Issue.record("answered at once")
             return (0, .null)
@@ -161,7 +164,8 @@ struct HueBridgeTests {
         }
         #expect(statuses.allSatisfy { $0 == 200 })
         let request = HTTPRequest(
-            method: "PUT", path: "/api/\(user)/lights/1/state", body: Array(#"{"on": true}"#.utf8))
+            method: "PUT", path: "/api/\(user)/lights/1/state", headers: Self.headers,
+            body: Array(#"{"on": true}"#.utf8))
         var codes: [Int] = []
         // On a clock that does not move, the bridge's budget does not refill.
         for _ in 0..<12 {
@@ -212,17 +216,17 @@ struct HueBridgeTests {
         #expect(await again.hueUser(user) != nil)
     }
 
-    @Test func pairingAfterARestartGivesANewNameAndTheBridgeKeepsSixtyFour() async throws {
+    @Test func pairingAfterARestartGivesANewNameAndTheBridgeKeepsSixtyFourByDefault() async throws {
         let first = try await pair()
         let again = Home(fixture: await home.snapshot(), clock: .virtual)
         await again.setHuePairingOpen(true)
-        let second = try await again.pairHueUser(deviceType: "tests#again").username
+        let second = try await again.pairHueUser(deviceType: "tests#again").user.username
         #expect(second != first)
         for index in 0..<70 { _ = try await again.pairHueUser(deviceType: "tests#\(index)") }
         let users = await again.hueUsers
         #expect(users.count == Home.hueUserLimit)
         #expect(Set(users.map(\.username)).count == users.count)
-        #expect(!users.map(\.username).contains(first), "the oldest is forgotten")
+        #expect(!users.map(\.username).contains(first), "the user unused longest is forgotten")
     }
 
     @Test func groupZeroIsOneGroupCommand() async throws {
@@ -236,7 +240,8 @@ struct HueBridgeTests {
         // A second later the bridge takes one group command, and a second in the same instant is too many.
         try await home.advance(byMilliseconds: 1_000)
         let request = HTTPRequest(
-            method: "PUT", path: "/api/\(user)/groups/0/action", body: Array(#"{"on": false}"#.utf8))
+            method: "PUT", path: "/api/\(user)/groups/0/action", headers: Self.headers,
+            body: Array(#"{"on": false}"#.utf8))
         var statuses: [Int] = []
         for _ in 0..<2 {
             guard case .later(let work) = bridge.respond(to: request) else { continue }

@@ -20,7 +20,8 @@ public struct HueBridgeState: Sendable, Hashable {
         }
     }
 
-    /// The paired users, oldest first.
+    /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
+    /// whitelist forgets the first. The order is what is kept, since simulation time starts anew with lumend.
     public var users: [User] = []
     /// Each light's number on the bridge.
     public private(set) var lightNumbers: [LightID: Int] = [:]
@@ -28,7 +29,7 @@ public struct HueBridgeState: Sendable, Hashable {
     public private(set) var lightsByNumber: [Int: LightID] = [:]
     /// Each room's group number on the bridge (group 0 is every light).
     public private(set) var roomNumbers: [RoomID: Int] = [:]
-    /// How many apps have ever paired: what the next user's name is drawn from.
+    /// How many apps have ever paired.
     public var pairings = 0
     /// The highest light and room numbers given, so the next is found without looking at every one.
     private var highest: (light: Int, room: Int) = (0, 0)

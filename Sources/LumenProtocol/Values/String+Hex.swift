@@ -8,10 +8,12 @@ extension String {
 }
 
 extension String {
-    /// 128 bits from the kernel's random source, as 32 hexadecimal digits: a session ID, a token or a nonce
-    /// that no one can guess.
-    public static func unguessable() -> String {
+    /// Hexadecimal digits from the kernel's random source (4 bits each; 32 digits, 128 bits, unless told
+    /// otherwise): a session ID, a token, a nonce or a Hue user's name that no one can guess.
+    public static func unguessable(digits: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
-        return String(hex: generator.next() as UInt64, digits: 16) + String(hex: generator.next() as UInt64, digits: 16)
+        var text = ""
+        while text.count < digits { text += String(hex: generator.next() as UInt64, digits: 16) }
+        return String(text.prefix(digits))
     }
 }

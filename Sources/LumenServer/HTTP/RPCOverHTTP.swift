@@ -28,6 +28,9 @@ public final class RPCOverHTTP: Sendable {
         /// How often an open stream is sent a comment, so that a connection whose client went is noticed.
         public var keepAlive = Duration.seconds(15)
 
+        /// Which requests are lumend's own: by its address or a name it is given, from no page but its own.
+        public var access = HTTPAccess()
+
         /// Settings.
         public init(token: String) { self.token = token }
     }
@@ -225,44 +228,10 @@ public final class RPCOverHTTP: Sendable {
     /// The sessions open now.
     var sessionCount: Int { registry.with { $0.sessions.count } }
 
-    /// Why `request` is refused (403), if it is: a `Host` that is a DNS name, or an `Origin` other than the
-    /// page's own. A browser sends a DNS name rebound to lumend's address as the `Host`, and the page that name
-    /// serves as its own `Origin`; only an address (or `localhost`) names lumend itself.
+    /// Why `request` is refused (403), if it is: see ``HTTPAccess``.
     private func refusal(of request: HTTPRequest) -> HTTPResponse? {
-        let host = request.headers["host"] ?? ""
-        if !Self.namesAnAddress(host) {
-            return Self.failure(
-                LumenError(
-                    .permissionDenied,
-                    "Host '\(host)' is not an IP address or localhost; open the page by lumend's address, as "
-                        + "http://127.0.0.1:PORT"),
-                status: 403)
-        }
-        if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
-            return Self.failure(
-                LumenError(
-                    .permissionDenied,
-                    "requests from the origin '\(origin)' are refused: only lumend's own page may write through a browser"
-                ), status: 403)
-        }
-        return nil
-    }
-
-    /// Whether `host` (a `Host` header: a name or address, maybe with a port) is an IP address or `localhost`,
-    /// which no DNS name can be rebound to.
-    static func namesAnAddress(_ host: String) -> Bool {
-        var name = Substring(host.lowercased())
-        if name.hasPrefix("[") {
-            guard let close = name.firstIndex(of: "]"),
-                name[close...].dropFirst().allSatisfy({ $0 == ":" || $0.isNumber })
-            else { return false }
-            var address = in6_addr()
-            return inet_pton(AF_INET6, String(name[name.index(after: name.startIndex)..<close]), &address) == 1
-        }
-        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        var address = in_addr()
-        return inet_pton(AF_INET, String(name), &address) == 1
+        guard let why = settings.access.refusal(of: request) else { return nil }
+        return Self.failure(LumenError(.permissionDenied, why), status: 403)
     }
 
     private static func unknown(_ id: String) -> HTTPResponse {
