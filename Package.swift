@@ -25,8 +25,6 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(
-            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .target(name: "LumenProtocol", swiftSettings: swiftSettings),
         .target(
@@ -56,7 +54,7 @@ let package = Package(
         .target(
             name: "LumenServer",
             dependencies: [
-                "CLinux", "CMicroHTTPD", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
                 "LumenService",
             ],
             swiftSettings: swiftSettings

@@ -50,6 +50,11 @@ extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 /// moment between in which an exec elsewhere could inherit it; -1 with errno set as `accept` sets it.
 static inline int lumen_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
+/// As ``lumen_accept_nonblocking``, writing the peer's address to `address` (`*length` bytes at most).
+static inline int lumen_accept_peer(int fd, struct sockaddr_storage *address, socklen_t *length) {
+    return accept4(fd, (struct sockaddr *)address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
 static inline int lumen_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 static const uint32_t LUMEN_EPOLLIN = EPOLLIN;

@@ -192,3 +192,108 @@ extension HTTPServerTests {
         #expect(body.isFinished)
     }
 }
+
+/// What a hostile client tries: framing that a second reader could take differently, a request that never ends,
+/// streams that fill the listener, and a stream's client gone without a word.
+extension HTTPServerTests {
+    @Test func badFramingIsAnsweredOnce400AndTheConnectionClosed() async throws {
+        let (_, port, task) = try start { _ in .now(.text("ok\n", status: 200)) }
+        defer { task.cancel() }
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\n"
+        for framing in [
+            "Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg",
+            "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "Content-Length: -1\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nabc\r\n",
+        ] {
+            // No Connection: close: the server must close it of its own accord.
+            let answer = try await exchange(port, head + framing)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(framing): \(answer)")
+            #expect(answer.components(separatedBy: "HTTP/1.1").count == 2, "one status line: \(answer)")
+            #expect(answer.contains("Connection: close"))
+        }
+    }
+
+    @Test func aRequestThatDoesNotArriveWholeInTimeIsAnswered408AndClosed() async throws {
+        var limits = HTTPLimits()
+        limits.requestSeconds = 1
+        let (_, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
+        defer { task.cancel() }
+        // A header line now and then, each well within any idle timeout.
+        let slow = try connected(port)
+        defer { close(slow) }
+        HTTPTestClient.send(slow, "GET / HTTP/1.1\r\nHost: x\r\n")
+        let answer = await offload {
+            var received: [UInt8] = []
+            while let bytes = HTTPTestClient.receive(slow) {
+                received += bytes
+                HTTPTestClient.send(slow, "X-Slow: 1\r\n")
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+        // Meanwhile and after, others from the same address are served.
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
+    }
+
+    @Test func streamsAreCountedPerAddressAndInAllSoThatOthersAreServed() async throws {
+        var limits = HTTPLimits()
+        limits.streamsPerAddress = 2
+        limits.streams = 3
+        let bodies = Mutex<[RecordingStreamBody]>([])
+        let (_, port, task) = try start(limits: limits) { request in
+            guard request.path == "/events" else { return .now(.text("ok\n", status: 200)) }
+            let body = RecordingStreamBody()
+            bodies.withLock { $0.append(body) }
+            return .stream(HTTPResponse(status: 200), body)
+        }
+        defer { task.cancel() }
+        let readers = try (0..<2).map { _ in try HTTPStreamReader(port: port, path: "/events") }
+        for (index, body) in bodies.withLock({ $0 }).enumerated() {
+            body.send("open\n")
+            _ = try await readers[index].read(until: "open")
+        }
+        let third = try await exchange(port, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(third.hasPrefix("HTTP/1.1 503") && third.contains("Retry-After"), "\(third)")
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
+    }
+
+    @Test func aStreamWhoseClientGoesIsFinishedAtOnceWithNothingSent() async throws {
+        let body = RecordingStreamBody()
+        let (_, port, task) = try start { _ in .stream(HTTPResponse(status: 200), body) }
+        defer { task.cancel() }
+        let fd = try HTTPTestClient.connected(port)
+        HTTPTestClient.send(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        body.send("hello\n")
+        _ = await offload {
+            var seen = ""
+            while !seen.contains("hello"), let bytes = HTTPTestClient.receive(fd) {
+                seen += String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        close(fd)
+        // Nothing more is sent: the hang-up alone must end the stream.
+        for await _ in body.finishes { break }
+        #expect(body.isFinished)
+    }
+
+    @Test func atTheConnectionLimitANewClientTakesTheIdlePlaceOfAnother() async throws {
+        var limits = HTTPLimits()
+        limits.connections = 2
+        let (_, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
+        defer { task.cancel() }
+        // Two keep-alive connections, each answered once and then idle.
+        let idle = try (0..<2).map { _ in try connected(port) }
+        defer { for fd in idle { close(fd) } }
+        for fd in idle {
+            HTTPTestClient.send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = await offload { HTTPTestClient.receive(fd) }
+        }
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
+    }
+}

@@ -386,6 +386,23 @@ struct RPCOverHTTPLimitTests {
         #expect(refused.json?["error"]?["message"]?.stringValue?.contains("DELETE /rpc") == true)
     }
 
+    @Test func aHelloWithTheTokenIsAnsweredWhenEverySessionStreams() async throws {
+        let http = try await RPCOverHTTPTests(maxSessions: 2)
+        defer { http.task.cancel() }
+        var readers: [HTTPStreamReader] = []
+        for _ in 0..<2 {
+            let id = try await http.hello()
+            readers.append(try HTTPStreamReader(port: http.port, path: "/rpc/events?session=\(id)"))
+            _ = try await readers.last!.read(until: "retry:")
+        }
+        // Anyone who reaches the listener could open these: the one who runs lumend still gets in.
+        let owner = try await http.hello(token: RPCOverHTTPTests.token)
+        let admitted = await http.onLoop { [front = http.front] in front.session(owner) != nil }
+        #expect(admitted)
+        let refused = try await http.request("POST", "/rpc", #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+        #expect(refused.status == 503)
+    }
+
     @Test func aSessionWhoseStreamJustBrokeIsNotTheFirstToMakeRoom() async throws {
         let http = try await RPCOverHTTPTests(maxSessions: 2)
         defer { http.task.cancel() }

@@ -5,6 +5,8 @@ import LumenProtocol
 final class HTTPSession: Sendable {
     /// The ID its requests name in their `Lumen-Session` header.
     let id: String
+    /// Whether its `hello` carried lumend's token: such a session is always given a place.
+    let holdsToken: Bool
     let session: Session
     let processor: JSONRPCProcessor<Session>
     let events: EventLog
@@ -26,6 +28,7 @@ final class HTTPSession: Sendable {
     ) {
         self.id = id
         self.now = now
+        holdsToken = simulationRefusal == nil
         let events = EventLog(on: loop, now: now)
         self.events = events
         session = Session(

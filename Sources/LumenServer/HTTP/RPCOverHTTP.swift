@@ -150,7 +150,7 @@ public final class RPCOverHTTP: Sendable {
                 .permissionDenied,
                 "the simulation scope over HTTP needs lumend's token: send 'Authorization: Bearer TOKEN' with hello "
                     + "(lumend logs the token at start; --http-token-file sets it)")
-        if registry.with({ $0.sessions.count >= settings.maxSessions }) { evictQuietest() }
+        if registry.with({ $0.sessions.count >= settings.maxSessions }) { evictQuietest(holdingToken: refusal == nil) }
         let made = registry.with { registry -> (HTTPSession, startSweep: Bool)? in
             guard registry.sessions.count < settings.maxSessions else { return nil }
             defer { registry.nextNumber += 1 }
@@ -167,10 +167,17 @@ public final class RPCOverHTTP: Sendable {
     }
 
     /// Ends the session that has been quiet longest (no stream, no request waiting), if one is: a client that
-    /// went without ending its session does not hold a place another needs.
-    private func evictQuietest() {
-        let sessions = registry.with { Array($0.sessions.values) }
-        guard let quietest = sessions.filter(\.isQuiet).min(by: { $0.lastSeen < $1.lastSeen }) else { return }
+    /// went without ending its session does not hold a place another needs, unless it holds the token and the
+    /// new one does not. For a `hello` with the token,
+    /// when none is quiet, the session without the token seen longest ago makes room: whoever runs lumend is
+    /// never locked out by sessions that anyone who reaches the listener can open.
+    private func evictQuietest(holdingToken: Bool) {
+        // A session with the token gives way only to another with it.
+        let sessions = registry.with { Array($0.sessions.values) }.filter { holdingToken || !$0.holdsToken }
+        let quietest =
+            sessions.filter(\.isQuiet).min { $0.lastSeen < $1.lastSeen }
+            ?? (holdingToken ? sessions.filter { !$0.holdsToken }.min { $0.lastSeen < $1.lastSeen } : nil)
+        guard let quietest else { return }
         _ = remove(quietest.id)
         quietest.close()
     }

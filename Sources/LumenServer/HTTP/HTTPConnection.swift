@@ -1,0 +1,448 @@
+import LumenProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP connection, owned by its server's loop: its requests read in turn, each answered before the next
+/// is read, and every wait bounded by a deadline.
+///
+/// A connection is in one phase at a time:
+/// - `idle`: waiting for a request (new, or after an answer); closed after ``HTTPLimits/idleSeconds``, or at
+///   once when the server needs its place for a new connection;
+/// - `reading`: a request has begun, and must be whole within ``HTTPLimits/requestSeconds``;
+/// - `answering`: the front works on the answer, which must come within ``HTTPLimits/answerSeconds``;
+/// - `sending`: an answer is going out;
+/// - `streaming`: a body is sent as it comes, until the client goes (noticed at once: the socket is watched
+///   for its hang-up) or the server stops;
+/// - `lingering`: the last answer is out and the sending side shut; what the client still sends is read and
+///   dropped for a moment before the close, so that the close does not reset the connection and lose the
+///   answer (as nginx's `lingering_close`).
+final class HTTPConnection {
+    enum Phase {
+        case idle
+        case reading
+        case answering(UInt64)
+        case sending(closeAfter: Bool)
+        case streaming(any HTTPStreamBody, chunked: Bool)
+        case lingering
+        case closed
+    }
+
+    let key: UInt64
+    let fd: Int32
+    /// The peer's address.
+    let host: String
+    unowned let driver: HTTPDriver
+    private(set) var phase = Phase.idle
+    /// When it became idle: the connection idle longest makes room first.
+    private(set) var idleSince = ContinuousClock.now
+    private var parser: HTTPRequestParser
+    /// Bytes to send, from `sent` on.
+    private var output: [UInt8] = []
+    private var sent = 0
+    /// The request being answered: whether the client keeps the connection, and whether it asked with `HEAD`.
+    private var current: (keepsAlive: Bool, isHead: Bool) = (true, false)
+    /// The client shut its side while its answer was worked on: the answer is sent, then the connection closed.
+    private var peerClosed = false
+    /// Whether the socket is watched for reading, and for writing.
+    private var watching = (read: false, write: false)
+    /// The timer of the phase's deadline, and a count that tells a late one from the current one.
+    private var deadline: UInt64?
+    private var exchanges: UInt64 = 0
+    /// Set when the server stops: a stream ends at its next turn.
+    private var streamEnding = false
+    /// Requests answered: the first request's time counts from connecting, a later one's from its first byte.
+    private var answered = 0
+    /// Set while requests are read in turn, so that an answer sent meanwhile does not start another such loop.
+    private var isReadingRequests = false
+    /// How long a closing connection reads what the client still sends.
+    static let lingerSeconds = 2
+
+    init(key: UInt64, fd: Int32, host: String, driver: HTTPDriver) {
+        self.key = key
+        self.fd = fd
+        self.host = host
+        self.driver = driver
+        parser = HTTPRequestParser(headBytes: driver.limits.headBytes, bodyBytes: driver.bodyLimit)
+    }
+
+    var isOpen: Bool {
+        if case .closed = phase { return false }
+        return true
+    }
+
+    /// Whether it waits for a request with no byte of one yet.
+    var isIdle: Bool {
+        if case .idle = phase { return !parser.isInRequest }
+        return false
+    }
+
+    /// Starts reading: a new connection has its whole first request's time to send it.
+    func begin(_ context: LoopContext) {
+        watch(context, read: true, write: false)
+        setDeadline(seconds: driver.limits.requestSeconds)
+    }
+
+    // MARK: - Reading
+
+    func readable(_ context: LoopContext) {
+        guard isOpen else { return }
+        if case .lingering = phase {
+            // What the client still sends is dropped; its end, or an error, closes.
+            switch context.read(fd, { _ in }) {
+            case .moved, .wouldBlock: break
+            case .end, .failed: close(context)
+            }
+            return
+        }
+        let step = context.read(fd) { bytes in parser.append(bytes) }
+        switch step {
+        case .moved:
+            switch phase {
+            case .idle, .reading: readRequests(context)
+            case .streaming:
+                // A client sends nothing on a stream: bytes that pile up are a client to let go.
+                if parser.pendingBytes > driver.limits.headBytes { close(context) }
+            case .answering, .sending:
+                // The next request waits its turn, within the size of one head.
+                if parser.pendingBytes > driver.limits.headBytes { watch(context, read: false, write: nil) }
+            case .lingering, .closed: break
+            }
+        case .end:
+            switch phase {
+            case .answering, .sending(closeAfter: false):
+                // It may still want its answer (a client that shut only its sending side): send it, then close.
+                peerClosed = true
+                watch(context, read: false, write: nil)
+            default:
+                close(context)
+            }
+        case .wouldBlock:
+            break
+        case .failed:
+            close(context)
+        }
+    }
+
+    /// Reads and answers the requests that are whole, one at a time.
+    private func readRequests(_ context: LoopContext) {
+        isReadingRequests = true
+        defer { isReadingRequests = false }
+        while isOpen {
+            switch phase {
+            case .idle, .reading: break
+            default: return
+            }
+            if case .idle = phase, parser.isInRequest {
+                phase = .reading
+                if answered > 0 { setDeadline(seconds: driver.limits.requestSeconds) }
+            }
+            let step: HTTPRequestParser.Step
+            do { step = try parser.next() } catch {
+                refuse(error, context)
+                return
+            }
+            switch step {
+            case .needMore:
+                return
+            case .head:
+                // It waits for this before sending its body.
+                queue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                flush(context)
+            case .request(let head, let body):
+                answer(head, body, context)
+            }
+        }
+    }
+
+    private func refuse(_ refusal: HTTPRequestParser.Refusal, _ context: LoopContext) {
+        current = (false, false)
+        send(.text(refusal.reason + "\n", status: refusal.status), context)
+    }
+
+    // MARK: - Answering
+
+    private func answer(_ head: HTTPRequestParser.Head, _ body: [UInt8], _ context: LoopContext) {
+        current = (head.keepsAlive, head.method == "HEAD")
+        answered += 1
+        guard !driver.isStopping else {
+            send(HTTPDriver.stopping, context)
+            return
+        }
+        var headers: [String: String] = [:]
+        for field in head.fields where headers[field.name] == nil { headers[field.name] = field.value }
+        let request = HTTPRequest(
+            method: head.method, path: head.path, headers: headers, query: head.query, body: body)
+        switch driver.respond(request) {
+        case .now(let response):
+            send(response, context)
+        case .later(let work):
+            exchanges += 1
+            let exchange = exchanges
+            phase = .answering(exchange)
+            setDeadline(seconds: driver.limits.answerSeconds)
+            let (bound, key) = (driver.bound!, key)
+            Task(executorPreference: bound.loop) {
+                let response = await work()
+                HTTPDriver.later(bound, key) { connection, context in connection.answered(exchange, response, context) }
+            }
+        case .stream(let head, let body):
+            guard driver.openStream(from: host) else {
+                body.finish()
+                var busy = HTTPResponse.text(
+                    "too many event streams are open (\(driver.limits.streams) at most, "
+                        + "\(driver.limits.streamsPerAddress) from one address); close one and retry\n", status: 503)
+                busy.headers.append(("Retry-After", "5"))
+                current.keepsAlive = false
+                send(busy, context)
+                return
+            }
+            let chunked = current.keepsAlive
+            cancelDeadline()
+            phase = .streaming(body, chunked: chunked)
+            queue(Self.head(of: head, framing: chunked ? .chunked : .untilClose, closing: !chunked))
+            let (bound, key) = (driver.bound!, key)
+            body.start { HTTPDriver.later(bound, key) { $0.pump($1) } }
+            pump(context)
+        }
+    }
+
+    /// The front's answer to the request waiting since `exchange`, unless it was given up.
+    func answered(_ exchange: UInt64, _ response: HTTPResponse, _ context: LoopContext) {
+        guard case .answering(let waiting) = phase, waiting == exchange else { return }
+        send(response, context)
+    }
+
+    /// Sends `response` to the current request, and goes on to the next once it is out.
+    private func send(_ response: HTTPResponse, _ context: LoopContext) {
+        let asked = response.headers.contains {
+            $0.name.lowercased() == "connection" && $0.value.lowercased() == "close"
+        }
+        let closeAfter = !current.keepsAlive || asked || peerClosed || driver.isStopping
+        cancelDeadline()
+        let bodyless = current.isHead || response.status == 204 || response.status == 304 || response.status < 200
+        queue(Self.head(of: response, framing: .length(response.body.count), closing: closeAfter))
+        if !bodyless { queue(response.body) }
+        phase = .sending(closeAfter: closeAfter)
+        flush(context)
+    }
+
+    /// The answer is out: linger and close, or wait for the next request.
+    private func sentWhole(closeAfter: Bool, _ context: LoopContext) {
+        guard !closeAfter else {
+            shutdown(fd, Int32(SHUT_WR))
+            phase = .lingering
+            setDeadline(seconds: Self.lingerSeconds)
+            watch(context, read: true, write: false)
+            return
+        }
+        phase = .idle
+        idleSince = .now
+        setDeadline(seconds: driver.limits.idleSeconds)
+        watch(context, read: true, write: false)
+        if !isReadingRequests { readRequests(context) }
+    }
+
+    // MARK: - Streaming
+
+    /// Sends what the stream has, while the socket takes it.
+    func pump(_ context: LoopContext) {
+        guard case .streaming(let body, let chunked) = phase else { return }
+        while writeOut(context) {
+            guard !streamEnding, let bytes = body.next(maxBytes: 16_384) else {
+                if chunked { queue(Array("0\r\n\r\n".utf8)) }
+                phase = .sending(closeAfter: true)
+                body.finish()
+                driver.forgetStream(of: self)
+                flush(context)
+                return
+            }
+            guard !bytes.isEmpty else { return }
+            if chunked { queue(Array((String(bytes.count, radix: 16) + "\r\n").utf8)) }
+            queue(bytes)
+            if chunked { queue([13, 10]) }
+        }
+    }
+
+    // MARK: - Writing
+
+    private func queue(_ bytes: [UInt8]) {
+        if sent == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 65_536)
+            sent = 0
+        }
+        output += bytes
+    }
+
+    func writable(_ context: LoopContext) { flush(context) }
+
+    /// Writes what the socket takes, then goes on with the phase once all is out.
+    private func flush(_ context: LoopContext) {
+        guard writeOut(context) else { return }
+        switch phase {
+        case .sending(let closeAfter): sentWhole(closeAfter: closeAfter, context)
+        case .streaming: pump(context)
+        default: break
+        }
+    }
+
+    /// Writes what the socket takes; `true` once everything queued is out, `false` while the socket has no
+    /// room (it is watched for room then) or once the connection is closed.
+    private func writeOut(_ context: LoopContext) -> Bool {
+        while sent < output.count {
+            let step = output.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[sent...])) }
+            switch step {
+            case .moved(let count):
+                sent += count
+            case .wouldBlock:
+                watch(context, read: nil, write: true)
+                return false
+            case .end, .failed:
+                close(context)
+                return false
+            }
+        }
+        if watching.write { watch(context, read: nil, write: false) }
+        return isOpen
+    }
+
+    // MARK: - Deadlines and the end
+
+    private func setDeadline(seconds: Int) {
+        cancelDeadline()
+        exchanges += 1
+        let (exchange, bound, key) = (exchanges, driver.bound!, key)
+        deadline = bound.loop.schedule(at: .now + .seconds(seconds)) {
+            HTTPDriver.later(bound, key) { connection, context in connection.deadlinePassed(exchange, context) }
+        }
+    }
+
+    private func cancelDeadline() {
+        if let deadline { _ = driver.loop.cancelTimer(deadline) }
+        deadline = nil
+    }
+
+    private func deadlinePassed(_ exchange: UInt64, _ context: LoopContext) {
+        guard exchange == exchanges else { return }
+        deadline = nil
+        switch phase {
+        case .idle where !parser.isInRequest, .lingering:
+            close(context)
+        case .idle, .reading:
+            current = (false, false)
+            send(
+                .text("the request did not arrive whole within \(driver.limits.requestSeconds) s\n", status: 408),
+                context)
+        case .answering:
+            send(.text("no answer within \(driver.limits.answerSeconds) s; retry\n", status: 503), context)
+        default:
+            break
+        }
+    }
+
+    /// The server stops: a request waiting for its answer is answered 503, a stream ends, and a connection
+    /// between requests closes.
+    func stopping(_ context: LoopContext) {
+        switch phase {
+        case .idle where !parser.isInRequest: close(context)
+        case .answering: send(HTTPDriver.stopping, context)
+        case .streaming:
+            streamEnding = true
+            pump(context)
+        default: break
+        }
+    }
+
+    /// Closes the connection, ending its stream if it has one.
+    func close(_ context: LoopContext) {
+        guard isOpen else { return }
+        cancelDeadline()
+        if case .streaming(let body, _) = phase {
+            body.finish()
+            driver.forgetStream(of: self)
+        }
+        phase = .closed
+        context.remove(key)
+        driver.forget(self)
+        _ = Glibc.close(fd)
+    }
+
+    private func watch(_ context: LoopContext, read: Bool?, write: Bool?) {
+        if let read { watching.read = read }
+        if let write { watching.write = write }
+        context.watch(key, readable: read, writable: write)
+    }
+
+    // MARK: - The head of a response
+
+    enum Framing {
+        case length(Int)
+        case chunked
+        case untilClose
+    }
+
+    /// A response's status line and header fields, with its framing, the date and, when the connection closes
+    /// after it, `Connection: close`.
+    static func head(of response: HTTPResponse, framing: Framing, closing: Bool) -> [UInt8] {
+        var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\nDate: \(HTTPDate.now())\r\n"
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            // The server frames the response and says whether the connection stays.
+            guard lower != "content-length", lower != "transfer-encoding", lower != "connection" else { continue }
+            text += "\(name): \(value)\r\n"
+        }
+        switch framing {
+        case .length(let count):
+            if response.status >= 200, response.status != 204, response.status != 304 {
+                text += "Content-Length: \(count)\r\n"
+            }
+        case .chunked: text += "Transfer-Encoding: chunked\r\n"
+        case .untilClose: break
+        }
+        if closing { text += "Connection: close\r\n" }
+        return Array((text + "\r\n").utf8)
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}
+
+/// The date as HTTP gives it (`Fri, 04 Dec 2026 23:08:51 GMT`, RFC 9110 §5.6.7).
+enum HTTPDate {
+    static func now() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return
+            "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(1900 + parts.tm_year) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}

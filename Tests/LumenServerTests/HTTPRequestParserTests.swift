@@ -1,0 +1,106 @@
+import Testing
+
+@testable import LumenServer
+
+/// Requests read as RFC 9112 frames them, and every framing that two readers could take differently refused.
+@Suite("HTTP request parser")
+struct HTTPRequestParserTests {
+    /// What the parser makes of `text`, given whole: the requests, then the refusal if one came.
+    func parse(_ text: String, bodyBytes: Int = 1_000) -> (
+        requests: [(HTTPRequestParser.Head, String)], refusal: HTTPRequestParser.Refusal?
+    ) {
+        var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in bodyBytes })
+        parser.append(Array(text.utf8))
+        var requests: [(HTTPRequestParser.Head, String)] = []
+        while true {
+            do {
+                switch try parser.next() {
+                case .needMore: return (requests, nil)
+                case .head: continue
+                case .request(let head, let body): requests.append((head, String(decoding: body, as: UTF8.self)))
+                }
+            } catch { return (requests, error) }
+        }
+    }
+
+    func refusal(_ text: String) -> Int? { parse(text).refusal?.status }
+
+    @Test func aRequestWithALengthIsReadWithItsBodyAndQuery() throws {
+        let (requests, refusal) = parse(
+            "PUT /api/u/lights/1/state?session=a%20b&x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
+                + "Content-Length: 5\r\n\r\nhello")
+        #expect(refusal == nil)
+        let (head, body) = try #require(requests.first)
+        #expect(head.method == "PUT" && head.path == "/api/u/lights/1/state" && body == "hello")
+        #expect(head.query == ["session": "a b", "x": ""])
+        #expect(head.field("host") == "127.0.0.1" && head.keepsAlive)
+    }
+
+    @Test func pipelinedRequestsAreReadInTurnAndChunksAreJoined() {
+        let (requests, refusal) = parse(
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: t\r\n\r\n"
+                + "GET /c HTTP/1.0\r\n\r\n")
+        #expect(refusal == nil)
+        #expect(requests.map(\.0.path) == ["/a", "/b", "/c"])
+        #expect(requests.map(\.1) == ["", "abcde", ""])
+        #expect(requests.map(\.0.keepsAlive) == [true, true, false])
+    }
+
+    @Test func aRequestGivenByteByByteIsTheSame() {
+        var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
+        var bodies: [String] = []
+        for byte in "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc".utf8 {
+            parser.append([byte])
+            if case .request(_, let body) = try? parser.next() { bodies.append(String(decoding: body, as: UTF8.self)) }
+        }
+        #expect(bodies == ["abc"])
+    }
+
+    @Test func lengthsThatTwoReadersCouldTakeDifferentlyAreRefused() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\n"
+        #expect(refusal(head + "Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg") == 400)
+        #expect(refusal(head + "Content-Length: 5, 7\r\n\r\nabcdefg") == 400)
+        #expect(refusal(head + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+        for value in ["-1", "+5", "abc", "5 5", "", "99999999999999999999999", "0x10"] {
+            #expect(refusal(head + "Content-Length: \(value)\r\n\r\n") == 400, "\(value)")
+        }
+        #expect(refusal(head + "Transfer-Encoding: gzip, chunked\r\n\r\n") == 501)
+        #expect(refusal("POST /api HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+    }
+
+    @Test func chunkSizesThatDoNotFitAreRefusedNotWrapped() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for size in ["FFFFFFFFFFFFFFFF", "10000000000000000", "-1", "+1", "zz", ""] {
+            #expect(refusal(head + "\(size)\r\nabc\r\n") == 400, "\(size)")
+        }
+        #expect(refusal(head + "3\r\nabcdef\r\n0\r\n\r\n") == 400, "data longer than its size")
+        #expect(refusal(head + "7FFFFFFF\r\nabc") == 413, "over the body limit")
+    }
+
+    @Test func malformedHeadsAreRefused() {
+        #expect(refusal("GET /a HTTP/1.1\r\n\r\n") == 400, "no Host")
+        #expect(refusal("GET /a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n") == 400, "two Hosts")
+        #expect(refusal("GET /a HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n") == 400, "obs-fold")
+        #expect(refusal("GET /a HTTP/1.1\r\nHost : x\r\n\r\n") == 400, "space before the colon")
+        #expect(refusal("GET /a HTTP/2.0\r\nHost: x\r\n\r\n") == 505)
+        #expect(refusal("GET a HTTP/1.1\r\nHost: x\r\n\r\n") == 400)
+        #expect(refusal("\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\r\n\r\n") == 400, "a TLS hello")
+        #expect(refusal("GET /a HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n") == 417)
+        #expect(refusal("GET /\(String(repeating: "a", count: 3_000)) HTTP/1.1\r\n") == 431)
+        #expect(parse("GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n").refusal?.status == 413)
+    }
+
+    @Test func aClientThatWaitsForContinueIsToldWhenTheHeadIsRead() throws {
+        var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
+        parser.append(Array("POST /b HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
+        guard case .head(let head) = try parser.next() else { throw ParserTestError.noHead }
+        #expect(head.expectsContinue)
+        #expect({ if case .needMore = try? parser.next() { true } else { false } }())
+        parser.append(Array("ok".utf8))
+        guard case .request(_, let body) = try parser.next() else { throw ParserTestError.noHead }
+        #expect(body == Array("ok".utf8))
+    }
+
+    enum ParserTestError: Error { case noHead }
+}
