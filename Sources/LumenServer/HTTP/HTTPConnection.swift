@@ -35,8 +35,8 @@ final class HTTPConnection {
     let host: String
     unowned let driver: HTTPDriver
     private(set) var phase = Phase.idle
-    /// When it became idle: the connection idle longest makes room first.
-    private(set) var idleSince = ContinuousClock.now
+    /// When it entered its phase (idle, reading, lingering): the one in it longest makes room first.
+    private var since = ContinuousClock.now
     private var parser: HTTPRequestParser
     /// Bytes to send, from `sent` on.
     private var output: [UInt8] = []
@@ -72,10 +72,16 @@ final class HTTPConnection {
         return true
     }
 
-    /// Whether it waits for a request with no byte of one yet.
-    var isIdle: Bool {
-        if case .idle = phase { return !parser.isInRequest }
-        return false
+    /// Whether it may be closed to make room for a new connection, and in what order: lingering after its
+    /// last answer first, then idle between requests, then reading a request; each the longest so first.
+    /// `nil` while it is answered or streams.
+    var yield: (rank: Int, since: ContinuousClock.Instant)? {
+        switch phase {
+        case .lingering: (0, since)
+        case .idle where !parser.isInRequest: (1, since)
+        case .idle, .reading: (2, since)
+        default: nil
+        }
     }
 
     /// Starts reading: a new connection has its whole first request's time to send it.
@@ -136,6 +142,7 @@ final class HTTPConnection {
             }
             if case .idle = phase, parser.isInRequest {
                 phase = .reading
+                since = .now
                 if answered > 0 { setDeadline(seconds: driver.limits.requestSeconds) }
             }
             let step: HTTPRequestParser.Step
@@ -233,12 +240,13 @@ final class HTTPConnection {
         guard !closeAfter else {
             shutdown(fd, Int32(SHUT_WR))
             phase = .lingering
+            since = .now
             setDeadline(seconds: Self.lingerSeconds)
             watch(context, read: true, write: false)
             return
         }
         phase = .idle
-        idleSince = .now
+        since = .now
         setDeadline(seconds: driver.limits.idleSeconds)
         watch(context, read: true, write: false)
         if !isReadingRequests { readRequests(context) }

@@ -9,8 +9,9 @@ import LumenService
 /// Limits on HTTP clients, so that a slow or hostile one costs what a socket client costs and cannot lock
 /// others out.
 public struct HTTPLimits: Sendable, Hashable {
-    /// Connections open at once. At the limit, a new connection takes the place of the one idle longest
-    /// between requests; when none is, it is closed unanswered.
+    /// Connections open at once. At the limit, a new connection takes the place of one that lingers after
+    /// its last answer, else of the one idle longest between requests, else of the one sending its request
+    /// longest; when every connection is being answered or streams, it is closed unanswered.
     public var connections = 256
     /// Connections open at once from one address; more are closed unanswered.
     public var connectionsPerAddress = 64
@@ -169,13 +170,17 @@ final class HTTPDriver {
         }
     }
 
-    /// Makes room for a new connection at the limit, by closing the one idle longest between requests;
-    /// `false` when every connection is busy.
+    /// Makes room for a new connection at the limit, by closing one that has its answer already (lingering
+    /// before its close), else the one idle longest between requests, else the one that has been sending its
+    /// request longest (a client that sends a header line now and then); `false` when every connection is
+    /// answered, answering or streaming.
     private func makeRoom(_ context: LoopContext) -> Bool {
         guard connections.count >= limits.connections else { return true }
-        let idle = connections.values.filter(\.isIdle).min { $0.idleSince < $1.idleSince }
-        guard let idle else { return false }
-        idle.close(context)
+        let candidates = connections.values.compactMap { connection in
+            connection.yield.map { (connection, $0) }
+        }
+        guard let (chosen, _) = candidates.min(by: { $0.1 < $1.1 }) else { return false }
+        chosen.close(context)
         return true
     }
 
