@@ -119,9 +119,7 @@ extension Home {
     public func pairHueUser(deviceType: String, username: String? = nil) throws(LumenError) -> HuePairing {
         var name: String
         if let username {
-            guard (10...64).contains(username.count),
-                username.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
-            else {
+            guard HueBridgeState.isUsername(username) else {
                 throw LumenError(.invalidParams, "a Hue user's name is 10 to 64 letters, digits and '-'")
             }
             guard hueUser(username) == nil else {

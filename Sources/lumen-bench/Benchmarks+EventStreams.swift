@@ -30,6 +30,7 @@ extension Benchmarks {
         // Every client here comes from one address: more than the 64 connections one address may hold.
         var limits = HTTPLimits()
         limits.connectionsPerAddress = limits.connections
+        limits.streamsPerAddress = limits.streams
         let http = HTTPServer(listenFD: fd, loop: loop, limits: limits, logger: quiet) { request in
             front.respond(to: request) ?? .now(.text("no\n", status: 404))
         }

@@ -123,4 +123,16 @@ struct HueAccessTests {
         }
         await #expect(throws: LumenError.self) { try await home.pairHueUser(deviceType: "tests#x", username: "a/b") }
     }
+
+    @Test func aFixtureNamesItsUsersPlainlyAndOnce() throws {
+        func fixture(_ users: String) -> String {
+            HueBridgeTests.home.replacing(
+                #""seed": 4,"#, with: #""seed": 4, "hue": {"users": [\#(users)]},"#)
+        }
+        let user = #"{"username": "fixed-user-0001", "devicetype": "t#t", "createdMs": 0}"#
+        #expect(try Fixture(json: Array(fixture(user).utf8)).hue.users.map(\.username) == ["fixed-user-0001"])
+        #expect(throws: (any Error).self) { try Fixture(json: Array(fixture(user + "," + user).utf8)) }
+        let slash = #"{"username": "fixed/user/0001", "devicetype": "t#t", "createdMs": 0}"#
+        #expect(throws: (any Error).self) { try Fixture(json: Array(fixture(slash).utf8)) }
+    }
 }

@@ -86,6 +86,12 @@ extension HueBridgeState {
         ])
     }
 
+    /// Whether `name` may name a Hue user: 10 to 64 ASCII letters, digits and `-`, so that it stands in a path
+    /// as it is.
+    public static func isUsername(_ name: String) -> Bool {
+        (10...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+
     /// IDs and their numbers as an object, in the order of the numbers.
     private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {
         .object(JSONObject(pairs.sorted { $0.1 < $1.1 }.map { (key: $0.0, value: .int($0.1)) }))
@@ -99,11 +105,18 @@ extension HueBridgeState {
         users =
             try object.optional("users")?.array().map { element throws(JSONShapeError) in
                 let fields = try element.object(allowing: ["username", "devicetype", "createdMs"])
+                let username = try fields.required("username").string()
+                guard Self.isUsername(username) else {
+                    throw try fields.required("username").error("a Hue user's name is 10 to 64 letters, digits and '-'")
+                }
                 return User(
-                    username: try fields.required("username").string(),
+                    username: username,
                     deviceType: try fields.required("devicetype").string(),
                     createdMs: try fields.required("createdMs").double(in: 0...1e15))
             } ?? []
+        if let duplicate = Dictionary(grouping: users, by: \.username).first(where: { $0.value.count > 1 })?.key {
+            throw try object.required("users").error("the Hue user '\(duplicate)' is given twice; keep one")
+        }
         let lights = try Self.numbering(object.optional("lights"), of: "light", as: LightID.init(_:))
         let rooms = try Self.numbering(object.optional("rooms"), of: "room", as: RoomID.init(_:))
         (lightNumbers, lightsByNumber, roomNumbers) = (lights.numbers, lights.byNumber, rooms.numbers)

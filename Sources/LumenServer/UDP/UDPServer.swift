@@ -1,3 +1,4 @@
+import CLinux
 import LumenProtocol
 import LumenService
 import Synchronization
