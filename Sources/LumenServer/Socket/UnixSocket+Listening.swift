@@ -1,3 +1,4 @@
+import CLinux
 import LumenProtocol
 
 #if canImport(Glibc)
