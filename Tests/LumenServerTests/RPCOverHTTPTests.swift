@@ -313,10 +313,13 @@ struct RPCOverHTTPTests {
         do {
             let events = try HTTPStreamReader(port: port, path: "/rpc/events?session=\(id)")
             _ = try await events.read(until: "retry:")
+            // It stays open for ten minutes, with no request.
+            clock.advance(by: .seconds(600))
+            await sweep()
+            let open = await onLoop { [front] in front.session(id)?.isQuiet == false }
+            #expect(open, "an open stream keeps its session from being quiet")
         }
-        // Closed by its client; the server learns it at its next writes, the keep-alives of sweeps.
-        // It was open for ten minutes, with no request.
-        clock.advance(by: .seconds(600))
+        // Closed by its client; the server sees the hang-up as it happens.
         while await onLoop({ [front] in front.session(id)?.isQuiet == false }) { await sweep() }
         // Its client has the idle time from then to reconnect.
         let idle = front.settings.sessionIdle
