@@ -14,7 +14,7 @@ extension StateStore {
         let fd: Int32
         /// Where the next commit goes.
         var end: Int
-        /// How far the file is zero-filled.
+        /// How far the file is filled with ``StateJournal/filler``.
         var allocated: Int
         /// How far a failed write may have left bytes of an entry never committed; the next entry covers them.
         var dirtyEnd = 0
@@ -41,18 +41,21 @@ extension StateStore {
     func append(_ records: [StateRecord], _ state: inout WriterState) -> CommitResult {
         guard var journal = state.journal else { return .failed(FileSystemError("write", journalPath, errno: EBADF)) }
         let generation = shared.withLock { $0.generation } + 1
-        var entry = StateJournal.entry(StateJournal.batchLine(generation: generation, records: records))
+        var entry = StateJournal.entry(
+            StateJournal.batchLine(generation: generation, records: records), at: journal.end)
         if journal.dirtyEnd > journal.end + entry.count {
-            entry += [UInt8](repeating: 0, count: journal.dirtyEnd - journal.end - entry.count)
+            entry += [UInt8](repeating: StateJournal.filler, count: journal.dirtyEnd - journal.end - entry.count)
         }
         if journal.end + entry.count >= journal.allocated {
-            // Zero-fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also
-            // write the file's size. The zeros are synced before a commit is written over them: a journal then
-            // always ends in zeros, which is how a reader tells one cut short from one whose last write was
-            // interrupted. With no room to fill ahead, just enough for this entry and one zero will do.
+            // Fill ahead, so most commits rewrite blocks the file already has and fdatasync need not also write
+            // the file's size. The filler is synced before a commit is written over it: a journal then always
+            // ends in filler, which is how a reader tells one cut short from one whose last write was
+            // interrupted, and a crash in mid-write leaves filler, never zeros, where the write did not land,
+            // which is how a reader tells an interrupted write from a damaged one. With no room to fill ahead,
+            // just enough for this entry and one byte after it will do.
             let needed = journal.end + entry.count + 1 - journal.allocated
             do throws(FileSystemError) {
-                journal.allocated += try zeroFill(journal, growths: [max(preallocation, needed), needed])
+                journal.allocated += try fill(journal, growths: [max(preallocation, needed), needed])
             } catch  where Self.isOutOfSpace(error) {
                 state.journal = journal
                 return .failed(error)
@@ -82,18 +85,19 @@ extension StateStore {
         return .written
     }
 
-    /// Writes zeros after the journal's zero-filled part, the first of `growths` bytes that there is room
-    /// for, and syncs them; returns how many were written.
-    private func zeroFill(_ journal: JournalFile, growths: [Int]) throws(FileSystemError) -> Int {
+    /// Writes filler after the journal's filled part, the first of `growths` bytes that there is room for, and
+    /// syncs it; returns how many bytes were written.
+    private func fill(_ journal: JournalFile, growths: [Int]) throws(FileSystemError) -> Int {
         var written: Int?
         var outOfSpace: FileSystemError?
         for growth in growths where written == nil {
             do throws(FileSystemError) {
                 try fileSystem.writeAll(
-                    journal.fd, [UInt8](repeating: 0, count: growth), at: journal.allocated, path: journalPath)
+                    journal.fd, [UInt8](repeating: StateJournal.filler, count: growth), at: journal.allocated,
+                    path: journalPath)
                 written = growth
             } catch  where Self.isOutOfSpace(error) {
-                // Whatever part of the zeros was written is harmless: zeros past the end.
+                // Whatever part of it was written is harmless: past the end, where no commit was yet.
                 outOfSpace = error
             }
         }

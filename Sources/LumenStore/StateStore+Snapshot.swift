@@ -67,11 +67,11 @@ extension StateStore {
             try fileSystem.writeDurably(bytes, to: snapshotTemporary)
             do throws(FileSystemError) {
                 try fileSystem.writeDurably(
-                    start + [UInt8](repeating: 0, count: preallocation), to: journalTemporary)
+                    start + [UInt8](repeating: StateJournal.filler, count: preallocation), to: journalTemporary)
             } catch  where Self.isOutOfSpace(error) {
-                // The zero after the start marks where the journal ends (a journal never ends without one).
+                // The filler after the start marks where the journal ends (a journal never ends without it).
                 allocated = start.count + 1
-                try fileSystem.writeDurably(start + [0], to: journalTemporary)
+                try fileSystem.writeDurably(start + [StateJournal.filler], to: journalTemporary)
             }
         } catch {
             try? fileSystem.remove(snapshotTemporary)

@@ -57,7 +57,7 @@ public final class StateStore: StateRecordSink {
     /// The journal size, in bytes, past which the next commit writes a snapshot instead (or twice the last
     /// snapshot's size, when that is larger).
     public let journalLimit: Int
-    /// How far ahead of its end the journal is zero-filled, when there is room.
+    /// How far ahead of its end the journal is filled, when there is room.
     public let preallocation: Int
     /// How long after a failed write the first retry comes (doubling, up to 1 s, while failures go on).
     public let retryDelay: Duration
@@ -135,7 +135,7 @@ public final class StateStore: StateRecordSink {
     ///   - generation: the generation of the state loaded at start.
     ///   - relaxedDelay: how long relaxed mode lets changes gather before writing them.
     ///   - journalLimit: the journal size that triggers a snapshot.
-    ///   - preallocation: how far ahead of its end the journal is zero-filled.
+    ///   - preallocation: how far ahead of its end the journal is filled.
     ///   - retryDelay: how long after a failed write the first retry comes.
     ///   - finalSnapshotTimeout: how long the commit at stop waits for the last snapshot.
     ///   - providerExecutor: where the provider runs (lumend's main event loop).

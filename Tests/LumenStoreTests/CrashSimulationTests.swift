@@ -198,7 +198,8 @@ struct CrashSimulation {
         return result
     }
 
-    /// Deletes each file of `image` in turn, then cuts each at a random length: start-up must bring back every
+    /// Deletes each file of `image` in turn, then cuts each at a random length, then zeroes a random 512-byte
+    /// sector of each, as a failing disk would: start-up must bring back every
     /// acknowledged write, or refuse: for the journal, which nothing else holds, or when a snapshot was being
     /// put in place (its files under temporary names), when the rest no longer hold every commit.
     func damagedRestarts(
@@ -206,10 +207,18 @@ struct CrashSimulation {
     ) -> String? {
         for file in image.keys.sorted() where !file.contains(".tmp-") {
             let bytes = image[file]!
-            for damaged in [nil, Array(bytes.prefix(Int.random(in: 0...max(0, bytes.count - 1), using: &random)))] {
+            let cut = Int.random(in: 0...max(0, bytes.count - 1), using: &random)
+            var zeroed = bytes
+            let sector = Int.random(in: 0...(max(0, bytes.count - 1) / 512), using: &random) * 512
+            zeroed.replaceSubrange(
+                min(sector, bytes.count)..<min(sector + 512, bytes.count),
+                with: repeatElement(0, count: max(0, min(sector + 512, bytes.count) - sector)))
+            for (damaged, what) in [
+                (nil, "\(file) deleted"), (Array(bytes.prefix(cut)), "\(file) cut at byte \(cut)"),
+                (zeroed, "\(file) with the sector at byte \(sector) zeroed"),
+            ] {
                 var files = image
                 files[file] = damaged
-                let what = damaged == nil ? "\(file) deleted" : "\(file) cut at byte \(damaged!.count)"
                 let disk = SimulatedDisk(directory: Self.directory, files: files)
                 do {
                     let outcome = try StateLoader(directory: Self.directory, fileSystem: disk, now: { 1 }).load(

@@ -5,7 +5,7 @@ import LumenTestSupport
 import Testing
 
 /// Damage to the state files at rest, one file at a time, as a failing disk, a stray `dd` or an editor would
-/// do it: every byte changed, a NUL at every line start, the checksums, and truncation at every length. Each
+/// do it: every byte changed, a NUL at every byte, every sector zeroed, and truncation at every length. Each
 /// time start-up must notice, keep the damaged file for inspection, say so, and bring back every acknowledged
 /// write.
 @Suite("Damage simulation", .timeLimit(.minutes(10)))
@@ -53,33 +53,58 @@ struct DamageSimulationTests {
     }
 
     /// Every damage of `bytes`: each byte changed (and zeroed), a NUL at each line start, truncation at every
-    /// length, the file emptied and the file deleted.
+    /// length, the file emptied and the file deleted. In a journal's filler (between the copies of a line,
+    /// and after the last) every byte next to a line is damaged and every 97th other, since the rest are alike.
+    /// Damage after a journal's last entry is where a crash in mid-commit leaves its torn write, and no reader
+    /// can tell the two apart; nothing acknowledged is there, so nothing need be reported.
     static func cases(of file: String, _ bytes: [UInt8]) -> [Case] {
         let isJournal = file.hasSuffix(".journal")
-        let written = isJournal ? (bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0) : bytes.count
+        let written = isJournal ? StateJournal.read(bytes).end : bytes.count
         let isCurrentJournal = file == StateStore.journalFileName
+        func sampled(_ offset: Int) -> Bool {
+            guard isJournal, bytes[offset] == StateJournal.filler else { return true }
+            let nextToLine = [offset - 1, offset + 1].contains { bytes.indices.contains($0) && bytes[$0] != StateJournal.filler }
+            return nextToLine || offset % 97 == 0
+        }
         var cases: [Case] = []
-        for offset in 0..<written {
+        for offset in bytes.indices where offset < written + 64 && sampled(offset) {
             var flipped = bytes
             flipped[offset] ^= 0x20
             let startsLine = offset == 0 || bytes[offset - 1] == UInt8(ascii: "\n")
+            let afterLast = offset >= written
             cases.append(
-                Case(file: file, what: "byte \(offset) changed\(startsLine ? " (a line start)" : "")", bytes: flipped))
+                Case(
+                    file: file, what: "byte \(offset) changed\(startsLine ? " (a line start)" : "")", bytes: flipped,
+                    isHarmless: afterLast))
             if bytes[offset] != 0 {
                 var zeroed = bytes
                 zeroed[offset] = 0
-                cases.append(Case(file: file, what: "NUL at byte \(offset)", bytes: zeroed))
+                cases.append(Case(file: file, what: "NUL at byte \(offset)", bytes: zeroed, isHarmless: afterLast))
             }
         }
-        // Every cut of the written part (a journal's zeros are part of it), and one inside a journal's zeros,
-        // which loses nothing.
+        // Every cut of the written part (the filler after a journal's last entry is part of it), and one inside
+        // that filler, which loses nothing.
         let cuts =
-            isJournal ? Array(1...written) + (bytes.count > written + 1 ? [written + 1] : []) : Array(1..<written)
+            isJournal
+            ? (1...written).filter { sampled($0 - 1) } + (bytes.count > written + 1 ? [written + 1] : [])
+            : Array(1..<written)
         for length in cuts {
             cases.append(
                 Case(
                     file: file, what: "cut at byte \(length)", bytes: Array(bytes[..<length]),
                     mayHaveLostCommits: isCurrentJournal && length <= written, isHarmless: length > written))
+        }
+        // A disk that fails loses a whole sector: each 512-byte sector and each 4 KiB block read back as zeros.
+        for size in [512, 4_096] {
+            for start in stride(from: 0, to: min(bytes.count, written + size), by: size) {
+                var zeroed = bytes
+                let end = min(start + size, bytes.count)
+                zeroed.replaceSubrange(start..<end, with: repeatElement(0, count: end - start))
+                cases.append(
+                    Case(
+                        file: file, what: "bytes \(start)..<\(end) zeroed", bytes: zeroed,
+                        isHarmless: start >= written))
+            }
         }
         cases.append(Case(file: file, what: "emptied", bytes: [], mayHaveLostCommits: isCurrentJournal))
         cases.append(

@@ -26,9 +26,11 @@ struct JournalReplayTests {
         write(Array(state.prettyJSON().utf8), to: file)
     }
 
-    /// A journal after `base` renaming the home once per commit: "Rename 1", "Rename 2", ….
+    /// A journal after `base` renaming the home once per commit: "Rename 1", "Rename 2", …, line by line in the
+    /// format before the current one (version 2, still read: the copies it may hold are not needed), so that
+    /// each test can damage exactly the line it means to. `LastCommitDamageTests` and the damage simulation cover the current format.
     func journal(base: Int, commits: Int, origin: FixtureOrigin? = nil) -> [[UInt8]] {
-        [StateJournal.headerLine(base: base, origin: origin ?? self.origin)]
+        [StateJournal.headerLine(base: base, origin: origin ?? self.origin, version: 2)]
             + (1...max(1, commits)).prefix(commits).map { index in
                 StateJournal.batchLine(
                     generation: base + index, records: [.home(name: "Rename \(index)", roomIDs: ["lab", "attic"])])
@@ -140,7 +142,7 @@ struct JournalReplayTests {
     @Test func aCommitThatDoesNotFitTheSnapshotStopsTheReplay() throws {
         writeSnapshot(generation: 1)
         let lines = [
-            StateJournal.headerLine(base: 1, origin: origin),
+            StateJournal.headerLine(base: 1, origin: origin, version: 2),
             StateJournal.batchLine(generation: 2, records: [.home(name: "Fits", roomIDs: ["lab", "attic"])]),
             StateJournal.batchLine(
                 generation: 3, records: [.room(RoomFixture(id: "lab", name: "Lab", lights: []), lightIDs: ["ghost"])]),

@@ -24,9 +24,11 @@ struct StateLoaderTests {
         return state.prettyJSON()
     }
 
-    /// The journal lumend writes with each snapshot: its header and carry, and the zeros after them.
+    /// The journal lumend writes with each snapshot: its header and carry, and the filler after them.
     func journal(base: Int, origin: FixtureOrigin? = nil, to name: String = "state.journal") {
-        let bytes = StateJournal.start(base: base, origin: origin ?? self.origin, carry: []) + [0, 0, 0, 0]
+        let bytes =
+            StateJournal.start(base: base, origin: origin ?? self.origin, carry: [])
+            + [UInt8](repeating: StateJournal.filler, count: 4)
         _ = FileManager.default.createFile(atPath: directory.file(name), contents: Data(bytes))
     }
 

@@ -88,11 +88,12 @@ struct CrashConsistencyTests {
         first.signal(SIGKILL)
         _ = await first.waitForExit()
 
-        // Write half a commit where the next one would have gone: where the zero-filled tail begins.
+        // Write half a commit where the next one would have gone: after the last line, where the filled tail
+        // begins.
         let journalPath = first.stateDirectory + "/state.journal"
         let handle = try #require(FileHandle(forUpdatingAtPath: journalPath))
         let bytes = try handle.readToEnd() ?? Data()
-        let end = try #require(bytes.firstIndex(of: 0))
+        let end = try #require(bytes.lastIndex(of: UInt8(ascii: "\n"))) + 1
         try handle.seek(toOffset: UInt64(end))
         try handle.write(contentsOf: Data(#"0badc0de {"generation":99,"records":[{"home":{"na"#.utf8))
         try handle.close()

@@ -2,39 +2,57 @@ import LumenModel
 import LumenProtocol
 
 /// The state journal's format: what changed since the snapshot, one checksummed line per commit, each
-/// written twice.
+/// written twice, the two copies never in the same 4 KiB block.
 ///
 /// ```
-/// 1c2b3a4d {"journal":2,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
-/// 1c2b3a4d {"journal":2,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
+/// 1c2b3a4d {"journal":3,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
+/// ▒▒▒▒▒▒▒▒ (filler up to the next 4 KiB boundary)
+/// 1c2b3a4d {"journal":3,"fixture":"demo-home","digest":"fnv1a64:…","base":12}
 /// 5e6f7a8b {"generation":12,"records":[]}
+/// ▒▒▒▒▒▒▒▒
 /// 5e6f7a8b {"generation":12,"records":[]}
 /// 9f8e7d6c {"generation":13,"records":[{"light":{…},"in":"kitchen"}]}
+/// ▒▒▒▒▒▒▒▒
 /// 9f8e7d6c {"generation":13,"records":[{"light":{…},"in":"kitchen"}]}
+/// ▒▒▒▒▒▒▒▒ (the unwritten part, up to the file's end)
 /// ```
 ///
-/// Each line is the CRC-32C of its JSON (8 hex digits), a space, the JSON and a newline, and each is written
-/// twice in the same write, so that damage to one copy (a flipped bit, a zeroed byte) loses nothing. The
-/// first line names the snapshot generation the journal follows (`base`). The next, the *carry*, numbered
-/// like the base, holds what that snapshot saved beyond its predecessor and that predecessor's journal: it
-/// lets the previous snapshot and both journals rebuild the state when the newest snapshot is damaged.
-/// Each later line is one commit, numbered on from the base.
+/// Each line is the CRC-32C of its JSON (8 hex digits), a space, the JSON and a newline. Each *entry* is a line
+/// written twice in one write: the first copy, ``filler`` up to the next multiple of ``copyDistance`` in the
+/// file, and the second copy there. A disk loses or garbles a sector (512 bytes or 4 KiB) at a time, so one bad
+/// sector never takes both copies of anything. The first entry is the header, naming the snapshot generation
+/// the journal follows (`base`). The next, the *carry*, numbered like the base, holds what that snapshot saved
+/// beyond its predecessor and that predecessor's journal: it lets the previous snapshot and both journals
+/// rebuild the state when the newest snapshot is damaged. Each later entry is one commit, numbered on from the
+/// base.
 ///
-/// The file is extended with zeros ahead of what is written, so that appending a commit and `fdatasync`
-/// rewrite data blocks only. A run of zeros where a line would start ends the journal only when nothing but
-/// zeros follows it; otherwise it is damage. The writer makes those zeros durable before it writes a commit
-/// over them, so a version 2 journal always ends in at least one zero byte: one that ends without them was
-/// cut short (truncated), and may have lost acknowledged commits. Version 1 journals (one copy, no carry) are
-/// still read.
+/// The file is extended with ``filler`` ahead of what is written, and the filler made durable before a commit
+/// is written over it, so that appending a commit and `fdatasync` rewrite data blocks only, and so that what a
+/// crash leaves can be told from damage: a write cut short by a crash leaves the new bytes and the filler
+/// they were going over, never a zero, and never a whole line that fails its checksum. So after the last
+/// whole entry, filler is the end; a torn line running into filler is a commit never confirmed; but zeros
+/// where an entry would start, or a whole line that fails its checksum in both copies, are a commit that was
+/// written, and may have been acknowledged, then damaged: the reader says so (``Damage/corrupt(offset:laterCommits:)``)
+/// and lumend does not start without being told to accept the loss. A journal always ends in filler: one that
+/// does not was cut short after it was written. Versions 1 (one copy) and 2 (copies side by side, zeros ahead)
+/// are still read.
 public enum StateJournal {
     /// The journal's name in the state directory.
     public static let fileName = "state.journal"
     /// The format version this build writes.
-    public static let formatVersion = 2
+    public static let formatVersion = 3
     /// The versions this build reads.
-    static let readableVersions = 1...2
-    /// How far ahead of its end the file is zero-filled, when there is room (``StateStore`` takes another).
+    static let readableVersions = 1...3
+    /// How far ahead of its end the file is filled, when there is room (``StateStore`` takes another).
     public static let preallocation = 1 << 20
+    /// What the part of the file not yet written holds, and the space between a line's two copies: a byte
+    /// that is never part of a line (JSON is UTF-8, which has no 0xFF), and not the zero a damaged sector reads
+    /// back as.
+    public static let filler: UInt8 = 0xFF
+    /// The block size the second copy of a line is aligned to: a line's second copy starts at the first
+    /// multiple of it after the first copy ends. 4 KiB is the physical sector of today's disks and the page of
+    /// the file system; a disk that fails in 512-byte sectors is covered too.
+    public static let copyDistance = 4_096
 
     /// The journal's first line.
     public struct Header: Sendable, Hashable {
@@ -88,9 +106,12 @@ public enum StateJournal {
         /// The last line was cut off or garbled with nothing valid after it: a crash during a commit that
         /// was therefore never confirmed. Expected after a crash.
         case tornTail(offset: Int)
-        /// A line in the middle is damaged and `laterCommits` whole commits follow it: those are lost.
+        /// A commit is damaged in both copies and `laterCommits` whole commits follow it: those are lost, and it
+        /// may have been acknowledged too (when nothing follows it, it was written whole all the same: a crash
+        /// does not leave what is there).
         case corrupt(offset: Int, laterCommits: Int)
-        /// The file ends at `offset` without the zeros the writer always leaves after its last commit: it was
+        /// The file ends at `offset` without the filler (zeros, before version 3) the writer always leaves after
+        /// its last commit: it was
         /// cut short after it was written, and commits that were acknowledged may have been cut with it.
         case cut(offset: Int)
 
@@ -102,10 +123,12 @@ public enum StateJournal {
         public var description: String {
             switch self {
             case .tornTail(let offset): "an unfinished commit at byte \(offset) (a crash during a write)"
+            case .corrupt(let offset, 0):
+                "damaged at byte \(offset), where a commit was written whole: it may have been acknowledged"
             case .corrupt(let offset, let later):
                 "damaged at byte \(offset), with \(later) commit\(later == 1 ? "" : "s") after the damage"
             case .cut(let offset):
-                "cut short at byte \(offset) (it ends without the zeros lumend leaves after its last commit)"
+                "cut short at byte \(offset) (it ends without the filler lumend leaves after its last commit)"
             }
         }
     }
@@ -119,17 +142,31 @@ public enum StateJournal {
             ]))
     }
 
-    /// The line for one commit (once; ``entry(_:)`` writes it twice).
+    /// The line for one commit (once; ``entry(_:at:)`` writes it twice).
     public static func batchLine(generation: Int, records: [StateRecord]) -> [UInt8] {
         line(.object(["generation": .int(generation), "records": .array(records.map(\.jsonValue))]))
     }
 
-    /// What is written for one line: the line and its copy.
-    public static func entry(_ line: [UInt8]) -> [UInt8] { line + line }
+    /// What is written for one line at `offset` in the file: the line, filler up to the next multiple of
+    /// ``copyDistance``, and the line again there.
+    public static func entry(_ line: [UInt8], at offset: Int) -> [UInt8] {
+        let second = secondCopy(at: offset, length: line.count)
+        var entry = line
+        entry.reserveCapacity(second - offset + line.count)
+        entry.append(contentsOf: repeatElement(filler, count: second - offset - line.count))
+        entry.append(contentsOf: line)
+        return entry
+    }
+
+    /// Where the second copy of a line of `length` bytes written at `offset` goes.
+    static func secondCopy(at offset: Int, length: Int) -> Int {
+        (offset + length + copyDistance - 1) / copyDistance * copyDistance
+    }
 
     /// The start of a new journal after snapshot generation `base`: its header and its carry, each twice.
     public static func start(base: Int, origin: FixtureOrigin, carry: [StateRecord]) -> [UInt8] {
-        entry(headerLine(base: base, origin: origin)) + entry(batchLine(generation: base, records: carry))
+        let header = entry(headerLine(base: base, origin: origin), at: 0)
+        return header + entry(batchLine(generation: base, records: carry), at: header.count)
     }
 
     private static func line(_ value: JSONValue) -> [UInt8] {
@@ -145,6 +182,7 @@ public enum StateJournal {
 
     /// Reads a journal's bytes: the header, the carry and every whole commit up to the first loss.
     public static func read(_ bytes: [UInt8]) -> Contents {
+        if let contents = readEntries(bytes) { return contents }
         let lines = split(bytes)
         var reading = Reading(lines: lines)
         reading.readHeader()
@@ -218,12 +256,12 @@ public enum StateJournal {
         return nil
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 
     /// The JSON of a line whose checksum matches, or `nil`.
-    private static func checkedJSON(_ line: ArraySlice<UInt8>) -> JSONValue? {
+    static func checkedJSON(_ line: ArraySlice<UInt8>) -> JSONValue? {
         // Lower-case hex only: an upper-case digit is a changed byte, even where it means the same number.
         guard line.count > 9, line[line.startIndex + 8] == UInt8(ascii: " "),
             line[line.startIndex..<(line.startIndex + 8)].allSatisfy(isHexDigit)
