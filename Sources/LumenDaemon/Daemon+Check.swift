@@ -19,7 +19,7 @@ extension Daemon {
         for path in paths {
             let bytes: [UInt8]
             do {
-                guard let read = try PosixFileSystem().readFile(path) else {
+                guard let read = try PosixFileSystem().readAnyFile(path) else {
                     problem("\(path): no such file")
                     status = 1
                     continue

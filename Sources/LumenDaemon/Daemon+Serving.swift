@@ -38,7 +38,7 @@ extension Daemon {
         let fixture: @Sendable () throws(LumenError) -> Fixture = { () throws(LumenError) in
             guard let fixturePath else { return try Self.decoded(Fixture.embeddedDemoHomeJSON, "(embedded)") }
             let bytes: [UInt8]?
-            do { bytes = try PosixFileSystem().readFile(fixturePath) } catch {
+            do { bytes = try PosixFileSystem().readAnyFile(fixturePath) } catch {
                 throw LumenError(
                     .internalError,
                     "cannot read the fixture \(fixturePath) again (\(error)); make it readable, or restart lumend")
@@ -164,7 +164,7 @@ extension Daemon {
     static func httpToken(_ options: DaemonOptions) throws -> String {
         guard let path = options.httpTokenFile else { return .unguessable() }
         let bytes: [UInt8]?
-        do { bytes = try PosixFileSystem().readFile(path) } catch {
+        do { bytes = try PosixFileSystem().readAnyFile(path) } catch {
             throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")
         }
         guard let bytes else { throw StartupError(description: "the HTTP token file \(path) does not exist") }

@@ -124,7 +124,7 @@ extension Daemon {
         let fixtureBytes: [UInt8]
         if let path = options.fixturePath {
             do {
-                guard let bytes = try fileSystem.readFile(path) else {
+                guard let bytes = try fileSystem.readAnyFile(path) else {
                     throw StartupError(description: "fixture \(path) does not exist")
                 }
                 fixtureBytes = bytes

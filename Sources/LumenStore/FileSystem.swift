@@ -13,6 +13,9 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The `errno` it failed with.
     public var errno: Int32
 
+    /// What was wrong, when it was no failed call's `errno` (then `errno` is `EINVAL`).
+    public var problem: String?
+
     /// An error.
     public init(_ operation: String, _ path: String, errno: Int32) {
         self.operation = operation
@@ -20,7 +23,13 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
         self.errno = errno
     }
 
-    public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+    /// An error that no `errno` names, such as a file of the wrong type.
+    public init(_ operation: String, _ path: String, problem: String) {
+        self.init(operation, path, errno: EINVAL)
+        self.problem = problem
+    }
+
+    public var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
 }
 
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
@@ -89,11 +98,28 @@ public struct PosixFileSystem: FileSystem {
         return (anchor.descriptor, rest.isEmpty ? "." : String(rest))
     }
 
+    /// A state file's contents; `nil` when it does not exist.
+    ///
+    /// Only a regular file is a state file: anything else (a FIFO, a device, a socket) planted in its place is
+    /// refused, and opening it never waits (`O_NONBLOCK`), as opening a FIFO would, for a writer that never
+    /// comes.
+    /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``; an error saying what the file is when
+    ///   it is not a regular file.
+    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        try read(path, regularOnly: true)
+    }
+
+    /// The contents of a file the user names, which may be a pipe (`--fixture <(…)`) and is read as it comes;
+    /// `nil` when it does not exist.
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a
     ///   pipe or device once that much has come.
-    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+    public func readAnyFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        try read(path, regularOnly: false)
+    }
+
+    private func read(_ path: String, regularOnly: Bool) throws(FileSystemError) -> [UInt8]? {
         let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC)
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw FileSystemError("open", path, errno: errno)
@@ -101,7 +127,12 @@ public struct PosixFileSystem: FileSystem {
         defer { Glibc.close(fd) }
         var result: [UInt8] = []
         var status = stat()
-        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+        guard fstat(fd, &status) == 0 else { throw FileSystemError("fstat", path, errno: errno) }
+        let type = status.st_mode & S_IFMT
+        if regularOnly, type != S_IFREG {
+            throw FileSystemError("open", path, problem: "not a regular file (\(Self.describe(type)))")
+        }
+        if type == S_IFREG {
             guard status.st_size <= maxReadBytes else { throw FileSystemError("read", path, errno: EFBIG) }
             // One allocation for the whole file, not one for each doubling.
             result.reserveCapacity(Int(status.st_size))
@@ -255,6 +286,19 @@ extension FileSystem {
             return nil
         }
         if let failure { throw failure }
+    }
+
+    /// What a file of type `type` (`st_mode & S_IFMT`) is, in words.
+    static func describe(_ type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        default: "of type \(String(type, radix: 8))"
+        }
     }
 
     /// The directory part of a path ("." when there is none).

@@ -296,6 +296,12 @@ public struct StateLoader: Sendable {
     /// A file's bytes, `nil` when it does not exist; any other failure stops start-up.
     private func read(_ path: String) throws(Refusal) -> [UInt8]? {
         do { return try fileSystem.readFile(path) } catch {
+            if let problem = error.problem {
+                throw Refusal(
+                    description: "\(path) is \(problem): lumend keeps its state in regular files only, and will "
+                        + "not read or "
+                        + "replace anything else there; move it away, or point --state-dir elsewhere")
+            }
             throw Refusal(
                 description: "cannot read \(path) (\(error)). lumend does not start from state it cannot read, "
                     + "and will not overwrite it: give the files in \(directory) back to the user lumend runs as "
@@ -417,8 +423,8 @@ public struct StateLoader: Sendable {
             let offsets = contents.repaired.prefix(5).map(String.init).joined(separator: ", ")
             findings.keepCopy(
                 path, "damaged",
-                "it is damaged at byte\(contents.repaired.count == 1 ? "" : "s") \(offsets); every commit was "
-                    + "read from its second copy, so nothing is lost")
+                "it is damaged at byte\(contents.repaired.count == 1 ? "" : "s") \(offsets); what was there was "
+                    + "read from its other copy, so nothing is lost")
         }
         return lost
     }

@@ -2,6 +2,7 @@ import Foundation
 import LumenProtocol
 import LumenStore
 import LumenTestSupport
+import Synchronization
 import Testing
 
 /// The real file system's reads: whole files, and a bound on what a mistaken path can make lumend hold.
@@ -27,12 +28,44 @@ struct PosixFileSystemTests {
         #expect(try PosixFileSystem(maxReadBytes: 4_096).readFile(path)?.count == 4_096)
     }
 
-    /// A device or a pipe that never ends, named by mistake, is read only as far as the limit.
+    /// A device or a pipe that never ends, given as a fixture by mistake, is read only as far as the limit.
     @Test func anEndlessDeviceIsRefusedAtTheLimit() throws {
         let error = try #require(throws: FileSystemError.self) {
-            try PosixFileSystem(maxReadBytes: 1 << 20).readFile("/dev/zero")
+            try PosixFileSystem(maxReadBytes: 1 << 20).readAnyFile("/dev/zero")
         }
         #expect(error.description == "read /dev/zero: File too large")
+    }
+
+    /// A state file is a regular file: a device is refused before anything is read from it.
+    @Test func aDeviceInPlaceOfAStateFileIsRefused() throws {
+        let error = try #require(throws: FileSystemError.self) { try PosixFileSystem().readFile("/dev/zero") }
+        #expect(error.description == "open /dev/zero: not a regular file (a character device)")
+    }
+
+    /// A FIFO planted as a state file once held start-up forever in `open`, waiting for a writer, deaf to
+    /// SIGTERM: it is refused at once.
+    @Test func aFIFOInPlaceOfAStateFileIsRefusedWithoutWaitingForAWriter() throws {
+        let path = directory.file("state.json")
+        try #require(mkfifo(path, 0o600) == 0)
+        let outcome = Mutex<Result<[UInt8]?, FileSystemError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = Result { () throws(FileSystemError) in try PosixFileSystem().readFile(path) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        // A guard against hanging the whole run, not a timing: the refusal takes microseconds.
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            Issue.record("reading the FIFO waited for a writer")
+            // Be its writer, so that the blocked reader goes on and the thread ends.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            close(writer)
+            done.wait()
+        }
+        switch outcome.withLock({ $0 }) {
+        case .failure(let error): #expect(error.description == "open \(path): not a regular file (a FIFO)")
+        case let other: Issue.record("read as \(String(describing: other))")
+        }
     }
 }
 

@@ -44,10 +44,23 @@ struct StateDirectoryTests {
         try FileManager.default.createDirectory(atPath: state + "/state.json", withIntermediateDirectories: true)
         let daemon = try DaemonProcess(directory: directory)
         #expect(await daemon.waitForExit() == 1)
-        #expect(daemon.stderr.contains("cannot read"), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("state.json is not a regular file (a directory)"), "\(daemon.stderr)")
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: state + "/state.json", isDirectory: &isDirectory))
         #expect(isDirectory.boolValue)
+    }
+
+    /// A FIFO planted as a state file once held start-up in `open` for ever, deaf to SIGTERM.
+    @Test(arguments: ["state.json", "state.journal", "state.previous.json"])
+    func aFIFOInPlaceOfAStateFileStopsStartUpAtOnce(name: String) async throws {
+        let directory = TemporaryDirectory()
+        let state = directory.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        chmod(state, 0o700)
+        try #require(mkfifo(state + "/" + name, 0o600) == 0)
+        let daemon = try DaemonProcess(directory: directory)
+        #expect(await daemon.waitForExit() == 1)
+        #expect(daemon.stderr.contains("\(name) is not a regular file (a FIFO)"), "\(daemon.stderr)")
     }
 }
 
