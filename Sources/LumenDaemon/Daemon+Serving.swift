@@ -191,13 +191,15 @@ extension Daemon {
         return UDPServer(fd: fd) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
             let overBudget = front.budget.dropped.load(ordering: .relaxed)
-            if dropped + malformed + overBudget > 0 {
+            let broadcasts = front.budget.droppedBroadcasts.load(ordering: .relaxed)
+            if dropped + malformed + overBudget + broadcasts > 0 {
                 logger.notice(
                     "LIFX: \(malformed) malformed datagrams dropped, \(dropped) while too many datagrams waited, "
-                        + "and \(overBudget) bulb answers beyond the answer budget",
+                        + "\(broadcasts) broadcasts while too many were in progress, and \(overBudget) bulb answers "
+                        + "beyond the answer budget",
                     [
                         ("malformed", String(malformed)), ("dropped", String(dropped)),
-                        ("overBudget", String(overBudget)),
+                        ("broadcasts", String(broadcasts)), ("overBudget", String(overBudget)),
                     ])
             }
         } respond: {

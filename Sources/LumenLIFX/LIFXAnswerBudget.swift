@@ -1,13 +1,14 @@
 import Synchronization
 
 /// The bulb answers in progress across every bulb of the LAN, bounded in answers and in the bytes of the replies
-/// they will send, as a bulb's firmware has a fixed queue: each addressed bulb's answer reserves its share before
+/// they will send, and the broadcasts that ask for them, as a bulb's firmware has a fixed queue: each addressed bulb's answer reserves its share before
 /// its work starts and gives it back when done, and one that does not fit is dropped (the bulb stays silent, as a
 /// flooded bulb does) and counted.
 ///
 /// A broadcast (a tagged message, or one whose target is all zeros) reaches every bulb, so one datagram asks for
-/// hundreds of answers; it may take at most ``broadcastShare`` of the budget, the rest being kept for messages
-/// to one bulb, so that a client polling its own bulb is still answered while broadcasts flood the LAN.
+/// hundreds of answers; broadcasts may take at most ``broadcastShare`` of the budget, the rest being kept for
+/// messages to one bulb, so that a client polling its own bulb is still answered while broadcasts flood the LAN,
+/// and at most ``maxBroadcasts`` are in progress at once.
 ///
 /// ```swift
 /// let budget = LIFXAnswerBudget()
@@ -26,6 +27,11 @@ public final class LIFXAnswerBudget: Sendable {
     /// and a `Light.State` (124 bytes) nearly fill, so that answers with larger replies (`EchoResponse`,
     /// `StateGroup`) are held by their bytes before their number.
     public static let maxBytes = 512 * 1_024
+    /// The most broadcasts in progress at once: 16. Before its bulbs answer, a broadcast has the home look up
+    /// every bulb (a snapshot of each, some 60 KB and 200 µs of the home's time for 200 bulbs), and a poll of one
+    /// bulb waits behind the lookups queued before it: 16 keep that wait near 3 ms and the lookups near 1 MB, and
+    /// 16 broadcasts to 200 bulbs still fill the broadcasts' share of answers.
+    public static let maxBroadcasts = 16
     /// The part of the budget a broadcast may take, in quarters: three, leaving 1,024 answers and 128 KiB for
     /// messages to one bulb, which a flood of broadcasts cannot take from them.
     public static let broadcastShare = 3
@@ -34,24 +40,34 @@ public final class LIFXAnswerBudget: Sendable {
     public let maxAnswers: Int
     /// The most reply bytes answers in progress will send.
     public let maxBytes: Int
+    /// The most broadcasts in progress at once.
+    public let maxBroadcasts: Int
 
-    /// Answers and bytes in progress, and the most of each seen at once. One lock rather than atomics: an answer
-    /// reserves both its place and its bytes or neither, which two atomics cannot check and take together.
+    /// Answers, bytes and broadcasts in progress, and the most answers and bytes seen at once. One lock rather
+    /// than atomics: an answer reserves both its place and its bytes or neither, which two atomics cannot check
+    /// and take together.
     private let usage = Mutex(Usage())
     /// Bulb answers dropped because they did not fit.
     public let dropped = Atomic<Int>(0)
+    /// Broadcasts dropped whole, before their bulbs were looked up, because too many were in progress.
+    public let droppedBroadcasts = Atomic<Int>(0)
 
     struct Usage {
         var answers = 0
         var bytes = 0
         var peakAnswers = 0
         var peakBytes = 0
+        var broadcasts = 0
     }
 
-    /// A budget of `maxAnswers` answers and `maxBytes` reply bytes.
-    public init(maxAnswers: Int = LIFXAnswerBudget.maxAnswers, maxBytes: Int = LIFXAnswerBudget.maxBytes) {
+    /// A budget of `maxAnswers` answers, `maxBytes` reply bytes and `maxBroadcasts` broadcasts.
+    public init(
+        maxAnswers: Int = LIFXAnswerBudget.maxAnswers, maxBytes: Int = LIFXAnswerBudget.maxBytes,
+        maxBroadcasts: Int = LIFXAnswerBudget.maxBroadcasts
+    ) {
         self.maxAnswers = maxAnswers
         self.maxBytes = maxBytes
+        self.maxBroadcasts = maxBroadcasts
     }
 
     /// Reserves one answer that will send `bytes` of replies; `false`, counting it dropped, when it does not fit.
@@ -80,10 +96,21 @@ public final class LIFXAnswerBudget: Sendable {
         }
     }
 
-    /// Whether a broadcast's share has room for another answer now: when it has none, a broadcast is dropped
-    /// before its bulbs are even looked up.
-    public var broadcastHasRoom: Bool {
-        usage.withLock { $0.answers < maxAnswers * Self.broadcastShare / 4 }
+    /// Takes a place for a broadcast, held from before its bulbs are looked up until every bulb has answered;
+    /// `false`, counting it dropped, when ``maxBroadcasts`` are in progress.
+    public func beginBroadcast() -> Bool {
+        let fits = usage.withLock { usage in
+            guard usage.broadcasts < maxBroadcasts else { return false }
+            usage.broadcasts += 1
+            return true
+        }
+        if !fits { droppedBroadcasts.add(1, ordering: .relaxed) }
+        return fits
+    }
+
+    /// Gives back a broadcast's place once every bulb has answered it.
+    public func endBroadcast() {
+        usage.withLock { $0.broadcasts -= 1 }
     }
 
     /// The answers and reply bytes in progress now.

@@ -50,6 +50,10 @@ public final class LIFXFront: Sendable {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let target = Array(packet.target.prefix(6))
         let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
+        if everyBulb {
+            guard budget.beginBroadcast() else { return }
+        }
+        defer { if everyBulb { budget.endBroadcast() } }
         let addressed = await home.lifxLights(serial: everyBulb ? nil : target).filter(\.isReachable)
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)

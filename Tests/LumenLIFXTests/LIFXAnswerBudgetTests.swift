@@ -11,7 +11,7 @@ import Testing
 /// completes until the test moves the clock, so every answer admitted stays in progress.
 @Suite("LIFX answer budget", .serialized)
 struct LIFXAnswerBudgetTests {
-    static let bulbs = 250
+    static let bulbs = 300
 
     /// A home of `bulbs` LIFX colour bulbs in one room, each answering 40 ms on and taking every message (no rate
     /// limit of its own to drop the flood before the budget is reached).
@@ -56,7 +56,7 @@ struct LIFXAnswerBudgetTests {
 
     @Test func aTaggedFloodIsAnsweredWithinTheBudgetAndTheExcessIsCounted() async throws {
         let (front, budget) = (front, front.budget)
-        let messages = 24
+        let messages = LIFXAnswerBudget.maxBroadcasts
         let asked = messages * Self.bulbs
         let broadcastAnswers = LIFXAnswerBudget.maxAnswers * LIFXAnswerBudget.broadcastShare / 4
         #expect(asked > LIFXAnswerBudget.maxAnswers, "the flood asks for more answers than the whole budget")
@@ -120,5 +120,31 @@ struct LIFXAnswerBudgetTests {
         }
         await flood.value
         #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
+    }
+
+    @Test func aBroadcastBeyondThoseInProgressIsDroppedBeforeItsBulbsAreLookedUp() async throws {
+        let budget = LIFXAnswerBudget(maxBroadcasts: 2)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
+        let get = LIFXPacket(tagged: true, source: 5, sequence: 1, type: 101)
+        let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
+        #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
+        await front.answer(get) { _ in Issue.record("a broadcast beyond those in progress was answered") }
+        #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 1 && budget.dropped.load(ordering: .relaxed) == 0)
+        for _ in 0..<1_000 where budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        var answered = 0
+        for flood in floods { answered += await flood.value }
+        #expect(answered == 2 * Self.bulbs)
+        // Their places given back, broadcasts are answered again.
+        #expect(await settle { budget.inProgress.answers == 0 })
+        let again = Task { await front.answer(get).count }
+        #expect(await settle { budget.inProgress.answers == Self.bulbs })
+        for _ in 0..<1_000 where budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        #expect(await again.value == Self.bulbs)
     }
 }
