@@ -224,12 +224,12 @@ lifecycle: deps
 	$(SWIFT) build --build-tests
 	LUMEN_LIFECYCLE_ROUNDS=$(LIFECYCLE_ROUNDS) $(SWIFT) test --skip-build --filter StopSignalTests
 
-## hostile: the hostile-client suites (the socket, HTTP) against a release lumend, also holding the good client's p99 during the attack to 3× its p99 before.
+## hostile: the hostile-client suites (the socket, HTTP, LIFX) against a release lumend, also holding the good client's p99 during the attack to 3× its p99 before.
 hostile: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product lumend
 	LUMEN_LUMEND_BINARY=$(CURDIR)/.build/release/lumend LUMEN_HOSTILE_STRICT=1 \
-	  $(SWIFT) test --skip-build --filter 'HostileLoadTests|HostileHTTPTests'
+	  $(SWIFT) test --skip-build --filter 'HostileLoadTests|HostileHTTPTests|HostileLIFXTests'
 
 ## soak: a mixed load with faults and kill -9 restarts for SOAK_MINUTES, checking every acknowledged write.
 soak: deps

@@ -136,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LumendTests",
-            dependencies: ["LumenTestSupport", "LumenClient", "LumenSimulation"],
+            dependencies: ["LumenTestSupport", "LumenClient", "LumenSimulation", "LumenLIFX"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -190,10 +190,17 @@ extension Daemon {
         logger.notice("LIFX LAN bulbs on udp://\(bound)", [("lifx", "\(bound)")])
         return UDPServer(fd: fd) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
-            if dropped + malformed > 0 {
+            let overBudget = front.budget.dropped.load(ordering: .relaxed)
+            let broadcasts = front.budget.droppedBroadcasts.load(ordering: .relaxed)
+            if dropped + malformed + overBudget + broadcasts > 0 {
                 logger.notice(
-                    "LIFX: \(malformed) malformed datagrams dropped, and \(dropped) while too many answers waited",
-                    [("malformed", String(malformed)), ("dropped", String(dropped))])
+                    "LIFX: \(malformed) malformed datagrams dropped, \(dropped) while too many datagrams waited, "
+                        + "\(broadcasts) broadcasts while too many were in progress, and \(overBudget) bulb answers "
+                        + "beyond the answer budget",
+                    [
+                        ("malformed", String(malformed)), ("dropped", String(dropped)),
+                        ("broadcasts", String(broadcasts)), ("overBudget", String(overBudget)),
+                    ])
             }
         } respond: {
             front.respond(to: $0)

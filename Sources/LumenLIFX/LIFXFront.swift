@@ -18,11 +18,14 @@ public final class LIFXFront: Sendable {
     let port: UInt32
     /// Datagrams dropped as malformed, since the front started.
     public let malformed = Atomic<Int>(0)
+    /// The bulb answers in progress across every bulb, and those dropped because they did not fit.
+    public let budget: LIFXAnswerBudget
 
-    /// A front over the home of `scopeContext`, its bulbs serving on `port`.
-    public init(scopeContext: ScopeContext, port: UInt16) {
+    /// A front over the home of `scopeContext`, its bulbs serving on `port` and answering within `budget`.
+    public init(scopeContext: ScopeContext, port: UInt16, budget: LIFXAnswerBudget = LIFXAnswerBudget()) {
         self.scopeContext = scopeContext
         self.port = UInt32(port)
+        self.budget = budget
     }
 
     var home: Home { scopeContext.home }
@@ -41,15 +44,26 @@ public final class LIFXFront: Sendable {
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
-    /// does not hold up the others.
+    /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
+    /// that do not fit stay silent.
     func answer(_ packet: LIFXPacket, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let target = Array(packet.target.prefix(6))
         let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
+        if everyBulb {
+            guard budget.beginBroadcast() else { return }
+        }
+        defer { if everyBulb { budget.endBroadcast() } }
         let addressed = await home.lifxLights(serial: everyBulb ? nil : target).filter(\.isReachable)
+        let bytes =
+            (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
+            + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
         await withTaskGroup(of: Void.self) { group in
             for bulb in addressed {
+                // Reserved before the task is made: a bulb answer that does not fit costs nothing more.
+                guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { continue }
                 group.addTask {
+                    defer { self.budget.release(bytes: bytes) }
                     let replies = await self.answer(packet, request, as: bulb)
                     if !replies.isEmpty { send(replies) }
                 }

@@ -90,6 +90,23 @@ public enum LIFXRequest: Sendable, Hashable {
         default: false
         }
     }
+
+    /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
+    /// ``LIFXAnswerBudget`` for it before the state is known.
+    public var stateReplySize: Int {
+        let payload =
+            switch self {
+            case .getService: 5
+            case .getHostFirmware: 20
+            case .getPower, .setPower, .getLightPower, .setLightPower, .unhandled: 2
+            case .getLabel, .setLabel: 32
+            case .getVersion: 12
+            case .getLocation, .getGroup: 56
+            case .echo: 64
+            case .getColor, .setColor, .setWaveform: 52
+            }
+        return LIFXPacket.headerSize + payload
+    }
 }
 
 /// The LIFX LAN messages Lumen's bulbs send.

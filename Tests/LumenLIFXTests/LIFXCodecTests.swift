@@ -81,4 +81,24 @@ struct LIFXCodecTests {
         #expect(HSBK(state, kind: .ambiance).saturation == 0)
         #expect(HSBK(LightState.factoryDefault, kind: .color).kelvin == 2_732)
     }
+
+    @Test func aStateReplysReservedSizeIsItsSizeOnTheWire() {
+        let color = HSBK(hue: 1, saturation: 2, brightness: 3, kelvin: 3_500)
+        let answered: [(LIFXRequest, LIFXReply)] = [
+            (.getService, .stateService(port: 56_700)),
+            (.getHostFirmware, .stateHostFirmware(build: 1, major: 3, minor: 90)),
+            (.setPower(level: 0), .statePower(level: 0)),
+            (.setLabel("Desk"), .stateLabel("Desk")),
+            (.getVersion, .stateVersion(vendor: 1, product: 27)),
+            (.getGroup, .stateGroup(id: [UInt8](repeating: 1, count: 16), label: "Den", updatedAt: 0)),
+            (.getLocation, .stateLocation(id: [UInt8](repeating: 1, count: 16), label: "Home", updatedAt: 0)),
+            (.echo([1, 2]), .echo([1, 2])),
+            (.setColor(color, durationMs: 0), .lightState(color, power: 0, label: "Bulb")),
+            (.setLightPower(level: 1, durationMs: 0), .stateLightPower(level: 1)),
+            (.unhandled(type: 120), .stateUnhandled(type: 120)),
+        ]
+        for (request, reply) in answered {
+            #expect(request.stateReplySize == LIFXPacket.headerSize + reply.payload.count, "\(request)")
+        }
+    }
 }

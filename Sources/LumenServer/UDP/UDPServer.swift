@@ -14,8 +14,9 @@ public typealias UDPWork = @Sendable (_ send: @escaping @Sendable ([[UInt8]]) ->
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond`, which drops it
 /// (`nil`, as a bulb drops what it does not read) or gives the work that answers it. Bounded work per turn: at
 /// most 64 datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500 bytes (a
-/// bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` answers wait at once: a datagram
-/// beyond them is dropped, as a flooded bulb drops it.
+/// bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` datagrams are being answered at
+/// once: a datagram beyond them is dropped, as a flooded bulb drops it. That bounds datagrams, not the work each
+/// makes (a LIFX broadcast is answered by every bulb): the front bounds its own answers (`LIFXAnswerBudget`).
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
 
@@ -23,14 +24,14 @@ public final class UDPServer: Service, Sendable {
     public let fd: Int32
     let loop: EventLoop
     let respond: @Sendable ([UInt8]) -> UDPWork?
-    /// The answers being worked on now.
+    /// The datagrams being answered now.
     let waiting = Atomic<Int>(0)
-    /// The most answers worked on at once.
+    /// The most datagrams answered at once.
     public static let maxWaiting = 1_024
-    /// Datagrams dropped because too many answers were waiting.
+    /// Datagrams dropped because too many were being answered.
     public let dropped = Atomic<Int>(0)
 
-    /// Told, at stop, how many datagrams were dropped because too many answers were waiting.
+    /// Told, at stop, how many datagrams were dropped because too many were being answered.
     let onStop: @Sendable (_ dropped: Int) -> Void
 
     /// A server on the bound UDP socket `fd`.

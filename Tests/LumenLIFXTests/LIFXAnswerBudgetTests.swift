@@ -1,0 +1,150 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenLIFX
+
+/// Broadcast floods answered within the budget, over a home of many LIFX bulbs on the virtual clock: nothing
+/// completes until the test moves the clock, so every answer admitted stays in progress.
+@Suite("LIFX answer budget", .serialized)
+struct LIFXAnswerBudgetTests {
+    static let bulbs = 300
+
+    /// A home of `bulbs` LIFX colour bulbs in one room, each answering 40 ms on and taking every message (no rate
+    /// limit of its own to drop the flood before the budget is reached).
+    static func homeJSON(bulbs: Int) -> String {
+        let lights = (0..<bulbs).map { index in
+            #"{"id": "hall.b\#(index)", "name": "B\#(index)", "kind": "color", "manufacturer": "LIFX"}"#
+        }
+        return """
+            {"schema": 1, "id": "many", "name": "Many", "seed": 1,
+             "defaults": {"latency": {"kind": "fixed", "ms": 40}, "rateLimitPerSecond": 10000},
+             "rooms": [{"id": "hall", "name": "Hall", "lights": [\(lights.joined(separator: ","))]}]}
+            """
+    }
+
+    let home: Home
+    let front: LIFXFront
+
+    init() throws {
+        home = Home(fixture: try Fixture(json: Array(Self.homeJSON(bulbs: Self.bulbs).utf8)), clock: .virtual)
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+    }
+
+    /// A `SetColor` to every bulb, asking for an acknowledgement and the state.
+    static func taggedSetColor(sequence: UInt8) -> LIFXPacket {
+        var writer = LIFXWriter()
+        writer.uint8(0)
+        HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).write(&writer)
+        writer.uint32(0)
+        return LIFXPacket(
+            tagged: true, source: 11, wantsReply: true, wantsAcknowledgement: true, sequence: sequence, type: 102,
+            payload: writer.output)
+    }
+
+    /// Yields until `done` holds, without moving the clock; `false` if it never does.
+    func settle(_ done: () -> Bool) async -> Bool {
+        for _ in 0..<200_000 {
+            if done() { return true }
+            await Task.yield()
+        }
+        return done()
+    }
+
+    @Test func aTaggedFloodIsAnsweredWithinTheBudgetAndTheExcessIsCounted() async throws {
+        let (front, budget) = (front, front.budget)
+        let messages = LIFXAnswerBudget.maxBroadcasts
+        let asked = messages * Self.bulbs
+        let broadcastAnswers = LIFXAnswerBudget.maxAnswers * LIFXAnswerBudget.broadcastShare / 4
+        #expect(asked > LIFXAnswerBudget.maxAnswers, "the flood asks for more answers than the whole budget")
+        var floods: [Task<Int, Never>] = []
+        for sequence in 0..<messages {
+            let packet = Self.taggedSetColor(sequence: UInt8(sequence))
+            _ = try #require(front.respond(to: packet.bytes))
+            floods.append(Task { await front.answer(packet).count })
+        }
+        // Every bulb answer is either admitted (waiting on its bulb, as the clock stands still) or dropped.
+        let admittedOrDropped = await settle {
+            budget.inProgress.answers + budget.dropped.load(ordering: .relaxed) == asked
+        }
+        let dropped = budget.dropped.load(ordering: .relaxed)
+        #expect(admittedOrDropped, "in progress \(budget.inProgress), dropped \(dropped)")
+        #expect(budget.peak.answers <= broadcastAnswers, "a broadcast took more than its share: \(budget.peak)")
+        #expect(budget.peak.bytes <= LIFXAnswerBudget.maxBytes)
+        #expect(budget.inProgress.answers == broadcastAnswers, "the budget's broadcast share is full")
+        #expect(budget.inProgress.bytes == broadcastAnswers * (36 + 88), "an acknowledgement and a Light.State each")
+        #expect(budget.dropped.load(ordering: .relaxed) == asked - broadcastAnswers)
+
+        // A client polling one bulb is still answered from the share kept for it.
+        let bulb = Home.lifxSerial(home: "many", light: "hall.b7")
+        let get = LIFXPacket(source: 12, target: bulb + [0, 0], sequence: 1, type: 101)
+        let polled = Mutex<[[UInt8]]?>(nil)
+        let poll = Task {
+            let replies = await front.answer(get)
+            polled.withLock { $0 = replies }
+        }
+        #expect(await settle { budget.inProgress.answers == broadcastAnswers + 1 }, "the poll is admitted")
+
+        // Once the clock moves, every admitted answer is sent and gives its share back.
+        for _ in 0..<1_000 where polled.withLock({ $0 }) == nil || budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        var sent = 0
+        for flood in floods { sent += await flood.value }
+        await poll.value
+        #expect(try polled.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [107])
+        #expect(sent == 2 * broadcastAnswers, "each admitted bulb acknowledged and replied")
+        #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
+    }
+
+    @Test func answersWithLargerRepliesAreHeldByTheirBytes() async throws {
+        // Answers of an acknowledgement and an EchoResponse (136 bytes) fill a broadcast's 24 KiB of 32 KiB at 180,
+        // long before its 192 answers.
+        let budget = LIFXAnswerBudget(maxAnswers: 256, maxBytes: 32 * 1_024)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
+        let echo = LIFXPacket(
+            tagged: true, source: 3, wantsAcknowledgement: true, sequence: 1, type: 58,
+            payload: [UInt8](repeating: 7, count: 64))
+        let flood = Task { await front.answer(echo) { _ in } }
+        #expect(await settle { budget.inProgress.answers + budget.dropped.load(ordering: .relaxed) == Self.bulbs })
+        let share = 32 * 1_024 * LIFXAnswerBudget.broadcastShare / 4
+        #expect(budget.inProgress.answers == share / 136 && budget.inProgress.bytes <= share)
+        #expect(budget.dropped.load(ordering: .relaxed) == Self.bulbs - share / 136)
+        for _ in 0..<1_000 where budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        await flood.value
+        #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
+    }
+
+    @Test func aBroadcastBeyondThoseInProgressIsDroppedBeforeItsBulbsAreLookedUp() async throws {
+        let budget = LIFXAnswerBudget(maxBroadcasts: 2)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
+        let get = LIFXPacket(tagged: true, source: 5, sequence: 1, type: 101)
+        let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
+        #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
+        await front.answer(get) { _ in Issue.record("a broadcast beyond those in progress was answered") }
+        #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 1 && budget.dropped.load(ordering: .relaxed) == 0)
+        for _ in 0..<1_000 where budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        var answered = 0
+        for flood in floods { answered += await flood.value }
+        #expect(answered == 2 * Self.bulbs)
+        // Their places given back, broadcasts are answered again.
+        #expect(await settle { budget.inProgress.answers == 0 })
+        let again = Task { await front.answer(get).count }
+        #expect(await settle { budget.inProgress.answers == Self.bulbs })
+        for _ in 0..<1_000 where budget.inProgress.answers > 0 {
+            try await home.advance(byMilliseconds: 10)
+            await Task.yield()
+        }
+        #expect(await again.value == Self.bulbs)
+    }
+}
