@@ -1,9 +1,9 @@
 import Synchronization
 
 /// The bulb answers in progress across every bulb of the LAN, bounded in answers and in the bytes of the replies
-/// they will send, and the broadcasts that ask for them, as a bulb's firmware has a fixed queue: each addressed bulb's answer reserves its share before
-/// its work starts and gives it back when done, and one that does not fit is dropped (the bulb stays silent, as a
-/// flooded bulb does) and counted.
+/// they will send, and the broadcasts that ask for them, as a bulb's firmware has a fixed queue: each addressed
+/// bulb's answer reserves its share before its work starts and gives it back when done, and one that does not fit
+/// is dropped (the bulb stays silent, as a flooded bulb does) and counted.
 ///
 /// A broadcast (a tagged message, or one whose target is all zeros) reaches every bulb, so one datagram asks for
 /// hundreds of answers; broadcasts may take at most ``broadcastShare`` of the budget, the rest being kept for

@@ -63,7 +63,9 @@ struct DamageSimulationTests {
         let isCurrentJournal = file == StateStore.journalFileName
         func sampled(_ offset: Int) -> Bool {
             guard isJournal, bytes[offset] == StateJournal.filler else { return true }
-            let nextToLine = [offset - 1, offset + 1].contains { bytes.indices.contains($0) && bytes[$0] != StateJournal.filler }
+            let nextToLine = [offset - 1, offset + 1].contains {
+                bytes.indices.contains($0) && bytes[$0] != StateJournal.filler
+            }
             return nextToLine || offset % 97 == 0
         }
         var cases: [Case] = []

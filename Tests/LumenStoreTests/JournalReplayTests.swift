@@ -28,7 +28,8 @@ struct JournalReplayTests {
 
     /// A journal after `base` renaming the home once per commit: "Rename 1", "Rename 2", …, line by line in the
     /// format before the current one (version 2, still read: the copies it may hold are not needed), so that
-    /// each test can damage exactly the line it means to. `LastCommitDamageTests` and the damage simulation cover the current format.
+    /// each test can damage exactly the line it means to. `LastCommitDamageTests` and the damage simulation
+    /// cover the current format.
     func journal(base: Int, commits: Int, origin: FixtureOrigin? = nil) -> [[UInt8]] {
         [StateJournal.headerLine(base: base, origin: origin ?? self.origin, version: 2)]
             + (1...max(1, commits)).prefix(commits).map { index in
@@ -158,11 +159,11 @@ struct JournalReplayTests {
 
     @Test func anUnreadableJournalStopsStartUpAndIsLeftInPlace() throws {
         writeSnapshot(generation: 1)
-        // A directory where the journal should be: reading it fails (EISDIR), as an unreadable file would.
+        // A directory where the journal should be: it is no state file, as an unreadable file would not be one.
         try FileManager.default.createDirectory(
             atPath: directory.file("state.journal"), withIntermediateDirectories: false)
         let refusal = #expect(throws: StateLoader.Refusal.self) { try load() }
-        #expect(refusal?.description.contains("cannot read") == true)
+        #expect(refusal?.description.contains("state.journal is not a regular file (a directory)") == true)
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: directory.file("state.journal"), isDirectory: &isDirectory))
         #expect(isDirectory.boolValue)

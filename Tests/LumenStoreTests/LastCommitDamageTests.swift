@@ -22,7 +22,10 @@ struct LastCommitDamageTests {
         }
         let journal = try #require(disk.files[StateStore.journalFileName])
         let last = try #require(StateJournal.read(journal).batches.last)
-        return (disk.files, names.state.withLock { $0 }, StateJournal.batchLine(generation: last.generation, records: last.records))
+        return (
+            disk.files, names.state.withLock { $0 },
+            StateJournal.batchLine(generation: last.generation, records: last.records)
+        )
     }
 
     /// Where each copy of `line` starts in `bytes`.
@@ -57,7 +60,8 @@ struct LastCommitDamageTests {
         let (files, _, last) = try await Self.written()
         let copies = Self.copies(of: last, in: files[StateStore.journalFileName]!)
         try #require(copies.count == 2)
-        #expect(copies[1] / 4_096 > (copies[0] + last.count - 1) / 4_096, "copies at \(copies), \(last.count) bytes each")
+        #expect(
+            copies[1] / 4_096 > (copies[0] + last.count - 1) / 4_096, "copies at \(copies), \(last.count) bytes each")
     }
 
     @Test func aByteChangedInEachCopyOfTheLastCommitStopsStartUp() async throws {
@@ -90,11 +94,14 @@ struct LastCommitDamageTests {
         var journal = files[StateStore.journalFileName]!
         let first = try #require(Self.copies(of: last, in: journal).first)
         let start = first / sector * sector
-        journal.replaceSubrange(start..<min(start + sector, journal.count), with: [UInt8](repeating: 0, count: min(sector, journal.count - start)))
+        journal.replaceSubrange(
+            start..<min(start + sector, journal.count),
+            with: [UInt8](repeating: 0, count: min(sector, journal.count - start)))
         switch Self.load(files, journal: journal) {
         case .success(let outcome):
             #expect(Self.check(outcome, promised) == nil, "warnings: \(outcome.warnings)")
-            #expect(outcome.warnings.contains { $0.contains(StateStore.journalFileName) && $0.contains("nothing is lost") })
+            #expect(
+                outcome.warnings.contains { $0.contains(StateStore.journalFileName) && $0.contains("nothing is lost") })
         case .failure(let refusal): Issue.record("refused: \(refusal)")
         }
     }

@@ -106,10 +106,11 @@ struct DiskFaultTests {
         #expect(try await setName(client, "saved before")["result"] != nil)
         first.signal(SIGKILL)
         _ = await first.waitForExit()
-        // The journal with only the one zero that marks its end, so nothing is reserved; then a full disk.
+        // The journal with only the one byte of filler that marks its end, so nothing is reserved; then a full
+        // disk.
         let journal = directory.file("disk/state/state.journal")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
-        _ = truncate(journal, off_t((bytes.lastIndex { $0 != 0 } ?? 0) + 2))
+        _ = truncate(journal, off_t((bytes.lastIndex(of: UInt8(ascii: "\n")) ?? 0) + 2))
         disk.fill()
 
         // Start-up cannot write its snapshot, and goes on appending to the journal.

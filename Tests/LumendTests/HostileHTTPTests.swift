@@ -3,268 +3,276 @@ import LumenTestSupport
 import Synchronization
 import Testing
 
-/// The HTTP listener of a real daemon under every attack at once that once locked it (slow header senders,
-/// event streams from several addresses, connections that say nothing, framing tricks), while a good Hue client
-/// measures its p99 and the owner says `hello` with the token again and again: every `hello` is answered, the
-/// daemon's memory stays within 64 MB of its start, and under `make hostile` (`LUMEN_HOSTILE_STRICT=1`) the
-/// good client's p99 stays within 3× its quiet figure.
-@Suite("Hostile HTTP clients against a real daemon", .serialized, .timeLimit(.minutes(5)))
-struct HostileHTTPTests {
-    static let token = "hostile-test-token-0123456789"
-    static let user = "goodclient-0123456789abcdef"
+extension HostileSuites {
+    /// The HTTP listener of a real daemon under every attack at once that once locked it (slow header senders,
+    /// event streams from several addresses, connections that say nothing, framing tricks), while a good Hue client
+    /// measures its p99 and the owner says `hello` with the token again and again: every `hello` is answered, the
+    /// daemon's memory stays within 64 MB of its start, and under `make hostile` (`LUMEN_HOSTILE_STRICT=1`) the
+    /// good client's p99 stays within 3× its quiet figure.
+    @Suite("Hostile HTTP clients against a real daemon", .serialized, .timeLimit(.minutes(5)))
+    struct HostileHTTPTests {
+        static let token = "hostile-test-token-0123456789"
+        static let user = "goodclient-0123456789abcdef"
 
-    /// A blocking HTTP/1.1 connection from `source` (a loopback address) to the daemon.
-    final class Connection {
-        let fd: Int32
+        /// A blocking HTTP/1.1 connection from `source` (a loopback address) to the daemon.
+        final class Connection {
+            let fd: Int32
 
-        init(port: UInt16, source: String = "127.0.0.1") throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EMFILE) }
-            var limit = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, source, &local.sin_addr)
-            var remote = sockaddr_in()
-            remote.sin_family = sa_family_t(AF_INET)
-            remote.sin_port = port.bigEndian
-            inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            init(port: UInt16, source: String = "127.0.0.1") throws {
+                fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { throw POSIXError(.EMFILE) }
+                var limit = timeval(tv_sec: 20, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                var remote = sockaddr_in()
+                remote.sin_family = sa_family_t(AF_INET)
+                remote.sin_port = port.bigEndian
+                inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                let connected = withUnsafePointer(to: &remote) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0, connected == 0 else {
+                    close(fd)
+                    throw POSIXError(.ECONNREFUSED)
                 }
             }
-            let connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
+
+            deinit { close(fd) }
+
+            func send(_ text: String) {
+                let bytes = Array(text.utf8)
+                _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             }
-            guard bound == 0, connected == 0 else {
-                close(fd)
-                throw POSIXError(.ECONNREFUSED)
+
+            /// What the next read gives; `nil` at the end, or after 20 s.
+            func receive() -> String? {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
             }
-        }
 
-        deinit { close(fd) }
-
-        func send(_ text: String) {
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-
-        /// What the next read gives; `nil` at the end, or after 20 s.
-        func receive() -> String? {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
-        }
-
-        /// One request on the connection, and its response (head and body, by its `Content-Length`).
-        func exchange(_ request: String) -> (status: Int, text: String)? {
-            send(request)
-            var text = ""
-            while true {
-                guard let more = receive() else { return nil }
-                text += more
-                guard let end = text.range(of: "\r\n\r\n") else { continue }
-                let head = text[..<end.lowerBound].lowercased()
-                let length =
-                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if text.utf8.count - text[..<end.upperBound].utf8.count >= length {
-                    return (Int(text.dropFirst(9).prefix(3)) ?? 0, text)
+            /// One request on the connection, and its response (head and body, by its `Content-Length`).
+            func exchange(_ request: String) -> (status: Int, text: String)? {
+                send(request)
+                var text = ""
+                while true {
+                    guard let more = receive() else { return nil }
+                    text += more
+                    guard let end = text.range(of: "\r\n\r\n") else { continue }
+                    let head = text[..<end.lowerBound].lowercased()
+                    let length =
+                        head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if text.utf8.count - text[..<end.upperBound].utf8.count >= length {
+                        return (Int(text.dropFirst(9).prefix(3)) ?? 0, text)
+                    }
                 }
             }
         }
-    }
 
-    /// `count` timed `GET /api/<user>/lights/1` on one keep-alive connection; microseconds, sorted.
-    static func latencies(port: UInt16, count: Int) throws -> [Double] {
-        let connection = try Connection(port: port)
-        var samples: [Double] = []
-        for _ in 0..<count {
-            let start = ContinuousClock.now
-            guard connection.exchange("GET /api/\(user)/lights/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")?.status == 200
-            else { throw POSIXError(.EPROTO) }
-            let elapsed = ContinuousClock.now - start
-            samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        /// `count` timed `GET /api/<user>/lights/1` on one keep-alive connection; microseconds, sorted.
+        static func latencies(port: UInt16, count: Int) throws -> [Double] {
+            let connection = try Connection(port: port)
+            var samples: [Double] = []
+            for _ in 0..<count {
+                let start = ContinuousClock.now
+                guard
+                    connection.exchange("GET /api/\(user)/lights/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")?.status == 200
+                else { throw POSIXError(.EPROTO) }
+                let elapsed = ContinuousClock.now - start
+                samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            }
+            return samples.sorted()
         }
-        return samples.sorted()
-    }
 
-    /// Whether the attacks go on, and what each saw.
-    final class Attack: Sendable {
-        let going = Going()
-        let counts = Mutex<[String: Int]>([:])
-        var count: @Sendable (String) -> Void { { [self] name in counts.withLock { $0[name, default: 0] += 1 } } }
-    }
+        /// Whether the attacks go on, and what each saw.
+        final class Attack: Sendable {
+            let going = Going()
+            let counts = Mutex<[String: Int]>([:])
+            var count: @Sendable (String) -> Void { { [self] name in counts.withLock { $0[name, default: 0] += 1 } } }
+        }
 
-    final class Going: Sendable {
-        private let value = Atomic<Bool>(true)
-        var isOn: Bool { value.load(ordering: .relaxed) }
-        func stop() { value.store(false, ordering: .relaxed) }
-    }
+        final class Going: Sendable {
+            private let value = Atomic<Bool>(true)
+            var isOn: Bool { value.load(ordering: .relaxed) }
+            func stop() { value.store(false, ordering: .relaxed) }
+        }
 
-    static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
+        static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
-    static func residentKiB(_ pid: Int32) -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
-    }
+        static func residentKiB(_ pid: Int32) -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+        }
 
-    @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {
-        let directory = TemporaryDirectory()
-        let fixture = directory.file("home.json")
-        let home = TestFixtures.instantHome.replacingOccurrences(
-            of: #""seed": 7,"#,
-            with:
-                #""seed": 7, "hue": {"users": [{"username": "\#(Self.user)", "devicetype": "good#client", "createdMs": 0}]},"#
-        )
-        try home.write(toFile: fixture, atomically: true, encoding: .utf8)
-        let tokenFile = directory.file("token")
-        try (Self.token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            arguments: ["--http", "127.0.0.1:0", "--http-token-file", tokenFile, "--fixture", fixture],
-            directory: directory)
-        _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
-        let port = try #require(
-            daemon.stderr.range(of: #"http://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).flatMap {
-                UInt16(daemon.stderr[$0].dropFirst(17).dropLast(4))
-            }, "no HTTP port in \(daemon.stderr)")
+        @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {
+            let directory = TemporaryDirectory()
+            let fixture = directory.file("home.json")
+            let home = TestFixtures.instantHome.replacingOccurrences(
+                of: #""seed": 7,"#,
+                with:
+                    #""seed": 7, "hue": {"users": [{"username": "\#(Self.user)", "devicetype": "good#client", "createdMs": 0}]},"#
+            )
+            try home.write(toFile: fixture, atomically: true, encoding: .utf8)
+            let tokenFile = directory.file("token")
+            try (Self.token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            let daemon = try DaemonProcess(
+                arguments: ["--http", "127.0.0.1:0", "--http-token-file", tokenFile, "--fixture", fixture],
+                directory: directory)
+            _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
+            let port = try #require(
+                daemon.stderr.range(of: #"http://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).flatMap {
+                    UInt16(daemon.stderr[$0].dropFirst(17).dropLast(4))
+                }, "no HTTP port in \(daemon.stderr)")
 
-        _ = try await offload { try Self.latencies(port: port, count: 200) }  // warm up
-        let quiet = try await offload { try Self.latencies(port: port, count: 1_000) }
-        let startKiB = Self.residentKiB(daemon.pid)
+            _ = try await offload { try Self.latencies(port: port, count: 200) }  // warm up
+            let quiet = try await offload { try Self.latencies(port: port, count: 1_000) }
+            let startKiB = Self.residentKiB(daemon.pid)
 
-        let attack = Attack()
-        let attacking = attack.going
-        let count = attack.count
-        var attacks: [Task<Void, Never>] = []
-        // Slow header senders: a line every half second, from three addresses, for as long as they are let.
-        for index in 0..<63 {
-            attacks.append(
-                Task {
-                    await offload {
-                        guard let slow = try? Connection(port: port, source: "127.0.0.\(2 + index % 3)") else { return }
-                        slow.send("GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                        var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
-                        setsockopt(slow.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                        var answer = ""
-                        while attacking.isOn {
-                            let got = slow.receive()
-                            if let got { answer += got }
-                            if got == nil, errno != EAGAIN {
-                                count("slow let go")
-                                break
+            let attack = Attack()
+            let attacking = attack.going
+            let count = attack.count
+            var attacks: [Task<Void, Never>] = []
+            // Slow header senders: a line every half second, from three addresses, for as long as they are let.
+            for index in 0..<63 {
+                attacks.append(
+                    Task {
+                        await offload {
+                            guard let slow = try? Connection(port: port, source: "127.0.0.\(2 + index % 3)") else {
+                                return
                             }
-                            slow.send("X-Slow: 1\r\n")
+                            slow.send("GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                            var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
+                            setsockopt(
+                                slow.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                            var answer = ""
+                            while attacking.isOn {
+                                let got = slow.receive()
+                                if let got { answer += got }
+                                if got == nil, errno != EAGAIN {
+                                    count("slow let go")
+                                    break
+                                }
+                                slow.send("X-Slow: 1\r\n")
+                            }
+                            if answer.hasPrefix("HTTP/1.1 408") { count("slow answered 408") }
                         }
-                        if answer.hasPrefix("HTTP/1.1 408") { count("slow answered 408") }
-                    }
-                })
-        }
-        // Event streams: sessions from six addresses, each reading its stream, held open.
-        for index in 0..<255 {
-            attacks.append(
-                Task {
-                    await offload {
-                        let source = "127.0.1.\(1 + index % 6)"
-                        let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
-                        let answer = (try? Connection(port: port, source: source))?.exchange(
-                            "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-                        )
-                        guard let answer,
-                            let id = answer.text.range(of: #"Lumen-Session: [0-9a-f]+"#, options: .regularExpression)
-                                .map({ String(answer.text[$0].dropFirst(15)) }),
-                            let stream = try? Connection(port: port, source: source)
-                        else {
-                            count("streams not reached")
-                            return
-                        }
-                        stream.send("GET /rpc/events?session=\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                        let first = stream.receive() ?? ""
-                        count(first.hasPrefix("HTTP/1.1 200") ? "streams open" : "streams refused")
-                        while attacking.isOn, stream.receive() != nil {}
-                    }
-                })
-        }
-        // Connections that say nothing at all.
-        for index in 0..<200 {
-            attacks.append(
-                Task {
-                    await offload {
-                        let idle = try? Connection(port: port, source: "127.0.2.\(1 + index % 4)")
-                        while attacking.isOn, idle?.receive() != nil {}
-                        _ = idle
-                    }
-                })
-        }
-        // Framing tricks, over and over.
-        attacks.append(
-            Task {
-                await offload {
-                    let tricks = [
-                        "Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg",
-                        "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-                        "Content-Length: -1\r\n\r\n",
-                        "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nabc\r\n",
-                    ]
-                    var round = 0
-                    while attacking.isOn {
-                        guard let trick = try? Connection(port: port, source: "127.0.3.1") else { continue }
-                        if trick.exchange("POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\n" + tricks[round % 4])?.status
-                            == 400
-                        {
-                            count("framing answered 400")
-                        }
-                        round += 1
-                        // Paced, so that this process's own threads leave the daemon its share of two cores.
-                        usleep(2_000)
-                    }
-                }
-            })
-        // The owner, again and again.
-        let owner = Task {
-            await offload {
-                var answered = 0
-                var refused = 0
-                while attacking.isOn {
-                    let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
-                    let status = (try? Connection(port: port))?.exchange(
-                        "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\n"
-                            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")?.status
-                    if status == 200 { answered += 1 } else { refused += 1 }
-                    usleep(100_000)
-                }
-                return (answered, refused)
+                    })
             }
-        }
-        // Let the attacks take hold, then measure while they go on, for longer than a slow request may last.
-        try await Task.sleep(for: .seconds(3))
-        var peakKiB = Self.residentKiB(daemon.pid)
-        let during = try await offload { try Self.latencies(port: port, count: 1_000) }
-        let until = ContinuousClock.now + .seconds(12)
-        while ContinuousClock.now < until {
-            peakKiB = max(peakKiB, Self.residentKiB(daemon.pid))
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        attacking.stop()
-        for attack in attacks { await attack.value }
-        let (answered, refused) = await owner.value
+            // Event streams: sessions from six addresses, each reading its stream, held open.
+            for index in 0..<255 {
+                attacks.append(
+                    Task {
+                        await offload {
+                            let source = "127.0.1.\(1 + index % 6)"
+                            let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
+                            let answer = (try? Connection(port: port, source: source))?.exchange(
+                                "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                            )
+                            guard let answer,
+                                let id = answer.text.range(
+                                    of: #"Lumen-Session: [0-9a-f]+"#, options: .regularExpression
+                                )
+                                .map({ String(answer.text[$0].dropFirst(15)) }),
+                                let stream = try? Connection(port: port, source: source)
+                            else {
+                                count("streams not reached")
+                                return
+                            }
+                            stream.send("GET /rpc/events?session=\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                            let first = stream.receive() ?? ""
+                            count(first.hasPrefix("HTTP/1.1 200") ? "streams open" : "streams refused")
+                            while attacking.isOn, stream.receive() != nil {}
+                        }
+                    })
+            }
+            // Connections that say nothing at all.
+            for index in 0..<200 {
+                attacks.append(
+                    Task {
+                        await offload {
+                            let idle = try? Connection(port: port, source: "127.0.2.\(1 + index % 4)")
+                            while attacking.isOn, idle?.receive() != nil {}
+                            _ = idle
+                        }
+                    })
+            }
+            // Framing tricks, over and over.
+            attacks.append(
+                Task {
+                    await offload {
+                        let tricks = [
+                            "Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg",
+                            "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                            "Content-Length: -1\r\n\r\n",
+                            "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nabc\r\n",
+                        ]
+                        var round = 0
+                        while attacking.isOn {
+                            guard let trick = try? Connection(port: port, source: "127.0.3.1") else { continue }
+                            if trick.exchange("POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\n" + tricks[round % 4])?.status
+                                == 400
+                            {
+                                count("framing answered 400")
+                            }
+                            round += 1
+                            // Paced, so that this process's own threads leave the daemon its share of two cores.
+                            usleep(2_000)
+                        }
+                    }
+                })
+            // The owner, again and again.
+            let owner = Task {
+                await offload {
+                    var answered = 0
+                    var refused = 0
+                    while attacking.isOn {
+                        let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
+                        let status = (try? Connection(port: port))?.exchange(
+                            "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\n"
+                                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")?.status
+                        if status == 200 { answered += 1 } else { refused += 1 }
+                        usleep(100_000)
+                    }
+                    return (answered, refused)
+                }
+            }
+            // Let the attacks take hold, then measure while they go on, for longer than a slow request may last.
+            try await Task.sleep(for: .seconds(3))
+            var peakKiB = Self.residentKiB(daemon.pid)
+            let during = try await offload { try Self.latencies(port: port, count: 1_000) }
+            let until = ContinuousClock.now + .seconds(12)
+            while ContinuousClock.now < until {
+                peakKiB = max(peakKiB, Self.residentKiB(daemon.pid))
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            attacking.stop()
+            for attack in attacks { await attack.value }
+            let (answered, refused) = await owner.value
 
-        let seen = attack.counts.withLock { $0 }
-        print(
-            "hostile HTTP: quiet p99 \(Int(Self.p99(quiet))) µs, during \(Int(Self.p99(during))) µs; resident "
-                + "\(startKiB) KiB at start, peak \(peakKiB) KiB; owner's hello \(answered) answered, \(refused) not; "
-                + "\(seen)")
-        #expect(refused == 0 && answered > 0, "every hello with the token is answered")
-        #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
-        #expect(seen["slow let go", default: 0] == 63, "every slow sender is let go: \(seen)")
-        #expect(seen["streams open", default: 0] <= 128, "streams are held to their share: \(seen)")
-        #expect(seen["framing answered 400", default: 0] > 0)
-        if ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil {
-            #expect(Self.p99(during) <= 3 * Self.p99(quiet), "the good client's p99 within 3× its quiet figure")
+            let seen = attack.counts.withLock { $0 }
+            print(
+                "hostile HTTP: quiet p99 \(Int(Self.p99(quiet))) µs, during \(Int(Self.p99(during))) µs; resident "
+                    + "\(startKiB) KiB at start, peak \(peakKiB) KiB; owner's hello \(answered) answered, \(refused) not; "
+                    + "\(seen)")
+            #expect(refused == 0 && answered > 0, "every hello with the token is answered")
+            #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
+            #expect(seen["slow let go", default: 0] == 63, "every slow sender is let go: \(seen)")
+            #expect(seen["streams open", default: 0] <= 128, "streams are held to their share: \(seen)")
+            #expect(seen["framing answered 400", default: 0] > 0)
+            if ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil {
+                #expect(Self.p99(during) <= 3 * Self.p99(quiet), "the good client's p99 within 3× its quiet figure")
+            }
         }
     }
 }
