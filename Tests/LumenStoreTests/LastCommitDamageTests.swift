@@ -88,6 +88,20 @@ struct LastCommitDamageTests {
         }
     }
 
+    /// Two bad blocks in a row (or one larger flash page) take the first copy, the filler and the second.
+    @Test func zerosFromTheFirstCopyToTheEndOfTheSecondStopStartUp() async throws {
+        let (files, _, last) = try await Self.written()
+        var journal = files[StateStore.journalFileName]!
+        let copies = Self.copies(of: last, in: journal)
+        try #require(copies.count == 2)
+        let end = copies[1] + last.count
+        journal.replaceSubrange(copies[0]..<end, with: [UInt8](repeating: 0, count: end - copies[0]))
+        switch Self.load(files, journal: journal) {
+        case .success(let outcome): Issue.record("started without the last commit; warnings: \(outcome.warnings)")
+        case .failure(let refusal): #expect(refusal.description.contains(StateStore.journalFileName))
+        }
+    }
+
     @Test(arguments: [512, 4_096])
     func theSectorHoldingTheLastCommitZeroedLosesNothing(sector: Int) async throws {
         let (files, promised, last) = try await Self.written()

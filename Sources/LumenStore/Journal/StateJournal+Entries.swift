@@ -58,15 +58,18 @@ extension StateJournal {
             if let gap = bytes[(offset + length)..<min(second, bytes.count)].firstIndex(where: { $0 != filler }) {
                 return Entry(value: value, end: end, damaged: gap)
             }
-            let intact = end <= bytes.count && bytes[second..<end].elementsEqual(bytes[offset..<(offset + length)])
-            return Entry(value: value, end: end, damaged: intact ? nil : second)
+            let copy = bytes[min(second, bytes.count)..<min(end, bytes.count)]
+            let intact = end <= bytes.count && copy.elementsEqual(bytes[offset..<(offset + length)])
+            // A copy holding filler is one a crash cut off before it landed, not damage: nothing to report.
+            return Entry(value: value, end: end, damaged: intact || copy.contains(filler) ? nil : second)
         }
         // The second copy starts at the first block boundary after the first copy: try each boundary a line
         // could end before, up to filler, which no written entry holds there.
         var second = secondCopy(at: offset, length: 1)
         while second < bytes.count, bytes[second] != filler {
             if let (value, length) = line(in: bytes, at: second), secondCopy(at: offset, length: length) == second {
-                return Entry(value: value, end: second + length, damaged: offset)
+                let torn = bytes[offset..<(offset + length)].contains(filler)
+                return Entry(value: value, end: second + length, damaged: torn ? nil : offset)
             }
             second += copyDistance
         }
@@ -97,9 +100,13 @@ extension StateJournal {
         let secondOffset = secondCopy(at: offset, length: first.count)
         let second = secondOffset < bytes.count ? run(in: bytes, from: secondOffset) : []
         let newline = UInt8(ascii: "\n")
-        let looksLikeLine = second.count > 10 && second.prefix(8).allSatisfy(isHexDigit)
+        let looksLikeLine =
+            second.count > 10 && second.prefix(8).allSatisfy(isHexDigit)
+            && second[second.startIndex + 8] == UInt8(ascii: " ") && second[second.startIndex + 9] == UInt8(ascii: "{")
+        // Zeros running past the first block boundary cover where a second copy would start.
+        let zeroedBoth = first.contains(0) && first.endIndex > secondCopy(at: offset, length: 1)
         let wasWhole =
-            first.contains(newline) || second.contains(0) || looksLikeLine && second.contains(newline)
+            first.contains(newline) || zeroedBoth || second.contains(0) || looksLikeLine && second.contains(newline)
         if wasWhole { return .corrupt(offset: offset, laterCommits: 0) }
         // Written bytes up to the end of the file, with no filler after them: the file was cut. Zeros up to the
         // end, where a second copy would lie past the end, are a damaged sector of filler.
