@@ -237,6 +237,32 @@ extension HTTPServerTests {
         )
     }
 
+    /// A client that asks for a large answer and never reads it once held its connection for ever: with one
+    /// connection allowed from its address, nobody else from there was ever served again.
+    @Test func aClientThatStopsReadingItsAnswerIsLetGoAfterTheIdleTime() async throws {
+        var limits = HTTPLimits()
+        limits.idleSeconds = 1
+        limits.connectionsPerAddress = 1
+        // More than the kernel's buffers on both sides hold, so that the server is left with bytes to send.
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+        let (_, port, task) = try start(limits: limits) { _ in .now(HTTPResponse(status: 200, body: body)) }
+        defer { task.cancel() }
+        let reader = try connected(port)
+        defer { close(reader) }
+        var small: Int32 = 4_096
+        setsockopt(reader, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        HTTPTestClient.send(reader, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        // Within a few idle times the one place is free again. (Each try is refused at once while it is not.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var served = false
+        while !served, ContinuousClock.now < deadline {
+            let answer = try? await exchange(port, "HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            served = answer?.hasPrefix("HTTP/1.1 200") == true
+            if !served { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(served, "the reader that stopped reading still holds its address's one connection")
+    }
+
     @Test func streamsAreCountedPerAddressAndInAllSoThatOthersAreServed() async throws {
         var limits = HTTPLimits()
         limits.streamsPerAddress = 2

@@ -305,6 +305,9 @@ final class HTTPConnection {
                 sent += count
             case .wouldBlock:
                 watch(context, read: nil, write: true)
+                // A client that stops reading would hold its connection for ever: it has the idle time from
+                // the last bytes its socket took to take more.
+                setDeadline(seconds: driver.limits.idleSeconds)
                 return false
             case .end, .failed:
                 close(context)
@@ -312,6 +315,8 @@ final class HTTPConnection {
             }
         }
         if watching.write { watch(context, read: nil, write: false) }
+        // All out: a stream then waits for its next event, which no deadline bounds.
+        if case .streaming = phase { cancelDeadline() }
         return isOpen
     }
 
@@ -344,6 +349,9 @@ final class HTTPConnection {
                 context)
         case .answering:
             send(.text("no answer within \(driver.limits.answerSeconds) s; retry\n", status: 503), context)
+        case .sending, .streaming:
+            // The client took nothing for the idle time: it is gone, or holding the connection on purpose.
+            close(context)
         default:
             break
         }
