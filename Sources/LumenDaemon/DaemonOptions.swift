@@ -65,7 +65,7 @@ public struct DaemonOptions: Sendable, Hashable {
     /// DNS names HTTP requests may give as `Host`, besides lumend's addresses and `localhost`.
     public var httpHosts: Set<String> = []
     /// The most users the Hue bridge keeps before it forgets the one unused longest.
-    public var hueUsers = Home.hueUserLimit
+    public var hueUsers = Home.defaultHueUserLimit
 
     /// How apps pair with the simulated Hue bridge.
     public enum HuePairing: String, Sendable, Hashable, CaseIterable {
@@ -147,12 +147,13 @@ public struct DaemonOptions: Sendable, Hashable {
             "--request-timeout", valueName: "SECONDS",
             help:
                 "Close a connection that sends no complete request within this long of connecting, or of starting "
-                + "a line. Default: 10."
+                + "a line (a socket's) or a request (HTTP's, answered 408). Default: 10."
         ) { options, raw in
             guard let seconds = Double(raw), seconds > 0, seconds <= 86_400 else {
                 throw UsageError("--request-timeout must be a number of seconds above 0 (at most 86400), not '\(raw)'")
             }
             options.limits.requestGrace = .milliseconds(Int((seconds * 1_000).rounded(.up)))
+            options.httpLimits.requestSeconds = Int(seconds.rounded(.up))
         },
         .value(
             "--max-sessions", valueName: "N",

@@ -101,7 +101,7 @@ extension Home {
     public func setHuePairingOpen(_ open: Bool) { isHuePairingOpen = open }
 
     /// The most users the bridge keeps unless told otherwise (``setHueUserLimit(_:)``).
-    public static let hueUserLimit = 64
+    public static let defaultHueUserLimit = 64
 
     /// Keeps at most `limit` users from now on; pairing past it forgets the user unused longest.
     public func setHueUserLimit(_ limit: Int) { hueUserLimit = max(1, limit) }
@@ -113,14 +113,14 @@ extension Home {
     ///   it from the fixture and its seed.
     /// - Returns: the new user, and those forgotten to make room for it (none unless the whitelist was full).
     /// - Throws: ``LumenError`` `permissionDenied` when no name is given and the link button is not pressed;
-    ///   `alreadyExists` for a name paired already; `invalidParams` for a name not of 10–64 letters, digits and
-    ///   `-`.
+    ///   `alreadyExists` for a name paired already; `invalidParams` for a name ``HueBridgeState/isUsername(_:)``
+    ///   refuses.
     @discardableResult
     public func pairHueUser(deviceType: String, username: String? = nil) throws(LumenError) -> HuePairing {
         var name: String
         if let username {
             guard HueBridgeState.isUsername(username) else {
-                throw LumenError(.invalidParams, "a Hue user's name is 10 to 64 letters, digits and '-'")
+                throw LumenError(.invalidParams, HueBridgeState.usernameRule)
             }
             guard hueUser(username) == nil else {
                 throw LumenError(.alreadyExists, "the Hue user '\(username)' is paired already; pair another name")

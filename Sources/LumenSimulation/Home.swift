@@ -82,7 +82,7 @@ public actor Home {
     /// Whether any app may pair without the link button.
     var isHuePairingOpen = false
     /// The most users the Hue bridge keeps.
-    var hueUserLimit = Home.hueUserLimit
+    var hueUserLimit = Home.defaultHueUserLimit
     /// Whether numbers were given at start that the state does not hold yet: saved once a sink is set.
     var hueNumbersUnsaved = false
     /// The checkpoints taken, by name.

@@ -134,5 +134,13 @@ struct HueAccessTests {
         #expect(throws: (any Error).self) { try Fixture(json: Array(fixture(user + "," + user).utf8)) }
         let slash = #"{"username": "fixed/user/0001", "devicetype": "t#t", "createdMs": 0}"#
         #expect(throws: (any Error).self) { try Fixture(json: Array(fixture(slash).utf8)) }
+        // A short name, as a state file from before names were checked may hold: it stands in a path as it is,
+        // and such a state must still load.
+        let short = #"{"username": "my_app", "devicetype": "t#t", "createdMs": 0}"#
+        #expect(try Fixture(json: Array(fixture(short).utf8)).hue.users.map(\.username) == ["my_app"])
+        for unsafe in ["a b", "a?b", "a#b", "a%2Fb", ""] {
+            let user = #"{"username": "\#(unsafe)", "devicetype": "t#t", "createdMs": 0}"#
+            #expect(throws: (any Error).self, "\(unsafe)") { try Fixture(json: Array(fixture(user).utf8)) }
+        }
     }
 }

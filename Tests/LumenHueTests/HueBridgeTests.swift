@@ -224,7 +224,7 @@ struct HueBridgeTests {
         #expect(second != first)
         for index in 0..<70 { _ = try await again.pairHueUser(deviceType: "tests#\(index)") }
         let users = await again.hueUsers
-        #expect(users.count == Home.hueUserLimit)
+        #expect(users.count == Home.defaultHueUserLimit)
         #expect(Set(users.map(\.username)).count == users.count)
         #expect(!users.map(\.username).contains(first), "the user unused longest is forgotten")
     }

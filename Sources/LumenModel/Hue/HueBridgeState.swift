@@ -21,7 +21,9 @@ public struct HueBridgeState: Sendable, Hashable {
     }
 
     /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
-    /// whitelist forgets the first. The order is what is kept, since simulation time starts anew with lumend.
+    /// whitelist forgets the first. The order stands for the times of use, since simulation time starts anew
+    /// with lumend. It is saved with each pairing and each snapshot, not with each request (that would be a
+    /// commit of the whole bridge per request): after a restart, uses since then count as older.
     public var users: [User] = []
     /// Each light's number on the bridge.
     public private(set) var lightNumbers: [LightID: Int] = [:]
@@ -86,11 +88,17 @@ extension HueBridgeState {
         ])
     }
 
-    /// Whether `name` may name a Hue user: 10 to 64 ASCII letters, digits and `-`, so that it stands in a path
-    /// as it is.
+    /// Whether `name` may name a Hue user: 1 to 64 printable ASCII characters other than a space and
+    /// `/ ? # %`, so that it stands in a path as it is. Lumen draws the names it gives from the kernel's random
+    /// source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known, and one from a
+    /// state file written before names were checked must still load.
     public static func isUsername(_ name: String) -> Bool {
-        (10...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { (0x21...0x7E).contains($0) && !"/?#%".utf8.contains($0) }
     }
+
+    /// What ``isUsername(_:)`` asks, for an error message.
+    public static let usernameRule = "a Hue user's name is 1 to 64 printable ASCII characters, without spaces or / ? # %"
 
     /// IDs and their numbers as an object, in the order of the numbers.
     private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {
@@ -107,7 +115,7 @@ extension HueBridgeState {
                 let fields = try element.object(allowing: ["username", "devicetype", "createdMs"])
                 let username = try fields.required("username").string()
                 guard Self.isUsername(username) else {
-                    throw try fields.required("username").error("a Hue user's name is 10 to 64 letters, digits and '-'")
+                    throw try fields.required("username").error(Self.usernameRule)
                 }
                 return User(
                     username: username,
