@@ -296,7 +296,6 @@ extension FileSystem {
         case S_IFBLK: "a block device"
         case S_IFSOCK: "a socket"
         case S_IFDIR: "a directory"
-        case S_IFLNK: "a symbolic link"
         default: "of type \(String(type, radix: 8))"
         }
     }

@@ -8,6 +8,7 @@ struct DaemonOptionsTests {
         let options = try DaemonOptions.parse(
             ["--request-timeout", "2.5", "--max-sessions-per-user=3"], environment: [:])
         #expect(options.limits.requestGrace == .milliseconds(2_500))
+        #expect(options.httpLimits.requestSeconds == 3, "HTTP's deadline, in whole seconds, rounded up")
         #expect(options.limits.maxSessionsPerUser == 3)
         let defaults = try DaemonOptions.parse([], environment: [:])
         #expect(defaults.limits.requestGrace == .seconds(10))

@@ -19,35 +19,32 @@ extension StateJournal {
         var contents = Contents()
         contents.header = header
         var offset = 0
-        var next = first
+        var next: Entry? = first
         // The header comes first, numbered one before the carry.
         var expected = header.base - 1
-        while true {
-            if let damaged = next.damaged { contents.repaired.append(damaged) }
+        while let entry = next {
+            if let damaged = entry.damaged { contents.repaired.append(damaged) }
             if offset > 0 {
-                guard let batch = try? Batch(next.value), batch.generation == expected else {
-                    contents.damage = .corrupt(offset: offset, laterCommits: commits(in: bytes, from: offset, expected))
-                    return contents
-                }
+                guard let batch = try? Batch(entry.value), batch.generation == expected else { break }
                 if batch.generation == header.base { contents.carry = batch } else { contents.batches.append(batch) }
             }
             expected += 1
-            contents.end = next.end
-            offset = next.end
+            contents.end = entry.end
+            offset = entry.end
             guard offset < bytes.count else {
                 // Even a whole last entry leaves filler after it: a file that ends here was cut.
                 contents.damage = .cut(offset: bytes.count)
                 return contents
             }
-            guard let entry = entry(in: bytes, at: offset) else {
-                contents.damage = stop(in: bytes, at: offset)
-                if case .corrupt = contents.damage {
-                    contents.damage = .corrupt(offset: offset, laterCommits: commits(in: bytes, from: offset, expected))
-                }
-                return contents
-            }
-            next = entry
+            next = self.entry(in: bytes, at: offset)
         }
+        // What stopped the reading: the end, a torn write, or damage (an entry unreadable in both copies, or
+        // out of order), after which every whole commit is lost.
+        contents.damage = next == nil ? stop(in: bytes, at: offset) : .corrupt(offset: offset, laterCommits: 0)
+        if case .corrupt = contents.damage {
+            contents.damage = .corrupt(offset: offset, laterCommits: commits(in: bytes, from: offset, expected))
+        }
+        return contents
     }
 
     /// The entry at `offset`, from its first copy or, when that is damaged, its second.

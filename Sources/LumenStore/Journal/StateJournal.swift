@@ -111,8 +111,8 @@ public enum StateJournal {
         /// does not leave what is there).
         case corrupt(offset: Int, laterCommits: Int)
         /// The file ends at `offset` without the filler (zeros, before version 3) the writer always leaves after
-        /// its last commit: it was
-        /// cut short after it was written, and commits that were acknowledged may have been cut with it.
+        /// its last commit: it was cut short after it was written, and commits that were acknowledged may have
+        /// been cut with it.
         case cut(offset: Int)
 
         /// Whether this is ``tornTail(offset:)``.
