@@ -203,7 +203,7 @@ extension Daemon {
                     ])
             }
         } respond: {
-            front.respond(to: $0)
+            front.respond(to: $0, from: $1)
         }
     }
 

@@ -60,7 +60,7 @@ extension HueBridge {
 
     /// `PUT /api/<user>/groups/<n>/action`: a room's group command to its lights behind the bridge, or for
     /// group 0 one to every light behind the bridge.
-    func groupAction(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+    func groupAction(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
         // Group 0 is every light; another number must name a room, or it is not there, whatever the body asks.
         let room = number == "0" ? nil : try await hueRoom(number).id
         let address = "/groups/\(number)/action"
@@ -68,19 +68,13 @@ extension HueBridge {
         let command = try HueCommand(body, kind: .color, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
         do {
-            let ticket =
-                if let room {
-                    try await home.setAll(
-                        command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge)
-                } else {
-                    try await home.setAllLights(
-                        command.change, transitionMs: command.transitionMs, network: .hueBridge)
-                }
-            _ = try await ticket.outcome
+            try await scopeContext.performGroup(
+                command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+        } catch let error as LumenError where error.code == .notPersisted {
+            throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)
         }
-        try await commit()
         return .json(.array(command.successes))
     }
 }

@@ -71,30 +71,32 @@ extension HueBridge {
             throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
         }
         do {
-            try await home.setName(name, of: .light(light.light.id))
+            try await scopeContext.rename(.light(light.light.id), to: name)
+        } catch let error as LumenError where error.code == .notPersisted {
+            throw Self.internalError(error)
         } catch {
             throw HueError.invalidValue(.string(name), of: "name", at: address)
         }
-        try await commit()
         return .json(.array([.object(["success": .object(["\(address)/name": .string(name)])])]))
     }
 
     /// `PUT /api/<user>/lights/<n>/state`: one command to the light, answered once the light (or, for a light
     /// of the Hue family, the bridge) confirms it.
-    func setState(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+    func setState(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
         let light = try await hueLight(number)
         let address = "/lights/\(number)/state"
         let command = try HueCommand(
             try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
         guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
         do {
-            let receipt = try await home.send(
-                command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true)
-            _ = try await receipt.ticket.value
+            _ = try await scopeContext.perform(
+                command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true,
+                from: sender)
+        } catch let error as LumenError where error.code == .notPersisted {
+            throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)
         }
-        try await commit()
         return .json(.array(command.successes))
     }
 

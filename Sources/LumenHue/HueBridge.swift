@@ -71,6 +71,7 @@ public struct HueBridge: Sendable {
             throw HueError.unauthorized
         }
         let rest = Array(parts.dropFirst())
+        let sender = Self.sender(user)
         switch (method, rest.first, rest.count) {
         case ("GET", nil, _):
             return .json(await fullState(for: user))
@@ -87,13 +88,13 @@ public struct HueBridge: Sendable {
         case ("PUT", "lights", 2):
             return try await rename(rest[1], request)
         case ("PUT", "lights", 3) where rest[2] == "state":
-            return try await setState(rest[1], request)
+            return try await setState(rest[1], request, from: sender)
         case ("GET", "groups", 1):
             return .json(await groupsObject())
         case ("GET", "groups", 2):
             return .json(try await group(rest[1]))
         case ("PUT", "groups", 3) where rest[2] == "action":
-            return try await groupAction(rest[1], request)
+            return try await groupAction(rest[1], request, from: sender)
         case ("GET", let resource?, 1) where Self.emptyResources.contains(resource):
             return .json(.object([:]))
         default:
@@ -105,6 +106,12 @@ public struct HueBridge: Sendable {
             }
             throw HueError.notAvailable(address)
         }
+    }
+
+    /// How the command record names a user's commands: `hue` and the first eight characters of its name, enough
+    /// to tell apps apart without writing a whole key into every record.
+    static func sender(_ user: String) -> String {
+        user.count > 8 ? "hue \(user.prefix(8))…" : "hue \(user)"
     }
 
     /// Resources the bridge has but Lumen does not simulate: always empty.
@@ -138,7 +145,12 @@ public struct HueBridge: Sendable {
         do {
             try await scopeContext.commit()
         } catch {
-            throw HueError(type: 901, address: "/", description: "Internal error, \(error.message)")
+            throw Self.internalError(error)
         }
+    }
+
+    /// Hue's answer to a change that could not be made durable.
+    static func internalError(_ error: LumenError) -> HueError {
+        HueError(type: 901, address: "/", description: "Internal error, \(error.message)")
     }
 }

@@ -30,9 +30,10 @@ public final class LIFXFront: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// The work that answers one datagram, sending each bulb's replies through `send` as that bulb is done;
+    /// The work that answers one datagram from `sender` (its address, `127.0.0.1:51234`, which the command
+    /// record names as the commands' sender), sending each bulb's replies through `send` as that bulb is done;
     /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    public func respond(to datagram: [UInt8]) -> (
+    public func respond(to datagram: [UInt8], from sender: String = "") -> (
         @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
     )? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
@@ -40,13 +41,14 @@ public final class LIFXFront: Sendable {
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        return { [self] send in await answer(packet, send) }
+        let sender = "lifx \(sender)"
+        return { [self] send in await answer(packet, from: sender, send) }
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
     /// that do not fit stay silent.
-    func answer(_ packet: LIFXPacket, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
+    func answer(_ packet: LIFXPacket, from sender: String, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let target = Array(packet.target.prefix(6))
         let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
@@ -64,7 +66,7 @@ public final class LIFXFront: Sendable {
                 guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { continue }
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
-                    let replies = await self.answer(packet, request, as: bulb)
+                    let replies = await self.answer(packet, request, as: bulb, from: sender)
                     if !replies.isEmpty { send(replies) }
                 }
             }
@@ -72,16 +74,18 @@ public final class LIFXFront: Sendable {
     }
 
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
-    func answer(_ packet: LIFXPacket) async -> [[UInt8]] {
+    func answer(_ packet: LIFXPacket, from sender: String = "lifx test") async -> [[UInt8]] {
         let gathered = Mutex<[[UInt8]]>([])
-        await answer(packet) { replies in gathered.withLock { $0 += replies } }
+        await answer(packet, from: sender) { replies in gathered.withLock { $0 += replies } }
         return gathered.withLock { $0 }
     }
 
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
-    func answer(_ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight) async -> [[UInt8]] {
+    func answer(_ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: String) async
+        -> [[UInt8]]
+    {
         var replies: [LIFXReply] = []
-        if let state = await carryOut(request, on: bulb) {
+        if let state = await carryOut(request, on: bulb, from: sender) {
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply {
                 replies.append(await self.state(answering: request, of: bulb, after: state))
@@ -93,7 +97,7 @@ public final class LIFXFront: Sendable {
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
     /// could not be reached, or dropped the message). A bulb counts every message: each waits the bulb's
     /// latency, counts against its rate limit and may be lost, whether or not it changes the light.
-    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight) async -> LightState? {
+    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: String) async -> LightState? {
         let kind = bulb.light.model.kind
         var change = LightChange()
         var transitionMs: Double = 0
@@ -117,9 +121,7 @@ public final class LIFXFront: Sendable {
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
             // say) leaves the name as it was; the bulb still answers.
             guard let state = await delivered(to: bulb) else { return nil }
-            if (try? await home.setName(label, of: .light(bulb.light.id))) != nil {
-                try? await scopeContext.commit()
-            }
+            try? await scopeContext.rename(.light(bulb.light.id), to: label)
             return state
         case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
             .getColor, .getLightPower, .unhandled:
@@ -129,11 +131,9 @@ public final class LIFXFront: Sendable {
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         do {
-            let receipt = try await home.send(
-                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs))
-            let state = try await receipt.ticket.value
-            try await scopeContext.commit()
-            return state
+            return try await scopeContext.perform(
+                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
+                from: sender)
         } catch {
             // A bulb answers nothing it did not take: the client times out.
             return nil

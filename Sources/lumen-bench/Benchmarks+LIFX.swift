@@ -25,7 +25,7 @@ extension Benchmarks {
             print("  LIFX: SKIPPED (no loopback UDP socket could be opened, or no bulb on the LAN)")
             return
         }
-        let server = UDPServer(fd: lifxFD) { front.respond(to: $0) }
+        let server = UDPServer(fd: lifxFD) { front.respond(to: $0, from: $1) }
         let task = Task { try await server.run() }
         Thread { udpEcho(echoFD) }.start()
         let get = LIFXPacket(source: 1, target: bulb.serial + [0, 0], sequence: 0, type: 101).bytes

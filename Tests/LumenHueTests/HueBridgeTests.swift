@@ -127,7 +127,10 @@ struct HueBridgeTests {
             ])
         let state = try await home.light("den.lamp").state
         #expect(state.isOn && state.brightness == 100 && state.color == CIEColor(x: 0.3, y: 0.4))
-        #expect(await home.commandRecords(light: "den.lamp").count == 1)
+        // One command, recorded as the app's: `hue` and the start of its user name.
+        #expect(await home.commandRecords(light: "den.lamp").map(\.source) == ["hue \(user.prefix(8))…"])
+        _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": false}"#)
+        #expect(await home.commandRecords(light: "den.lamp").last?.source == "hue \(user.prefix(8))…")
     }
 
     @Test func badParametersAndRefusalsAreHueErrors() async throws {

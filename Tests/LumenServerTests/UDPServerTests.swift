@@ -40,7 +40,7 @@ struct UDPServerTests {
         }
         let port = try #require(TCPListener.boundPort(fd))
         // Answers a datagram with it reversed, once the work has awaited; drops one that starts with 0.
-        let server = UDPServer(fd: fd) { datagram in
+        let server = UDPServer(fd: fd) { datagram, _ in
             guard datagram.first != 0 else { return nil }
             return { send in
                 await Task.yield()

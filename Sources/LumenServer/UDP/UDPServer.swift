@@ -11,11 +11,12 @@ import Synchronization
 /// is given, as each is ready (a command's once its device has taken it).
 public typealias UDPWork = @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
 
-/// A UDP listener on an event loop of its own: each datagram read is handed to `respond`, which drops it
-/// (`nil`, as a bulb drops what it does not read) or gives the work that answers it. Bounded work per turn: at
-/// most 64 datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500 bytes (a
-/// bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` datagrams are being answered at
-/// once: a datagram beyond them is dropped, as a flooded bulb drops it. That bounds datagrams, not the work each
+/// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with its sender's
+/// address (`127.0.0.1:51234`), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
+/// that answers it. Bounded work per turn: at most 64 datagrams are read before the loop's other work gets its
+/// turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at most
+/// ``maxWaiting`` datagrams are being answered at once: a datagram beyond them is dropped, as a flooded bulb
+/// drops it. That bounds datagrams, not the work each
 /// makes (a LIFX broadcast is answered by every bulb): the front bounds its own answers (`LIFXAnswerBudget`).
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
@@ -23,7 +24,7 @@ public final class UDPServer: Service, Sendable {
     /// The bound socket.
     public let fd: Int32
     let loop: EventLoop
-    let respond: @Sendable ([UInt8]) -> UDPWork?
+    let respond: @Sendable (_ datagram: [UInt8], _ sender: String) -> UDPWork?
     /// The datagrams being answered now.
     let waiting = Atomic<Int>(0)
     /// The most datagrams answered at once.
@@ -37,7 +38,7 @@ public final class UDPServer: Service, Sendable {
     /// A server on the bound UDP socket `fd`.
     public init(
         fd: Int32, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
-        respond: @escaping @Sendable ([UInt8]) -> UDPWork?
+        respond: @escaping @Sendable (_ datagram: [UInt8], _ sender: String) -> UDPWork?
     ) {
         self.fd = fd
         self.respond = respond
@@ -73,7 +74,7 @@ public final class UDPServer: Service, Sendable {
                 }
             }
             guard count >= 0 else { return }
-            guard let work = respond(Array(buffer[0..<count])) else { continue }
+            guard let work = respond(Array(buffer[0..<count]), Self.describe(sender)) else { continue }
             guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
                 waiting.subtract(1, ordering: .relaxed)
                 dropped.add(1, ordering: .relaxed)
@@ -90,6 +91,16 @@ public final class UDPServer: Service, Sendable {
                 waiting.subtract(1, ordering: .relaxed)
             }
         }
+    }
+
+    /// A sender's address as text: `127.0.0.1:51234`, `[::1]:51234`.
+    static func describe(_ sender: Sender) -> String {
+        let host = HTTPDriver.host(of: sender.storage)
+        var storage = sender.storage
+        let port = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     private func send(_ datagrams: [[UInt8]], to sender: Sender) {

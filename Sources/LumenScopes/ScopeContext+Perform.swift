@@ -1,0 +1,78 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+/// The door through which a front that answers each request on its own (the Hue bridge, the LIFX bulbs) changes
+/// the home: it sends the command as its sender, so that the command record names who sent it, waits for the
+/// device, and makes the change durable as the home's durability asks before it returns. The front only turns
+/// its wire into a change and the outcome back into its wire.
+///
+/// ```swift
+/// let state = try await scopeContext.perform(change, to: light, transitionMs: 400, from: "hue 1f52a0c3…")
+/// ```
+///
+/// The scope protocol's sessions do the same steps themselves, since they answer a pipeline of requests in
+/// order and make several answers durable with one commit.
+extension ScopeContext {
+    /// Sends `change` to `light` as `sender`, waits until the device took it, and makes it durable; returns the
+    /// light's state after.
+    /// - Parameters:
+    ///   - throughBridge: sent through the Hue bridge's API, so it takes one of the bridge's light commands.
+    ///   - sender: who sent it, as the command record shows it (`hue 1f52a0c3…`, `lifx 127.0.0.1:51234`).
+    /// - Throws: ``LumenError`` for a command the home refuses, a device that did not take it (unreachable,
+    ///   timed out), or a change that could not be made durable.
+    public func perform(
+        _ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false,
+        from sender: String
+    ) async throws(LumenError) -> LightState {
+        let receipt = try await Self.sending(as: sender) { [home] () throws(LumenError) in
+            try await home.send(change, to: light, transitionMs: transitionMs, throughBridge: throughBridge)
+        }
+        let state = try await receipt.ticket.value
+        try await commit()
+        return state
+    }
+
+    /// Sends `change` to every light of `room` (every light of the home when `nil`) reached over `network`, as
+    /// one group command from `sender`; waits until each light took or missed it, and makes the changes durable.
+    /// - Returns: each light's delivery, in the room's order.
+    /// - Throws: ``LumenError`` as ``Home/setAll(_:in:transitionMs:network:)`` does, or for a change that
+    ///   could not be made durable.
+    @discardableResult
+    public func performGroup(
+        _ change: LightChange, in room: RoomID?, transitionMs: Double = 0, network: LightNetwork? = nil,
+        from sender: String
+    ) async throws(LumenError) -> [GroupDelivery] {
+        let ticket = try await Self.sending(as: sender) { [home] () throws(LumenError) in
+            if let room {
+                try await home.setAll(change, in: room, transitionMs: transitionMs, network: network)
+            } else {
+                try await home.setAllLights(change, transitionMs: transitionMs, network: network)
+            }
+        }
+        let deliveries = try await ticket.outcome
+        try await commit()
+        return deliveries
+    }
+
+    /// Renames `entity` and makes the new name durable.
+    /// - Throws: ``LumenError`` for a name the home refuses, or one that could not be made durable.
+    public func rename(_ entity: Entity, to name: String) async throws(LumenError) {
+        try await home.setName(name, of: entity)
+        try await commit()
+    }
+
+    /// What `work` returns, with every command it sends recorded as `sender`'s.
+    private static func sending<Result: Sendable>(
+        as sender: String, _ work: @Sendable () async throws(LumenError) -> Result
+    ) async throws(LumenError) -> Result {
+        do {
+            return try await CommandSource.$current.withValue(sender) { try await work() }
+        } catch let error as LumenError {
+            throw error
+        } catch {
+            // `withValue` forgets the error's type; `work` throws nothing else.
+            throw LumenError(.internalError, "\(error)")
+        }
+    }
+}
