@@ -146,7 +146,10 @@ public struct DeviceTruth: Sendable, Hashable {
     /// `{light, family, reachable, reportedReachable, state, fading}`, with only the state the kind has.
     public func jsonValue(kind: LightKind) -> JSONValue {
         var state = JSONObject()
-        for property in kind.capabilities { state[property.rawValue] = self.state.value(of: property) }
+        // In the properties' declared order, not the set's, which differs from one process to the next.
+        for property in LightProperty.allCases where kind.capabilities.contains(property) {
+            state[property.rawValue] = self.state.value(of: property)
+        }
         return .object([
             "light": .string(light.rawValue), "family": .string(family.rawValue), "reachable": .bool(isReachable),
             "reportedReachable": .bool(isReportedReachable), "state": .object(state),

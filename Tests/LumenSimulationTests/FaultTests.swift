@@ -117,3 +117,17 @@ struct FaultTests {
         #expect(try await home.lightIDs(in: "room").isEmpty)
     }
 }
+
+@Suite("The ground truth as JSON")
+struct DeviceTruthJSONTests {
+    /// A light's ground truth is written with its state's keys in one order, the properties' own, in every
+    /// process: a transcript that holds it replays byte for byte.
+    @Test(arguments: ["onoff", "dimmable", "ambiance", "color"])
+    func theStateKeysComeInThePropertiesOrder(kind: String) async throws {
+        let (home, _) = try await makeHome(singleLight(kind: kind))
+        let (truth, lightKind) = try await home.groundTruth(of: "bulb")
+        let keys = truth.jsonValue(kind: lightKind)["state"]?.objectValue?.keys.map { $0 } ?? []
+        let expected = LightProperty.allCases.filter { lightKind.capabilities.contains($0) }.map(\.rawValue)
+        #expect(keys == expected)
+    }
+}
