@@ -65,8 +65,24 @@ struct HTTPRequestParserTests {
         for value in ["-1", "+5", "abc", "5 5", "", "99999999999999999999999", "0x10"] {
             #expect(refusal(head + "Content-Length: \(value)\r\n\r\n") == 400, "\(value)")
         }
-        #expect(refusal(head + "Transfer-Encoding: gzip, chunked\r\n\r\n") == 501)
+        #expect(refusal(head + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n") == 501)
         #expect(refusal("POST /api HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+    }
+
+    /// Any Transfer-Encoding field frames the body, even an empty one: were it passed over, Content-Length would
+    /// frame a body that a reader taking the field differently frames otherwise.
+    @Test func transferEncodingThatIsEmptyOrNotEndedByChunkedIsRefused400() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\n"
+        for value in [
+            "", " ", "chunked,", "chunked,,", ", chunked", "chunked, , chunked", "chunked, gzip", "chunked, chunked",
+        ] {
+            #expect(refusal(head + "Transfer-Encoding: \(value)\r\nContent-Length: 3\r\n\r\nabc") == 400, "\(value)")
+            #expect(refusal(head + "Transfer-Encoding: \(value)\r\n\r\n0\r\n\r\n") == 400, "\(value)")
+        }
+        #expect(refusal(head + "Transfer-Encoding: chunked\r\nTransfer-Encoding: \r\n\r\n0\r\n\r\n") == 400)
+        #expect(refusal(head + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+        #expect(refusal(head + "Transfer-Encoding: gzip\r\n\r\n") == 400, "not ended by chunked")
+        #expect(refusal(head + "Transfer-Encoding: Chunked\r\n\r\n0\r\n\r\n") == nil, "codings are case-insensitive")
     }
 
     @Test func chunkSizesThatDoNotFitAreRefusedNotWrapped() {

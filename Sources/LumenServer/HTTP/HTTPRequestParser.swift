@@ -330,16 +330,26 @@ struct HTTPRequestParser {
         let lengths = fields.filter { $0.name == "content-length" }.flatMap {
             $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
         }
-        let encodings = fields.filter { $0.name == "transfer-encoding" }.flatMap {
-            $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
+        let codingFields = fields.filter { $0.name == "transfer-encoding" }
+        let encodings = codingFields.flatMap {
+            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
         }
         var framing = Framing.none
-        if !encodings.isEmpty {
+        if !codingFields.isEmpty {
+            // A Transfer-Encoding field decides the framing even when its value is empty or odd: were it passed
+            // over, Content-Length would frame a body that a reader taking the field differently frames otherwise.
             guard lengths.isEmpty else {
                 throw Refusal(status: 400, reason: "a request carries Content-Length or Transfer-Encoding, not both")
             }
             guard minor == 1 else { throw Refusal(status: 400, reason: "HTTP/1.0 has no Transfer-Encoding") }
-            guard encodings == ["chunked"] else {
+            // Without chunked once and last, the body's end cannot be known (RFC 9112 §6.1, §6.3).
+            guard !encodings.contains(""), encodings.last == "chunked", encodings.filter({ $0 == "chunked" }).count == 1
+            else {
+                throw Refusal(
+                    status: 400, reason: "Transfer-Encoding does not end in chunked, once, with no empty coding")
+            }
+            // A coding before chunked (gzip, …) is one lumend does not undo (RFC 9112 §6.1: 501).
+            guard encodings.count == 1 else {
                 throw Refusal(status: 501, reason: "the only transfer coding lumend reads is chunked")
             }
             framing = .chunked
