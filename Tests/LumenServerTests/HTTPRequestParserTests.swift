@@ -85,6 +85,22 @@ struct HTTPRequestParserTests {
         #expect(refusal(head + "Transfer-Encoding: Chunked\r\n\r\n0\r\n\r\n") == nil, "codings are case-insensitive")
     }
 
+    /// An absolute-form target names the host the request is for (RFC 9112 §3.2.2), whatever `Host` says: the
+    /// access check must see that name, not the field.
+    @Test func anAbsoluteFormTargetsAuthorityIsTheRequestsHost() throws {
+        let (requests, refusal) = parse(
+            "GET http://evil.example:80/api/config?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                + "GET /api/config HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n"
+                + "GET HTTP://[::1]:8080 HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /a HTTP/1.0\r\n\r\n")
+        #expect(refusal == nil)
+        #expect(requests.map(\.0.host) == ["evil.example:80", "127.0.0.1:80", "[::1]:8080", nil])
+        #expect(requests.map(\.0.path) == ["/api/config", "/api/config", "/", "/a"])
+        #expect(requests.first?.0.query == ["x": "1"])
+        for target in ["http:///a", "http://user@127.0.0.1/a", "http://", "http://a b/"] {
+            #expect(self.refusal("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n") == 400, "\(target)")
+        }
+    }
+
     @Test func chunkSizesThatDoNotFitAreRefusedNotWrapped() {
         let head = "POST /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         for size in ["FFFFFFFFFFFFFFFF", "10000000000000000", "-1", "+1", "zz", ""] {

@@ -213,6 +213,22 @@ extension HTTPServerTests {
         }
     }
 
+    /// An absolute-form target's authority is the host the request is for (RFC 9112 §3.2.2): a rebound name
+    /// there must not slip past the access check behind an address in Host.
+    @Test func theAccessCheckSeesAnAbsoluteFormTargetsAuthorityNotHost() async throws {
+        let (_, port, task) = try start { request in
+            if let why = HTTPAccess().refusal(of: request) { return .now(.text(why + "\n", status: 403)) }
+            return .now(.text("ok\n", status: 200))
+        }
+        defer { task.cancel() }
+        let rebound = try await exchange(
+            port, "GET http://rebound.example:\(port)/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(rebound.hasPrefix("HTTP/1.1 403"), "\(rebound)")
+        let own = try await exchange(
+            port, "GET http://127.0.0.1:\(port)/ HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n")
+        #expect(own.hasPrefix("HTTP/1.1 200"), "\(own)")
+    }
+
     @Test func aRequestThatDoesNotArriveWholeInTimeIsAnswered408AndClosed() async throws {
         var limits = HTTPLimits()
         limits.requestSeconds = 1

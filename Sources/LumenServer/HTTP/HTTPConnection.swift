@@ -179,6 +179,9 @@ final class HTTPConnection {
         }
         var headers: [String: String] = [:]
         for field in head.fields where headers[field.name] == nil { headers[field.name] = field.value }
+        // What a front checks the host on (against DNS rebinding) is the request's own: an absolute-form target's
+        // authority when it has one, whatever the Host field says.
+        headers["host"] = head.host
         let request = HTTPRequest(
             method: head.method, path: head.path, headers: headers, query: head.query, body: body)
         switch driver.respond(request) {

@@ -29,6 +29,9 @@ struct HTTPRequestParser {
         var minorVersion: Int
         /// The header fields, names in lower case, in order.
         var fields: [(name: String, value: String)]
+        /// The host the request is for: the authority of an absolute-form target (RFC 9112 §3.2.2: it stands
+        /// in for `Host`, whatever that says), else the `Host` field; `nil` with neither.
+        var host: String?
         /// How the body is framed.
         var framing: Framing
         /// Whether the connection stays open after the answer (HTTP/1.1 unless `Connection: close`; HTTP/1.0
@@ -43,7 +46,8 @@ struct HTTPRequestParser {
         static func == (left: Head, right: Head) -> Bool {
             left.method == right.method && left.path == right.path && left.query == right.query
                 && left.minorVersion == right.minorVersion && left.framing == right.framing
-                && left.keepsAlive == right.keepsAlive && left.fields.map(\.name) == right.fields.map(\.name)
+                && left.keepsAlive == right.keepsAlive && left.host == right.host
+                && left.fields.map(\.name) == right.fields.map(\.name)
                 && left.fields.map(\.value) == right.fields.map(\.value)
         }
     }
@@ -210,8 +214,9 @@ struct HTTPRequestParser {
             guard fields.count < Self.maxFields else { throw Self.headTooLarge }
             fields.append(try Self.field(line))
         }
-        let (path, query) = try Self.target(target, method: method)
-        return try Self.head(method: method, path: path, query: query, minor: minor, fields: fields)
+        let (path, query, authority) = try Self.target(target, method: method)
+        return try Self.head(
+            method: method, path: path, query: query, authority: authority, minor: minor, fields: fields)
     }
 
     /// Where the head in `bytes` from `start` ends (before its blank line) and the next part begins.
@@ -280,25 +285,34 @@ struct HTTPRequestParser {
         )
     }
 
-    /// The path and query of a request target: origin form (`/a?b=c`), absolute form (`http://host/a`), or `*`
-    /// for `OPTIONS`.
-    private static func target(_ target: String, method: String) throws(Refusal) -> (String, [String: String]) {
+    /// The path, query and, for the absolute form, authority of a request target: origin form (`/a?b=c`),
+    /// absolute form (`http://host/a`), or `*` for `OPTIONS`.
+    private static func target(
+        _ target: String, method: String
+    ) throws(Refusal) -> (path: String, query: [String: String], authority: String?) {
         var rest = Substring(target)
-        if rest == "*", method == "OPTIONS" { return ("*", [:]) }
-        for scheme in ["http://", "https://"] where rest.lowercased().hasPrefix(scheme) {
-            // The absolute form (RFC 9112 §3.2.2), as a proxy would send it: the path is what names the resource.
+        var authority: Substring?
+        if rest == "*", method == "OPTIONS" { return ("*", [:], nil) }
+        if let scheme = ["http://", "https://"].first(where: { rest.lowercased().hasPrefix($0) }) {
+            // The absolute form (RFC 9112 §3.2.2), as a proxy would send it: its authority stands in for Host.
             rest = rest.dropFirst(scheme.count)
-            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+            let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            authority = rest[..<end]
+            // No host, or user information before it, is no authority to check (RFC 9110 §4.2.1, §4.2.4).
+            guard let authority, !authority.isEmpty, !authority.contains("@") else {
+                throw Refusal(status: 400, reason: "the request target's authority is not HOST[:PORT]")
+            }
+            rest = rest[end...].hasPrefix("/") ? rest[end...] : Substring("/" + rest[end...])
         }
         guard rest.hasPrefix("/") else { throw Refusal(status: 400, reason: "the request target is not a path") }
-        guard let mark = rest.firstIndex(of: "?") else { return (String(rest), [:]) }
+        guard let mark = rest.firstIndex(of: "?") else { return (String(rest), [:], authority.map(String.init)) }
         var query: [String: String] = [:]
         for pair in rest[rest.index(after: mark)...].split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = percentDecoded(parts[0])
             if query[name] == nil { query[name] = parts.count > 1 ? percentDecoded(parts[1]) : "" }
         }
-        return (String(rest[..<mark]), query)
+        return (String(rest[..<mark]), query, authority.map(String.init))
     }
 
     private static func percentDecoded(_ text: Substring) -> String {
@@ -321,7 +335,8 @@ struct HTTPRequestParser {
 
     /// The head, with its framing worked out from its fields (RFC 9112 §6).
     private static func head(
-        method: String, path: String, query: [String: String], minor: Int, fields: [(name: String, value: String)]
+        method: String, path: String, query: [String: String], authority: String?, minor: Int,
+        fields: [(name: String, value: String)]
     ) throws(Refusal) -> Head {
         let hosts = fields.filter { $0.name == "host" }
         if minor == 1, hosts.count != 1 {
@@ -371,7 +386,8 @@ struct HTTPRequestParser {
             throw Refusal(status: 417, reason: "the only expectation lumend meets is 100-continue")
         }
         return Head(
-            method: method, path: path, query: query, minorVersion: minor, fields: fields, framing: framing,
+            method: method, path: path, query: query, minorVersion: minor, fields: fields,
+            host: authority ?? hosts.first?.value, framing: framing,
             keepsAlive: minor == 1 && !connection.contains("close"),
             expectsContinue: minor == 1 && expect != nil && framing != .none)
     }
