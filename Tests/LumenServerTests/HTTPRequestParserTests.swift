@@ -101,6 +101,21 @@ struct HTTPRequestParserTests {
         }
     }
 
+    @Test func chunkLinesEndInCRLFAndTheirSizesAreStrictlyHexadecimal() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(refusal(head + "3\nabc\r\n0\r\n\r\n") == 400, "a size line ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\n0\r\n\r\n") == 400, "data ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\n\r\n") == 400, "the last size line ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\r\n\n") == 400, "the end ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\r\nA: b\n\r\n") == 400, "a trailer ended by LF alone")
+        for line in [" 3", "3 x", "3x", "0x3", "3\r", "3;", "3;=1", "3;a=", "3;a b", "3;a=\"b", "3;a=b c", "3;a\u{1}"] {
+            #expect(refusal(head + "\(line)\r\nabc\r\n0\r\n\r\n") == 400, "\(line)")
+        }
+        for line in ["3", "03", "3;a", "3;a=b", "3 ; a = b ;c", "3;a=\"b;\\\"c\"", "0000000000003"] {
+            #expect(parse(head + "\(line)\r\nabc\r\n0\r\n\r\n").requests.map(\.1) == ["abc"], "\(line)")
+        }
+    }
+
     @Test func chunkSizesThatDoNotFitAreRefusedNotWrapped() {
         let head = "POST /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         for size in ["FFFFFFFFFFFFFFFF", "10000000000000000", "-1", "+1", "zz", ""] {

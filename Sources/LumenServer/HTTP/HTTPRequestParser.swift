@@ -394,27 +394,77 @@ struct HTTPRequestParser {
 
     // MARK: - Chunks
 
-    /// A line of at most `max` bytes from the buffer, without its end; `nil` before it ends.
+    /// A line of at most `max` bytes from the buffer, without its CRLF; `nil` before it ends.
+    /// - Throws: ``Refusal`` for a line too long or ended by LF alone: in a chunked body, a reader that takes a
+    ///   bare LF differently sees other chunks.
     private mutating func readLine(max: Int) throws(Refusal) -> ArraySlice<UInt8>? {
         guard let newline = buffer[start...].firstIndex(of: 10) else {
             if buffer.count - start > max + 1 { throw Refusal(status: 400, reason: "a chunk line is too long") }
             return nil
         }
-        var line = buffer[start..<newline]
-        if line.last == 13 { line = line.dropLast() }
+        guard newline > start, buffer[newline - 1] == 13 else {
+            throw Refusal(status: 400, reason: "a chunk line does not end in CRLF")
+        }
+        let line = buffer[start..<newline - 1]
         guard line.count <= max else { throw Refusal(status: 400, reason: "a chunk line is too long") }
         start = newline + 1
         return line
     }
 
-    /// A chunk's size, from its line (`1a` or `1a;name=value`).
+    /// A chunk's size, from its line (`1a`, or `1a;name=value` with extensions, which are checked and ignored).
     private static func chunkSize(_ line: ArraySlice<UInt8>) throws(Refusal) -> Int {
-        let digits = line.prefix { $0 != UInt8(ascii: ";") }.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+        let digits = line.prefix { isHexDigit($0) }
         // Fifteen hexadecimal digits at most: a size that does not fit is refused, never wrapped round.
         guard !digits.isEmpty, digits.count <= 15, let size = Int(String(decoding: digits, as: UTF8.self), radix: 16),
-            digits.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") })
+            isChunkExtensions(line[digits.endIndex...])
         else { throw Refusal(status: 400, reason: "a chunk size is not a hexadecimal number that fits") }
         return size
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
+    }
+
+    /// Whether `bytes` are chunk extensions as RFC 9112 §7.1.1 writes them: `*( BWS ";" BWS name [ BWS "=" BWS
+    /// ( token / quoted-string ) ] )`.
+    private static func isChunkExtensions(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var rest = bytes
+        func skipSpaces() { rest = rest.drop { $0 == 32 || $0 == 9 } }
+        func token() -> Bool {
+            let name = rest.prefix(while: isToken)
+            rest = rest[name.endIndex...]
+            return !name.isEmpty
+        }
+        while true {
+            skipSpaces()
+            guard let first = rest.first else { return true }
+            guard first == UInt8(ascii: ";") else { return false }
+            rest = rest.dropFirst()
+            skipSpaces()
+            guard token() else { return false }
+            skipSpaces()
+            guard rest.first == UInt8(ascii: "=") else { continue }
+            rest = rest.dropFirst()
+            skipSpaces()
+            guard rest.first == UInt8(ascii: "\"") else {
+                guard token() else { return false }
+                continue
+            }
+            // A quoted string: text and escaped pairs up to its closing quote.
+            rest = rest.dropFirst()
+            while let byte = rest.first, byte != UInt8(ascii: "\"") {
+                if byte == UInt8(ascii: "\\") { rest = rest.dropFirst() }
+                guard let text = rest.first, text == 9 || (text >= 32 && text != 127) else { return false }
+                rest = rest.dropFirst()
+            }
+            guard rest.first == UInt8(ascii: "\"") else { return false }
+            rest = rest.dropFirst()
+        }
     }
 
     /// Drops what has been read, once it is most of the buffer.
