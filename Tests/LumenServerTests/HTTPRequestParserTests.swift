@@ -138,6 +138,49 @@ struct HTTPRequestParserTests {
         #expect(parse("GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n").refusal?.status == 413)
     }
 
+    /// Every way of cutting a few requests into reads gives the same requests as reading them whole.
+    @Test func requestsCutIntoReadsAnywhereAreReadAsWhole() {
+        let text =
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\n\r\n"
+            + "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;e=1\r\nabc\r\n0\r\nT: t\r\n\r\n"
+            + "PUT /c?d=e HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi" + "GET /f HTTP/1.0\n\n"
+        let bytes = Array(text.utf8)
+        let whole = parse(text)
+        #expect(whole.refusal == nil && whole.requests.count == 4)
+        func describe(_ requests: [(HTTPRequestParser.Head, String)]) -> [String] {
+            requests.map { "\($0.0.method) \($0.0.path) \($0.0.query) \($0.0.fields.map(\.value)) \($0.1)" }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let cuts: [[Int]] =
+            [Array(1..<bytes.count)] + (1..<bytes.count).map { [$0] }
+            + (0..<200).map { _ in (0..<5).map { _ in Int.random(in: 1..<bytes.count, using: &generator) }.sorted() }
+        for cut in cuts {
+            var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 1_000 })
+            var requests: [(HTTPRequestParser.Head, String)] = []
+            for (from, to) in zip([0] + cut, cut + [bytes.count]) where from < to {
+                parser.append(bytes[from..<to])
+                while case .request(let head, let body)? = try? parser.next() {
+                    requests.append((head, String(decoding: body, as: UTF8.self)))
+                }
+            }
+            #expect(describe(requests) == describe(whole.requests), "cut at \(cut)")
+        }
+    }
+
+    /// A client that sends its head a byte at a time makes the parser look at each byte a few times, not at
+    /// the whole head again on every read.
+    @Test func aHeadGivenByteByByteIsScannedOnce() throws {
+        var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 100 })
+        let head = Array(("GET / HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-A: 1\r\n", count: 90) + "\r\n").utf8)
+        var found = false
+        for byte in head {
+            parser.append([byte])
+            if case .request? = try? parser.next() { found = true }
+        }
+        #expect(found)
+        #expect(parser.headBytesScanned < 4 * head.count, "\(parser.headBytesScanned) for \(head.count) bytes")
+    }
+
     @Test func aClientThatWaitsForContinueIsToldWhenTheHeadIsRead() throws {
         var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
         parser.append(Array("POST /b HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))
