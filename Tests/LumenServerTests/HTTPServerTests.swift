@@ -279,6 +279,26 @@ extension HTTPServerTests {
         #expect(served, "the reader that stopped reading still holds its address's one connection")
     }
 
+    /// A client that sends its request with `Connection: close` and shuts its sending side (as HTTP/1.0 clients
+    /// and `nc -N` do) once had a large answer cut short at the first read that saw its end.
+    @Test func aClientThatShutsItsSendingSideGetsItsWholeAnswerBeforeTheClose() async throws {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+        let (_, port, task) = try start { _ in .now(HTTPResponse(status: 200, body: body)) }
+        defer { task.cancel() }
+        for request in ["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET / HTTP/1.0\r\n\r\n"] {
+            let received = try await offload {
+                let fd = try connected(port)
+                defer { close(fd) }
+                HTTPTestClient.send(fd, request)
+                shutdown(fd, Int32(SHUT_WR))
+                var received = 0
+                while let bytes = HTTPTestClient.receive(fd) { received += bytes.count }
+                return received
+            }
+            #expect(received > body.count, "\(received) bytes of a body of \(body.count): \(request)")
+        }
+    }
+
     @Test func streamsAreCountedPerAddressAndInAllSoThatOthersAreServed() async throws {
         var limits = HTTPLimits()
         limits.streamsPerAddress = 2

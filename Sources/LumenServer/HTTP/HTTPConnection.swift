@@ -117,8 +117,9 @@ final class HTTPConnection {
             }
         case .end:
             switch phase {
-            case .answering, .sending(closeAfter: false):
-                // It may still want its answer (a client that shut only its sending side): send it, then close.
+            case .answering, .sending:
+                // It may still want its answer (a client that shut only its sending side, as HTTP/1.0 clients
+                // do): send it, then close.
                 peerClosed = true
                 watch(context, read: false, write: nil)
             default:
