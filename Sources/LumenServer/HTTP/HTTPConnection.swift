@@ -56,6 +56,9 @@ final class HTTPConnection {
     private var answered = 0
     /// Set while requests are read in turn, so that an answer sent meanwhile does not start another such loop.
     private var isReadingRequests = false
+    /// Body bytes of the request being read or answered taken from the server's budget
+    /// (``HTTPLimits/bodyBudgetBytes``): given back once it is answered or the connection closes.
+    private var bodyBytesTaken = 0
     /// How long a closing connection reads what the client still sends.
     static let lingerSeconds = 2
 
@@ -151,6 +154,12 @@ final class HTTPConnection {
                 refuse(error, context)
                 return
             }
+            var held = parser.bodyBytesHeld
+            if case .request(_, let body) = step { held = body.count }
+            guard takeBodyBytes(held) else {
+                refuseForBodies(context)
+                return
+            }
             switch step {
             case .needMore:
                 return
@@ -167,6 +176,30 @@ final class HTTPConnection {
     private func refuse(_ refusal: HTTPRequestParser.Refusal, _ context: LoopContext) {
         current = (false, false)
         send(.text(refusal.reason + "\n", status: refusal.status), context)
+    }
+
+    /// Takes from the server's budget what the request's body holds beyond what it took before; `false` when
+    /// that does not fit.
+    private func takeBodyBytes(_ held: Int) -> Bool {
+        guard held > bodyBytesTaken else { return true }
+        guard driver.takeBodyBytes(held - bodyBytesTaken) else { return false }
+        bodyBytesTaken = held
+        return true
+    }
+
+    private func giveBackBodyBytes() {
+        driver.bodyBytesHeld -= bodyBytesTaken
+        bodyBytesTaken = 0
+    }
+
+    /// Answers a request whose body would take the server past its budget for bodies: 503, to retry soon.
+    private func refuseForBodies(_ context: LoopContext) {
+        current = (false, false)
+        var busy = HTTPResponse.text(
+            "lumend is taking in \(driver.limits.bodyBudgetBytes) bytes of request bodies already; retry in a "
+                + "moment\n", status: 503)
+        busy.headers.append(("Retry-After", "1"))
+        send(busy, context)
     }
 
     // MARK: - Answering
@@ -211,6 +244,7 @@ final class HTTPConnection {
             }
             let chunked = current.keepsAlive
             cancelDeadline()
+            giveBackBodyBytes()
             phase = .streaming(body, chunked: chunked)
             queue(Self.head(of: head, framing: chunked ? .chunked : .untilClose, closing: !chunked))
             let (bound, key) = (driver.bound!, key)
@@ -232,6 +266,7 @@ final class HTTPConnection {
         }
         let closeAfter = !current.keepsAlive || asked || peerClosed || driver.isStopping
         cancelDeadline()
+        giveBackBodyBytes()
         let bodyless = current.isHead || response.status == 204 || response.status == 304 || response.status < 200
         queue(Self.head(of: response, framing: .length(response.body.count), closing: closeAfter))
         if !bodyless { queue(response.body) }
@@ -378,6 +413,7 @@ final class HTTPConnection {
     func close(_ context: LoopContext) {
         guard isOpen else { return }
         cancelDeadline()
+        giveBackBodyBytes()
         if case .streaming(let body, _) = phase {
             body.finish()
             driver.forgetStream(of: self)

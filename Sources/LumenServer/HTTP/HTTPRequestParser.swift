@@ -122,6 +122,16 @@ struct HTTPRequestParser {
     /// Bytes held and not yet read as part of a request.
     var pendingBytes: Int { buffer.count - start }
 
+    /// The bytes of body the request being read has announced or holds: its `Content-Length` from when its head
+    /// is read, else the chunks read and the one being read; 0 between requests.
+    var bodyBytesHeld: Int {
+        switch state {
+        case .head: 0
+        case .body(_, let remaining, let body, _), .chunkData(_, let remaining, let body, _): body.count + remaining
+        case .chunkSize(_, let body, _), .chunkEnd(_, let body, _), .trailers(_, let body, _, _): body.count
+        }
+    }
+
     /// The next step: a head once its body is to come, a whole request, or the need for more bytes.
     /// - Throws: ``Refusal`` for a request that breaks the framing rules or a limit; the parser is then unusable.
     mutating func next() throws(Refusal) -> Step {

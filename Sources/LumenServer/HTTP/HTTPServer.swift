@@ -33,6 +33,12 @@ public struct HTTPLimits: Sendable, Hashable {
     public var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
     public var headBytes = 16_384
+    /// Bytes of request bodies taken in at once across every connection, each counted from its `Content-Length`
+    /// when its head is read (else as its chunks come) until its request is answered or its connection closes.
+    /// Bodies need no token: without this, 256 connections each sending the 1 MiB `/rpc` takes would hold
+    /// 256 MiB. 16 MiB lets sixteen such bodies in at once, or a thousand Hue bodies of 16 KiB. A request that
+    /// would go past it is answered 503 with `Retry-After` and closed.
+    public var bodyBudgetBytes = 16 << 20
 
     /// The defaults.
     public init() {}
@@ -117,6 +123,9 @@ final class HTTPDriver {
     /// Connections and streams open from each address.
     var perAddress: [String: (connections: Int, streams: Int)] = [:]
     var streamCount = 0
+    /// Request body bytes taken from ``HTTPLimits/bodyBudgetBytes`` by connections whose requests are not yet
+    /// answered.
+    var bodyBytesHeld = 0
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
@@ -190,6 +199,13 @@ final class HTTPDriver {
         else { return false }
         streamCount += 1
         perAddress[host, default: (0, 0)].streams += 1
+        return true
+    }
+
+    /// Takes `count` bytes of request body from the budget; `false` when they do not fit.
+    func takeBodyBytes(_ count: Int) -> Bool {
+        guard bodyBytesHeld + count <= limits.bodyBudgetBytes else { return false }
+        bodyBytesHeld += count
         return true
     }
 
