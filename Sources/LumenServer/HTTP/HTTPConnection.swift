@@ -267,7 +267,7 @@ final class HTTPConnection {
         let closeAfter = !current.keepsAlive || asked || peerClosed || driver.isStopping
         cancelDeadline()
         giveBackBodyBytes()
-        let bodyless = current.isHead || response.status == 204 || response.status == 304 || response.status < 200
+        let bodyless = current.isHead || !Self.hasBody(response.status)
         queue(Self.head(of: response, framing: .length(response.body.count), closing: closeAfter))
         if !bodyless { queue(response.body) }
         phase = .sending(closeAfter: closeAfter)
@@ -450,7 +450,7 @@ final class HTTPConnection {
         }
         switch framing {
         case .length(let count):
-            if response.status >= 200, response.status != 204, response.status != 304 {
+            if hasBody(response.status) {
                 text += "Content-Length: \(count)\r\n"
             }
         case .chunked: text += "Transfer-Encoding: chunked\r\n"
@@ -459,6 +459,9 @@ final class HTTPConnection {
         if closing { text += "Connection: close\r\n" }
         return Array((text + "\r\n").utf8)
     }
+
+    /// Whether a response with `status` has a body (and so a length): 1xx, 204 and 304 never do (RFC 9110 §6.4.1).
+    static func hasBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }
 
     static func reason(_ status: Int) -> String {
         switch status {

@@ -293,16 +293,11 @@ struct HTTPRequestParser {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
             line[line.startIndex..<colon].allSatisfy(isToken)
         else { throw Refusal(status: 400, reason: "a header field is not NAME: VALUE") }
-        var value = line[(colon + 1)...]
-        while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
-        while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
-        guard value.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
+        let value = Substring(String(decoding: line[(colon + 1)...], as: UTF8.self)).trimmingSpaces
+        guard value.utf8.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
             throw Refusal(status: 400, reason: "a header field's value holds a control character")
         }
-        return (
-            String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased(),
-            String(decoding: value, as: UTF8.self)
-        )
+        return (String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased(), String(value))
     }
 
     /// The path, query and, for the absolute form, authority of a request target: origin form (`/a?b=c`),
