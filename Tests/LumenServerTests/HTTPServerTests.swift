@@ -339,6 +339,29 @@ extension HTTPServerTests {
         #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
     }
 
+    /// Readers that ask for large answers and never read them once held every connection until the idle time
+    /// let them go: at the limit, one whose answer waits for room in its socket now makes room for a new client.
+    @Test func atTheConnectionLimitAClientThatTakesNoAnswerMakesRoom() async throws {
+        var limits = HTTPLimits()
+        limits.connections = 2
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+        let (_, port, task) = try start(limits: limits) { request in
+            .now(request.path == "/big" ? HTTPResponse(status: 200, body: body) : .text("ok\n", status: 200))
+        }
+        defer { task.cancel() }
+        let stuck = try (0..<2).map { _ in
+            let fd = try TCPAddress(host: "127.0.0.1", port: port).connectedSocket(type: Int32(SOCK_STREAM.rawValue))
+            HTTPTestClient.send(fd, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            return fd
+        }
+        defer { for fd in stuck { close(fd) } }
+        // Each has the start of its answer: the server has read its request and waits for room to send the rest.
+        for fd in stuck { _ = await offload { HTTPTestClient.receive(fd) } }
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
+    }
+
     @Test func streamsAreCountedPerAddressAndInAllSoThatOthersAreServed() async throws {
         var limits = HTTPLimits()
         limits.streamsPerAddress = 2

@@ -11,7 +11,8 @@ import LumenService
 public struct HTTPLimits: Sendable, Hashable {
     /// Connections open at once. At the limit, a new connection takes the place of one that lingers after
     /// its last answer, else of the one idle longest between requests, else of the one sending its request
-    /// longest; when every connection is being answered or streams, it is closed unanswered.
+    /// longest, else of one whose client has stopped taking its answer; when every connection is being answered,
+    /// sends freely or streams, it is closed unanswered.
     public var connections = 256
     /// Connections open at once from one address; more are closed unanswered.
     public var connectionsPerAddress = 64
@@ -181,8 +182,8 @@ final class HTTPDriver {
 
     /// Makes room for a new connection at the limit, by closing one that has its answer already (lingering
     /// before its close), else the one idle longest between requests, else the one that has been sending its
-    /// request longest (a client that sends a header line now and then); `false` when every connection is
-    /// answered, answering or streaming.
+    /// request longest (a client that sends a header line now and then), else one whose client takes no more of
+    /// its answer; `false` when every connection is answered, answering or streaming.
     private func makeRoom(_ context: LoopContext) -> Bool {
         guard connections.count >= limits.connections else { return true }
         let candidates = connections.values.compactMap { connection in
