@@ -65,8 +65,55 @@ struct HTTPRequestParserTests {
         for value in ["-1", "+5", "abc", "5 5", "", "99999999999999999999999", "0x10"] {
             #expect(refusal(head + "Content-Length: \(value)\r\n\r\n") == 400, "\(value)")
         }
-        #expect(refusal(head + "Transfer-Encoding: gzip, chunked\r\n\r\n") == 501)
+        #expect(refusal(head + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n") == 501)
         #expect(refusal("POST /api HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+    }
+
+    /// Any Transfer-Encoding field frames the body, even an empty one: were it passed over, Content-Length would
+    /// frame a body that a reader taking the field differently frames otherwise.
+    @Test func transferEncodingThatIsEmptyOrNotEndedByChunkedIsRefused400() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\n"
+        for value in [
+            "", " ", "chunked,", "chunked,,", ", chunked", "chunked, , chunked", "chunked, gzip", "chunked, chunked",
+        ] {
+            #expect(refusal(head + "Transfer-Encoding: \(value)\r\nContent-Length: 3\r\n\r\nabc") == 400, "\(value)")
+            #expect(refusal(head + "Transfer-Encoding: \(value)\r\n\r\n0\r\n\r\n") == 400, "\(value)")
+        }
+        #expect(refusal(head + "Transfer-Encoding: chunked\r\nTransfer-Encoding: \r\n\r\n0\r\n\r\n") == 400)
+        #expect(refusal(head + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+        #expect(refusal(head + "Transfer-Encoding: gzip\r\n\r\n") == 400, "not ended by chunked")
+        #expect(refusal(head + "Transfer-Encoding: Chunked\r\n\r\n0\r\n\r\n") == nil, "codings are case-insensitive")
+    }
+
+    /// An absolute-form target names the host the request is for (RFC 9112 §3.2.2), whatever `Host` says: the
+    /// access check must see that name, not the field.
+    @Test func anAbsoluteFormTargetsAuthorityIsTheRequestsHost() throws {
+        let (requests, refusal) = parse(
+            "GET http://evil.example:80/api/config?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                + "GET /api/config HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n"
+                + "GET HTTP://[::1]:8080 HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /a HTTP/1.0\r\n\r\n")
+        #expect(refusal == nil)
+        #expect(requests.map(\.0.host) == ["evil.example:80", "127.0.0.1:80", "[::1]:8080", nil])
+        #expect(requests.map(\.0.path) == ["/api/config", "/api/config", "/", "/a"])
+        #expect(requests.first?.0.query == ["x": "1"])
+        for target in ["http:///a", "http://user@127.0.0.1/a", "http://", "http://a b/"] {
+            #expect(self.refusal("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n") == 400, "\(target)")
+        }
+    }
+
+    @Test func chunkLinesEndInCRLFAndTheirSizesAreStrictlyHexadecimal() {
+        let head = "POST /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(refusal(head + "3\nabc\r\n0\r\n\r\n") == 400, "a size line ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\n0\r\n\r\n") == 400, "data ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\n\r\n") == 400, "the last size line ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\r\n\n") == 400, "the end ended by LF alone")
+        #expect(refusal(head + "3\r\nabc\r\n0\r\nA: b\n\r\n") == 400, "a trailer ended by LF alone")
+        for line in [" 3", "3 x", "3x", "0x3", "3\r", "3;", "3;=1", "3;a=", "3;a b", "3;a=\"b", "3;a=b c", "3;a\u{1}"] {
+            #expect(refusal(head + "\(line)\r\nabc\r\n0\r\n\r\n") == 400, "\(line)")
+        }
+        for line in ["3", "03", "3;a", "3;a=b", "3 ; a = b ;c", "3;a=\"b;\\\"c\"", "0000000000003"] {
+            #expect(parse(head + "\(line)\r\nabc\r\n0\r\n\r\n").requests.map(\.1) == ["abc"], "\(line)")
+        }
     }
 
     @Test func chunkSizesThatDoNotFitAreRefusedNotWrapped() {
@@ -89,6 +136,49 @@ struct HTTPRequestParserTests {
         #expect(refusal("GET /a HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n") == 417)
         #expect(refusal("GET /\(String(repeating: "a", count: 3_000)) HTTP/1.1\r\n") == 431)
         #expect(parse("GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n").refusal?.status == 413)
+    }
+
+    /// Every way of cutting a few requests into reads gives the same requests as reading them whole.
+    @Test func requestsCutIntoReadsAnywhereAreReadAsWhole() {
+        let text =
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\n\r\n"
+            + "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;e=1\r\nabc\r\n0\r\nT: t\r\n\r\n"
+            + "PUT /c?d=e HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi" + "GET /f HTTP/1.0\n\n"
+        let bytes = Array(text.utf8)
+        let whole = parse(text)
+        #expect(whole.refusal == nil && whole.requests.count == 4)
+        func describe(_ requests: [(HTTPRequestParser.Head, String)]) -> [String] {
+            requests.map { "\($0.0.method) \($0.0.path) \($0.0.query) \($0.0.fields.map(\.value)) \($0.1)" }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let cuts: [[Int]] =
+            [Array(1..<bytes.count)] + (1..<bytes.count).map { [$0] }
+            + (0..<200).map { _ in (0..<5).map { _ in Int.random(in: 1..<bytes.count, using: &generator) }.sorted() }
+        for cut in cuts {
+            var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 1_000 })
+            var requests: [(HTTPRequestParser.Head, String)] = []
+            for (from, to) in zip([0] + cut, cut + [bytes.count]) where from < to {
+                parser.append(bytes[from..<to])
+                while case .request(let head, let body)? = try? parser.next() {
+                    requests.append((head, String(decoding: body, as: UTF8.self)))
+                }
+            }
+            #expect(describe(requests) == describe(whole.requests), "cut at \(cut)")
+        }
+    }
+
+    /// A client that sends its head a byte at a time makes the parser look at each byte a few times, not at
+    /// the whole head again on every read.
+    @Test func aHeadGivenByteByByteIsScannedOnce() throws {
+        var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 100 })
+        let head = Array(("GET / HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-A: 1\r\n", count: 90) + "\r\n").utf8)
+        var found = false
+        for byte in head {
+            parser.append([byte])
+            if case .request? = try? parser.next() { found = true }
+        }
+        #expect(found)
+        #expect(parser.headBytesScanned < 4 * head.count, "\(parser.headBytesScanned) for \(head.count) bytes")
     }
 
     @Test func aClientThatWaitsForContinueIsToldWhenTheHeadIsRead() throws {

@@ -213,6 +213,22 @@ extension HTTPServerTests {
         }
     }
 
+    /// An absolute-form target's authority is the host the request is for (RFC 9112 §3.2.2): a rebound name
+    /// there must not slip past the access check behind an address in Host.
+    @Test func theAccessCheckSeesAnAbsoluteFormTargetsAuthorityNotHost() async throws {
+        let (_, port, task) = try start { request in
+            if let why = HTTPAccess().refusal(of: request) { return .now(.text(why + "\n", status: 403)) }
+            return .now(.text("ok\n", status: 200))
+        }
+        defer { task.cancel() }
+        let rebound = try await exchange(
+            port, "GET http://rebound.example:\(port)/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(rebound.hasPrefix("HTTP/1.1 403"), "\(rebound)")
+        let own = try await exchange(
+            port, "GET http://127.0.0.1:\(port)/ HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n")
+        #expect(own.hasPrefix("HTTP/1.1 200"), "\(own)")
+    }
+
     @Test func aRequestThatDoesNotArriveWholeInTimeIsAnswered408AndClosed() async throws {
         var limits = HTTPLimits()
         limits.requestSeconds = 1
@@ -261,6 +277,89 @@ extension HTTPServerTests {
             if !served { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(served, "the reader that stopped reading still holds its address's one connection")
+    }
+
+    /// A client that sends its request with `Connection: close` and shuts its sending side (as HTTP/1.0 clients
+    /// and `nc -N` do) once had a large answer cut short at the first read that saw its end.
+    @Test func aClientThatShutsItsSendingSideGetsItsWholeAnswerBeforeTheClose() async throws {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+        let (_, port, task) = try start { _ in .now(HTTPResponse(status: 200, body: body)) }
+        defer { task.cancel() }
+        for request in ["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET / HTTP/1.0\r\n\r\n"] {
+            let received = try await offload {
+                let fd = try connected(port)
+                defer { close(fd) }
+                HTTPTestClient.send(fd, request)
+                shutdown(fd, Int32(SHUT_WR))
+                var received = 0
+                while let bytes = HTTPTestClient.receive(fd) { received += bytes.count }
+                return received
+            }
+            #expect(received > body.count, "\(received) bytes of a body of \(body.count): \(request)")
+        }
+    }
+
+    /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
+    /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
+    @Test func requestBodiesAcrossConnectionsAreHeldToOneBudget() async throws {
+        var limits = HTTPLimits()
+        limits.bodyBudgetBytes = 100
+        let (_, port, task) = try start(limits: limits) { request in .now(.text("\(request.body.count)\n", status: 200))
+        }
+        defer { task.cancel() }
+        // A body of 80 bytes announced: once the server says to go on, it has taken them from the budget.
+        let first = try connected(port)
+        defer { close(first) }
+        HTTPTestClient.send(first, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 80\r\n\r\n")
+        let goOn = await offload { HTTPTestClient.receive(first).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(goOn?.hasPrefix("HTTP/1.1 100") == true, "\(goOn ?? "")")
+        let post = "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        let busy = try await exchange(port, post + "Content-Length: 30\r\n\r\n" + String(repeating: "b", count: 30))
+        #expect(busy.hasPrefix("HTTP/1.1 503") && busy.contains("Retry-After"), "\(busy)")
+        let chunked = try await exchange(
+            port,
+            post + "Transfer-Encoding: chunked\r\n\r\n10\r\n\(String(repeating: "c", count: 16))\r\n"
+                + "10\r\n\(String(repeating: "c", count: 16))\r\n0\r\n\r\n")
+        #expect(chunked.hasPrefix("HTTP/1.1 503"), "chunks past the budget: \(chunked)")
+        // The first body comes and is answered; its bytes are given back, and the second fits.
+        HTTPTestClient.send(first, String(repeating: "a", count: 80))
+        let answer = await offload { HTTPTestClient.receive(first).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(answer?.hasPrefix("HTTP/1.1 200") == true && answer?.hasSuffix("80\n") == true, "\(answer ?? "")")
+        let later = try await exchange(port, post + "Content-Length: 30\r\n\r\n" + String(repeating: "b", count: 30))
+        #expect(later.hasPrefix("HTTP/1.1 200"), "\(later)")
+        // A connection that goes before its body is whole gives its bytes back too.
+        let gone = try connected(port)
+        HTTPTestClient.send(gone, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 90\r\n\r\n")
+        _ = await offload { HTTPTestClient.receive(gone) }
+        close(gone)
+        var served = ""
+        for _ in 0..<100 where !served.hasPrefix("HTTP/1.1 200") {
+            served = try await exchange(port, post + "Content-Length: 30\r\n\r\n" + String(repeating: "b", count: 30))
+        }
+        #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
+    }
+
+    /// Readers that ask for large answers and never read them once held every connection until the idle time
+    /// let them go: at the limit, one whose answer waits for room in its socket now makes room for a new client.
+    @Test func atTheConnectionLimitAClientThatTakesNoAnswerMakesRoom() async throws {
+        var limits = HTTPLimits()
+        limits.connections = 2
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 32 << 20)
+        let (_, port, task) = try start(limits: limits) { request in
+            .now(request.path == "/big" ? HTTPResponse(status: 200, body: body) : .text("ok\n", status: 200))
+        }
+        defer { task.cancel() }
+        let stuck = try (0..<2).map { _ in
+            let fd = try TCPAddress(host: "127.0.0.1", port: port).connectedSocket(type: Int32(SOCK_STREAM.rawValue))
+            HTTPTestClient.send(fd, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            return fd
+        }
+        defer { for fd in stuck { close(fd) } }
+        // Each has the start of its answer: the server has read its request and waits for room to send the rest.
+        for fd in stuck { _ = await offload { HTTPTestClient.receive(fd) } }
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
     }
 
     @Test func streamsAreCountedPerAddressAndInAllSoThatOthersAreServed() async throws {

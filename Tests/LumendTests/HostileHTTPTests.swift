@@ -5,10 +5,10 @@ import Testing
 
 extension HostileSuites {
     /// The HTTP listener of a real daemon under every attack at once that once locked it (slow header senders,
-    /// event streams from several addresses, connections that say nothing, framing tricks), while a good Hue client
-    /// measures its p99 and the owner says `hello` with the token again and again: every `hello` is answered, the
-    /// daemon's memory stays within 64 MB of its start, and under `make hostile` (`LUMEN_HOSTILE_STRICT=1`) the
-    /// good client's p99 stays within 3× its quiet figure.
+    /// event streams from several addresses, connections that say nothing, readers that never read the answers
+    /// they ask for, framing tricks), while a good Hue client measures its p99 and the owner says `hello` with the
+    /// token again and again: every `hello` is answered, the daemon's memory stays within 64 MB of its start, and
+    /// under `make hostile` (`LUMEN_HOSTILE_STRICT=1`) the good client's p99 stays within 3× its quiet figure.
     @Suite("Hostile HTTP clients against a real daemon", .serialized, .timeLimit(.minutes(5)))
     struct HostileHTTPTests {
         static let token = "hostile-test-token-0123456789"
@@ -18,11 +18,16 @@ extension HostileSuites {
         final class Connection {
             let fd: Int32
 
-            init(port: UInt16, source: String = "127.0.0.1") throws {
+            /// - Parameter receiveBuffer: the socket's receive buffer, set before connecting so that the window
+            ///   the daemon sees is that small.
+            init(port: UInt16, source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
                 fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 guard fd >= 0 else { throw POSIXError(.EMFILE) }
                 var limit = timeval(tv_sec: 20, tv_usec: 0)
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+                if var size = receiveBuffer {
+                    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                }
                 var local = sockaddr_in()
                 local.sin_family = sa_family_t(AF_INET)
                 inet_pton(AF_INET, source, &local.sin_addr)
@@ -58,6 +63,14 @@ extension HostileSuites {
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
+            }
+
+            /// What comes within `milliseconds`: bytes, `""` when nothing does, `nil` once the stream has ended or
+            /// failed. (Told apart by `poll`, not by `errno`, which a `recv` that returns 0 leaves as it was.)
+            func receive(within milliseconds: Int32) -> String? {
+                var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&watched, 1, milliseconds) != 0 else { return "" }
+                return receive()
             }
 
             /// One request on the connection, and its response (head and body, by its `Content-Length`).
@@ -152,17 +165,13 @@ extension HostileSuites {
                                 return
                             }
                             slow.send("GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                            var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
-                            setsockopt(
-                                slow.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                             var answer = ""
                             while attacking.isOn {
-                                let got = slow.receive()
-                                if let got { answer += got }
-                                if got == nil, errno != EAGAIN {
+                                guard let got = slow.receive(within: 500) else {
                                     count("slow let go")
                                     break
                                 }
+                                answer += got
                                 slow.send("X-Slow: 1\r\n")
                             }
                             if answer.hasPrefix("HTTP/1.1 408") { count("slow answered 408") }
@@ -207,6 +216,23 @@ extension HostileSuites {
                         }
                     })
             }
+            // Readers that never read: the dashboard asked for again and again on one connection, with a receive
+            // buffer too small to take one answer, from three addresses; each holds its connection while its
+            // answers cannot go out.
+            for index in 0..<48 {
+                attacks.append(
+                    Task {
+                        await offload {
+                            guard
+                                let stuck = try? Connection(
+                                    port: port, source: "127.0.4.\(1 + index % 3)", receiveBuffer: 1_024)
+                            else { return }
+                            stuck.send(String(repeating: "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 64))
+                            count("stuck readers")
+                            while attacking.isOn { usleep(100_000) }
+                        }
+                    })
+            }
             // Framing tricks, over and over.
             attacks.append(
                 Task {
@@ -216,11 +242,15 @@ extension HostileSuites {
                             "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
                             "Content-Length: -1\r\n\r\n",
                             "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nabc\r\n",
+                            "Transfer-Encoding: \r\nContent-Length: 3\r\n\r\nabc",
+                            "Transfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n",
+                            "Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n",
                         ]
                         var round = 0
                         while attacking.isOn {
                             guard let trick = try? Connection(port: port, source: "127.0.3.1") else { continue }
-                            if trick.exchange("POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\n" + tricks[round % 4])?.status
+                            if trick.exchange(
+                                "POST /api HTTP/1.1\r\nHost: 127.0.0.1\r\n" + tricks[round % tricks.count])?.status
                                 == 400
                             {
                                 count("framing answered 400")
@@ -270,6 +300,7 @@ extension HostileSuites {
             #expect(seen["slow let go", default: 0] == 63, "every slow sender is let go: \(seen)")
             #expect(seen["streams open", default: 0] <= 128, "streams are held to their share: \(seen)")
             #expect(seen["framing answered 400", default: 0] > 0)
+            #expect(seen["stuck readers", default: 0] == 48, "the readers that never read all got in: \(seen)")
             if ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil {
                 #expect(Self.p99(during) <= 3 * Self.p99(quiet), "the good client's p99 within 3× its quiet figure")
             }

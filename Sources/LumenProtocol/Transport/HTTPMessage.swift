@@ -4,7 +4,8 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The path, without the query (`/api/abc/lights/3`).
     public var path: String
-    /// The headers a front may read, by lower-case name (`origin`, `content-type`, …).
+    /// The headers a front may read, by lower-case name (`origin`, `content-type`, …). `host` is the host the
+    /// request is for: an absolute-form target's authority (`GET http://host/…`) when it has one, else the field.
     public var headers: [String: String]
     /// The query's arguments a front may read, by name (`session`).
     public var query: [String: String]

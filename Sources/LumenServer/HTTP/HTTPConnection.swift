@@ -56,6 +56,9 @@ final class HTTPConnection {
     private var answered = 0
     /// Set while requests are read in turn, so that an answer sent meanwhile does not start another such loop.
     private var isReadingRequests = false
+    /// Body bytes of the request being read or answered taken from the server's budget
+    /// (``HTTPLimits/bodyBudgetBytes``): given back once it is answered or the connection closes.
+    private var bodyBytesTaken = 0
     /// How long a closing connection reads what the client still sends.
     static let lingerSeconds = 2
 
@@ -73,13 +76,15 @@ final class HTTPConnection {
     }
 
     /// Whether it may be closed to make room for a new connection, and in what order: lingering after its
-    /// last answer first, then idle between requests, then reading a request; each the longest so first.
-    /// `nil` while it is answered or streams.
+    /// last answer first, then idle between requests, then reading a request, then sending an answer its client
+    /// has stopped taking (the socket has no room); each the longest so first. `nil` while it is answered, sends
+    /// freely or streams.
     var yield: (rank: Int, since: ContinuousClock.Instant)? {
         switch phase {
         case .lingering: (0, since)
         case .idle where !parser.isInRequest: (1, since)
         case .idle, .reading: (2, since)
+        case .sending where watching.write: (3, since)
         default: nil
         }
     }
@@ -117,8 +122,9 @@ final class HTTPConnection {
             }
         case .end:
             switch phase {
-            case .answering, .sending(closeAfter: false):
-                // It may still want its answer (a client that shut only its sending side): send it, then close.
+            case .answering, .sending:
+                // It may still want its answer (a client that shut only its sending side, as HTTP/1.0 clients
+                // do): send it, then close.
                 peerClosed = true
                 watch(context, read: false, write: nil)
             default:
@@ -150,6 +156,12 @@ final class HTTPConnection {
                 refuse(error, context)
                 return
             }
+            var held = parser.bodyBytesHeld
+            if case .request(_, let body) = step { held = body.count }
+            guard takeBodyBytes(held) else {
+                refuseForBodies(context)
+                return
+            }
             switch step {
             case .needMore:
                 return
@@ -168,6 +180,30 @@ final class HTTPConnection {
         send(.text(refusal.reason + "\n", status: refusal.status), context)
     }
 
+    /// Takes from the server's budget what the request's body holds beyond what it took before; `false` when
+    /// that does not fit.
+    private func takeBodyBytes(_ held: Int) -> Bool {
+        guard held > bodyBytesTaken else { return true }
+        guard driver.takeBodyBytes(held - bodyBytesTaken) else { return false }
+        bodyBytesTaken = held
+        return true
+    }
+
+    private func giveBackBodyBytes() {
+        driver.bodyBytesHeld -= bodyBytesTaken
+        bodyBytesTaken = 0
+    }
+
+    /// Answers a request whose body would take the server past its budget for bodies: 503, to retry soon.
+    private func refuseForBodies(_ context: LoopContext) {
+        current = (false, false)
+        var busy = HTTPResponse.text(
+            "lumend is taking in \(driver.limits.bodyBudgetBytes) bytes of request bodies already; retry in a "
+                + "moment\n", status: 503)
+        busy.headers.append(("Retry-After", "1"))
+        send(busy, context)
+    }
+
     // MARK: - Answering
 
     private func answer(_ head: HTTPRequestParser.Head, _ body: [UInt8], _ context: LoopContext) {
@@ -179,6 +215,9 @@ final class HTTPConnection {
         }
         var headers: [String: String] = [:]
         for field in head.fields where headers[field.name] == nil { headers[field.name] = field.value }
+        // What a front checks the host on (against DNS rebinding) is the request's own: an absolute-form target's
+        // authority when it has one, whatever the Host field says.
+        headers["host"] = head.host
         let request = HTTPRequest(
             method: head.method, path: head.path, headers: headers, query: head.query, body: body)
         switch driver.respond(request) {
@@ -207,6 +246,7 @@ final class HTTPConnection {
             }
             let chunked = current.keepsAlive
             cancelDeadline()
+            giveBackBodyBytes()
             phase = .streaming(body, chunked: chunked)
             queue(Self.head(of: head, framing: chunked ? .chunked : .untilClose, closing: !chunked))
             let (bound, key) = (driver.bound!, key)
@@ -228,7 +268,8 @@ final class HTTPConnection {
         }
         let closeAfter = !current.keepsAlive || asked || peerClosed || driver.isStopping
         cancelDeadline()
-        let bodyless = current.isHead || response.status == 204 || response.status == 304 || response.status < 200
+        giveBackBodyBytes()
+        let bodyless = current.isHead || !Self.hasBody(response.status)
         queue(Self.head(of: response, framing: .length(response.body.count), closing: closeAfter))
         if !bodyless { queue(response.body) }
         phase = .sending(closeAfter: closeAfter)
@@ -374,6 +415,7 @@ final class HTTPConnection {
     func close(_ context: LoopContext) {
         guard isOpen else { return }
         cancelDeadline()
+        giveBackBodyBytes()
         if case .streaming(let body, _) = phase {
             body.finish()
             driver.forgetStream(of: self)
@@ -410,7 +452,7 @@ final class HTTPConnection {
         }
         switch framing {
         case .length(let count):
-            if response.status >= 200, response.status != 204, response.status != 304 {
+            if hasBody(response.status) {
                 text += "Content-Length: \(count)\r\n"
             }
         case .chunked: text += "Transfer-Encoding: chunked\r\n"
@@ -419,6 +461,9 @@ final class HTTPConnection {
         if closing { text += "Connection: close\r\n" }
         return Array((text + "\r\n").utf8)
     }
+
+    /// Whether a response with `status` has a body (and so a length): 1xx, 204 and 304 never do (RFC 9110 §6.4.1).
+    static func hasBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }
 
     static func reason(_ status: Int) -> String {
         switch status {

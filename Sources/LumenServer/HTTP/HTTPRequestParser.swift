@@ -29,6 +29,9 @@ struct HTTPRequestParser {
         var minorVersion: Int
         /// The header fields, names in lower case, in order.
         var fields: [(name: String, value: String)]
+        /// The host the request is for: the authority of an absolute-form target (RFC 9112 §3.2.2: it stands
+        /// in for `Host`, whatever that says), else the `Host` field; `nil` with neither.
+        var host: String?
         /// How the body is framed.
         var framing: Framing
         /// Whether the connection stays open after the answer (HTTP/1.1 unless `Connection: close`; HTTP/1.0
@@ -43,7 +46,8 @@ struct HTTPRequestParser {
         static func == (left: Head, right: Head) -> Bool {
             left.method == right.method && left.path == right.path && left.query == right.query
                 && left.minorVersion == right.minorVersion && left.framing == right.framing
-                && left.keepsAlive == right.keepsAlive && left.fields.map(\.name) == right.fields.map(\.name)
+                && left.keepsAlive == right.keepsAlive && left.host == right.host
+                && left.fields.map(\.name) == right.fields.map(\.name)
                 && left.fields.map(\.value) == right.fields.map(\.value)
         }
     }
@@ -79,6 +83,11 @@ struct HTTPRequestParser {
     /// Where unread bytes of `buffer` start.
     private var start = 0
     private var state = State.head
+    /// Where the search for the end of the head being read goes on from: the bytes before hold none, so a head
+    /// sent a byte at a time is searched once, not again from its start on every read.
+    private var headSearched = 0
+    /// Bytes looked at while searching for the ends of heads (for the tests that hold it linear).
+    private(set) var headBytesScanned = 0
 
     private enum State {
         case head
@@ -99,6 +108,7 @@ struct HTTPRequestParser {
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
+            headSearched = 0
         }
         buffer.append(contentsOf: bytes)
     }
@@ -111,6 +121,16 @@ struct HTTPRequestParser {
 
     /// Bytes held and not yet read as part of a request.
     var pendingBytes: Int { buffer.count - start }
+
+    /// The bytes of body the request being read has announced or holds: its `Content-Length` from when its head
+    /// is read, else the chunks read and the one being read; 0 between requests.
+    var bodyBytesHeld: Int {
+        switch state {
+        case .head: 0
+        case .body(_, let remaining, let body, _), .chunkData(_, let remaining, let body, _): body.count + remaining
+        case .chunkSize(_, let body, _), .chunkEnd(_, let body, _), .trailers(_, let body, _, _): body.count
+        }
+    }
 
     /// The next step: a head once its body is to come, a whole request, or the need for more bytes.
     /// - Throws: ``Refusal`` for a request that breaks the framing rules or a limit; the parser is then unusable.
@@ -196,7 +216,11 @@ struct HTTPRequestParser {
             if buffer[start] == 13, start + 1 == buffer.count { return nil }
             start += buffer[start] == 13 && buffer[start + 1] == 10 ? 2 : 1
         }
-        guard let end = Self.endOfHead(buffer, from: start) else {
+        let from = max(start, headSearched)
+        headBytesScanned += buffer.count - from
+        guard let end = Self.endOfHead(buffer, from: from) else {
+            // Its next search begins two bytes back, where an end (LF LF, or LF CR LF) cut across reads begins.
+            headSearched = max(start, buffer.count - 2)
             if buffer.count - start > headBytes { throw Self.headTooLarge }
             return nil
         }
@@ -210,8 +234,9 @@ struct HTTPRequestParser {
             guard fields.count < Self.maxFields else { throw Self.headTooLarge }
             fields.append(try Self.field(line))
         }
-        let (path, query) = try Self.target(target, method: method)
-        return try Self.head(method: method, path: path, query: query, minor: minor, fields: fields)
+        let (path, query, authority) = try Self.target(target, method: method)
+        return try Self.head(
+            method: method, path: path, query: query, authority: authority, minor: minor, fields: fields)
     }
 
     /// Where the head in `bytes` from `start` ends (before its blank line) and the next part begins.
@@ -268,37 +293,41 @@ struct HTTPRequestParser {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
             line[line.startIndex..<colon].allSatisfy(isToken)
         else { throw Refusal(status: 400, reason: "a header field is not NAME: VALUE") }
-        var value = line[(colon + 1)...]
-        while let first = value.first, first == 32 || first == 9 { value = value.dropFirst() }
-        while let last = value.last, last == 32 || last == 9 { value = value.dropLast() }
-        guard value.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
+        let value = Substring(String(decoding: line[(colon + 1)...], as: UTF8.self)).trimmingSpaces
+        guard value.utf8.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
             throw Refusal(status: 400, reason: "a header field's value holds a control character")
         }
-        return (
-            String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased(),
-            String(decoding: value, as: UTF8.self)
-        )
+        return (String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased(), String(value))
     }
 
-    /// The path and query of a request target: origin form (`/a?b=c`), absolute form (`http://host/a`), or `*`
-    /// for `OPTIONS`.
-    private static func target(_ target: String, method: String) throws(Refusal) -> (String, [String: String]) {
+    /// The path, query and, for the absolute form, authority of a request target: origin form (`/a?b=c`),
+    /// absolute form (`http://host/a`), or `*` for `OPTIONS`.
+    private static func target(
+        _ target: String, method: String
+    ) throws(Refusal) -> (path: String, query: [String: String], authority: String?) {
         var rest = Substring(target)
-        if rest == "*", method == "OPTIONS" { return ("*", [:]) }
-        for scheme in ["http://", "https://"] where rest.lowercased().hasPrefix(scheme) {
-            // The absolute form (RFC 9112 §3.2.2), as a proxy would send it: the path is what names the resource.
+        var authority: Substring?
+        if rest == "*", method == "OPTIONS" { return ("*", [:], nil) }
+        if let scheme = ["http://", "https://"].first(where: { rest.lowercased().hasPrefix($0) }) {
+            // The absolute form (RFC 9112 §3.2.2), as a proxy would send it: its authority stands in for Host.
             rest = rest.dropFirst(scheme.count)
-            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+            let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            authority = rest[..<end]
+            // No host, or user information before it, is no authority to check (RFC 9110 §4.2.1, §4.2.4).
+            guard let authority, !authority.isEmpty, !authority.contains("@") else {
+                throw Refusal(status: 400, reason: "the request target's authority is not HOST[:PORT]")
+            }
+            rest = rest[end...].hasPrefix("/") ? rest[end...] : Substring("/" + rest[end...])
         }
         guard rest.hasPrefix("/") else { throw Refusal(status: 400, reason: "the request target is not a path") }
-        guard let mark = rest.firstIndex(of: "?") else { return (String(rest), [:]) }
+        guard let mark = rest.firstIndex(of: "?") else { return (String(rest), [:], authority.map(String.init)) }
         var query: [String: String] = [:]
         for pair in rest[rest.index(after: mark)...].split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = percentDecoded(parts[0])
             if query[name] == nil { query[name] = parts.count > 1 ? percentDecoded(parts[1]) : "" }
         }
-        return (String(rest[..<mark]), query)
+        return (String(rest[..<mark]), query, authority.map(String.init))
     }
 
     private static func percentDecoded(_ text: Substring) -> String {
@@ -321,7 +350,8 @@ struct HTTPRequestParser {
 
     /// The head, with its framing worked out from its fields (RFC 9112 §6).
     private static func head(
-        method: String, path: String, query: [String: String], minor: Int, fields: [(name: String, value: String)]
+        method: String, path: String, query: [String: String], authority: String?, minor: Int,
+        fields: [(name: String, value: String)]
     ) throws(Refusal) -> Head {
         let hosts = fields.filter { $0.name == "host" }
         if minor == 1, hosts.count != 1 {
@@ -330,16 +360,26 @@ struct HTTPRequestParser {
         let lengths = fields.filter { $0.name == "content-length" }.flatMap {
             $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
         }
-        let encodings = fields.filter { $0.name == "transfer-encoding" }.flatMap {
-            $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
+        let codingFields = fields.filter { $0.name == "transfer-encoding" }
+        let encodings = codingFields.flatMap {
+            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
         }
         var framing = Framing.none
-        if !encodings.isEmpty {
+        if !codingFields.isEmpty {
+            // A Transfer-Encoding field decides the framing even when its value is empty or odd: were it passed
+            // over, Content-Length would frame a body that a reader taking the field differently frames otherwise.
             guard lengths.isEmpty else {
                 throw Refusal(status: 400, reason: "a request carries Content-Length or Transfer-Encoding, not both")
             }
             guard minor == 1 else { throw Refusal(status: 400, reason: "HTTP/1.0 has no Transfer-Encoding") }
-            guard encodings == ["chunked"] else {
+            // Without chunked once and last, the body's end cannot be known (RFC 9112 §6.1, §6.3).
+            guard !encodings.contains(""), encodings.last == "chunked", encodings.filter({ $0 == "chunked" }).count == 1
+            else {
+                throw Refusal(
+                    status: 400, reason: "Transfer-Encoding does not end in chunked, once, with no empty coding")
+            }
+            // A coding before chunked (gzip, …) is one lumend does not undo (RFC 9112 §6.1: 501).
+            guard encodings.count == 1 else {
                 throw Refusal(status: 501, reason: "the only transfer coding lumend reads is chunked")
             }
             framing = .chunked
@@ -361,40 +401,92 @@ struct HTTPRequestParser {
             throw Refusal(status: 417, reason: "the only expectation lumend meets is 100-continue")
         }
         return Head(
-            method: method, path: path, query: query, minorVersion: minor, fields: fields, framing: framing,
+            method: method, path: path, query: query, minorVersion: minor, fields: fields,
+            host: authority ?? hosts.first?.value, framing: framing,
             keepsAlive: minor == 1 && !connection.contains("close"),
             expectsContinue: minor == 1 && expect != nil && framing != .none)
     }
 
     // MARK: - Chunks
 
-    /// A line of at most `max` bytes from the buffer, without its end; `nil` before it ends.
+    /// A line of at most `max` bytes from the buffer, without its CRLF; `nil` before it ends.
+    /// - Throws: ``Refusal`` for a line too long or ended by LF alone: in a chunked body, a reader that takes a
+    ///   bare LF differently sees other chunks.
     private mutating func readLine(max: Int) throws(Refusal) -> ArraySlice<UInt8>? {
         guard let newline = buffer[start...].firstIndex(of: 10) else {
             if buffer.count - start > max + 1 { throw Refusal(status: 400, reason: "a chunk line is too long") }
             return nil
         }
-        var line = buffer[start..<newline]
-        if line.last == 13 { line = line.dropLast() }
+        guard newline > start, buffer[newline - 1] == 13 else {
+            throw Refusal(status: 400, reason: "a chunk line does not end in CRLF")
+        }
+        let line = buffer[start..<newline - 1]
         guard line.count <= max else { throw Refusal(status: 400, reason: "a chunk line is too long") }
         start = newline + 1
         return line
     }
 
-    /// A chunk's size, from its line (`1a` or `1a;name=value`).
+    /// A chunk's size, from its line (`1a`, or `1a;name=value` with extensions, which are checked and ignored).
     private static func chunkSize(_ line: ArraySlice<UInt8>) throws(Refusal) -> Int {
-        let digits = line.prefix { $0 != UInt8(ascii: ";") }.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+        let digits = line.prefix { isHexDigit($0) }
         // Fifteen hexadecimal digits at most: a size that does not fit is refused, never wrapped round.
         guard !digits.isEmpty, digits.count <= 15, let size = Int(String(decoding: digits, as: UTF8.self), radix: 16),
-            digits.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") })
+            isChunkExtensions(line[digits.endIndex...])
         else { throw Refusal(status: 400, reason: "a chunk size is not a hexadecimal number that fits") }
         return size
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
+    }
+
+    /// Whether `bytes` are chunk extensions as RFC 9112 §7.1.1 writes them: `*( BWS ";" BWS name [ BWS "=" BWS
+    /// ( token / quoted-string ) ] )`.
+    private static func isChunkExtensions(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var rest = bytes
+        func skipSpaces() { rest = rest.drop { $0 == 32 || $0 == 9 } }
+        func token() -> Bool {
+            let name = rest.prefix(while: isToken)
+            rest = rest[name.endIndex...]
+            return !name.isEmpty
+        }
+        while true {
+            skipSpaces()
+            guard let first = rest.first else { return true }
+            guard first == UInt8(ascii: ";") else { return false }
+            rest = rest.dropFirst()
+            skipSpaces()
+            guard token() else { return false }
+            skipSpaces()
+            guard rest.first == UInt8(ascii: "=") else { continue }
+            rest = rest.dropFirst()
+            skipSpaces()
+            guard rest.first == UInt8(ascii: "\"") else {
+                guard token() else { return false }
+                continue
+            }
+            // A quoted string: text and escaped pairs up to its closing quote.
+            rest = rest.dropFirst()
+            while let byte = rest.first, byte != UInt8(ascii: "\"") {
+                if byte == UInt8(ascii: "\\") { rest = rest.dropFirst() }
+                guard let text = rest.first, text == 9 || (text >= 32 && text != 127) else { return false }
+                rest = rest.dropFirst()
+            }
+            guard rest.first == UInt8(ascii: "\"") else { return false }
+            rest = rest.dropFirst()
+        }
     }
 
     /// Drops what has been read, once it is most of the buffer.
     private mutating func compact() {
         if start > 4_096 || start == buffer.count {
             buffer.removeFirst(start)
+            headSearched = max(0, headSearched - start)
             start = 0
         }
     }

@@ -11,7 +11,8 @@ import LumenService
 public struct HTTPLimits: Sendable, Hashable {
     /// Connections open at once. At the limit, a new connection takes the place of one that lingers after
     /// its last answer, else of the one idle longest between requests, else of the one sending its request
-    /// longest; when every connection is being answered or streams, it is closed unanswered.
+    /// longest, else of one whose client has stopped taking its answer; when every connection is being answered,
+    /// sends freely or streams, it is closed unanswered.
     public var connections = 256
     /// Connections open at once from one address; more are closed unanswered.
     public var connectionsPerAddress = 64
@@ -33,6 +34,12 @@ public struct HTTPLimits: Sendable, Hashable {
     public var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
     public var headBytes = 16_384
+    /// Bytes of request bodies taken in at once across every connection, each counted from its `Content-Length`
+    /// when its head is read (else as its chunks come) until its request is answered or its connection closes.
+    /// Bodies need no token: without this, 256 connections each sending the 1 MiB `/rpc` takes would hold
+    /// 256 MiB. 16 MiB lets sixteen such bodies in at once, or a thousand Hue bodies of 16 KiB. A request that
+    /// would go past it is answered 503 with `Retry-After` and closed.
+    public var bodyBudgetBytes = 16 << 20
 
     /// The defaults.
     public init() {}
@@ -117,6 +124,9 @@ final class HTTPDriver {
     /// Connections and streams open from each address.
     var perAddress: [String: (connections: Int, streams: Int)] = [:]
     var streamCount = 0
+    /// Request body bytes taken from ``HTTPLimits/bodyBudgetBytes`` by connections whose requests are not yet
+    /// answered.
+    var bodyBytesHeld = 0
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
@@ -172,8 +182,8 @@ final class HTTPDriver {
 
     /// Makes room for a new connection at the limit, by closing one that has its answer already (lingering
     /// before its close), else the one idle longest between requests, else the one that has been sending its
-    /// request longest (a client that sends a header line now and then); `false` when every connection is
-    /// answered, answering or streaming.
+    /// request longest (a client that sends a header line now and then), else one whose client takes no more of
+    /// its answer; `false` when every connection is answered, answering or streaming.
     private func makeRoom(_ context: LoopContext) -> Bool {
         guard connections.count >= limits.connections else { return true }
         let candidates = connections.values.compactMap { connection in
@@ -190,6 +200,13 @@ final class HTTPDriver {
         else { return false }
         streamCount += 1
         perAddress[host, default: (0, 0)].streams += 1
+        return true
+    }
+
+    /// Takes `count` bytes of request body from the budget; `false` when they do not fit.
+    func takeBodyBytes(_ count: Int) -> Bool {
+        guard bodyBytesHeld + count <= limits.bodyBudgetBytes else { return false }
+        bodyBytesHeld += count
         return true
     }
 
