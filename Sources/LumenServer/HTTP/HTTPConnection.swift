@@ -76,13 +76,14 @@ final class HTTPConnection {
     }
 
     /// Whether it may be closed to make room for a new connection, and in what order: lingering after its
-    /// last answer first, then idle between requests, then reading a request, then sending an answer its client
-    /// has stopped taking (the socket has no room); each the longest so first. `nil` while it is answered, sends
-    /// freely or streams.
+    /// last answer first, then idle between requests, then reading a request (a new connection is one whose
+    /// request is on its way: ranked by age with those, not closed first for saying nothing yet), then sending
+    /// an answer its client has stopped taking (the socket has no room); each the longest so first. `nil` while
+    /// it is answered, sends freely or streams.
     var yield: (rank: Int, since: ContinuousClock.Instant)? {
         switch phase {
         case .lingering: (0, since)
-        case .idle where !parser.isInRequest: (1, since)
+        case .idle where !parser.isInRequest && answered > 0: (1, since)
         case .idle, .reading: (2, since)
         case .sending where watching.write: (3, since)
         default: nil
