@@ -38,8 +38,13 @@ extension HueBridge {
 
     /// What `GET /api/config` tells anyone, paired or not.
     func shortConfig() async -> JSONValue {
+        shortConfig(name: await home.name)
+    }
+
+    /// What `GET /api/config` tells anyone, for a home called `name`.
+    func shortConfig(name: String) -> JSONValue {
         .object([
-            "name": .string(await home.name), "datastoreversion": "131", "swversion": "1956106000",
+            "name": .string(name), "datastoreversion": "131", "swversion": "1956106000",
             "apiversion": "1.56.0", "mac": .string(identity.mac), "bridgeid": .string(identity.bridgeID),
             "factorynew": false, "replacesbridgeid": .null, "modelid": "BSB002", "starterkitid": "",
         ])
@@ -48,10 +53,15 @@ extension HueBridge {
     /// The whole configuration, as `username` may read it: its own entry of the whitelist, not the others',
     /// whose names would let it act as them.
     func config(for username: String) async -> JSONValue {
-        guard case .object(var config) = await shortConfig() else { return .null }
+        config(for: username, in: await snapshot())
+    }
+
+    /// The configuration as `username` may read it, from what one visit to the home read.
+    func config(for username: String, in snapshot: Snapshot) -> JSONValue {
+        guard case .object(var config) = shortConfig(name: snapshot.name) else { return .null }
         let now = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
         var whitelist = JSONObject()
-        for user in await home.hueUsers where user.username == username {
+        for user in snapshot.users where user.username == username {
             whitelist[user.username] = .object([
                 "last use date": .string(now), "create date": .string(now), "name": .string(user.deviceType),
             ])
@@ -67,7 +77,7 @@ extension HueBridge {
         config["localtime"] = .string(now)
         config["timezone"] = "Etc/UTC"
         config["whitelist"] = .object(whitelist)
-        config["linkbutton"] = .bool(await home.isLinkButtonPressed)
+        config["linkbutton"] = .bool(snapshot.isLinkButtonPressed)
         config["portalservices"] = false
         config["portalconnection"] = "disconnected"
         config["swupdate2"] = .object([
@@ -80,10 +90,31 @@ extension HueBridge {
 
     /// `GET /api/<user>`: everything at once, as Home Assistant reads it.
     func fullState(for username: String) async -> JSONValue {
-        .object([
-            "lights": await lightsObject(), "groups": await groupsObject(), "config": await config(for: username),
+        let snapshot = await snapshot()
+        return .object([
+            "lights": Self.lightsObject(snapshot.lights),
+            "groups": Self.groupsObject(lights: snapshot.lights, rooms: snapshot.rooms),
+            "config": config(for: username, in: snapshot),
             "schedules": .object([:]), "scenes": .object([:]), "rules": .object([:]), "sensors": .object([:]),
             "resourcelinks": .object([:]),
         ])
+    }
+
+    /// What a request that shows several parts of the bridge reads of the home, in one visit, so that they agree.
+    struct Snapshot: Sendable {
+        var lights: [HueLight]
+        var rooms: [HueRoom]
+        var name: String
+        var users: [HueBridgeState.User]
+        var isLinkButtonPressed: Bool
+    }
+
+    /// The bridge as the home shows it now.
+    func snapshot() async -> Snapshot {
+        await home.reading { home in
+            Snapshot(
+                lights: home.hueLights(), rooms: home.hueRooms(), name: home.name, users: home.hueUsers,
+                isLinkButtonPressed: home.isLinkButtonPressed)
+        }
     }
 }

@@ -6,17 +6,18 @@ extension HueBridge {
     /// `GET /api/<user>/groups`: every room as a group of type `Room`, by number (group 0 is not listed, as on
     /// a bridge).
     func groupsObject() async -> JSONValue {
-        let lights = await home.hueLights()
-        return .object(
-            JSONObject(
-                await home.hueRooms().map { room in
-                    (key: String(room.number), value: Self.json(of: room, lights: lights))
-                }))
+        let (lights, rooms) = await home.reading { home in (home.hueLights(), home.hueRooms()) }
+        return Self.groupsObject(lights: lights, rooms: rooms)
+    }
+
+    /// Every room as a group, by number, from what one visit to the home read.
+    static func groupsObject(lights: [HueLight], rooms: [HueRoom]) -> JSONValue {
+        .object(JSONObject(rooms.map { room in (key: String(room.number), value: json(of: room, lights: lights)) }))
     }
 
     /// `GET /api/<user>/groups/<n>`; group 0 is every light behind the bridge.
     func group(_ number: String) async throws(HueError) -> JSONValue {
-        let lights = await home.hueLights()
+        let (lights, rooms) = await home.reading { home in (home.hueLights(), home.hueRooms()) }
         if number == "0" {
             let all = HueRoom(number: 0, id: "", name: "Group 0", lights: lights.map(\.number))
             guard case .object(var group) = Self.json(of: all, lights: lights) else { return .null }
@@ -24,7 +25,10 @@ extension HueBridge {
             group["class"] = nil
             return .object(group)
         }
-        return Self.json(of: try await hueRoom(number), lights: lights)
+        guard let value = Int(number), let room = rooms.first(where: { $0.number == value }) else {
+            throw HueError.notAvailable("/groups/\(number)")
+        }
+        return Self.json(of: room, lights: lights)
     }
 
     /// The room whose group number `number` gives.
@@ -70,7 +74,7 @@ extension HueBridge {
         do {
             try await scopeContext.performGroup(
                 command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
-        } catch let error as LumenError where error.code == .notPersisted {
+        } catch  where error.code == .notPersisted {
             throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)

@@ -5,7 +5,12 @@ import LumenSimulation
 extension HueBridge {
     /// `GET /api/<user>/lights`: every light behind the bridge, by number.
     func lightsObject() async -> JSONValue {
-        .object(JSONObject(await home.hueLights().map { (key: String($0.number), value: Self.json(of: $0)) }))
+        Self.lightsObject(await home.hueLights())
+    }
+
+    /// Every light of `lights` by number.
+    static func lightsObject(_ lights: [HueLight]) -> JSONValue {
+        .object(JSONObject(lights.map { (key: String($0.number), value: json(of: $0)) }))
     }
 
     /// `GET /api/<user>/lights/<n>`.
@@ -72,7 +77,7 @@ extension HueBridge {
         }
         do {
             try await scopeContext.rename(.light(light.light.id), to: name)
-        } catch let error as LumenError where error.code == .notPersisted {
+        } catch  where error.code == .notPersisted {
             throw Self.internalError(error)
         } catch {
             throw HueError.invalidValue(.string(name), of: "name", at: address)
@@ -92,7 +97,7 @@ extension HueBridge {
             _ = try await scopeContext.perform(
                 command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true,
                 from: sender)
-        } catch let error as LumenError where error.code == .notPersisted {
+        } catch  where error.code == .notPersisted {
             throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)
@@ -116,16 +121,17 @@ extension HueBridge {
     /// `GET /api/<user>/lights/new`: the lights the last search found, and when it ended (`active` while it
     /// runs).
     func newLights() async -> JSONValue {
-        let search = await home.hueSearch()
+        let (search, lights, nowMs) = await home.reading { home in
+            (home.hueSearch(), home.hueLights(), home.nowMilliseconds)
+        }
         var object = JSONObject()
-        for hueLight in await home.hueLights() where search.found.contains(hueLight.light.id) {
+        for hueLight in lights where search.found.contains(hueLight.light.id) {
             object[String(hueLight.number)] = .object(["name": .string(hueLight.light.name)])
         }
         if search.active {
             object["lastscan"] = "active"
         } else if let ended = search.endedMs {
             // The simulation's time of its end, on the wall clock.
-            let nowMs = await home.nowMilliseconds
             let wall = HueValues.wallSeconds() - Int64((nowMs - ended) / 1_000)
             object["lastscan"] = .string(HueValues.timestamp(secondsSinceEpoch: wall))
         } else {

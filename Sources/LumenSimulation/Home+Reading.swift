@@ -159,6 +159,18 @@ public struct DeviceTruth: Sendable, Hashable {
 }
 
 extension Home {
+    /// What `body` reads of the home, in one visit: every value it reads is from the same moment, and a front
+    /// that needs several (the Hue bridge's search, its lights and the clock) makes one hop, not one a value.
+    ///
+    /// ```swift
+    /// let (lights, nowMs) = await home.reading { home in (home.hueLights(), home.nowMilliseconds) }
+    /// ```
+    public func reading<Value: Sendable>(_ body: @Sendable (isolated Home) -> Value) -> Value {
+        body(self)
+    }
+}
+
+extension Home {
     /// What a light really is and does now, beside what its controller reports.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
     public func groundTruth(of id: LightID) throws(LumenError) -> (truth: DeviceTruth, kind: LightKind) {
