@@ -31,7 +31,7 @@ public enum Dashboard {
 
     /// The answer to `request` when it is for the page (`GET /` or `HEAD /`); `nil` for any other path. Each
     /// page has a nonce of its own, 128 bits from the kernel's random source.
-    public static func respond(to request: HTTPRequest) -> HTTPResponse? {
+    package static func respond(to request: HTTPRequest) -> HTTPResponse? {
         guard request.path == "/" || request.path == "/index.html" else { return nil }
         guard request.method == "GET" || request.method == "HEAD" else {
             return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD")])

@@ -25,7 +25,7 @@ public struct HueBridge: Sendable {
     let logger: Logger
 
     /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
-    public init(
+    package init(
         scopeContext: ScopeContext, access: HTTPAccess = HTTPAccess(),
         logger: Logger = Logger(handler: StderrLogHandler())
     ) {
@@ -38,7 +38,7 @@ public struct HueBridge: Sendable {
     var home: Home { scopeContext.home }
 
     /// Answers one request under `/api`; `nil` for a path elsewhere, which another front may answer.
-    public func respond(to request: HTTPRequest) -> HTTPReply? {
+    package func respond(to request: HTTPRequest) -> HTTPReply? {
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
             // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.

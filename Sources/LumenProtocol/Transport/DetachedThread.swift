@@ -7,9 +7,9 @@
 /// A thread of its own, started with POSIX threads rather than Foundation's `Thread`, which would bring
 /// Foundation's internationalization and ICU's data (some 30 MB) into every static binary: lumend's event
 /// loops, a home's executor and a client's reader run on these.
-public enum DetachedThread {
+package enum DetachedThread {
     /// Starts a detached thread that runs `body`, named `name` (cut to the 15 bytes Linux keeps) when given.
-    public static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
+    package static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) {
         let status = create(Unmanaged.passRetained(Context(name: name, body: body)).toOpaque())
         precondition(status == 0, "pthread_create: \(String(cString: strerror(status)))")
     }

@@ -13,17 +13,17 @@
 /// let access = HTTPAccess(allowedHosts: ["bridge.lan"])
 /// if let why = access.refusal(of: request) { return .now(.text(why + "\n", status: 403)) }
 /// ```
-public struct HTTPAccess: Sendable, Hashable {
+package struct HTTPAccess: Sendable, Hashable {
     /// DNS names, besides addresses and `localhost`, that name lumend (lower case, without a port).
-    public var allowedHosts: Set<String>
+    package var allowedHosts: Set<String>
 
     /// Access for requests to lumend by address, `localhost`, or one of `allowedHosts`.
-    public init(allowedHosts: Set<String> = []) {
+    package init(allowedHosts: Set<String> = []) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
     }
 
     /// Why `request` is refused, if it is, in words that say what to do instead; `nil` when it is taken.
-    public func refusal(of request: HTTPRequest) -> String? {
+    package func refusal(of request: HTTPRequest) -> String? {
         let host = request.headers["host"] ?? ""
         guard namesLumend(host) else {
             return "Host '\(host)' is not an IP address, localhost or a name lumend is given (--http-host); "
@@ -37,7 +37,7 @@ public struct HTTPAccess: Sendable, Hashable {
     }
 
     /// Whether `host` (a `Host` header: a name or address, maybe with a port) names lumend.
-    public func namesLumend(_ host: String) -> Bool {
+    package func namesLumend(_ host: String) -> Bool {
         if Self.namesAnAddress(host) { return true }
         guard !allowedHosts.isEmpty, !host.hasPrefix("[") else { return false }
         var name = Substring(host.lowercased())
@@ -50,7 +50,7 @@ public struct HTTPAccess: Sendable, Hashable {
 
     /// Whether `host` (a `Host` header: a name or address, maybe with a port) is an IP address or `localhost`,
     /// which no DNS name can be rebound to.
-    public static func namesAnAddress(_ host: String) -> Bool {
+    package static func namesAnAddress(_ host: String) -> Bool {
         var name = Substring(host.lowercased())
         if name.hasPrefix("[") {
             guard let close = name.firstIndex(of: "]"),

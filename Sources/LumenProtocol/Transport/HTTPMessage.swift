@@ -1,19 +1,19 @@
 /// An HTTP request as lumend's HTTP fronts see it: whole, its body read.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// `GET`, `PUT`, `POST`, …
-    public var method: String
+    package var method: String
     /// The path, without the query (`/api/abc/lights/3`).
-    public var path: String
+    package var path: String
     /// The headers a front may read, by lower-case name (`origin`, `content-type`, …). `host` is the host the
     /// request is for: an absolute-form target's authority (`GET http://host/…`) when it has one, else the field.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The query's arguments a front may read, by name (`session`).
-    public var query: [String: String]
+    package var query: [String: String]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// A request.
-    public init(
+    package init(
         method: String, path: String, headers: [String: String] = [:], query: [String: String] = [:],
         body: [UInt8] = []
     ) {
@@ -26,36 +26,36 @@ public struct HTTPRequest: Sendable {
 }
 
 /// An HTTP response: its status, headers and body.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The headers, in order.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// A response.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A JSON response.
-    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+    package static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json")], body: Array(value.serialized().utf8))
     }
 
     /// A plain-text response.
-    public static func text(_ text: String, status: Int) -> HTTPResponse {
+    package static func text(_ text: String, status: Int) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
     }
 }
 
 /// What a front makes of a request: a response now, or work whose response comes later (a command waiting
 /// for its device), during which the connection waits without holding a thread.
-public enum HTTPReply: Sendable {
+package enum HTTPReply: Sendable {
     /// Answered at once.
     case now(HTTPResponse)
     /// Answered when the work is done.
@@ -67,7 +67,7 @@ public enum HTTPReply: Sendable {
 
 /// A response body sent as it comes (a Server-Sent Events stream). The server calls it on its own event loop
 /// only, and it wakes the server from that loop only.
-public protocol HTTPStreamBody: AnyObject, Sendable {
+package protocol HTTPStreamBody: AnyObject, Sendable {
     /// The stream is being sent: `wake` tells the server that there is more to send.
     func start(wake: @escaping @Sendable () -> Void)
     /// At most `maxBytes` to send now: empty when there is nothing yet (the server waits for `wake`), `nil` once

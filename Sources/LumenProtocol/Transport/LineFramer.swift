@@ -1,17 +1,17 @@
 /// Cuts a byte stream into lines: `\n`-terminated, a trailing `\r` dropped, blank lines skipped, and a
 /// line longer than the limit skipped to its end and reported once.
-public struct LineFramer: Sendable {
+package struct LineFramer: Sendable {
     /// The longest line, in bytes.
-    public let maxLineBytes: Int
+    package let maxLineBytes: Int
     /// The start of a line whose end has not come yet.
     private(set) var partial: [UInt8] = []
     /// Whether the rest of an overlong line is being skipped.
     private(set) var discarding = false
 
-    public init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
+    package init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
 
     /// What `bytes` finished: the whole lines, and whether a line was too long.
-    public mutating func feed(_ bytes: ArraySlice<UInt8>) -> (lines: [[UInt8]], overlong: Bool) {
+    package mutating func feed(_ bytes: ArraySlice<UInt8>) -> (lines: [[UInt8]], overlong: Bool) {
         var start = bytes.startIndex
         var overlong = false
         var lines: [[UInt8]] = []
@@ -42,5 +42,5 @@ public struct LineFramer: Sendable {
     }
 
     /// Whether a line has begun and not ended.
-    public var hasPartialLine: Bool { !partial.isEmpty || discarding }
+    package var hasPartialLine: Bool { !partial.isEmpty || discarding }
 }

@@ -2,9 +2,9 @@
 ///
 /// A reader belongs to the one thread that reads its socket; writers use ``UnixSocket/sendAll(_:_:)``
 /// on the same descriptor independently.
-public struct LineReader {
+package struct LineReader {
     /// Why no line came.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The peer shut down its side of the connection.
         case closed
         /// Nothing complete came within the timeout.
@@ -14,7 +14,7 @@ public struct LineReader {
         /// Reading failed with this `errno`.
         case failed(Int32)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .closed: "the other side closed the connection"
             case .timedOut: "timed out"
@@ -25,7 +25,7 @@ public struct LineReader {
     }
 
     /// The socket read from.
-    public let fd: Int32
+    package let fd: Int32
     private var framer: LineFramer
     private var ready: [[UInt8]] = []
     private var readyIndex = 0
@@ -33,17 +33,17 @@ public struct LineReader {
 
     /// A reader of `fd`, taking lines of at most `maxLineBytes` (64 MiB by default: a reply listing every
     /// light of a very large home is still one line).
-    public init(fd: Int32, maxLineBytes: Int = 64 << 20, chunkBytes: Int = 65_536) {
+    package init(fd: Int32, maxLineBytes: Int = 64 << 20, chunkBytes: Int = 65_536) {
         self.fd = fd
         framer = LineFramer(maxLineBytes: maxLineBytes)
         chunk = [UInt8](repeating: 0, count: chunkBytes)
     }
 
     /// Whether a whole line is already buffered, so ``next(timeout:)`` returns without a system call.
-    public var hasBufferedLine: Bool { readyIndex < ready.count }
+    package var hasBufferedLine: Bool { readyIndex < ready.count }
 
     /// The next line, without its newline; blocks until it comes, the peer closes, or `timeout` passes.
-    public mutating func next(timeout: Duration? = nil) throws(Failure) -> [UInt8] {
+    package mutating func next(timeout: Duration? = nil) throws(Failure) -> [UInt8] {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         while true {

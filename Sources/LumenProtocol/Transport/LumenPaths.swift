@@ -11,26 +11,26 @@
 /// - as root, the system's: `/var/lib/lumend` and `/run/lumend/lumend.sock`;
 /// - as a user, the XDG base directories: `$XDG_STATE_HOME/lumend` (else `~/.local/state/lumend`) and
 ///   `$XDG_RUNTIME_DIR/lumend/lumend.sock`, else a private `/tmp/lumend-UID`.
-public struct LumenPaths: Sendable, Hashable {
+package struct LumenPaths: Sendable, Hashable {
     /// The state directory.
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// The runtime directory (the socket lives here).
-    public var runtimeDirectory: String
+    package var runtimeDirectory: String
 
     /// The default socket path.
-    public var socketPath: String { "\(runtimeDirectory)/lumend.sock" }
+    package var socketPath: String { "\(runtimeDirectory)/lumend.sock" }
 
     /// The system's directories, as the shipped units use them.
-    public static let system = LumenPaths(stateDirectory: "/var/lib/lumend", runtimeDirectory: "/run/lumend")
+    package static let system = LumenPaths(stateDirectory: "/var/lib/lumend", runtimeDirectory: "/run/lumend")
 
     /// Directories given outright.
-    public init(stateDirectory: String, runtimeDirectory: String) {
+    package init(stateDirectory: String, runtimeDirectory: String) {
         self.stateDirectory = stateDirectory
         self.runtimeDirectory = runtimeDirectory
     }
 
     /// The directories lumend uses, from an environment and the user it runs as.
-    public init(environment: [String: String], uid: UInt32 = getuid()) {
+    package init(environment: [String: String], uid: UInt32 = getuid()) {
         let user = Self.user(environment: environment, uid: uid)
         let system = uid == 0 ? Self.system : user
         stateDirectory = Self.first("STATE_DIRECTORY", environment) ?? system.stateDirectory
@@ -38,7 +38,7 @@ public struct LumenPaths: Sendable, Hashable {
     }
 
     /// A user's own directories (the XDG base directories), whoever runs.
-    public static func user(environment: [String: String], uid: UInt32 = getuid()) -> LumenPaths {
+    package static func user(environment: [String: String], uid: UInt32 = getuid()) -> LumenPaths {
         let fallback = "/tmp/lumend-\(uid)"
         let state: String
         if let xdg = first("XDG_STATE_HOME", environment), xdg.hasPrefix("/") {
@@ -64,21 +64,21 @@ public struct LumenPaths: Sendable, Hashable {
     }
 
     /// A socket a client may try, and why.
-    public struct SocketCandidate: Sendable, Hashable {
+    package struct SocketCandidate: Sendable, Hashable {
         /// Where did this path come from, in words for a message.
-        public enum Origin: String, Sendable, Hashable {
+        package enum Origin: String, Sendable, Hashable {
             case environment = "$LUMEN_SOCKET"
             case user = "your own lumend's"
             case system = "the system's lumend's"
         }
 
         /// The socket.
-        public var path: String
+        package var path: String
         /// Where the path came from.
-        public var origin: Origin
+        package var origin: Origin
 
         /// A candidate.
-        public init(path: String, origin: Origin) {
+        package init(path: String, origin: Origin) {
             self.path = path
             self.origin = origin
         }
@@ -87,7 +87,7 @@ public struct LumenPaths: Sendable, Hashable {
         /// `$LUMEN_SOCKET` is the user's own choice; the default ones must be in directories no other user
         /// could have planted a socket in (the system's may belong to a system account, as a systemd
         /// `DynamicUser` one does).
-        public func distrust(uid: UInt32 = geteuid()) -> String? {
+        package func distrust(uid: UInt32 = geteuid()) -> String? {
             guard origin != .environment else { return nil }
             var directory = path
             if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
@@ -97,7 +97,7 @@ public struct LumenPaths: Sendable, Hashable {
 
     /// The sockets a client tries when none is named, in order: `$LUMEN_SOCKET`; else the user's own
     /// lumend's, then the system's (each once).
-    public static func socketCandidates(environment: [String: String], uid: UInt32 = getuid()) -> [SocketCandidate] {
+    package static func socketCandidates(environment: [String: String], uid: UInt32 = getuid()) -> [SocketCandidate] {
         if let explicit = environment["LUMEN_SOCKET"], !explicit.isEmpty {
             return [SocketCandidate(path: explicit, origin: .environment)]
         }

@@ -17,21 +17,21 @@
 ///
 /// With `trustingSystemAccounts`, a directory or link may also belong to a system account (the system
 /// lumend's runtime directory belongs to the user systemd runs it as).
-public final class TrustedDirectory: Sendable {
+package final class TrustedDirectory: Sendable {
     /// Why a directory is not trusted: what is wrong and what to do, in words for a message.
-    public struct Distrust: Error, Sendable, CustomStringConvertible {
+    package struct Distrust: Error, Sendable, CustomStringConvertible {
         /// The reason.
-        public var description: String
+        package var description: String
     }
 
     /// The directory, open for reading (for `openat`, `flock` and `fsync`).
-    public let descriptor: Int32
+    package let descriptor: Int32
     /// The path it was opened by, made absolute.
-    public let path: String
+    package let path: String
 
     /// Opens `path` (made absolute against the working directory), creating what is missing (mode 0700).
     /// - Throws: ``Distrust`` when anything on the path could be changed by another user, or a call fails.
-    public init(
+    package init(
         opening path: String, creating: Bool = true, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
     ) throws(Distrust) {
         let absolute = Self.absolute(path)
@@ -50,7 +50,7 @@ public final class TrustedDirectory: Sendable {
 
     /// Why `path` cannot be trusted, or `nil` when it can: checked up to the part of it that exists (lumend
     /// creates the rest itself, mode 0700). Nothing is created.
-    public static func distrust(
+    package static func distrust(
         _ path: String, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
     ) -> String? {
         var walk = Walk(uid: uid, trustingSystemAccounts: trustingSystemAccounts)
@@ -63,7 +63,7 @@ public final class TrustedDirectory: Sendable {
     }
 
     /// `path`, made absolute against the working directory.
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }

@@ -5,22 +5,22 @@
 #endif
 
 /// A socket call that failed.
-public struct SocketError: Error, Sendable, CustomStringConvertible {
+package struct SocketError: Error, Sendable, CustomStringConvertible {
     /// What was being done.
-    public var operation: String
+    package var operation: String
     /// The `errno`.
-    public var errno: Int32
+    package var errno: Int32
     /// Extra words for people.
-    public var detail: String
+    package var detail: String
 
     /// A failure of `operation` with `errno`.
-    public init(_ operation: String, errno: Int32, detail: String = "") {
+    package init(_ operation: String, errno: Int32, detail: String = "") {
         self.operation = operation
         self.errno = errno
         self.detail = detail
     }
 
-    public var description: String {
+    package var description: String {
         "\(operation): \(String(cString: strerror(errno)))" + (detail.isEmpty ? "" : " (\(detail))")
     }
 }
@@ -31,12 +31,12 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
 /// Each call retries on `EINTR`, never raises `SIGPIPE` (a peer that hung up is an error to handle, not a
 /// signal that ends the process) and makes descriptors close-on-exec. On Linux that is `SOCK_CLOEXEC` and
 /// `MSG_NOSIGNAL`; Darwin lacks both, so there it is `fcntl(FD_CLOEXEC)` and `SO_NOSIGPIPE`.
-public enum UnixSocket {
+package enum UnixSocket {
     /// The longest path a `sockaddr_un` holds.
-    public static var maxPathLength: Int { UnixSocketAddress.maxPathLength }
+    package static var maxPathLength: Int { UnixSocketAddress.maxPathLength }
 
     /// Calls `body` with the address of `path`, or throws when the path is too long for a Unix socket.
-    public static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T)
+    package static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T)
         throws(SocketError) -> T
     {
         guard let result = UnixSocketAddress.with(path, body) else {
@@ -48,7 +48,7 @@ public enum UnixSocket {
     }
 
     /// Creates a stream socket that is closed on `exec` and never raises `SIGPIPE`.
-    public static func makeSocket() throws(SocketError) -> Int32 {
+    package static func makeSocket() throws(SocketError) -> Int32 {
         #if os(Linux)
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             if fd < 0 { throw SocketError("socket", errno: errno) }
@@ -63,7 +63,7 @@ public enum UnixSocket {
     }
 
     /// Connects to a listening socket. Returns the connected descriptor (blocking).
-    public static func connect(to path: String) throws(SocketError) -> Int32 {
+    package static func connect(to path: String) throws(SocketError) -> Int32 {
         let fd = try makeSocket()
         let result: Int32
         do {
@@ -85,7 +85,7 @@ public enum UnixSocket {
     }
 
     /// Shuts down both directions: a reader blocked on the socket sees the end of the stream.
-    public static func shutdownBoth(_ fd: Int32) {
+    package static func shutdownBoth(_ fd: Int32) {
         #if canImport(Glibc)
             _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
         #else
@@ -94,7 +94,7 @@ public enum UnixSocket {
     }
 
     /// Closes a descriptor.
-    public static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         #if canImport(Glibc)
             _ = Glibc.close(fd)
         #else
@@ -103,13 +103,13 @@ public enum UnixSocket {
     }
 
     /// Makes a descriptor non-blocking.
-    public static func setNonBlocking(_ fd: Int32) {
+    package static func setNonBlocking(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
 
     /// What one `send` or `receive` did.
-    public enum Transfer: Sendable, Equatable {
+    package enum Transfer: Sendable, Equatable {
         /// This many bytes moved (more than zero).
         case moved(Int)
         /// A receive found the end of the stream: the peer shut down its side.
@@ -121,7 +121,7 @@ public enum UnixSocket {
     }
 
     /// Sends what it can of `bytes` in one call.
-    public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
+    package static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return .moved(0) }
         while true {
             #if os(Linux)
@@ -139,7 +139,7 @@ public enum UnixSocket {
 
     /// Sends all of `bytes`, blocking until the socket took them; `false` when the peer is gone.
     @discardableResult
-    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let step = bytes.withUnsafeBytes { raw in send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
@@ -150,7 +150,7 @@ public enum UnixSocket {
     }
 
     /// Reads what is there, up to `buffer`'s size, in one call.
-    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+    package static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
         while true {
             let count = read(fd, buffer.baseAddress, buffer.count)
             if count > 0 { return .moved(count) }
@@ -163,7 +163,7 @@ public enum UnixSocket {
     }
 
     /// Waits until `fd` is readable or `timeout` passes; `false` on timeout. `nil` waits for ever.
-    public static func waitReadable(_ fd: Int32, timeout: Duration?) -> Bool {
+    package static func waitReadable(_ fd: Int32, timeout: Duration?) -> Bool {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         while true {

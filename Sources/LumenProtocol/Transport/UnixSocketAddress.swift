@@ -5,13 +5,13 @@
 #endif
 
 /// The `sockaddr_un` for a socket path, shared by the daemon, the client library, the tools and the tests.
-public enum UnixSocketAddress {
+package enum UnixSocketAddress {
     /// The longest path a `sockaddr_un` holds.
-    public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    package static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Calls `body` with the address of `path` (for `bind` or `connect`), or returns `nil` when the path is
     /// too long for a Unix socket.
-    public static func with<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T? {
+    package static func with<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T? {
         let bytes = Array(path.utf8)
         guard bytes.count <= maxPathLength else { return nil }
         var address = sockaddr_un()

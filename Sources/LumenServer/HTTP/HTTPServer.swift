@@ -65,7 +65,7 @@ public final class HTTPServer: Service, Sendable {
     ///   - whenStopping: called on the loop once the server stops taking requests, once every waiting request
     ///     has been given its 503 and every stream told to end (before they are sent): a front ends what it
     ///     keeps there.
-    public init(
+    package init(
         listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
         bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
         respond: @escaping @Sendable (HTTPRequest) -> HTTPReply

@@ -29,7 +29,7 @@ public final class RPCOverHTTP: Sendable {
         public var keepAlive = Duration.seconds(15)
 
         /// Which requests are lumend's own: by its address or a name it is given, from no page but its own.
-        public var access = HTTPAccess()
+        package var access = HTTPAccess()
 
         /// Settings.
         public init(token: String) { self.token = token }
@@ -79,7 +79,7 @@ public final class RPCOverHTTP: Sendable {
     public static let paths: Set<String> = ["/rpc", "/rpc/events"]
 
     /// The answer to a request for one of ``paths``; `nil` for any other path.
-    public func respond(to request: HTTPRequest) -> HTTPReply? {
+    package func respond(to request: HTTPRequest) -> HTTPReply? {
         guard Self.paths.contains(request.path) else { return nil }
         if let refusal = refusal(of: request) { return .now(refusal) }
         switch (request.path, request.method) {

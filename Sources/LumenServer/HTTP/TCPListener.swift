@@ -9,7 +9,7 @@ public enum TCPListener {
     /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
     /// chose (``boundPort(_:)``).
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
-    public static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
+    package static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
         let fd = try address.boundSocket(type: Int32(SOCK_STREAM.rawValue)) { fd in
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

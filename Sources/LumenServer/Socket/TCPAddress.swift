@@ -51,7 +51,7 @@ extension TCPAddress {
     /// A blocking socket of `type` (`SOCK_STREAM`, `SOCK_DGRAM`) connected to this address, closed on `exec`:
     /// a client's, as the benchmarks and tests use.
     /// - Throws: ``SocketError`` when the address is not numeric, or connecting fails (nothing listens).
-    public func connectedSocket(type: Int32) throws(SocketError) -> Int32 {
+    package func connectedSocket(type: Int32) throws(SocketError) -> Int32 {
         try socket(type, configure: { _ in }, operation: "connect") { connect($0, $1, $2) }
     }
 

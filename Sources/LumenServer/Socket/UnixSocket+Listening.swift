@@ -22,7 +22,7 @@ extension UnixSocket {
     /// is left alone; a stale socket file (connection refused) is removed; anything that is not a socket is
     /// never removed.
     /// - Parameter mode: the socket file's permissions (0660 by default: owner and group).
-    public static func listen(at path: String, mode: mode_t = 0o660, backlog: Int32 = 128) throws(SocketError)
+    package static func listen(at path: String, mode: mode_t = 0o660, backlog: Int32 = 128) throws(SocketError)
         -> Int32
     {
         var info = stat()

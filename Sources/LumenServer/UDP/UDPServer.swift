@@ -119,7 +119,7 @@ public final class UDPServer: Service, Sendable {
     /// A UDP socket bound to `address` (IPv4 or IPv6), closed on `exec`, allowed to send to broadcast addresses.
     /// lumend's `--lifx` takes IPv4 alone: LIFX clients find bulbs by IPv4 broadcast.
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
-    public static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
+    package static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
         // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
         try address.boundSocket(type: Int32(SOCK_DGRAM.rawValue)) { fd in
             var one: Int32 = 1
