@@ -19,7 +19,7 @@ extension HueBridge {
                 logger.notice(
                     "the Hue bridge's whitelist is full: it forgot '\(forgotten.deviceType)', "
                         + "unused longest, to pair '\(deviceType)'; --hue-users keeps more",
-                    [("user", String(forgotten.username.prefix(8)) + "…")])
+                    [("user", Self.sender(forgotten.username))])
             }
         } catch {
             throw HueError(type: 101, address: "", description: "link button not pressed")

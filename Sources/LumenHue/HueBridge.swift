@@ -108,10 +108,11 @@ public struct HueBridge: Sendable {
         }
     }
 
-    /// How the command record names a user's commands: `hue` and the first eight characters of its name, enough
-    /// to tell apps apart without writing a whole key into every record.
+    /// How the command record (and the log) names a user: `hue` and a tag of eight hexadecimal digits drawn from
+    /// its name, enough to tell apps apart. Not the name itself, nor part of it: a name is the app's key, and a
+    /// short one given by a fixture would be written whole.
     static func sender(_ user: String) -> String {
-        user.count > 8 ? "hue \(user.prefix(8))…" : "hue \(user)"
+        "hue " + String(hex: FNV1a.hash(user.utf8) & 0xFFFF_FFFF, digits: 8)
     }
 
     /// Resources the bridge has but Lumen does not simulate: always empty.

@@ -33,7 +33,7 @@ public final class LIFXFront: Sendable {
     /// The work that answers one datagram from `sender` (its address, `127.0.0.1:51234`, which the command
     /// record names as the commands' sender), sending each bulb's replies through `send` as that bulb is done;
     /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    public func respond(to datagram: [UInt8], from sender: String = "") -> (
+    public func respond(to datagram: [UInt8], from sender: String) -> (
         @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
     )? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {

@@ -8,7 +8,7 @@ import LumenSimulation
 /// its wire into a change and the outcome back into its wire.
 ///
 /// ```swift
-/// let state = try await scopeContext.perform(change, to: light, transitionMs: 400, from: "hue 1f52a0c3…")
+/// let state = try await scopeContext.perform(change, to: light, transitionMs: 400, from: "hue 1f52a0c3")
 /// ```
 ///
 /// The scope protocol's sessions do the same steps themselves, since they answer a pipeline of requests in
@@ -18,7 +18,7 @@ extension ScopeContext {
     /// light's state after.
     /// - Parameters:
     ///   - throughBridge: sent through the Hue bridge's API, so it takes one of the bridge's light commands.
-    ///   - sender: who sent it, as the command record shows it (`hue 1f52a0c3…`, `lifx 127.0.0.1:51234`).
+    ///   - sender: who sent it, as the command record shows it (`hue 1f52a0c3`, `lifx 127.0.0.1:51234`).
     /// - Throws: ``LumenError`` for a command the home refuses, a device that did not take it (unreachable,
     ///   timed out), or a change that could not be made durable.
     public func perform(

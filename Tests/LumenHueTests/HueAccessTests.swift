@@ -138,7 +138,7 @@ struct HueAccessTests {
         // and such a state must still load.
         let short = #"{"username": "my_app", "devicetype": "t#t", "createdMs": 0}"#
         #expect(try Fixture(json: Array(fixture(short).utf8)).hue.users.map(\.username) == ["my_app"])
-        for unsafe in ["a b", "a?b", "a#b", "a%2Fb", ""] {
+        for unsafe in ["a b", "a?b", "a#b", "a%2Fb", "", "..", "config", "a^b", "a{b}"] {
             let user = #"{"username": "\#(unsafe)", "devicetype": "t#t", "createdMs": 0}"#
             #expect(throws: (any Error).self, "\(unsafe)") { try Fixture(json: Array(fixture(user).utf8)) }
         }

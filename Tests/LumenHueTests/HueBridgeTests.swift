@@ -127,10 +127,12 @@ struct HueBridgeTests {
             ])
         let state = try await home.light("den.lamp").state
         #expect(state.isOn && state.brightness == 100 && state.color == CIEColor(x: 0.3, y: 0.4))
-        // One command, recorded as the app's: `hue` and the start of its user name.
-        #expect(await home.commandRecords(light: "den.lamp").map(\.source) == ["hue \(user.prefix(8))…"])
+        // One command, recorded as the app's: `hue` and a tag drawn from its name, which holds none of it.
+        let sender = try #require(await home.commandRecords(light: "den.lamp").map(\.source).first)
+        #expect(await home.commandRecords(light: "den.lamp").count == 1)
+        #expect(sender.hasPrefix("hue ") && sender.count == 12 && !sender.contains(user.prefix(4)), "\(sender)")
         _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": false}"#)
-        #expect(await home.commandRecords(light: "den.lamp").last?.source == "hue \(user.prefix(8))…")
+        #expect(await home.commandRecords(light: "den.lamp").last?.source == sender)
     }
 
     @Test func badParametersAndRefusalsAreHueErrors() async throws {

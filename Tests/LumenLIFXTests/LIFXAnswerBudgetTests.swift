@@ -63,7 +63,7 @@ struct LIFXAnswerBudgetTests {
         var floods: [Task<Int, Never>] = []
         for sequence in 0..<messages {
             let packet = Self.taggedSetColor(sequence: UInt8(sequence))
-            _ = try #require(front.respond(to: packet.bytes))
+            _ = try #require(front.respond(to: packet.bytes, from: "127.0.0.1:1"))
             floods.append(Task { await front.answer(packet).count })
         }
         // Every bulb answer is either admitted (waiting on its bulb, as the clock stands still) or dropped.

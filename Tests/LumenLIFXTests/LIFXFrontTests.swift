@@ -103,7 +103,7 @@ struct LIFXFrontTests {
     @Test func anUnreachableBulbAnswersNothingAndMalformedDatagramsAreCounted() async throws {
         try await home.setReachable(false, light: "den.bulb")
         #expect(try await replies(LIFXPacket(source: 1, target: bulbSerial + [0, 0], sequence: 1, type: 101)).isEmpty)
-        #expect(front.respond(to: [1, 2, 3]) == nil)
+        #expect(front.respond(to: [1, 2, 3], from: "127.0.0.1:1") == nil)
         #expect(front.malformed.load(ordering: .relaxed) == 1)
     }
 
@@ -167,7 +167,7 @@ struct LIFXFrontTests {
         #expect(everyBulb.map(\.type) == [45, 45])
         #expect(try await home.light("den.mini").state.isOn)
         // A reply sent to a bulb is not answered.
-        #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes) == nil)
+        #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes, from: "127.0.0.1:1") == nil)
     }
 
     @Test func aMessageReachesTheBulbItNamesOrEveryBulbWhenItNamesNone() async throws {

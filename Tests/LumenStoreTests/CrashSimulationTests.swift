@@ -266,7 +266,8 @@ struct CrashSimulation {
             return "\(wrong) (loaded from \(outcome.source), warnings: \(outcome.warnings))"
         }
         // A crash is no damage: what it leaves (a torn write, a rename not yet made) is never reported as such.
-        if let alarm = outcome.warnings.first(where: { $0.contains("damaged") || $0.contains("corrupt") }) {
+        let alarms = ["damaged", "corrupt", "cut short", "kept a copy", "moved it to"]
+        if let alarm = outcome.warnings.first(where: { warning in alarms.contains { warning.contains($0) } }) {
             return "a crash reported as damage: \(alarm)"
         }
         guard again else { return nil }

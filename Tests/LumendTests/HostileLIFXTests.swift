@@ -12,6 +12,8 @@ extension HostileSuites {
     /// under `make hostile` (`LUMEN_HOSTILE_STRICT=1`) the good client's p99 stays within 3× its quiet figure.
     @Suite("Hostile LIFX clients against a real daemon", .serialized, .timeLimit(.minutes(3)))
     struct HostileLIFXTests {
+        /// How many times the good client polls its bulb, before the flood and during it.
+        static let polls = 300
         static let floodBulbs = 200
 
         /// 200 bulbs as the LIFX family has them (LIFX-over-Thread latency, 20 messages a second, the rest dropped),
@@ -171,7 +173,7 @@ extension HostileSuites {
             let good = try Socket(source: "127.0.0.1", port: port)
 
             _ = await offload { Self.latencies(good, serial: serial, count: 50) }  // warm up
-            let quiet = await offload { Self.latencies(good, serial: serial, count: 300) }
+            let quiet = await offload { Self.latencies(good, serial: serial, count: Self.polls) }
             let startKiB = Self.residentKiB(daemon.pid)
 
             // Floods from four addresses: two of tagged SetColor, two of tagged Light.Get, 2,500 a second each,
@@ -200,7 +202,7 @@ extension HostileSuites {
             }
             // Let the floods take hold, then measure while they go on.
             try await Task.sleep(for: .seconds(3))
-            let during = await offload { Self.latencies(good, serial: serial, count: 300) }
+            let during = await offload { Self.latencies(good, serial: serial, count: Self.polls) }
             try await Task.sleep(for: .seconds(2))
             going.stop()
             var sent = 0
@@ -225,7 +227,7 @@ extension HostileSuites {
             // A flooded LAN drops some datagrams, the good client's among them, when the machine is busy with
             // more than the flood (the whole test run, a debug build); under `make hostile` none may be lost.
             let lossAllowed = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil ? 0 : 2
-            #expect(during.lost * 100 <= lossAllowed * 300, "polls lost during the flood: \(during.lost)")
+            #expect(during.lost * 100 <= lossAllowed * Self.polls, "polls lost during the flood: \(during.lost)")
             #expect(dropped != "no", "the answers dropped for the budget are logged at stop: \(daemon.stderr)")
             if ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil {
                 #expect(

@@ -88,17 +88,23 @@ extension HueBridgeState {
         ])
     }
 
-    /// Whether `name` may name a Hue user: 1 to 64 printable ASCII characters other than a space and
-    /// `/ ? # %`, so that it stands in a path as it is. Lumen draws the names it gives from the kernel's random
-    /// source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known, and one from a
-    /// state file written before names were checked must still load.
+    /// Whether `name` may name a Hue user: 1 to 64 of the characters a URL path carries as they are (letters,
+    /// digits and `- . _ ~ ! $ & ' ( ) * + , ; = : @`), and not `.`, `..` or `config` (a client would
+    /// normalise the first two away, and `/api/config` is the bridge's own). Lumen draws the names it gives from
+    /// the kernel's random source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known.
     public static func isUsername(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count)
-            && name.utf8.allSatisfy { (0x21...0x7E).contains($0) && !"/?#%".utf8.contains($0) }
+        (1...64).contains(name.utf8.count) && ![".", "..", "config"].contains(name)
+            && name.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~!$&'()*+,;=:@".utf8.contains(byte)
+            }
     }
 
     /// What ``isUsername(_:)`` asks, for an error message.
-    public static let usernameRule = "a Hue user's name is 1 to 64 printable ASCII characters, without spaces or / ? # %"
+    public static let usernameRule =
+        "a Hue user's name is 1 to 64 letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ (not '.', '..' or "
+        + "'config')"
 
     /// IDs and their numbers as an object, in the order of the numbers.
     private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {

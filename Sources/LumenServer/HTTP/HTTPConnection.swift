@@ -185,13 +185,13 @@ final class HTTPConnection {
     /// that does not fit.
     private func takeBodyBytes(_ held: Int) -> Bool {
         guard held > bodyBytesTaken else { return true }
-        guard driver.takeBodyBytes(held - bodyBytesTaken) else { return false }
+        guard driver.takeBodyBytes(held - bodyBytesTaken, from: host) else { return false }
         bodyBytesTaken = held
         return true
     }
 
     private func giveBackBodyBytes() {
-        driver.bodyBytesHeld -= bodyBytesTaken
+        if bodyBytesTaken > 0 { driver.giveBackBodyBytes(bodyBytesTaken, from: host) }
         bodyBytesTaken = 0
     }
 
@@ -347,9 +347,15 @@ final class HTTPConnection {
                 sent += count
             case .wouldBlock:
                 watch(context, read: nil, write: true)
-                // A client that stops reading would hold its connection for ever: it has the idle time from
-                // the last bytes its socket took to take more.
-                setDeadline(seconds: driver.limits.idleSeconds)
+                // A client that stops reading its answer would hold its connection for ever: it has the idle
+                // time from the last bytes its socket took to take more. (A `100 Continue` that waits while a
+                // request is read keeps the request's own deadline.)
+                switch phase {
+                case .sending, .streaming:
+                    setDeadline(seconds: driver.limits.idleSeconds)
+                    since = .now
+                default: break
+                }
                 return false
             case .end, .failed:
                 close(context)

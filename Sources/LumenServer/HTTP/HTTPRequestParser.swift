@@ -122,13 +122,14 @@ struct HTTPRequestParser {
     /// Bytes held and not yet read as part of a request.
     var pendingBytes: Int { buffer.count - start }
 
-    /// The bytes of body the request being read has announced or holds: its `Content-Length` from when its head
-    /// is read, else the chunks read and the one being read; 0 between requests.
+    /// The bytes of body the request being read holds so far (what a `Content-Length` announces is not held until
+    /// it comes); 0 between requests.
     var bodyBytesHeld: Int {
         switch state {
         case .head: 0
-        case .body(_, let remaining, let body, _), .chunkData(_, let remaining, let body, _): body.count + remaining
-        case .chunkSize(_, let body, _), .chunkEnd(_, let body, _), .trailers(_, let body, _, _): body.count
+        case .body(_, _, let body, _), .chunkData(_, _, let body, _), .chunkSize(_, let body, _),
+            .chunkEnd(_, let body, _), .trailers(_, let body, _, _):
+            body.count
         }
     }
 

@@ -34,11 +34,12 @@ public struct HTTPLimits: Sendable, Hashable {
     public var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
     public var headBytes = 16_384
-    /// Bytes of request bodies taken in at once across every connection, each counted from its `Content-Length`
-    /// when its head is read (else as its chunks come) until its request is answered or its connection closes.
-    /// Bodies need no token: without this, 256 connections each sending the 1 MiB `/rpc` takes would hold
-    /// 256 MiB. 16 MiB lets sixteen such bodies in at once, or a thousand Hue bodies of 16 KiB. A request that
-    /// would go past it is answered 503 with `Retry-After` and closed.
+    /// Bytes of request bodies taken in at once across every connection, each counted as its bytes come (a
+    /// `Content-Length` announced holds nothing until its bytes arrive) until its request is answered or its
+    /// connection closes; one address may hold a quarter of it. Bodies need no token: without this, 256
+    /// connections each sending the 1 MiB `/rpc` takes would hold 256 MiB. 16 MiB lets sixteen such bodies in
+    /// at once, or a thousand Hue bodies of 16 KiB. A request that would go past it is answered 503 with
+    /// `Retry-After` and closed.
     public var bodyBudgetBytes = 16 << 20
 
     /// The defaults.
@@ -125,8 +126,9 @@ final class HTTPDriver {
     var perAddress: [String: (connections: Int, streams: Int)] = [:]
     var streamCount = 0
     /// Request body bytes taken from ``HTTPLimits/bodyBudgetBytes`` by connections whose requests are not yet
-    /// answered.
+    /// answered, in all and by the address that sent them.
     var bodyBytesHeld = 0
+    var bodyBytesByAddress: [String: Int] = [:]
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
@@ -203,11 +205,24 @@ final class HTTPDriver {
         return true
     }
 
-    /// Takes `count` bytes of request body from the budget; `false` when they do not fit.
-    func takeBodyBytes(_ count: Int) -> Bool {
-        guard bodyBytesHeld + count <= limits.bodyBudgetBytes else { return false }
+    /// Takes `count` bytes of request body sent from `host` from the budget; `false` when they do not fit in
+    /// it, or in the quarter of it one address may hold (so that one client cannot take it all).
+    func takeBodyBytes(_ count: Int, from host: String) -> Bool {
+        let own = bodyBytesByAddress[host, default: 0]
+        guard bodyBytesHeld + count <= limits.bodyBudgetBytes, own + count <= limits.bodyBudgetBytes / 4 else {
+            return false
+        }
         bodyBytesHeld += count
+        bodyBytesByAddress[host] = own + count
         return true
+    }
+
+    /// Gives back `count` bytes of request body sent from `host`.
+    func giveBackBodyBytes(_ count: Int, from host: String) {
+        let own = bodyBytesByAddress[host, default: 0] - count
+        assert(own >= 0 && bodyBytesHeld >= count, "body bytes given back that were not taken")
+        bodyBytesHeld -= count
+        bodyBytesByAddress[host] = own > 0 ? own : nil
     }
 
     /// Forgets the stream of a connection, ended or closed.

@@ -23,11 +23,11 @@ extension StateJournal {
         // The header comes first, numbered one before the carry.
         var expected = header.base - 1
         while let entry = next {
-            if let damaged = entry.damaged { contents.repaired.append(damaged) }
             if offset > 0 {
                 guard let batch = try? Batch(entry.value), batch.generation == expected else { break }
                 if batch.generation == header.base { contents.carry = batch } else { contents.batches.append(batch) }
             }
+            if let damaged = entry.damaged { contents.repaired.append(damaged) }
             expected += 1
             contents.end = entry.end
             offset = entry.end
