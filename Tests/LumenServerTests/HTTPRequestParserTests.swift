@@ -183,6 +183,22 @@ struct HTTPRequestParserTests {
         #expect(parser.headBytesScanned < 4 * head.count, "\(parser.headBytesScanned) for \(head.count) bytes")
     }
 
+    @Test func aTrailerGivenByteByByteIsScannedOnce() throws {
+        var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 100 })
+        parser.append(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n".utf8))
+        #expect({ if case .needMore? = try? parser.next() { true } else { false } }())
+        let before = parser.headBytesScanned
+        let trailer = Array(("X-Trailer: " + String(repeating: "t", count: 8_000) + "\r\n\r\n").utf8)
+        var found = false
+        for byte in trailer {
+            parser.append([byte])
+            if case .request? = try? parser.next() { found = true }
+        }
+        #expect(found)
+        let scanned = parser.headBytesScanned - before
+        #expect(scanned < 4 * trailer.count, "\(scanned) for \(trailer.count) bytes")
+    }
+
     @Test func aClientThatWaitsForContinueIsToldWhenTheHeadIsRead() throws {
         var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
         parser.append(Array("POST /b HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8))

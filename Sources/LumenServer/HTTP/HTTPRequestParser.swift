@@ -86,8 +86,11 @@ struct HTTPRequestParser {
     /// Where the search for the end of the head being read goes on from: the bytes before hold none, so a head
     /// sent a byte at a time is searched once, not again from its start on every read.
     private var headSearched = 0
-    /// Bytes looked at while searching for the ends of heads (for the tests that hold it linear).
+    /// Bytes looked at while searching for the ends of heads and lines (for the tests that hold it linear).
     private(set) var headBytesScanned = 0
+    /// Where the search for the end of a chunk or trailer line goes on from, as ``headSearched`` for heads: a
+    /// 16 KiB trailer line sent a byte at a time is searched once.
+    private var lineSearched = 0
 
     private enum State {
         case head
@@ -109,6 +112,7 @@ struct HTTPRequestParser {
             buffer.removeAll(keepingCapacity: true)
             start = 0
             headSearched = 0
+            lineSearched = 0
         }
         buffer.append(contentsOf: bytes)
     }
@@ -414,10 +418,14 @@ struct HTTPRequestParser {
     /// - Throws: ``Refusal`` for a line too long or ended by LF alone: in a chunked body, a reader that takes a
     ///   bare LF differently sees other chunks.
     private mutating func readLine(max: Int) throws(Refusal) -> ArraySlice<UInt8>? {
-        guard let newline = buffer[start...].firstIndex(of: 10) else {
+        let from = Swift.max(start, lineSearched)
+        headBytesScanned += buffer.count - from
+        guard let newline = buffer[from...].firstIndex(of: 10) else {
             if buffer.count - start > max + 1 { throw Refusal(status: 400, reason: "a chunk line is too long") }
+            lineSearched = buffer.count
             return nil
         }
+        lineSearched = 0
         guard newline > start, buffer[newline - 1] == 13 else {
             throw Refusal(status: 400, reason: "a chunk line does not end in CRLF")
         }
@@ -488,6 +496,7 @@ struct HTTPRequestParser {
         if start > 4_096 || start == buffer.count {
             buffer.removeFirst(start)
             headSearched = max(0, headSearched - start)
+            lineSearched = max(0, lineSearched - start)
             start = 0
         }
     }
