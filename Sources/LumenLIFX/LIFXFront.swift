@@ -60,6 +60,14 @@ public final class LIFXFront: Sendable {
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
+        // A message to one bulb is answered on this task; only several bulbs answer side by side.
+        if addressed.count == 1, let bulb = addressed.first {
+            guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
+            defer { budget.release(bytes: bytes) }
+            let replies = await answer(packet, request, as: bulb, from: sender)
+            if !replies.isEmpty { send(replies) }
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
             for bulb in addressed {
                 // Reserved before the task is made: a bulb answer that does not fit costs nothing more.

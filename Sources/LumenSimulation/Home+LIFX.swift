@@ -25,14 +25,15 @@ extension Home {
     /// two serials collide: they are 24 bits of a digest), so a message to one bulb snapshots that bulb alone
     /// (each LIFX light's serial is still worked out: a hash of a few bytes).
     public func lifxLights(serial: [UInt8]? = nil) -> [LIFXLight] {
-        roomOrder.flatMap { roomID -> [LIFXLight] in
+        // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once.
+        let homeDigest = FNV1a.hash("\(fixtureIdentity.id)/".utf8)
+        return roomOrder.flatMap { roomID -> [LIFXLight] in
             guard let room = rooms[roomID] else { return [] }
             return room.lightIDs.compactMap { id -> LIFXLight? in
-                guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN else {
-                    return nil
-                }
-                let lightSerial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
-                guard serial == nil || serial == lightSerial, let light = try? light(id) else { return nil }
+                let lightSerial = Self.lifxSerial(continuing: homeDigest, light: id)
+                guard serial == nil || serial == lightSerial, let index = lights.slot(of: id),
+                    governingSettings(at: index).network == .lifxLAN, let light = try? light(id)
+                else { return nil }
                 return LIFXLight(
                     serial: lightSerial, light: light, isReachable: lights[slot: index].isReachable,
                     room: (roomID, room.name))
@@ -42,7 +43,12 @@ extension Home {
 
     /// A light's LIFX serial: `d0:73:d5` and three bytes of an FNV-1a digest of the home's and light's IDs.
     public static func lifxSerial(home: String, light: LightID) -> [UInt8] {
-        let hash = FNV1a.hash("\(home)/\(light.rawValue)".utf8)
+        lifxSerial(continuing: FNV1a.hash("\(home)/".utf8), light: light)
+    }
+
+    /// ``lifxSerial(home:light:)``, from the digest of `"<home>/"`.
+    static func lifxSerial(continuing homeDigest: UInt64, light: LightID) -> [UInt8] {
+        let hash = FNV1a.hash(light.rawValue.utf8, continuing: homeDigest)
         return [0xD0, 0x73, 0xD5, UInt8(hash >> 16 & 0xFF), UInt8(hash >> 8 & 0xFF), UInt8(hash & 0xFF)]
     }
 
