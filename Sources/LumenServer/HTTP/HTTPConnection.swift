@@ -427,6 +427,12 @@ final class HTTPConnection {
             body.finish()
             driver.forgetStream(of: self)
         }
+        if sent < output.count {
+            // Closed with bytes its client never took (it stopped reading): reset, so that the kernel does not
+            // go on holding and sending what is queued in the socket for a client that takes nothing.
+            var abort = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        }
         phase = .closed
         context.remove(key)
         driver.forget(self)
