@@ -74,8 +74,6 @@ extension HueBridge {
         do {
             try await scopeContext.performGroup(
                 command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
-        } catch  where error.code == .notPersisted {
-            throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)
         }

@@ -97,8 +97,6 @@ extension HueBridge {
             _ = try await scopeContext.perform(
                 command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true,
                 from: sender)
-        } catch  where error.code == .notPersisted {
-            throw Self.internalError(error)
         } catch {
             throw command.hueError(for: error)
         }
