@@ -33,7 +33,7 @@ public final class LIFXFront: Sendable {
     /// The work that answers one datagram from `sender` (its address, `127.0.0.1:51234`, which the command
     /// record names as the commands' sender), sending each bulb's replies through `send` as that bulb is done;
     /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    public func respond(to datagram: [UInt8], from sender: String) -> (
+    public func respond(to datagram: [UInt8], from sender: @escaping @Sendable () -> String) -> (
         @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
     )? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
@@ -41,14 +41,16 @@ public final class LIFXFront: Sendable {
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        let sender = "lifx \(sender)"
-        return { [self] send in await answer(packet, from: sender, send) }
+        return { [self] send in await answer(packet, from: { "lifx \(sender())" }, send) }
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
     /// that do not fit stay silent.
-    func answer(_ packet: LIFXPacket, from sender: String, _ send: @escaping @Sendable ([[UInt8]]) -> Void) async {
+    func answer(
+        _ packet: LIFXPacket, from sender: @escaping @Sendable () -> String,
+        _ send: @escaping @Sendable ([[UInt8]]) -> Void
+    ) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let target = Array(packet.target.prefix(6))
         let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
@@ -84,12 +86,14 @@ public final class LIFXFront: Sendable {
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
     func answer(_ packet: LIFXPacket, from sender: String = "lifx test") async -> [[UInt8]] {
         let gathered = Mutex<[[UInt8]]>([])
-        await answer(packet, from: sender) { replies in gathered.withLock { $0 += replies } }
+        await answer(packet, from: { sender }) { replies in gathered.withLock { $0 += replies } }
         return gathered.withLock { $0 }
     }
 
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
-    func answer(_ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: String) async
+    func answer(
+        _ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: @escaping @Sendable () -> String
+    ) async
         -> [[UInt8]]
     {
         var replies: [LIFXReply] = []
@@ -105,7 +109,9 @@ public final class LIFXFront: Sendable {
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
     /// could not be reached, or dropped the message). A bulb counts every message: each waits the bulb's
     /// latency, counts against its rate limit and may be lost, whether or not it changes the light.
-    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: String) async -> LightState? {
+    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String) async
+        -> LightState?
+    {
         let kind = bulb.light.model.kind
         var change = LightChange()
         var transitionMs: Double = 0
@@ -141,7 +147,7 @@ public final class LIFXFront: Sendable {
         do {
             return try await scopeContext.perform(
                 change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
-                from: sender)
+                from: sender())
         } catch {
             // A bulb answers nothing it did not take: the client times out.
             return nil

@@ -11,6 +11,9 @@ import Testing
 /// completes until the test moves the clock, so every answer admitted stays in progress.
 @Suite("LIFX answer budget", .serialized)
 struct LIFXAnswerBudgetTests {
+    /// Where the datagrams come from, as the UDP listener writes it out.
+    static let sender: @Sendable () -> String = { "127.0.0.1:51234" }
+
     static let bulbs = 300
 
     /// A home of `bulbs` LIFX colour bulbs in one room, each answering 40 ms on and taking every message (no rate
@@ -63,7 +66,7 @@ struct LIFXAnswerBudgetTests {
         var floods: [Task<Int, Never>] = []
         for sequence in 0..<messages {
             let packet = Self.taggedSetColor(sequence: UInt8(sequence))
-            _ = try #require(front.respond(to: packet.bytes, from: "127.0.0.1:1"))
+            _ = try #require(front.respond(to: packet.bytes, from: Self.sender))
             floods.append(Task { await front.answer(packet).count })
         }
         // Every bulb answer is either admitted (waiting on its bulb, as the clock stands still) or dropped.
@@ -109,7 +112,7 @@ struct LIFXAnswerBudgetTests {
         let echo = LIFXPacket(
             tagged: true, source: 3, wantsAcknowledgement: true, sequence: 1, type: 58,
             payload: [UInt8](repeating: 7, count: 64))
-        let flood = Task { await front.answer(echo, from: "lifx test") { _ in } }
+        let flood = Task { await front.answer(echo, from: { "lifx test" }) { _ in } }
         #expect(await settle { budget.inProgress.answers + budget.dropped.load(ordering: .relaxed) == Self.bulbs })
         let share = 32 * 1_024 * LIFXAnswerBudget.broadcastShare / 4
         #expect(budget.inProgress.answers == share / 136 && budget.inProgress.bytes <= share)
@@ -128,7 +131,7 @@ struct LIFXAnswerBudgetTests {
         let get = LIFXPacket(tagged: true, source: 5, sequence: 1, type: 101)
         let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
         #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
-        await front.answer(get, from: "lifx test") { _ in
+        await front.answer(get, from: { "lifx test" }) { _ in
             Issue.record("a broadcast beyond those in progress was answered")
         }
         #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 1 && budget.dropped.load(ordering: .relaxed) == 0)

@@ -21,6 +21,9 @@ struct LIFXFrontTests {
         ]}
         """
 
+    /// Where the datagrams come from, as the UDP listener writes it out.
+    static let sender: @Sendable () -> String = { "127.0.0.1:51234" }
+
     let home: Home
     let front: LIFXFront
 
@@ -31,7 +34,7 @@ struct LIFXFrontTests {
 
     /// The replies to `packet`, moving the clock until they come.
     func replies(_ packet: LIFXPacket) async throws -> [LIFXPacket] {
-        let work = try #require(front.respond(to: packet.bytes, from: "127.0.0.1:51234"))
+        let work = try #require(front.respond(to: packet.bytes, from: Self.sender))
         let answered = Mutex<[[UInt8]]?>(nil)
         Task {
             let gathered = Mutex<[[UInt8]]>([])
@@ -103,7 +106,7 @@ struct LIFXFrontTests {
     @Test func anUnreachableBulbAnswersNothingAndMalformedDatagramsAreCounted() async throws {
         try await home.setReachable(false, light: "den.bulb")
         #expect(try await replies(LIFXPacket(source: 1, target: bulbSerial + [0, 0], sequence: 1, type: 101)).isEmpty)
-        #expect(front.respond(to: [1, 2, 3], from: "127.0.0.1:1") == nil)
+        #expect(front.respond(to: [1, 2, 3], from: Self.sender) == nil)
         #expect(front.malformed.load(ordering: .relaxed) == 1)
     }
 
@@ -167,7 +170,7 @@ struct LIFXFrontTests {
         #expect(everyBulb.map(\.type) == [45, 45])
         #expect(try await home.light("den.mini").state.isOn)
         // A reply sent to a bulb is not answered.
-        #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes, from: "127.0.0.1:1") == nil)
+        #expect(front.respond(to: LIFXPacket(source: 2, sequence: 1, type: 107).bytes, from: Self.sender) == nil)
     }
 
     @Test func aMessageReachesTheBulbItNamesOrEveryBulbWhenItNamesNone() async throws {

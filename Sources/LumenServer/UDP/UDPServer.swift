@@ -12,7 +12,7 @@ import Synchronization
 public typealias UDPWork = @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
 
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with its sender's
-/// address (`127.0.0.1:51234`), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
+/// address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
 /// that answers it. Bounded work per turn: at most 64 datagrams are read before the loop's other work gets its
 /// turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at most
 /// ``maxWaiting`` datagrams are being answered at once: a datagram beyond them is dropped, as a flooded bulb
@@ -24,7 +24,7 @@ public final class UDPServer: Service, Sendable {
     /// The bound socket.
     public let fd: Int32
     let loop: EventLoop
-    let respond: @Sendable (_ datagram: [UInt8], _ sender: String) -> UDPWork?
+    let respond: @Sendable (_ datagram: [UInt8], _ sender: @escaping @Sendable () -> String) -> UDPWork?
     /// The datagrams being answered now.
     let waiting = Atomic<Int>(0)
     /// The most datagrams answered at once.
@@ -38,7 +38,7 @@ public final class UDPServer: Service, Sendable {
     /// A server on the bound UDP socket `fd`.
     public init(
         fd: Int32, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
-        respond: @escaping @Sendable (_ datagram: [UInt8], _ sender: String) -> UDPWork?
+        respond: @escaping @Sendable (_ datagram: [UInt8], _ sender: @escaping @Sendable () -> String) -> UDPWork?
     ) {
         self.fd = fd
         self.respond = respond
@@ -74,7 +74,10 @@ public final class UDPServer: Service, Sendable {
                 }
             }
             guard count >= 0 else { return }
-            guard let work = respond(Array(buffer[0..<count]), Self.describe(sender)) else { continue }
+            // The sender's address is written out only if a command needs it: not for every datagram of a flood.
+            guard let work = respond(Array(buffer[0..<count]), { [sender] in Self.describe(sender) }) else {
+                continue
+            }
             guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
                 waiting.subtract(1, ordering: .relaxed)
                 dropped.add(1, ordering: .relaxed)
