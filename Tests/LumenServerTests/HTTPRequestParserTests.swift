@@ -169,33 +169,36 @@ struct HTTPRequestParserTests {
         }
     }
 
+    /// Feeds `bytes` to `parser` one at a time, as a client sending a byte a packet would; returns whether a
+    /// whole request came, and how many bytes the parser looked at meanwhile.
+    func feedByteByByte(_ bytes: [UInt8], to parser: inout HTTPRequestParser) -> (found: Bool, scanned: Int) {
+        let before = parser.headBytesScanned
+        var found = false
+        for byte in bytes {
+            parser.append([byte])
+            if case .request? = try? parser.next() { found = true }
+        }
+        return (found, parser.headBytesScanned - before)
+    }
+
     /// A client that sends its head a byte at a time makes the parser look at each byte a few times, not at
     /// the whole head again on every read.
     @Test func aHeadGivenByteByByteIsScannedOnce() throws {
         var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 100 })
         let head = Array(("GET / HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-A: 1\r\n", count: 90) + "\r\n").utf8)
-        var found = false
-        for byte in head {
-            parser.append([byte])
-            if case .request? = try? parser.next() { found = true }
-        }
+        let (found, scanned) = feedByteByByte(head, to: &parser)
         #expect(found)
-        #expect(parser.headBytesScanned < 4 * head.count, "\(parser.headBytesScanned) for \(head.count) bytes")
+        #expect(scanned < 4 * head.count, "\(scanned) for \(head.count) bytes")
     }
 
+    /// So does one that sends a chunked body's trailer a byte at a time.
     @Test func aTrailerGivenByteByByteIsScannedOnce() throws {
         var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 100 })
         parser.append(Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n".utf8))
         #expect({ if case .needMore? = try? parser.next() { true } else { false } }())
-        let before = parser.headBytesScanned
         let trailer = Array(("X-Trailer: " + String(repeating: "t", count: 8_000) + "\r\n\r\n").utf8)
-        var found = false
-        for byte in trailer {
-            parser.append([byte])
-            if case .request? = try? parser.next() { found = true }
-        }
+        let (found, scanned) = feedByteByByte(trailer, to: &parser)
         #expect(found)
-        let scanned = parser.headBytesScanned - before
         #expect(scanned < 4 * trailer.count, "\(scanned) for \(trailer.count) bytes")
     }
 
