@@ -57,6 +57,24 @@ struct HTTPRequestParserTests {
         #expect(bodies == ["abc"])
     }
 
+    /// A client speaking TLS, or anything else that is not HTTP, to the plain port is told at its first bytes,
+    /// not after the request deadline: clients that try HTTPS first wait on that answer before trying HTTP.
+    @Test func bytesThatCannotBeginARequestLineAreRefusedAtOnce() {
+        let clientHello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]
+        for prefix in [
+            clientHello, Array("GET\t/".utf8), Array("\u{0}".utf8), Array(String(repeating: "A", count: 40).utf8),
+        ] {
+            var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
+            parser.append(prefix)
+            #expect(throws: HTTPRequestParser.Refusal.self, "\(prefix)") { try parser.next() }
+        }
+        for prefix in ["G", "GET", "GET ", "M-SEARCH * HTTP/1.1\r\n", "\r\nPOST /"] {
+            var parser = HTTPRequestParser(headBytes: 2_000, bodyBytes: { _ in 100 })
+            parser.append(Array(prefix.utf8))
+            #expect((try? parser.next()).map { if case .needMore = $0 { true } else { false } } == true, "\(prefix)")
+        }
+    }
+
     @Test func lengthsThatTwoReadersCouldTakeDifferentlyAreRefused() {
         let head = "POST /api HTTP/1.1\r\nHost: x\r\n"
         #expect(refusal(head + "Content-Length: 5\r\nContent-Length: 7\r\n\r\nabcdefg") == 400)

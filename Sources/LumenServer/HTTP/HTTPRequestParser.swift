@@ -227,6 +227,7 @@ struct HTTPRequestParser {
             // Its next search begins two bytes back, where an end (LF LF, or LF CR LF) cut across reads begins.
             headSearched = max(start, buffer.count - 2)
             if buffer.count - start > headBytes { throw Self.headTooLarge }
+            try Self.checkMethod(buffer[start..<min(buffer.count, start + Self.maxMethodBytes + 1)])
             return nil
         }
         guard end.head - start <= headBytes else { throw Self.headTooLarge }
@@ -275,9 +276,23 @@ struct HTTPRequestParser {
         }
     }
 
+    /// The longest method lumend reads; the longest registered one has 17 bytes.
+    static let maxMethodBytes = 24
+
+    /// Refuses, before the head is whole, a request whose first bytes cannot begin a request line: a TLS
+    /// handshake or other bytes that are not HTTP are answered at once, not when the request deadline ends.
+    /// Looks at no more than the method's bytes, so a head sent a byte at a time is still read in linear time.
+    private static func checkMethod(_ first: ArraySlice<UInt8>) throws(Refusal) {
+        let method = first.prefix { $0 != 32 }
+        guard method.allSatisfy(isToken), method.count <= maxMethodBytes else {
+            throw Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1")
+        }
+    }
+
     private static func requestLine(_ line: ArraySlice<UInt8>) throws(Refusal) -> (String, String, Int) {
         let parts = line.split(separator: 32, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isToken), !parts[1].isEmpty,
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isToken), parts[0].count <= maxMethodBytes,
+            !parts[1].isEmpty,
             parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
         else { throw Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1") }
         switch Array(parts[2]) {
