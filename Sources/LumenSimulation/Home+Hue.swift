@@ -46,7 +46,7 @@ extension Home {
         var result: [HueLight] = []
         for index in 0..<lights.count where governingSettings(at: index).network == .hueBridge {
             let id = lights[slot: index].id
-            guard let number = hue.lightNumbers[id], let light = try? light(id) else { continue }
+            guard let number = hue.lightNumbers[id], let light = try? acceptedLight(id) else { continue }
             result.append(HueLight(number: number, light: light))
         }
         return result.sorted { $0.number < $1.number }
@@ -55,9 +55,17 @@ extension Home {
     /// The light behind the bridge with this number, if there is one.
     public func hueLight(number: Int) -> HueLight? {
         guard let id = hue.lightsByNumber[number], let index = lights.slot(of: id),
-            governingSettings(at: index).network == .hueBridge, let light = try? light(id)
+            governingSettings(at: index).network == .hueBridge, let light = try? acceptedLight(id)
         else { return nil }
         return HueLight(number: number, light: light)
+    }
+
+    /// A light as a bridge reports it once it has accepted a command: with every fade landed, since the fade
+    /// goes on in the bulb, out of the bridge's sight.
+    func acceptedLight(_ id: LightID) throws(LumenError) -> LightSnapshot {
+        var light = try light(id)
+        if let fades = transitions[id] { light.state = fades.landing(over: light.state) }
+        return light
     }
 
     /// The rooms as the bridge lists them, in the order of their numbers.

@@ -135,6 +135,21 @@ struct HueBridgeTests {
         #expect(await home.commandRecords(light: "den.lamp").last?.source == sender)
     }
 
+    /// A bridge reports the state it accepted as soon as it answers; the fade goes on in the bulb, out of sight.
+    @Test func aConfirmedCommandReadsBackAsItsTargetNotMidFade() async throws {
+        let user = try await pair()
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": true, "bri": 200, "transitiontime": 20}"#)
+        #expect(try await home.light("den.lamp").state.brightness < 78, "the lamp itself is still fading")
+        var (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["on"] == true && light["state"]?["bri"] == 200)
+        let (_, group) = try await answer("GET", "/api/\(user)/groups/1")
+        #expect(group["action"]?["bri"] == 200 && group["state"]?["any_on"] == true)
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": false, "transitiontime": 20}"#)
+        #expect(try await home.light("den.lamp").state.isOn, "the lamp itself is still fading off")
+        (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["on"] == false)
+    }
+
     @Test func badParametersAndRefusalsAreHueErrors() async throws {
         let user = try await pair()
         func type(_ path: String, _ body: String) async throws -> JSONValue? {
