@@ -37,10 +37,16 @@ extension HueBridge {
         }
         if kind.supports(.colorTemperature) { state["ct"] = .int(light.state.colorTemperature) }
         if kind.supports(.color) {
-            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
+            let (hue, sat) = HueValues.hueAndSat(of: light.state.color)
+            state["hue"] = .int(hue)
+            state["sat"] = .int(sat)
             state["effect"] = "none"
+            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
         }
-        if kind.supports(.colorTemperature) { state["colormode"] = kind.supports(.color) ? "xy" : "ct" }
+        if kind.supports(.colorTemperature) {
+            // What was set last: a colour temperature leaves a colour light showing that white.
+            state["colormode"] = kind.supports(.color) && !light.state.showsColorTemperature ? "xy" : "ct"
+        }
         state["mode"] = "homeautomation"
         state["reachable"] = .bool(light.isReachable)
         var control: JSONObject = [:]

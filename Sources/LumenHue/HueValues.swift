@@ -24,10 +24,16 @@ enum HueValues {
         return min(max(ct, range.lowerBound), range.upperBound)
     }
 
-    /// CIE xy for Hue's `hue` (0–65535 round the colour wheel) and `sat` (0–254), at full value, through sRGB as
-    /// Hue's own conversion goes.
+    /// CIE xy for Hue's `hue` (0–65535 round the colour wheel, both ends red) and `sat` (0–254), at full value,
+    /// through sRGB as Hue's own conversion goes.
     static func color(hue: Int, sat: Int) -> CIEColor {
-        CIEColor(hue: Double(hue % 65_536) / 65_536, saturation: Double(min(max(sat, 0), 254)) / 254)
+        CIEColor(hue: Double(min(max(hue, 0), 65_535)) / 65_535, saturation: Double(min(max(sat, 0), 254)) / 254)
+    }
+
+    /// Hue's `hue` and `sat` for a colour: the inverse of ``color(hue:sat:)``.
+    static func hueAndSat(of color: CIEColor) -> (hue: Int, sat: Int) {
+        let (hue, saturation) = color.hueAndSaturation
+        return (Int((hue * 65_535).rounded()), Int((saturation * 254).rounded()))
     }
 
     /// The Hue light type of a kind of light.

@@ -269,6 +269,11 @@ extension Home {
                 fades.end(.brightness)
             }
         }
+        var change = change
+        // A colour light set to a colour temperature shows that white: its colour moves there too.
+        if let mireds = change.colorTemperature, change.color == nil, lights[slot: index].model.kind.supports(.color) {
+            change.color = CIEColor(mireds: mireds)
+        }
         let target = change.applied(to: current)
         let startShown = fades.start(
             change, from: current, to: target, kind: lights[slot: index].model.kind, at: now,
