@@ -95,6 +95,26 @@ public struct HueBridge: Sendable {
             return .json(try await group(rest[1]))
         case ("PUT", "groups", 3) where rest[2] == "action":
             return try await groupAction(rest[1], request, from: sender)
+        case ("POST", "groups", 1):
+            return try await createGroup(request)
+        case ("PUT", "groups", 2):
+            return try await changeGroup(rest[1], request)
+        case ("DELETE", "groups", 2):
+            return try await deleteGroup(rest[1])
+        case ("GET", "scenes", 1):
+            return .json(await scenesObject(for: user))
+        case ("POST", "scenes", 1):
+            return try await createScene(request, owner: user)
+        case ("GET", "scenes", 2):
+            return .json(try await scene(rest[1], for: user))
+        case ("PUT", "scenes", 2):
+            return try await changeScene(rest[1], request)
+        case ("DELETE", "scenes", 2):
+            return try await deleteScene(rest[1])
+        case ("PUT", "scenes", 4) where rest[2] == "lightstates":
+            return try await changeSceneLightState(rest[1], light: rest[3], request)
+        case ("PUT", "scenes", 5) where rest[2] == "lights" && rest[4] == "state":
+            return try await changeSceneLightState(rest[1], light: rest[3], request)
         case ("GET", let resource?, 1) where Self.emptyResources.contains(resource):
             return .json(.object([:]))
         default:
@@ -117,9 +137,9 @@ public struct HueBridge: Sendable {
 
     /// Resources the bridge has but Lumen does not simulate: always empty.
     static let emptyResources: Set<String> = [
-        "sensors", "scenes", "schedules", "rules", "resourcelinks", "capabilities",
+        "sensors", "schedules", "rules", "resourcelinks", "capabilities",
     ]
-    static let knownResources = emptyResources.union(["lights", "groups", "config"])
+    static let knownResources = emptyResources.union(["lights", "groups", "config", "scenes"])
 
     // MARK: - Reading a body
 

@@ -16,6 +16,12 @@ struct HueCommand {
     /// The first parameter the body gave.
     var firstParameter: String?
 
+    /// A command that changes nothing, to map a refusal of what was sent at `address` to Hue's error.
+    init(address: String, firstParameter: String?) {
+        self.address = address
+        self.firstParameter = firstParameter
+    }
+
     /// Reads `body`, for a light of `kind` (a group's action is read for the kind that has everything).
     /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
     init(_ body: JSONObject, kind: LightKind, at address: String) throws(HueError) {
