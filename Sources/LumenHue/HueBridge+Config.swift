@@ -92,7 +92,7 @@ extension HueBridge {
     func fullState(for username: String) async -> JSONValue {
         let snapshot = await snapshot()
         return .object([
-            "lights": Self.lightsObject(snapshot.lights),
+            "lights": lightsObject(snapshot.lights),
             "groups": Self.groupsObject(snapshot),
             "config": config(for: username, in: snapshot),
             "schedules": .object([:]), "scenes": Self.scenesObject(snapshot.state.scenes, for: username),

@@ -101,24 +101,38 @@ extension HueBridge {
             return try await recallScene(body, group: number, lights: value == 0 ? nil : members, from: sender)
         }
         let command = try HueCommand(body, kind: .color, at: address)
-        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
+        let lights = snapshot.lights.filter { members.contains($0.number) }
+        guard command.changesSomething else {
+            for light in lights { effects.note(command, for: light.light.id) }
+            return .json(.array(command.successes))
+        }
         do {
-            if let room = snapshot.rooms.first(where: { $0.number == value }) {
+            if !command.increments.isEmpty {
+                // Each light moves from where it is: one group command all the same, each its own change.
+                let changes = lights.map {
+                    ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))
+                }
+                guard changes.contains(where: { !$0.1.properties.isEmpty }) else {
+                    return .json(.array(command.successes))
+                }
+                try await scopeContext.performEach(
+                    changes, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+            } else if let room = snapshot.rooms.first(where: { $0.number == value }) {
                 try await scopeContext.performGroup(
                     command.change, in: room.id, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
             } else if value == 0 {
                 try await scopeContext.performGroup(
                     command.change, in: nil, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
             } else {
-                let lights = snapshot.lights.filter { members.contains($0.number) }.map(\.light.id)
                 guard !lights.isEmpty else { return .json(.array(command.successes)) }
                 try await scopeContext.performEach(
-                    lights.map { ($0, command.change) }, transitionMs: command.transitionMs, network: .hueBridge,
-                    from: sender)
+                    lights.map { ($0.light.id, command.change) }, transitionMs: command.transitionMs,
+                    network: .hueBridge, from: sender)
             }
         } catch {
             throw command.hueError(for: error)
         }
+        for light in lights { effects.note(command, for: light.light.id) }
         return .json(.array(command.successes))
     }
 }
