@@ -39,8 +39,13 @@ public struct HueBridge: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// Answers one request under `/api`; `nil` for a path elsewhere, which another front may answer.
+    /// Answers one request under `/api`, and `/description.xml`; `nil` for a path elsewhere, which another front
+    /// may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
+        if request.path == "/description.xml", request.method == "GET" {
+            if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
+            return .later { await description(for: request) }
+        }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
             // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.
@@ -79,6 +84,10 @@ public struct HueBridge: Sendable {
             return .json(await fullState(for: user))
         case ("GET", "config", 1):
             return .json(await config(for: user))
+        case ("PUT", "config", 1):
+            return try await changeConfig(request)
+        case ("DELETE", "config", 3) where rest[1] == "whitelist":
+            return try await forgetUser(rest[2])
         case ("GET", "lights", 1):
             return .json(await lightsObject())
         case ("POST", "lights", 1):
