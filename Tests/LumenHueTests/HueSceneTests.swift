@@ -120,6 +120,10 @@ struct HueSceneTests {
         _ = try await again.answer("PUT", "/lights/1/state", #"{"on": false}"#)
         _ = try await again.answer("PUT", "/groups/0/action", #"{"scene": "\#(id)"}"#)
         #expect(try await again.home.light("den.lamp").state.isOn)
+        // And from a snapshot, as a clean stop writes one.
+        let snapshot = try Fixture(json: Array(await bridge.home.snapshot().jsonValue.serialized().utf8))
+        let fromSnapshot = try await HueTestBridge(fixture: snapshot)
+        #expect(try await fromSnapshot.answer("GET", "/scenes/\(id)")["name"] == "Kept")
     }
 
     @Test func theBridgeKeepsTwoHundredScenes() async throws {

@@ -100,3 +100,4 @@ def test_aiohue_lists_scenes_and_activates_one_as_home_assistant_does(lumend, hu
     scope = light_scope(lumend, "living-room.ceiling")
     assert lumend.get("isOn", in_scope=scope) is True
     assert lumend.get("brightness", in_scope=scope) == 12.3
+
