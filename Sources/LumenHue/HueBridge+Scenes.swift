@@ -77,6 +77,8 @@ extension HueBridge {
             (group, lights) = (number, members)
         case ("LightScene", nil):
             lights = try Self.lightNumbers(body["lights"], in: snapshot, at: address, allowingNone: false)
+        case ("GroupScene", let value?):
+            throw HueError.invalidValue(value, of: "group", at: address)
         default:
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
