@@ -103,6 +103,7 @@ extension HueBridge {
             throw HueError.invalidValue(.string(id), of: "scene", at: address)
         }
         var changes: [(light: LightID, change: LightChange)] = []
+        var commands: [(light: LightID, command: HueCommand)] = []
         var given: Double?
         for light in scene.lights where groupLights?.contains(light) ?? true {
             guard let hueLight = snapshot.lights.first(where: { $0.number == light }),
@@ -115,15 +116,19 @@ extension HueBridge {
             if change.isOn == false { change = LightChange(isOn: false) }
             if state["transitiontime"] != nil { given = max(given ?? 0, command.transitionMs) }
             changes.append((hueLight.light.id, change))
+            commands.append((hueLight.light.id, command))
         }
         let successes: [JSONValue] = body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
-        guard changes.contains(where: { !$0.change.properties.isEmpty }) else { return .json(.array(successes)) }
-        do {
-            try await scopeContext.performEach(
-                changes, transitionMs: transitionMs ?? given ?? 400, network: .hueBridge, from: sender)
-        } catch {
-            throw HueCommand(address: address, firstParameter: "scene").hueError(for: error)
+        if changes.contains(where: { !$0.change.properties.isEmpty }) {
+            do {
+                try await scopeContext.performEach(
+                    changes, transitionMs: transitionMs ?? given ?? 400, network: .hueBridge, from: sender)
+            } catch {
+                throw HueCommand(address: address, firstParameter: "scene").hueError(for: error)
+            }
         }
+        // A scene's `effect` is reported as a command's is.
+        for (light, command) in commands { effects.note(command, for: light) }
         return .json(.array(successes))
     }
 }

@@ -46,10 +46,11 @@ struct HueSceneTests {
         let bridge = try await HueTestBridge()
         _ = try await bridge.answer("PUT", "/lights/4/state", #"{"on": false}"#)
         let id = try await bridge.createScene(
-            #"{"name": "Bright", "lights": ["1", "4"], "lightstates": {"1": {"on": true, "bri": 254, "xy": [0.2, 0.2]}, "4": {"on": true, "ct": 300, "transitiontime": 0}}}"#
+            #"{"name": "Bright", "lights": ["1", "4"], "lightstates": {"1": {"on": true, "bri": 254, "xy": [0.2, 0.2], "effect": "colorloop"}, "4": {"on": true, "ct": 300, "transitiontime": 0}}}"#
         )
         _ = try await bridge.answer("PUT", "/groups/1/action", #"{"scene": "\#(id)", "transitiontime": 0}"#)
         #expect(try await bridge.home.light("den.lamp").state.color == CIEColor(x: 0.2, y: 0.2))
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["effect"] == "colorloop")
         #expect(try await !bridge.home.light("hall.spot").state.isOn, "the hall is not group 1")
         try await bridge.home.advance(byMilliseconds: 1_000)
         _ = try await bridge.answer("PUT", "/groups/2/action", #"{"scene": "\#(id)"}"#)
