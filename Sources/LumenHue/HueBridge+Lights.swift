@@ -5,17 +5,20 @@ import LumenSimulation
 extension HueBridge {
     /// `GET /api/<user>/lights`: every light behind the bridge, by number.
     func lightsObject() async -> JSONValue {
-        Self.lightsObject(await home.hueLights())
+        lightsObject(await home.hueLights())
     }
 
-    /// Every light of `lights` by number.
-    static func lightsObject(_ lights: [HueLight]) -> JSONValue {
-        .object(JSONObject(lights.map { (key: String($0.number), value: json(of: $0)) }))
+    /// Every light of `lights` by number, with the effect and alert each was last given.
+    func lightsObject(_ lights: [HueLight]) -> JSONValue {
+        .object(
+            JSONObject(
+                lights.map { (key: String($0.number), value: effects.shown(Self.json(of: $0), id: $0.light.id)) }))
     }
 
     /// `GET /api/<user>/lights/<n>`.
     func light(_ number: String) async throws(HueError) -> JSONValue {
-        Self.json(of: try await hueLight(number))
+        let light = try await hueLight(number)
+        return effects.shown(Self.json(of: light), id: light.light.id)
     }
 
     /// The light behind the bridge with the number `number` gives.
@@ -98,14 +101,16 @@ extension HueBridge {
         let address = "/lights/\(number)/state"
         let command = try HueCommand(
             try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
-        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
-        do {
-            _ = try await scopeContext.perform(
-                command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true,
-                from: sender)
-        } catch {
-            throw command.hueError(for: error)
+        let change = command.change(over: light.light.state, kind: light.light.model.kind)
+        if !change.properties.isEmpty {
+            do {
+                _ = try await scopeContext.perform(
+                    change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true, from: sender)
+            } catch {
+                throw command.hueError(for: error)
+            }
         }
+        effects.note(command, for: light.light.id)
         return .json(.array(command.successes))
     }
 
