@@ -69,14 +69,8 @@ extension HueBridge {
             if first.model.kind.supports(.brightness) {
                 action["bri"] = .int(HueValues.bri(brightness: first.state.brightness))
             }
-            if first.model.kind.supports(.colorTemperature) { action["ct"] = .int(first.state.colorTemperature) }
-            if first.model.kind.supports(.color) {
-                action["xy"] = .array([.double(first.state.color.x), .double(first.state.color.y)])
-            }
-            // As its first light reports its own colour mode (HueBridge+Lights).
-            if first.model.kind.supports(.colorTemperature) {
-                action["colormode"] = first.model.kind.supports(.color) ? "xy" : "ct"
-            }
+            // The colour of its first light, in that light's colour mode, as a bridge reports a group's.
+            for (key, value) in HueValues.colorFields(of: first.state, kind: first.model.kind) { action[key] = value }
         }
         return .object([
             "name": .string(room.name), "lights": .array(room.lights.map { .string(String($0)) }), "sensors": [],

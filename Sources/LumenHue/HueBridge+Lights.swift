@@ -38,18 +38,8 @@ extension HueBridge {
             state["bri"] = .int(HueValues.bri(brightness: light.state.brightness))
             state["alert"] = "none"
         }
-        if kind.supports(.colorTemperature) { state["ct"] = .int(light.state.colorTemperature) }
-        if kind.supports(.color) {
-            let (hue, sat) = HueValues.hueAndSat(of: light.state.color)
-            state["hue"] = .int(hue)
-            state["sat"] = .int(sat)
-            state["effect"] = "none"
-            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
-        }
-        if kind.supports(.colorTemperature) {
-            // What was set last: a colour temperature leaves a colour light showing that white.
-            state["colormode"] = kind.supports(.color) && !light.state.showsColorTemperature ? "xy" : "ct"
-        }
+        if kind.supports(.color) { state["effect"] = "none" }
+        for (key, value) in HueValues.colorFields(of: light.state, kind: kind) { state[key] = value }
         state["mode"] = "homeautomation"
         state["reachable"] = .bool(light.isReachable)
         var control: JSONObject = [:]

@@ -144,13 +144,14 @@ extension HueBridge.Snapshot {
     }
 
     /// The state light `number` is in now, as a bridge stores it in a scene: on or off, its level, and its
-    /// colour as the bridge reports it (`xy` for a colour light, `ct` for a white-ambiance one).
+    /// colour in its colour mode (`xy` for one showing a colour, `ct` for one showing a colour temperature).
     func capturedState(of number: Int, transitionTenths: Int?) -> JSONObject {
         guard let light = lights.first(where: { $0.number == number })?.light else { return ["on": false] }
         let kind = light.model.kind
         var state: JSONObject = ["on": .bool(light.state.isOn)]
         if kind.supports(.brightness) { state["bri"] = .int(HueValues.bri(brightness: light.state.brightness)) }
-        if kind.supports(.color) {
+        // In the light's colour mode: a light showing a colour temperature is captured as that white.
+        if kind.supports(.color), !light.state.showsColorTemperature {
             state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
         } else if kind.supports(.colorTemperature) {
             state["ct"] = .int(light.state.colorTemperature)

@@ -72,36 +72,12 @@ extension HueCommand {
             let y = min(max(state.color.y + dy, 0), 1)
             result.color = CIEColor(x: x, y: y).clippedToGamut
         } else if increments.hue != nil || increments.sat != nil {
-            // Hue's hue and sat of the light's colour, read back through sRGB, which is how the bridge turns them
-            // into xy (HueValues.color); the light's own colour model keeps no hue of its own.
-            let (hue, sat) = Self.hueAndSat(of: state.color)
+            // The hue and sat the bridge reports for the light's colour, which read back as they were set.
+            let (hue, sat) = HueValues.hueAndSat(of: state.color)
             let newHue = ((hue + (increments.hue ?? 0)) % 65_536 + 65_536) % 65_536
             let newSat = min(max(sat + (increments.sat ?? 0), 0), 254)
             result.color = HueValues.color(hue: newHue, sat: newSat)
         }
         return result
-    }
-
-    /// Hue's `hue` (0–65535) and `sat` (0–254) of `color`, from its sRGB channels as hue and saturation at full
-    /// value: the reverse of ``HueValues/color(hue:sat:)``.
-    static func hueAndSat(of color: CIEColor) -> (hue: Int, sat: Int) {
-        let (r, g, b) = color.sRGB
-        let high = max(r, g, b)
-        let low = min(r, g, b)
-        guard high > 0 else { return (0, 0) }
-        let saturation = (high - low) / high
-        var hue = 0.0
-        if high > low {
-            let span = high - low
-            if high == r {
-                hue = ((g - b) / span).truncatingRemainder(dividingBy: 6)
-            } else if high == g {
-                hue = (b - r) / span + 2
-            } else {
-                hue = (r - g) / span + 4
-            }
-            hue = (hue / 6 + 1).truncatingRemainder(dividingBy: 1)
-        }
-        return (Int((hue * 65_536).rounded()) % 65_536, Int((saturation * 254).rounded()))
     }
 }

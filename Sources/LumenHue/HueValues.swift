@@ -36,6 +36,24 @@ enum HueValues {
         return (Int((hue * 65_535).rounded()), Int((saturation * 254).rounded()))
     }
 
+    /// The colour of a light in `state` as the bridge reports it for a light of `kind`: `ct`; `hue`, `sat` and
+    /// `xy` for a colour light; and `colormode`, what was set last (a colour temperature leaves a colour light
+    /// showing that white).
+    static func colorFields(of state: LightState, kind: LightKind) -> JSONObject {
+        var fields = JSONObject()
+        if kind.supports(.colorTemperature) { fields["ct"] = .int(state.colorTemperature) }
+        if kind.supports(.color) {
+            let (hue, sat) = hueAndSat(of: state.color)
+            fields["hue"] = .int(hue)
+            fields["sat"] = .int(sat)
+            fields["xy"] = .array([.double(state.color.x), .double(state.color.y)])
+        }
+        if kind.supports(.colorTemperature) {
+            fields["colormode"] = kind.supports(.color) && !state.showsColorTemperature ? "xy" : "ct"
+        }
+        return fields
+    }
+
     /// The Hue light type of a kind of light.
     static func type(of kind: LightKind) -> String {
         switch kind {

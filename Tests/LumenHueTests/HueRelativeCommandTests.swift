@@ -46,8 +46,8 @@ struct HueRelativeCommandTests {
         let expected = HueValues.color(hue: 65000 + 1072 - 65536, sat: 254)
         let color = try await bridge.home.light("den.lamp").state.color
         #expect(abs(color.x - expected.x) < 0.01 && abs(color.y - expected.y) < 0.01, "\(color) \(expected)")
-        let (hue, sat) = HueCommand.hueAndSat(of: HueValues.color(hue: 21845, sat: 127))
-        #expect(abs(hue - 21845) < 200 && abs(sat - 127) < 3)
+        let (hue, sat) = HueValues.hueAndSat(of: HueValues.color(hue: 21845, sat: 127))
+        #expect(abs(hue - 21845) <= 1 && sat == 127)
     }
 
     @Test func aGroupsIncreaseMovesEachLightFromItsOwnLevelInOneGroupCommand() async throws {
