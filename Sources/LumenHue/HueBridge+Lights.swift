@@ -45,7 +45,7 @@ extension HueBridge {
         var control: JSONObject = [:]
         if kind.supports(.brightness) { control["mindimlevel"] = 1_000 }
         if kind.supports(.colorTemperature) {
-            let range = LightState.colorTemperatureRange
+            let range = CIEColor.miredRange
             control["ct"] = .object(["min": .int(range.lowerBound), "max": .int(range.upperBound)])
         }
         if kind.supports(.color) {

@@ -20,7 +20,7 @@ enum HueValues {
     /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
     /// light does into its range, as a Hue bridge does.
     static func mireds(ct: Int) -> Int {
-        let range = LightState.colorTemperatureRange
+        let range = CIEColor.miredRange
         return min(max(ct, range.lowerBound), range.upperBound)
     }
 

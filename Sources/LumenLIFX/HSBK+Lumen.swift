@@ -21,18 +21,19 @@ extension HSBK {
             kelvin: UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded()))))
     }
 
-    /// What setting this colour asks of a light of `kind`: its brightness, to full precision (a LIFX
-    /// brightness below 1 % is the dimmest level, the bulb staying on), and a colour from hue and saturation,
-    /// or, unsaturated, a colour temperature from the kelvin.
+    /// What setting this colour asks of a light of `kind`: its brightness, to a ten-thousandth of a percent,
+    /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
+    /// on), and a colour from hue and saturation, or, unsaturated, a colour temperature from the kelvin.
     public func change(for kind: LightKind) -> LightChange {
         var change = LightChange()
         if kind.supports(.brightness) {
-            change.brightness = max(1, Double(brightness) / 65_535 * 100)
+            change.brightness = max(1, (Double(brightness) / 65_535 * 1_000_000).rounded() / 10_000)
         }
         if saturation > 0, kind.supports(.color) {
             change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
         } else if kind.supports(.colorTemperature) {
-            change.colorTemperature = CIEColor.mireds(kelvin: Double(kelvin))
+            change.colorTemperature = CIEColor.mireds(
+                kelvin: Double(kelvin), in: DeviceFamily.lifx.colorTemperatureRange)
         }
         return change
     }

@@ -66,7 +66,7 @@ extension Home {
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
-        try change.validate()
+        try change.validate(colorTemperatures: governingSettings(at: index).family.colorTemperatureRange)
         if let property = change.firstUnsupported(by: kind) {
             throw LumenError(
                 .notSupported,

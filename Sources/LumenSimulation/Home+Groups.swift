@@ -164,6 +164,11 @@ extension Home {
             if !capabilities.contains(.brightness) { own.brightness = nil }
             if !capabilities.contains(.colorTemperature) { own.colorTemperature = nil }
             if !capabilities.contains(.color) { own.color = nil }
+            // One value for lights of several families: each brings it into its own range, as a broadcast does.
+            if let mireds = own.colorTemperature {
+                let range = governingSettings(at: index).family.colorTemperatureRange
+                own.colorTemperature = min(max(mireds, range.lowerBound), range.upperBound)
+            }
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
         }
         if network == .hueBridge || members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {

@@ -15,7 +15,8 @@ struct HSBKRoundTripTests {
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
           {"id": "den", "name": "Den", "lights": [
             {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"},
-            {"id": "den.white", "name": "White", "kind": "ambiance", "manufacturer": "LIFX", "product": "LIFX Mini White to Warm"}
+            {"id": "den.white", "name": "White", "kind": "ambiance", "manufacturer": "LIFX", "product": "LIFX Mini White to Warm"},
+            {"id": "den.lamp", "name": "Lamp", "kind": "color", "manufacturer": "Signify"}
           ]}
         ]}
         """
@@ -73,6 +74,25 @@ struct HSBKRoundTripTests {
         #expect(white.hue == 0 && white.saturation == 0 && white.brightness == 32_768, "\(white)")
         // Kelvin is kept in mireds, the scope protocol's unit: 2,700 K is 370 mireds, 2,703 K.
         #expect(abs(Int(white.kelvin) - 2_700) <= 8, "\(white)")
+    }
+
+    /// A LIFX bulb takes its products' 1,500–9,000 K, to the nearest whole mired (read back within them); a Hue light its own 153–500
+    /// mireds, and a colour temperature beyond is refused, naming that range.
+    @Test func eachFamilyTakesItsOwnColourTemperatures() async throws {
+        for (kelvin, readBack) in [(1_500, 1_500), (9_000, 9_000), (4_000, 4_000), (2_700, 2_703)] {
+            let white = try await written(HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: UInt16(kelvin)))
+            #expect(Int(white.kelvin) == readBack && white.saturation == 0, "\(kelvin) K read back as \(white)")
+        }
+        try await performed(LightChange(colorTemperature: 650), on: "den.white")
+        #expect(try await home.light("den.white").state.colorTemperature == 650)
+        await #expect(throws: LumenError.self) {
+            try await context.perform(LightChange(colorTemperature: 600), to: "den.lamp", from: "session 1")
+        }
+        do {
+            _ = try await context.perform(LightChange(colorTemperature: 600), to: "den.lamp", from: "session 1")
+        } catch {
+            #expect(error.code == .invalidParams && error.message.contains("153–500"), "\(error.message)")
+        }
     }
 
     @Test func aFactoryWhiteBulbIsUnsaturated() async throws {

@@ -65,7 +65,7 @@ struct LIFXCodecTests {
     @Test func hsbkAndLumensStateMapBothWays() {
         // Unsaturated: a white point, as a colour temperature.
         let white = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 2_700).change(for: .color)
-        #expect(white.colorTemperature == 370 && white.color == nil && white.brightness == 32_768 / 65_535 * 100)
+        #expect(white.colorTemperature == 370 && white.color == nil && white.brightness == 50.0008)
         // Saturated red: a colour near red's corner of the gamut.
         let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).change(for: .color)
         #expect(red.brightness == 100 && (red.color?.x ?? 0) > 0.6)

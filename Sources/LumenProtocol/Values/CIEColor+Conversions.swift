@@ -168,12 +168,16 @@ extension CIEColor {
         return Self.mireds(kelvin: kelvin)
     }
 
-    /// The colour temperatures lights take, in mireds: 153–500, 6,500–2,000 K.
+    /// The colour temperatures any light takes, in mireds: 111–667, 9,000–1,500 K (LIFX bulbs' range).
+    public static let widestMiredRange: ClosedRange<Int> = 111...667
+
+    /// The colour temperatures most lights take, and the Hue API's, in mireds: 153–500, 6,500–2,000 K.
     public static let miredRange: ClosedRange<Int> = 153...500
 
-    /// A colour temperature in kelvin as mireds (a million over it), rounded, within ``miredRange``.
-    public static func mireds(kelvin: Double) -> Int {
-        guard kelvin.isFinite, kelvin > 0 else { return miredRange.upperBound }
-        return min(max(Int((1_000_000 / kelvin).rounded()), miredRange.lowerBound), miredRange.upperBound)
+    /// A colour temperature in kelvin as mireds (a million over it), rounded, within `range` (``miredRange``
+    /// unless given).
+    public static func mireds(kelvin: Double, in range: ClosedRange<Int> = miredRange) -> Int {
+        guard kelvin.isFinite, kelvin > 0 else { return range.upperBound }
+        return min(max(Int((1_000_000 / kelvin).rounded()), range.lowerBound), range.upperBound)
     }
 }
