@@ -97,7 +97,7 @@ extension HueBridge {
         let command = try HueCommand(body, kind: .color, at: address)
         let lights = snapshot.lights.filter { members.contains($0.number) }
         guard command.changesSomething else {
-            for light in lights { effects.note(command, for: light.light.id) }
+            await applyEffects(of: command, to: lights.map(\.light.id))
             return .json(.array(command.successes))
         }
         do {
@@ -126,7 +126,7 @@ extension HueBridge {
         } catch {
             throw command.hueError(for: error)
         }
-        for light in lights { effects.note(command, for: light.light.id) }
+        await applyEffects(of: command, to: lights.map(\.light.id))
         return .json(.array(command.successes))
     }
 }

@@ -8,17 +8,28 @@ extension HueBridge {
         lightsObject(await home.hueLights())
     }
 
-    /// Every light of `lights` by number, with the effect and alert each was last given.
+    /// Every light of `lights` by number.
     func lightsObject(_ lights: [HueLight]) -> JSONValue {
-        .object(
-            JSONObject(
-                lights.map { (key: String($0.number), value: effects.shown(Self.json(of: $0), id: $0.light.id)) }))
+        .object(JSONObject(lights.map { (key: String($0.number), value: Self.json(of: $0)) }))
     }
 
     /// `GET /api/<user>/lights/<n>`.
     func light(_ number: String) async throws(HueError) -> JSONValue {
-        let light = try await hueLight(number)
-        return effects.shown(Self.json(of: light), id: light.light.id)
+        Self.json(of: try await hueLight(number))
+    }
+
+    /// Starts or stops the colour loop and breathing that `command` gives (`effect`, `alert`) on `lights`.
+    func applyEffects(of command: HueCommand, to lights: [LightID]) async {
+        guard command.effect != nil || command.alert != nil else { return }
+        let breathing: LightEffect.Breathing?? =
+            switch command.alert {
+            case "select": .some(.once)
+            case "lselect": .some(.long)
+            case "none": .some(nil)
+            default: nil
+            }
+        await scopeContext.setEffect(
+            colorLoop: command.effect.map { $0 == "colorloop" }, breathing: breathing, on: lights)
     }
 
     /// The light behind the bridge with the number `number` gives.
@@ -36,9 +47,15 @@ extension HueBridge {
         var state: JSONObject = ["on": .bool(light.state.isOn)]
         if kind.supports(.brightness) {
             state["bri"] = .int(HueValues.bri(brightness: light.state.brightness))
-            state["alert"] = "none"
+            // Reported while the light breathes, as a bridge reports an alert under way.
+            state["alert"] =
+                switch hueLight.effect.breathing {
+                case .once: "select"
+                case .long: "lselect"
+                case nil: "none"
+                }
         }
-        if kind.supports(.color) { state["effect"] = "none" }
+        if kind.supports(.color) { state["effect"] = hueLight.effect.colorLoop ? "colorloop" : "none" }
         for (key, value) in HueValues.colorFields(of: light.state, kind: kind) { state[key] = value }
         state["mode"] = "homeautomation"
         state["reachable"] = .bool(light.isReachable)
@@ -100,7 +117,7 @@ extension HueBridge {
                 throw command.hueError(for: error)
             }
         }
-        effects.note(command, for: light.light.id)
+        await applyEffects(of: command, to: [light.light.id])
         return .json(.array(command.successes))
     }
 

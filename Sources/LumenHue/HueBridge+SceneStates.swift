@@ -128,7 +128,7 @@ extension HueBridge {
             }
         }
         // A scene's `effect` is reported as a command's is.
-        for (light, command) in commands { effects.note(command, for: light) }
+        for (light, command) in commands { await applyEffects(of: command, to: [light]) }
         return .json(.array(successes))
     }
 }

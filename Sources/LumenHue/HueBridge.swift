@@ -23,8 +23,6 @@ public struct HueBridge: Sendable {
     let access: HTTPAccess
     /// Where the bridge says what it did that an operator should know: a user forgotten, for one.
     let logger: Logger
-    /// The effect and alert each light was last given, which the bridge reports.
-    let effects = HueLightEffects()
 
     /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
     package init(

@@ -55,6 +55,15 @@ extension ScopeContext {
         return deliveries
     }
 
+    /// Starts or stops effects on each of `lights` (``Home/setEffect(colorLoop:breathing:on:)``); a colour loop
+    /// only on those with colour, as a bridge's group does. Effects are not saved, so nothing is committed.
+    public func setEffect(colorLoop: Bool?, breathing: LightEffect.Breathing??, on lights: [LightID]) async {
+        for light in lights {
+            let hasColor = (try? await home.light(light).model.kind.supports(.color)) ?? false
+            try? await home.setEffect(colorLoop: hasColor ? colorLoop : nil, breathing: breathing, on: light)
+        }
+    }
+
     /// Sends each light of `changes` its own change as one group command from `sender` (a Hue scene's recall),
     /// waits until each light took or missed it, and makes the changes durable.
     /// - Returns: each light's delivery, in the order of `changes`.

@@ -182,6 +182,7 @@ public struct LightScope: Scope {
         .writable("colorTemperature") { $0.state(.colorTemperature) as WritableConnection<Int> },
         .writable("color") { $0.state(.color) as WritableConnection<CIEColor> },
         .value("isReachable") { $0.isReachable },
+        .value("effect") { $0.effect },
         .action(
             "setState", arguments: "{isOn?, brightness?, colorTemperature?, color?, transitionMs?}",
             result: "{the properties changed, as applied}"
@@ -198,6 +199,7 @@ public struct LightScope: Scope {
 
     var model: Connection<JSONValue> { Connection(.light(id, .model), of: scopeContext.home) }
     var isReachable: Connection<Bool> { Connection(.light(id, .isReachable), of: scopeContext.home) }
+    var effect: Connection<String> { Connection(.light(id, .effect), of: scopeContext.home) }
 
     /// A writable light property: the write is a device command, confirmed when the light applies it.
     func state<Value: ScopeValue>(_ property: LightProperty) -> WritableConnection<Value> {
@@ -209,7 +211,7 @@ public struct LightScope: Scope {
             case .brightness: change.brightness = value.jsonValue.doubleValue
             case .colorTemperature: change.colorTemperature = value.jsonValue.intValue
             case .color: change.color = value as? CIEColor
-            case .name, .model, .isReachable, .settings: break
+            case .name, .model, .isReachable, .effect, .settings: break
             }
             return scopeContext.confirm(try home.send(change, to: id, transitionMs: options.transitionMs), property)
         }

@@ -19,6 +19,8 @@ enum SimulationEvent: Sendable, Hashable {
     case reportUnreachable(LightID, spell: UInt32)
     /// A question to a light reaches it, which answers with its state.
     case answerQuery(UInt64)
+    /// A light's breathing (``LightEffect/breathing``) may have run its course.
+    case endBreathing(LightID)
 
     /// Whether this is work under way, which settling the clock waits for: anything but a scheduled fault.
     var isWork: Bool {

@@ -7,6 +7,8 @@ public struct HueLight: Sendable, Hashable {
     public var number: Int
     /// The light.
     public var light: LightSnapshot
+    /// What it does besides holding its state: the bridge's `effect` and `alert`.
+    public var effect: LightEffect = .none
 }
 
 /// A room as the Hue bridge lists it: a group of type `Room`.
@@ -47,7 +49,7 @@ extension Home {
         for index in 0..<lights.count where governingSettings(at: index).network == .hueBridge {
             let id = lights[slot: index].id
             guard let number = hue.lightNumbers[id], let light = try? acceptedLight(id) else { continue }
-            result.append(HueLight(number: number, light: light))
+            result.append(HueLight(number: number, light: light, effect: effects[id]?.effect ?? .none))
         }
         return result.sorted { $0.number < $1.number }
     }
@@ -57,7 +59,7 @@ extension Home {
         guard let id = hue.lightsByNumber[number], let index = lights.slot(of: id),
             governingSettings(at: index).network == .hueBridge, let light = try? acceptedLight(id)
         else { return nil }
-        return HueLight(number: number, light: light)
+        return HueLight(number: number, light: light, effect: effects[id]?.effect ?? .none)
     }
 
     /// A light as a bridge reports it once it has accepted a command: with every fade landed, since the fade

@@ -95,6 +95,7 @@ extension Home {
                 }
                 return .object(model)
             case .isReachable: return .bool(!light.reportsUnreachable)
+            case .effect: return .string((effects[id]?.effect ?? .none).name)
             case .settings: return .object((lightSettings[id] ?? DeviceSettings()).jsonObject)
             case .isOn, .brightness, .colorTemperature, .color: return light.state.value(of: property) ?? .null
             }

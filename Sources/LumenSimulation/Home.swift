@@ -58,6 +58,8 @@ public actor Home {
     var lightSettings: [LightID: DeviceSettings] = [:]
     /// Fades under way.
     var transitions: [LightID: LightFades] = [:]
+    /// The effects lights are showing, with when each one's breathing ends (simulation microseconds).
+    var effects: [LightID: (effect: LightEffect, breathingEnds: Int64?)] = [:]
     /// Rate-limit buckets, for lights that have a rate limit and have been sent commands.
     var rateBuckets: [LightID: RateBucket] = [:]
     var queue = EventQueue()
@@ -443,6 +445,7 @@ public actor Home {
         case .fault(let index, let begins): applyScheduledFault(index, begins: begins)
         case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
         case .answerQuery(let id): answerQuery(id)
+        case .endBreathing(let light): endBreathing(light)
         }
     }
 
@@ -457,6 +460,7 @@ public actor Home {
     func forgetLight(_ id: LightID) -> SimulatedLight? {
         lightSettings[id] = nil
         transitions[id] = nil
+        effects[id] = nil
         rateBuckets[id] = nil
         guard let light = lights.removeValue(forKey: id) else { return nil }
         if light.state.isOn { rooms[light.room]?.onCount -= 1 }

@@ -11,8 +11,8 @@ import LumenModel
 /// entity removed) or its last subscriber leaves, the mark only costs a lookup that finds nothing, as every
 /// change cost before.
 struct PropertyAudience: Sendable, Equatable {
-    private var publishedBits: UInt8 = 0
-    private var watchedBits: UInt8 = 0
+    private var publishedBits: UInt16 = 0
+    private var watchedBits: UInt16 = 0
 
     /// Whether the published values may hold `property`.
     func isPublished(_ property: some AudienceProperty) -> Bool { publishedBits & property.audienceBit != 0 }
@@ -25,13 +25,13 @@ struct PropertyAudience: Sendable, Equatable {
     mutating func markWatched(_ property: some AudienceProperty) { watchedBits |= property.audienceBit }
 }
 
-/// A property of one kind of entity, with a bit of its own in a ``PropertyAudience`` (eight at most).
+/// A property of one kind of entity, with a bit of its own in a ``PropertyAudience`` (sixteen at most).
 protocol AudienceProperty {
-    var audienceBit: UInt8 { get }
+    var audienceBit: UInt16 { get }
 }
 
 extension LightProperty: AudienceProperty {
-    var audienceBit: UInt8 {
+    var audienceBit: UInt16 {
         switch self {
         case .isOn: 1 << 0
         case .brightness: 1 << 1
@@ -41,12 +41,13 @@ extension LightProperty: AudienceProperty {
         case .model: 1 << 5
         case .isReachable: 1 << 6
         case .settings: 1 << 7
+        case .effect: 1 << 8
         }
     }
 }
 
 extension RoomProperty: AudienceProperty {
-    var audienceBit: UInt8 {
+    var audienceBit: UInt16 {
         switch self {
         case .name: 1 << 0
         case .lightIDs: 1 << 1

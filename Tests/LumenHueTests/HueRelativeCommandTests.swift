@@ -74,6 +74,11 @@ struct HueRelativeCommandTests {
         _ = try await bridge.answer("PUT", "/groups/0/action", #"{"effect": "none", "alert": "select"}"#)
         state = try await bridge.answer("GET", "/lights/1")["state"]
         #expect(state?["effect"] == "none" && state?["alert"] == "select")
+        // The light itself breathes, once, and the bridge then reports no alert; the scope protocol sees it too.
+        #expect(try await bridge.home.value(of: .light("den.lamp", .effect)) == "breathe")
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["alert"] == "none")
+        #expect(try await bridge.home.value(of: .light("den.lamp", .effect)) == "none")
         #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"effect": "sparkle"}"#) == 7)
         #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"alert": "blink"}"#) == 7)
         #expect(try await bridge.errorType("PUT", "/lights/4/state", #"{"effect": "colorloop"}"#) == 6)

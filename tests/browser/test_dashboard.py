@@ -188,3 +188,30 @@ def test_the_keyboard_reaches_a_switch_and_a_phone_needs_no_sideways_scrolling(l
     browser.set_window_size(375, 800)
     width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"the page is {width[0]} px wide in a {width[1]} px window"
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_a_light_told_to_breathe_through_the_bridge_breathes_on_the_page_until_it_ends(lumend, browser):
+    import json
+    import urllib.request
+
+    open_page(browser, lumend)
+    address, _ = page_address(lumend)
+
+    def hue(method: str, path: str, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{address}/api{path}", data=data, method=method)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    lumend.call("pressLinkButton", in_scope=lumend.simulation())
+    user = hue("POST", "", {"devicetype": "lumen-browser#test"})[0]["success"]["username"]
+    name = lumend.get("name", in_scope=light_scope(lumend, LIGHT))
+    number = next(n for n, light in hue("GET", f"/{user}/lights").items() if light["name"] == name)
+    hue("PUT", f"/{user}/lights/{number}/state", {"alert": "lselect"})
+    until(browser, lambda: article(browser, LIGHT).get_attribute("data-effect") == "breathe",
+          message="the page did not show the light breathing within a second")
+    assert "breathing" in article(browser, LIGHT).text
+    lumend.advance(15_000)
+    until(browser, lambda: article(browser, LIGHT).get_attribute("data-effect") == "none",
+          message="the page still showed the light breathing after 15 s")

@@ -26,7 +26,7 @@ public struct LightState: Sendable, Hashable {
         case .brightness: .double(brightness)
         case .colorTemperature: .int(colorTemperature)
         case .color: color.jsonValue
-        case .name, .model, .isReachable, .settings: nil
+        case .name, .model, .isReachable, .effect, .settings: nil
         }
     }
 
@@ -58,6 +58,8 @@ public enum LightProperty: String, Sendable, Hashable, CaseIterable {
     case name
     case model
     case isReachable
+    /// What the light does besides holding its state (``LightEffect``): `none`, `colorLoop` or `breathe`.
+    case effect
     /// The device settings (latency, faults, behaviour); announced for persistence, not a connection.
     case settings
 
@@ -68,7 +70,7 @@ public enum LightProperty: String, Sendable, Hashable, CaseIterable {
     public var isState: Bool {
         switch self {
         case .isOn, .brightness, .colorTemperature, .color: true
-        case .name, .model, .isReachable, .settings: false
+        case .name, .model, .isReachable, .effect, .settings: false
         }
     }
 
@@ -124,7 +126,7 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
         case .brightness: self != .onoff
         case .colorTemperature: self == .ambiance || self == .color
         case .color: self == .color
-        case .name, .model, .isReachable, .settings: false
+        case .name, .model, .isReachable, .effect, .settings: false
         }
     }
 
