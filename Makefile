@@ -105,6 +105,7 @@ interop: build
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop/lifx && unshare -rn sh -c 'ip link set lo up && \
 			ip addr add 10.77.0.1/24 brd 10.77.0.255 dev lo && \
+			for bulb in 10 11 12; do ip addr add 10.77.0.$$bulb/24 dev lo; done && \
 			ip route add 255.255.255.255/32 dev lo && \
 			LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider .'; \

@@ -16,49 +16,75 @@ public final class LIFXFront: Sendable {
     let scopeContext: ScopeContext
     /// The UDP port the bulbs say they serve (`StateService`).
     let port: UInt32
+    /// The first bulb's address, in the home's order; the others take the next ones, unless their fixture gives
+    /// them their own (`lifx.address`).
+    public let firstAddress: IPv4Address
     /// Datagrams dropped as malformed, since the front started.
     public let malformed = Atomic<Int>(0)
     /// The bulb answers in progress across every bulb, and those dropped because they did not fit.
     public let budget: LIFXAnswerBudget
 
-    /// A front over the home of `scopeContext`, its bulbs serving on `port` and answering within `budget`.
-    public init(scopeContext: ScopeContext, port: UInt16, budget: LIFXAnswerBudget = LIFXAnswerBudget()) {
+    /// A front over the home of `scopeContext`, its bulbs serving on `port` from `firstAddress` on and answering
+    /// within `budget`.
+    public init(
+        scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
+        budget: LIFXAnswerBudget = LIFXAnswerBudget()
+    ) {
         self.scopeContext = scopeContext
         self.port = UInt32(port)
+        self.firstAddress = firstAddress
         self.budget = budget
     }
 
     var home: Home { scopeContext.home }
 
-    /// The work that answers one datagram from `sender` (its address, `127.0.0.1:51234`, which the command
-    /// record names as the commands' sender), sending each bulb's replies through `send` as that bulb is done;
-    /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    public func respond(to datagram: [UInt8], from sender: @escaping @Sendable () -> String) -> (
-        @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
-    )? {
+    /// Sends a bulb's replies, from the bulb's address.
+    public typealias Send = @Sendable (_ datagrams: [[UInt8]], _ from: IPv4Address?) -> Void
+
+    /// The work that answers one datagram sent to `address` (one of the host's; `nil` for a broadcast) from
+    /// `sender` (its address, `127.0.0.1:51234`, which the command record names as the commands' sender), sending
+    /// each bulb's replies through `send` from that bulb's address as that bulb is done; `nil` for a malformed
+    /// datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
+    public func respond(
+        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String
+    ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
             malformed.add(1, ordering: .relaxed)
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        return { [self] send in await answer(packet, from: { "lifx \(sender())" }, send) }
+        return { [self] send in await answer(packet, at: address, from: { "lifx \(sender())" }, send) }
+    }
+
+    /// The bulbs a datagram reaches: sent to one bulb's address, that bulb alone (if it names no other, as a
+    /// client that knows only the address sends it); broadcast, the bulb it names, or every bulb when it names
+    /// none (tagged, or a target of zeros).
+    func addressee(of packet: LIFXPacket, at address: IPv4Address?) -> Home.LIFXAddressee {
+        let target = Array(packet.target.prefix(6))
+        let namesNone = packet.tagged || target.allSatisfy { $0 == 0 }
+        switch (address, namesNone) {
+        case (let address?, true): return .address(address)
+        case (let address?, false): return .both(address, serial: target)
+        case (nil, true): return .every
+        case (nil, false): return .serial(target)
+        }
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
     /// that do not fit stay silent.
     func answer(
-        _ packet: LIFXPacket, from sender: @escaping @Sendable () -> String,
-        _ send: @escaping @Sendable ([[UInt8]]) -> Void
+        _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
+        _ send: @escaping Send
     ) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
-        let target = Array(packet.target.prefix(6))
-        let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
+        let addressee = addressee(of: packet, at: address)
+        let everyBulb = addressee == .every
         if everyBulb {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await home.lifxLights(serial: everyBulb ? nil : target).filter(\.isReachable)
+        let addressed = await home.lifxLights(first: firstAddress, addressee).filter(\.isReachable)
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
@@ -67,7 +93,7 @@ public final class LIFXFront: Sendable {
             guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
             defer { budget.release(bytes: bytes) }
             let replies = await answer(packet, request, as: bulb, from: sender)
-            if !replies.isEmpty { send(replies) }
+            if !replies.isEmpty { send(replies, bulb.address) }
             return
         }
         await withTaskGroup(of: Void.self) { group in
@@ -77,16 +103,18 @@ public final class LIFXFront: Sendable {
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
                     let replies = await self.answer(packet, request, as: bulb, from: sender)
-                    if !replies.isEmpty { send(replies) }
+                    if !replies.isEmpty { send(replies, bulb.address) }
                 }
             }
         }
     }
 
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
-    func answer(_ packet: LIFXPacket, from sender: String = "lifx test") async -> [[UInt8]] {
+    func answer(_ packet: LIFXPacket, at address: IPv4Address? = nil, from sender: String = "lifx test") async
+        -> [[UInt8]]
+    {
         let gathered = Mutex<[[UInt8]]>([])
-        await answer(packet, from: { sender }) { replies in gathered.withLock { $0 += replies } }
+        await answer(packet, at: address, from: { sender }) { replies, _ in gathered.withLock { $0 += replies } }
         return gathered.withLock { $0 }
     }
 

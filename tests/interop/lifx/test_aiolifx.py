@@ -5,7 +5,7 @@ import asyncio
 import aiolifx
 import pytest
 
-from conftest import BULBS, LIFX_ARGS, drive, light_scope
+from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
 class Collector:
@@ -49,13 +49,14 @@ def test_discovery_reads_label_power_and_colour(lumend):
         for bulb in bulbs:
             await answer(bulb.get_label)
             await answer(bulb.get_color)
-            result[bulb.label] = (bulb.power_level, bulb.color)
+            result[bulb.label] = (bulb.power_level, bulb.color, bulb.ip_addr)
         discovery.cleanup()
         return result
 
     bulbs = drive(lumend, lambda: asyncio.run(read()))
     assert set(bulbs) == set(BULBS)
-    power, color = bulbs["TV Lightstrip"]
+    assert {label: bulb[2] for label, bulb in bulbs.items()} == ADDRESSES, "each bulb at its own address"
+    power, color, _ = bulbs["TV Lightstrip"]
     assert power == 0 and color[1] > 0
 
 

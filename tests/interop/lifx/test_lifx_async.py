@@ -3,9 +3,9 @@
 import asyncio
 
 import pytest
-from lifx import discover
+from lifx import discover, find_by_ip
 
-from conftest import BULBS, LIFX_ARGS, drive, light_scope
+from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
 async def found(timeout: float = 2.0):
@@ -21,6 +21,7 @@ async def found(timeout: float = 2.0):
 def test_discovery_reads_and_a_change_with_a_duration(lumend):
     bulbs = drive(lumend, lambda: asyncio.run(found()))
     assert set(bulbs) == set(BULBS)
+    assert {label: device.ip for label, device in bulbs.items()} == ADDRESSES
 
     async def read(label):
         bulb = (await found())[label]
@@ -83,3 +84,17 @@ def test_an_unreachable_bulb_times_out_and_a_flood_does_not_stop_another(lumend)
     lumend.advance(3_000)
     outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
     assert "dropped" in outcomes
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_bulb_found_by_its_address_alone_is_that_bulb(lumend):
+    async def by_address():
+        labels = {}
+        for label, address in ADDRESSES.items():
+            # Discovery sent to one address: only the bulb there answers.
+            device = await find_by_ip(address, timeout=1.0)
+            labels[address] = device and (device.ip, await device.get_label())
+        return labels
+
+    labels = drive(lumend, lambda: asyncio.run(by_address()))
+    assert labels == {address: (address, label) for label, address in ADDRESSES.items()}

@@ -3,7 +3,7 @@
 import pytest
 from lifxlan import LifxLAN, WorkflowException
 
-from conftest import BULBS, LIFX_ARGS, drive, light_scope
+from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
 def bulbs(lumend):
@@ -15,6 +15,7 @@ def bulbs(lumend):
 def test_discovery_finds_the_bulbs_on_the_lan_and_reads_them(lumend):
     found = bulbs(lumend)
     assert set(found) == set(BULBS)
+    assert {label: light.get_ip_addr() for label, light in found.items()} == ADDRESSES
     strip = found["TV Lightstrip"]
     # Zones are not modelled: a single-zone bulb.
     assert drive(lumend, strip.get_product) == 27 and drive(lumend, strip.get_power) == 0
