@@ -170,6 +170,9 @@ install: man
 		chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 	done
 	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	sed -e 's|@bindir@|$(BINDIR)|g' systemd/examples/lumend-lifx.conf > $(DESTDIR)$(DOCDIR)/examples/lumend-lifx.conf
+	chmod 0644 $(DESTDIR)$(DOCDIR)/examples/lumend-lifx.conf
 	install -m 0644 fixtures/*.json $(DESTDIR)$(DATADIR)/lumen/fixtures/
 	install -m 0644 completions/lumenctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl
 	install -m 0644 completions/lumend.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend
