@@ -208,7 +208,9 @@ extension Daemon {
                         + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
             }
         }
-        let front = LIFXFront(scopeContext: scopeContext, port: port, firstAddress: first)
+        let front = LIFXFront(
+            scopeContext: scopeContext, port: port, firstAddress: first,
+            startedAtMs: await scopeContext.home.nowMilliseconds)
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",

@@ -23,13 +23,24 @@ public final class LIFXFront: Sendable {
     public let malformed = Atomic<Int>(0)
     /// The bulb answers in progress across every bulb, and those dropped because they did not fit.
     public let budget: LIFXAnswerBudget
+    /// What the bulbs keep as devices: boots, and the locations and groups clients gave them.
+    let records: LIFXDeviceRecords
+
+    /// How long a bulb is dark when a client reboots it (`SetReboot`).
+    static let rebootMs: Double = 2_000
+    /// The Wi-Fi signal every bulb hears: -55 dBm, good but not next to the access point, as milliwatts.
+    static let wifiSignal = Float(3.162_277_7e-6)
+    /// The firmware every bulb runs: 3.90, built 2023-11-14 (nanoseconds since 1970), a third-generation
+    /// bulb's.
+    static let firmware = (build: UInt64(1_700_000_000_000_000_000), major: UInt16(3), minor: UInt16(90))
 
     /// A front over the home of `scopeContext`, its bulbs serving on `port` from `firstAddress` on and answering
-    /// within `budget`.
+    /// within `budget`, up since `startedAtMs` of the home's simulation time.
     public init(
         scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
-        budget: LIFXAnswerBudget = LIFXAnswerBudget()
+        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget()
     ) {
+        records = LIFXDeviceRecords(startedAtMs: startedAtMs)
         self.scopeContext = scopeContext
         self.port = UInt32(port)
         self.firstAddress = firstAddress
@@ -127,8 +138,10 @@ public final class LIFXFront: Sendable {
         var replies: [LIFXReply] = []
         if let state = await carryOut(request, on: bulb, from: sender) {
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
-            if request.isQuery || packet.wantsReply {
-                replies.append(await self.state(answering: request, of: bulb, after: state))
+            if request.isQuery || packet.wantsReply,
+                let reply = await self.state(answering: request, of: bulb, after: state)
+            {
+                replies.append(reply)
             }
         }
         return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
@@ -165,8 +178,25 @@ public final class LIFXFront: Sendable {
             guard let state = await delivered(to: bulb) else { return nil }
             try? await scopeContext.rename(.light(bulb.light.id), to: label)
             return state
-        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower, .unhandled:
+        case .setLocation(let id, let label, let updatedAt), .setGroup(let id, let label, let updatedAt):
+            // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
+            guard let state = await delivered(to: bulb) else { return nil }
+            let membership = LIFXDeviceRecords.Membership(id: id, label: label, updatedAt: updatedAt)
+            if case .setGroup = request {
+                records.setGroup(membership, of: bulb.light.id)
+            } else {
+                records.setLocation(membership, of: bulb.light.id)
+            }
+            return state
+        case .setReboot:
+            // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
+            // setting says; its uptime starts again when it is back.
+            guard let state = await delivered(to: bulb) else { return nil }
+            try? await home.powerCycle(light: bulb.light.id, durationMs: Self.rebootMs)
+            records.reboot(bulb.light.id, atMs: await home.nowMilliseconds, downMs: Self.rebootMs)
+            return state
+        case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .unhandled:
             // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
             // on purpose.
             break
@@ -189,62 +219,47 @@ public final class LIFXFront: Sendable {
         return try? await ticket.value
     }
 
-    /// The state message that answers `request`.
-    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply {
+    /// The state message that answers `request`; `nil` for one that has none (a reboot).
+    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
         let kind = bulb.light.model.kind
         let power: UInt16 = state.isOn ? 65_535 : 0
+        let firmware = Self.firmware
         switch request {
         case .getService: return .stateService(port: port)
-        case .getHostFirmware: return .stateHostFirmware(build: 1_700_000_000_000_000_000, major: 3, minor: 90)
+        case .getHostInfo: return .stateHostInfo(signal: Self.wifiSignal, sent: 0, received: 0)
+        case .getHostFirmware:
+            return .stateHostFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
+        case .getWifiInfo: return .stateWifiInfo(signal: Self.wifiSignal)
+        case .getWifiFirmware:
+            return .stateWifiFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
         case .getPower, .setPower: return .statePower(level: power)
         case .getLabel: return .stateLabel(bulb.light.name)
         case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
-        case .getLocation:
+        case .getInfo:
+            let now = await home.nowMilliseconds
+            let (uptime, downtime) = records.uptime(of: bulb.light.id, atMs: now)
+            return .stateInfo(time: records.time(atMs: now), uptime: uptime, downtime: downtime)
+        case .setReboot: return nil
+        case .getLocation, .setLocation:
+            if let kept = records.location(of: bulb.light.id) {
+                return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            }
             let name = await home.name
-            return .stateLocation(id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: 0)
-        case .getGroup:
+            return .stateLocation(
+                id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: records.startedAtNanoseconds)
+        case .getGroup, .setGroup:
+            if let kept = records.group(of: bulb.light.id) {
+                return .stateGroup(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            }
             return .stateGroup(
                 id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
-                updatedAt: 0)
+                updatedAt: records.startedAtNanoseconds)
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform:
             return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
-    }
-}
-
-/// LIFX's product IDs and group IDs for Lumen's lights (LIFX's public products list).
-enum LIFXProduct {
-    /// The product ID for a light: the LIFX product its fixture names, where known, else a generic bulb of its
-    /// kind.
-    ///
-    /// Only single-zone bulbs: a LIFX Z or Beam (multizone) is reported as a colour bulb, since Lumen does not
-    /// model zones and a client told of zones would ask for them; an on/off light is a white bulb, not a LIFX
-    /// Switch (a relay, which clients drive with relay messages).
-    static func id(of model: DeviceModel) -> UInt32 {
-        let product = model.product.lowercased()
-        if product.contains("mini") {
-            if model.kind.supports(.color) { return 49 }  // LIFX Mini Color
-            return model.kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
-        }
-        switch model.kind {
-        case .color: return 27  // LIFX A19
-        case .ambiance: return 50  // LIFX Mini White to Warm
-        case .dimmable, .onoff: return 51  // LIFX Mini White
-        }
-    }
-
-    /// A 16-byte ID for a location or group, derived from `name`.
-    static func groupID(_ name: String) -> [UInt8] {
-        var hash = FNV1a.offsetBasis
-        var bytes: [UInt8] = []
-        for round in 0..<2 {
-            hash = FNV1a.hash("\(round):\(name)".utf8, continuing: hash)
-            bytes += (0..<8).map { UInt8(hash >> (8 * UInt64($0)) & 0xFF) }
-        }
-        return bytes
     }
 }

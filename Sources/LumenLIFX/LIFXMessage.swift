@@ -30,14 +30,24 @@ public struct HSBK: Sendable, Hashable {
 /// The LIFX LAN messages Lumen's bulbs read, with their fields (LIFX's "LAN Protocol: Packets").
 public enum LIFXRequest: Sendable, Hashable {
     case getService
+    case getHostInfo
     case getHostFirmware
+    case getWifiInfo
+    case getWifiFirmware
     case getPower
     case setPower(level: UInt16)
     case getLabel
     case setLabel(String)
     case getVersion
+    case getInfo
+    /// Restart the bulb: it goes dark and comes back as after a power cut.
+    case setReboot
     case getLocation
+    /// Put the bulb in a location (`id`, a label, when it was set, as nanoseconds since 1970).
+    case setLocation(id: [UInt8], label: String, updatedAt: UInt64)
     case getGroup
+    /// Put the bulb in a group, as ``setLocation(id:label:updatedAt:)`` a location.
+    case setGroup(id: [UInt8], label: String, updatedAt: UInt64)
     case echo([UInt8])
     case getColor
     case setColor(HSBK, durationMs: UInt32)
@@ -53,14 +63,27 @@ public enum LIFXRequest: Sendable, Hashable {
         var reader = LIFXReader(payload)
         switch type {
         case 2: self = .getService
+        case 12: self = .getHostInfo
         case 14: self = .getHostFirmware
+        case 16: self = .getWifiInfo
+        case 18: self = .getWifiFirmware
         case 20: self = .getPower
         case 21: self = .setPower(level: reader.uint16())
         case 23: self = .getLabel
         case 24: self = .setLabel(reader.text(32))
         case 32: self = .getVersion
+        case 34: self = .getInfo
+        case 38: self = .setReboot
         case 48: self = .getLocation
+        case 49:
+            let id = reader.bytes(16)
+            let label = reader.text(32)
+            self = .setLocation(id: id, label: label, updatedAt: reader.uint64())
         case 51: self = .getGroup
+        case 52:
+            let id = reader.bytes(16)
+            let label = reader.text(32)
+            self = .setGroup(id: id, label: label, updatedAt: reader.uint64())
         case 58: self = .echo(reader.bytes(64))
         case 101: self = .getColor
         case 102:
@@ -84,8 +107,8 @@ public enum LIFXRequest: Sendable, Hashable {
     /// handle, answered `StateUnhandled`).
     public var isQuery: Bool {
         switch self {
-        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower, .unhandled:
+        case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .unhandled:
             true
         default: false
         }
@@ -97,93 +120,18 @@ public enum LIFXRequest: Sendable, Hashable {
         let payload =
             switch self {
             case .getService: 5
-            case .getHostFirmware: 20
+            case .getHostInfo, .getWifiInfo: 14
+            case .getHostFirmware, .getWifiFirmware: 20
             case .getPower, .setPower, .getLightPower, .setLightPower, .unhandled: 2
             case .getLabel, .setLabel: 32
             case .getVersion: 12
-            case .getLocation, .getGroup: 56
+            case .getInfo: 24
+            // A reboot has no state message: acknowledged, never answered with a state.
+            case .setReboot: 0
+            case .getLocation, .setLocation, .getGroup, .setGroup: 56
             case .echo: 64
             case .getColor, .setColor, .setWaveform: 52
             }
         return LIFXPacket.headerSize + payload
-    }
-}
-
-/// The LIFX LAN messages Lumen's bulbs send.
-public enum LIFXReply: Sendable, Hashable {
-    case stateService(port: UInt32)
-    case stateHostFirmware(build: UInt64, major: UInt16, minor: UInt16)
-    case statePower(level: UInt16)
-    case stateLabel(String)
-    case stateVersion(vendor: UInt32, product: UInt32)
-    case stateLocation(id: [UInt8], label: String, updatedAt: UInt64)
-    case stateGroup(id: [UInt8], label: String, updatedAt: UInt64)
-    case echo([UInt8])
-    case acknowledgement
-    case lightState(HSBK, power: UInt16, label: String)
-    case stateLightPower(level: UInt16)
-    case stateUnhandled(type: UInt16)
-
-    /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
-    public static let types: Set<UInt16> = [
-        3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 223, 503, 506, 512, 703, 711,
-    ]
-
-    /// Its message type.
-    public var type: UInt16 {
-        switch self {
-        case .stateService: 3
-        case .stateHostFirmware: 15
-        case .statePower: 22
-        case .stateLabel: 25
-        case .stateVersion: 33
-        case .stateLocation: 50
-        case .stateGroup: 53
-        case .echo: 59
-        case .acknowledgement: 45
-        case .lightState: 107
-        case .stateLightPower: 118
-        case .stateUnhandled: 223
-        }
-    }
-
-    /// Its fields.
-    public var payload: [UInt8] {
-        var writer = LIFXWriter()
-        switch self {
-        case .stateService(let port):
-            writer.uint8(1)  // UDP
-            writer.uint32(port)
-        case .stateHostFirmware(let build, let major, let minor):
-            writer.uint64(build)
-            writer.zeros(8)
-            writer.uint16(minor)
-            writer.uint16(major)
-        case .statePower(let level), .stateLightPower(let level):
-            writer.uint16(level)
-        case .stateLabel(let label):
-            writer.text(label, count: 32)
-        case .stateVersion(let vendor, let product):
-            writer.uint32(vendor)
-            writer.uint32(product)
-            writer.zeros(4)
-        case .stateLocation(let id, let label, let updatedAt), .stateGroup(let id, let label, let updatedAt):
-            writer.bytes(id, count: 16)
-            writer.text(label, count: 32)
-            writer.uint64(updatedAt)
-        case .echo(let bytes):
-            writer.bytes(bytes, count: 64)
-        case .acknowledgement:
-            break
-        case .lightState(let color, let power, let label):
-            color.write(&writer)
-            writer.zeros(2)
-            writer.uint16(power)
-            writer.text(label, count: 32)
-            writer.zeros(8)
-        case .stateUnhandled(let type):
-            writer.uint16(type)
-        }
-        return writer.output
     }
 }

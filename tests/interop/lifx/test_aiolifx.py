@@ -1,6 +1,7 @@
 """aiolifx (Home Assistant's LIFX library) against lumend's bulbs."""
 
 import asyncio
+import math
 
 import aiolifx
 import pytest
@@ -108,3 +109,21 @@ def test_a_change_over_the_socket_an_unreachable_bulb_and_a_flood(lumend):
     lumend.advance(3_000)
     outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
     assert "dropped" in outcomes
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_the_wifi_signal_home_assistant_shows_and_the_uptime(lumend):
+    async def read():
+        bulbs, discovery = await discovered(len(BULBS))
+        bulb = bulbs[0]
+        wifi = await answer(bulb.get_wifiinfo)
+        info = await answer(bulb.get_hostinfo)
+        await answer(bulb.get_wififirmware)
+        firmware = bulb.wifi_firmware_version
+        discovery.cleanup()
+        return wifi.signal, info.uptime, firmware
+
+    signal, uptime, firmware = drive(lumend, lambda: asyncio.run(read()))
+    # Home Assistant's RSSI sensor: 10 * log10(signal), rounded.
+    assert int(math.floor(10 * math.log10(signal) + 0.5)) == -55
+    assert uptime > 0 and firmware > 0

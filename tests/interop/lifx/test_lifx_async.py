@@ -98,3 +98,21 @@ def test_a_bulb_found_by_its_address_alone_is_that_bulb(lumend):
 
     labels = drive(lumend, lambda: asyncio.run(by_address()))
     assert labels == {address: (address, label) for label, address in ADDRESSES.items()}
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_device_sets_itself_up_and_reads_its_wifi_uptime_and_group(lumend):
+    async def set_up():
+        bulb = (await found())["TV Lightstrip"]
+        # async with runs lifx-async's set-up: host and Wi-Fi firmware, label, location, group.
+        async with bulb:
+            wifi = await bulb.get_wifi_info()
+            info = await bulb.get_info()
+            firmware = await bulb.get_wifi_firmware()
+            group = await bulb.get_group()
+            return wifi.rssi, wifi.rssi_unit, info.uptime, firmware, group
+
+    rssi, unit, uptime, firmware, group = drive(lumend, lambda: asyncio.run(set_up()))
+    assert (rssi, unit) == (-55, "dBm")
+    assert uptime > 0 and (firmware.version_major, firmware.version_minor) == (3, 90)
+    assert group.label == "Living Room" and group.updated_at > 0

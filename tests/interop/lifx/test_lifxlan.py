@@ -60,3 +60,18 @@ def test_a_flood_past_one_bulbs_rate_does_not_stop_another(lumend):
     lumend.advance(3_000)  # past the timeout of what was dropped
     outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
     assert outcomes.count("applied") >= 20 and "dropped" in outcomes
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_firmware_uptime_and_location_time_are_answered_as_a_bulb_does(lumend):
+    left = bulbs(lumend)["Bedside Left"]
+    # (lifxlan 1.2.9's get_wifi_info_tuple cannot read any bulb's StateWifiInfo with the bitstring it installs:
+    # it packs the float signal again as an integer and raises. aiolifx and lifx-async read the signal below.)
+    build, version = drive(lumend, left.get_host_firmware_tuple)
+    assert version == 3.90 and build > 1_500_000_000_000_000_000
+    wifi_build, wifi_version = drive(lumend, left.get_wifi_firmware_tuple)
+    assert wifi_build > 0
+    uptime = drive(lumend, left.get_uptime)
+    lumend.advance(10_000)
+    assert drive(lumend, left.get_uptime) - uptime >= 10_000_000_000, "uptime in ns, on the simulation clock"
+    assert drive(lumend, left.get_location_updated_at) > 0
