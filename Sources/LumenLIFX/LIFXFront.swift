@@ -170,7 +170,13 @@ public final class LIFXFront: Sendable {
             // the colour, reached over the wave's whole length.
             if kind.supports(.color), !transient {
                 change = color.change(for: kind)
-                transitionMs = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
+                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
+            }
+        case .setWaveformOptional(let transient, let color, let period, let cycles, let fields):
+            // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
+            if !transient {
+                change = Self.change(towards: color, fields: fields, from: bulb.light.state, kind: kind)
+                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
             }
         case .setLabel(let label):
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
@@ -256,7 +262,7 @@ public final class LIFXFront: Sendable {
                 id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
                 updatedAt: records.startedAtNanoseconds)
         case .echo(let bytes): return .echo(bytes)
-        case .getColor, .setColor, .setWaveform:
+        case .getColor, .setColor, .setWaveform, .setWaveformOptional:
             return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .unhandled(let type): return .stateUnhandled(type: type)

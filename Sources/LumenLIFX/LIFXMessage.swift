@@ -27,6 +27,17 @@ public struct HSBK: Sendable, Hashable {
     }
 }
 
+/// Which parts of a colour a message sets (`SetWaveformOptional`'s `set_hue`, `set_saturation`, …).
+public struct LIFXColorFields: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let hue = LIFXColorFields(rawValue: 1)
+    public static let saturation = LIFXColorFields(rawValue: 2)
+    public static let brightness = LIFXColorFields(rawValue: 4)
+    public static let kelvin = LIFXColorFields(rawValue: 8)
+    public static let all: LIFXColorFields = [.hue, .saturation, .brightness, .kelvin]
+}
+
 /// The LIFX LAN messages Lumen's bulbs read, with their fields (LIFX's "LAN Protocol: Packets").
 public enum LIFXRequest: Sendable, Hashable {
     case getService
@@ -55,6 +66,9 @@ public enum LIFXRequest: Sendable, Hashable {
     case setLightPower(level: UInt16, durationMs: UInt32)
     /// A waveform towards `color`: a transient one comes back to where it started, the others stay there.
     case setWaveform(transient: Bool, HSBK, periodMs: UInt32, cycles: Float)
+    /// ``setWaveform(transient:_:periodMs:cycles:)`` for only the parts of the colour in `fields`; the others
+    /// stay as they are.
+    case setWaveformOptional(transient: Bool, HSBK, periodMs: UInt32, cycles: Float, fields: LIFXColorFields)
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -97,6 +111,19 @@ public enum LIFXRequest: Sendable, Hashable {
             let period = reader.uint32()
             self = .setWaveform(
                 transient: transient, color, periodMs: period, cycles: Float(bitPattern: reader.uint32()))
+        case 119:
+            reader.skip(1)
+            let transient = reader.uint8() != 0
+            let color = HSBK(&reader)
+            let period = reader.uint32()
+            let cycles = Float(bitPattern: reader.uint32())
+            reader.skip(3)  // skew ratio, waveform: Lumen does not draw the wave
+            var fields: LIFXColorFields = []
+            for field in [LIFXColorFields.hue, .saturation, .brightness, .kelvin] where reader.uint8() != 0 {
+                fields.insert(field)
+            }
+            self = .setWaveformOptional(
+                transient: transient, color, periodMs: period, cycles: cycles, fields: fields)
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
         default: self = .unhandled(type: type)
@@ -130,7 +157,7 @@ public enum LIFXRequest: Sendable, Hashable {
             case .setReboot: 0
             case .getLocation, .setLocation, .getGroup, .setGroup: 56
             case .echo: 64
-            case .getColor, .setColor, .setWaveform: 52
+            case .getColor, .setColor, .setWaveform, .setWaveformOptional: 52
             }
         return LIFXPacket.headerSize + payload
     }

@@ -116,3 +116,19 @@ def test_a_device_sets_itself_up_and_reads_its_wifi_uptime_and_group(lumend):
     assert (rssi, unit) == (-55, "dBm")
     assert uptime > 0 and (firmware.version_major, firmware.version_minor) == (3, 90)
     assert group.label == "Living Room" and group.updated_at > 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_brightness_set_alone_keeps_the_colour(lumend):
+    scope = light_scope(lumend, BULBS["Bedside Left"])
+    before = lumend.get("color", in_scope=scope)
+
+    async def dim():
+        bulb = (await found())["Bedside Left"]
+        # lifx-async sets a brightness alone with SetWaveformOptional, naming only the brightness.
+        await bulb.set_brightness(0.25, duration=0.5)
+
+    drive(lumend, lambda: asyncio.run(dim()))
+    lumend.settle()
+    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("color", in_scope=scope) == before
