@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
-/// for how long it was down, and the location and group a client put it in (`SetLocation`, `SetGroup`).
+/// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
+/// infrared level and its HEV cycles.
 ///
 /// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
 final class LIFXDeviceRecords: Sendable {
@@ -32,6 +33,10 @@ final class LIFXDeviceRecords: Sendable {
     private let boots = Mutex<[LightID: Boot]>([:])
     private let locations = Mutex<[LightID: Membership]>([:])
     private let groups = Mutex<[LightID: Membership]>([:])
+    /// The infrared level clients set, for bulbs with infrared.
+    let infraredLevels = Mutex<[LightID: UInt16]>([:])
+    /// The HEV cycles and settings, for bulbs with HEV.
+    let hevStates = Mutex<[LightID: HEV]>([:])
 
     /// Records for bulbs that came up at `startedAtMs` of simulation time.
     init(startedAtMs: Double) {

@@ -136,6 +136,9 @@ public final class LIFXFront: Sendable {
         -> [[UInt8]]
     {
         var replies: [LIFXReply] = []
+        // A message for a capability the product lacks (infrared, HEV) is one it does not handle, as firmware
+        // answers it.
+        let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
         if let state = await carryOut(request, on: bulb, from: sender) {
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply,
@@ -201,8 +204,24 @@ public final class LIFXFront: Sendable {
             try? await home.powerCycle(light: bulb.light.id, durationMs: Self.rebootMs)
             records.reboot(bulb.light.id, atMs: await home.nowMilliseconds, downMs: Self.rebootMs)
             return state
+        case .setInfrared(let level):
+            // Lumen has no infrared to show: the level is kept for the bulb, taken when the bulb gets it.
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.infraredLevels.withLock { $0[bulb.light.id] = level }
+            return state
+        case .setHevCycle(let enable, let durationS):
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.setHEVCycle(
+                of: bulb.light.id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
+                atMs: await home.nowMilliseconds)
+            return state
+        case .setHevCycleConfiguration(let indication, let durationS):
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.setHEVConfiguration(of: bulb.light.id, indication: indication, durationS: durationS)
+            return state
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
-            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .unhandled:
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .unhandled:
             // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
             // on purpose.
             break
@@ -265,6 +284,24 @@ public final class LIFXFront: Sendable {
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
             return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
+        case .getInfrared, .setInfrared:
+            return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)
+        case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
+            let now = await home.nowMilliseconds
+            let hev = records.hev(of: bulb.light.id, atMs: now)
+            switch request {
+            case .getHevCycleConfiguration, .setHevCycleConfiguration:
+                return .stateHevCycleConfiguration(indication: hev.indication, durationS: hev.defaultDurationS)
+            case .getLastHevCycleResult: return .stateLastHevCycleResult(hev.lastResult)
+            default:
+                guard let cycle = hev.cycle else {
+                    return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)
+                }
+                let leftMs = cycle.startMs + Double(cycle.durationS) * 1_000 - now
+                return .stateHevCycle(
+                    durationS: cycle.durationS, remainingS: UInt32((leftMs / 1_000).rounded(.up)),
+                    lastPower: cycle.lastPower)
+            }
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

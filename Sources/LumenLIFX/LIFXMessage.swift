@@ -69,6 +69,17 @@ public enum LIFXRequest: Sendable, Hashable {
     /// ``setWaveform(transient:_:periodMs:cycles:)`` for only the parts of the colour in `fields`; the others
     /// stay as they are.
     case setWaveformOptional(transient: Bool, HSBK, periodMs: UInt32, cycles: Float, fields: LIFXColorFields)
+    case getInfrared
+    /// Set the infrared LEDs' level, 0–65535 (a product with infrared).
+    case setInfrared(UInt16)
+    case getHevCycle
+    /// Start a HEV (germicidal light) cycle of `durationS` seconds (0: the configured length), or stop the one
+    /// under way (a product with HEV).
+    case setHevCycle(enable: Bool, durationS: UInt32)
+    case getHevCycleConfiguration
+    /// Set whether a cycle is shown by the light, and the length a cycle takes when started without one.
+    case setHevCycleConfiguration(indication: Bool, durationS: UInt32)
+    case getLastHevCycleResult
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -124,6 +135,17 @@ public enum LIFXRequest: Sendable, Hashable {
             }
             self = .setWaveformOptional(
                 transient: transient, color, periodMs: period, cycles: cycles, fields: fields)
+        case 120: self = .getInfrared
+        case 122: self = .setInfrared(reader.uint16())
+        case 142: self = .getHevCycle
+        case 143:
+            let enable = reader.uint8() != 0
+            self = .setHevCycle(enable: enable, durationS: reader.uint32())
+        case 145: self = .getHevCycleConfiguration
+        case 146:
+            let indication = reader.uint8() != 0
+            self = .setHevCycleConfiguration(indication: indication, durationS: reader.uint32())
+        case 148: self = .getLastHevCycleResult
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
         default: self = .unhandled(type: type)
@@ -135,7 +157,8 @@ public enum LIFXRequest: Sendable, Hashable {
     public var isQuery: Bool {
         switch self {
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
-            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .unhandled:
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .unhandled:
             true
         default: false
         }
@@ -158,6 +181,11 @@ public enum LIFXRequest: Sendable, Hashable {
             case .getLocation, .setLocation, .getGroup, .setGroup: 56
             case .echo: 64
             case .getColor, .setColor, .setWaveform, .setWaveformOptional: 52
+            case .getInfrared, .setInfrared: 2
+            case .getHevCycle, .setHevCycle: 9
+            case .getHevCycleConfiguration, .setHevCycleConfiguration: 5
+            // One byte, or `StateUnhandled`'s two from a product without HEV.
+            case .getLastHevCycleResult: 2
             }
         return LIFXPacket.headerSize + payload
     }

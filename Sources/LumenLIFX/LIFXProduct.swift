@@ -7,9 +7,16 @@ enum LIFXProduct {
     ///
     /// Only single-zone bulbs: a LIFX Z or Beam (multizone) is reported as a colour bulb, since Lumen does not
     /// model zones and a client told of zones would ask for them; an on/off light is a white bulb, not a LIFX
-    /// Switch (a relay, which clients drive with relay messages).
+    /// Switch (a relay, which clients drive with relay messages). A colour bulb named a Night Vision (or LIFX+)
+    /// is one, with infrared; one named a Clean is the LIFX Clean, with HEV.
     static func id(of model: DeviceModel) -> UInt32 {
         let product = model.product.lowercased()
+        if model.kind.supports(.color) {
+            if product.contains("clean") { return 90 }  // LIFX Clean
+            if product.contains("night vision") || product.contains("lifx+") {
+                return product.contains("br30") ? 110 : 109  // LIFX BR30 Night Vision, LIFX A19 Night Vision
+            }
+        }
         if product.contains("mini") {
             if model.kind.supports(.color) { return 49 }  // LIFX Mini Color
             return model.kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
@@ -21,6 +28,25 @@ enum LIFXProduct {
         }
     }
 
+    /// What a product can do beyond light, as LIFX's products list gives it.
+    struct Capabilities: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let infrared = Capabilities(rawValue: 1)
+        static let hev = Capabilities(rawValue: 2)
+    }
+
+    /// The products with infrared, and those with HEV (LIFX's products list).
+    static let infraredProducts: Set<UInt32> = [25, 26, 29, 30, 45, 46, 64, 65, 109, 110, 111, 112]
+    static let hevProducts: Set<UInt32> = [90, 99]
+
+    /// What the product `id` can do beyond light.
+    static func capabilities(of id: UInt32) -> Capabilities {
+        var capabilities: Capabilities = []
+        if infraredProducts.contains(id) { capabilities.insert(.infrared) }
+        if hevProducts.contains(id) { capabilities.insert(.hev) }
+        return capabilities
+    }
+
     /// A 16-byte ID for a location or group, derived from `name`.
     static func groupID(_ name: String) -> [UInt8] {
         var hash = FNV1a.offsetBasis
@@ -30,5 +56,19 @@ enum LIFXProduct {
             bytes += (0..<8).map { UInt8(hash >> (8 * UInt64($0)) & 0xFF) }
         }
         return bytes
+    }
+}
+
+extension LIFXRequest {
+    /// Whether a bulb of `model` handles it: infrared messages on a product with infrared, HEV messages on one
+    /// with HEV, every other message on every product.
+    func isSupported(by model: DeviceModel) -> Bool {
+        switch self {
+        case .getInfrared, .setInfrared:
+            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.infrared)
+        case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
+            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.hev)
+        default: true
+        }
     }
 }

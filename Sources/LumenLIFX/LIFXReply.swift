@@ -18,6 +18,13 @@ public enum LIFXReply: Sendable, Hashable {
     case acknowledgement
     case lightState(HSBK, power: UInt16, label: String)
     case stateLightPower(level: UInt16)
+    case stateInfrared(UInt16)
+    /// The cycle under way: its length and the seconds left (both 0 when none is), and whether the light was on
+    /// before it (it is again after).
+    case stateHevCycle(durationS: UInt32, remainingS: UInt32, lastPower: Bool)
+    case stateHevCycleConfiguration(indication: Bool, durationS: UInt32)
+    /// How the last cycle ended: 0 done, 4 stopped over the LAN, 255 none yet (LIFX's `LastHevCycleResult`).
+    case stateLastHevCycleResult(UInt8)
     case stateUnhandled(type: UInt16)
 
     /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
@@ -43,6 +50,10 @@ public enum LIFXReply: Sendable, Hashable {
         case .acknowledgement: 45
         case .lightState: 107
         case .stateLightPower: 118
+        case .stateInfrared: 121
+        case .stateHevCycle: 144
+        case .stateHevCycleConfiguration: 147
+        case .stateLastHevCycleResult: 149
         case .stateUnhandled: 223
         }
     }
@@ -93,6 +104,17 @@ public enum LIFXReply: Sendable, Hashable {
             writer.uint16(power)
             writer.text(label, count: 32)
             writer.zeros(8)
+        case .stateInfrared(let level):
+            writer.uint16(level)
+        case .stateHevCycle(let duration, let remaining, let lastPower):
+            writer.uint32(duration)
+            writer.uint32(remaining)
+            writer.uint8(lastPower ? 1 : 0)
+        case .stateHevCycleConfiguration(let indication, let duration):
+            writer.uint8(indication ? 1 : 0)
+            writer.uint32(duration)
+        case .stateLastHevCycleResult(let result):
+            writer.uint8(result)
         case .stateUnhandled(let type):
             writer.uint16(type)
         }

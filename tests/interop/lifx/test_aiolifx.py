@@ -127,3 +127,18 @@ def test_the_wifi_signal_home_assistant_shows_and_the_uptime(lumend):
     # Home Assistant's RSSI sensor: 10 * log10(signal), rounded.
     assert int(math.floor(10 * math.log10(signal) + 0.5)) == -55
     assert uptime > 0 and firmware > 0
+
+
+@pytest.mark.lumend(fixture="homes/capable.json", args=LIFX_ARGS)
+def test_infrared_is_kept_and_read_back(lumend):
+    async def run():
+        bulbs, discovery = await discovered(2)
+        for bulb in bulbs:
+            await answer(bulb.get_label)
+        night = next(bulb for bulb in bulbs if bulb.label == "Porch Night Vision")
+        await answer(night.set_infrared, 32768)
+        level = await answer(night.get_infrared)
+        discovery.cleanup()
+        return level.infrared_brightness
+
+    assert drive(lumend, lambda: asyncio.run(run())) == 32768

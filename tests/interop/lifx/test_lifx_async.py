@@ -132,3 +132,38 @@ def test_a_brightness_set_alone_keeps_the_colour(lumend):
     lumend.settle()
     assert lumend.get("brightness", in_scope=scope) == 25
     assert lumend.get("color", in_scope=scope) == before
+
+
+@pytest.mark.lumend(fixture="homes/capable.json", args=LIFX_ARGS)
+def test_infrared_and_a_hev_cycle_on_the_products_that_have_them(lumend):
+    async def found_two():
+        bulbs = {}
+        async for device in discover(timeout=2.0):
+            bulbs[await device.get_label()] = device
+            if len(bulbs) == 2:
+                break
+        return bulbs
+
+    async def start():
+        bulbs = await found_two()
+        night, clean = bulbs["Porch Night Vision"], bulbs["Porch Clean"]
+        await night.set_infrared(0.5)
+        # async with runs the HEV light's set-up too: its configuration, cycle and last result.
+        async with clean:
+            await clean.set_hev_cycle(True, 60)
+            cycle = await clean.get_hev_cycle()
+        return night.ip, clean.ip, await night.get_infrared(), cycle.duration_s, cycle.remaining_s
+
+    night_ip, clean_ip, infrared, duration, remaining = drive(lumend, lambda: asyncio.run(start()))
+    # The first bulb at --lifx's address; the Clean where its fixture entry puts it.
+    assert (night_ip, clean_ip) == ("10.77.0.10", "10.77.0.12")
+    assert abs(infrared - 0.5) < 0.01
+    assert duration == 60 and 0 < remaining <= 60
+    lumend.advance(61_000)
+
+    async def finished():
+        clean = (await found_two())["Porch Clean"]
+        return (await clean.get_hev_cycle()).remaining_s, await clean.get_last_hev_result()
+
+    remaining, result = drive(lumend, lambda: asyncio.run(finished()))
+    assert remaining == 0 and result.name == "SUCCESS"
