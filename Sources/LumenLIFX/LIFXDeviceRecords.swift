@@ -7,7 +7,7 @@ import Synchronization
 
 /// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
 /// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
-/// infrared level and its HEV cycles.
+/// infrared level, its HEV cycles and its zones.
 ///
 /// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
 final class LIFXDeviceRecords: Sendable {
@@ -37,6 +37,8 @@ final class LIFXDeviceRecords: Sendable {
     let infraredLevels = Mutex<[LightID: UInt16]>([:])
     /// The HEV cycles and settings, for bulbs with HEV.
     let hevStates = Mutex<[LightID: HEV]>([:])
+    /// The zones clients gave different colours, for strips.
+    let zoneStates = Mutex<[LightID: LIFXZones]>([:])
 
     /// Records for bulbs that came up at `startedAtMs` of simulation time.
     init(startedAtMs: Double) {

@@ -2,6 +2,16 @@ import LumenModel
 import LumenSimulation
 
 extension LIFXFront {
+    /// The state messages that answer `request`: several for a strip's zones, none for a reboot, else one.
+    func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> [LIFXReply] {
+        switch request {
+        case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
+            return zoneStates(answering: request, of: bulb, after: state)
+        default:
+            return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
+        }
+    }
+
     /// The state message that answers `request`; `nil` for one that has none (a reboot).
     func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
         let kind = bulb.light.model.kind
@@ -60,6 +70,9 @@ extension LIFXFront {
                     durationS: cycle.durationS, remainingS: UInt32((leftMs / 1_000).rounded(.up)),
                     lastPower: cycle.lastPower)
             }
+        case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
+            return zoneStates(answering: request, of: bulb, after: state).first
+        case .getMultiZoneEffect: return .stateNoMultiZoneEffect
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

@@ -141,10 +141,8 @@ public final class LIFXFront: Sendable {
         let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
         if let state = await carryOut(request, on: bulb, from: sender) {
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
-            if request.isQuery || packet.wantsReply,
-                let reply = await self.state(answering: request, of: bulb, after: state)
-            {
-                replies.append(reply)
+            if request.isQuery || packet.wantsReply {
+                replies += await states(answering: request, of: bulb, after: state)
             }
         }
         return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
@@ -219,9 +217,18 @@ public final class LIFXFront: Sendable {
             guard let state = await delivered(to: bulb) else { return nil }
             records.setHEVConfiguration(of: bulb.light.id, indication: indication, durationS: durationS)
             return state
+        case .setColorZones(let start, let end, let color, let duration, let apply):
+            let first = Int(start)
+            let last = min(Int(end), LIFXZones.count - 1)
+            let colors = first <= last ? Array(repeating: color, count: last - first + 1) : []
+            return await setZones(colors, from: first, durationMs: duration, apply: apply, on: bulb, from: sender)
+        case .setExtendedColorZones(let duration, let apply, let index, let colors):
+            return await setZones(
+                colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
-            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .unhandled:
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
+            .getMultiZoneEffect, .unhandled:
             // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
             // on purpose.
             break

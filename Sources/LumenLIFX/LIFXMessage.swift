@@ -80,6 +80,16 @@ public enum LIFXRequest: Sendable, Hashable {
     /// Set whether a cycle is shown by the light, and the length a cycle takes when started without one.
     case setHevCycleConfiguration(indication: Bool, durationS: UInt32)
     case getLastHevCycleResult
+    /// The colours of zones `start` to `end` (a multizone product).
+    case getColorZones(start: UInt8, end: UInt8)
+    /// Zones `start` to `end` to `color`, now or later as `apply` says (0 keep for later, 1 now with those
+    /// kept, 2 only those kept).
+    case setColorZones(start: UInt8, end: UInt8, HSBK, durationMs: UInt32, apply: UInt8)
+    case getExtendedColorZones
+    /// The firmware effect a strip runs (Lumen's run none).
+    case getMultiZoneEffect
+    /// Zones from `index` on to `colors`, applied as ``setColorZones(start:end:_:durationMs:apply:)`` says.
+    case setExtendedColorZones(durationMs: UInt32, apply: UInt8, index: UInt16, colors: [HSBK])
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -146,6 +156,24 @@ public enum LIFXRequest: Sendable, Hashable {
             let indication = reader.uint8() != 0
             self = .setHevCycleConfiguration(indication: indication, durationS: reader.uint32())
         case 148: self = .getLastHevCycleResult
+        case 501:
+            let start = reader.uint8()
+            let end = reader.uint8()
+            let color = HSBK(&reader)
+            let duration = reader.uint32()
+            self = .setColorZones(start: start, end: end, color, durationMs: duration, apply: reader.uint8())
+        case 502:
+            let start = reader.uint8()
+            self = .getColorZones(start: start, end: reader.uint8())
+        case 510:
+            let duration = reader.uint32()
+            let apply = reader.uint8()
+            let index = reader.uint16()
+            let count = min(82, Int(reader.uint8()))
+            let colors = (0..<count).map { _ in HSBK(&reader) }
+            self = .setExtendedColorZones(durationMs: duration, apply: apply, index: index, colors: colors)
+        case 507: self = .getMultiZoneEffect
+        case 511: self = .getExtendedColorZones
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
         default: self = .unhandled(type: type)
@@ -158,7 +186,8 @@ public enum LIFXRequest: Sendable, Hashable {
         switch self {
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
-            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .unhandled:
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
+            .getMultiZoneEffect, .unhandled:
             true
         default: false
         }
@@ -167,6 +196,12 @@ public enum LIFXRequest: Sendable, Hashable {
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
     public var stateReplySize: Int {
+        switch self {
+        // Up to two StateMultiZone of eight zones each: Lumen's strips have 16.
+        case .getColorZones, .setColorZones: return 2 * (LIFXPacket.headerSize + 66)
+        case .getExtendedColorZones, .setExtendedColorZones: return LIFXPacket.headerSize + 5 + 82 * 8
+        default: break
+        }
         let payload =
             switch self {
             case .getService: 5
@@ -186,6 +221,8 @@ public enum LIFXRequest: Sendable, Hashable {
             case .getHevCycleConfiguration, .setHevCycleConfiguration: 5
             // One byte, or `StateUnhandled`'s two from a product without HEV.
             case .getLastHevCycleResult: 2
+            case .getMultiZoneEffect: 59
+            case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones: 0
             }
         return LIFXPacket.headerSize + payload
     }

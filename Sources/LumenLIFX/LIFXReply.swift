@@ -25,11 +25,21 @@ public enum LIFXReply: Sendable, Hashable {
     case stateHevCycleConfiguration(indication: Bool, durationS: UInt32)
     /// How the last cycle ended: 0 done, 4 stopped over the LAN, 255 none yet (LIFX's `LastHevCycleResult`).
     case stateLastHevCycleResult(UInt8)
+    /// One zone's colour, of `count` zones.
+    case stateZone(count: UInt8, index: UInt8, HSBK)
+    /// Up to eight zones' colours from `index` on, of `count` zones.
+    case stateMultiZone(count: UInt8, index: UInt8, [HSBK])
+    /// Zones' colours from `index` on, of `count` zones.
+    case stateExtendedColorZones(count: UInt16, index: UInt16, [HSBK])
+    /// No effect running: every field of the effect's settings 0 (`OFF`).
+    case stateNoMultiZoneEffect
     case stateUnhandled(type: UInt16)
 
     /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
     public static let types: Set<UInt16> = [
-        3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 223, 503, 506, 512, 703, 711,
+        3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 147, 149, 223, 503, 506, 509, 512,
+        703,
+        711,
     ]
 
     /// Its message type.
@@ -54,6 +64,10 @@ public enum LIFXReply: Sendable, Hashable {
         case .stateHevCycle: 144
         case .stateHevCycleConfiguration: 147
         case .stateLastHevCycleResult: 149
+        case .stateZone: 503
+        case .stateMultiZone: 506
+        case .stateExtendedColorZones: 512
+        case .stateNoMultiZoneEffect: 509
         case .stateUnhandled: 223
         }
     }
@@ -115,6 +129,23 @@ public enum LIFXReply: Sendable, Hashable {
             writer.uint32(duration)
         case .stateLastHevCycleResult(let result):
             writer.uint8(result)
+        case .stateZone(let count, let index, let color):
+            writer.uint8(count)
+            writer.uint8(index)
+            color.write(&writer)
+        case .stateMultiZone(let count, let index, let colors):
+            writer.uint8(count)
+            writer.uint8(index)
+            for color in colors.prefix(8) { color.write(&writer) }
+            writer.zeros(8 * (8 - min(8, colors.count)))
+        case .stateExtendedColorZones(let count, let index, let colors):
+            writer.uint16(count)
+            writer.uint16(index)
+            writer.uint8(UInt8(min(82, colors.count)))
+            for color in colors.prefix(82) { color.write(&writer) }
+            writer.zeros(8 * (82 - min(82, colors.count)))
+        case .stateNoMultiZoneEffect:
+            writer.zeros(59)
         case .stateUnhandled(let type):
             writer.uint16(type)
         }

@@ -167,3 +167,20 @@ def test_infrared_and_a_hev_cycle_on_the_products_that_have_them(lumend):
 
     remaining, result = drive(lumend, lambda: asyncio.run(finished()))
     assert remaining == 0 and result.name == "SUCCESS"
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_strip_has_zones_read_and_set_with_extended_messages(lumend):
+    async def zones():
+        from lifx.color import HSBK
+
+        strip = (await found())["TV Lightstrip"]
+        async with strip:
+            count = await strip.get_zone_count()
+            await strip.set_color_zones(8, 15, HSBK(hue=240, saturation=1.0, brightness=0.5, kelvin=3500))
+            colors = await strip.get_extended_color_zones()
+            return type(strip).__name__, count, colors
+
+    kind, count, colors = drive(lumend, lambda: asyncio.run(zones()))
+    assert kind == "MultiZoneLight" and count == 16 and len(colors) == 16
+    assert all(round(color.hue) == 240 for color in colors[8:]) and round(colors[0].hue) != 240

@@ -17,8 +17,8 @@ def test_discovery_finds_the_bulbs_on_the_lan_and_reads_them(lumend):
     assert set(found) == set(BULBS)
     assert {label: light.get_ip_addr() for label, light in found.items()} == ADDRESSES
     strip = found["TV Lightstrip"]
-    # Zones are not modelled: a single-zone bulb.
-    assert drive(lumend, strip.get_product) == 27 and drive(lumend, strip.get_power) == 0
+    # A LIFX Z, with zones.
+    assert drive(lumend, strip.get_product) == 32 and drive(lumend, strip.get_power) == 0
     hue, saturation, brightness, kelvin = drive(lumend, strip.get_color)
     assert saturation > 0 and 0 < brightness < 65535
     assert drive(lumend, strip.get_group_label) == "Living Room"
@@ -75,3 +75,14 @@ def test_firmware_uptime_and_location_time_are_answered_as_a_bulb_does(lumend):
     lumend.advance(10_000)
     assert drive(lumend, left.get_uptime) - uptime >= 10_000_000_000, "uptime in ns, on the simulation clock"
     assert drive(lumend, left.get_location_updated_at) > 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_strips_zones_are_read_and_set_a_range_at_a_time(lumend):
+    strip = bulbs(lumend)["TV Lightstrip"]
+    zones = drive(lumend, strip.get_color_zones)
+    assert len(zones) == 16 and len(set(map(tuple, zones))) == 1, "one colour along the strip to begin with"
+    red = [0, 65535, 65535, 3500]
+    drive(lumend, lambda: strip.set_zone_color(0, 7, red))
+    zones = drive(lumend, strip.get_color_zones)
+    assert [list(zone) for zone in zones[:8]] == [red] * 8 and list(zones[8]) != red
