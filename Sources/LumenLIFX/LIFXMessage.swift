@@ -29,12 +29,19 @@ public struct HSBK: Sendable, Hashable {
 
 /// Which parts of a colour a message sets (`SetWaveformOptional`'s `set_hue`, `set_saturation`, …).
 public struct LIFXColorFields: OptionSet, Sendable, Hashable {
+    /// The fields as bits: hue 1, saturation 2, brightness 4, kelvin 8.
     public let rawValue: UInt8
+    /// The fields whose bits are set in `rawValue`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The hue (`set_hue`).
     public static let hue = LIFXColorFields(rawValue: 1)
+    /// The saturation (`set_saturation`).
     public static let saturation = LIFXColorFields(rawValue: 2)
+    /// The brightness (`set_brightness`).
     public static let brightness = LIFXColorFields(rawValue: 4)
+    /// The white point (`set_kelvin`).
     public static let kelvin = LIFXColorFields(rawValue: 8)
+    /// Every part of the colour, as `SetWaveform` sets it.
     public static let all: LIFXColorFields = [.hue, .saturation, .brightness, .kelvin]
 }
 

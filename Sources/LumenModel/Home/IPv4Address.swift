@@ -26,10 +26,12 @@ public struct IPv4Address: Sendable, Hashable, Comparable, CustomStringConvertib
         self.value = value
     }
 
+    /// The dotted quad: `192.168.1.50`.
     public var description: String {
         (0..<4).map { String(value >> (24 - 8 * UInt32($0)) & 0xFF) }.joined(separator: ".")
     }
 
+    /// Whether `left` comes before `right` in the address space.
     public static func < (left: IPv4Address, right: IPv4Address) -> Bool { left.value < right.value }
 
     /// The address `count` on, wrapping past 255.255.255.255.
