@@ -20,13 +20,15 @@ extension LumenCtl {
                 }
                 result.append(("brightness", .double(value)))
             case ("ct", 2) where parts[1].uppercased().hasSuffix("K"):
-                guard let kelvin = Double(parts[1].dropLast()), (2_000...6_500).contains(kelvin) else {
-                    throw UsageError("ct in kelvin takes 2000K–6500K, like ct=2700K, not '\(word)'")
+                guard let kelvin = Double(parts[1].dropLast()), (1_500...9_000).contains(kelvin) else {
+                    throw UsageError("ct in kelvin takes 1500K–9000K, like ct=2700K, not '\(word)'")
                 }
-                result.append(("colorTemperature", .int(CIEColor.mireds(kelvin: kelvin))))
+                result.append(
+                    ("colorTemperature", .int(CIEColor.mireds(kelvin: kelvin, in: CIEColor.widestMiredRange))))
             case ("ct", 2):
                 guard let value = Int(parts[1]) else {
-                    throw UsageError("ct takes mireds 153–500 or kelvin, like ct=366 or ct=2700K")
+                    throw UsageError(
+                        "ct takes mireds (153–500; 111–667 for a LIFX bulb) or kelvin, like ct=366 or ct=2700K")
                 }
                 result.append(("colorTemperature", .int(value)))
             case ("color", 2):

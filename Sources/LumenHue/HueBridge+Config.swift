@@ -92,10 +92,11 @@ extension HueBridge {
     func fullState(for username: String) async -> JSONValue {
         let snapshot = await snapshot()
         return .object([
-            "lights": Self.lightsObject(snapshot.lights),
-            "groups": Self.groupsObject(lights: snapshot.lights, rooms: snapshot.rooms),
+            "lights": lightsObject(snapshot.lights),
+            "groups": Self.groupsObject(snapshot),
             "config": config(for: username, in: snapshot),
-            "schedules": .object([:]), "scenes": .object([:]), "rules": .object([:]), "sensors": .object([:]),
+            "schedules": .object([:]), "scenes": Self.scenesObject(snapshot.state.scenes, for: username),
+            "rules": .object([:]), "sensors": .object([:]),
             "resourcelinks": .object([:]),
         ])
     }
@@ -107,6 +108,8 @@ extension HueBridge {
         var name: String
         var users: [HueBridgeState.User]
         var isLinkButtonPressed: Bool
+        /// What the bridge keeps: its scenes and the groups apps created among it.
+        var state: HueBridgeState
     }
 
     /// The bridge as the home shows it now.
@@ -114,7 +117,7 @@ extension HueBridge {
         await home.reading { home in
             Snapshot(
                 lights: home.hueLights(), rooms: home.hueRooms(), name: home.name, users: home.hueUsers,
-                isLinkButtonPressed: home.isLinkButtonPressed)
+                isLinkButtonPressed: home.isLinkButtonPressed, state: home.hueState)
         }
     }
 }

@@ -3,21 +3,28 @@ import LumenProtocol
 import LumenSimulation
 
 extension HueBridge {
-    /// `GET /api/<user>/groups`: every room as a group of type `Room`, by number (group 0 is not listed, as on
-    /// a bridge).
+    /// `GET /api/<user>/groups`: every room as a group of type `Room` and every group an app created, by number
+    /// (group 0 is not listed, as on a bridge).
     func groupsObject() async -> JSONValue {
-        let (lights, rooms) = await home.reading { home in (home.hueLights(), home.hueRooms()) }
-        return Self.groupsObject(lights: lights, rooms: rooms)
+        let snapshot = await snapshot()
+        return Self.groupsObject(snapshot)
     }
 
-    /// Every room as a group, by number, from what one visit to the home read.
-    static func groupsObject(lights: [HueLight], rooms: [HueRoom]) -> JSONValue {
-        .object(JSONObject(rooms.map { room in (key: String(room.number), value: json(of: room, lights: lights)) }))
+    /// Every room and created group as a group, by number, from what one visit to the home read.
+    static func groupsObject(_ snapshot: Snapshot) -> JSONValue {
+        var groups = snapshot.rooms.map { room in (number: room.number, value: json(of: room, lights: snapshot.lights))
+        }
+        groups += snapshot.state.groups.map { group in
+            (number: group.number, value: json(of: group, in: snapshot))
+        }
+        return .object(
+            JSONObject(groups.sorted { $0.number < $1.number }.map { (key: String($0.number), value: $0.value) }))
     }
 
     /// `GET /api/<user>/groups/<n>`; group 0 is every light behind the bridge.
     func group(_ number: String) async throws(HueError) -> JSONValue {
-        let (lights, rooms) = await home.reading { home in (home.hueLights(), home.hueRooms()) }
+        let snapshot = await snapshot()
+        let lights = snapshot.lights
         if number == "0" {
             let all = HueRoom(number: 0, id: "", name: "Group 0", lights: lights.map(\.number))
             guard case .object(var group) = Self.json(of: all, lights: lights) else { return .null }
@@ -25,10 +32,23 @@ extension HueBridge {
             group["class"] = nil
             return .object(group)
         }
-        guard let value = Int(number), let room = rooms.first(where: { $0.number == value }) else {
+        guard let value = Int(number) else { throw HueError.notAvailable("/groups/\(number)") }
+        if let room = snapshot.rooms.first(where: { $0.number == value }) { return Self.json(of: room, lights: lights) }
+        guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
             throw HueError.notAvailable("/groups/\(number)")
         }
-        return Self.json(of: room, lights: lights)
+        return Self.json(of: group, in: snapshot)
+    }
+
+    /// A group an app created, as the Hue API v1 shows it: as a room is shown, with its own type, and a class
+    /// only for a zone.
+    static func json(of group: HueBridgeState.Group, in snapshot: Snapshot) -> JSONValue {
+        let members = snapshot.groupLights(group.number) ?? []
+        let shown = HueRoom(number: group.number, id: "", name: group.name, lights: members)
+        guard case .object(var object) = json(of: shown, lights: snapshot.lights) else { return .null }
+        object["type"] = .string(group.kind.rawValue)
+        object["class"] = group.kind == .zone ? .string(group.roomClass) : nil
+        return .object(object)
     }
 
     /// The room whose group number `number` gives.
@@ -49,10 +69,8 @@ extension HueBridge {
             if first.model.kind.supports(.brightness) {
                 action["bri"] = .int(HueValues.bri(brightness: first.state.brightness))
             }
-            if first.model.kind.supports(.colorTemperature) { action["ct"] = .int(first.state.colorTemperature) }
-            if first.model.kind.supports(.color) {
-                action["xy"] = .array([.double(first.state.color.x), .double(first.state.color.y)])
-            }
+            // The colour of its first light, in that light's colour mode, as a bridge reports a group's.
+            for (key, value) in HueValues.colorFields(of: first.state, kind: first.model.kind) { action[key] = value }
         }
         return .object([
             "name": .string(room.name), "lights": .array(room.lights.map { .string(String($0)) }), "sensors": [],
@@ -62,21 +80,53 @@ extension HueBridge {
         ])
     }
 
-    /// `PUT /api/<user>/groups/<n>/action`: a room's group command to its lights behind the bridge, or for
-    /// group 0 one to every light behind the bridge.
+    /// `PUT /api/<user>/groups/<n>/action`: a room's group command to its lights behind the bridge, for group 0
+    /// one to every light behind the bridge, for a group an app created one to its lights; or, with `scene`, the
+    /// scene's recall.
     func groupAction(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
-        // Group 0 is every light; another number must name a room, or it is not there, whatever the body asks.
-        let room = number == "0" ? nil : try await hueRoom(number).id
+        // The group must be there, whatever the body asks.
+        let snapshot = await snapshot()
+        guard let value = Int(number), let members = snapshot.groupLights(value) else {
+            throw HueError.notAvailable("/groups/\(number)")
+        }
         let address = "/groups/\(number)/action"
         let body = try bodyObject(request, address: address)
+        if body["scene"] != nil {
+            return try await recallScene(body, group: number, lights: value == 0 ? nil : members, from: sender)
+        }
         let command = try HueCommand(body, kind: .color, at: address)
-        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
+        let lights = snapshot.lights.filter { members.contains($0.number) }
+        guard command.changesSomething else {
+            for light in lights { effects.note(command, for: light.light.id) }
+            return .json(.array(command.successes))
+        }
         do {
-            try await scopeContext.performGroup(
-                command.change, in: room, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+            if !command.increments.isEmpty {
+                // Each light moves from where it is: one group command all the same, each its own change.
+                let changes = lights.map {
+                    ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))
+                }
+                guard changes.contains(where: { !$0.1.properties.isEmpty }) else {
+                    return .json(.array(command.successes))
+                }
+                try await scopeContext.performEach(
+                    changes, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+            } else if let room = snapshot.rooms.first(where: { $0.number == value }) {
+                try await scopeContext.performGroup(
+                    command.change, in: room.id, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+            } else if value == 0 {
+                try await scopeContext.performGroup(
+                    command.change, in: nil, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
+            } else {
+                guard !lights.isEmpty else { return .json(.array(command.successes)) }
+                try await scopeContext.performEach(
+                    lights.map { ($0.light.id, command.change) }, transitionMs: command.transitionMs,
+                    network: .hueBridge, from: sender)
+            }
         } catch {
             throw command.hueError(for: error)
         }
+        for light in lights { effects.note(command, for: light.light.id) }
         return .json(.array(command.successes))
     }
 }

@@ -5,17 +5,20 @@ import LumenSimulation
 extension HueBridge {
     /// `GET /api/<user>/lights`: every light behind the bridge, by number.
     func lightsObject() async -> JSONValue {
-        Self.lightsObject(await home.hueLights())
+        lightsObject(await home.hueLights())
     }
 
-    /// Every light of `lights` by number.
-    static func lightsObject(_ lights: [HueLight]) -> JSONValue {
-        .object(JSONObject(lights.map { (key: String($0.number), value: json(of: $0)) }))
+    /// Every light of `lights` by number, with the effect and alert each was last given.
+    func lightsObject(_ lights: [HueLight]) -> JSONValue {
+        .object(
+            JSONObject(
+                lights.map { (key: String($0.number), value: effects.shown(Self.json(of: $0), id: $0.light.id)) }))
     }
 
     /// `GET /api/<user>/lights/<n>`.
     func light(_ number: String) async throws(HueError) -> JSONValue {
-        Self.json(of: try await hueLight(number))
+        let light = try await hueLight(number)
+        return effects.shown(Self.json(of: light), id: light.light.id)
     }
 
     /// The light behind the bridge with the number `number` gives.
@@ -35,18 +38,14 @@ extension HueBridge {
             state["bri"] = .int(HueValues.bri(brightness: light.state.brightness))
             state["alert"] = "none"
         }
-        if kind.supports(.colorTemperature) { state["ct"] = .int(light.state.colorTemperature) }
-        if kind.supports(.color) {
-            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
-            state["effect"] = "none"
-        }
-        if kind.supports(.colorTemperature) { state["colormode"] = kind.supports(.color) ? "xy" : "ct" }
+        if kind.supports(.color) { state["effect"] = "none" }
+        for (key, value) in HueValues.colorFields(of: light.state, kind: kind) { state[key] = value }
         state["mode"] = "homeautomation"
         state["reachable"] = .bool(light.isReachable)
         var control: JSONObject = [:]
         if kind.supports(.brightness) { control["mindimlevel"] = 1_000 }
         if kind.supports(.colorTemperature) {
-            let range = LightState.colorTemperatureRange
+            let range = CIEColor.miredRange
             control["ct"] = .object(["min": .int(range.lowerBound), "max": .int(range.upperBound)])
         }
         if kind.supports(.color) {
@@ -92,14 +91,16 @@ extension HueBridge {
         let address = "/lights/\(number)/state"
         let command = try HueCommand(
             try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
-        guard !command.change.properties.isEmpty else { return .json(.array(command.successes)) }
-        do {
-            _ = try await scopeContext.perform(
-                command.change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true,
-                from: sender)
-        } catch {
-            throw command.hueError(for: error)
+        let change = command.change(over: light.light.state, kind: light.light.model.kind)
+        if !change.properties.isEmpty {
+            do {
+                _ = try await scopeContext.perform(
+                    change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true, from: sender)
+            } catch {
+                throw command.hueError(for: error)
+            }
         }
+        effects.note(command, for: light.light.id)
         return .json(.array(command.successes))
     }
 

@@ -23,6 +23,8 @@ public struct HueBridge: Sendable {
     let access: HTTPAccess
     /// Where the bridge says what it did that an operator should know: a user forgotten, for one.
     let logger: Logger
+    /// The effect and alert each light was last given, which the bridge reports.
+    let effects = HueLightEffects()
 
     /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
     package init(
@@ -37,8 +39,13 @@ public struct HueBridge: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// Answers one request under `/api`; `nil` for a path elsewhere, which another front may answer.
+    /// Answers one request under `/api`, and `/description.xml`; `nil` for a path elsewhere, which another front
+    /// may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
+        if request.path == "/description.xml", request.method == "GET" {
+            if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
+            return .later { await description(for: request) }
+        }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
             // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.
@@ -77,6 +84,10 @@ public struct HueBridge: Sendable {
             return .json(await fullState(for: user))
         case ("GET", "config", 1):
             return .json(await config(for: user))
+        case ("PUT", "config", 1):
+            return try await changeConfig(request)
+        case ("DELETE", "config", 3) where rest[1] == "whitelist":
+            return try await forgetUser(rest[2])
         case ("GET", "lights", 1):
             return .json(await lightsObject())
         case ("POST", "lights", 1):
@@ -95,6 +106,26 @@ public struct HueBridge: Sendable {
             return .json(try await group(rest[1]))
         case ("PUT", "groups", 3) where rest[2] == "action":
             return try await groupAction(rest[1], request, from: sender)
+        case ("POST", "groups", 1):
+            return try await createGroup(request)
+        case ("PUT", "groups", 2):
+            return try await changeGroup(rest[1], request)
+        case ("DELETE", "groups", 2):
+            return try await deleteGroup(rest[1])
+        case ("GET", "scenes", 1):
+            return .json(await scenesObject(for: user))
+        case ("POST", "scenes", 1):
+            return try await createScene(request, owner: user)
+        case ("GET", "scenes", 2):
+            return .json(try await scene(rest[1], for: user))
+        case ("PUT", "scenes", 2):
+            return try await changeScene(rest[1], request)
+        case ("DELETE", "scenes", 2):
+            return try await deleteScene(rest[1])
+        case ("PUT", "scenes", 4) where rest[2] == "lightstates":
+            return try await changeSceneLightState(rest[1], light: rest[3], request)
+        case ("PUT", "scenes", 5) where rest[2] == "lights" && rest[4] == "state":
+            return try await changeSceneLightState(rest[1], light: rest[3], request)
         case ("GET", let resource?, 1) where Self.emptyResources.contains(resource):
             return .json(.object([:]))
         default:
@@ -117,9 +148,9 @@ public struct HueBridge: Sendable {
 
     /// Resources the bridge has but Lumen does not simulate: always empty.
     static let emptyResources: Set<String> = [
-        "sensors", "scenes", "schedules", "rules", "resourcelinks", "capabilities",
+        "sensors", "schedules", "rules", "resourcelinks", "capabilities",
     ]
-    static let knownResources = emptyResources.union(["lights", "groups", "config"])
+    static let knownResources = emptyResources.union(["lights", "groups", "config", "scenes"])
 
     // MARK: - Reading a body
 

@@ -15,6 +15,21 @@ struct HueCommand {
     let address: String
     /// The first parameter the body gave.
     var firstParameter: String?
+    /// The parameter the body gave for each property it changes, as sent (`hue` rather than `xy`), so that an
+    /// error names what the app sent.
+    var sentParameters: [String: String] = [:]
+    /// The relative changes (`bri_inc`, …) the body gave, for the properties it gave no value.
+    var increments = Increments()
+    /// The `effect` given (`colorloop`, `none`).
+    var effect: String?
+    /// The `alert` given (`select`, `lselect`, `none`).
+    var alert: String?
+
+    /// A command that changes nothing, to map a refusal of what was sent at `address` to Hue's error.
+    init(address: String, firstParameter: String?) {
+        self.address = address
+        self.firstParameter = firstParameter
+    }
 
     /// Reads `body`, for a light of `kind` (a group's action is read for the kind that has everything).
     /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
@@ -51,17 +66,30 @@ struct HueCommand {
                     throw HueError.invalidValue(value, of: name, at: address)
                 }
                 if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
+            case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
+                try readIncrement(name, value, kind: kind)
             case "transitiontime":
                 // Up to an hour, the longest change Lumen simulates (Hue's own limit is 65535, 1.8 hours).
                 guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
                     throw HueError.invalidValue(value, of: name, at: address)
                 }
                 transitionMs = Double(tenths) * 100
-            case "alert", "effect":
-                // Accepted and answered, as a bridge does; Lumen does not flash or cycle colours.
-                guard value.stringValue != nil else { throw HueError.invalidValue(value, of: name, at: address) }
+            case "effect":
+                try requires(.color, name, kind)
+                guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                self.effect = effect
+            case "alert":
+                guard let alert = value.stringValue, ["none", "select", "lselect"].contains(alert) else {
+                    throw HueError.invalidValue(value, of: name, at: address)
+                }
+                self.alert = alert
             default:
                 throw HueError.parameterNotAvailable(name, at: address)
+            }
+            if let property = Self.property(for: name), sentParameters[property] == nil {
+                sentParameters[property] = name
             }
             successes.append(.object(["success": .object(["\(address)/\(name)": value])]))
         }
@@ -70,7 +98,7 @@ struct HueCommand {
         }
     }
 
-    private func requires(_ property: LightProperty, _ name: String, _ kind: LightKind) throws(HueError) {
+    func requires(_ property: LightProperty, _ name: String, _ kind: LightKind) throws(HueError) {
         guard kind.supports(property) else { throw HueError.parameterNotAvailable(name, at: address) }
     }
 
@@ -81,7 +109,8 @@ struct HueCommand {
         }
         // The parameter it concerns, when Lumen's error names one; else the first the body gave.
         let parameter =
-            error.data["connection"]?.stringValue.map(Self.parameter(for:)) ?? firstParameter ?? "on"
+            error.data["connection"]?.stringValue.map { sentParameters[$0] ?? Self.parameter(for: $0) }
+            ?? firstParameter ?? "on"
         switch error.code {
         case .busy:
             return .tooManyRequests(error.message)
@@ -95,6 +124,17 @@ struct HueCommand {
             return .parameterNotAvailable(parameter, at: address)
         default:
             return HueError(type: 901, address: address, description: "Internal error, \(error.message)")
+        }
+    }
+
+    /// The Lumen property a Hue parameter changes, if it changes one.
+    static func property(for parameter: String) -> String? {
+        switch parameter {
+        case "on": "isOn"
+        case "bri", "bri_inc": "brightness"
+        case "ct", "ct_inc": "colorTemperature"
+        case "xy", "hue", "sat", "xy_inc", "hue_inc", "sat_inc": "color"
+        default: nil
         }
     }
 

@@ -20,14 +20,38 @@ enum HueValues {
     /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
     /// light does into its range, as a Hue bridge does.
     static func mireds(ct: Int) -> Int {
-        let range = LightState.colorTemperatureRange
+        let range = CIEColor.miredRange
         return min(max(ct, range.lowerBound), range.upperBound)
     }
 
-    /// CIE xy for Hue's `hue` (0–65535 round the colour wheel) and `sat` (0–254), at full value, through sRGB as
-    /// Hue's own conversion goes.
+    /// CIE xy for Hue's `hue` (0–65535 round the colour wheel, both ends red) and `sat` (0–254), at full value,
+    /// through sRGB as Hue's own conversion goes.
     static func color(hue: Int, sat: Int) -> CIEColor {
-        CIEColor(hue: Double(hue % 65_536) / 65_536, saturation: Double(min(max(sat, 0), 254)) / 254)
+        CIEColor(hue: Double(min(max(hue, 0), 65_535)) / 65_535, saturation: Double(min(max(sat, 0), 254)) / 254)
+    }
+
+    /// Hue's `hue` and `sat` for a colour: the inverse of ``color(hue:sat:)``.
+    static func hueAndSat(of color: CIEColor) -> (hue: Int, sat: Int) {
+        let (hue, saturation) = color.hueAndSaturation
+        return (Int((hue * 65_535).rounded()), Int((saturation * 254).rounded()))
+    }
+
+    /// The colour of a light in `state` as the bridge reports it for a light of `kind`: `ct`; `hue`, `sat` and
+    /// `xy` for a colour light; and `colormode`, what was set last (a colour temperature leaves a colour light
+    /// showing that white).
+    static func colorFields(of state: LightState, kind: LightKind) -> JSONObject {
+        var fields = JSONObject()
+        if kind.supports(.colorTemperature) { fields["ct"] = .int(state.colorTemperature) }
+        if kind.supports(.color) {
+            let (hue, sat) = hueAndSat(of: state.color)
+            fields["hue"] = .int(hue)
+            fields["sat"] = .int(sat)
+            fields["xy"] = .array([.double(state.color.x), .double(state.color.y)])
+        }
+        if kind.supports(.colorTemperature) {
+            fields["colormode"] = kind.supports(.color) && !state.showsColorTemperature ? "xy" : "ct"
+        }
+        return fields
     }
 
     /// The Hue light type of a kind of light.

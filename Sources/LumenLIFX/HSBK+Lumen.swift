@@ -5,13 +5,14 @@ import LumenSimulation
 /// How LIFX's HSBK reads as Lumen's state, and back (docs/lifx.md lists each rule with its source).
 extension HSBK {
     /// The colour of a light in `state`, as a bulb of `kind` reports it: brightness scaled to 0–65535; a
-    /// colour light's hue and saturation from its xy through sRGB; the white point from its mireds.
+    /// colour light showing a colour has its hue and saturation from its xy through sRGB, one showing a colour
+    /// temperature (set last) is white, with no hue or saturation; the white point from its mireds.
     public init(_ state: LightState, kind: LightKind) {
         let level = kind.supports(.brightness) ? state.brightness : 100
         var hue: UInt16 = 0
         var saturation: UInt16 = 0
-        if kind.supports(.color) {
-            let (h, s) = Self.hueAndSaturation(of: state.color)
+        if kind.supports(.color), !state.showsColorTemperature {
+            let (h, s) = state.color.hueAndSaturation
             hue = UInt16((h * 65_535).rounded())
             saturation = UInt16((s * 65_535).rounded())
         }
@@ -20,39 +21,20 @@ extension HSBK {
             kelvin: UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded()))))
     }
 
-    /// What setting this colour asks of a light of `kind`: its brightness (a LIFX brightness of 0 is the
-    /// dimmest level, the bulb staying on), and a colour from hue and saturation, or, unsaturated, a colour
-    /// temperature from the kelvin.
+    /// What setting this colour asks of a light of `kind`: its brightness, to a ten-thousandth of a percent,
+    /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
+    /// on), and a colour from hue and saturation, or, unsaturated, a colour temperature from the kelvin.
     public func change(for kind: LightKind) -> LightChange {
         var change = LightChange()
         if kind.supports(.brightness) {
-            change.brightness = max(1, (Double(brightness) / 65_535 * 1_000).rounded() / 10)
+            change.brightness = max(1, (Double(brightness) / 65_535 * 1_000_000).rounded() / 10_000)
         }
         if saturation > 0, kind.supports(.color) {
             change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
         } else if kind.supports(.colorTemperature) {
-            change.colorTemperature = CIEColor.mireds(kelvin: Double(kelvin))
+            change.colorTemperature = CIEColor.mireds(
+                kelvin: Double(kelvin), in: DeviceFamily.lifx.colorTemperatureRange)
         }
         return change
-    }
-
-    /// The hue and saturation (each 0–1) of xy, through sRGB.
-    static func hueAndSaturation(of color: CIEColor) -> (hue: Double, saturation: Double) {
-        let (r, g, b) = color.sRGB
-        let high = max(r, g, b)
-        let low = min(r, g, b)
-        guard high > 0, high > low else { return (0, 0) }
-        let delta = high - low
-        var hue: Double
-        if high == r {
-            hue = (g - b) / delta
-        } else if high == g {
-            hue = 2 + (b - r) / delta
-        } else {
-            hue = 4 + (r - g) / delta
-        }
-        hue /= 6
-        if hue < 0 { hue += 1 }
-        return (hue, delta / high)
     }
 }

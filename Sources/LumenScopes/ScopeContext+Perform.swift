@@ -55,6 +55,24 @@ extension ScopeContext {
         return deliveries
     }
 
+    /// Sends each light of `changes` its own change as one group command from `sender` (a Hue scene's recall),
+    /// waits until each light took or missed it, and makes the changes durable.
+    /// - Returns: each light's delivery, in the order of `changes`.
+    /// - Throws: ``LumenError`` as ``Home/setEach(_:transitionMs:network:)`` does, or for a change that could not
+    ///   be made durable.
+    @discardableResult
+    public func performEach(
+        _ changes: [(light: LightID, change: LightChange)], transitionMs: Double = 0, network: LightNetwork? = nil,
+        from sender: String
+    ) async throws(LumenError) -> [GroupDelivery] {
+        let ticket = try await Self.sending(as: sender) { [home] () throws(LumenError) in
+            try await home.setEach(changes, transitionMs: transitionMs, network: network)
+        }
+        let deliveries = try await ticket.outcome
+        try await commit()
+        return deliveries
+    }
+
     /// Renames `entity` and makes the new name durable.
     /// - Throws: ``LumenError`` for a name the home refuses, or one that could not be made durable.
     public func rename(_ entity: Entity, to name: String) async throws(LumenError) {

@@ -66,7 +66,7 @@ extension Home {
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
-        try change.validate()
+        try change.validate(colorTemperatures: governingSettings(at: index).family.colorTemperatureRange)
         if let property = change.firstUnsupported(by: kind) {
             throw LumenError(
                 .notSupported,
@@ -268,6 +268,11 @@ extension Home {
             if let isOn = change.isOn, isOn != current.isOn || (isOn && fades.offLevel != nil) {
                 fades.end(.brightness)
             }
+        }
+        var change = change
+        // A colour light set to a colour temperature shows that white: its colour moves there too.
+        if let mireds = change.colorTemperature, change.color == nil, lights[slot: index].model.kind.supports(.color) {
+            change.color = CIEColor(mireds: mireds)
         }
         let target = change.applied(to: current)
         let startShown = fades.start(

@@ -106,7 +106,9 @@ extension Home {
     ) throws(LumenError) -> GroupTicket {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
-        return try groupCommand(change, to: room.lightIDs, of: roomID, transitionMs: transitionMs, network: network)
+        try Self.requireProperties(of: change, room: roomID)
+        return try groupCommand(
+            room.lightIDs.map { ($0, change) }, of: roomID, transitionMs: transitionMs, network: network)
     }
 
     /// Sends `change` to every light of the home as one group command, as ``setAll(_:in:transitionMs:network:)``
@@ -115,36 +117,58 @@ extension Home {
         throws(LumenError) -> GroupTicket
     {
         guard !isShutDown else { throw LumenError.shuttingDown }
+        try Self.requireProperties(of: change, room: nil)
         let all = roomOrder.flatMap { rooms[$0]?.lightIDs ?? [] }
-        return try groupCommand(change, to: all, of: nil, transitionMs: transitionMs, network: network)
+        return try groupCommand(all.map { ($0, change) }, of: nil, transitionMs: transitionMs, network: network)
     }
 
-    /// A group command to `lightIDs`, a room's when `roomID` is given; only those reached over `network`, when
-    /// it is given. Sent through the bridge (a Hue family light among them, or the bridge's own network), it
-    /// takes one of the bridge's group commands.
-    private func groupCommand(
-        _ change: LightChange, to lightIDs: [LightID], of roomID: RoomID?, transitionMs: Double,
-        network: LightNetwork?
+    /// Sends each light of `changes` its own change, together, as one group command: a Hue bridge's scene
+    /// recall, which its lights take as they take a group command (``setAll(_:in:transitionMs:network:)``).
+    /// - Throws: ``LumenError`` as ``setAll(_:in:transitionMs:network:)`` does, or when no change is given.
+    public func setEach(
+        _ changes: [(light: LightID, change: LightChange)], transitionMs: Double = 0, network: LightNetwork? = nil
     ) throws(LumenError) -> GroupTicket {
-        guard !change.properties.isEmpty else {
-            throw LumenError(
-                .invalidParams, "setAll needs at least one of isOn, brightness, colorTemperature, color",
-                data: roomID.map { ["room": .string($0.rawValue)] } ?? [:])
+        guard !isShutDown else { throw LumenError.shuttingDown }
+        guard changes.contains(where: { !$0.change.properties.isEmpty }) else {
+            throw LumenError(.invalidParams, "a group command needs a change for at least one light")
         }
-        try change.validate()
+        return try groupCommand(
+            changes.map { ($0.light, $0.change) }, of: nil, transitionMs: transitionMs, network: network)
+    }
+
+    /// Refuses a group command that changes nothing.
+    private static func requireProperties(of change: LightChange, room roomID: RoomID?) throws(LumenError) {
+        guard change.properties.isEmpty else { return }
+        throw LumenError(
+            .invalidParams, "setAll needs at least one of isOn, brightness, colorTemperature, color",
+            data: roomID.map { ["room": .string($0.rawValue)] } ?? [:])
+    }
+
+    /// A group command giving each light of `requested` its change, a room's when `roomID` is given; only those
+    /// reached over `network`, when it is given. Sent through the bridge (a Hue family light among them, or the
+    /// bridge's own network), it takes one of the bridge's group commands.
+    private func groupCommand(
+        _ requested: [(LightID, LightChange)], of roomID: RoomID?, transitionMs: Double, network: LightNetwork?
+    ) throws(LumenError) -> GroupTicket {
+        for (_, change) in requested { try change.validate() }
         try Self.validateTransition(transitionMs)
         refreshRealTime()
-        let members = lightIDs.compactMap { id in lights.slot(of: id).map { (id, $0) } }.filter { member in
-            network.map { governingSettings(at: member.1).network == $0 } ?? true
+        let members = requested.compactMap { id, change in lights.slot(of: id).map { (id, $0, change) } }.filter {
+            member in network.map { governingSettings(at: member.1).network == $0 } ?? true
         }
         // Checked for every light before any is sent it, so a refusal leaves the room as it was.
         var changes: [LightChange] = []
-        for (id, index) in members {
+        for (id, index, change) in members {
             var own = change
             let capabilities = lights[slot: index].model.kind.capabilities
             if !capabilities.contains(.brightness) { own.brightness = nil }
             if !capabilities.contains(.colorTemperature) { own.colorTemperature = nil }
             if !capabilities.contains(.color) { own.color = nil }
+            // One value for lights of several families: each brings it into its own range, as a broadcast does.
+            if let mireds = own.colorTemperature {
+                let range = governingSettings(at: index).family.colorTemperatureRange
+                own.colorTemperature = min(max(mireds, range.lowerBound), range.upperBound)
+            }
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
         }
         if network == .hueBridge || members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {
@@ -155,7 +179,7 @@ extension Home {
         var broadcastDue: [DeviceFamily: Int64] = [:]
         var deliveries: [(GroupDelivery, CommandTicket?, Bool)] = []
         let completion = GroupCompletion()
-        for ((lightID, index), own) in zip(members, changes) {
+        for ((lightID, index, change), own) in zip(members, changes) {
             let capabilities = lights[slot: index].model.kind.capabilities
             let settings = governingSettings(at: index)
             let family = settings.family

@@ -165,6 +165,21 @@ extension Home {
         return user
     }
 
+    /// What the bridge keeps now: its users, numbers, scenes and the groups apps created.
+    public var hueState: HueBridgeState { hue }
+
+    /// Changes what the bridge keeps with `change` and saves it, all or nothing: a scene or group stored, a user
+    /// forgotten. Nothing changes when `change` throws.
+    public func changeHueState<Result: Sendable, Failure: Error>(
+        _ change: @Sendable (inout HueBridgeState) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var state = hue
+        let result = try change(&state)
+        hue = state
+        persistenceSink?.record(.hue(hue))
+        return result
+    }
+
     /// Saves the numbers the bridge gave at start before a light or room goes: without them, a restart would
     /// number the lights after it anew.
     func saveHueNumbersBeforeRemoval() {

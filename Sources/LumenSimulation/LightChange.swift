@@ -8,7 +8,7 @@ public struct LightChange: Sendable, Hashable {
     /// Brightness, 1–100; 0 dims to off, on the families where a level of 0 does
     /// (``DeviceFamily/levelZeroSwitchesOff``).
     public var brightness: Double?
-    /// Colour temperature, 153–500 mireds.
+    /// Colour temperature in mireds, within the light's family's range (``DeviceFamily/colorTemperatureRange``).
     public var colorTemperature: Int?
     /// Colour, CIE xy.
     public var color: CIEColor?
@@ -78,17 +78,20 @@ public struct LightChange: Sendable, Hashable {
         return resolved
     }
 
-    /// Checks ranges.
+    /// Checks ranges, the colour temperature against `colorTemperatures`, what the light (or lights) it goes
+    /// to take.
     /// - Throws: ``LumenError`` with code `invalidParams` naming the property and its range.
-    func validate() throws(LumenError) {
+    func validate(colorTemperatures: ClosedRange<Int> = LightState.colorTemperatureRange) throws(LumenError) {
         if let brightness, !Self.brightnessRange.contains(brightness) {
             throw LumenError(
                 .invalidParams, "brightness \(JSONNumber(brightness)) is out of range 1–100 (or 0, which dims to off)",
                 data: ["connection": "brightness"])
         }
-        if let colorTemperature, !LightState.colorTemperatureRange.contains(colorTemperature) {
+        if let colorTemperature, !colorTemperatures.contains(colorTemperature) {
             throw LumenError(
-                .invalidParams, "colorTemperature \(colorTemperature) is out of range 153–500 mireds",
+                .invalidParams,
+                "colorTemperature \(colorTemperature) is out of range \(colorTemperatures.lowerBound)–"
+                    + "\(colorTemperatures.upperBound) mireds",
                 data: ["connection": "colorTemperature"])
         }
         if let color,

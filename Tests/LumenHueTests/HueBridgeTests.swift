@@ -150,6 +150,29 @@ struct HueBridgeTests {
         #expect(light["state"]?["on"] == false)
     }
 
+    /// `hue` and `sat` read back as sent; a colour temperature set last shows as `colormode` `ct`, a colour as
+    /// `xy`, as a bridge reports what it was told last.
+    @Test func aColourReadsBackAsSentAndTheColourModeFollowsWhatWasSetLast() async throws {
+        let user = try await pair()
+        for (hue, sat) in [(0, 254), (21_845, 254), (43_690, 254), (43_690, 200), (65_535, 100), (7_000, 30)] {
+            _ = try await answer(
+                "PUT", "/api/\(user)/lights/1/state",
+                #"{"on": true, "hue": \#(hue), "sat": \#(sat), "transitiontime": 0}"#)
+            let (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+            let readHue = try #require(light["state"]?["hue"]?.intValue)
+            #expect(min(abs(readHue - hue), 65_536 - abs(readHue - hue)) <= 1, "hue \(hue) read back as \(readHue)")
+            #expect(light["state"]?["sat"]?.intValue == sat && light["state"]?["colormode"] == "xy")
+        }
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"ct": 250, "transitiontime": 0}"#)
+        var (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["colormode"] == "ct" && light["state"]?["ct"] == 250)
+        let white = CIEColor(mireds: 250)
+        #expect(light["state"]?["xy"] == [.double(white.x), .double(white.y)], "the white of 250 mireds")
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"xy": [0.2, 0.3], "transitiontime": 0}"#)
+        (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["colormode"] == "xy" && light["state"]?["xy"] == [0.2, 0.3])
+    }
+
     @Test func badParametersAndRefusalsAreHueErrors() async throws {
         let user = try await pair()
         func type(_ path: String, _ body: String) async throws -> JSONValue? {

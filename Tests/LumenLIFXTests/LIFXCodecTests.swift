@@ -65,19 +65,17 @@ struct LIFXCodecTests {
     @Test func hsbkAndLumensStateMapBothWays() {
         // Unsaturated: a white point, as a colour temperature.
         let white = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 2_700).change(for: .color)
-        #expect(white.colorTemperature == 370 && white.color == nil && white.brightness == 50)
+        #expect(white.colorTemperature == 370 && white.color == nil && white.brightness == 50.0008)
         // Saturated red: a colour near red's corner of the gamut.
         let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).change(for: .color)
         #expect(red.brightness == 100 && (red.color?.x ?? 0) > 0.6)
         // Brightness 0 keeps the bulb on at its dimmest level.
         #expect(HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 3_500).change(for: .dimmable).brightness == 1)
-        // And back: a light's hue survives the round trip through xy, moved only as far as the lights' gamut
-        // moves it (green lies outside it).
+        // And back: a light's hue and saturation survive the round trip through xy.
         var state = LightState.factoryDefault
         state.color = CIEColor(hue: 1.0 / 3, saturation: 1)
         let green = HSBK(state, kind: .color)
-        #expect((16_384...27_307).contains(green.hue), "\(green)")
-        #expect(green.saturation > 52_000, "\(green)")
+        #expect(green.hue == 21_845 && green.saturation == 65_535, "\(green)")
         #expect(HSBK(state, kind: .ambiance).saturation == 0)
         #expect(HSBK(LightState.factoryDefault, kind: .color).kelvin == 2_732)
     }

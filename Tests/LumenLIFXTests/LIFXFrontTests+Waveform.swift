@@ -32,7 +32,7 @@ extension LIFXFrontTests {
         #expect(try await replies(waveformOptional(red, fields: .brightness)).map(\.type) == [45])
         try await home.advance(byMilliseconds: 1_000)
         let after = try await home.light("den.bulb").state
-        #expect(after.brightness == 25, "the brightness asked, over the wave's 200 ms")
+        #expect(abs(after.brightness - 25) < 0.001, "the brightness asked (16,384 of 65,535), over the wave's 200 ms")
         #expect(after.color == before.color && after.colorTemperature == before.colorTemperature)
     }
 

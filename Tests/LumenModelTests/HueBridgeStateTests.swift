@@ -33,3 +33,48 @@ struct HueBridgeStateTests {
         }
     }
 }
+
+/// Scenes and created groups in the bridge's saved form, which older state files lack.
+@Suite("Hue bridge state: scenes and groups")
+struct HueBridgeStateSceneTests {
+    @Test func aStateWithoutScenesSavesAsBeforeAndOldStateLoads() throws {
+        var state = HueBridgeState()
+        _ = state.number(LightID("a"))
+        #expect(state.jsonValue.objectValue?.keys == ["users", "lights", "rooms", "pairings"])
+        let old = try HueBridgeState(
+            cursor: JSONCursor(
+                try JSONParser.parse(Array(#"{"users": [], "lights": {"a": 1}, "rooms": {"r": 1}}"#.utf8))))
+        #expect(old.scenes.isEmpty && old.groups.isEmpty)
+    }
+
+    @Test func scenesAndGroupsAreReadBackAsTheyWereAndGroupsNumberAfterRooms() throws {
+        var state = HueBridgeState()
+        _ = state.number(RoomID("lab"))
+        let number = state.addGroup(name: "Z", type: .zone, lights: [1], roomClass: "Office")
+        #expect(number == 2)
+        state.scenes.append(
+            HueBridgeState.Scene(
+                id: "abc", name: "S", group: 2, lights: [1], lightStates: [1: ["on": true]], owner: "u",
+                lastUpdated: "2026-12-05T00:00:00"))
+        var read = try HueBridgeState(cursor: JSONCursor(state.jsonValue))
+        #expect(read == state)
+        #expect(read.number(RoomID("den")) && read.roomNumbers[RoomID("den")] == 3)
+        #expect(read.removeGroup(2) && read.scenes.isEmpty)
+    }
+
+    @Test(arguments: [
+        (
+            #"{"rooms": {"lab": 1}, "groups": [{"number": 1, "name": "x", "type": "Zone", "lights": []}]}"#,
+            "given twice"
+        ),
+        (#"{"scenes": [{"id": "a/b", "name": "x", "lights": []}]}"#, "letters and digits"),
+        (#"{"groups": [{"number": 1, "name": "x", "type": "Room", "lights": []}]}"#, "is not one of"),
+    ])
+    func aBrokenSceneOrGroupIsRefused(text: String, message: String) throws {
+        #expect {
+            try HueBridgeState(cursor: JSONCursor(try JSONParser.parse(Array(text.utf8))))
+        } throws: { error in
+            (error as? JSONShapeError)?.message.contains(message) == true
+        }
+    }
+}

@@ -42,3 +42,44 @@ struct ColorConversionTests {
         #expect(abs(CIEColor(x: 0.4599, y: 0.4106).mireds - 370) <= 2)
     }
 }
+
+/// Every front's colour goes through the same two conversions, hue and saturation to xy and back; a value
+/// written reads back as written.
+@Suite("One colour model")
+struct ColorRoundTripTests {
+    @Test func hueAndSaturationReadBackAsWrittenAllRoundTheWheel() {
+        for step in 0..<72 {
+            for saturation in [0.05, 0.3, 0.77, 1.0] {
+                let hue = Double(step) / 72
+                let back = CIEColor(hue: hue, saturation: saturation).hueAndSaturation
+                var hueError = abs(back.hue - hue)
+                hueError = min(hueError, 1 - hueError)
+                // Within one unit of LIFX's resolution, the finest any front has.
+                #expect(
+                    hueError < 1 / 65_535.0 && abs(back.saturation - saturation) < 1 / 65_535.0,
+                    "hue \(hue) saturation \(saturation) read back as \(back)")
+            }
+        }
+    }
+
+    @Test func noSaturationIsWhiteWithNoHue() {
+        let back = CIEColor(hue: 0.4, saturation: 0).hueAndSaturation
+        #expect(back.saturation < 1 / 65_535.0)
+    }
+
+    @Test func aColourTemperatureHasItsPointOnThePlanckianLocus() {
+        // The locus at 2,700 K and 6,500 K, to three places.
+        let warm = CIEColor(mireds: 370)
+        #expect(abs(warm.x - 0.4599) < 0.002 && abs(warm.y - 0.4106) < 0.002, "\(warm)")
+        let cool = CIEColor(mireds: 154)
+        #expect(abs(cool.x - 0.3135) < 0.002 && abs(cool.y - 0.3237) < 0.002, "\(cool)")
+        // McCamy's approximation, which reads the temperature back, drifts by a few mireds at the warm end.
+        for mireds in LightStateRange.mireds {
+            #expect(abs(CIEColor(mireds: mireds).mireds - mireds) <= 6, "\(mireds)")
+        }
+    }
+}
+
+private enum LightStateRange {
+    static let mireds = stride(from: 153, through: 500, by: 7)
+}

@@ -525,7 +525,12 @@ extension LightState {
         if let ct = object.optional("colorTemperature") {
             state.colorTemperature = try ct.int(in: LightState.colorTemperatureRange)
         }
-        if let color = object.optional("color") { state.color = try CIEColor(cursor: color) }
+        if let color = object.optional("color") {
+            state.color = try CIEColor(cursor: color)
+        } else {
+            // A colour light given only a colour temperature shows that white.
+            state.color = CIEColor(mireds: state.colorTemperature)
+        }
         self = state
     }
 }

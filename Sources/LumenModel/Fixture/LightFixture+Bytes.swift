@@ -163,7 +163,8 @@ private struct PlainReader {
             if color != nil, !LightProperty.color.isSupported(by: kind) { return nil }
             if let brightness { state.brightness = brightness }
             if let colorTemperature { state.colorTemperature = colorTemperature }
-            if let color { state.color = color }
+            // A colour light given only a colour temperature shows that white.
+            state.color = color ?? CIEColor(mireds: state.colorTemperature)
             return state
         }
     }

@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// The kind of network and firmware a light belongs to, which sets everything about it that differs between
 /// real families of devices: which fades a command ends, what a group command is, the default rate limits,
 /// what a controller can know of a fault, what the light does when power returns, and what a level of 0 means.
@@ -58,6 +60,12 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     public var reportsGroupMisses: Bool { self == .generic }
 
     // MARK: - Limits
+
+    /// The colour temperatures its lights take, in mireds: LIFX bulbs 1,500–9,000 K, the others 2,000–6,500 K
+    /// (153–500 mireds, the Hue API's range).
+    public var colorTemperatureRange: ClosedRange<Int> {
+        self == .lifx ? CIEColor.widestMiredRange : CIEColor.miredRange
+    }
 
     /// The commands a second a light of the family takes when no fixture says: LIFX asks for no more than 20
     /// messages a second to a bulb.

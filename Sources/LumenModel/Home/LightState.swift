@@ -30,14 +30,20 @@ public struct LightState: Sendable, Hashable {
         }
     }
 
-    /// The state a bulb shows on first power-up: on, full brightness, neutral white.
+    /// The state a bulb shows on first power-up: on, full brightness, warm white (a colour light showing that
+    /// white).
     public static let factoryDefault = LightState(
-        isOn: true, brightness: 100, colorTemperature: 366, color: .white)
+        isOn: true, brightness: 100, colorTemperature: 366, color: CIEColor(mireds: 366))
+
+    /// Whether a colour light shows its colour temperature rather than a colour: its colour is that
+    /// temperature's white, as a colour temperature set last leaves it. Fronts report their colour mode by it.
+    public var showsColorTemperature: Bool { color == CIEColor(mireds: colorTemperature) }
 
     /// The brightness range.
     public static let brightnessRange: ClosedRange<Double> = 1...100
-    /// The colour temperature range in mireds.
-    public static let colorTemperatureRange = CIEColor.miredRange
+    /// The colour temperatures any light takes, in mireds (1,500–9,000 K); each family takes its own part of
+    /// it (``DeviceFamily/colorTemperatureRange``).
+    public static let colorTemperatureRange = CIEColor.widestMiredRange
     /// The range of each colour coordinate.
     public static let colorCoordinateRange: ClosedRange<Double> = 0...1
 }

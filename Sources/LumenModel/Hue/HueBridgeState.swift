@@ -33,7 +33,12 @@ public struct HueBridgeState: Sendable, Hashable {
     public private(set) var roomNumbers: [RoomID: Int] = [:]
     /// How many apps have ever paired.
     public var pairings = 0
-    /// The highest light and room numbers given, so the next is found without looking at every one.
+    /// The scenes apps stored, the oldest first.
+    public var scenes: [Scene] = []
+    /// The groups apps created (rooms are the home's), in the order of their numbers.
+    public private(set) var groups: [Group] = []
+    /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
+    /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
 
     /// An empty bridge.
@@ -61,20 +66,48 @@ public struct HueBridgeState: Sendable, Hashable {
 
     public static func == (left: HueBridgeState, right: HueBridgeState) -> Bool {
         left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
-            && left.pairings == right.pairings
+            && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(users)
         hasher.combine(pairings)
         hasher.combine(lightNumbers.count)
+        hasher.combine(scenes)
+        hasher.combine(groups)
+    }
+
+    /// Keeps a new group under the next free group number, which it returns.
+    public mutating func addGroup(
+        name: String, type: Group.Kind, lights: [Int], roomClass: String
+    ) -> Int {
+        highest.room += 1
+        groups.append(Group(number: highest.room, name: name, kind: type, lights: lights, roomClass: roomClass))
+        return highest.room
+    }
+
+    /// Changes the group numbered `number` with `change`; whether there is one.
+    public mutating func updateGroup(_ number: Int, _ change: (inout Group) -> Void) -> Bool {
+        guard let index = groups.firstIndex(where: { $0.number == number }) else { return false }
+        change(&groups[index])
+        groups[index].number = number
+        return true
+    }
+
+    /// Forgets the group numbered `number`, and the scenes stored for it, as a bridge does; whether there was one.
+    public mutating func removeGroup(_ number: Int) -> Bool {
+        guard let index = groups.firstIndex(where: { $0.number == number }) else { return false }
+        groups.remove(at: index)
+        scenes.removeAll { $0.group == number }
+        return true
     }
 }
 
 extension HueBridgeState {
-    /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}}`.
+    /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}, "scenes": [scene],
+    /// "groups": [group]}`, the last two only when there are some.
     public var jsonValue: JSONValue {
-        .object([
+        let value: JSONValue = .object([
             "users": .array(
                 users.map { user in
                     .object([
@@ -86,6 +119,11 @@ extension HueBridgeState {
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
             "pairings": .int(pairings),
         ])
+        // Written only when there are some, so a bridge without them saves what it always saved.
+        guard !scenes.isEmpty || !groups.isEmpty, case .object(var object) = value else { return value }
+        if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
+        if !groups.isEmpty { object["groups"] = .array(groups.map(\.jsonValue)) }
+        return .object(object)
     }
 
     /// Whether `name` may name a Hue user: 1 to 64 of the characters a URL path carries as they are (letters,
@@ -114,7 +152,7 @@ extension HueBridgeState {
     /// Reads what ``jsonValue`` writes.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
-        let object = try cursor.object(allowing: ["users", "lights", "rooms", "pairings"])
+        let object = try cursor.object(allowing: ["users", "lights", "rooms", "pairings", "scenes", "groups"])
         pairings = try object.optional("pairings")?.int(in: 0...Int.max) ?? 0
         users =
             try object.optional("users")?.array().map { element throws(JSONShapeError) in
@@ -134,7 +172,11 @@ extension HueBridgeState {
         let lights = try Self.numbering(object.optional("lights"), of: "light", as: LightID.init(_:))
         let rooms = try Self.numbering(object.optional("rooms"), of: "room", as: RoomID.init(_:))
         (lightNumbers, lightsByNumber, roomNumbers) = (lights.numbers, lights.byNumber, rooms.numbers)
-        highest = (lights.byNumber.keys.max() ?? 0, rooms.byNumber.keys.max() ?? 0)
+        groups = try Self.groups(object.optional("groups"), besides: rooms.byNumber)
+        scenes = try Self.scenes(object.optional("scenes"))
+        highest = (
+            lights.byNumber.keys.max() ?? 0, max(rooms.byNumber.keys.max() ?? 0, groups.last?.number ?? 0)
+        )
     }
 
     /// The `{id: n}` object at `cursor` (none when `nil`), each way round. Each ID has one number and each

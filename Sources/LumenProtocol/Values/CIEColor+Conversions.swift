@@ -13,47 +13,71 @@ extension CIEColor {
         red: CIEColor(x: 0.6915, y: 0.3083), green: CIEColor(x: 0.17, y: 0.7), blue: CIEColor(x: 0.1532, y: 0.0475)
     )
 
+    /// Linear RGB to XYZ: the wide-gamut D65 matrix Hue's own conversion uses, rows X, Y, Z.
+    static let toXYZ: [[Double]] = [
+        [0.664511, 0.154324, 0.162028], [0.283881, 0.668433, 0.047685], [0.000088, 0.072310, 0.986039],
+    ]
+
+    /// XYZ to linear RGB: the inverse of ``toXYZ``, worked out exactly (not the rounded inverse Hue's
+    /// documentation prints), so that a colour taken to xy and back is the colour it was.
+    static let fromXYZ: [[Double]] = {
+        let m = toXYZ
+        let cofactors: [[Double]] = (0..<3).map { row in
+            (0..<3).map { column in
+                let (r1, r2) = ((row + 1) % 3, (row + 2) % 3)
+                let (c1, c2) = ((column + 1) % 3, (column + 2) % 3)
+                return m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]
+            }
+        }
+        let determinant = (0..<3).reduce(0) { $0 + m[0][$1] * cofactors[0][$1] }
+        // The inverse is the transposed cofactors over the determinant.
+        return (0..<3).map { row in (0..<3).map { column in cofactors[column][row] / determinant } }
+    }()
+
+    /// The chromaticity of linear RGB (each channel 0–1); `nil` for black, which has none.
+    static func chromaticity(linear rgb: [Double]) -> CIEColor? {
+        let xyz = toXYZ.map { row in zip(row, rgb).reduce(0) { $0 + $1.0 * $1.1 } }
+        let sum = xyz[0] + xyz[1] + xyz[2]
+        guard sum > 0 else { return nil }
+        return CIEColor(x: xyz[0] / sum, y: xyz[1] / sum)
+    }
+
+    /// sRGB's transfer function undone: a channel (0–1) as light.
+    static func linear(_ value: Double) -> Double {
+        value > 0.04045 ? pow((value + 0.055) / 1.055, 2.4) : value / 12.92
+    }
+
+    /// sRGB's transfer function: light (0–1) as a channel.
+    static func encoded(_ value: Double) -> Double {
+        value <= 0.0031308 ? 12.92 * value : 1.055 * pow(value, 1 / 2.4) - 0.055
+    }
+
     /// The colour of an sRGB value (each channel 0–255), as Hue computes it: each channel's gamma undone, the
     /// result taken to XYZ with the wide-gamut D65 matrix, projected to xy, and clipped into ``gamut``. Black,
     /// which has no chromaticity, is D65 white.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
-        func linear(_ channel: UInt8) -> Double {
-            let value = Double(channel) / 255
-            return value > 0.04045 ? pow((value + 0.055) / 1.055, 2.4) : value / 12.92
-        }
-        let (r, g, b) = (linear(red), linear(green), linear(blue))
-        let x = r * 0.664511 + g * 0.154324 + b * 0.162028
-        let y = r * 0.283881 + g * 0.668433 + b * 0.047685
-        let z = r * 0.000088 + g * 0.072310 + b * 0.986039
-        guard x + y + z > 0 else {
-            self = .white
-            return
-        }
-        self = CIEColor(x: x / (x + y + z), y: y / (x + y + z)).clippedToGamut
+        let rgb = [red, green, blue].map { Self.linear(Double($0) / 255) }
+        self = Self.chromaticity(linear: rgb)?.clippedToGamut ?? .white
     }
 
     /// The colour as sRGB channels, each 0–1, the brightest at 1: the inverse of ``init(red:green:blue:)``
     /// (Hue's xy to RGB), with what falls outside sRGB clamped.
     public var sRGB: (red: Double, green: Double, blue: Double) {
         guard y > 0 else { return (1, 1, 1) }
-        let (bigX, bigZ) = (x / y, (1 - x - y) / y)
-        var r = bigX * 1.656492 - 0.354851 - bigZ * 0.255038
-        var g = -bigX * 0.707196 + 1.655397 + bigZ * 0.036152
-        var b = bigX * 0.051713 - 0.121364 + bigZ * 1.011530
-        (r, g, b) = (max(0, r), max(0, g), max(0, b))
-        let high = max(r, g, b, .ulpOfOne)
-        func gamma(_ value: Double) -> Double {
-            value <= 0.0031308 ? 12.92 * value : 1.055 * pow(value, 1 / 2.4) - 0.055
-        }
-        return (gamma(r / high), gamma(g / high), gamma(b / high))
+        let xyz = [x / y, 1, (1 - x - y) / y]
+        let rgb = Self.fromXYZ.map { row in max(0, zip(row, xyz).reduce(0) { $0 + $1.0 * $1.1 }) }
+        let high = max(rgb[0], rgb[1], rgb[2], .ulpOfOne)
+        return (Self.encoded(rgb[0] / high), Self.encoded(rgb[1] / high), Self.encoded(rgb[2] / high))
     }
 
     /// The colour of a hue and saturation (each 0–1, hue round the wheel) at full value, through sRGB: how Hue's
-    /// `hue`/`sat` and LIFX's HSBK read as xy.
+    /// `hue`/`sat` and LIFX's HSBK read as xy. Worked in full precision and not clipped into the gamut, so
+    /// that ``hueAndSaturation`` gives them back as they were.
     public init(hue: Double, saturation: Double) {
-        let h = hue.truncatingRemainder(dividingBy: 1) * 6
+        let wrapped = hue - hue.rounded(.down)
+        let h = wrapped * 6
         let s = min(max(saturation, 0), 1)
-        let sector = Int(h)
+        let sector = min(Int(h), 5)
         let f = h - Double(sector)
         let (p, q, t) = (1 - s, 1 - s * f, 1 - s * (1 - f))
         let (r, g, b): (Double, Double, Double) =
@@ -65,7 +89,49 @@ extension CIEColor {
             case 4: (t, p, 1)
             default: (1, p, q)
             }
-        self.init(red: UInt8((r * 255).rounded()), green: UInt8((g * 255).rounded()), blue: UInt8((b * 255).rounded()))
+        self = Self.chromaticity(linear: [r, g, b].map(Self.linear)) ?? .white
+    }
+
+    /// The hue and saturation (each 0–1) of this colour at full value, through sRGB: the inverse of
+    /// ``init(hue:saturation:)``.
+    public var hueAndSaturation: (hue: Double, saturation: Double) {
+        let (r, g, b) = sRGB
+        let high = max(r, g, b)
+        let low = min(r, g, b)
+        guard high > 0, high > low else { return (0, 0) }
+        let delta = high - low
+        var hue: Double
+        if high == r {
+            hue = (g - b) / delta
+        } else if high == g {
+            hue = 2 + (b - r) / delta
+        } else {
+            hue = 4 + (r - g) / delta
+        }
+        hue /= 6
+        if hue < 0 { hue += 1 }
+        return (hue, delta / high)
+    }
+
+    /// The white of a colour temperature in mireds: its point on the Planckian locus (Kim et al.'s cubic
+    /// approximation, good from 1,667 K to 25,000 K). A colour light set to a colour temperature shows this.
+    public init(mireds: Int) {
+        let t = 1_000_000 / Double(min(max(mireds, 40), 600))
+        let (t2, t3) = (t * t, t * t * t)
+        let x =
+            t <= 4_000
+            ? -0.266_123_9e9 / t3 - 0.234_358_9e6 / t2 + 0.877_695_6e3 / t + 0.179_910
+            : -3.025_846_9e9 / t3 + 2.107_037_9e6 / t2 + 0.222_634_7e3 / t + 0.240_390
+        let (x2, x3) = (x * x, x * x * x)
+        let y: Double
+        if t <= 2_222 {
+            y = -1.106_381_4 * x3 - 1.348_110_20 * x2 + 2.185_558_32 * x - 0.202_196_83
+        } else if t <= 4_000 {
+            y = -0.954_947_6 * x3 - 1.374_185_93 * x2 + 2.091_370_15 * x - 0.167_488_67
+        } else {
+            y = 3.081_758_0 * x3 - 5.873_386_70 * x2 + 3.751_129_97 * x - 0.370_014_83
+        }
+        self.init(x: x, y: y)
     }
 
     /// The colour of `#rrggbb` (the `#` optional, upper or lower case), or `nil` when the text is not one.
@@ -102,12 +168,16 @@ extension CIEColor {
         return Self.mireds(kelvin: kelvin)
     }
 
-    /// The colour temperatures lights take, in mireds: 153–500, 6,500–2,000 K.
+    /// The colour temperatures any light takes, in mireds: 111–667, 9,000–1,500 K (LIFX bulbs' range).
+    public static let widestMiredRange: ClosedRange<Int> = 111...667
+
+    /// The colour temperatures most lights take, and the Hue API's, in mireds: 153–500, 6,500–2,000 K.
     public static let miredRange: ClosedRange<Int> = 153...500
 
-    /// A colour temperature in kelvin as mireds (a million over it), rounded, within ``miredRange``.
-    public static func mireds(kelvin: Double) -> Int {
-        guard kelvin.isFinite, kelvin > 0 else { return miredRange.upperBound }
-        return min(max(Int((1_000_000 / kelvin).rounded()), miredRange.lowerBound), miredRange.upperBound)
+    /// A colour temperature in kelvin as mireds (a million over it), rounded, within `range` (``miredRange``
+    /// unless given).
+    public static func mireds(kelvin: Double, in range: ClosedRange<Int> = miredRange) -> Int {
+        guard kelvin.isFinite, kelvin > 0 else { return range.upperBound }
+        return min(max(Int((1_000_000 / kelvin).rounded()), range.lowerBound), range.upperBound)
     }
 }

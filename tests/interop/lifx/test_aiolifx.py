@@ -76,7 +76,7 @@ def test_a_power_change_with_a_duration_is_seen_over_the_socket(lumend):
     lumend.settle()
     scope = light_scope(lumend, BULBS["TV Lightstrip"])
     assert lumend.get("isOn", in_scope=scope) is True
-    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("brightness", in_scope=scope) == pytest.approx(25, abs=0.001)  # 16384 of 65535
     assert lumend.get("colorTemperature", in_scope=scope) == 370
 
 

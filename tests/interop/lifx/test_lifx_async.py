@@ -42,7 +42,7 @@ def test_discovery_reads_and_a_change_with_a_duration(lumend):
     lumend.settle()
     scope = light_scope(lumend, BULBS["Bedside Right"])
     assert lumend.get("isOn", in_scope=scope) is True
-    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("brightness", in_scope=scope) == pytest.approx(25, abs=0.001)  # 16384 of 65535
     assert lumend.get("colorTemperature", in_scope=scope) == 250
     lumend.set("isOn", False, in_scope=scope, wait=False)
     lumend.settle()
@@ -130,7 +130,7 @@ def test_a_brightness_set_alone_keeps_the_colour(lumend):
 
     drive(lumend, lambda: asyncio.run(dim()))
     lumend.settle()
-    assert lumend.get("brightness", in_scope=scope) == 25
+    assert lumend.get("brightness", in_scope=scope) == pytest.approx(25, abs=0.001)  # 16384 of 65535
     assert lumend.get("color", in_scope=scope) == before
 
 

@@ -33,7 +33,7 @@ def test_switching_and_dimming_with_a_duration_is_seen_over_the_socket_and_back(
     drive(lumend, lambda: left.set_color([0, 0, 32768, 2700], duration=1000, rapid=False))
     lumend.settle()
     assert lumend.get("isOn", in_scope=scope) is True
-    assert lumend.get("brightness", in_scope=scope) == 50
+    assert lumend.get("brightness", in_scope=scope) == pytest.approx(50, abs=0.001)  # 32768 of 65535
     assert lumend.get("colorTemperature", in_scope=scope) == 370
     lumend.set("brightness", 100, in_scope=scope, wait=False)
     lumend.settle()

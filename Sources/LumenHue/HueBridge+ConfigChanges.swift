@@ -1,0 +1,62 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// The configuration's parameters an app may read but not change: error 8, as on a bridge.
+    static let fixedConfiguration: Set<String> = [
+        "bridgeid", "mac", "modelid", "apiversion", "swversion", "datastoreversion", "factorynew",
+        "replacesbridgeid", "starterkitid", "whitelist", "localtime", "UTC", "timezone", "zigbeechannel", "dhcp",
+        "ipaddress", "netmask", "gateway", "proxyaddress", "proxyport", "portalservices", "portalconnection",
+        "swupdate2",
+    ]
+
+    /// `PUT /api/<user>/config`: the bridge's `name`, which is the home's (4 to 16 characters, as on a bridge),
+    /// and `linkbutton: true`, which presses the link button as older apps do. The network, clock and update
+    /// settings are Lumen's own, not the bridge's to change: error 8 (not modifiable); anything else error 6.
+    func changeConfig(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let address = "/config"
+        let body = try bodyObject(request, address: address)
+        for (key, value) in body.members {
+            switch key {
+            case "name":
+                guard let name = value.stringValue, (4...16).contains(name.count) else {
+                    throw HueError.invalidValue(value, of: key, at: address)
+                }
+            case "linkbutton":
+                guard value == true else { throw HueError.invalidValue(value, of: key, at: address) }
+            case _ where Self.fixedConfiguration.contains(key):
+                throw HueError(
+                    type: 8, address: "\(address)/\(key)", description: "parameter, \(key), is not modifiable")
+            default:
+                throw HueError.parameterNotAvailable(key, at: address)
+            }
+        }
+        if let name = body["name"]?.stringValue {
+            do {
+                try await scopeContext.rename(.home, to: name)
+            } catch  where error.code == .notPersisted {
+                throw Self.internalError(error)
+            } catch {
+                throw HueError(type: 7, address: "\(address)/name", description: error.message)
+            }
+        }
+        if body["linkbutton"] != nil { await home.pressLinkButton() }
+        return .json(.array(body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }))
+    }
+
+    /// `DELETE /api/<user>/config/whitelist/<name>`: forgets the user `name` (which may be the one asking), so
+    /// that its key opens nothing any more; answered once that is durable.
+    func forgetUser(_ name: String) async throws -> HTTPResponse {
+        let address = "/config/whitelist/\(name)"
+        try await home.changeHueState { state throws(HueError) in
+            guard let index = state.users.firstIndex(where: { $0.username == name }) else {
+                throw HueError.notAvailable(address)
+            }
+            state.users.remove(at: index)
+        }
+        try await commit()
+        logger.notice("an app forgot a Hue user through the bridge", [("user", Self.sender(name))])
+        return .json([["success": .string("\(address) deleted")]])
+    }
+}

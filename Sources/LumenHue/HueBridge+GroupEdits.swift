@@ -1,0 +1,121 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// `POST /api/<user>/groups`: creates a `LightGroup` or a `Zone` of lights behind the bridge. A `Room` is
+    /// refused: Lumen's rooms are the home's, and each light is in one already, so a bridge would refuse it too
+    /// (error 306, a light is already in another room).
+    func createGroup(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let address = "/groups"
+        let body = try bodyObject(request, address: address)
+        for key in body.keys where !["name", "type", "lights", "class"].contains(key) {
+            throw HueError.parameterNotAvailable(key, at: address)
+        }
+        let snapshot = await snapshot()
+        let lights = try Self.lightNumbers(body["lights"] ?? [], in: snapshot, at: address, allowingNone: true)
+        let typeName = body["type"].map { $0.stringValue ?? "" } ?? "LightGroup"
+        if typeName == "Room" {
+            guard let first = lights.first else {
+                throw HueError.invalidValue("Room", of: "type", at: address)
+            }
+            throw HueError(
+                type: 306, address: "\(address)/lights", description: "Light \(first) is already used in another room")
+        }
+        guard let kind = HueBridgeState.Group.Kind(rawValue: typeName) else {
+            throw HueError.invalidValue(body["type"] ?? .null, of: "type", at: address)
+        }
+        let roomClass = try Self.roomClass(body["class"], at: address) ?? "Other"
+        if kind == .lightGroup, body["class"] != nil { throw HueError.parameterNotAvailable("class", at: address) }
+        let name = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
+        let number = try await home.changeHueState { state throws(HueError) in
+            guard state.groups.count < HueBridgeState.groupLimit else {
+                throw HueError(
+                    type: 301, address: address, description: "group could not be created. Group table is full.")
+            }
+            return state.addGroup(
+                name: name ?? "Group \(state.groups.count + 1)", type: kind, lights: lights, roomClass: roomClass)
+        }
+        try await commit()
+        return .json([["success": ["id": .string(String(number))]]])
+    }
+
+    /// `PUT /api/<user>/groups/<n>`: a created group's `name`, `lights` and (a zone's) `class`; a room's `name`,
+    /// which renames the home's room. A room's lights are the home's, and group 0 is every light: changing
+    /// either is refused as a bridge refuses it (error 305).
+    func changeGroup(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let address = "/groups/\(number)"
+        let snapshot = await snapshot()
+        guard let value = Int(number), snapshot.groupLights(value) != nil else { throw HueError.notAvailable(address) }
+        let body = try bodyObject(request, address: address)
+        for key in body.keys where !["name", "lights", "class"].contains(key) {
+            throw HueError.parameterNotAvailable(key, at: address)
+        }
+        let successes: [JSONValue] = body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+        guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
+            let room = snapshot.rooms.first { $0.number == value }
+            guard let room, body.keys == ["name"], let name = body["name"] else {
+                throw Self.notModifiable(address)
+            }
+            let newName = try Self.groupName(name, at: address)
+            do {
+                try await scopeContext.rename(.room(room.id), to: newName)
+            } catch  where error.code == .notPersisted {
+                throw Self.internalError(error)
+            } catch {
+                throw HueError(type: 7, address: "\(address)/name", description: error.message)
+            }
+            return .json(.array(successes))
+        }
+        var changed = group
+        if let name = body["name"] { changed.name = try Self.groupName(name, at: address) }
+        if let lights = body["lights"] {
+            changed.lights = try Self.lightNumbers(lights, in: snapshot, at: address, allowingNone: true)
+        }
+        if let roomClass = body["class"] {
+            guard group.kind == .zone else { throw HueError.parameterNotAvailable("class", at: address) }
+            changed.roomClass = try Self.roomClass(roomClass, at: address) ?? group.roomClass
+        }
+        try await home.changeHueState { [changed] state throws(HueError) in
+            guard state.updateGroup(value, { $0 = changed }) else { throw HueError.notAvailable(address) }
+        }
+        try await commit()
+        return .json(.array(successes))
+    }
+
+    /// `DELETE /api/<user>/groups/<n>`: forgets a group an app created, and the scenes stored for it. A room
+    /// and group 0 stay (error 305).
+    func deleteGroup(_ number: String) async throws -> HTTPResponse {
+        let address = "/groups/\(number)"
+        let snapshot = await snapshot()
+        guard let value = Int(number), snapshot.groupLights(value) != nil else { throw HueError.notAvailable(address) }
+        guard snapshot.state.groups.contains(where: { $0.number == value }) else { throw Self.notModifiable(address) }
+        try await home.changeHueState { state throws(HueError) in
+            guard state.removeGroup(value) else { throw HueError.notAvailable(address) }
+        }
+        try await commit()
+        return .json([["success": .string("\(address) deleted")]])
+    }
+
+    /// Hue's refusal to change or delete a group of a kind apps may not change.
+    static func notModifiable(_ address: String) -> HueError {
+        HueError(type: 305, address: address, description: "It is not allowed to update or delete group of this type")
+    }
+
+    /// A group's name: 1 to 32 characters, as on a bridge.
+    static func groupName(_ value: JSONValue, at address: String) throws(HueError) -> String {
+        guard let name = value.stringValue, (1...32).contains(name.count) else {
+            throw HueError.invalidValue(value, of: "name", at: address)
+        }
+        return name
+    }
+
+    /// A zone's class, when given: a short name the Hue app shows as an icon.
+    static func roomClass(_ value: JSONValue?, at address: String) throws(HueError) -> String? {
+        guard let value else { return nil }
+        guard let name = value.stringValue, (1...32).contains(name.count) else {
+            throw HueError.invalidValue(value, of: "class", at: address)
+        }
+        return name
+    }
+}

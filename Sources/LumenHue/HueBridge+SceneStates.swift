@@ -1,0 +1,162 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+
+extension HueBridge {
+    /// The parameters a scene's light state may hold.
+    static let sceneStateParameters: Set<String> = ["on", "bri", "ct", "xy", "hue", "sat", "transitiontime", "effect"]
+
+    /// The light numbers of a `lights` list (`["1", "3"]`), each a light behind the bridge, once each.
+    static func lightNumbers(
+        _ value: JSONValue?, in snapshot: Snapshot, at address: String, allowingNone: Bool
+    ) throws(HueError) -> [Int] {
+        guard let list = value?.arrayValue, allowingNone || !list.isEmpty else {
+            throw HueError.invalidValue(value ?? .null, of: "lights", at: address)
+        }
+        var numbers: [Int] = []
+        for element in list {
+            guard let text = element.stringValue, let number = Int(text),
+                snapshot.lights.contains(where: { $0.number == number })
+            else { throw HueError.invalidValue(element, of: "lights", at: address) }
+            if !numbers.contains(number) { numbers.append(number) }
+        }
+        return numbers
+    }
+
+    /// The `lightstates` of a new scene (`{"1": {"on": true, "bri": 200}}`), each for one of its `lights`.
+    static func givenStates(
+        _ value: JSONValue?, of lights: [Int], in snapshot: Snapshot, at address: String
+    ) throws(HueError) -> [Int: JSONObject] {
+        guard let value else { return [:] }
+        guard case .object(let object) = value else {
+            throw HueError.invalidValue(value, of: "lightstates", at: address)
+        }
+        var states: [Int: JSONObject] = [:]
+        for (key, state) in object.members {
+            guard let number = Int(key), lights.contains(number), let body = state.objectValue else {
+                throw HueError.invalidValue(state, of: "lightstates/\(key)", at: address)
+            }
+            states[number] = try sceneState(body, of: number, in: snapshot, at: "\(address)/lightstates/\(key)")
+        }
+        return states
+    }
+
+    /// `body` as the state a light takes in a scene, checked as a command to that light would be.
+    static func sceneState(
+        _ body: JSONObject, of light: Int, in snapshot: Snapshot, at address: String
+    ) throws(HueError) -> JSONObject {
+        guard let hueLight = snapshot.lights.first(where: { $0.number == light }) else {
+            throw HueError.notAvailable("/lights/\(light)")
+        }
+        for key in body.keys where !sceneStateParameters.contains(key) {
+            throw HueError.parameterNotAvailable(key, at: address)
+        }
+        _ = try HueCommand(body, kind: hueLight.light.model.kind, at: address)
+        return body
+    }
+
+    /// A `true`/`false` parameter, when given.
+    static func flag(_ value: JSONValue?, _ name: String, at address: String) throws(HueError) -> Bool? {
+        guard let value else { return nil }
+        guard let flag = value.boolValue else { throw HueError.invalidValue(value, of: name, at: address) }
+        return flag
+    }
+
+    /// A scene's `appdata` (`{"version": 1, "data": "…"}`), when given: kept whole, so it is kept small.
+    static func appData(_ value: JSONValue?, at address: String) throws(HueError) -> JSONObject? {
+        guard let value else { return nil }
+        guard let object = value.objectValue, value.serialized().utf8.count <= 256 else {
+            throw HueError.invalidValue(value, of: "appdata", at: address)
+        }
+        return object
+    }
+
+    /// A scene's `picture`, when given: at most 16 characters, as on a bridge.
+    static func picture(_ value: JSONValue?, at address: String) throws(HueError) -> String? {
+        guard let value else { return nil }
+        guard let picture = value.stringValue, picture.count <= 16 else {
+            throw HueError.invalidValue(value, of: "picture", at: address)
+        }
+        return picture
+    }
+
+    /// `PUT /api/<user>/groups/<n>/action {"scene": "<id>"}`: the scene's lights in the group (every one of
+    /// them, for group 0) take their states together, as one group command; answered once they have.
+    func recallScene(
+        _ body: JSONObject, group number: String, lights groupLights: [Int]?, from sender: String
+    ) async throws -> HTTPResponse {
+        let address = "/groups/\(number)/action"
+        guard let id = body["scene"]?.stringValue else {
+            throw HueError.invalidValue(body["scene"] ?? .null, of: "scene", at: address)
+        }
+        var transitionMs: Double?
+        for (key, value) in body.members where key != "scene" {
+            guard key == "transitiontime" else { throw HueError.parameterNotAvailable(key, at: address) }
+            guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
+                throw HueError.invalidValue(value, of: key, at: address)
+            }
+            transitionMs = Double(tenths) * 100
+        }
+        let snapshot = await snapshot()
+        guard let scene = snapshot.state.scenes.first(where: { $0.id == id }) else {
+            throw HueError.invalidValue(.string(id), of: "scene", at: address)
+        }
+        var changes: [(light: LightID, change: LightChange)] = []
+        var commands: [(light: LightID, command: HueCommand)] = []
+        var given: Double?
+        for light in scene.lights where groupLights?.contains(light) ?? true {
+            guard let hueLight = snapshot.lights.first(where: { $0.number == light }),
+                let state = scene.lightStates[light]
+            else { continue }
+            let command = try HueCommand(
+                state, kind: hueLight.light.model.kind, at: "/scenes/\(id)/lightstates/\(light)")
+            var change = command.change
+            // A light the scene switches off takes nothing else: its level and colour are kept for the next on.
+            if change.isOn == false { change = LightChange(isOn: false) }
+            if state["transitiontime"] != nil { given = max(given ?? 0, command.transitionMs) }
+            changes.append((hueLight.light.id, change))
+            commands.append((hueLight.light.id, command))
+        }
+        let successes: [JSONValue] = body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+        if changes.contains(where: { !$0.change.properties.isEmpty }) {
+            do {
+                try await scopeContext.performEach(
+                    changes, transitionMs: transitionMs ?? given ?? 400, network: .hueBridge, from: sender)
+            } catch {
+                throw HueCommand(address: address, firstParameter: "scene").hueError(for: error)
+            }
+        }
+        // A scene's `effect` is reported as a command's is.
+        for (light, command) in commands { effects.note(command, for: light) }
+        return .json(.array(successes))
+    }
+}
+
+extension HueBridge.Snapshot {
+    /// The light numbers of group `number` behind the bridge: every light for 0, a room's, or an app's group's
+    /// (those of its lights still behind the bridge); `nil` when there is no such group.
+    func groupLights(_ number: Int) -> [Int]? {
+        if number == 0 { return lights.map(\.number) }
+        if let room = rooms.first(where: { $0.number == number }) { return room.lights }
+        guard let group = state.groups.first(where: { $0.number == number }) else { return nil }
+        return group.lights.filter { light in lights.contains { $0.number == light } }
+    }
+
+    /// The state light `number` is in now, as a bridge stores it in a scene: on or off, its level, and its
+    /// colour in its colour mode (`xy` for one showing a colour, `ct` for one showing a colour temperature).
+    func capturedState(of number: Int, transitionTenths: Int?) -> JSONObject {
+        guard let light = lights.first(where: { $0.number == number })?.light else { return ["on": false] }
+        let kind = light.model.kind
+        var state: JSONObject = ["on": .bool(light.state.isOn)]
+        if kind.supports(.brightness) { state["bri"] = .int(HueValues.bri(brightness: light.state.brightness)) }
+        // In the light's colour mode: a light showing a colour temperature is captured as that white.
+        if kind.supports(.color), !light.state.showsColorTemperature {
+            state["xy"] = .array([.double(light.state.color.x), .double(light.state.color.y)])
+        } else if kind.supports(.colorTemperature) {
+            state["ct"] = .int(light.state.colorTemperature)
+        }
+        if let transitionTenths { state["transitiontime"] = .int(transitionTenths) }
+        return state
+    }
+}

@@ -1,0 +1,83 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueCommand {
+    /// The relative changes of a light's `state` or a group's `action`: each moves the light from where it is,
+    /// brought into range as a bridge brings it; a value given for the same property wins, as on a bridge.
+    struct Increments: Sendable {
+        /// `bri_inc`, −254 to 254.
+        var bri: Int?
+        /// `ct_inc` in mireds, −65534 to 65534.
+        var ct: Int?
+        /// `hue_inc`, −65534 to 65534, round the colour wheel.
+        var hue: Int?
+        /// `sat_inc`, −254 to 254.
+        var sat: Int?
+        /// `xy_inc`, each −0.5 to 0.5.
+        var xy: (x: Double, y: Double)?
+
+        /// Whether any was given.
+        var isEmpty: Bool { bri == nil && ct == nil && hue == nil && sat == nil && xy == nil }
+    }
+
+    /// Reads the relative parameter `name` (`bri_inc`, …) for a light of `kind`.
+    /// - Throws: ``HueError`` 6 for a parameter the light does not have, 7 for a value out of range.
+    mutating func readIncrement(_ name: String, _ value: JSONValue, kind: LightKind) throws(HueError) {
+        func integer(_ limit: Int) throws(HueError) -> Int {
+            guard let number = value.intValue, (-limit...limit).contains(number) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
+            return number
+        }
+        switch name {
+        case "bri_inc":
+            try requires(.brightness, name, kind)
+            increments.bri = try integer(254)
+        case "ct_inc":
+            try requires(.colorTemperature, name, kind)
+            increments.ct = try integer(65_534)
+        case "hue_inc":
+            try requires(.color, name, kind)
+            increments.hue = try integer(65_534)
+        case "sat_inc":
+            try requires(.color, name, kind)
+            increments.sat = try integer(254)
+        default:
+            try requires(.color, name, kind)
+            guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
+                let y = pair[1].doubleValue, (-0.5...0.5).contains(x), (-0.5...0.5).contains(y)
+            else { throw HueError.invalidValue(value, of: name, at: address) }
+            increments.xy = (x, y)
+        }
+    }
+
+    /// Whether the command changes anything, counting its relative changes.
+    var changesSomething: Bool { !change.properties.isEmpty || !increments.isEmpty }
+
+    /// The change for a light of `kind` in `state`: the values given, and the relative changes worked out
+    /// from where the light is, for the properties it has (a group's lights leave out what they lack).
+    func change(over state: LightState, kind: LightKind) -> LightChange {
+        var result = change
+        if result.brightness == nil, let step = increments.bri, kind.supports(.brightness) {
+            let bri = min(max(HueValues.bri(brightness: state.brightness) + step, 1), 254)
+            result.brightness = HueValues.brightness(bri: bri)
+        }
+        if result.colorTemperature == nil, let step = increments.ct, kind.supports(.colorTemperature) {
+            result.colorTemperature = HueValues.mireds(ct: min(max(state.colorTemperature + step, 0), 65_535))
+        }
+        guard result.color == nil, kind.supports(.color) else { return result }
+        if let (dx, dy) = increments.xy {
+            let x = min(max(state.color.x + dx, 0), 1)
+            let y = min(max(state.color.y + dy, 0), 1)
+            result.color = CIEColor(x: x, y: y).clippedToGamut
+        } else if increments.hue != nil || increments.sat != nil {
+            // The hue and sat the bridge reports for the light's colour, which read back as they were set.
+            let (hue, sat) = HueValues.hueAndSat(of: state.color)
+            let newHue = ((hue + (increments.hue ?? 0)) % 65_536 + 65_536) % 65_536
+            let newSat = min(max(sat + (increments.sat ?? 0), 0), 254)
+            result.color = HueValues.color(hue: newHue, sat: newSat)
+        }
+        return result
+    }
+}

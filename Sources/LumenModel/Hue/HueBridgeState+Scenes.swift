@@ -1,0 +1,183 @@
+import LumenProtocol
+
+extension HueBridgeState {
+    /// A scene an app stored on the bridge: the state each of its lights takes when it is recalled.
+    public struct Scene: Sendable, Hashable {
+        /// The bridge's name for it (`/scenes/<id>`): letters and digits.
+        public var id: String
+        /// What the app called it.
+        public var name: String
+        /// The group it belongs to (a `GroupScene`), or `nil` for a `LightScene`.
+        public var group: Int?
+        /// The numbers of its lights.
+        public var lights: [Int]
+        /// The state each light takes, in the Hue API's words (`{"on": true, "bri": 200, "xy": [0.3, 0.3]}`),
+        /// by light number; checked for the light when stored.
+        public var lightStates: [Int: JSONObject]
+        /// The user that stored it.
+        public var owner: String
+        /// Whether the bridge may delete it on its own.
+        public var recycle: Bool
+        /// What the app keeps with it (`{"version": 1, "data": "…"}`).
+        public var appData: JSONObject
+        /// The app's picture name.
+        public var picture: String
+        /// When it last changed, on the wall clock, as the Hue API writes times.
+        public var lastUpdated: String
+
+        /// A scene.
+        public init(
+            id: String, name: String, group: Int? = nil, lights: [Int], lightStates: [Int: JSONObject],
+            owner: String, recycle: Bool = false, appData: JSONObject = [:], picture: String = "",
+            lastUpdated: String
+        ) {
+            self.id = id
+            self.name = name
+            self.group = group
+            self.lights = lights
+            self.lightStates = lightStates
+            self.owner = owner
+            self.recycle = recycle
+            self.appData = appData
+            self.picture = picture
+            self.lastUpdated = lastUpdated
+        }
+
+        /// Its saved form.
+        var jsonValue: JSONValue {
+            var object: JSONObject = ["id": .string(id), "name": .string(name)]
+            if let group { object["group"] = .int(group) }
+            object["lights"] = .array(lights.map { .int($0) })
+            object["lightstates"] = .object(
+                JSONObject(
+                    lightStates.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) }))
+            object["owner"] = .string(owner)
+            object["recycle"] = .bool(recycle)
+            object["appdata"] = .object(appData)
+            object["picture"] = .string(picture)
+            object["lastupdated"] = .string(lastUpdated)
+            return .object(object)
+        }
+    }
+
+    /// A group an app created: a set of lights of its own choosing, apart from the home's rooms.
+    public struct Group: Sendable, Hashable {
+        /// The kinds of group an app may create.
+        public enum Kind: String, Sendable, Hashable, CaseIterable {
+            /// Any lights, for the app's own use.
+            case lightGroup = "LightGroup"
+            /// Lights an app groups across rooms (a light may be in several zones).
+            case zone = "Zone"
+        }
+
+        /// Its number among the groups (`/groups/<n>`), shared with the rooms'.
+        public var number: Int
+        /// What the app called it.
+        public var name: String
+        /// Its type.
+        public var kind: Kind
+        /// The numbers of its lights.
+        public var lights: [Int]
+        /// Its class (`Living room`, `Other`), which the Hue app shows as an icon.
+        public var roomClass: String
+
+        /// Its saved form.
+        var jsonValue: JSONValue {
+            .object([
+                "number": .int(number), "name": .string(name), "type": .string(kind.rawValue),
+                "lights": .array(lights.map { .int($0) }), "class": .string(roomClass),
+            ])
+        }
+    }
+
+    /// The most scenes the bridge keeps, as a Hue bridge does.
+    public static let sceneLimit = 200
+    /// The most light states all scenes hold together, as a Hue bridge keeps.
+    public static let sceneLightStateLimit = 2_048
+    /// The most groups apps may create, as a Hue bridge's group table holds.
+    public static let groupLimit = 64
+
+    /// How many light states the scenes hold.
+    public var sceneLightStateCount: Int { scenes.reduce(0) { $0 + $1.lightStates.count } }
+
+    /// Whether `id` may name a scene: 1 to 32 letters, digits and `-`, since it stands in a path.
+    public static func isSceneID(_ id: String) -> Bool {
+        (1...32).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+            }
+    }
+
+    /// Reads the saved groups at `cursor`, whose numbers must not be a room's.
+    static func groups(_ cursor: JSONCursor?, besides rooms: [Int: RoomID]) throws(JSONShapeError) -> [Group] {
+        guard let cursor else { return [] }
+        let elements = try cursor.array()
+        guard elements.count <= groupLimit else { throw cursor.error("at most \(groupLimit) groups are kept") }
+        var groups: [Group] = []
+        for element in elements {
+            let fields = try element.object(allowing: ["number", "name", "type", "lights", "class"])
+            let number = try fields.required("number").int(in: 1...1_000_000)
+            guard rooms[number] == nil, !groups.contains(where: { $0.number == number }) else {
+                throw try fields.required("number").error("group number \(number) is given twice; give each its own")
+            }
+            groups.append(
+                Group(
+                    number: number, name: try fields.required("name").string(),
+                    kind: try fields.required("type").enumeration(Group.Kind.self),
+                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
+                        try light.int(in: 1...1_000_000)
+                    },
+                    roomClass: try fields.optional("class")?.string() ?? "Other"))
+        }
+        return groups.sorted { $0.number < $1.number }
+    }
+
+    /// Reads the saved scenes at `cursor`.
+    static func scenes(_ cursor: JSONCursor?) throws(JSONShapeError) -> [Scene] {
+        guard let cursor else { return [] }
+        let elements = try cursor.array()
+        guard elements.count <= sceneLimit else { throw cursor.error("at most \(sceneLimit) scenes are kept") }
+        var scenes: [Scene] = []
+        var ids: Set<String> = []
+        for element in elements {
+            let fields = try element.object(allowing: [
+                "id", "name", "group", "lights", "lightstates", "owner", "recycle", "appdata", "picture",
+                "lastupdated",
+            ])
+            let id = try fields.required("id").string()
+            guard isSceneID(id), ids.insert(id).inserted else {
+                throw try fields.required("id").error("a scene's ID is 1 to 32 letters and digits, each its own")
+            }
+            var states: [Int: JSONObject] = [:]
+            if let lightStates = fields.optional("lightstates") {
+                guard case .object(let object) = lightStates.value else {
+                    throw lightStates.error("expected an object of light numbers and states")
+                }
+                for (name, value) in object.members {
+                    guard let number = Int(name), number > 0, case .object(let state) = value else {
+                        throw lightStates.error("expected a light number and a state object, not '\(name)'")
+                    }
+                    states[number] = state
+                }
+            }
+            scenes.append(
+                Scene(
+                    id: id, name: try fields.required("name").string(),
+                    group: try fields.optional("group")?.int(in: 0...1_000_000),
+                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
+                        try light.int(in: 1...1_000_000)
+                    },
+                    lightStates: states, owner: try fields.optional("owner")?.string() ?? "",
+                    recycle: try fields.optional("recycle")?.bool() ?? false,
+                    appData: fields.optional("appdata")?.value.objectValue ?? [:],
+                    picture: try fields.optional("picture")?.string() ?? "",
+                    lastUpdated: try fields.optional("lastupdated")?.string() ?? ""))
+        }
+        guard scenes.reduce(0, { $0 + $1.lightStates.count }) <= sceneLightStateLimit else {
+            throw cursor.error("the scenes hold more than \(sceneLightStateLimit) light states together")
+        }
+        return scenes
+    }
+}

@@ -1,0 +1,80 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Testing
+
+@testable import LumenHue
+
+/// Groups apps create beside the home's rooms (group 1 the den, 2 the hall of ``HueBridgeTests/home``).
+@Suite("Hue bridge groups apps create")
+struct HueGroupEditTests {
+    @Test func aLightGroupAndAZoneAreCreatedListedSwitchedChangedAndDeleted() async throws {
+        let bridge = try await HueTestBridge()
+        let created = try await bridge.answer("POST", "/groups", #"{"name": "Reading", "lights": ["1", "4"]}"#)
+        #expect(created == [["success": ["id": "3"]]], "after the rooms' numbers")
+        let zone = try await bridge.answer(
+            "POST", "/groups", #"{"name": "Upstairs", "type": "Zone", "class": "Bedroom", "lights": ["4"]}"#)
+        #expect(zone == [["success": ["id": "4"]]])
+        let groups = try await bridge.answer("GET", "/groups")
+        #expect(groups.objectValue?.keys == ["1", "2", "3", "4"])
+        #expect(
+            groups["3"]?["type"] == "LightGroup" && groups["3"]?["lights"] == ["1", "4"] && groups["3"]?["class"] == nil
+        )
+        #expect(groups["4"]?["type"] == "Zone" && groups["4"]?["class"] == "Bedroom")
+        // The lamp, a colour light given no colour, shows the white of its colour temperature.
+        #expect(groups["3"]?["action"]?["colormode"] == "ct" && groups["3"]?["action"]?["hue"] != nil)
+        #expect(groups["2"]?["action"]?["colormode"] == "ct" && groups["2"]?["action"]?["hue"] == nil)
+
+        _ = try await bridge.answer("PUT", "/groups/3/action", #"{"on": true, "bri": 254}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        #expect(try await bridge.home.light("den.lamp").state.brightness == 100)
+        #expect(try await bridge.home.light("hall.spot").state.brightness == 100)
+        #expect(try await !bridge.home.light("den.plug").state.isOn, "the plug is not in the group")
+
+        let changed = try await bridge.answer("PUT", "/groups/3", #"{"name": "Desk", "lights": ["3"]}"#)
+        #expect(changed == [["success": ["/groups/3/name": "Desk"]], ["success": ["/groups/3/lights": ["3"]]]])
+        #expect(try await bridge.answer("GET", "/groups/3")["lights"] == ["3"])
+        #expect(try await bridge.answer("DELETE", "/groups/3") == [["success": "/groups/3 deleted"]])
+        #expect(try await bridge.errorType("GET", "/groups/3") == 3)
+        // The numbers are never given again.
+        #expect(
+            try await bridge.answer("POST", "/groups", #"{"name": "Again", "lights": []}"#) == [
+                ["success": ["id": "5"]]
+            ])
+    }
+
+    @Test func theHomesRoomsAreNotTheBridgesToCreateOrDelete() async throws {
+        let bridge = try await HueTestBridge()
+        #expect(
+            try await bridge.errorType("POST", "/groups", #"{"name": "Attic", "type": "Room", "lights": ["1"]}"#) == 306
+        )
+        #expect(try await bridge.errorType("POST", "/groups", #"{"name": "Attic", "type": "Luminaire"}"#) == 7)
+        #expect(try await bridge.errorType("POST", "/groups", #"{"name": "X", "lights": ["9"]}"#) == 7)
+        #expect(try await bridge.errorType("DELETE", "/groups/1") == 305)
+        #expect(try await bridge.errorType("DELETE", "/groups/0") == 305)
+        #expect(try await bridge.errorType("DELETE", "/groups/9") == 3)
+        #expect(try await bridge.errorType("PUT", "/groups/1", #"{"lights": ["4"]}"#) == 305)
+        // A room's name is the home's room's.
+        #expect(
+            try await bridge.answer("PUT", "/groups/1", #"{"name": "Study"}"#) == [
+                ["success": ["/groups/1/name": "Study"]]
+            ])
+        #expect(await bridge.home.hueRooms().first?.name == "Study")
+    }
+
+    @Test func createdGroupsAreKeptAcrossACrashAndTheTableHoldsSixtyFour() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("POST", "/groups", #"{"name": "Kept", "type": "Zone", "lights": ["1"]}"#)
+        let scene = try await bridge.createScene(#"{"name": "Z", "group": "3"}"#)
+        let again = try await bridge.restarted()
+        #expect(try await again.answer("GET", "/groups/3")["name"] == "Kept")
+        #expect(try await again.answer("GET", "/scenes/\(scene)")["group"] == "3")
+        // Deleting a group forgets its scenes, as a bridge does.
+        _ = try await again.answer("DELETE", "/groups/3")
+        #expect(try await again.errorType("GET", "/scenes/\(scene)") == 3)
+        for index in 0..<HueBridgeState.groupLimit {
+            _ = try await again.answer("POST", "/groups", #"{"name": "G\#(index)", "lights": []}"#)
+        }
+        #expect(try await again.errorType("POST", "/groups", #"{"name": "full", "lights": []}"#) == 301)
+    }
+}

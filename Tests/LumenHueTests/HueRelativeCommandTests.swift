@@ -1,0 +1,92 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Testing
+
+@testable import LumenHue
+
+/// `bri_inc` and its kin, `effect` and `alert`, on the lights of ``HueBridgeTests/home`` (1 the Hue colour
+/// lamp, 3 the plug, 4 the hall's white-ambiance spot).
+@Suite("Hue bridge relative commands and effects")
+struct HueRelativeCommandTests {
+    @Test func increasesMoveALightFromWhereItIsClampedAsABridgeClampsThem() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "bri": 200, "transitiontime": 0}"#)
+        let answer = try await bridge.answer("PUT", "/lights/1/state", #"{"bri_inc": 100, "transitiontime": 0}"#)
+        #expect(
+            answer == [
+                ["success": ["/lights/1/state/bri_inc": 100]], ["success": ["/lights/1/state/transitiontime": 0]],
+            ])
+        #expect(try await bridge.home.light("den.lamp").state.brightness == 100)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri_inc": -254, "transitiontime": 0}"#)
+        #expect(try await bridge.home.light("den.lamp").state.brightness == 1, "never below the dimmest level")
+        // A value given wins over the increase of the same property.
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 101, "bri_inc": 50, "transitiontime": 0}"#)
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["bri"] == 101)
+        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"ct": 480, "transitiontime": 0}"#)
+        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"ct_inc": 100, "transitiontime": 0}"#)
+        #expect(try await bridge.home.light("hall.spot").state.colorTemperature == 500)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"xy": [0.3, 0.3], "transitiontime": 0}"#)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"xy_inc": [0.1, -0.05], "transitiontime": 0}"#)
+        let color = try await bridge.home.light("den.lamp").state.color
+        #expect(abs(color.x - 0.4) < 1e-9 && abs(color.y - 0.25) < 1e-9)
+        #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"bri_inc": 255}"#) == 7)
+        #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"xy_inc": [0.6, 0]}"#) == 7)
+        #expect(try await bridge.errorType("PUT", "/lights/3/state", #"{"bri_inc": 5}"#) == 6)
+        #expect(try await bridge.errorType("PUT", "/lights/4/state", #"{"hue_inc": 5}"#) == 6)
+    }
+
+    @Test func hueAndSaturationIncreasesTurnRoundTheWheel() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer(
+            "PUT", "/lights/1/state", #"{"on": true, "hue": 65000, "sat": 200, "transitiontime": 0}"#)
+        _ = try await bridge.answer(
+            "PUT", "/lights/1/state", #"{"hue_inc": 1072, "sat_inc": 100, "transitiontime": 0}"#)
+        // Past the end of the wheel it comes round to red's other side, fully saturated.
+        let expected = HueValues.color(hue: 65000 + 1072 - 65536, sat: 254)
+        let color = try await bridge.home.light("den.lamp").state.color
+        #expect(abs(color.x - expected.x) < 0.01 && abs(color.y - expected.y) < 0.01, "\(color) \(expected)")
+        let (hue, sat) = HueValues.hueAndSat(of: HueValues.color(hue: 21845, sat: 127))
+        #expect(abs(hue - 21845) <= 1 && sat == 127)
+    }
+
+    @Test func aGroupsIncreaseMovesEachLightFromItsOwnLevelInOneGroupCommand() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "bri": 100, "transitiontime": 0}"#)
+        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"on": true, "bri": 200, "transitiontime": 0}"#)
+        let answer = try await bridge.answer("PUT", "/groups/0/action", #"{"bri_inc": 20, "transitiontime": 0}"#)
+        #expect(answer.arrayValue?.first == ["success": ["/groups/0/action/bri_inc": 20]])
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["bri"] == 120)
+        #expect(try await bridge.answer("GET", "/lights/4")["state"]?["bri"] == 220)
+        #expect(try await bridge.home.light("den.plug").state.isOn == false, "a plug has no level to raise")
+    }
+
+    @Test func effectAndAlertAreTakenAndReported() async throws {
+        let bridge = try await HueTestBridge()
+        let answer = try await bridge.answer("PUT", "/lights/1/state", #"{"effect": "colorloop", "alert": "lselect"}"#)
+        #expect(
+            answer == [
+                ["success": ["/lights/1/state/effect": "colorloop"]], ["success": ["/lights/1/state/alert": "lselect"]],
+            ])
+        var state = try await bridge.answer("GET", "/lights/1")["state"]
+        #expect(state?["effect"] == "colorloop" && state?["alert"] == "lselect")
+        #expect(try await bridge.answer("GET", "/lights")["1"]?["state"]?["effect"] == "colorloop")
+        _ = try await bridge.answer("PUT", "/groups/0/action", #"{"effect": "none", "alert": "select"}"#)
+        state = try await bridge.answer("GET", "/lights/1")["state"]
+        #expect(state?["effect"] == "none" && state?["alert"] == "select")
+        #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"effect": "sparkle"}"#) == 7)
+        #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"alert": "blink"}"#) == 7)
+        #expect(try await bridge.errorType("PUT", "/lights/4/state", #"{"effect": "colorloop"}"#) == 6)
+    }
+
+    @Test func aColourRefusedByALightThatIsOffNamesTheParameterAsSent() async throws {
+        let bridge = try await HueTestBridge()
+        for parameter in ["hue", "sat"] {
+            let answer = try await bridge.answer("PUT", "/lights/1/state", #"{"\#(parameter)": 100}"#)
+            let error = answer.arrayValue?.first?["error"]
+            #expect(error?["type"] == 201 && error?["address"] == .string("/lights/1/state/\(parameter)"), "\(answer)")
+        }
+        let error = try await bridge.answer("PUT", "/lights/1/state", #"{"bri_inc": 10}"#).arrayValue?.first?["error"]
+        #expect(error?["type"] == 201 && error?["address"] == "/lights/1/state/bri_inc")
+    }
+}

@@ -1,0 +1,73 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenHue
+
+/// A bridge over the test home of ``HueBridgeTests`` on the virtual clock, with a paired user, and every record
+/// the home hands its state store kept, so that a test can start the home again from them.
+final class HueTestBridge: Sendable {
+    let home: Home
+    let bridge: HueBridge
+    let records: Mutex<[StateRecord]>
+    let user: String
+
+    /// A bridge over `fixture` (``HueBridgeTests/home`` unless given), with the user `tests` paired.
+    init(fixture: Fixture? = nil) async throws {
+        let fixture = try fixture ?? Fixture(json: Array(HueBridgeTests.home.utf8))
+        home = Home(fixture: fixture, clock: .virtual)
+        bridge = HueBridge(scopeContext: ScopeContext(home: home))
+        records = Mutex([])
+        user = "tests"
+        await home.setPersistenceSink { [self] record in records.withLock { $0.append(record) } }
+        if await home.hueUser(user) == nil { _ = try await home.pairHueUser(deviceType: "tests#swift", username: user) }
+    }
+
+    /// The home as a restart after a crash finds it: the fixture it started from with every record since,
+    /// each read back from its saved form as the journal holds it.
+    func restarted(from fixture: Fixture? = nil) async throws -> HueTestBridge {
+        let fixture = try fixture ?? Fixture(json: Array(HueBridgeTests.home.utf8))
+        let saved = try records.withLock { records in
+            try records.map { record in
+                try StateRecord(cursor: JSONCursor(try JSONParser.parse(Array(record.jsonValue.serialized().utf8))))
+            }
+        }
+        return try await HueTestBridge(fixture: try fixture.applying(saved))
+    }
+
+    /// The bridge's answer to the user's request at `path` (after `/api/tests`), moving the clock until it comes.
+    func answer(_ method: String, _ path: String, _ body: String = "") async throws -> JSONValue {
+        let request = HTTPRequest(
+            method: method, path: path.hasPrefix("/api") ? path : "/api/\(user)\(path)",
+            headers: HueBridgeTests.headers, body: Array(body.utf8))
+        guard case .later(let work) = try #require(bridge.respond(to: request)) else {
+            Issue.record("answered at once")
+            return .null
+        }
+        let answered = Mutex<HTTPResponse?>(nil)
+        Task {
+            let response = await work(); answered.withLock { $0 = response }
+        }
+        for _ in 0..<100_000 {
+            if let response = answered.withLock({ $0 }) { return try JSONParser.parse(response.body) }
+            try await home.advance(byMilliseconds: 100)
+            await Task.yield()
+        }
+        Issue.record("no answer")
+        return .null
+    }
+
+    /// The error type of the answer's first entry, if it is an error.
+    func errorType(_ method: String, _ path: String, _ body: String = "") async throws -> Int? {
+        try await answer(method, path, body).arrayValue?.first?["error"]?["type"]?.intValue
+    }
+
+    /// The ID a `POST /scenes` answer gives.
+    func createScene(_ body: String) async throws -> String {
+        let answer = try await answer("POST", "/scenes", body)
+        return try #require(answer.arrayValue?.first?["success"]?["id"]?.stringValue, "\(answer)")
+    }
+}
