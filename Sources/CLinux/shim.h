@@ -127,9 +127,11 @@ static inline int lumen_udp_want_destination(int fd) {
 /// Reads one datagram without blocking, as `recvfrom` does, and the IPv4 address it was sent to: `*destination`
 /// the header's (a broadcast address, for a broadcast), `*local` the address of this host the kernel would
 /// answer from (the same as `*destination` for a datagram sent to one of its addresses), both in network order
-/// and 0 when the socket is not IPv4. Returns the byte count, or -1 with errno set.
+/// and 0 when the socket is not IPv4, and `*interface` the index of the interface it came in on. Returns the
+/// byte count, or -1 with errno set.
 static inline ssize_t lumen_udp_receive(int fd, void *buffer, size_t size, struct sockaddr_storage *sender,
-                                        socklen_t *senderLength, uint32_t *destination, uint32_t *local) {
+                                        socklen_t *senderLength, uint32_t *destination, uint32_t *local,
+                                        int32_t *interface) {
     struct iovec vector = {.iov_base = buffer, .iov_len = size};
     union {
         char bytes[CMSG_SPACE(sizeof(struct lumen_in_pktinfo))];
@@ -140,6 +142,7 @@ static inline ssize_t lumen_udp_receive(int fd, void *buffer, size_t size, struc
     ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT);
     *destination = 0;
     *local = 0;
+    *interface = 0;
     if (count < 0) return count;
     *senderLength = message.msg_namelen;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
@@ -148,6 +151,7 @@ static inline ssize_t lumen_udp_receive(int fd, void *buffer, size_t size, struc
             memcpy(&info, CMSG_DATA(header), sizeof info);
             *destination = info.ipi_addr.s_addr;
             *local = info.ipi_spec_dst.s_addr;
+            *interface = info.ipi_ifindex;
         }
     }
     return count;

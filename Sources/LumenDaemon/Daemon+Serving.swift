@@ -211,6 +211,10 @@ extension Daemon {
         let front = LIFXFront(
             scopeContext: scopeContext, port: port, firstAddress: first,
             startedAtMs: await scopeContext.home.nowMilliseconds)
+        // A LAN broadcast arrives on every interface of that LAN (a macvlan and the interface under it): it is
+        // answered from the bulbs' own, once.
+        let broadcastInterfaces = NetworkInterface.broadcastInterfaces(
+            for: bulbs.map(\.address), among: NetworkInterface.current())
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
@@ -230,8 +234,13 @@ extension Daemon {
                     ])
             }
         } respond: { datagram, destination, sender in
-            guard case .address(let address) = destination else { return front.respond(to: datagram, from: sender) }
-            return front.respond(to: datagram, at: address, from: sender)
+            switch destination {
+            case .address(let address): return front.respond(to: datagram, at: address, from: sender)
+            case .broadcast(let interface):
+                if let broadcastInterfaces, !broadcastInterfaces.contains(interface) { return nil }
+                return front.respond(to: datagram, from: sender)
+            case .unknown: return front.respond(to: datagram, from: sender)
+            }
         }
     }
 

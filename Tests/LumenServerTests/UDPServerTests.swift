@@ -64,7 +64,8 @@ struct UDPServerTests {
             { send in
                 switch destination {
                 case .address(let address): send([[UInt8(address.value & 0xFF)]], address)
-                case .broadcast: send([[255]], IPv4Address("127.0.0.43"))
+                // Loopback is interface 1.
+                case .broadcast(let interface): send([[interface == 1 ? 255 : 254]], IPv4Address("127.0.0.43"))
                 case .unknown: send([[0]], nil)
                 }
             }
@@ -99,5 +100,25 @@ struct UDPServerTests {
             return Array(buffer[0..<1])
         }
         #expect(broadcast == [255], "a broadcast is told apart, and answered from the address the server names")
+    }
+
+    @Test func broadcastsAreAnsweredFromTheInterfaceThatHoldsTheBulbsOrFromEveryOneForLoopback() {
+        let lan = NetworkInterface(
+            index: 2, address: IPv4Address("192.168.1.10")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
+        let macvlan = NetworkInterface(
+            index: 5, address: IPv4Address("192.168.1.50")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
+        let loopback = NetworkInterface(
+            index: 1, address: IPv4Address("127.0.0.1")!, netmask: IPv4Address("255.0.0.0")!, isLoopback: true)
+        let interfaces = [loopback, lan, macvlan]
+        func chosen(_ addresses: [String]) -> Set<Int32>? {
+            NetworkInterface.broadcastInterfaces(for: addresses.compactMap(IPv4Address.init), among: interfaces)
+        }
+        // Bulbs on the macvlan: a LAN broadcast also arriving on the interface under it is not answered again.
+        #expect(chosen(["192.168.1.50"]) == [5])
+        // An address on the LAN's network that no interface holds: the interface of that network.
+        #expect(chosen(["192.168.1.60"]) == [2])
+        #expect(chosen(["127.0.0.10", "127.0.0.11"]) == nil, "loopback bulbs hear broadcasts from every interface")
+        #expect(chosen(["10.9.9.9"]) == nil, "on no interface's network: every interface")
+        #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
     }
 }

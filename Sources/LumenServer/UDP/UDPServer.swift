@@ -18,8 +18,9 @@ public typealias UDPWork =
 public enum UDPDestination: Sendable, Hashable {
     /// To this address of the host.
     case address(IPv4Address)
-    /// To a broadcast address (the LAN's, `255.255.255.255`, `127.255.255.255`).
-    case broadcast
+    /// To a broadcast address (the LAN's, `255.255.255.255`, `127.255.255.255`), arriving on the interface of
+    /// this index.
+    case broadcast(interface: Int32)
     /// Not known: an IPv6 socket.
     case unknown
 }
@@ -86,15 +87,17 @@ public final class UDPServer: Service, Sendable {
             var sender = Sender(storage: sockaddr_storage(), length: socklen_t(MemoryLayout<sockaddr_storage>.size))
             var destination: UInt32 = 0
             var local: UInt32 = 0
+            var interface: Int32 = 0
             let count = buffer.withUnsafeMutableBytes { bytes in
                 lumen_udp_receive(
-                    fd, bytes.baseAddress, bytes.count, &sender.storage, &sender.length, &destination, &local)
+                    fd, bytes.baseAddress, bytes.count, &sender.storage, &sender.length, &destination, &local,
+                    &interface)
             }
             guard count >= 0 else { return }
             // The sender's address is written out only if a command needs it: not for every datagram of a flood.
             guard
                 let work = respond(
-                    Array(buffer[0..<count]), Self.destination(destination, local: local),
+                    Array(buffer[0..<count]), Self.destination(destination, local: local, interface: interface),
                     { [sender] in Self.describe(sender) })
             else { continue }
             guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
@@ -118,9 +121,10 @@ public final class UDPServer: Service, Sendable {
     /// Where a datagram was sent, from what `IP_PKTINFO` told (network order): the kernel answers a datagram
     /// sent to one of the host's addresses from that address, and a broadcast from an address of the interface
     /// it came in on, so the two differ only for a broadcast.
-    static func destination(_ destination: UInt32, local: UInt32) -> UDPDestination {
+    static func destination(_ destination: UInt32, local: UInt32, interface: Int32) -> UDPDestination {
         guard destination != 0 else { return .unknown }
-        return destination == local ? .address(IPv4Address(value: UInt32(bigEndian: destination))) : .broadcast
+        guard destination == local else { return .broadcast(interface: interface) }
+        return .address(IPv4Address(value: UInt32(bigEndian: destination)))
     }
 
     /// A sender's address as text: `127.0.0.1:51234`, `[::1]:51234`.
