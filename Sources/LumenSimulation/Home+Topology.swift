@@ -62,6 +62,7 @@ extension Home {
             throw Self.noSuchLight(id, listedBy: .simulation)
         }
         saveHueNumbersBeforeRemoval()
+        if hue.forget(id) { persistenceSink?.record(.hue(hue)) }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {

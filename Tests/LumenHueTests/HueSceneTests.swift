@@ -9,6 +9,21 @@ import Testing
 /// of ``HueBridgeTests/home``; group 1 is the den, 2 the hall.
 @Suite("Hue bridge scenes")
 struct HueSceneTests {
+    /// A light deleted from the home leaves every scene and group it was in, as on a bridge, and stays gone
+    /// from them after a restart.
+    @Test func aLightThatGoesLeavesItsScenesAndGroups() async throws {
+        let bridge = try await HueTestBridge()
+        let id = try await bridge.createScene(#"{"name": "Evening", "lights": ["1", "4"]}"#)
+        _ = try await bridge.answer("POST", "/groups", #"{"name": "Reading", "lights": ["1", "4"]}"#)
+        try await bridge.home.removeLight("den.lamp")
+        let scene = try await bridge.answer("GET", "/scenes/\(id)")
+        #expect(scene["lights"] == ["4"] && scene["lightstates"]?["1"] == nil, "\(scene)")
+        #expect(try await bridge.answer("GET", "/groups/3")["lights"] == ["4"])
+        let restarted = try await bridge.restarted()
+        #expect(try await restarted.answer("GET", "/scenes/\(id)")["lights"] == ["4"])
+        #expect(try await restarted.answer("GET", "/groups/3")["lights"] == ["4"])
+    }
+
     @Test func aSceneWithoutStatesCapturesTheLightsAsTheyAreAndARecallBringsThemBack() async throws {
         let bridge = try await HueTestBridge()
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "bri": 200, "xy": [0.3, 0.4]}"#)

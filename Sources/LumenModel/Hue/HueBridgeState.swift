@@ -56,6 +56,23 @@ public struct HueBridgeState: Sendable, Hashable {
         return true
     }
 
+    /// Takes `light` out of every scene and every group apps created, as a bridge does when a light is deleted;
+    /// its number stays taken. Returns whether any scene or group held it.
+    public mutating func forget(_ light: LightID) -> Bool {
+        guard let number = lightNumbers[light] else { return false }
+        var changed = false
+        for index in scenes.indices where scenes[index].lights.contains(number) {
+            scenes[index].lights.removeAll { $0 == number }
+            scenes[index].lightStates[number] = nil
+            changed = true
+        }
+        for index in groups.indices where groups[index].lights.contains(number) {
+            groups[index].lights.removeAll { $0 == number }
+            changed = true
+        }
+        return changed
+    }
+
     /// Gives `room` the next free group number, unless it has one; returns whether it was given one.
     public mutating func number(_ room: RoomID) -> Bool {
         guard roomNumbers[room] == nil else { return false }
