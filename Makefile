@@ -105,6 +105,7 @@ interop: build
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop/lifx && unshare -rn sh -c 'ip link set lo up && \
 			ip addr add 10.77.0.1/24 brd 10.77.0.255 dev lo && \
+			for bulb in 10 11 12; do ip addr add 10.77.0.$$bulb/24 dev lo; done && \
 			ip route add 255.255.255.255/32 dev lo && \
 			LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider .'; \
@@ -169,6 +170,9 @@ install: man
 		chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 	done
 	install -m 0644 README.md docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	sed -e 's|@bindir@|$(BINDIR)|g' systemd/examples/lumend-lifx.conf > $(DESTDIR)$(DOCDIR)/examples/lumend-lifx.conf
+	chmod 0644 $(DESTDIR)$(DOCDIR)/examples/lumend-lifx.conf
 	install -m 0644 fixtures/*.json $(DESTDIR)$(DATADIR)/lumen/fixtures/
 	install -m 0644 completions/lumenctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumenctl
 	install -m 0644 completions/lumend.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/lumend

@@ -16,7 +16,7 @@ complete -c lumend -l command-record -r -f -d 'How many of the last commands the
 complete -c lumend -l http -r -f -d 'Listen for HTTP there (127'
 complete -c lumend -l http-token-file -r -F -d 'Read the token that opens the simulation scope over HTTP ...'
 complete -c lumend -l http-host -r -f -d 'Take HTTP requests that name lumend NAME (a DNS name of t...'
-complete -c lumend -l lifx -r -f -d 'Answer the LIFX LAN protocol on UDP there for the bulbs o...'
+complete -c lumend -l lifx -r -f -d 'Answer the LIFX LAN protocol on UDP for the bulbs on the ...'
 complete -c lumend -l hue-pairing -r -f -a 'button open' -d 'When apps may pair with the Hue bridge: while its link bu...'
 complete -c lumend -l hue-users -r -f -d 'The most users the Hue bridge keeps (default 64); pairing...'
 complete -c lumend -l event-loops -r -f -d 'Threads serving the connections'

@@ -19,7 +19,7 @@ _lumend() {
         --http'[Listen for HTTP there (127]:value:->value---http'
         --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
         --http-host'[Take HTTP requests that name lumend NAME (a DNS name of t...]:value:->value---http-host'
-        --lifx'[Answer the LIFX LAN protocol on UDP there for the bulbs o...]:value:->value---lifx'
+        --lifx'[Answer the LIFX LAN protocol on UDP for the bulbs on the ...]:value:->value---lifx'
         --hue-pairing'[When apps may pair with the Hue bridge: while its link bu...]:value:->value---hue-pairing'
         --hue-users'[The most users the Hue bridge keeps (default 64); pairing...]:value:->value---hue-users'
         --event-loops'[Threads serving the connections]:value:->value---event-loops'

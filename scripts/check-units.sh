@@ -50,6 +50,24 @@ for unit in lumend.service lumend@demo.service; do
     echo "FAIL security $unit: exposure $score is above 2.0"; failed=1
   fi
 done
+# The documented drop-in that lets the system's lumend serve LIFX bulbs on the LAN (docs/lifx.md) must load
+# cleanly onto the installed service, and leave it within the same exposure limit.
+lifx_dropin="$prefix/share/doc/lumen/examples/lumend-lifx.conf"
+mkdir -p "$work/lifx/lumend.service.d"
+cp "$work/lumend.service" "$work/lumend.socket" "$work/lifx/"
+if [ -f "$lifx_dropin" ]; then
+  cp "$lifx_dropin" "$work/lifx/lumend.service.d/lifx.conf"
+  check "lumend.service with the LIFX drop-in" bash -c "cd '$work/lifx' && systemd-analyze verify '$work/lifx/lumend.service'"
+  line=$(systemd-analyze security --offline=yes "$work/lifx/lumend.service" 2>/dev/null | grep 'Overall exposure level' || true)
+  score=$(sed -E 's/.*: ([0-9]+\.[0-9]+).*/\1/' <<<"$line")
+  if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
+    echo "ok   security lumend.service with the LIFX drop-in: exposure $score (limit 2.0)"
+  else
+    echo "FAIL security lumend.service with the LIFX drop-in: exposure '$score' (limit 2.0)"; failed=1
+  fi
+else
+  echo "FAIL no LIFX drop-in installed at $lifx_dropin"; failed=1
+fi
 # The system's sockets admit group lumen, which the installed sysusers.d file creates (as systemd-sysusers
 # does at boot or from the package's postinst): here in an empty root, where it must make just that group.
 sysusers="$prefix/lib/sysusers.d/lumen.conf"

@@ -104,4 +104,81 @@ static inline int lumen_spawn_close_from(posix_spawn_file_actions_t *actions, in
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+#include <netinet/in.h>
+#include <string.h>
+
+#ifndef IP_PKTINFO
+#define IP_PKTINFO 8
+#endif
+
+/// `struct in_pktinfo`, which <netinet/in.h> declares only with _GNU_SOURCE; the kernel's layout.
+struct lumen_in_pktinfo {
+    int ipi_ifindex;
+    struct in_addr ipi_spec_dst;
+    struct in_addr ipi_addr;
+};
+
+/// Asks the kernel to tell, with each datagram `fd` reads, the address it was sent to (IP_PKTINFO).
+static inline int lumen_udp_want_destination(int fd) {
+    int one = 1;
+    return setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+}
+
+/// Reads one datagram without blocking, as `recvfrom` does, and the IPv4 address it was sent to: `*destination`
+/// the header's (a broadcast address, for a broadcast), `*local` the address of this host the kernel would
+/// answer from (the same as `*destination` for a datagram sent to one of its addresses), both in network order
+/// and 0 when the socket is not IPv4, and `*interface` the index of the interface it came in on. Returns the
+/// byte count, or -1 with errno set.
+static inline ssize_t lumen_udp_receive(int fd, void *buffer, size_t size, struct sockaddr_storage *sender,
+                                        socklen_t *senderLength, uint32_t *destination, uint32_t *local,
+                                        int32_t *interface) {
+    struct iovec vector = {.iov_base = buffer, .iov_len = size};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct lumen_in_pktinfo))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {.msg_name = sender, .msg_namelen = *senderLength, .msg_iov = &vector, .msg_iovlen = 1,
+                             .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT);
+    *destination = 0;
+    *local = 0;
+    *interface = 0;
+    if (count < 0) return count;
+    *senderLength = message.msg_namelen;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == IPPROTO_IP && header->cmsg_type == IP_PKTINFO) {
+            struct lumen_in_pktinfo info;
+            memcpy(&info, CMSG_DATA(header), sizeof info);
+            *destination = info.ipi_addr.s_addr;
+            *local = info.ipi_spec_dst.s_addr;
+            *interface = info.ipi_ifindex;
+        }
+    }
+    return count;
+}
+
+/// Sends one datagram to `to` without blocking, from the IPv4 address `source` of this host (network order;
+/// 0 leaves it to the kernel, as `sendto` does). Returns the byte count, or -1 with errno set.
+static inline ssize_t lumen_udp_send(int fd, const void *bytes, size_t count, const struct sockaddr_storage *to,
+                                     socklen_t toLength, uint32_t source) {
+    struct iovec vector = {.iov_base = (void *)bytes, .iov_len = count};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct lumen_in_pktinfo))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {.msg_name = (void *)to, .msg_namelen = toLength, .msg_iov = &vector, .msg_iovlen = 1};
+    if (source != 0) {
+        message.msg_control = control.bytes;
+        message.msg_controllen = sizeof control.bytes;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = IPPROTO_IP;
+        header->cmsg_type = IP_PKTINFO;
+        header->cmsg_len = CMSG_LEN(sizeof(struct lumen_in_pktinfo));
+        struct lumen_in_pktinfo info = {.ipi_ifindex = 0, .ipi_spec_dst = {.s_addr = source}, .ipi_addr = {0}};
+        memcpy(CMSG_DATA(header), &info, sizeof info);
+    }
+    return sendmsg(fd, &message, MSG_DONTWAIT);
+}
+
 #endif

@@ -77,7 +77,7 @@ extension Daemon {
                 try await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
         }
         if let address = options.lifxAddress {
-            services.append(try lifxServer(on: address, scopeContext: scopeContext, logger: logger))
+            services.append(try await lifxServer(on: address, scopeContext: scopeContext, logger: logger))
         }
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
@@ -179,15 +179,46 @@ extension Daemon {
         return token
     }
 
-    /// The LIFX LAN bulbs, answering on UDP at `address`.
-    static func lifxServer(on address: TCPAddress, scopeContext: ScopeContext, logger: Logger) throws -> UDPServer {
-        let fd: Int32
-        do { fd = try UDPServer.bind(address) } catch {
-            throw StartupError(description: "cannot listen for LIFX on \(address): \(error)")
+    /// The LIFX LAN bulbs, each answering on UDP at its own address from `address` on (or its fixture's), all on
+    /// `address`'s port.
+    ///
+    /// One socket on the wildcard address serves them all: it gets the datagrams sent to any bulb's address and
+    /// the broadcasts, the kernel tells each datagram's destination, and each reply leaves from its bulb's
+    /// address (docs/architecture.md says why one socket rather than one a bulb).
+    static func lifxServer(on address: TCPAddress, scopeContext: ScopeContext, logger: Logger) async throws
+        -> UDPServer
+    {
+        guard let first = IPv4Address(address.host) else {
+            throw StartupError(description: "--lifx takes an IPv4 address, not \(address)")
         }
-        let bound = TCPAddress(host: address.host, port: TCPListener.boundPort(fd) ?? address.port)
-        let front = LIFXFront(scopeContext: scopeContext, port: bound.port)
-        logger.notice("LIFX LAN bulbs on udp://\(bound)", [("lifx", "\(bound)")])
+        let fd: Int32
+        let wildcard = TCPAddress(host: "0.0.0.0", port: address.port)
+        do { fd = try UDPServer.bind(wildcard) } catch {
+            throw StartupError(description: "cannot listen for LIFX on udp://\(wildcard): \(error)")
+        }
+        let port = TCPListener.boundPort(fd) ?? address.port
+        let bulbs = await scopeContext.home.lifxLights(first: first)
+        // A reply can leave only from an address of this host: one that is not is refused now, not at each reply.
+        for bulb in bulbs {
+            do { close(try UDPServer.bind(TCPAddress(host: bulb.address.description, port: 0))) } catch {
+                close(fd)
+                throw StartupError(
+                    description: "the LIFX bulb '\(bulb.light.id)' answers at \(bulb.address), which is not an "
+                        + "address of this machine (\(error)): add it (ip address add \(bulb.address)/24 dev IFACE, or "
+                        + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
+            }
+        }
+        let front = LIFXFront(
+            scopeContext: scopeContext, port: port, firstAddress: first,
+            startedAtMs: await scopeContext.home.nowMilliseconds)
+        // A LAN broadcast arrives on every interface of that LAN (a macvlan and the interface under it): it is
+        // answered from the bulbs' own, once.
+        let broadcastInterfaces = NetworkInterface.broadcastInterfaces(
+            for: bulbs.map(\.address), among: NetworkInterface.current())
+        let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")
+        logger.notice(
+            "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
+            [("lifx", "\(first):\(port)")])
         return UDPServer(fd: fd) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
             let overBudget = front.budget.dropped.load(ordering: .relaxed)
@@ -202,8 +233,14 @@ extension Daemon {
                         ("broadcasts", String(broadcasts)), ("overBudget", String(overBudget)),
                     ])
             }
-        } respond: {
-            front.respond(to: $0, from: $1)
+        } respond: { datagram, destination, sender in
+            switch destination {
+            case .address(let address): return front.respond(to: datagram, at: address, from: sender)
+            case .broadcast(let interface):
+                if let broadcastInterfaces, !broadcastInterfaces.contains(interface) { return nil }
+                return front.respond(to: datagram, from: sender)
+            case .unknown: return front.respond(to: datagram, from: sender)
+            }
         }
     }
 

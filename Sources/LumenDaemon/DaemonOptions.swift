@@ -215,11 +215,23 @@ public struct DaemonOptions: Sendable, Hashable {
         .value(
             "--lifx", valueName: "ADDRESS:PORT",
             help:
-                "Answer the LIFX LAN protocol on UDP there for the bulbs on the LIFX LAN (0.0.0.0:56700 as bulbs "
-                + "do; port 0 picks a free one). Off unless given."
+                "Answer the LIFX LAN protocol on UDP for the bulbs on the LIFX LAN, each at its own address: the "
+                + "first bulb at ADDRESS, the next at the address after it, and so on, unless the fixture gives a "
+                + "bulb its own (lifx.address); broadcasts to PORT reach them all (127.0.0.10:56700; 56700 is where "
+                + "clients broadcast; port 0 picks a free one). Off unless given."
         ) { options, raw in
-            guard let address = TCPAddress(raw), !address.host.contains(":") else {
-                throw UsageError("--lifx takes IPV4-ADDRESS:PORT, like 0.0.0.0:56700; not '\(raw)'")
+            guard options.lifxAddress == nil else {
+                throw UsageError(
+                    "--lifx is given once: it names the first bulb's address, the others take the next ones (or "
+                        + "the fixture's lifx.address); '\(raw)' would be a second")
+            }
+            guard let address = TCPAddress(raw), let first = IPv4Address(address.host) else {
+                throw UsageError("--lifx takes the first bulb's IPV4-ADDRESS:PORT, like 127.0.0.10:56700; not '\(raw)'")
+            }
+            if let problem = first.problemAsDeviceAddress {
+                throw UsageError(
+                    "--lifx takes the first bulb's address, like 127.0.0.10:56700 or 192.168.1.50:56700 (each bulb "
+                        + "answers at its own address, and broadcasts reach them all): \(problem)")
             }
             options.lifxAddress = address
         },

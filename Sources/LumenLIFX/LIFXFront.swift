@@ -16,49 +16,86 @@ public final class LIFXFront: Sendable {
     let scopeContext: ScopeContext
     /// The UDP port the bulbs say they serve (`StateService`).
     let port: UInt32
+    /// The first bulb's address, in the home's order; the others take the next ones, unless their fixture gives
+    /// them their own (`lifx.address`).
+    public let firstAddress: IPv4Address
     /// Datagrams dropped as malformed, since the front started.
     public let malformed = Atomic<Int>(0)
     /// The bulb answers in progress across every bulb, and those dropped because they did not fit.
     public let budget: LIFXAnswerBudget
+    /// What the bulbs keep as devices: boots, and the locations and groups clients gave them.
+    let records: LIFXDeviceRecords
 
-    /// A front over the home of `scopeContext`, its bulbs serving on `port` and answering within `budget`.
-    public init(scopeContext: ScopeContext, port: UInt16, budget: LIFXAnswerBudget = LIFXAnswerBudget()) {
+    /// How long a bulb is dark when a client reboots it (`SetReboot`).
+    static let rebootMs: Double = 2_000
+    /// The Wi-Fi signal every bulb hears: -55 dBm, good but not next to the access point, as milliwatts.
+    static let wifiSignal = Float(3.162_277_7e-6)
+    /// The firmware every bulb runs: 3.90, built 2023-11-14 (nanoseconds since 1970), a third-generation
+    /// bulb's.
+    static let firmware = (build: UInt64(1_700_000_000_000_000_000), major: UInt16(3), minor: UInt16(90))
+
+    /// A front over the home of `scopeContext`, its bulbs serving on `port` from `firstAddress` on and answering
+    /// within `budget`, up since `startedAtMs` of the home's simulation time.
+    public init(
+        scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
+        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget()
+    ) {
+        records = LIFXDeviceRecords(startedAtMs: startedAtMs)
         self.scopeContext = scopeContext
         self.port = UInt32(port)
+        self.firstAddress = firstAddress
         self.budget = budget
     }
 
     var home: Home { scopeContext.home }
 
-    /// The work that answers one datagram from `sender` (its address, `127.0.0.1:51234`, which the command
-    /// record names as the commands' sender), sending each bulb's replies through `send` as that bulb is done;
-    /// `nil` for a malformed datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    public func respond(to datagram: [UInt8], from sender: @escaping @Sendable () -> String) -> (
-        @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
-    )? {
+    /// Sends a bulb's replies, from the bulb's address.
+    public typealias Send = @Sendable (_ datagrams: [[UInt8]], _ from: IPv4Address?) -> Void
+
+    /// The work that answers one datagram sent to `address` (one of the host's; `nil` for a broadcast) from
+    /// `sender` (its address, `127.0.0.1:51234`, which the command record names as the commands' sender), sending
+    /// each bulb's replies through `send` from that bulb's address as that bulb is done; `nil` for a malformed
+    /// datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
+    public func respond(
+        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String
+    ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
             malformed.add(1, ordering: .relaxed)
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        return { [self] send in await answer(packet, from: { "lifx \(sender())" }, send) }
+        return { [self] send in await answer(packet, at: address, from: { "lifx \(sender())" }, send) }
+    }
+
+    /// The bulbs a datagram reaches: sent to one bulb's address, that bulb alone (if it names no other, as a
+    /// client that knows only the address sends it); broadcast, the bulb it names, or every bulb when it names
+    /// none (tagged, or a target of zeros).
+    func addressee(of packet: LIFXPacket, at address: IPv4Address?) -> Home.LIFXAddressee {
+        let target = Array(packet.target.prefix(6))
+        let namesNone = packet.tagged || target.allSatisfy { $0 == 0 }
+        switch (address, namesNone) {
+        case (let address?, true): return .address(address)
+        case (let address?, false): return .both(address, serial: target)
+        case (nil, true): return .every
+        case (nil, false): return .serial(target)
+        }
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
     /// that do not fit stay silent.
     func answer(
-        _ packet: LIFXPacket, from sender: @escaping @Sendable () -> String,
-        _ send: @escaping @Sendable ([[UInt8]]) -> Void
+        _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
+        _ send: @escaping Send
     ) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
-        let target = Array(packet.target.prefix(6))
-        let everyBulb = packet.tagged || target.allSatisfy { $0 == 0 }
+        let addressee = addressee(of: packet, at: address)
+        let everyBulb = addressee == .every
         if everyBulb {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await home.lifxLights(serial: everyBulb ? nil : target).filter(\.isReachable)
+        let addressed = await home.lifxLights(first: firstAddress, addressee).filter(\.isReachable)
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
@@ -67,7 +104,7 @@ public final class LIFXFront: Sendable {
             guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
             defer { budget.release(bytes: bytes) }
             let replies = await answer(packet, request, as: bulb, from: sender)
-            if !replies.isEmpty { send(replies) }
+            if !replies.isEmpty { send(replies, bulb.address) }
             return
         }
         await withTaskGroup(of: Void.self) { group in
@@ -77,16 +114,18 @@ public final class LIFXFront: Sendable {
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
                     let replies = await self.answer(packet, request, as: bulb, from: sender)
-                    if !replies.isEmpty { send(replies) }
+                    if !replies.isEmpty { send(replies, bulb.address) }
                 }
             }
         }
     }
 
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
-    func answer(_ packet: LIFXPacket, from sender: String = "lifx test") async -> [[UInt8]] {
+    func answer(_ packet: LIFXPacket, at address: IPv4Address? = nil, from sender: String = "lifx test") async
+        -> [[UInt8]]
+    {
         let gathered = Mutex<[[UInt8]]>([])
-        await answer(packet, from: { sender }) { replies in gathered.withLock { $0 += replies } }
+        await answer(packet, at: address, from: { sender }) { replies, _ in gathered.withLock { $0 += replies } }
         return gathered.withLock { $0 }
     }
 
@@ -97,10 +136,13 @@ public final class LIFXFront: Sendable {
         -> [[UInt8]]
     {
         var replies: [LIFXReply] = []
+        // A message for a capability the product lacks (infrared, HEV) is one it does not handle, as firmware
+        // answers it.
+        let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
         if let state = await carryOut(request, on: bulb, from: sender) {
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply {
-                replies.append(await self.state(answering: request, of: bulb, after: state))
+                replies += await states(answering: request, of: bulb, after: state)
             }
         }
         return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
@@ -129,7 +171,13 @@ public final class LIFXFront: Sendable {
             // the colour, reached over the wave's whole length.
             if kind.supports(.color), !transient {
                 change = color.change(for: kind)
-                transitionMs = Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
+                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
+            }
+        case .setWaveformOptional(let transient, let color, let period, let cycles, let fields):
+            // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
+            if !transient {
+                change = Self.change(towards: color, fields: fields, from: bulb.light.state, kind: kind)
+                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
             }
         case .setLabel(let label):
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
@@ -137,8 +185,50 @@ public final class LIFXFront: Sendable {
             guard let state = await delivered(to: bulb) else { return nil }
             try? await scopeContext.rename(.light(bulb.light.id), to: label)
             return state
-        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower, .unhandled:
+        case .setLocation(let id, let label, let updatedAt), .setGroup(let id, let label, let updatedAt):
+            // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
+            guard let state = await delivered(to: bulb) else { return nil }
+            let membership = LIFXDeviceRecords.Membership(id: id, label: label, updatedAt: updatedAt)
+            if case .setGroup = request {
+                records.setGroup(membership, of: bulb.light.id)
+            } else {
+                records.setLocation(membership, of: bulb.light.id)
+            }
+            return state
+        case .setReboot:
+            // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
+            // setting says; its uptime starts again when it is back.
+            guard let state = await delivered(to: bulb) else { return nil }
+            try? await home.powerCycle(light: bulb.light.id, durationMs: Self.rebootMs)
+            records.reboot(bulb.light.id, atMs: await home.nowMilliseconds, downMs: Self.rebootMs)
+            return state
+        case .setInfrared(let level):
+            // Lumen has no infrared to show: the level is kept for the bulb, taken when the bulb gets it.
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.infraredLevels.withLock { $0[bulb.light.id] = level }
+            return state
+        case .setHevCycle(let enable, let durationS):
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.setHEVCycle(
+                of: bulb.light.id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
+                atMs: await home.nowMilliseconds)
+            return state
+        case .setHevCycleConfiguration(let indication, let durationS):
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.setHEVConfiguration(of: bulb.light.id, indication: indication, durationS: durationS)
+            return state
+        case .setColorZones(let start, let end, let color, let duration, let apply):
+            let first = Int(start)
+            let last = min(Int(end), LIFXZones.count - 1)
+            let colors = first <= last ? Array(repeating: color, count: last - first + 1) : []
+            return await setZones(colors, from: first, durationMs: duration, apply: apply, on: bulb, from: sender)
+        case .setExtendedColorZones(let duration, let apply, let index, let colors):
+            return await setZones(
+                colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
+        case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
+            .getMultiZoneEffect, .unhandled:
             // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
             // on purpose.
             break
@@ -159,64 +249,5 @@ public final class LIFXFront: Sendable {
     func delivered(to bulb: LIFXLight) async -> LightState? {
         guard let ticket = try? await home.query(bulb.light.id) else { return nil }
         return try? await ticket.value
-    }
-
-    /// The state message that answers `request`.
-    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply {
-        let kind = bulb.light.model.kind
-        let power: UInt16 = state.isOn ? 65_535 : 0
-        switch request {
-        case .getService: return .stateService(port: port)
-        case .getHostFirmware: return .stateHostFirmware(build: 1_700_000_000_000_000_000, major: 3, minor: 90)
-        case .getPower, .setPower: return .statePower(level: power)
-        case .getLabel: return .stateLabel(bulb.light.name)
-        case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
-        case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
-        case .getLocation:
-            let name = await home.name
-            return .stateLocation(id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: 0)
-        case .getGroup:
-            return .stateGroup(
-                id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
-                updatedAt: 0)
-        case .echo(let bytes): return .echo(bytes)
-        case .getColor, .setColor, .setWaveform:
-            return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
-        case .getLightPower, .setLightPower: return .stateLightPower(level: power)
-        case .unhandled(let type): return .stateUnhandled(type: type)
-        }
-    }
-}
-
-/// LIFX's product IDs and group IDs for Lumen's lights (LIFX's public products list).
-enum LIFXProduct {
-    /// The product ID for a light: the LIFX product its fixture names, where known, else a generic bulb of its
-    /// kind.
-    ///
-    /// Only single-zone bulbs: a LIFX Z or Beam (multizone) is reported as a colour bulb, since Lumen does not
-    /// model zones and a client told of zones would ask for them; an on/off light is a white bulb, not a LIFX
-    /// Switch (a relay, which clients drive with relay messages).
-    static func id(of model: DeviceModel) -> UInt32 {
-        let product = model.product.lowercased()
-        if product.contains("mini") {
-            if model.kind.supports(.color) { return 49 }  // LIFX Mini Color
-            return model.kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
-        }
-        switch model.kind {
-        case .color: return 27  // LIFX A19
-        case .ambiance: return 50  // LIFX Mini White to Warm
-        case .dimmable, .onoff: return 51  // LIFX Mini White
-        }
-    }
-
-    /// A 16-byte ID for a location or group, derived from `name`.
-    static func groupID(_ name: String) -> [UInt8] {
-        var hash = FNV1a.offsetBasis
-        var bytes: [UInt8] = []
-        for round in 0..<2 {
-            hash = FNV1a.hash("\(round):\(name)".utf8, continuing: hash)
-            bytes += (0..<8).map { UInt8(hash >> (8 * UInt64($0)) & 0xFF) }
-        }
-        return bytes
     }
 }

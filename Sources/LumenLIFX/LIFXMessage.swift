@@ -27,17 +27,45 @@ public struct HSBK: Sendable, Hashable {
     }
 }
 
+/// Which parts of a colour a message sets (`SetWaveformOptional`'s `set_hue`, `set_saturation`, …).
+public struct LIFXColorFields: OptionSet, Sendable, Hashable {
+    /// The fields as bits: hue 1, saturation 2, brightness 4, kelvin 8.
+    public let rawValue: UInt8
+    /// The fields whose bits are set in `rawValue`.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The hue (`set_hue`).
+    public static let hue = LIFXColorFields(rawValue: 1)
+    /// The saturation (`set_saturation`).
+    public static let saturation = LIFXColorFields(rawValue: 2)
+    /// The brightness (`set_brightness`).
+    public static let brightness = LIFXColorFields(rawValue: 4)
+    /// The white point (`set_kelvin`).
+    public static let kelvin = LIFXColorFields(rawValue: 8)
+    /// Every part of the colour, as `SetWaveform` sets it.
+    public static let all: LIFXColorFields = [.hue, .saturation, .brightness, .kelvin]
+}
+
 /// The LIFX LAN messages Lumen's bulbs read, with their fields (LIFX's "LAN Protocol: Packets").
 public enum LIFXRequest: Sendable, Hashable {
     case getService
+    case getHostInfo
     case getHostFirmware
+    case getWifiInfo
+    case getWifiFirmware
     case getPower
     case setPower(level: UInt16)
     case getLabel
     case setLabel(String)
     case getVersion
+    case getInfo
+    /// Restart the bulb: it goes dark and comes back as after a power cut.
+    case setReboot
     case getLocation
+    /// Put the bulb in a location (`id`, a label, when it was set, as nanoseconds since 1970).
+    case setLocation(id: [UInt8], label: String, updatedAt: UInt64)
     case getGroup
+    /// Put the bulb in a group, as ``setLocation(id:label:updatedAt:)`` a location.
+    case setGroup(id: [UInt8], label: String, updatedAt: UInt64)
     case echo([UInt8])
     case getColor
     case setColor(HSBK, durationMs: UInt32)
@@ -45,6 +73,30 @@ public enum LIFXRequest: Sendable, Hashable {
     case setLightPower(level: UInt16, durationMs: UInt32)
     /// A waveform towards `color`: a transient one comes back to where it started, the others stay there.
     case setWaveform(transient: Bool, HSBK, periodMs: UInt32, cycles: Float)
+    /// ``setWaveform(transient:_:periodMs:cycles:)`` for only the parts of the colour in `fields`; the others
+    /// stay as they are.
+    case setWaveformOptional(transient: Bool, HSBK, periodMs: UInt32, cycles: Float, fields: LIFXColorFields)
+    case getInfrared
+    /// Set the infrared LEDs' level, 0–65535 (a product with infrared).
+    case setInfrared(UInt16)
+    case getHevCycle
+    /// Start a HEV (germicidal light) cycle of `durationS` seconds (0: the configured length), or stop the one
+    /// under way (a product with HEV).
+    case setHevCycle(enable: Bool, durationS: UInt32)
+    case getHevCycleConfiguration
+    /// Set whether a cycle is shown by the light, and the length a cycle takes when started without one.
+    case setHevCycleConfiguration(indication: Bool, durationS: UInt32)
+    case getLastHevCycleResult
+    /// The colours of zones `start` to `end` (a multizone product).
+    case getColorZones(start: UInt8, end: UInt8)
+    /// Zones `start` to `end` to `color`, now or later as `apply` says (0 keep for later, 1 now with those
+    /// kept, 2 only those kept).
+    case setColorZones(start: UInt8, end: UInt8, HSBK, durationMs: UInt32, apply: UInt8)
+    case getExtendedColorZones
+    /// The firmware effect a strip runs (Lumen's run none).
+    case getMultiZoneEffect
+    /// Zones from `index` on to `colors`, applied as ``setColorZones(start:end:_:durationMs:apply:)`` says.
+    case setExtendedColorZones(durationMs: UInt32, apply: UInt8, index: UInt16, colors: [HSBK])
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -53,14 +105,27 @@ public enum LIFXRequest: Sendable, Hashable {
         var reader = LIFXReader(payload)
         switch type {
         case 2: self = .getService
+        case 12: self = .getHostInfo
         case 14: self = .getHostFirmware
+        case 16: self = .getWifiInfo
+        case 18: self = .getWifiFirmware
         case 20: self = .getPower
         case 21: self = .setPower(level: reader.uint16())
         case 23: self = .getLabel
         case 24: self = .setLabel(reader.text(32))
         case 32: self = .getVersion
+        case 34: self = .getInfo
+        case 38: self = .setReboot
         case 48: self = .getLocation
+        case 49:
+            let id = reader.bytes(16)
+            let label = reader.text(32)
+            self = .setLocation(id: id, label: label, updatedAt: reader.uint64())
         case 51: self = .getGroup
+        case 52:
+            let id = reader.bytes(16)
+            let label = reader.text(32)
+            self = .setGroup(id: id, label: label, updatedAt: reader.uint64())
         case 58: self = .echo(reader.bytes(64))
         case 101: self = .getColor
         case 102:
@@ -74,6 +139,48 @@ public enum LIFXRequest: Sendable, Hashable {
             let period = reader.uint32()
             self = .setWaveform(
                 transient: transient, color, periodMs: period, cycles: Float(bitPattern: reader.uint32()))
+        case 119:
+            reader.skip(1)
+            let transient = reader.uint8() != 0
+            let color = HSBK(&reader)
+            let period = reader.uint32()
+            let cycles = Float(bitPattern: reader.uint32())
+            reader.skip(3)  // skew ratio, waveform: Lumen does not draw the wave
+            var fields: LIFXColorFields = []
+            for field in [LIFXColorFields.hue, .saturation, .brightness, .kelvin] where reader.uint8() != 0 {
+                fields.insert(field)
+            }
+            self = .setWaveformOptional(
+                transient: transient, color, periodMs: period, cycles: cycles, fields: fields)
+        case 120: self = .getInfrared
+        case 122: self = .setInfrared(reader.uint16())
+        case 142: self = .getHevCycle
+        case 143:
+            let enable = reader.uint8() != 0
+            self = .setHevCycle(enable: enable, durationS: reader.uint32())
+        case 145: self = .getHevCycleConfiguration
+        case 146:
+            let indication = reader.uint8() != 0
+            self = .setHevCycleConfiguration(indication: indication, durationS: reader.uint32())
+        case 148: self = .getLastHevCycleResult
+        case 501:
+            let start = reader.uint8()
+            let end = reader.uint8()
+            let color = HSBK(&reader)
+            let duration = reader.uint32()
+            self = .setColorZones(start: start, end: end, color, durationMs: duration, apply: reader.uint8())
+        case 502:
+            let start = reader.uint8()
+            self = .getColorZones(start: start, end: reader.uint8())
+        case 510:
+            let duration = reader.uint32()
+            let apply = reader.uint8()
+            let index = reader.uint16()
+            let count = min(82, Int(reader.uint8()))
+            let colors = (0..<count).map { _ in HSBK(&reader) }
+            self = .setExtendedColorZones(durationMs: duration, apply: apply, index: index, colors: colors)
+        case 507: self = .getMultiZoneEffect
+        case 511: self = .getExtendedColorZones
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
         default: self = .unhandled(type: type)
@@ -84,8 +191,10 @@ public enum LIFXRequest: Sendable, Hashable {
     /// handle, answered `StateUnhandled`).
     public var isQuery: Bool {
         switch self {
-        case .getService, .getHostFirmware, .getPower, .getLabel, .getVersion, .getLocation, .getGroup, .echo,
-            .getColor, .getLightPower, .unhandled:
+        case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
+            .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
+            .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
+            .getMultiZoneEffect, .unhandled:
             true
         default: false
         }
@@ -94,96 +203,34 @@ public enum LIFXRequest: Sendable, Hashable {
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
     public var stateReplySize: Int {
+        switch self {
+        // Up to two StateMultiZone of eight zones each: Lumen's strips have 16.
+        case .getColorZones, .setColorZones: return 2 * (LIFXPacket.headerSize + 66)
+        case .getExtendedColorZones, .setExtendedColorZones: return LIFXPacket.headerSize + 5 + 82 * 8
+        default: break
+        }
         let payload =
             switch self {
             case .getService: 5
-            case .getHostFirmware: 20
+            case .getHostInfo, .getWifiInfo: 14
+            case .getHostFirmware, .getWifiFirmware: 20
             case .getPower, .setPower, .getLightPower, .setLightPower, .unhandled: 2
             case .getLabel, .setLabel: 32
             case .getVersion: 12
-            case .getLocation, .getGroup: 56
+            case .getInfo: 24
+            // A reboot has no state message: acknowledged, never answered with a state.
+            case .setReboot: 0
+            case .getLocation, .setLocation, .getGroup, .setGroup: 56
             case .echo: 64
-            case .getColor, .setColor, .setWaveform: 52
+            case .getColor, .setColor, .setWaveform, .setWaveformOptional: 52
+            case .getInfrared, .setInfrared: 2
+            case .getHevCycle, .setHevCycle: 9
+            case .getHevCycleConfiguration, .setHevCycleConfiguration: 5
+            // One byte, or `StateUnhandled`'s two from a product without HEV.
+            case .getLastHevCycleResult: 2
+            case .getMultiZoneEffect: 59
+            case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones: 0
             }
         return LIFXPacket.headerSize + payload
-    }
-}
-
-/// The LIFX LAN messages Lumen's bulbs send.
-public enum LIFXReply: Sendable, Hashable {
-    case stateService(port: UInt32)
-    case stateHostFirmware(build: UInt64, major: UInt16, minor: UInt16)
-    case statePower(level: UInt16)
-    case stateLabel(String)
-    case stateVersion(vendor: UInt32, product: UInt32)
-    case stateLocation(id: [UInt8], label: String, updatedAt: UInt64)
-    case stateGroup(id: [UInt8], label: String, updatedAt: UInt64)
-    case echo([UInt8])
-    case acknowledgement
-    case lightState(HSBK, power: UInt16, label: String)
-    case stateLightPower(level: UInt16)
-    case stateUnhandled(type: UInt16)
-
-    /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
-    public static let types: Set<UInt16> = [
-        3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 223, 503, 506, 512, 703, 711,
-    ]
-
-    /// Its message type.
-    public var type: UInt16 {
-        switch self {
-        case .stateService: 3
-        case .stateHostFirmware: 15
-        case .statePower: 22
-        case .stateLabel: 25
-        case .stateVersion: 33
-        case .stateLocation: 50
-        case .stateGroup: 53
-        case .echo: 59
-        case .acknowledgement: 45
-        case .lightState: 107
-        case .stateLightPower: 118
-        case .stateUnhandled: 223
-        }
-    }
-
-    /// Its fields.
-    public var payload: [UInt8] {
-        var writer = LIFXWriter()
-        switch self {
-        case .stateService(let port):
-            writer.uint8(1)  // UDP
-            writer.uint32(port)
-        case .stateHostFirmware(let build, let major, let minor):
-            writer.uint64(build)
-            writer.zeros(8)
-            writer.uint16(minor)
-            writer.uint16(major)
-        case .statePower(let level), .stateLightPower(let level):
-            writer.uint16(level)
-        case .stateLabel(let label):
-            writer.text(label, count: 32)
-        case .stateVersion(let vendor, let product):
-            writer.uint32(vendor)
-            writer.uint32(product)
-            writer.zeros(4)
-        case .stateLocation(let id, let label, let updatedAt), .stateGroup(let id, let label, let updatedAt):
-            writer.bytes(id, count: 16)
-            writer.text(label, count: 32)
-            writer.uint64(updatedAt)
-        case .echo(let bytes):
-            writer.bytes(bytes, count: 64)
-        case .acknowledgement:
-            break
-        case .lightState(let color, let power, let label):
-            color.write(&writer)
-            writer.zeros(2)
-            writer.uint16(power)
-            writer.text(label, count: 32)
-            writer.zeros(8)
-        case .stateUnhandled(let type):
-            writer.uint16(type)
-        }
-        return writer.output
     }
 }

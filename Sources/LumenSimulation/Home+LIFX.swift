@@ -11,34 +11,71 @@ public struct LIFXLight: Sendable, Hashable {
     public var isReachable: Bool
     /// Its room's ID and name: the bulb's group.
     public var room: (id: RoomID, name: String)
+    /// The address it answers at on the LAN: the one its fixture gives (`lifx.address`), else the next free one.
+    public var address: IPv4Address
 
     public static func == (left: LIFXLight, right: LIFXLight) -> Bool {
         left.serial == right.serial && left.light == right.light && left.isReachable == right.isReachable
-            && left.room == right.room
+            && left.room == right.room && left.address == right.address
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(serial) }
 }
 
 extension Home {
-    /// The lights on the LIFX LAN, in the home's order; given `serial`, only those with that serial (one, unless
-    /// two serials collide: they are 24 bits of a digest), so a message to one bulb snapshots that bulb alone
-    /// (each LIFX light's serial is still worked out: a hash of a few bytes).
-    public func lifxLights(serial: [UInt8]? = nil) -> [LIFXLight] {
+    /// Which bulbs on the LIFX LAN a datagram reaches.
+    public enum LIFXAddressee: Sendable, Hashable {
+        /// Every bulb: a broadcast.
+        case every
+        /// The bulb with this serial (one, unless two serials collide: they are 24 bits of a digest).
+        case serial([UInt8])
+        /// The bulb at this address, whatever target the datagram names.
+        case address(IPv4Address)
+        /// The bulb at this address if it has this serial (a datagram sent to one bulb naming another reaches
+        /// none, as on a LAN).
+        case both(IPv4Address, serial: [UInt8])
+    }
+
+    /// The lights on the LIFX LAN that `addressee` names, in the home's order, each with its address: the one
+    /// its fixture gives (`lifx.address`), else the next address from `first` that no fixture gives, in the
+    /// home's order. Only the lights named are snapshotted: a message to one bulb looks at that bulb alone (each
+    /// LIFX light's serial and address are still worked out, a hash of a few bytes and a count).
+    public func lifxLights(first: IPv4Address, _ addressee: LIFXAddressee = .every) -> [LIFXLight] {
         // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once.
         let homeDigest = FNV1a.hash("\(fixtureIdentity.id)/".utf8)
-        return roomOrder.flatMap { roomID -> [LIFXLight] in
-            guard let room = rooms[roomID] else { return [] }
-            return room.lightIDs.compactMap { id -> LIFXLight? in
+        let given = Set(lifxAddresses.values)
+        var next = first
+        var found: [LIFXLight] = []
+        for roomID in roomOrder {
+            guard let room = rooms[roomID] else { continue }
+            for id in room.lightIDs {
+                guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN else {
+                    continue
+                }
+                let address: IPv4Address
+                if let own = lifxAddresses.isEmpty ? nil : lifxAddresses[id] {
+                    address = own
+                } else {
+                    while given.contains(next) { next = next.advanced(by: 1) }
+                    address = next
+                    next = next.advanced(by: 1)
+                }
                 let lightSerial = Self.lifxSerial(continuing: homeDigest, light: id)
-                guard serial == nil || serial == lightSerial, let index = lights.slot(of: id),
-                    governingSettings(at: index).network == .lifxLAN, let light = try? light(id)
-                else { return nil }
-                return LIFXLight(
-                    serial: lightSerial, light: light, isReachable: lights[slot: index].isReachable,
-                    room: (roomID, room.name))
+                let named =
+                    switch addressee {
+                    case .every: true
+                    case .serial(let serial): serial == lightSerial
+                    case .address(let wanted): wanted == address
+                    case .both(let wanted, let serial): wanted == address && serial == lightSerial
+                    }
+                guard named, let light = try? light(id) else { continue }
+                found.append(
+                    LIFXLight(
+                        serial: lightSerial, light: light, isReachable: lights[slot: index].isReachable,
+                        room: (roomID, room.name), address: address))
             }
         }
+        return found
     }
 
     /// A light's LIFX serial: `d0:73:d5` and three bytes of an FNV-1a digest of the home's and light's IDs.

@@ -99,6 +99,7 @@ extension Home {
     /// A light that stays, brought to its target's name, state, settings and reachability.
     private func restore(_ target: LightFixture) throws(LumenError) {
         try setName(target.name, of: .light(target.id))
+        lifxAddresses[target.id] = target.lifxAddress
         if (lightSettings[target.id] ?? DeviceSettings()) != target.settings {
             lightSettings[target.id] = target.settings.isEmpty ? nil : target.settings
             if let slot = lights.slot(of: target.id) { lights[slot: slot].governingSettings = nil }

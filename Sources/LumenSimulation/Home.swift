@@ -56,6 +56,8 @@ public actor Home {
     var lights = LightTable()
     /// Lights' own settings, for the lights that have any.
     var lightSettings: [LightID: DeviceSettings] = [:]
+    /// The LIFX addresses fixtures gave lights (`lifx.address`), for the lights that have one.
+    var lifxAddresses: [LightID: IPv4Address] = [:]
     /// Fades under way.
     var transitions: [LightID: LightFades] = [:]
     /// The effects lights are showing, with when each one's breathing ends (simulation microseconds).
@@ -187,6 +189,7 @@ public actor Home {
             for light in room.lights {
                 lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)
                 if !light.settings.isEmpty { lightSettings[light.id] = light.settings }
+                if let address = light.lifxAddress { lifxAddresses[light.id] = address }
             }
             rooms[room.id]?.onCount = room.lights.count { $0.state.isOn }
         }
@@ -453,12 +456,14 @@ public actor Home {
     func insertLight(_ fixture: LightFixture, room: RoomID) {
         lights[fixture.id] = SimulatedLight(fixture: fixture, room: room, seed: fixtureIdentity.seed)
         if !fixture.settings.isEmpty { lightSettings[fixture.id] = fixture.settings }
+        if let address = fixture.lifxAddress { lifxAddresses[fixture.id] = address }
         if fixture.state.isOn { rooms[room]?.onCount += 1 }
     }
 
     /// Forgets a light and everything kept about it.
     func forgetLight(_ id: LightID) -> SimulatedLight? {
         lightSettings[id] = nil
+        lifxAddresses[id] = nil
         transitions[id] = nil
         effects[id] = nil
         rateBuckets[id] = nil
@@ -503,6 +508,7 @@ public actor Home {
             id: id, name: lights[slot: index].name, model: lights[slot: index].model, state: savedState(at: index))
         fixture.isReachable = !lights[slot: index].forcedUnreachable
         fixture.settings = lightSettings.isEmpty ? DeviceSettings() : lightSettings[id] ?? DeviceSettings()
+        fixture.lifxAddress = lifxAddresses.isEmpty ? nil : lifxAddresses[id]
         return fixture
     }
 

@@ -20,12 +20,15 @@ extension Benchmarks {
         guard let lifxFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
             let echoFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
             let lifxPort = TCPListener.boundPort(lifxFD), let echoPort = TCPListener.boundPort(echoFD),
-            let bulb = await home.lifxLights().first
+            let bulb = await home.lifxLights(first: front.firstAddress).first
         else {
             print("  LIFX: SKIPPED (no loopback UDP socket could be opened, or no bulb on the LAN)")
             return
         }
-        let server = UDPServer(fd: lifxFD) { front.respond(to: $0, from: $1) }
+        let server = UDPServer(fd: lifxFD) { datagram, destination, sender in
+            guard case .address(let address) = destination else { return front.respond(to: datagram, from: sender) }
+            return front.respond(to: datagram, at: address, from: sender)
+        }
         let task = Task { try await server.run() }
         Thread { udpEcho(echoFD) }.start()
         let get = LIFXPacket(source: 1, target: bulb.serial + [0, 0], sequence: 0, type: 101).bytes

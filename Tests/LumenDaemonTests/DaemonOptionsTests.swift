@@ -44,4 +44,16 @@ struct DaemonOptionsTests {
         }
         #expect(error?.description.contains(wanted) == true, "\(error?.description ?? "no error")")
     }
+
+    @Test(arguments: [
+        (["--lifx", "127.0.0.10:56700", "--lifx", "127.0.0.20:56700"], "--lifx is given once"),
+        (["--lifx", "0.0.0.0:56700"], "--lifx takes the first bulb's address, like 127.0.0.10:56700"),
+        (["--lifx", "[::1]:56700"], "--lifx takes the first bulb's IPV4-ADDRESS:PORT"),
+    ])
+    func aSecondOrWildcardLIFXAddressIsRefusedNotTakenSilently(_ arguments: [String], wanted: String) {
+        let error = #expect(throws: DaemonOptions.UsageError.self) {
+            try DaemonOptions.parse(arguments, environment: [:])
+        }
+        #expect(error?.description.contains(wanted) == true, "\(error?.description ?? "no error")")
+    }
 }

@@ -112,7 +112,7 @@ struct LIFXAnswerBudgetTests {
         let echo = LIFXPacket(
             tagged: true, source: 3, wantsAcknowledgement: true, sequence: 1, type: 58,
             payload: [UInt8](repeating: 7, count: 64))
-        let flood = Task { await front.answer(echo, from: { "lifx test" }) { _ in } }
+        let flood = Task { await front.answer(echo, at: nil, from: { "lifx test" }) { _, _ in } }
         #expect(await settle { budget.inProgress.answers + budget.dropped.load(ordering: .relaxed) == Self.bulbs })
         let share = 32 * 1_024 * LIFXAnswerBudget.broadcastShare / 4
         #expect(budget.inProgress.answers == share / 136 && budget.inProgress.bytes <= share)
@@ -131,7 +131,7 @@ struct LIFXAnswerBudgetTests {
         let get = LIFXPacket(tagged: true, source: 5, sequence: 1, type: 101)
         let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
         #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
-        await front.answer(get, from: { "lifx test" }) { _ in
+        await front.answer(get, at: nil, from: { "lifx test" }) { _, _ in
             Issue.record("a broadcast beyond those in progress was answered")
         }
         #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 1 && budget.dropped.load(ordering: .relaxed) == 0)

@@ -34,15 +34,25 @@ struct LIFXFrontTests {
 
     /// The replies to `packet`, moving the clock until they come.
     func replies(_ packet: LIFXPacket) async throws -> [LIFXPacket] {
-        let work = try #require(front.respond(to: packet.bytes, from: Self.sender))
-        let answered = Mutex<[[UInt8]]?>(nil)
+        try await sentReplies(packet).map(\.packet)
+    }
+
+    /// The replies to `packet` sent to `address` (a broadcast when `nil`), each with the address it leaves from,
+    /// moving the clock until they come.
+    func sentReplies(_ packet: LIFXPacket, at address: IPv4Address? = nil) async throws -> [(
+        packet: LIFXPacket, from: IPv4Address?
+    )] {
+        let work = try #require(front.respond(to: packet.bytes, at: address, from: Self.sender))
+        let answered = Mutex<[([UInt8], IPv4Address?)]?>(nil)
         Task {
-            let gathered = Mutex<[[UInt8]]>([])
-            await work { replies in gathered.withLock { $0 += replies } }
+            let gathered = Mutex<[([UInt8], IPv4Address?)]>([])
+            await work { replies, source in gathered.withLock { $0 += replies.map { ($0, source) } } }
             answered.withLock { $0 = gathered.withLock { $0 } }
         }
         for _ in 0..<10_000 {
-            if let replies = answered.withLock({ $0 }) { return try replies.map { try LIFXPacket(bytes: $0) } }
+            if let replies = answered.withLock({ $0 }) {
+                return try replies.map { (try LIFXPacket(bytes: $0.0), $0.1) }
+            }
             try await home.advance(byMilliseconds: 10)
             await Task.yield()
         }
@@ -213,5 +223,37 @@ struct LIFXFrontTests {
         let model = try await home.value(of: .light("den.bulb", .model))
         #expect(model["serial"] == .string(serial.joined(separator: ":")))
         #expect(try await home.value(of: .light("den.hue", .model))["serial"] == nil, "not on the LAN")
+    }
+
+    @Test func eachBulbHasItsOwnAddressAndADatagramSentThereReachesItAlone() async throws {
+        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let first = try #require(IPv4Address("127.0.0.1"))
+        #expect(await home.lifxLights(first: first).map(\.address.description) == ["127.0.0.1", "127.0.0.2"])
+        // A target of zeros, as a client that knows only the address sends it.
+        let getLabel = LIFXPacket(source: 4, sequence: 1, type: 23)
+        let toMini = try await sentReplies(getLabel, at: IPv4Address("127.0.0.2"))
+        #expect(toMini.map { Array($0.packet.target.prefix(6)) } == [mini], "the bulb at that address alone")
+        #expect(toMini.map(\.from) == [IPv4Address("127.0.0.2")], "its reply leaves from its address")
+        // To the mini's address naming the other bulb: no bulb there has that serial.
+        let named = LIFXPacket(source: 4, target: bulbSerial + [0, 0], sequence: 2, type: 23)
+        #expect(try await sentReplies(named, at: IPv4Address("127.0.0.2")).isEmpty)
+        #expect(try await sentReplies(getLabel, at: IPv4Address("127.0.0.3")).isEmpty, "no bulb at that address")
+        // A broadcast: each bulb answers from its own address.
+        let every = try await sentReplies(LIFXPacket(tagged: true, source: 4, sequence: 3, type: 2))
+        #expect(Set(every.compactMap(\.from)) == [IPv4Address("127.0.0.1"), IPv4Address("127.0.0.2")])
+    }
+
+    @Test func aFixtureAddressIsKeptAndTheOthersTakeTheNextFreeOnes() async throws {
+        let fixture = """
+            {"schema": 1, "id": "flat", "name": "Flat", "rooms": [{"id": "den", "name": "Den", "lights": [
+              {"id": "a", "name": "A", "kind": "color", "manufacturer": "LIFX"},
+              {"id": "b", "name": "B", "kind": "color", "manufacturer": "LIFX", "lifx": {"address": "10.0.0.5"}},
+              {"id": "c", "name": "C", "kind": "color", "manufacturer": "LIFX", "lifx": {"address": "10.0.0.2"}},
+              {"id": "d", "name": "D", "kind": "color", "manufacturer": "LIFX"}
+            ]}]}
+            """
+        let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
+        let lights = await home.lifxLights(first: try #require(IPv4Address("10.0.0.1")))
+        #expect(lights.map(\.address.description) == ["10.0.0.1", "10.0.0.5", "10.0.0.2", "10.0.0.3"])
     }
 }

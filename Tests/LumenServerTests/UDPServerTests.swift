@@ -1,3 +1,4 @@
+import LumenModel
 import LumenProtocol
 import LumenTestSupport
 import Testing
@@ -40,16 +41,84 @@ struct UDPServerTests {
         }
         let port = try #require(TCPListener.boundPort(fd))
         // Answers a datagram with it reversed, once the work has awaited; drops one that starts with 0.
-        let server = UDPServer(fd: fd) { datagram, _ in
+        let server = UDPServer(fd: fd) { datagram, _, _ in
             guard datagram.first != 0 else { return nil }
             return { send in
                 await Task.yield()
-                send([datagram.reversed()])
+                send([datagram.reversed()], nil)
             }
         }
         let task = Task { try await server.run() }
         defer { task.cancel() }
         // The first datagram is dropped, so the first answer is the second's.
         #expect(await Self.exchange([[0, 1], [1, 2, 3]], with: TCPAddress(host: host, port: port)) == [3, 2, 1])
+    }
+
+    /// On the wildcard address, the server learns where each datagram was sent and answers from there: a client
+    /// connected to one address of the host (and so hearing only that address) hears its answer.
+    @Test func anAnswerLeavesFromTheAddressTheDatagramWasSentToAndABroadcastIsToldApart() async throws {
+        let fd = try UDPServer.bind(TCPAddress(host: "0.0.0.0", port: 0))
+        let port = try #require(TCPListener.boundPort(fd))
+        // Answers with where the datagram went: the address's last byte, or 255 for a broadcast.
+        let server = UDPServer(fd: fd) { _, destination, _ in
+            { send in
+                switch destination {
+                case .address(let address): send([[UInt8(address.value & 0xFF)]], address)
+                // Loopback is interface 1.
+                case .broadcast(let interface): send([[interface == 1 ? 255 : 254]], IPv4Address("127.0.0.43"))
+                case .unknown: send([[0]], nil)
+                }
+            }
+        }
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        #expect(await Self.exchange([[1]], with: TCPAddress(host: "127.0.0.42", port: port)) == [42])
+        #expect(await Self.exchange([[1]], with: TCPAddress(host: "127.0.0.43", port: port)) == [43])
+        let broadcast: [UInt8]? = await offload {
+            let client = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(client) }
+            var one: Int32 = 1
+            setsockopt(client, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
+            var limit = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            inet_pton(AF_INET, "127.255.255.255", &address.sin_addr)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(client, [UInt8(1)], 1, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            var buffer = [UInt8](repeating: 0, count: 16)
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let count = withUnsafeMutablePointer(to: &from) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(client, &buffer, 16, 0, $0, &length) }
+            }
+            guard count == 1, UInt32(bigEndian: from.sin_addr.s_addr) == 0x7F00_002B else { return nil }
+            return Array(buffer[0..<1])
+        }
+        #expect(broadcast == [255], "a broadcast is told apart, and answered from the address the server names")
+    }
+
+    @Test func broadcastsAreAnsweredFromTheInterfaceThatHoldsTheBulbsOrFromEveryOneForLoopback() {
+        let lan = NetworkInterface(
+            index: 2, address: IPv4Address("192.168.1.10")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
+        let macvlan = NetworkInterface(
+            index: 5, address: IPv4Address("192.168.1.50")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
+        let loopback = NetworkInterface(
+            index: 1, address: IPv4Address("127.0.0.1")!, netmask: IPv4Address("255.0.0.0")!, isLoopback: true)
+        let interfaces = [loopback, lan, macvlan]
+        func chosen(_ addresses: [String]) -> Set<Int32>? {
+            NetworkInterface.broadcastInterfaces(for: addresses.compactMap(IPv4Address.init), among: interfaces)
+        }
+        // Bulbs on the macvlan: a LAN broadcast also arriving on the interface under it is not answered again.
+        #expect(chosen(["192.168.1.50"]) == [5])
+        // An address on the LAN's network that no interface holds: the interface of that network.
+        #expect(chosen(["192.168.1.60"]) == [2])
+        #expect(chosen(["127.0.0.10", "127.0.0.11"]) == nil, "loopback bulbs hear broadcasts from every interface")
+        #expect(chosen(["10.9.9.9"]) == nil, "on no interface's network: every interface")
+        #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
     }
 }

@@ -74,7 +74,8 @@ struct FixtureCheckTests {
                 "\(path):5:44: rooms[0].lights[0].kind: 'lava' is not one of: onoff, dimmable, ambiance, color",
                 "\(path):6:80: rooms[0].lights[1].state.brightness: 140 is out of range 1–100",
                 "\(path):6:94: rooms[0].lights[1].glow: unknown key; expected one of: dropProbability, family, id, kind, "
-                    + "latency, manufacturer, name, network, overload, powerOn, product, rateLimitPerSecond, reachable, "
+                    + "latency, lifx, manufacturer, name, network, overload, powerOn, product, rateLimitPerSecond, "
+                    + "reachable, "
                     + "state, timeoutMs, whileOff",
             ], "\(result.stderr)")
     }
@@ -212,7 +213,7 @@ struct FixtureCheckTests {
                 "\(path):3:42: rooms[0].lights[0].kind: 'lava\\u{9B}31m' is not one of: onoff, dimmable, ambiance, "
                     + "color",
                 "\(path):3:79: rooms[0].lights[0].gl\\u{7F}ow\\u{07}: unknown key; expected one of: dropProbability, "
-                    + "family, id, kind, latency, manufacturer, name, network, overload, powerOn, product, "
+                    + "family, id, kind, latency, lifx, manufacturer, name, network, overload, powerOn, product, "
                     + "rateLimitPerSecond, reachable, state, timeoutMs, whileOff",
             ], "\(result.stderr)")
         let controls = result.stderr.unicodeScalars.filter {

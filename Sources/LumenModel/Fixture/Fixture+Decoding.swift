@@ -279,6 +279,7 @@ extension Fixture {
                 }
             }
         }
+        problems += lifxAddressProblems()
         for (index, fault) in faultSchedule.enumerated() where lightRooms[fault.light] == nil {
             problems.append(
                 JSONShapeError(
@@ -469,7 +470,7 @@ extension RoomFixture {
 extension LightFixture {
     /// The keys a light may have. Made once: a large home has a hundred thousand lights to check.
     static let keys = DeviceSettings.keys.union([
-        "id", "name", "kind", "manufacturer", "product", "state", "reachable",
+        "id", "name", "kind", "manufacturer", "product", "state", "reachable", "lifx",
     ])
 
     /// Reads a light as a fixture writes it (also used by the `simulation` scope's `addLight`).
@@ -489,6 +490,17 @@ extension LightFixture {
         if let state = object.optional("state") { self.state = try LightState(cursor: state, kind: kind) }
         isReachable = try object.optional("reachable")?.bool() ?? true
         settings = try DeviceSettings(object: object)
+        if let lifx = object.optional("lifx") {
+            let lifxObject = try lifx.object(allowing: ["address"])
+            if let cursor = lifxObject.optional("address") {
+                let text = try cursor.string()
+                guard let address = IPv4Address(text) else {
+                    throw cursor.error("expected the bulb's IPv4 address, like 192.168.1.50; not '\(text)'")
+                }
+                if let problem = address.problemAsDeviceAddress { throw cursor.error(problem) }
+                lifxAddress = address
+            }
+        }
     }
 }
 

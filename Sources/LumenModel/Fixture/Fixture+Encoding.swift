@@ -95,6 +95,7 @@ extension LightFixture {
             "state": state.jsonValue(for: model.kind),
         ]
         if !isReachable { object["reachable"] = false }
+        if let lifxAddress { object["lifx"] = .object(["address": .string(lifxAddress.description)]) }
         for member in settings.jsonObject { object[member.key] = member.value }
         return .object(object)
     }

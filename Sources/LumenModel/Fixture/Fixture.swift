@@ -208,6 +208,9 @@ public struct LightFixture: Sendable, Hashable {
     public var isReachable = true
     /// Its own settings, overriding its room's.
     public var settings = DeviceSettings()
+    /// The address its bulb answers at on the LIFX LAN (`lifx.address`), when the fixture gives one; else the
+    /// LIFX front gives it the next free address from the one lumend's `--lifx` names.
+    public var lifxAddress: IPv4Address?
 
     /// A light.
     public init(id: LightID, name: String, model: DeviceModel, state: LightState = .factoryDefault) {

@@ -1,4 +1,5 @@
 import CLinux
+import LumenModel
 import LumenProtocol
 import LumenService
 import Synchronization
@@ -8,11 +9,24 @@ import Synchronization
 #endif
 
 /// What a front makes of a datagram it answers: work that sends datagrams to the sender through the function it
-/// is given, as each is ready (a command's once its device has taken it).
-public typealias UDPWork = @Sendable (_ send: @escaping @Sendable ([[UInt8]]) -> Void) async -> Void
+/// is given, as each is ready (a command's once its device has taken it), each from the address of this host it
+/// names (`nil`: the one the kernel picks).
+public typealias UDPWork =
+    @Sendable (_ send: @escaping @Sendable (_ datagrams: [[UInt8]], _ from: IPv4Address?) -> Void) async -> Void
 
-/// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with its sender's
-/// address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
+/// Where a datagram was sent, as the kernel tells it (`IP_PKTINFO`).
+public enum UDPDestination: Sendable, Hashable {
+    /// To this address of the host.
+    case address(IPv4Address)
+    /// To a broadcast address (the LAN's, `255.255.255.255`, `127.255.255.255`), arriving on the interface of
+    /// this index.
+    case broadcast(interface: Int32)
+    /// Not known: an IPv6 socket.
+    case unknown
+}
+
+/// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with the address it was
+/// sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
 /// that answers it. Bounded work per turn: at most 64 datagrams are read before the loop's other work gets its
 /// turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at most
 /// ``maxWaiting`` datagrams are being answered at once: a datagram beyond them is dropped, as a flooded bulb
@@ -24,7 +38,9 @@ public final class UDPServer: Service, Sendable {
     /// The bound socket.
     public let fd: Int32
     let loop: EventLoop
-    let respond: @Sendable (_ datagram: [UInt8], _ sender: @escaping @Sendable () -> String) -> UDPWork?
+    let respond:
+        @Sendable (_ datagram: [UInt8], _ destination: UDPDestination, _ sender: @escaping @Sendable () -> String) ->
+            UDPWork?
     /// The datagrams being answered now.
     let waiting = Atomic<Int>(0)
     /// The most datagrams answered at once.
@@ -38,7 +54,10 @@ public final class UDPServer: Service, Sendable {
     /// A server on the bound UDP socket `fd`.
     public init(
         fd: Int32, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
-        respond: @escaping @Sendable (_ datagram: [UInt8], _ sender: @escaping @Sendable () -> String) -> UDPWork?
+        respond:
+            @escaping @Sendable (
+                _ datagram: [UInt8], _ destination: UDPDestination, _ sender: @escaping @Sendable () -> String
+            ) -> UDPWork?
     ) {
         self.fd = fd
         self.respond = respond
@@ -66,34 +85,46 @@ public final class UDPServer: Service, Sendable {
         var buffer = [UInt8](repeating: 0, count: 1_500)
         for _ in 0..<64 {
             var sender = Sender(storage: sockaddr_storage(), length: socklen_t(MemoryLayout<sockaddr_storage>.size))
+            var destination: UInt32 = 0
+            var local: UInt32 = 0
+            var interface: Int32 = 0
             let count = buffer.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &sender.storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        recvfrom(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, &sender.length)
-                    }
-                }
+                lumen_udp_receive(
+                    fd, bytes.baseAddress, bytes.count, &sender.storage, &sender.length, &destination, &local,
+                    &interface)
             }
             guard count >= 0 else { return }
             // The sender's address is written out only if a command needs it: not for every datagram of a flood.
-            guard let work = respond(Array(buffer[0..<count]), { [sender] in Self.describe(sender) }) else {
-                continue
-            }
+            guard
+                let work = respond(
+                    Array(buffer[0..<count]), Self.destination(destination, local: local, interface: interface),
+                    { [sender] in Self.describe(sender) })
+            else { continue }
             guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
                 waiting.subtract(1, ordering: .relaxed)
                 dropped.add(1, ordering: .relaxed)
                 continue
             }
             Task(executorPreference: loop) { [self, sender] in
-                await work { replies in
+                await work { replies, source in
                     self.loop.execute { context in
                         // Once the loop has stopped the socket is closed: nothing is sent.
                         guard context != nil else { return }
-                        self.send(replies, to: sender)
+                        self.send(replies, to: sender, from: source)
                     }
                 }
                 waiting.subtract(1, ordering: .relaxed)
             }
         }
+    }
+
+    /// Where a datagram was sent, from what `IP_PKTINFO` told (network order): the kernel answers a datagram
+    /// sent to one of the host's addresses from that address, and a broadcast from an address of the interface
+    /// it came in on, so the two differ only for a broadcast.
+    static func destination(_ destination: UInt32, local: UInt32, interface: Int32) -> UDPDestination {
+        guard destination != 0 else { return .unknown }
+        guard destination == local else { return .broadcast(interface: interface) }
+        return .address(IPv4Address(value: UInt32(bigEndian: destination)))
     }
 
     /// A sender's address as text: `127.0.0.1:51234`, `[::1]:51234`.
@@ -106,27 +137,26 @@ public final class UDPServer: Service, Sendable {
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
-    private func send(_ datagrams: [[UInt8]], to sender: Sender) {
+    private func send(_ datagrams: [[UInt8]], to sender: Sender, from source: IPv4Address?) {
         var address = sender
         for datagram in datagrams {
             _ = datagram.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &address.storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, address.length)
-                    }
-                }
+                lumen_udp_send(
+                    fd, bytes.baseAddress, bytes.count, &address.storage, address.length, source?.value.bigEndian ?? 0)
             }
         }
     }
 
-    /// A UDP socket bound to `address` (IPv4 or IPv6), closed on `exec`, allowed to send to broadcast addresses.
-    /// lumend's `--lifx` takes IPv4 alone: LIFX clients find bulbs by IPv4 broadcast.
+    /// A UDP socket bound to `address` (IPv4 or IPv6), closed on `exec`, allowed to send to broadcast addresses,
+    /// and, on IPv4, told each datagram's destination, so that a reply can leave from the address a request was
+    /// sent to. lumend's `--lifx` takes IPv4 alone: LIFX clients find bulbs by IPv4 broadcast.
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
     package static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
         // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
         try address.boundSocket(type: Int32(SOCK_DGRAM.rawValue)) { fd in
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
+            if !address.host.contains(":") { _ = lumen_udp_want_destination(fd) }
         }
     }
 }

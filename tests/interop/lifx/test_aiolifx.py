@@ -1,11 +1,12 @@
 """aiolifx (Home Assistant's LIFX library) against lumend's bulbs."""
 
 import asyncio
+import math
 
 import aiolifx
 import pytest
 
-from conftest import BULBS, LIFX_ARGS, drive, light_scope
+from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
 class Collector:
@@ -49,13 +50,14 @@ def test_discovery_reads_label_power_and_colour(lumend):
         for bulb in bulbs:
             await answer(bulb.get_label)
             await answer(bulb.get_color)
-            result[bulb.label] = (bulb.power_level, bulb.color)
+            result[bulb.label] = (bulb.power_level, bulb.color, bulb.ip_addr)
         discovery.cleanup()
         return result
 
     bulbs = drive(lumend, lambda: asyncio.run(read()))
     assert set(bulbs) == set(BULBS)
-    power, color = bulbs["TV Lightstrip"]
+    assert {label: bulb[2] for label, bulb in bulbs.items()} == ADDRESSES, "each bulb at its own address"
+    power, color, _ = bulbs["TV Lightstrip"]
     assert power == 0 and color[1] > 0
 
 
@@ -107,3 +109,36 @@ def test_a_change_over_the_socket_an_unreachable_bulb_and_a_flood(lumend):
     lumend.advance(3_000)
     outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
     assert "dropped" in outcomes
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_the_wifi_signal_home_assistant_shows_and_the_uptime(lumend):
+    async def read():
+        bulbs, discovery = await discovered(len(BULBS))
+        bulb = bulbs[0]
+        wifi = await answer(bulb.get_wifiinfo)
+        info = await answer(bulb.get_hostinfo)
+        await answer(bulb.get_wififirmware)
+        firmware = bulb.wifi_firmware_version
+        discovery.cleanup()
+        return wifi.signal, info.uptime, firmware
+
+    signal, uptime, firmware = drive(lumend, lambda: asyncio.run(read()))
+    # Home Assistant's RSSI sensor: 10 * log10(signal), rounded.
+    assert int(math.floor(10 * math.log10(signal) + 0.5)) == -55
+    assert uptime > 0 and firmware > 0
+
+
+@pytest.mark.lumend(fixture="homes/capable.json", args=LIFX_ARGS)
+def test_infrared_is_kept_and_read_back(lumend):
+    async def run():
+        bulbs, discovery = await discovered(2)
+        for bulb in bulbs:
+            await answer(bulb.get_label)
+        night = next(bulb for bulb in bulbs if bulb.label == "Porch Night Vision")
+        await answer(night.set_infrared, 32768)
+        level = await answer(night.get_infrared)
+        discovery.cleanup()
+        return level.infrared_brightness
+
+    assert drive(lumend, lambda: asyncio.run(run())) == 32768

@@ -3,9 +3,9 @@
 import asyncio
 
 import pytest
-from lifx import discover
+from lifx import discover, find_by_ip
 
-from conftest import BULBS, LIFX_ARGS, drive, light_scope
+from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
 async def found(timeout: float = 2.0):
@@ -21,6 +21,7 @@ async def found(timeout: float = 2.0):
 def test_discovery_reads_and_a_change_with_a_duration(lumend):
     bulbs = drive(lumend, lambda: asyncio.run(found()))
     assert set(bulbs) == set(BULBS)
+    assert {label: device.ip for label, device in bulbs.items()} == ADDRESSES
 
     async def read(label):
         bulb = (await found())[label]
@@ -83,3 +84,103 @@ def test_an_unreachable_bulb_times_out_and_a_flood_does_not_stop_another(lumend)
     lumend.advance(3_000)
     outcomes = [record["outcome"] for record in lumend.commands(light=BULBS["TV Lightstrip"])]
     assert "dropped" in outcomes
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_bulb_found_by_its_address_alone_is_that_bulb(lumend):
+    async def by_address():
+        labels = {}
+        for label, address in ADDRESSES.items():
+            # Discovery sent to one address: only the bulb there answers.
+            device = await find_by_ip(address, timeout=1.0)
+            labels[address] = device and (device.ip, await device.get_label())
+        return labels
+
+    labels = drive(lumend, lambda: asyncio.run(by_address()))
+    assert labels == {address: (address, label) for label, address in ADDRESSES.items()}
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_device_sets_itself_up_and_reads_its_wifi_uptime_and_group(lumend):
+    async def set_up():
+        bulb = (await found())["TV Lightstrip"]
+        # async with runs lifx-async's set-up: host and Wi-Fi firmware, label, location, group.
+        async with bulb:
+            wifi = await bulb.get_wifi_info()
+            info = await bulb.get_info()
+            firmware = await bulb.get_wifi_firmware()
+            group = await bulb.get_group()
+            return wifi.rssi, wifi.rssi_unit, info.uptime, firmware, group
+
+    rssi, unit, uptime, firmware, group = drive(lumend, lambda: asyncio.run(set_up()))
+    assert (rssi, unit) == (-55, "dBm")
+    assert uptime > 0 and (firmware.version_major, firmware.version_minor) == (3, 90)
+    assert group.label == "Living Room" and group.updated_at > 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_brightness_set_alone_keeps_the_colour(lumend):
+    scope = light_scope(lumend, BULBS["Bedside Left"])
+    before = lumend.get("color", in_scope=scope)
+
+    async def dim():
+        bulb = (await found())["Bedside Left"]
+        # lifx-async sets a brightness alone with SetWaveformOptional, naming only the brightness.
+        await bulb.set_brightness(0.25, duration=0.5)
+
+    drive(lumend, lambda: asyncio.run(dim()))
+    lumend.settle()
+    assert lumend.get("brightness", in_scope=scope) == pytest.approx(25, abs=0.001)  # 16384 of 65535
+    assert lumend.get("color", in_scope=scope) == before
+
+
+@pytest.mark.lumend(fixture="homes/capable.json", args=LIFX_ARGS)
+def test_infrared_and_a_hev_cycle_on_the_products_that_have_them(lumend):
+    async def found_two():
+        bulbs = {}
+        async for device in discover(timeout=2.0):
+            bulbs[await device.get_label()] = device
+            if len(bulbs) == 2:
+                break
+        return bulbs
+
+    async def start():
+        bulbs = await found_two()
+        night, clean = bulbs["Porch Night Vision"], bulbs["Porch Clean"]
+        await night.set_infrared(0.5)
+        # async with runs the HEV light's set-up too: its configuration, cycle and last result.
+        async with clean:
+            await clean.set_hev_cycle(True, 60)
+            cycle = await clean.get_hev_cycle()
+        return night.ip, clean.ip, await night.get_infrared(), cycle.duration_s, cycle.remaining_s
+
+    night_ip, clean_ip, infrared, duration, remaining = drive(lumend, lambda: asyncio.run(start()))
+    # The first bulb at --lifx's address; the Clean where its fixture entry puts it.
+    assert (night_ip, clean_ip) == ("10.77.0.10", "10.77.0.12")
+    assert abs(infrared - 0.5) < 0.01
+    assert duration == 60 and 0 < remaining <= 60
+    lumend.advance(61_000)
+
+    async def finished():
+        clean = (await found_two())["Porch Clean"]
+        return (await clean.get_hev_cycle()).remaining_s, await clean.get_last_hev_result()
+
+    remaining, result = drive(lumend, lambda: asyncio.run(finished()))
+    assert remaining == 0 and result.name == "SUCCESS"
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_strip_has_zones_read_and_set_with_extended_messages(lumend):
+    async def zones():
+        from lifx.color import HSBK
+
+        strip = (await found())["TV Lightstrip"]
+        async with strip:
+            count = await strip.get_zone_count()
+            await strip.set_color_zones(8, 15, HSBK(hue=240, saturation=1.0, brightness=0.5, kelvin=3500))
+            colors = await strip.get_extended_color_zones()
+            return type(strip).__name__, count, colors
+
+    kind, count, colors = drive(lumend, lambda: asyncio.run(zones()))
+    assert kind == "MultiZoneLight" and count == 16 and len(colors) == 16
+    assert all(round(color.hue) == 240 for color in colors[8:]) and round(colors[0].hue) != 240

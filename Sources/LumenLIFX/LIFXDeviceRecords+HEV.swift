@@ -1,0 +1,66 @@
+import LumenModel
+import Synchronization
+
+extension LIFXDeviceRecords {
+    /// A HEV bulb's germicidal cycles: the one under way, how the last ended and its configuration.
+    struct HEV: Sendable, Hashable {
+        /// A cycle under way: when it started (simulation milliseconds), how long it runs, whether the light
+        /// was on before it.
+        struct Cycle: Sendable, Hashable {
+            var startMs: Double
+            var durationS: UInt32
+            var lastPower: Bool
+        }
+
+        var cycle: Cycle?
+        /// LIFX's `LastHevCycleResult`: 0 done, 4 stopped over the LAN, 255 none yet.
+        var lastResult: UInt8 = 255
+        var indication = false
+        /// The length of a cycle started without one: two hours, as LIFX ships the Clean.
+        var defaultDurationS: UInt32 = 7_200
+
+        /// Ends the cycle whose time is up at `nowMs`, as done.
+        mutating func settle(atMs nowMs: Double) {
+            guard let cycle, nowMs >= cycle.startMs + Double(cycle.durationS) * 1_000 else { return }
+            self.cycle = nil
+            lastResult = 0
+        }
+    }
+
+    /// The bulb's HEV state at `nowMs`, a cycle whose time is up ended.
+    func hev(of light: LightID, atMs nowMs: Double) -> HEV {
+        hevStates.withLock { cycles in
+            var state = cycles[light] ?? HEV()
+            state.settle(atMs: nowMs)
+            cycles[light] = state
+            return state
+        }
+    }
+
+    /// Starts a cycle of `durationS` (0: the configured length) at `nowMs`, the light on or not before it; or
+    /// stops the one under way, as stopped over the LAN.
+    func setHEVCycle(of light: LightID, enable: Bool, durationS: UInt32, lightWasOn: Bool, atMs nowMs: Double) {
+        hevStates.withLock { cycles in
+            var state = cycles[light] ?? HEV()
+            state.settle(atMs: nowMs)
+            if enable {
+                let length = durationS > 0 ? durationS : state.defaultDurationS
+                state.cycle = HEV.Cycle(startMs: nowMs, durationS: length, lastPower: lightWasOn)
+            } else if state.cycle != nil {
+                state.cycle = nil
+                state.lastResult = 4
+            }
+            cycles[light] = state
+        }
+    }
+
+    /// Sets whether a cycle shows on the light and the length of one started without a length.
+    func setHEVConfiguration(of light: LightID, indication: Bool, durationS: UInt32) {
+        hevStates.withLock { cycles in
+            var state = cycles[light] ?? HEV()
+            state.indication = indication
+            state.defaultDurationS = durationS
+            cycles[light] = state
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import LumenModel
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
+/// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
+/// infrared level, its HEV cycles and its zones.
+///
+/// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
+final class LIFXDeviceRecords: Sendable {
+    /// A location or group a client gave a bulb.
+    struct Membership: Sendable, Hashable {
+        var id: [UInt8]
+        var label: String
+        /// When it was set, in nanoseconds since 1970, as the client wrote it.
+        var updatedAt: UInt64
+    }
+
+    /// A bulb's boot: when it came up, in simulation milliseconds, and how long it was down before.
+    struct Boot: Sendable, Hashable {
+        var upSinceMs: Double
+        var downtimeMs: Double
+    }
+
+    /// The wall clock when the front started, in nanoseconds since 1970: the simulation's time 0 on the wall,
+    /// so that a bulb's time moves with the simulation clock, virtual or real.
+    let startedAtNanoseconds: UInt64
+    /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
+    let startedAtMs: Double
+    private let boots = Mutex<[LightID: Boot]>([:])
+    private let locations = Mutex<[LightID: Membership]>([:])
+    private let groups = Mutex<[LightID: Membership]>([:])
+    /// The infrared level clients set, for bulbs with infrared.
+    let infraredLevels = Mutex<[LightID: UInt16]>([:])
+    /// The HEV cycles and settings, for bulbs with HEV.
+    let hevStates = Mutex<[LightID: HEV]>([:])
+    /// The zones clients gave different colours, for strips.
+    let zoneStates = Mutex<[LightID: LIFXZones]>([:])
+
+    /// Records for bulbs that came up at `startedAtMs` of simulation time.
+    init(startedAtMs: Double) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let wall = UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
+        startedAtNanoseconds = wall - min(wall, UInt64(max(0, startedAtMs) * 1_000_000))
+        self.startedAtMs = startedAtMs
+    }
+
+    /// The wall-clock time at `nowMs` of simulation time, in nanoseconds since 1970.
+    func time(atMs nowMs: Double) -> UInt64 { startedAtNanoseconds + Self.nanoseconds(nowMs) }
+
+    /// The bulb's uptime and last downtime at `nowMs`, in nanoseconds.
+    func uptime(of light: LightID, atMs nowMs: Double) -> (uptime: UInt64, downtime: UInt64) {
+        let boot = boots.withLock { $0[light] } ?? Boot(upSinceMs: startedAtMs, downtimeMs: 0)
+        return (Self.nanoseconds(nowMs - boot.upSinceMs), Self.nanoseconds(boot.downtimeMs))
+    }
+
+    /// Notes that the bulb goes down at `nowMs` for `downMs`.
+    func reboot(_ light: LightID, atMs nowMs: Double, downMs: Double) {
+        boots.withLock { $0[light] = Boot(upSinceMs: nowMs + downMs, downtimeMs: downMs) }
+    }
+
+    /// The location a client put the bulb in, if one did.
+    func location(of light: LightID) -> Membership? { locations.withLock { $0[light] } }
+
+    /// The group a client put the bulb in, if one did.
+    func group(of light: LightID) -> Membership? { groups.withLock { $0[light] } }
+
+    /// Keeps the location a client put the bulb in.
+    func setLocation(_ membership: Membership, of light: LightID) { locations.withLock { $0[light] = membership } }
+
+    /// Keeps the group a client put the bulb in.
+    func setGroup(_ membership: Membership, of light: LightID) { groups.withLock { $0[light] = membership } }
+
+    static func nanoseconds(_ ms: Double) -> UInt64 { ms > 0 ? UInt64(ms * 1_000_000) : 0 }
+}

@@ -1,0 +1,79 @@
+import LumenModel
+import LumenSimulation
+
+extension LIFXFront {
+    /// The state messages that answer `request`: several for a strip's zones, none for a reboot, else one.
+    func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> [LIFXReply] {
+        switch request {
+        case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
+            return zoneStates(answering: request, of: bulb, after: state)
+        default:
+            return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
+        }
+    }
+
+    /// The state message that answers `request`; `nil` for one that has none (a reboot).
+    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
+        let kind = bulb.light.model.kind
+        let power: UInt16 = state.isOn ? 65_535 : 0
+        let firmware = Self.firmware
+        switch request {
+        case .getService: return .stateService(port: port)
+        case .getHostInfo: return .stateHostInfo(signal: Self.wifiSignal, sent: 0, received: 0)
+        case .getHostFirmware:
+            return .stateHostFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
+        case .getWifiInfo: return .stateWifiInfo(signal: Self.wifiSignal)
+        case .getWifiFirmware:
+            return .stateWifiFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
+        case .getPower, .setPower: return .statePower(level: power)
+        case .getLabel: return .stateLabel(bulb.light.name)
+        case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
+        case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
+        case .getInfo:
+            let now = await home.nowMilliseconds
+            let (uptime, downtime) = records.uptime(of: bulb.light.id, atMs: now)
+            return .stateInfo(time: records.time(atMs: now), uptime: uptime, downtime: downtime)
+        case .setReboot: return nil
+        case .getLocation, .setLocation:
+            if let kept = records.location(of: bulb.light.id) {
+                return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            }
+            let name = await home.name
+            return .stateLocation(
+                id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: records.startedAtNanoseconds)
+        case .getGroup, .setGroup:
+            if let kept = records.group(of: bulb.light.id) {
+                return .stateGroup(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            }
+            return .stateGroup(
+                id: LIFXProduct.groupID(home.fixtureID + "/" + bulb.room.id.rawValue), label: bulb.room.name,
+                updatedAt: records.startedAtNanoseconds)
+        case .echo(let bytes): return .echo(bytes)
+        case .getColor, .setColor, .setWaveform, .setWaveformOptional:
+            return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
+        case .getLightPower, .setLightPower: return .stateLightPower(level: power)
+        case .getInfrared, .setInfrared:
+            return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)
+        case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
+            let now = await home.nowMilliseconds
+            let hev = records.hev(of: bulb.light.id, atMs: now)
+            switch request {
+            case .getHevCycleConfiguration, .setHevCycleConfiguration:
+                return .stateHevCycleConfiguration(indication: hev.indication, durationS: hev.defaultDurationS)
+            case .getLastHevCycleResult: return .stateLastHevCycleResult(hev.lastResult)
+            default:
+                guard let cycle = hev.cycle else {
+                    return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)
+                }
+                let leftMs = cycle.startMs + Double(cycle.durationS) * 1_000 - now
+                return .stateHevCycle(
+                    durationS: cycle.durationS, remainingS: UInt32((leftMs / 1_000).rounded(.up)),
+                    lastPower: cycle.lastPower)
+            }
+        case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
+            return zoneStates(answering: request, of: bulb, after: state).first
+        case .getMultiZoneEffect: return .stateNoMultiZoneEffect
+        case .unhandled(let type): return .stateUnhandled(type: type)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension LIFXFront {
+    /// The zones of `bulb` (a strip) whose light is in `state`.
+    func zones(of bulb: LIFXLight, in state: LightState) -> [HSBK] {
+        let light = HSBK(state, kind: bulb.light.model.kind)
+        return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).colors
+    }
+
+    /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
+    /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
+    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light, at once.
+    func setZones(
+        _ colors: [HSBK], from index: Int, durationMs: UInt32, apply: UInt8, on bulb: LIFXLight,
+        from sender: @escaping @Sendable () -> String
+    ) async -> LightState? {
+        let kind = bulb.light.model.kind
+        let id = bulb.light.id
+        var zones = LIFXZones.current(
+            records.zoneStates.withLock { $0[id] }, light: HSBK(bulb.light.state, kind: kind))
+        guard let shown = zones.set(colors, from: index, apply: apply) else {
+            guard let state = await delivered(to: bulb) else { return nil }
+            records.zoneStates.withLock { $0[id] = zones }
+            return state
+        }
+        if let first = shown.first, shown.allSatisfy({ $0 == first }) {
+            let state: LightState
+            do {
+                state = try await scopeContext.perform(
+                    first.change(for: kind), to: id,
+                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
+            } catch {
+                return nil
+            }
+            records.zoneStates.withLock { $0[id] = nil }
+            return state
+        }
+        guard let state = await delivered(to: bulb) else { return nil }
+        zones.colors = shown
+        zones.base = HSBK(state, kind: kind)
+        records.zoneStates.withLock { $0[id] = zones }
+        return state
+    }
+
+    /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each
+    /// eight from the first asked; `StateExtendedColorZones` for them all.
+    func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) -> [LIFXReply] {
+        let colors = zones(of: bulb, in: state)
+        let count = UInt8(colors.count)
+        switch request {
+        case .getColorZones(let start, let end), .setColorZones(let start, let end, _, _, _):
+            let first = Int(start)
+            let last = min(Int(end), colors.count - 1)
+            guard first <= last else { return [] }
+            if first == last { return [.stateZone(count: count, index: start, colors[first])] }
+            return stride(from: first, through: last, by: 8).map { index in
+                .stateMultiZone(
+                    count: count, index: UInt8(index), Array(colors[index..<min(index + 8, last + 1)]))
+            }
+        default:
+            return [.stateExtendedColorZones(count: UInt16(count), index: 0, colors)]
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// A strip's zones (LIFX Z, Beam): the colours clients gave them, over the light's own colour.
+///
+/// Lumen's light has one colour. A client that gives every zone the same colour changes the light, as `SetColor`
+/// does; zones given different colours are kept here, beside the light, together with the light's colour when
+/// they were set (``base``): once the light's colour changes (a `SetColor`, the scope protocol, the Hue bridge),
+/// every zone follows the light again, as a strip does when given one colour.
+struct LIFXZones: Sendable, Hashable {
+    /// How many zones a strip has: a two-metre LIFX Z's.
+    static let count = 16
+
+    /// The light's colour when the zones were set.
+    var base: HSBK
+    /// The zones' colours as last applied.
+    var colors: [HSBK]
+    /// Colours set to be applied later (`apply` 0), over ``colors``.
+    var pending: [HSBK]?
+
+    /// The zones now of a strip whose light shows `light`, from those `kept` when they were set.
+    static func current(_ kept: LIFXZones?, light: HSBK) -> LIFXZones {
+        if let kept, kept.base == light { return kept }
+        return LIFXZones(base: light, colors: Array(repeating: light, count: count), pending: nil)
+    }
+
+    /// Sets the zones from `index` on to `newColors`, as `apply` says: 0 keeps them for later; 1 applies them
+    /// with those kept; 2 applies only those kept, leaving `newColors` out.
+    /// - Returns: the zones' colours to show now; `nil` when nothing is applied yet.
+    mutating func set(_ newColors: [HSBK], from index: Int, apply: UInt8) -> [HSBK]? {
+        var placed = pending ?? colors
+        if apply != 2 {
+            for (offset, color) in newColors.enumerated() where index + offset < Self.count {
+                placed[index + offset] = color
+            }
+        }
+        if apply == 0 {
+            pending = placed
+            return nil
+        }
+        pending = nil
+        return placed
+    }
+}

@@ -1,0 +1,77 @@
+import LumenModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One IPv4 address of one of this machine's network interfaces, as `getifaddrs` lists it.
+public struct NetworkInterface: Sendable, Hashable {
+    /// The interface's index (`if_nametoindex`), as `IP_PKTINFO` names the interface a datagram came in on.
+    public var index: Int32
+    /// The address.
+    public var address: IPv4Address
+    /// Its network mask.
+    public var netmask: IPv4Address
+    /// Whether the interface is loopback (`lo`).
+    public var isLoopback: Bool
+
+    /// An interface's address.
+    public init(index: Int32, address: IPv4Address, netmask: IPv4Address, isLoopback: Bool) {
+        self.index = index
+        self.address = address
+        self.netmask = netmask
+        self.isLoopback = isLoopback
+    }
+
+    /// Whether `other` is on this address's network.
+    func contains(_ other: IPv4Address) -> Bool {
+        address.value & netmask.value == other.value & netmask.value
+    }
+
+    /// This machine's IPv4 interface addresses now.
+    public static func current() -> [NetworkInterface] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var found: [NetworkInterface] = []
+        var entry = list
+        while let current = entry?.pointee {
+            defer { entry = current.ifa_next }
+            guard let address = current.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                let mask = current.ifa_netmask
+            else { continue }
+            let ipv4 = { (pointer: UnsafeMutablePointer<sockaddr>) in
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    IPv4Address(value: UInt32(bigEndian: $0.pointee.sin_addr.s_addr))
+                }
+            }
+            found.append(
+                NetworkInterface(
+                    index: Int32(bitPattern: if_nametoindex(current.ifa_name)), address: ipv4(address),
+                    netmask: ipv4(mask), isLoopback: current.ifa_flags & UInt32(IFF_LOOPBACK) != 0))
+        }
+        return found
+    }
+
+    /// The interfaces whose broadcasts reach bulbs at `addresses`: each address's own interface (the one that
+    /// holds it, else the one on whose network it is). `nil`, every interface, when one of them is loopback
+    /// (bulbs there are reached from this machine, whichever interface a broadcast it sends loops back on) or
+    /// none is found.
+    ///
+    /// A LAN broadcast reaches every interface on that LAN: with the bulbs' addresses on a macvlan it arrives on
+    /// the macvlan and on the interface under it, and each bulb would answer it twice.
+    public static func broadcastInterfaces(for addresses: [IPv4Address], among interfaces: [NetworkInterface])
+        -> Set<Int32>?
+    {
+        var chosen = Set<Int32>()
+        for address in addresses {
+            guard
+                let interface = interfaces.first(where: { $0.address == address })
+                    ?? interfaces.first(where: { $0.contains(address) })
+            else { continue }
+            if interface.isLoopback { return nil }
+            chosen.insert(interface.index)
+        }
+        return chosen.isEmpty ? nil : chosen
+    }
+}

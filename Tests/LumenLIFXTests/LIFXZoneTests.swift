@@ -1,0 +1,145 @@
+import LumenModel
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenLIFX
+
+/// A strip's zones (LIFX Z): read one, eight or all at a time, given colours one range at a time or all at once,
+/// at once or kept for later; one colour along the strip is a change to the light.
+@Suite("LIFX strips' zones")
+struct LIFXZoneTests {
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.strip", "name": "Strip", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Z Strip",
+             "latency": {"kind": "fixed", "ms": 10}, "state": {"isOn": true, "brightness": 50}},
+            {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}
+          ]}
+        ]}
+        """
+
+    let home: Home
+    let front: LIFXFront
+
+    init() throws {
+        home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+    }
+
+    /// The replies of `light`'s bulb to a message of `type` (with `res_required`), moving the clock until they
+    /// come.
+    func replies(_ type: UInt16, _ payload: [UInt8] = [], to light: LightID = "den.strip") async throws
+        -> [LIFXPacket]
+    {
+        let packet = LIFXPacket(
+            source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: true, sequence: 1,
+            type: type, payload: payload)
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task {
+            let replies = await front.answer(packet)
+            answered.withLock { $0 = replies }
+        }
+        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+    }
+
+    static let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+    static let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+
+    static func setZones(_ start: UInt8, _ end: UInt8, _ color: HSBK, apply: UInt8 = 1, durationMs: UInt32 = 0)
+        -> [UInt8]
+    {
+        var writer = LIFXWriter()
+        writer.uint8(start)
+        writer.uint8(end)
+        color.write(&writer)
+        writer.uint32(durationMs)
+        writer.uint8(apply)
+        return writer.output
+    }
+
+    /// Every zone's colour, read with `GetExtendedColorZones`.
+    func zones() async throws -> [HSBK] {
+        let state = try await replies(511)
+        try #require(state.map(\.type) == [512])
+        var reader = LIFXReader(state[0].payload)
+        #expect(reader.uint16() == 16 && reader.uint16() == 0)
+        let count = Int(reader.uint8())
+        return (0..<count).map { _ in HSBK(&reader) }
+    }
+
+    @Test func aStripHasSixteenZonesReadOneOrEightAtATime() async throws {
+        #expect(try await replies(32).first?.payload.prefix(8) == [1, 0, 0, 0, 32, 0, 0, 0], "a LIFX Z")
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        let all = try await replies(502, [0, 255])
+        #expect(all.map(\.type) == [506, 506] && all.map { $0.payload[0] } == [16, 16])
+        #expect(all.map { $0.payload[1] } == [0, 8])
+        let one = try await replies(502, [3, 3])
+        var zone = LIFXWriter()
+        light.write(&zone)
+        #expect(one.map(\.type) == [503] && one.first?.payload == [16, 3] + zone.output)
+        #expect(try await zones() == Array(repeating: light, count: 16))
+        let plain = try await replies(502, [0, 255], to: "den.bulb")
+        #expect(plain.map(\.type) == [223], "a bulb without zones: StateUnhandled")
+        let effect = try await replies(507)
+        #expect(effect.map(\.type) == [509] && effect.first?.payload == [UInt8](repeating: 0, count: 59), "none runs")
+    }
+
+    @Test func zonesOfDifferentColoursAreKeptBesideTheLightUntilItsColourChanges() async throws {
+        let before = try await home.light("den.strip").state
+        let light = HSBK(before, kind: .color)
+        let set = try await replies(501, Self.setZones(0, 7, Self.red))
+        #expect(set.map(\.type) == [506], "answered with the zones set")
+        #expect(try await zones() == Array(repeating: Self.red, count: 8) + Array(repeating: light, count: 8))
+        #expect(try await home.light("den.strip").state == before, "the light keeps its one colour")
+        // A colour for the whole light: every zone follows it again.
+        var color = LIFXWriter()
+        color.uint8(0)
+        Self.blue.write(&color)
+        color.uint32(0)
+        _ = try await replies(102, color.output)
+        let now = HSBK(try await home.light("den.strip").state, kind: .color)
+        #expect(try await zones() == Array(repeating: now, count: 16))
+    }
+
+    @Test func oneColourAlongTheWholeStripIsAChangeToTheLightOverItsDuration() async throws {
+        _ = try await replies(501, Self.setZones(0, 255, Self.red, durationMs: 1_000))
+        try await home.advance(byMilliseconds: 2_000)
+        let state = try await home.light("den.strip").state
+        #expect(state.brightness == 100 && state.color.x > 0.6, "red at full brightness")
+        #expect(await home.commandRecords(light: "den.strip").count == 1)
+    }
+
+    @Test func zonesKeptForLaterShowOnlyWhenApplied() async throws {
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        _ = try await replies(501, Self.setZones(0, 3, Self.red, apply: 0))
+        _ = try await replies(501, Self.setZones(12, 15, Self.blue, apply: 0))
+        #expect(try await zones() == Array(repeating: light, count: 16), "kept, not shown")
+        _ = try await replies(501, Self.setZones(4, 11, Self.red, apply: 2))
+        let expected =
+            Array(repeating: Self.red, count: 4) + Array(repeating: light, count: 8)
+            + Array(repeating: Self.blue, count: 4)
+        #expect(try await zones() == expected, "only those kept, the message's own colour left out")
+    }
+
+    @Test func extendedZonesAreSetFromAnIndexOn() async throws {
+        var writer = LIFXWriter()
+        writer.uint32(0)
+        writer.uint8(1)
+        writer.uint16(2)
+        writer.uint8(4)
+        for color in [Self.red, Self.blue, Self.red, Self.blue] { color.write(&writer) }
+        writer.zeros(8 * 78)
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        let set = try await replies(510, writer.output)
+        #expect(set.map(\.type) == [512] && set[0].payload.count == 661)
+        let expected =
+            [light, light, Self.red, Self.blue, Self.red, Self.blue] + Array(repeating: light, count: 10)
+        #expect(try await zones() == expected)
+    }
+}
