@@ -133,7 +133,11 @@ async def start_home_assistant(config_dir: str):
 def run_with_home_assistant(config_dir, scenario: Callable[[Any], Awaitable[Any]],
                             timeout: float = SCENARIO_TIMEOUT) -> Any:
     """Runs `scenario(hass)` on a fresh Home Assistant of its own; stops it after, whatever happened."""
-    logging.getLogger("homeassistant").setLevel(logging.INFO)
+    # What a failing test shows of Home Assistant's log: INFO and above, or LUMEN_HA_LOG_LEVEL (DEBUG shows
+    # aiohue's and aiolifx's too).
+    level = os.environ.get("LUMEN_HA_LOG_LEVEL", "INFO").upper()
+    for name in ("homeassistant", "aiohue", "aiolifx"):
+        logging.getLogger(name).setLevel(level)
 
     async def main():
         hass = await start_home_assistant(str(config_dir))

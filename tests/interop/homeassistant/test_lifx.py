@@ -1,0 +1,193 @@
+"""Home Assistant's LIFX integration (aiolifx underneath) against lumend's LIFX bulbs, set up through its config
+flow as a user does: by a bulb's address, or by picking a bulb it discovered by broadcast.
+
+lumend gives each LIFX bulb of the demo home its own loopback address, counting up from the one `--lifx` names
+(127.0.0.10, 127.0.0.11, 127.0.0.12), all on port 56700, which Home Assistant's flow always uses.
+
+Until lumend does so, every bulb answers on that one address, and Home Assistant cannot tell them apart there;
+the tests of one bulb use a home with a single LIFX bulb (one-lifx-bulb.json), which is at the given address
+either way.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import pytest
+
+from conftest import (
+    LIFX_ARGS,
+    LIFX_BULBS,
+    LIFX_FIRST_ADDRESS,
+    light_scope,
+    run_with_home_assistant,
+    state_of,
+    wait_for,
+)
+
+ONE_ADDRESS_PER_BULB = (
+    "lumend answers for every LIFX bulb on the one address --lifx names: there each bulb answers a message sent to "
+    "any target (Home Assistant's flow and its polls send to 00:00:00:00:00:00), so the flow takes whichever "
+    "answers first and the entry's first poll may be answered by another serial (setup_retry); nothing answers "
+    "at the addresses after it (the flow ends in cannot_connect after 15 s of retries); and a broadcast "
+    "(discovery's GetService to 255.255.255.255:56700) reaches no bulb, the socket being bound to that address"
+)
+
+
+def bulb_address(index: int) -> str:
+    return str(ipaddress.IPv4Address(LIFX_FIRST_ADDRESS) + index)
+
+
+async def add_by_host(hass, host: str) -> Any:
+    """Runs Home Assistant's LIFX flow with `host` typed in; returns the flow's last result."""
+    from homeassistant.config_entries import SOURCE_USER
+    from homeassistant.data_entry_flow import FlowResultType
+
+    flow = hass.config_entries.flow
+    result = await flow.async_init("lifx", context={"source": SOURCE_USER})
+    assert (result["type"], result["step_id"]) == (FlowResultType.FORM, "user"), result
+    result = await flow.async_configure(result["flow_id"], {"host": host})
+    await hass.async_block_till_done()
+    return result
+
+
+def lifx_entities(hass, entry) -> dict[str, str]:
+    """The entities of a LIFX config entry, by domain (one each of light and sensor here)."""
+    from homeassistant.helpers import entity_registry as er
+
+    registry = er.async_get(hass)
+    return {item.domain: item.entity_id for item in er.async_entries_for_config_entry(registry, entry.entry_id)
+            if item.domain in ("light", "sensor")}
+
+
+async def landed(hass, lumend, light: str) -> dict:
+    """lumend's own record of `light` once its fade has landed."""
+    return await wait_for(hass, f"{light}'s fade landed in lumend", lambda: (
+        truth if not (truth := lumend.device(light)).get("fading") else None), timeout=5)
+
+
+@pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB)
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_each_bulb_added_by_its_address_is_its_own_entry_and_drives_its_own_bulb(lumend, tmp_path):
+    async def scenario(hass):
+        from homeassistant.config_entries import ConfigEntryState
+        from homeassistant.data_entry_flow import FlowResultType
+
+        entries = []
+        for index, (label, _) in enumerate(LIFX_BULBS):
+            result = await add_by_host(hass, bulb_address(index))
+            assert result["type"] == FlowResultType.CREATE_ENTRY, (bulb_address(index), result)
+            entry = result["result"]
+            assert (entry.title, entry.data["host"]) == (label, bulb_address(index))
+            entries.append(entry)
+        assert all(entry.state is ConfigEntryState.LOADED for entry in entries)
+        assert len({entry.unique_id for entry in entries}) == len(LIFX_BULBS)
+
+        # Each entry's light drives its own bulb, with its own colour.
+        hues = [0, 120, 240]
+        for entry, (label, light), hue in zip(entries, LIFX_BULBS, hues):
+            entity_id = lifx_entities(hass, entry)["light"]
+            assert state_of(hass, entity_id).attributes["friendly_name"] == label
+            await hass.services.async_call("light", "turn_on", {
+                "entity_id": entity_id, "hs_color": [hue, 100], "brightness": 255}, blocking=True)
+        for entry, (label, light), hue in zip(entries, LIFX_BULBS, hues):
+            entity_id = lifx_entities(hass, entry)["light"]
+            await wait_for(hass, f"{label} on at hue {hue}", lambda: (
+                (s := state_of(hass, entity_id)).state == "on"
+                and abs(s.attributes["hs_color"][0] - hue) <= 1), show=lambda: state_of(hass, entity_id))
+            truth = await landed(hass, lumend, light)
+            assert truth["state"]["isOn"] is True and truth["state"]["brightness"] == 100, (label, truth)
+
+    run_with_home_assistant(tmp_path, scenario)
+
+
+@pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB)
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_discovery_offers_every_bulb_at_its_own_address(lumend, tmp_path):
+    async def scenario(hass):
+        from homeassistant.config_entries import SOURCE_USER
+        from homeassistant.data_entry_flow import FlowResultType
+
+        flow = hass.config_entries.flow
+        result = await flow.async_init("lifx", context={"source": SOURCE_USER})
+        # No host typed in: Home Assistant broadcasts for bulbs (8.5 s) and offers the ones it found.
+        result = await flow.async_configure(result["flow_id"], {"host": ""})
+        assert (result["type"], result.get("step_id")) == (FlowResultType.FORM, "pick_device"), result
+        offered = result["data_schema"].schema["device"].container
+        addresses = sorted(choice.split(" (")[1].rstrip(")") for choice in offered.values())
+        assert addresses == [bulb_address(index) for index in range(len(LIFX_BULBS))], offered
+        # Picking the first makes its entry.
+        serial = next(key for key, choice in offered.items() if choice.endswith(f"({bulb_address(0)})"))
+        result = await flow.async_configure(result["flow_id"], {"device": serial})
+        assert result["type"] == FlowResultType.CREATE_ENTRY, result
+        assert result["title"] == LIFX_BULBS[0][0]
+
+    run_with_home_assistant(tmp_path, scenario)
+
+
+ONE_BULB = {"fixture": "one-lifx-bulb.json", "args": LIFX_ARGS}
+ONE_BULB_LABEL, ONE_BULB_LIGHT = "Bedside", "bedroom.bedside"
+
+
+@pytest.mark.lumend(**ONE_BULB)
+def test_the_bulb_at_the_given_address_is_set_up_and_driven(lumend, tmp_path):
+    async def scenario(hass):
+        from homeassistant.config_entries import ConfigEntryState
+        from homeassistant.data_entry_flow import FlowResultType
+
+        result = await add_by_host(hass, bulb_address(0))
+        assert result["type"] == FlowResultType.CREATE_ENTRY, result
+        entry = result["result"]
+        assert entry.state is ConfigEntryState.LOADED
+        label, light = ONE_BULB_LABEL, ONE_BULB_LIGHT
+        assert (entry.title, entry.data["host"]) == (label, bulb_address(0))
+        entity_id = lifx_entities(hass, entry)["light"]
+        assert state_of(hass, entity_id).state == "off"
+
+        await hass.services.async_call("light", "turn_on", {
+            "entity_id": entity_id, "brightness": 128, "color_temp_kelvin": 2700, "transition": 0.5}, blocking=True)
+        state = await wait_for(hass, f"{label} on at half brightness, 2700 K", lambda: (
+            s if (s := state_of(hass, entity_id)).state == "on" and s.attributes.get("brightness") == 128
+            else None), show=lambda: state_of(hass, entity_id))
+        assert abs(state.attributes["color_temp_kelvin"] - 2700) <= 30, state.attributes
+        truth = await landed(hass, lumend, light)
+        assert truth["state"]["isOn"] is True
+        assert abs(truth["state"]["brightness"] - 50.2) <= 0.5, truth
+
+        # A change made in lumend is seen at Home Assistant's next poll (every 10 s).
+        await hass.async_add_executor_job(lambda: lumend.set("isOn", False, in_scope=light_scope(lumend, light)))
+        await wait_for(hass, f"{label} off", lambda: state_of(hass, entity_id).state == "off",
+                       show=lambda: state_of(hass, entity_id))
+
+    run_with_home_assistant(tmp_path, scenario)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "lumend answers GetWifiInfo (16), which Home Assistant sends with every poll once the RSSI sensor is on, with "
+    "StateUnhandled (223), not StateWifiInfo (17) with the signal in mW: the sensor stays unknown, and after 90 s "
+    "of retries Home Assistant marks the poll failed and every entity of the bulb unavailable"))
+@pytest.mark.lumend(**ONE_BULB)
+def test_the_signal_strength_sensor_stays_available(lumend, tmp_path):
+    async def scenario(hass):
+        from homeassistant.helpers import entity_registry as er
+
+        result = await add_by_host(hass, bulb_address(0))
+        entry = result["result"]
+        entities = lifx_entities(hass, entry)
+        sensor = entities["sensor"]
+        # The sensor is off by default; the user turns it on, and Home Assistant reloads the entry.
+        er.async_get(hass).async_update_entity(sensor, disabled_by=None)
+        assert await hass.config_entries.async_reload(entry.entry_id)
+        await hass.async_block_till_done()
+        # The first poll with the sensor on is 10 s after the reload's.
+        state = await wait_for(hass, "a signal strength", lambda: (
+            s if (s := hass.states.get(sensor)) and s.state not in ("unknown", "unavailable") else None),
+            show=lambda: hass.states.get(sensor), timeout=20)
+        assert float(state.state) < 0, state  # dBm
+        # It stays so over the next poll, and so does the light.
+        await wait_for(hass, "the next poll", lambda: hass.states.get(sensor).last_reported > state.last_reported)
+        assert hass.states.get(sensor).state not in ("unknown", "unavailable")
+        assert state_of(hass, entities["light"]).state != "unavailable"
+
+    run_with_home_assistant(tmp_path, scenario)
