@@ -159,31 +159,35 @@ def test_a_change_made_in_lumend_is_seen_by_home_assistant_at_its_next_poll(lume
     run_with_home_assistant(tmp_path, scenario)
 
 
-@pytest.mark.xfail(strict=True, reason="lumend's Hue bridge keeps no scenes yet: POST /api/<user>/scenes, as the "
-                   "Hue app creates a scene, is not taken, and GET /api/<user>/scenes, which hue.activate_scene "
-                   "reads, is empty")
 @pytest.mark.lumend(args=HUE_ARGS)
-def test_activating_a_hue_scene_restores_the_lights_it_stored(lumend, tmp_path, hue_numbers):
+def test_activating_a_hue_scene_sets_its_lights_as_it_stored_them(lumend, tmp_path):
     async def scenario(hass):
         entry = await set_up_hue(hass, lumend)
         key = entry.data["api_key"]
         address = bridge_address(lumend)
         room = bridge_get(address, f"{key}/groups/1")
-        assert room["name"] == "Living Room"
-        entities = [entity_of(hass, entry, lumend, number) for number in room["lights"]]
-        for entity_id in entities:
+        entities = {number: entity_of(hass, entry, lumend, number) for number in room["lights"]}
+        for entity_id in entities.values():
             await turn_on(hass, entity_id, brightness=77)
-        await wait_for(hass, "the living room on at brightness 77", lambda: all(
-            (s := state_of(hass, e)).state == "on" and s.attributes.get("brightness") == 77 for e in entities))
-        # The scene stores the lights' states as they are, as the Hue app makes one.
+        await wait_for(hass, f"{room['name']} on at brightness 77", lambda: all(
+            (s := state_of(hass, e)).state == "on" and s.attributes.get("brightness") == 77
+            for e in entities.values()))
+        # The Hue app makes a scene of the room's lights as they are; the bridge stores their states.
         created = bridge_send(address, "POST", f"{key}/scenes",
                               {"name": "Lumen Evening", "lights": room["lights"], "recycle": False})
         assert "success" in created[0], created
-        await hass.services.async_call("light", "turn_off", {"entity_id": entities}, blocking=True)
-        await wait_for(hass, "the living room off", lambda: all(state_of(hass, e).state == "off" for e in entities))
+        stored = bridge_get(address, f"{key}/scenes/{created[0]['success']['id']}")["lightstates"]
+        assert {number: (state["on"], state["bri"]) for number, state in stored.items()} == {
+            number: (True, 77) for number in room["lights"]}
+        await hass.services.async_call("light", "turn_off", {"entity_id": list(entities.values())}, blocking=True)
+        await wait_for(hass, f"{room['name']} off", lambda: all(
+            state_of(hass, e).state == "off" for e in entities.values()))
+        # Home Assistant finds the scene by its name and its group's, and recalls it through the group.
         await hass.services.async_call(
-            "hue", "activate_scene", {"group_name": "Living Room", "scene_name": "Lumen Evening"}, blocking=True)
-        await wait_for(hass, "the living room back on at brightness 77", lambda: all(
-            (s := state_of(hass, e)).state == "on" and s.attributes.get("brightness") == 77 for e in entities))
+            "hue", "hue_activate_scene", {"group_name": room["name"], "scene_name": "Lumen Evening"}, blocking=True)
+        await wait_for(hass, f"{room['name']} back on at brightness 77", lambda: all(
+            (s := state_of(hass, e)).state == "on" and s.attributes.get("brightness") == 77
+            for e in entities.values()),
+            show=lambda: [state_of(hass, e) for e in entities.values()])
 
     run_with_home_assistant(tmp_path, scenario)
