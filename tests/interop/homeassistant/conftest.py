@@ -159,9 +159,19 @@ async def wait_for(hass, what: str, condition: Callable[[], Any], timeout: float
         if value:
             return value
         if time.monotonic() > deadline:
-            seen = f"; it shows {show()}" if show else ""
-            pytest.fail(f"Home Assistant did not show {what} within {timeout:.0f} s{seen}")
+            seen = f"; last seen: {show()}" if show else ""
+            pytest.fail(f"waited {timeout:.0f} s for {what}, in vain{seen}")
         await asyncio.sleep(0.1)
+
+
+async def landed(hass, lumend, light: str) -> dict:
+    """lumend's own record of `light` (the simulation scope's `device`) once its fade has landed: the fronts
+    report a change as accepted at once, and the light takes the fade's time to get there."""
+    def record():
+        truth = lumend.device(light)
+        return None if truth.get("fading") else truth
+
+    return await wait_for(hass, f"{light}'s fade to land in lumend", record, timeout=5)
 
 
 def state_of(hass, entity_id: str):

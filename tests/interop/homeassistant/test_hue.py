@@ -13,6 +13,7 @@ from conftest import (
     bridge_get,
     bridge_send,
     light_scope,
+    landed,
     run_with_home_assistant,
     state_of,
     wait_for,
@@ -88,13 +89,6 @@ def entity_of(hass, entry, lumend, number: str) -> str:
     """The entity id Home Assistant gave Hue light `number`."""
     light = bridge_get(bridge_address(lumend), f"{entry.data['api_key']}/lights/{number}")
     return hue_entities(hass, entry)[light["uniqueid"]]
-
-
-async def landed(hass, lumend, light: str) -> dict:
-    """lumend's own record of `light` once its fade has landed (the bridge reports a fade's end at once; the
-    bulb takes the fade's time to get there)."""
-    return await wait_for(hass, f"{light}'s fade landed in lumend", lambda: (
-        truth if not (truth := lumend.device(light)).get("fading") else None), timeout=5)
 
 
 async def turn_on(hass, entity_id: str, **data) -> None:

@@ -22,6 +22,7 @@ from conftest import (
     LIFX_FIRST_ADDRESS,
     REAL_CLOCK,
     light_scope,
+    landed,
     run_with_home_assistant,
     state_of,
     wait_for,
@@ -34,6 +35,10 @@ ONE_ADDRESS_PER_BULB = (
     "at the addresses after it (the flow ends in cannot_connect after 15 s of retries); and a broadcast "
     "(discovery's GetService to 255.255.255.255:56700) reaches no bulb, the socket being bound to that address"
 )
+
+# A home with one LIFX bulb, which is at the given address whether or not lumend gives each bulb its own.
+ONE_BULB = {"fixture": "one-lifx-bulb.json", "args": LIFX_ARGS}
+ONE_BULB_LABEL, ONE_BULB_LIGHT = "Bedside", "bedroom.bedside"
 
 
 def bulb_address(index: int) -> str:
@@ -60,12 +65,6 @@ def lifx_entities(hass, entry) -> dict[str, str]:
     registry = er.async_get(hass)
     return {item.domain: item.entity_id for item in er.async_entries_for_config_entry(registry, entry.entry_id)
             if item.domain in ("light", "sensor")}
-
-
-async def landed(hass, lumend, light: str) -> dict:
-    """lumend's own record of `light` once its fade has landed."""
-    return await wait_for(hass, f"{light}'s fade landed in lumend", lambda: (
-        truth if not (truth := lumend.device(light)).get("fading") else None), timeout=5)
 
 
 @pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB)
@@ -129,10 +128,6 @@ def test_discovery_offers_every_bulb_at_its_own_address(lumend, tmp_path):
     run_with_home_assistant(tmp_path, scenario)
 
 
-ONE_BULB = {"fixture": "one-lifx-bulb.json", "args": LIFX_ARGS}
-ONE_BULB_LABEL, ONE_BULB_LIGHT = "Bedside", "bedroom.bedside"
-
-
 @pytest.mark.lumend(**ONE_BULB)
 def test_the_bulb_at_the_given_address_is_set_up_and_driven(lumend, tmp_path):
     async def scenario(hass):
@@ -157,6 +152,16 @@ def test_the_bulb_at_the_given_address_is_set_up_and_driven(lumend, tmp_path):
         truth = await landed(hass, lumend, light)
         assert truth["state"]["isOn"] is True
         assert abs(truth["state"]["brightness"] - 50.2) <= 0.5, truth
+
+        # A colour by hue and saturation, which LIFX carries as they are.
+        await hass.services.async_call("light", "turn_on", {
+            "entity_id": entity_id, "hs_color": [200, 60]}, blocking=True)
+        state = await wait_for(hass, f"{label} at hue 200, saturation 60", lambda: (
+            s if (s := state_of(hass, entity_id)).attributes.get("color_mode") == "hs" else None),
+            show=lambda: state_of(hass, entity_id))
+        hue, saturation = state.attributes["hs_color"]
+        assert abs(hue - 200) <= 1 and abs(saturation - 60) <= 1, state.attributes
+        assert state.attributes["brightness"] == 128
 
         # A change made in lumend is seen at Home Assistant's next poll (every 10 s).
         await hass.async_add_executor_job(lambda: lumend.set("isOn", False, in_scope=light_scope(lumend, light)))
