@@ -4,9 +4,8 @@ flow as a user does: by a bulb's address, or by picking a bulb it discovered by 
 lumend gives each LIFX bulb of the demo home its own loopback address, counting up from the one `--lifx` names
 (127.0.0.10, 127.0.0.11, 127.0.0.12), all on port 56700, which Home Assistant's flow always uses.
 
-Until lumend does so, every bulb answers on that one address, and Home Assistant cannot tell them apart there;
-the tests of one bulb use a home with a single LIFX bulb (one-lifx-bulb.json), which is at the given address
-either way.
+The tests of one bulb use a home with a single LIFX bulb (one-lifx-bulb.json), a LIFX Mini: the demo home's
+first bulb is a strip.
 """
 
 from __future__ import annotations
@@ -27,15 +26,7 @@ from conftest import (
     wait_for,
 )
 
-ONE_ADDRESS_PER_BULB = (
-    "lumend answers for every LIFX bulb on the one address --lifx names: there each bulb answers a message sent to "
-    "any target (Home Assistant's flow and its polls send to 00:00:00:00:00:00), so the flow takes whichever "
-    "answers first and the entry's first poll may be answered by another serial (setup_retry); nothing answers "
-    "at the addresses after it (the flow ends in cannot_connect after 15 s of retries); and a broadcast "
-    "(discovery's GetService to 255.255.255.255:56700) reaches no bulb, the socket being bound to that address"
-)
-
-# A home with one LIFX bulb, which is at the given address whether or not lumend gives each bulb its own.
+# A home with one LIFX bulb, at the given address.
 ONE_BULB = {"fixture": "one-lifx-bulb.json", "args": LIFX_ARGS}
 ONE_BULB_LABEL, ONE_BULB_LIGHT = "Bedside", "bedroom.bedside"
 
@@ -85,7 +76,6 @@ async def add_every_bulb_by_address(hass) -> list:
     return entries
 
 
-@pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB)
 @pytest.mark.lumend(args=LIFX_ARGS)
 def test_each_bulb_added_by_its_address_is_its_own_entry_and_switches_its_own_bulb(lumend, tmp_path):
     async def scenario(hass):
@@ -102,10 +92,13 @@ def test_each_bulb_added_by_its_address_is_its_own_entry_and_switches_its_own_bu
     run_with_home_assistant(tmp_path, scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB + (
-    "; and where the TV Lightstrip is a multizone product (a LIFX Z 2 on firmware 2.77 or later), Home Assistant "
-    "colours it with SetExtendedColorZones (510: every zone the new colour, colors_count 16, apply 1) and then "
-    "reads Light.State (107), so the strip must take those zones as its colour"))
+@pytest.mark.xfail(strict=True, reason=(
+    "the TV Lightstrip is a LIFX Z 2 on firmware 3.90, which Home Assistant drives as an extended multizone "
+    "strip: for a colour or brightness it sends SetExtendedColorZones (510: duration, apply 1, index 0, "
+    "colors_count 16, then 82 HSBK, every one of the 16 the new colour) and reads Light.State (107) back; lumend "
+    "acknowledges the message but changes neither the zones (GetExtendedColorZones answers the old ones) nor the "
+    "light, where lifx.md says it is taken as SetColorZones is, one colour along every zone being a change to the "
+    "light"))
 @pytest.mark.lumend(args=LIFX_ARGS)
 def test_each_bulb_added_by_its_address_takes_its_own_colour(lumend, tmp_path):
     async def scenario(hass):
@@ -126,7 +119,6 @@ def test_each_bulb_added_by_its_address_takes_its_own_colour(lumend, tmp_path):
     run_with_home_assistant(tmp_path, scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=ONE_ADDRESS_PER_BULB)
 @pytest.mark.lumend(args=LIFX_ARGS)
 def test_discovery_offers_every_bulb_at_its_own_address(lumend, tmp_path):
     async def scenario(hass):
@@ -193,10 +185,6 @@ def test_the_bulb_at_the_given_address_is_set_up_and_driven(lumend, tmp_path):
     run_with_home_assistant(tmp_path, scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "lumend answers GetWifiInfo (16), which Home Assistant sends with every poll once the RSSI sensor is on, with "
-    "StateUnhandled (223), not StateWifiInfo (17) with the signal in mW: the sensor stays unknown, and after 90 s "
-    "of retries Home Assistant marks the poll failed and every entity of the bulb unavailable"))
 @pytest.mark.lumend(**ONE_BULB)
 def test_the_signal_strength_sensor_stays_available(lumend, tmp_path):
     async def scenario(hass):
