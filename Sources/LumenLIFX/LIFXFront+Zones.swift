@@ -10,38 +10,44 @@ extension LIFXFront {
     }
 
     /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
-    /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
-    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light, at once.
+    /// `nil` when the bulb never answers. One colour along the whole strip, other than the light's own, is a
+    /// change to the light, made over `durationMs` as `SetColor`'s; zones of different colours are kept beside
+    /// the light, at once.
+    ///
+    /// The zones are read, set and kept in one step as the message arrives, so messages to one strip take turns
+    /// in the order they came, as in a bulb's queue: one that places nothing (aiolifx follows its 82 colours with
+    /// an empty message from zone 82 on) finds the zones the message before it left, not those the light still
+    /// shows while that message's colour is on its way.
     func setZones(
         _ colors: [HSBK], from index: Int, durationMs: UInt32, apply: UInt8, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        var zones = LIFXZones.current(
-            records.zoneStates.withLock { $0[id] }, light: HSBK(bulb.light.state, kind: kind))
-        guard let shown = zones.set(colors, from: index, apply: apply) else {
-            guard let state = await delivered(to: bulb) else { return nil }
-            records.zoneStates.withLock { $0[id] = zones }
-            return state
-        }
-        if let first = shown.first, shown.allSatisfy({ $0 == first }) {
-            let state: LightState
-            do {
-                state = try await scopeContext.perform(
-                    first.change(for: kind), to: id,
-                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
-            } catch {
+        let light = HSBK(bulb.light.state, kind: kind)
+        let newColor: HSBK? = records.zoneStates.withLock { kept in
+            var zones = LIFXZones.current(kept[id], light: light)
+            guard let shown = zones.set(colors, from: index, apply: apply) else {
+                kept[id] = zones
                 return nil
             }
-            records.zoneStates.withLock { $0[id] = nil }
-            return state
+            if let first = shown.first, shown.allSatisfy({ $0 == first }) {
+                // The zones follow the light again; a colour the light shows already changes nothing.
+                kept[id] = nil
+                return first == light ? nil : first
+            }
+            zones.colors = shown
+            kept[id] = zones
+            return nil
         }
-        guard let state = await delivered(to: bulb) else { return nil }
-        zones.colors = shown
-        zones.base = HSBK(state, kind: kind)
-        records.zoneStates.withLock { $0[id] = zones }
-        return state
+        guard let newColor else { return await delivered(to: bulb) }
+        do {
+            return try await scopeContext.perform(
+                newColor.change(for: kind), to: id,
+                transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
+        } catch {
+            return nil
+        }
     }
 
     /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each

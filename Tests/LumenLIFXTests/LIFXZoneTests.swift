@@ -163,4 +163,49 @@ struct LIFXZoneTests {
         var reader = LIFXReader(state[0].payload)
         #expect(HSBK(&reader) == color)
     }
+
+    /// aiolifx sends its 82 colours and then, straight after, an empty extended message from zone 82 on: the
+    /// second, which places nothing, leaves the strip as the first made it, however the two are interleaved.
+    @Test func anEmptyExtendedMessageRightAfterAColourLeavesTheColour() async throws {
+        let color = HSBK(hue: 5_461, saturation: 65_535, brightness: 65_535, kelvin: 3_497)
+        var full = LIFXWriter()
+        full.uint32(0)
+        full.uint8(1)
+        full.uint16(0)
+        full.uint8(82)
+        for _ in 0..<16 { color.write(&full) }
+        full.zeros(8 * 66)
+        var empty = LIFXWriter()
+        empty.uint32(0)
+        empty.uint8(1)
+        empty.uint16(82)
+        empty.uint8(0)
+        let target = Home.lifxSerial(home: "flat", light: "den.strip") + [0, 0]
+        let packets = [full.output, empty.output].enumerated().map { sequence, payload in
+            LIFXPacket(
+                source: 3, target: target, wantsAcknowledgement: true, sequence: UInt8(sequence), type: 510,
+                payload: payload)
+        }
+        let answered = Answered()
+        let front = front
+        for packet in packets {
+            Task {
+                _ = await front.answer(packet)
+                answered.count.withLock { $0 += 1 }
+            }
+            // The second comes while the first's colour is on its way to the strip, as on the LAN.
+            for _ in 0..<10_000 where await home.scheduledEventCount == 0 { await Task.yield() }
+        }
+        for _ in 0..<10_000 where answered.count.withLock({ $0 }) < 2 {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        #expect(HSBK(try await home.light("den.strip").state, kind: .color) == color)
+        #expect(try await zones() == Array(repeating: color, count: 16))
+    }
+
+    /// How many messages have been answered, shared with the tasks that answer them.
+    final class Answered: Sendable {
+        let count = Mutex(0)
+    }
 }

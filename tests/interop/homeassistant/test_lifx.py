@@ -92,13 +92,6 @@ def test_each_bulb_added_by_its_address_is_its_own_entry_and_switches_its_own_bu
     run_with_home_assistant(tmp_path, scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the TV Lightstrip is a LIFX Z 2 on firmware 3.90, which Home Assistant drives as an extended multizone "
-    "strip: for a colour or brightness it sends SetExtendedColorZones (510: duration, apply 1, index 0, "
-    "colors_count 16, then 82 HSBK, every one of the 16 the new colour) and reads Light.State (107) back; lumend "
-    "acknowledges the message but changes neither the zones (GetExtendedColorZones answers the old ones) nor the "
-    "light, where lifx.md says it is taken as SetColorZones is, one colour along every zone being a change to the "
-    "light"))
 @pytest.mark.lumend(args=LIFX_ARGS)
 def test_each_bulb_added_by_its_address_takes_its_own_colour(lumend, tmp_path):
     async def scenario(hass):
