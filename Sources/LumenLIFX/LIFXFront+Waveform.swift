@@ -13,7 +13,8 @@ extension LIFXFront {
     ///
     /// The colour is worked out from the light's own with the parts asked replaced; then only what those parts
     /// move is kept: the brightness for `brightness`, the colour for `hue` or `saturation`, the colour
-    /// temperature for `kelvin` or `saturation` (a saturation of 0 turns a colour bulb to white).
+    /// temperature for `kelvin` or `saturation` (a saturation of 0 turns a colour bulb to white; a kelvin alone
+    /// leaves a bulb showing a colour on it).
     static func change(towards color: HSBK, fields: LIFXColorFields, from state: LightState, kind: LightKind)
         -> LightChange
     {
@@ -27,6 +28,10 @@ extension LIFXFront {
         if !fields.contains(.brightness) { change.brightness = nil }
         if fields.isDisjoint(with: [.hue, .saturation]) { change.color = nil }
         if fields.isDisjoint(with: [.kelvin, .saturation]) { change.colorTemperature = nil }
+        // A new kelvin alone leaves a bulb showing a colour on it: the kelvin is kept for its whites.
+        if change.colorTemperature != nil, change.color == nil, merged.saturation > 0, kind.supports(.color) {
+            change.color = state.color
+        }
         return change
     }
 }

@@ -42,6 +42,15 @@ struct LightFades: Sendable {
 
     var isEmpty: Bool { brightness == nil && colorTemperature == nil && color == nil }
 
+    /// Whether the colour fades from one colour temperature's white to another's, alongside the temperature:
+    /// it then stays on the Planckian locus, rather than crossing it in a straight line.
+    var followsTemperature: Bool {
+        guard let colorTemperature, let color else { return false }
+        return CIEColor(x: color.x.from, y: color.y.from) == CIEColor(mireds: Int(colorTemperature.from))
+            && CIEColor(x: color.x.to, y: color.y.to) == CIEColor(mireds: Int(colorTemperature.to))
+            && color.x.start == colorTemperature.start && color.x.end == colorTemperature.end
+    }
+
     /// `base` with every ramp at its value `time` into it.
     func state(at time: Int64, over base: LightState) -> LightState {
         var state = base
@@ -55,8 +64,13 @@ struct LightFades: Sendable {
         }
         if let colorTemperature { state.colorTemperature = Int(colorTemperature.value(at: time, places: 1)) }
         if let color {
-            state.color = CIEColor(
-                x: color.x.value(at: time, places: 10_000), y: color.y.value(at: time, places: 10_000))
+            if followsTemperature {
+                // From one white to another a colour light stays white, at each step's temperature.
+                state.color = CIEColor(mireds: state.colorTemperature)
+            } else {
+                state.color = CIEColor(
+                    x: color.x.value(at: time, places: 10_000), y: color.y.value(at: time, places: 10_000))
+            }
         }
         return state
     }

@@ -36,6 +36,19 @@ extension LIFXFrontTests {
         #expect(after.color == before.color && after.colorTemperature == before.colorTemperature)
     }
 
+    /// A kelvin alone leaves a bulb showing a colour on it, as a bulb keeps its kelvin for its whites.
+    @Test func aWaveformForTheKelvinAloneLeavesAColourShowing() async throws {
+        let green = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        _ = try await replies(waveformOptional(green, fields: [.hue, .saturation], sequence: 1))
+        try await home.advance(byMilliseconds: 1_000)
+        let before = try await home.light("den.bulb").state
+        _ = try await replies(waveformOptional(green, fields: .kelvin, sequence: 2))
+        try await home.advance(byMilliseconds: 1_000)
+        let after = try await home.light("den.bulb").state
+        #expect(after.color == before.color && !after.showsColorTemperature, "\(after)")
+        #expect(after.colorTemperature == 286)
+    }
+
     @Test func aWaveformForHueAndSaturationTurnsTheColourAndKeepsTheBrightness() async throws {
         let red = HSBK(hue: 0, saturation: 65_535, brightness: 0, kelvin: 3_500)
         _ = try await replies(waveformOptional(red, fields: [.hue, .saturation]))

@@ -12,6 +12,21 @@ struct FadeTests {
         log.values("brightness", of: "bulb").map { ($0.ms, $0.value.doubleValue!) }
     }
 
+    /// A colour light fading from one colour temperature to another stays white at every step: its colour is
+    /// each step's temperature's white, so every front reads it as a white all along.
+    @Test func aColourLightFadingBetweenWhitesStaysWhite() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": "instant""#, state: #"{"isOn": true, "colorTemperature": 370}"#))
+        #expect(try await home.light("bulb").state.showsColorTemperature)
+        _ = try await home.submit(LightChange(colorTemperature: 200), to: "bulb", transitionMs: 1_000)
+        for _ in 0..<10 {
+            try await home.advance(byMilliseconds: 100)
+            let state = try await home.light("bulb").state
+            #expect(state.showsColorTemperature, "\(state)")
+        }
+        #expect(try await home.light("bulb").state.colorTemperature == 200)
+    }
+
     @Test func onALIFXBulbAColourCommandEndsABrightnessFadeWhereItStands() async throws {
         // A LIFX SetColor carries hue, saturation, brightness and kelvin together.
         let (home, log) = try await makeHome(
