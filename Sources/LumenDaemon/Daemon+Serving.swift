@@ -211,10 +211,8 @@ extension Daemon {
         let front = LIFXFront(
             scopeContext: scopeContext, port: port, firstAddress: first,
             startedAtMs: await scopeContext.home.nowMilliseconds)
-        // A LAN broadcast arrives on every interface of that LAN (a macvlan and the interface under it): it is
-        // answered from the bulbs' own, once.
-        let broadcastInterfaces = NetworkInterface.broadcastInterfaces(
-            for: bulbs.map(\.address), among: NetworkInterface.current())
+        // Which broadcasts are the bulbs': a LAN's, from their own interfaces; loopback bulbs', this machine's.
+        let broadcasts = BroadcastRule(bulbs: bulbs.map(\.address), interfaces: NetworkInterface.current())
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
@@ -237,9 +235,11 @@ extension Daemon {
             switch destination {
             case .address(let address): return front.respond(to: datagram, at: address, from: sender)
             case .broadcast(let interface):
-                if let broadcastInterfaces, !broadcastInterfaces.contains(interface) { return nil }
+                guard broadcasts.accepts(interface: interface, sender: sender()) else { return nil }
                 return front.respond(to: datagram, from: sender)
-            case .unknown: return front.respond(to: datagram, from: sender)
+            // The socket is IPv4's and the kernel names every datagram's destination; one it does not is not
+            // known to be any bulb's.
+            case .unknown: return nil
             }
         }
     }

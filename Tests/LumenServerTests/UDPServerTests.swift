@@ -120,5 +120,15 @@ struct UDPServerTests {
         #expect(chosen(["127.0.0.10", "127.0.0.11"]) == nil, "loopback bulbs hear broadcasts from every interface")
         #expect(chosen(["10.9.9.9"]) == nil, "on no interface's network: every interface")
         #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
+        // Loopback bulbs take this machine's broadcasts, on whichever interface they loop back, and no other
+        // host's; bulbs on the macvlan take the LAN's, from their interface.
+        let loopbackBulbs = BroadcastRule(bulbs: [IPv4Address("127.0.0.10")!], interfaces: interfaces)
+        #expect(loopbackBulbs.accepts(interface: 1, sender: "127.0.0.1:51234"))
+        #expect(loopbackBulbs.accepts(interface: 2, sender: "192.168.1.10:51234"), "this machine's LAN address")
+        #expect(!loopbackBulbs.accepts(interface: 2, sender: "192.168.1.77:51234"), "another host on the LAN")
+        #expect(!loopbackBulbs.accepts(interface: 2, sender: "not an address"))
+        let lanBulbs = BroadcastRule(bulbs: [IPv4Address("192.168.1.50")!], interfaces: interfaces)
+        #expect(lanBulbs.accepts(interface: 5, sender: "192.168.1.77:51234"))
+        #expect(!lanBulbs.accepts(interface: 2, sender: "192.168.1.77:51234"))
     }
 }

@@ -34,6 +34,9 @@ public struct IPv4Address: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Whether `left` comes before `right` in the address space.
     public static func < (left: IPv4Address, right: IPv4Address) -> Bool { left.value < right.value }
 
+    /// Whether it is a loopback address (127.0.0.0/8), reached from this machine only.
+    public var isLoopback: Bool { value >> 24 == 127 }
+
     /// The address `count` on, wrapping past 255.255.255.255.
     public func advanced(by count: Int) -> IPv4Address {
         IPv4Address(value: value &+ UInt32(truncatingIfNeeded: count))
