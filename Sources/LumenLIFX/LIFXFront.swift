@@ -226,10 +226,25 @@ public final class LIFXFront: Sendable {
         case .setExtendedColorZones(let duration, let apply, let index, let colors):
             return await setZones(
                 colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
+        case .set64(let rect, let duration, let colors):
+            return await setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender)
+        case .setUserPosition(let tile, let x, let y):
+            guard let state = await delivered(to: bulb) else { return nil }
+            placeTile(tile, x: x, y: y, of: bulb)
+            return state
+        case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
+            // Kept and reported, not drawn: Lumen's light has one colour.
+            guard let state = await delivered(to: bulb) else { return nil }
+            if case .setTileEffect = request {
+                records.tileEffects.withLock { $0[bulb.light.id] = effect }
+            } else {
+                records.multiZoneEffects.withLock { $0[bulb.light.id] = effect }
+            }
+            return state
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
-            .getMultiZoneEffect, .unhandled:
+            .getMultiZoneEffect, .getDeviceChain, .get64, .getTileEffect, .unhandled:
             // A query: answered from the bulb's memory at once, as firmware does; the latency models carrying out
             // a change. Listed, not `default`, so that a message added later is placed here on purpose.
             return await answeredAtOnce(by: bulb)
