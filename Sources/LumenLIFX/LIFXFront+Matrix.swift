@@ -11,31 +11,44 @@ extension LIFXFront {
 
     /// Sets the pixels of `rect` on `bulb` to `colors` and returns its state after; `nil` when the bulb never
     /// answers. One colour over every pixel of the chain is a change to the light, made over `durationMs` as
-    /// `SetColor`'s; pixels of different colours are kept beside the light, at once.
+    /// `SetColor`'s; pixels of different colours are kept beside the light as the message arrives.
+    ///
+    /// Each message is placed over the pixels as the one before left them, as it arrives, under the records'
+    /// lock: lifxlan paints a chain a tile a thread, all at once, and the last tile painted makes the chain one
+    /// colour. A message the bulb then loses is taken back, unless another was placed since.
     func setPixels(
         _ colors: [HSBK], in rect: LIFXTileRect, durationMs: UInt32, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        var pixels = matrix(of: bulb, in: bulb.light.state)
-        let placed = pixels.set(colors, in: rect)
-        if placed, let first = pixels.colors.first, pixels.colors.allSatisfy({ $0 == first }) {
-            let state: LightState
+        let light = HSBK(bulb.light.state, kind: kind)
+        let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
+            var pixels = LIFXMatrix.current(kept[id], light: light)
+            guard pixels.set(colors, in: rect) else { return nil }
+            let before = kept[id]
+            kept[id] = pixels.isOneColour ? nil : pixels
+            return (before, pixels)
+        }
+        func takeBack() {
+            guard let placed else { return }
+            records.matrixStates.withLock { kept in
+                if kept[id] == (placed.after.isOneColour ? nil : placed.after) { kept[id] = placed.before }
+            }
+        }
+        if let placed, placed.after.isOneColour, let color = placed.after.colors.first {
             do {
-                state = try await scopeContext.perform(
-                    first.change(for: kind), to: id,
+                return try await scopeContext.perform(
+                    color.change(for: kind), to: id,
                     transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
             } catch {
+                takeBack()
                 return nil
             }
-            records.matrixStates.withLock { $0[id] = nil }
-            return state
         }
-        guard let state = await delivered(to: bulb) else { return nil }
-        if placed {
-            pixels.base = HSBK(state, kind: kind)
-            records.matrixStates.withLock { $0[id] = pixels }
+        guard let state = await delivered(to: bulb) else {
+            takeBack()
+            return nil
         }
         return state
     }

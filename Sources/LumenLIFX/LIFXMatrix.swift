@@ -11,11 +11,14 @@ public struct LIFXTileRect: Sendable, Hashable {
     public var y: UInt8
     /// The rectangle's width: how many colours fill a row before the next.
     public var width: UInt8
+    /// The frame buffer: 0 is the one shown; newer firmware draws into others to copy later, which Lumen lacks.
+    public var frameBuffer: UInt8
 
-    /// A rectangle on `length` tiles from `tile`.
-    public init(tile: UInt8, length: UInt8, x: UInt8, y: UInt8, width: UInt8) {
+    /// A rectangle on `length` tiles from `tile`, in frame buffer `frameBuffer`.
+    public init(tile: UInt8, length: UInt8, x: UInt8, y: UInt8, width: UInt8, frameBuffer: UInt8 = 0) {
         self.tile = tile
         self.length = length
+        self.frameBuffer = frameBuffer
         self.x = x
         self.y = y
         self.width = width
@@ -61,11 +64,18 @@ struct LIFXMatrix: Sendable, Hashable {
         return LIFXMatrix(base: light, colors: Array(repeating: light, count: tiles * pixelsPerTile))
     }
 
+    /// Whether every pixel shows the same colour: the chain is then the light, as one colour.
+    var isOneColour: Bool {
+        guard let first = colors.first else { return true }
+        return colors.allSatisfy { $0 == first }
+    }
+
     /// Places `newColors` into `rect` on each tile it names; colours that fall off a tile are left out.
-    /// - Returns: whether any pixel was placed (none for a width of 0 or tiles the chain lacks).
+    /// - Returns: whether any pixel was placed (none for a width of 0, tiles the chain lacks or a frame buffer
+    ///   other than the one shown).
     mutating func set(_ newColors: [HSBK], in rect: LIFXTileRect) -> Bool {
         let width = Int(rect.width)
-        guard width > 0 else { return false }
+        guard width > 0, rect.frameBuffer == 0 else { return false }
         var placed = false
         for tile in rect.tiles {
             for (index, color) in newColors.prefix(Self.pixelsPerTile).enumerated() {

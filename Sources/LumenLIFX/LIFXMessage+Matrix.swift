@@ -28,9 +28,9 @@ extension LIFXRequest {
     private static func rect(_ reader: inout LIFXReader) -> LIFXTileRect {
         let tile = reader.uint8()
         let length = reader.uint8()
-        reader.skip(1)
+        let frameBuffer = reader.uint8()
         let x = reader.uint8()
         let y = reader.uint8()
-        return LIFXTileRect(tile: tile, length: length, x: x, y: y, width: reader.uint8())
+        return LIFXTileRect(tile: tile, length: length, x: x, y: y, width: reader.uint8(), frameBuffer: frameBuffer)
     }
 }

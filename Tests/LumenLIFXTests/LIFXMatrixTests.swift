@@ -126,6 +126,29 @@ struct LIFXMatrixTests {
         #expect(await home.commandRecords(light: "den.tile").count == 1)
     }
 
+    @Test func everyTilePaintedAtOnceMakesTheLightOneColour() async throws {
+        let serial = Home.lifxSerial(home: "flat", light: "den.tile")
+        let packets = (UInt8(0)..<5).map { tile in
+            LIFXPacket(
+                source: 3, target: serial + [0, 0], wantsAcknowledgement: true, sequence: tile, type: 715,
+                payload: Self.set64(tile: tile, Array(repeating: Self.red, count: 64)))
+        }
+        let done = Mutex(false)
+        Task { [front] in
+            await withTaskGroup(of: Void.self) { group in
+                for packet in packets { group.addTask { _ = await front.answer(packet) } }
+            }
+            done.withLock { $0 = true }
+        }
+        for _ in 0..<10_000 where !done.withLock({ $0 }) {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        try await home.advance(byMilliseconds: 100)
+        let state = try await home.light("den.tile").state
+        #expect(state.brightness == 100 && state.color.x > 0.6, "each tile built on the others: the light is red")
+    }
+
     @Test func aRectangleIsPlacedWithinItsTileAndWhatFallsOutsideIsLeftOut() async throws {
         let light = try await light
         _ = try await replies(
@@ -144,8 +167,14 @@ struct LIFXMatrixTests {
             (0..<5).map { _ in HSBK(&reader) } == [
                 Self.red, Self.blue, Self.blue, Self.red, HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0),
             ])
-        // No width, a tile past the chain, a short payload: nothing placed, and the bulb still answers.
-        for payload in [Self.set64(tile: 0, width: 0, [Self.red]), Self.set64(tile: 9, [Self.red]), [0, 1]] {
+        // No width, a tile past the chain, a short payload, a frame buffer not shown: nothing placed, and the bulb
+        // still answers.
+        var otherBuffer = Self.set64(tile: 0, [Self.red])
+        otherBuffer[2] = 1
+        let ignored = [
+            Self.set64(tile: 0, width: 0, [Self.red]), Self.set64(tile: 9, [Self.red]), [0, 1], otherBuffer,
+        ]
+        for payload in ignored {
             #expect(try await replies(715, payload, ack: true).map(\.type) == [45])
         }
         #expect(try await pixels(of: 0) == Array(repeating: light, count: 64))
