@@ -11,36 +11,46 @@ extension LIFXFront {
 
     /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
     /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
-    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light, at once.
+    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light as the message arrives.
+    ///
+    /// Each message is placed over the zones as the one before left them, as it arrives, under the records' lock:
+    /// lifxlan sends a message a zone back to back without waiting. A message the bulb then loses is taken back,
+    /// unless another was placed since.
     func setZones(
         _ colors: [HSBK], from index: Int, durationMs: UInt32, apply: UInt8, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        var zones = LIFXZones.current(
-            records.zoneStates.withLock { $0[id] }, light: HSBK(bulb.light.state, kind: kind))
-        guard let shown = zones.set(colors, from: index, apply: apply) else {
-            guard let state = await delivered(to: bulb) else { return nil }
-            records.zoneStates.withLock { $0[id] = zones }
-            return state
+        let light = HSBK(bulb.light.state, kind: kind)
+        let (before, after, oneColour) = records.zoneStates.withLock { kept in
+            let before = kept[id]
+            var zones = LIFXZones.current(before, light: light)
+            let shown = zones.set(colors, from: index, apply: apply)
+            if let shown { zones.colors = shown }
+            let oneColour = shown.flatMap { shown in shown.allSatisfy { $0 == shown.first } ? shown.first : nil }
+            kept[id] = oneColour == nil ? zones : nil
+            return (before, kept[id], oneColour)
         }
-        if let first = shown.first, shown.allSatisfy({ $0 == first }) {
-            let state: LightState
+        func takeBack() {
+            records.zoneStates.withLock { kept in
+                if kept[id] == after { kept[id] = before }
+            }
+        }
+        if let oneColour {
             do {
-                state = try await scopeContext.perform(
-                    first.change(for: kind), to: id,
+                return try await scopeContext.perform(
+                    oneColour.change(for: kind), to: id,
                     transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
             } catch {
+                takeBack()
                 return nil
             }
-            records.zoneStates.withLock { $0[id] = nil }
-            return state
         }
-        guard let state = await delivered(to: bulb) else { return nil }
-        zones.colors = shown
-        zones.base = HSBK(state, kind: kind)
-        records.zoneStates.withLock { $0[id] = zones }
+        guard let state = await delivered(to: bulb) else {
+            takeBack()
+            return nil
+        }
         return state
     }
 
