@@ -40,7 +40,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python interop check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python interop ha-venv check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -93,14 +93,17 @@ test-python: build
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests
 
 ## interop: the HTTP fronts driven by clients Lumen did not write (aiohue and phue for the Hue bridge), from
-## PyPI in a virtual environment of their own, against the lumend just built.
+## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients, and Home
+## Assistant's own Hue and LIFX integrations (on Python 3.13 or newer, in .build/ha-venv; see ha-venv), each
+## in a network namespace of their own.
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
 INTEROP_PKGS := aiohue==4.9.0 phue==1.1 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 pytest==8.3.4
-interop: build
+HA_VENV      := $(BUILD_DIR)/ha-venv
+interop: build ha-venv
 	@$(INTEROP_VENV)/bin/pip show -q lifxlan >/dev/null 2>&1 || { $(PYTHON) -m venv $(INTEROP_VENV) && \
 		$(INTEROP_VENV)/bin/pip install -q $(INTEROP_PKGS); }
 	cd tests/interop && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
-		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider --ignore=lifx .
+		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider --ignore=lifx --ignore=homeassistant .
 	@# LIFX clients broadcast to port 56700: their tests run in a network namespace of their own.
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop/lifx && unshare -rn sh -c 'ip link set lo up && \
@@ -112,6 +115,26 @@ interop: build
 	elif [ "$(LIFX_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the LIFX interop tests need a network namespace of their own (unshare -rn), not permitted here"; \
 	else echo "the LIFX interop tests need unshare -rn (user namespaces); LIFX_INTEROP=skip skips them"; exit 1; fi
+	@# Home Assistant looks for Hue bridges in the vendor's cloud and for LIFX bulbs by broadcast: in a
+	@# namespace of its own nothing leaves the machine, and port 56700 is the tests' own (its bulbs are on
+	@# 127.0.0.10 and on); loopback takes multicast there, as Home Assistant's HTTP client starts an mDNS resolver.
+	@if [ ! -f $(HA_VENV)/lumen-requirements.txt ]; then :; \
+	elif unshare -rn true 2>/dev/null; then \
+		cd tests/interop/homeassistant && unshare -rn sh -c 'ip link set lo up && \
+			ip addr add 10.77.0.1/24 brd 10.77.0.255 dev lo && \
+			ip route add 255.255.255.255/32 dev lo && \
+			ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
+			LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+			$(abspath $(HA_VENV))/bin/pytest -q -p no:cacheprovider -rxX .'; \
+	elif [ "$(LIFX_INTEROP)" = skip ]; then \
+		echo "SKIPPED: the Home Assistant interop tests need a network namespace of their own (unshare -rn), not permitted here"; \
+	else echo "the Home Assistant interop tests need unshare -rn (user namespaces); LIFX_INTEROP=skip skips them"; exit 1; fi
+
+## ha-venv: Home Assistant (pinned, with what its Hue and LIFX integrations need, and pytest) in .build/ha-venv,
+## on Python 3.13 or newer: HA_PYTHON, else python3.14, python3.13 or python3 on PATH, else pyenv's. Made once
+## and kept until tests/interop/homeassistant/requirements.txt changes; with no such Python it says SKIPPED.
+ha-venv:
+	@scripts/ha-venv.sh $(HA_VENV)
 
 ## test-browser: the dashboard in headless Chromium, driven by Selenium, against the lumend just built; keeps
 ## the screenshot the README shows at docs/dashboard.png.

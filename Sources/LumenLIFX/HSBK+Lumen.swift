@@ -23,17 +23,19 @@ extension HSBK {
 
     /// What setting this colour asks of a light of `kind`: its brightness, to a ten-thousandth of a percent,
     /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
-    /// on), and a colour from hue and saturation, or, unsaturated, a colour temperature from the kelvin.
+    /// on); the kelvin as its colour temperature, kept as a bulb keeps it; and, saturated, a colour from hue and
+    /// saturation (unsaturated, a colour light shows the kelvin's white).
     public func change(for kind: LightKind) -> LightChange {
         var change = LightChange()
         if kind.supports(.brightness) {
             change.brightness = max(1, (Double(brightness) / 65_535 * 1_000_000).rounded() / 10_000)
         }
-        if saturation > 0, kind.supports(.color) {
-            change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
-        } else if kind.supports(.colorTemperature) {
+        if kind.supports(.colorTemperature) {
             change.colorTemperature = CIEColor.mireds(
                 kelvin: Double(kelvin), in: DeviceFamily.lifx.colorTemperatureRange)
+        }
+        if saturation > 0, kind.supports(.color) {
+            change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)
         }
         return change
     }

@@ -69,6 +69,8 @@ struct LIFXCodecTests {
         // Saturated red: a colour near red's corner of the gamut.
         let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500).change(for: .color)
         #expect(red.brightness == 100 && (red.color?.x ?? 0) > 0.6)
+        // The kelvin is kept beside the colour, as a bulb keeps it.
+        #expect(red.colorTemperature == 286)
         // Brightness 0 keeps the bulb on at its dimmest level.
         #expect(HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 3_500).change(for: .dimmable).brightness == 1)
         // And back: a light's hue and saturation survive the round trip through xy.

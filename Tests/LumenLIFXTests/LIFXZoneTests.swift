@@ -166,4 +166,25 @@ struct LIFXZoneTests {
             [light, light, Self.red, Self.blue, Self.red, Self.blue] + Array(repeating: light, count: 10)
         #expect(try await zones() == expected)
     }
+
+    /// What Home Assistant sends a strip for a colour: every zone the same colour, through the extended message;
+    /// the light takes it, and reads back with it.
+    @Test func oneColourForEveryZoneThroughTheExtendedMessageIsAChangeToTheLight() async throws {
+        // 3,497 K: kelvin is kept to the nearest mired, and this one is a whole one (286).
+        let color = HSBK(hue: 21_845, saturation: 65_535, brightness: 40_000, kelvin: 3_497)
+        var writer = LIFXWriter()
+        writer.uint32(0)
+        writer.uint8(1)
+        writer.uint16(0)
+        writer.uint8(16)
+        for _ in 0..<16 { color.write(&writer) }
+        writer.zeros(8 * 66)
+        _ = try await replies(510, writer.output)
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        #expect(light == color, "\(light)")
+        #expect(try await zones() == Array(repeating: color, count: 16))
+        let state = try await replies(101)
+        var reader = LIFXReader(state[0].payload)
+        #expect(HSBK(&reader) == color)
+    }
 }

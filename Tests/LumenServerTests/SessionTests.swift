@@ -19,7 +19,7 @@ struct SessionTests {
         }
         #expect(
             lightConnections == [
-                "name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable", "setState",
+                "name", "model", "isOn", "brightness", "colorTemperature", "color", "isReachable", "effect", "setState",
             ])
         let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
         #expect(room["type"] == "room")

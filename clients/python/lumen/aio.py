@@ -75,7 +75,8 @@ class AsyncClient:
 
     @classmethod
     async def connect(cls, path: str | None = None) -> "AsyncClient":
-        """Connects to `path`, or to the first of lumend's default sockets that answers."""
+        """Connects to `path`, or to the first of lumend's default sockets that answers, and says `hello`: lumend
+        closes a connection that makes no request within its first seconds, and one that has may then wait."""
         failures = []
         for candidate, origin, distrust in candidates_for(path):
             if distrust:
@@ -86,7 +87,9 @@ class AsyncClient:
             except OSError as error:
                 failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
                 continue
-            return cls(reader, writer, candidate)
+            client = cls(reader, writer, candidate)
+            await client.hello()
+            return client
         raise not_connected(failures)
 
     async def __aenter__(self) -> "AsyncClient":

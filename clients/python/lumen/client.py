@@ -125,7 +125,8 @@ class Client:
 
     @classmethod
     def connect(cls, path: str | None = None, timeout: float | None = None) -> "Client":
-        """Connects to `path`, or to the first of lumend's default sockets that answers."""
+        """Connects to `path`, or to the first of lumend's default sockets that answers, and says `hello`: lumend
+        closes a connection that makes no request within its first seconds, and one that has may then wait."""
         failures = []
         for candidate, origin, distrust in candidates_for(path):
             if distrust:
@@ -140,7 +141,9 @@ class Client:
                 failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
                 continue
             sock.settimeout(None)
-            return cls(sock, candidate)
+            client = cls(sock, candidate)
+            client.hello(timeout=timeout if timeout is not None else 30)
+            return client
         raise not_connected(failures)
 
     def __enter__(self) -> "Client":

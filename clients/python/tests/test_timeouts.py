@@ -3,6 +3,7 @@
 import asyncio
 import json
 import socket
+import threading
 
 import pytest
 
@@ -88,3 +89,41 @@ def test_an_async_set_state_sends_only_the_lights_properties():
 
     request = asyncio.run(run())
     assert request["params"]["arguments"] == {"isOn": True}
+
+
+def test_connecting_says_hello_so_that_lumend_keeps_an_idle_connection(tmp_path):
+    """lumend closes a connection that makes no request within its first seconds (`--request-timeout`); a
+    client that connects and then waits says hello first, so it is kept."""
+    path = str(tmp_path / "lumend.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(2)
+    hellos = []
+
+    def answer_hello():
+        connection, _ = server.accept()
+        request = json.loads(connection.recv(65536).split(b"\n")[0])
+        hellos.append(request["method"])
+        reply = {"jsonrpc": "2.0", "id": request["id"], "result": {"name": "lumend"}}
+        connection.sendall(json.dumps(reply).encode() + b"\n")
+        return connection
+
+    accepted = []
+    thread = threading.Thread(target=lambda: accepted.append(answer_hello()))
+    thread.start()
+    client = Client.connect(path, timeout=5)
+    thread.join(5)
+    client.close_connection()
+    accepted[0].close()
+
+    async def run():
+        thread = threading.Thread(target=lambda: accepted.append(answer_hello()))
+        thread.start()
+        client = await AsyncClient.connect(path)
+        await client.close_connection()
+        await asyncio.get_running_loop().run_in_executor(None, thread.join, 5)
+        accepted[1].close()
+
+    asyncio.run(run())
+    server.close()
+    assert hellos == ["hello", "hello"]
