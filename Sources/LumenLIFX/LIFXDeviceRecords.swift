@@ -7,7 +7,7 @@ import Synchronization
 
 /// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
 /// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
-/// infrared level, its HEV cycles and its zones.
+/// infrared level, its HEV cycles, its zones or pixels, where its tiles are and the effect it was asked to run.
 ///
 /// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
 final class LIFXDeviceRecords: Sendable {
@@ -39,6 +39,13 @@ final class LIFXDeviceRecords: Sendable {
     let hevStates = Mutex<[LightID: HEV]>([:])
     /// The zones clients gave different colours, for strips.
     let zoneStates = Mutex<[LightID: LIFXZones]>([:])
+    /// The pixels clients gave different colours, for matrix products.
+    let matrixStates = Mutex<[LightID: LIFXMatrix]>([:])
+    /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
+    let tilePositions = Mutex<[LightID: [Int: SIMD2<Float>]]>([:])
+    /// The firmware effects clients started on strips, and on matrices.
+    let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
+    let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
 
     /// Records for bulbs that came up at `startedAtMs` of simulation time.
     init(startedAtMs: Double) {

@@ -2,17 +2,21 @@ import LumenModel
 import LumenSimulation
 
 extension LIFXFront {
-    /// The state messages that answer `request`: several for a strip's zones, none for a reboot, else one.
+    /// The state messages that answer `request`: several for a strip's zones or a matrix's tiles, none for a reboot,
+    /// `Set64` or `SetUserPosition`, else one.
     func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> [LIFXReply] {
         switch request {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return zoneStates(answering: request, of: bulb, after: state)
+        case .get64(let rect):
+            return pixelStates(rect, of: bulb, in: state)
         default:
             return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
         }
     }
 
-    /// The state message that answers `request`; `nil` for one that has none (a reboot).
+    /// The state message that answers `request`; `nil` for one that has none (a reboot, `Set64`,
+    /// `SetUserPosition`).
     func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
         let kind = bulb.light.model.kind
         let power: UInt16 = state.isOn ? 65_535 : 0
@@ -72,7 +76,14 @@ extension LIFXFront {
             }
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return zoneStates(answering: request, of: bulb, after: state).first
-        case .getMultiZoneEffect: return .stateNoMultiZoneEffect
+        case .getMultiZoneEffect, .setMultiZoneEffect:
+            return .stateMultiZoneEffect(records.multiZoneEffects.withLock { $0[bulb.light.id] } ?? .none)
+        case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
+        case .get64(let rect): return pixelStates(rect, of: bulb, in: state).first
+        // Neither has a state message, as firmware sends none.
+        case .setUserPosition, .set64: return nil
+        case .getTileEffect, .setTileEffect:
+            return .stateTileEffect(records.tileEffects.withLock { $0[bulb.light.id] } ?? .none)
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

@@ -10,14 +10,14 @@ extension LIFXFront {
     }
 
     /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
-    /// `nil` when the bulb never answers. One colour along the whole strip, other than the light's own, is a
-    /// change to the light, made over `durationMs` as `SetColor`'s; zones of different colours are kept beside
-    /// the light, at once.
+    /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
+    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light as the message arrives.
     ///
-    /// The zones are read, set and kept in one step as the message arrives, so messages to one strip take turns
-    /// in the order they came, as in a bulb's queue: one that places nothing (aiolifx follows its 82 colours with
-    /// an empty message from zone 82 on) finds the zones the message before it left, not those the light still
-    /// shows while that message's colour is on its way.
+    /// Each message is placed over the zones as the one before left them, as it arrives, under the records' lock:
+    /// lifxlan sends a message a zone back to back without waiting. A message the bulb then loses is taken back,
+    /// unless another was placed since. One colour the light shows already changes nothing: aiolifx follows its
+    /// 82 colours with an empty message from zone 82 on, which must not put back the colour the strip showed
+    /// while the first was on its way.
     func setZones(
         _ colors: [HSBK], from index: Int, durationMs: UInt32, apply: UInt8, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String
@@ -25,29 +25,35 @@ extension LIFXFront {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
         let light = HSBK(bulb.light.state, kind: kind)
-        let newColor: HSBK? = records.zoneStates.withLock { kept in
-            var zones = LIFXZones.current(kept[id], light: light)
-            guard let shown = zones.set(colors, from: index, apply: apply) else {
-                kept[id] = zones
+        let (before, after, oneColour) = records.zoneStates.withLock { kept in
+            let before = kept[id]
+            var zones = LIFXZones.current(before, light: light)
+            let shown = zones.set(colors, from: index, apply: apply)
+            if let shown { zones.colors = shown }
+            let oneColour = shown.flatMap { shown in shown.allSatisfy { $0 == shown.first } ? shown.first : nil }
+            kept[id] = oneColour == nil ? zones : nil
+            return (before, kept[id], oneColour)
+        }
+        func takeBack() {
+            records.zoneStates.withLock { kept in
+                if kept[id] == after { kept[id] = before }
+            }
+        }
+        if let oneColour, oneColour != light {
+            do {
+                return try await scopeContext.perform(
+                    oneColour.change(for: kind), to: id,
+                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
+            } catch {
+                takeBack()
                 return nil
             }
-            if let first = shown.first, shown.allSatisfy({ $0 == first }) {
-                // The zones follow the light again; a colour the light shows already changes nothing.
-                kept[id] = nil
-                return first == light ? nil : first
-            }
-            zones.colors = shown
-            kept[id] = zones
+        }
+        guard let state = await delivered(to: bulb) else {
+            takeBack()
             return nil
         }
-        guard let newColor else { return await delivered(to: bulb) }
-        do {
-            return try await scopeContext.perform(
-                newColor.change(for: kind), to: id,
-                transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
-        } catch {
-            return nil
-        }
+        return state
     }
 
     /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each

@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// A query (`Get…`) is answered from the light's state; a change goes to the light as one command and is
 /// answered (acknowledged, or with its state when asked) once the light took it, after its latency, and on
-/// disk under full durability. Every message waits the bulb's latency and counts against its rate limit. A bulb
+/// disk under full durability. A query is answered at once, as firmware answers from memory; every message counts
+/// against the bulb's rate limit. A bulb
 /// that cannot be reached, or drops the message (its rate limit, a lost frame), answers nothing: the client
 /// times out, as it does on a real LAN. `docs/lifx.md` lists every message.
 public final class LIFXFront: Sendable {
@@ -149,8 +150,8 @@ public final class LIFXFront: Sendable {
     }
 
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
-    /// could not be reached, or dropped the message). A bulb counts every message: each waits the bulb's
-    /// latency, counts against its rate limit and may be lost, whether or not it changes the light.
+    /// could not be reached, or dropped the message). A bulb counts every message: each counts against its rate
+    /// limit and may be lost, whether or not it changes the light; all but a query wait the bulb's latency.
     func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String) async
         -> LightState?
     {
@@ -225,13 +226,28 @@ public final class LIFXFront: Sendable {
         case .setExtendedColorZones(let duration, let apply, let index, let colors):
             return await setZones(
                 colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
+        case .set64(let rect, let duration, let colors):
+            return await setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender)
+        case .setUserPosition(let tile, let x, let y):
+            guard let state = await delivered(to: bulb) else { return nil }
+            placeTile(tile, x: x, y: y, of: bulb)
+            return state
+        case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
+            // Kept and reported, not drawn: Lumen's light has one colour.
+            guard let state = await delivered(to: bulb) else { return nil }
+            if case .setTileEffect = request {
+                records.tileEffects.withLock { $0[bulb.light.id] = effect }
+            } else {
+                records.multiZoneEffects.withLock { $0[bulb.light.id] = effect }
+            }
+            return state
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
-            .getMultiZoneEffect, .unhandled:
-            // A query: nothing to change. Listed, not `default`, so that a message added later is placed here
-            // on purpose.
-            break
+            .getMultiZoneEffect, .getDeviceChain, .get64, .getTileEffect, .unhandled:
+            // A query: answered from the bulb's memory at once, as firmware does; the latency models carrying out
+            // a change. Listed, not `default`, so that a message added later is placed here on purpose.
+            return await answeredAtOnce(by: bulb)
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         do {
@@ -242,6 +258,12 @@ public final class LIFXFront: Sendable {
             // A bulb answers nothing it did not take: the client times out.
             return nil
         }
+    }
+
+    /// The bulb's state for a question, at once; `nil` when it never answers (it could not be reached, or dropped
+    /// the message).
+    func answeredAtOnce(by bulb: LIFXLight) async -> LightState? {
+        (try? await home.queryAtOnce(bulb.light.id)) ?? nil
     }
 
     /// The bulb's state once a message that changes nothing reaches it, after its latency; `nil` when it never

@@ -97,6 +97,20 @@ public enum LIFXRequest: Sendable, Hashable {
     case getMultiZoneEffect
     /// Zones from `index` on to `colors`, applied as ``setColorZones(start:end:_:durationMs:apply:)`` says.
     case setExtendedColorZones(durationMs: UInt32, apply: UInt8, index: UInt16, colors: [HSBK])
+    /// Run a firmware effect on a strip (Lumen's keep and report it).
+    case setMultiZoneEffect(LIFXEffect)
+    /// The tiles in a matrix product's chain.
+    case getDeviceChain
+    /// Where the user placed tile `tile`, in tile widths (a matrix product).
+    case setUserPosition(tile: UInt8, x: Float, y: Float)
+    /// The colours of a rectangle of tiles (a matrix product).
+    case get64(LIFXTileRect)
+    /// A rectangle of tiles to `colors` (up to 64, row by row) over `durationMs` (a matrix product).
+    case set64(LIFXTileRect, durationMs: UInt32, colors: [HSBK])
+    /// The firmware effect a matrix runs.
+    case getTileEffect
+    /// Run a firmware effect on a matrix (Lumen's keep and report it).
+    case setTileEffect(LIFXEffect)
     /// A message Lumen does not model: answered `StateUnhandled`.
     case unhandled(type: UInt16)
 
@@ -183,7 +197,7 @@ public enum LIFXRequest: Sendable, Hashable {
         case 511: self = .getExtendedColorZones
         case 116: self = .getLightPower
         case 117: self = .setLightPower(level: reader.uint16(), durationMs: reader.uint32())
-        default: self = .unhandled(type: type)
+        default: self = Self.effectOrMatrixMessage(type: type, &reader) ?? .unhandled(type: type)
         }
     }
 
@@ -194,7 +208,7 @@ public enum LIFXRequest: Sendable, Hashable {
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
-            .getMultiZoneEffect, .unhandled:
+            .getMultiZoneEffect, .getDeviceChain, .get64, .getTileEffect, .unhandled:
             true
         default: false
         }
@@ -207,6 +221,8 @@ public enum LIFXRequest: Sendable, Hashable {
         // Up to two StateMultiZone of eight zones each: Lumen's strips have 16.
         case .getColorZones, .setColorZones: return 2 * (LIFXPacket.headerSize + 66)
         case .getExtendedColorZones, .setExtendedColorZones: return LIFXPacket.headerSize + 5 + 82 * 8
+        // A State64 for each tile asked, at most the chain's.
+        case .get64: return LIFXMatrix.tiles * (LIFXPacket.headerSize + 5 + 8 * LIFXMatrix.pixelsPerTile)
         default: break
         }
         let payload =
@@ -228,7 +244,12 @@ public enum LIFXRequest: Sendable, Hashable {
             case .getHevCycleConfiguration, .setHevCycleConfiguration: 5
             // One byte, or `StateUnhandled`'s two from a product without HEV.
             case .getLastHevCycleResult: 2
-            case .getMultiZoneEffect: 59
+            case .getMultiZoneEffect, .setMultiZoneEffect: 59
+            case .getDeviceChain: 882
+            // Neither has a state message: acknowledged, never answered with a state.
+            case .setUserPosition, .set64: 0
+            case .getTileEffect, .setTileEffect: 187
+            case .get64: 0
             case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones: 0
             }
         return LIFXPacket.headerSize + payload

@@ -6,13 +6,14 @@ enum LIFXProduct {
     /// kind.
     ///
     /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones
-    /// (``LIFXZones``); one named a Night Vision (or LIFX+) is one, with infrared; one named a Clean is the LIFX
+    /// (``LIFXZones``); one named a Tile the LIFX Tile, a matrix (``LIFXMatrix``); one named a Night Vision (or LIFX+) is one, with infrared; one named a Clean is the LIFX
     /// Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which clients drive with
     /// relay messages).
     static func id(of model: DeviceModel) -> UInt32 {
         let product = model.product.lowercased()
         if model.kind.supports(.color) {
             if product.contains("beam") { return 38 }  // LIFX Beam
+            if product.contains("tile") { return 55 }  // LIFX Tile
             if product.contains("lifx z") || product.contains("strip") { return 32 }  // LIFX Z
             if product.contains("clean") { return 90 }  // LIFX Clean
             if product.contains("night vision") || product.contains("lifx+") {
@@ -37,7 +38,11 @@ enum LIFXProduct {
         static let hev = Capabilities(rawValue: 2)
         static let multizone = Capabilities(rawValue: 4)
         static let extendedMultizone = Capabilities(rawValue: 8)
+        static let matrix = Capabilities(rawValue: 16)
     }
+
+    /// The matrix products Lumen models: the LIFX Tile, a chain of ``LIFXMatrix/tiles`` tiles of 8×8.
+    static let matrixProducts: Set<UInt32> = [55]
 
     /// The products with infrared, and those with HEV (LIFX's products list).
     static let infraredProducts: Set<UInt32> = [25, 26, 29, 30, 45, 46, 64, 65, 109, 110, 111, 112]
@@ -56,6 +61,7 @@ enum LIFXProduct {
         if hevProducts.contains(id) { capabilities.insert(.hev) }
         if multizoneProducts.contains(id) { capabilities.insert(.multizone) }
         if extendedMultizoneProducts.contains(id) { capabilities.insert(.extendedMultizone) }
+        if matrixProducts.contains(id) { capabilities.insert(.matrix) }
         return capabilities
     }
 
@@ -80,10 +86,12 @@ extension LIFXRequest {
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.infrared)
         case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.hev)
-        case .getColorZones, .setColorZones, .getMultiZoneEffect:
+        case .getColorZones, .setColorZones, .getMultiZoneEffect, .setMultiZoneEffect:
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.multizone)
         case .getExtendedColorZones, .setExtendedColorZones:
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.extendedMultizone)
+        case .getDeviceChain, .setUserPosition, .get64, .set64, .getTileEffect, .setTileEffect:
+            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.matrix)
         default: true
         }
     }

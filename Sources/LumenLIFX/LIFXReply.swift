@@ -31,15 +31,20 @@ public enum LIFXReply: Sendable, Hashable {
     case stateMultiZone(count: UInt8, index: UInt8, [HSBK])
     /// Zones' colours from `index` on, of `count` zones.
     case stateExtendedColorZones(count: UInt16, index: UInt16, [HSBK])
-    /// No effect running: every field of the effect's settings 0 (`OFF`).
-    case stateNoMultiZoneEffect
+    /// The effect a strip runs (``LIFXEffect/none`` when none does).
+    case stateMultiZoneEffect(LIFXEffect)
+    /// The tiles of a matrix product's chain, from the first.
+    case stateDeviceChain([LIFXTileDevice])
+    /// A rectangle of tile `tile`'s colours (64, row by row), from column `x` and row `y`, `width` wide.
+    case state64(tile: UInt8, x: UInt8, y: UInt8, width: UInt8, [HSBK])
+    /// The effect a matrix runs (``LIFXEffect/none`` when none does).
+    case stateTileEffect(LIFXEffect)
     case stateUnhandled(type: UInt16)
 
     /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
     public static let types: Set<UInt16> = [
         3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 147, 149, 223, 503, 506, 509, 512,
-        703,
-        711,
+        702, 711, 720,
     ]
 
     /// Its message type.
@@ -67,7 +72,10 @@ public enum LIFXReply: Sendable, Hashable {
         case .stateZone: 503
         case .stateMultiZone: 506
         case .stateExtendedColorZones: 512
-        case .stateNoMultiZoneEffect: 509
+        case .stateMultiZoneEffect: 509
+        case .stateDeviceChain: 702
+        case .state64: 711
+        case .stateTileEffect: 720
         case .stateUnhandled: 223
         }
     }
@@ -144,8 +152,8 @@ public enum LIFXReply: Sendable, Hashable {
             writer.uint8(UInt8(min(82, colors.count)))
             for color in colors.prefix(82) { color.write(&writer) }
             writer.zeros(8 * (82 - min(82, colors.count)))
-        case .stateNoMultiZoneEffect:
-            writer.zeros(59)
+        case .stateMultiZoneEffect, .stateDeviceChain, .state64, .stateTileEffect:
+            writeMatrixOrEffect(&writer)
         case .stateUnhandled(let type):
             writer.uint16(type)
         }

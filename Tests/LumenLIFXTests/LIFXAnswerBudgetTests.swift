@@ -81,9 +81,11 @@ struct LIFXAnswerBudgetTests {
         #expect(budget.inProgress.bytes == broadcastAnswers * (36 + 88), "an acknowledgement and a Light.State each")
         #expect(budget.dropped.load(ordering: .relaxed) == asked - broadcastAnswers)
 
-        // A client polling one bulb is still answered from the share kept for it.
+        // A client switching one bulb is still answered from the share kept for it.
         let bulb = Home.lifxSerial(home: "many", light: "hall.b7")
-        let get = LIFXPacket(source: 12, target: bulb + [0, 0], sequence: 1, type: 101)
+        let get = LIFXPacket(
+            source: 12, target: bulb + [0, 0], wantsAcknowledgement: true, sequence: 1, type: 21,
+            payload: [0xFF, 0xFF])
         let polled = Mutex<[[UInt8]]?>(nil)
         let poll = Task {
             let replies = await front.answer(get)
@@ -99,24 +101,22 @@ struct LIFXAnswerBudgetTests {
         var sent = 0
         for flood in floods { sent += await flood.value }
         await poll.value
-        #expect(try polled.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [107])
+        #expect(try polled.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [45])
         #expect(sent == 2 * broadcastAnswers, "each admitted bulb acknowledged and replied")
         #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
     }
 
     @Test func answersWithLargerRepliesAreHeldByTheirBytes() async throws {
-        // Answers of an acknowledgement and an EchoResponse (136 bytes) fill a broadcast's 24 KiB of 32 KiB at 180,
-        // long before its 192 answers.
-        let budget = LIFXAnswerBudget(maxAnswers: 256, maxBytes: 32 * 1_024)
+        // Answers of an acknowledgement and a Light.State (124 bytes) fill a broadcast's 21 KiB of 28 KiB at 173,
+        // before its 192 answers. A change, not a question: a question is answered at once and holds nothing.
+        let budget = LIFXAnswerBudget(maxAnswers: 256, maxBytes: 28 * 1_024)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
-        let echo = LIFXPacket(
-            tagged: true, source: 3, wantsAcknowledgement: true, sequence: 1, type: 58,
-            payload: [UInt8](repeating: 7, count: 64))
-        let flood = Task { await front.answer(echo, at: nil, from: { "lifx test" }) { _, _ in } }
+        let set = Self.taggedSetColor(sequence: 1)
+        let flood = Task { await front.answer(set, at: nil, from: { "lifx test" }) { _, _ in } }
         #expect(await settle { budget.inProgress.answers + budget.dropped.load(ordering: .relaxed) == Self.bulbs })
-        let share = 32 * 1_024 * LIFXAnswerBudget.broadcastShare / 4
-        #expect(budget.inProgress.answers == share / 136 && budget.inProgress.bytes <= share)
-        #expect(budget.dropped.load(ordering: .relaxed) == Self.bulbs - share / 136)
+        let share = 28 * 1_024 * LIFXAnswerBudget.broadcastShare / 4
+        #expect(budget.inProgress.answers == share / 124 && budget.inProgress.bytes <= share)
+        #expect(budget.dropped.load(ordering: .relaxed) == Self.bulbs - share / 124)
         for _ in 0..<1_000 where budget.inProgress.answers > 0 {
             try await home.advance(byMilliseconds: 10)
             await Task.yield()
@@ -128,7 +128,9 @@ struct LIFXAnswerBudgetTests {
     @Test func aBroadcastBeyondThoseInProgressIsDroppedBeforeItsBulbsAreLookedUp() async throws {
         let budget = LIFXAnswerBudget(maxBroadcasts: 2)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
-        let get = LIFXPacket(tagged: true, source: 5, sequence: 1, type: 101)
+        // Changes, which wait for their bulbs as the clock stands still; a question would be answered at once.
+        let get = LIFXPacket(
+            tagged: true, source: 5, wantsAcknowledgement: true, sequence: 1, type: 21, payload: [0xFF, 0xFF])
         let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
         #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
         await front.answer(get, at: nil, from: { "lifx test" }) { _, _ in

@@ -50,7 +50,7 @@ struct LIFXCodecTests {
         otherProtocol[2] = 0x01
         #expect(throws: LIFXPacket.Malformed.notLIFX) { try LIFXPacket(bytes: otherProtocol) }
         // A message Lumen does not model is read as such, to be answered StateUnhandled.
-        #expect(LIFXRequest(type: 701, payload: []) == .unhandled(type: 701))
+        #expect(LIFXRequest(type: 716, payload: []) == .unhandled(type: 716))
     }
 
     @Test func labelsAreCutAtACharacterAndReadToTheirFirstZero() {

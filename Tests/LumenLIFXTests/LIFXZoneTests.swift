@@ -127,6 +127,30 @@ struct LIFXZoneTests {
         #expect(try await zones() == expected, "only those kept, the message's own colour left out")
     }
 
+    @Test func zonesKeptForLaterBySeveralMessagesAtOnceAreAllKept() async throws {
+        // lifxlan's set_zone_colors with rapid sends a message a zone, back to back, without waiting.
+        let serial = Home.lifxSerial(home: "flat", light: "den.strip")
+        let packets = (UInt8(0)..<15).map { zone in
+            LIFXPacket(
+                source: 3, target: serial + [0, 0], sequence: zone, type: 501,
+                payload: Self.setZones(zone, zone, Self.red, apply: 0))
+        }
+        let done = Mutex(false)
+        Task { [front] in
+            await withTaskGroup(of: Void.self) { group in
+                for packet in packets { group.addTask { _ = await front.answer(packet) } }
+            }
+            done.withLock { $0 = true }
+        }
+        for _ in 0..<10_000 where !done.withLock({ $0 }) {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        _ = try await replies(501, Self.setZones(15, 15, Self.blue, apply: 2))
+        #expect(try await zones() == Array(repeating: Self.red, count: 15) + [light], "each built on the others")
+    }
+
     @Test func extendedZonesAreSetFromAnIndexOn() async throws {
         var writer = LIFXWriter()
         writer.uint32(0)

@@ -1,0 +1,81 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension LIFXFront {
+    /// The pixels of `bulb` (a matrix) whose light is in `state`.
+    func matrix(of bulb: LIFXLight, in state: LightState) -> LIFXMatrix {
+        let light = HSBK(state, kind: bulb.light.model.kind)
+        return LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
+    }
+
+    /// Sets the pixels of `rect` on `bulb` to `colors` and returns its state after; `nil` when the bulb never
+    /// answers. One colour over every pixel of the chain is a change to the light, made over `durationMs` as
+    /// `SetColor`'s; pixels of different colours are kept beside the light as the message arrives.
+    ///
+    /// Each message is placed over the pixels as the one before left them, as it arrives, under the records'
+    /// lock: lifxlan paints a chain a tile a thread, all at once, and the last tile painted makes the chain one
+    /// colour. A message the bulb then loses is taken back, unless another was placed since.
+    func setPixels(
+        _ colors: [HSBK], in rect: LIFXTileRect, durationMs: UInt32, on bulb: LIFXLight,
+        from sender: @escaping @Sendable () -> String
+    ) async -> LightState? {
+        let kind = bulb.light.model.kind
+        let id = bulb.light.id
+        let light = HSBK(bulb.light.state, kind: kind)
+        let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
+            var pixels = LIFXMatrix.current(kept[id], light: light)
+            guard pixels.set(colors, in: rect) else { return nil }
+            let before = kept[id]
+            kept[id] = pixels.isOneColour ? nil : pixels
+            return (before, pixels)
+        }
+        func takeBack() {
+            guard let placed else { return }
+            records.matrixStates.withLock { kept in
+                if kept[id] == (placed.after.isOneColour ? nil : placed.after) { kept[id] = placed.before }
+            }
+        }
+        if let placed, placed.after.isOneColour, let color = placed.after.colors.first {
+            do {
+                return try await scopeContext.perform(
+                    color.change(for: kind), to: id,
+                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
+            } catch {
+                takeBack()
+                return nil
+            }
+        }
+        guard let state = await delivered(to: bulb) else {
+            takeBack()
+            return nil
+        }
+        return state
+    }
+
+    /// A `State64` for each tile of `rect` the chain has.
+    func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, in state: LightState) -> [LIFXReply] {
+        matrix(of: bulb, in: state).read(rect).map { tile, colors in
+            .state64(tile: UInt8(tile), x: rect.x, y: rect.y, width: rect.width, colors)
+        }
+    }
+
+    /// The tiles of `bulb`'s chain: each where a client placed it, else in a row from the first.
+    func chain(of bulb: LIFXLight) -> [LIFXTileDevice] {
+        let placed = records.tilePositions.withLock { $0[bulb.light.id] } ?? [:]
+        let product = LIFXProduct.id(of: bulb.light.model)
+        return (0..<LIFXMatrix.tiles).map { tile in
+            let position = placed[tile] ?? SIMD2(Float(tile), 0)
+            return LIFXTileDevice(
+                userX: position.x, userY: position.y, width: UInt8(LIFXMatrix.width),
+                height: UInt8(LIFXMatrix.height), product: product, firmware: Self.firmware)
+        }
+    }
+
+    /// Keeps where a client placed tile `tile` of `bulb`: a tile the chain lacks, or a place that is not a finite
+    /// number, is left out.
+    func placeTile(_ tile: UInt8, x: Float, y: Float, of bulb: LIFXLight) {
+        guard Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite else { return }
+        records.tilePositions.withLock { $0[bulb.light.id, default: [:]][Int(tile)] = SIMD2(x, y) }
+    }
+}

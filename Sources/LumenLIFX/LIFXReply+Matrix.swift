@@ -1,0 +1,82 @@
+/// One tile of a matrix product's chain, as `StateDeviceChain` describes it.
+public struct LIFXTileDevice: Sendable, Hashable {
+    /// Where the user placed it, in tile widths.
+    public var userX: Float
+    public var userY: Float
+    /// Its columns and rows of pixels.
+    public var width: UInt8
+    public var height: UInt8
+    /// Its product, and the firmware it runs.
+    public var product: UInt32
+    public var firmware: (build: UInt64, major: UInt16, minor: UInt16)
+
+    /// A tile.
+    public init(
+        userX: Float, userY: Float, width: UInt8, height: UInt8, product: UInt32,
+        firmware: (build: UInt64, major: UInt16, minor: UInt16)
+    ) {
+        self.userX = userX
+        self.userY = userY
+        self.width = width
+        self.height = height
+        self.product = product
+        self.firmware = firmware
+    }
+
+    public static func == (left: LIFXTileDevice, right: LIFXTileDevice) -> Bool {
+        left.userX == right.userX && left.userY == right.userY && left.width == right.width
+            && left.height == right.height && left.product == right.product && left.firmware == right.firmware
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(userX)
+        hasher.combine(userY)
+        hasher.combine(product)
+    }
+
+    /// Its 55 bytes: no accelerometer reading (a tile at rest reads as right side up), then placement, size,
+    /// version and firmware.
+    func write(_ writer: inout LIFXWriter) {
+        writer.zeros(3 * 2 + 2)
+        writer.uint32(userX.bitPattern)
+        writer.uint32(userY.bitPattern)
+        writer.uint8(width)
+        writer.uint8(height)
+        writer.zeros(1)
+        writer.uint32(1)
+        writer.uint32(product)
+        writer.zeros(4)
+        writer.uint64(firmware.build)
+        writer.zeros(8)
+        writer.uint16(firmware.minor)
+        writer.uint16(firmware.major)
+        writer.zeros(4)
+    }
+}
+
+extension LIFXReply {
+    /// The most tiles `StateDeviceChain` describes.
+    static let chainCapacity = 16
+
+    /// Writes the fields of an effect's state or a matrix's.
+    func writeMatrixOrEffect(_ writer: inout LIFXWriter) {
+        switch self {
+        case .stateMultiZoneEffect(let effect):
+            effect.write(&writer, reservedAfterType: 2, palette: false)
+        case .stateDeviceChain(let tiles):
+            writer.uint8(0)
+            for tile in tiles.prefix(Self.chainCapacity) { tile.write(&writer) }
+            writer.zeros(55 * (Self.chainCapacity - min(Self.chainCapacity, tiles.count)))
+            writer.uint8(UInt8(min(Self.chainCapacity, tiles.count)))
+        case .state64(let tile, let x, let y, let width, let colors):
+            for byte in [tile, 0, x, y, width] { writer.uint8(byte) }
+            for color in colors.prefix(LIFXMatrix.pixelsPerTile) { color.write(&writer) }
+            writer.zeros(8 * (LIFXMatrix.pixelsPerTile - min(LIFXMatrix.pixelsPerTile, colors.count)))
+        case .stateTileEffect(let effect):
+            writer.zeros(1)
+            effect.write(&writer, reservedAfterType: 0, palette: true)
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import LumenModel
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenLIFX
+
+/// How soon a bulb answers: a question at once, as firmware reads its state and replies; a change after the
+/// bulb's latency, once the light has taken it.
+extension LIFXFrontTests {
+    /// The replies to `packet` and how far the virtual clock had to move for them: it moves only when nothing
+    /// else can happen, from event to event.
+    func repliesAndWait(_ packet: LIFXPacket) async throws -> (replies: [LIFXPacket], waitedMs: Double) {
+        let start = await home.nowMilliseconds
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task { [front] in
+            let replies = await front.answer(packet)
+            answered.withLock { $0 = replies }
+        }
+        for _ in 0..<100_000 where answered.withLock({ $0 }) == nil { await Task.yield() }
+        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        let replies = try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+        return (replies, await home.nowMilliseconds - start)
+    }
+
+    @Test func discoveryIsAnsweredAtOnceWithoutTheBulbsLatency() async throws {
+        let (found, waitedMs) = try await repliesAndWait(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
+        #expect(found.map(\.type) == [3, 3])
+        #expect(waitedMs == 0, "discovery waited for the bulbs' latency")
+    }
+
+    @Test func anUnreachableBulbStaysSilentToDiscovery() async throws {
+        try await home.setReachable(false, light: "den.bulb")
+        let (found, waitedMs) = try await repliesAndWait(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
+        #expect(waitedMs == 0)
+        #expect(found.map { Array($0.target.prefix(6)) } == [Home.lifxSerial(home: "flat", light: "den.mini")])
+    }
+
+    @Test func aQuestionIsAnsweredAtOnceAndAChangeAfterTheLatency() async throws {
+        let target = bulbSerial + [0, 0]
+        for type: UInt16 in [101, 20, 23, 32, 34, 51] {
+            let (answer, waitedMs) = try await repliesAndWait(
+                LIFXPacket(source: 1, target: target, sequence: 1, type: type))
+            #expect(answer.count == 1 && waitedMs == 0, "type \(type) waited \(waitedMs) ms")
+        }
+        let on = LIFXPacket(
+            source: 1, target: target, wantsAcknowledgement: true, sequence: 2, type: 117,
+            payload: [0xFF, 0xFF, 0, 0, 0, 0])
+        let (acknowledged, waitedMs) = try await repliesAndWait(on)
+        #expect(acknowledged.map(\.type) == [45] && waitedMs == 40, "a change is answered once the light took it")
+    }
+}

@@ -1,0 +1,255 @@
+import LumenModel
+import LumenScopes
+import LumenSimulation
+import Synchronization
+import Testing
+
+@testable import LumenLIFX
+
+/// A LIFX Tile's chain of 8×8 matrices: the chain described, pixels read and set a rectangle at a time, one
+/// colour over every pixel a change to the light, tiles placed by a client, and a firmware effect kept and
+/// reported; a strip's firmware effect likewise.
+@Suite("LIFX matrices")
+struct LIFXMatrixTests {
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.tile", "name": "Tile", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile",
+             "latency": {"kind": "fixed", "ms": 10}, "state": {"isOn": true, "brightness": 50}},
+            {"id": "den.strip", "name": "Strip", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Z Strip",
+             "latency": {"kind": "fixed", "ms": 10}},
+            {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}
+          ]}
+        ]}
+        """
+
+    let home: Home
+    let front: LIFXFront
+
+    init() throws {
+        home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+    }
+
+    /// The replies of `light`'s bulb to a message of `type`, moving the clock until they come.
+    func replies(
+        _ type: UInt16, _ payload: [UInt8] = [], to light: LightID = "den.tile", reply: Bool = true, ack: Bool = false
+    ) async throws -> [LIFXPacket] {
+        let packet = LIFXPacket(
+            source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: reply,
+            wantsAcknowledgement: ack, sequence: 1, type: type, payload: payload)
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task {
+            let replies = await front.answer(packet)
+            answered.withLock { $0 = replies }
+        }
+        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+    }
+
+    static let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+    static let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+
+    /// A `Set64`'s payload: `colors` (padded to 64) into the rectangle at (`x`, `y`) `width` wide of `length`
+    /// tiles from `tile`.
+    static func set64(
+        tile: UInt8, length: UInt8 = 1, x: UInt8 = 0, y: UInt8 = 0, width: UInt8 = 8, durationMs: UInt32 = 0,
+        _ colors: [HSBK]
+    ) -> [UInt8] {
+        var writer = LIFXWriter()
+        for byte in [tile, length, 0, x, y, width] { writer.uint8(byte) }
+        writer.uint32(durationMs)
+        for color in colors.prefix(64) { color.write(&writer) }
+        writer.zeros(8 * (64 - min(64, colors.count)))
+        return writer.output
+    }
+
+    /// Every pixel of tile `tile`, read with `Get64`.
+    func pixels(of tile: UInt8) async throws -> [HSBK] {
+        let state = try await replies(707, [tile, 1, 0, 0, 0, 8])
+        try #require(state.map(\.type) == [711])
+        var reader = LIFXReader(state[0].payload)
+        #expect(reader.uint8() == tile)
+        reader.skip(4)
+        return (0..<64).map { _ in HSBK(&reader) }
+    }
+
+    var light: HSBK {
+        get async throws { HSBK(try await home.light("den.tile").state, kind: .color) }
+    }
+
+    @Test func aTileIsAChainOfFiveEightByEightTiles() async throws {
+        #expect(try await replies(32).first?.payload.prefix(8) == [1, 0, 0, 0, 55, 0, 0, 0], "a LIFX Tile")
+        let chain = try await replies(701)
+        try #require(chain.map(\.type) == [702])
+        let payload = chain[0].payload
+        #expect(payload.count == 882 && payload[0] == 0 && payload[881] == 5, "five tiles from the first")
+        var tile = LIFXReader(Array(payload[1 + 55..<1 + 110]))
+        tile.skip(8)
+        #expect(tile.uint32() == Float(1).bitPattern && tile.uint32() == 0, "the second tile right of the first")
+        #expect(tile.uint8() == 8 && tile.uint8() == 8)
+        tile.skip(1)
+        #expect(tile.uint32() == 1 && tile.uint32() == 55)
+        #expect(try await replies(701, to: "den.bulb").map(\.type) == [223], "a bulb without a matrix")
+        #expect(try await replies(707, [0, 1, 0, 0, 0, 8], to: "den.strip").map(\.type) == [223])
+        #expect(try await pixels(of: 4) == Array(repeating: try await light, count: 64))
+    }
+
+    @Test func pixelsOfDifferentColoursAreKeptBesideTheLightUntilItsColourChanges() async throws {
+        let before = try await home.light("den.tile").state
+        let light = try await light
+        let half = Array(repeating: Self.red, count: 32) + Array(repeating: Self.blue, count: 32)
+        let set = try await replies(715, Self.set64(tile: 1, half))
+        #expect(set.isEmpty, "Set64 has no state reply")
+        #expect(try await pixels(of: 1) == half)
+        #expect(try await pixels(of: 0) == Array(repeating: light, count: 64))
+        #expect(try await home.light("den.tile").state == before, "the light keeps its one colour")
+        let all = try await replies(707, [0, 5, 0, 0, 0, 8])
+        #expect(all.map(\.type) == [711, 711, 711, 711, 711] && all.map { $0.payload[0] } == [0, 1, 2, 3, 4])
+        var color = LIFXWriter()
+        color.uint8(0)
+        Self.blue.write(&color)
+        color.uint32(0)
+        _ = try await replies(102, color.output)
+        #expect(try await pixels(of: 1) == Array(repeating: try await self.light, count: 64))
+    }
+
+    @Test func oneColourOverEveryPixelIsAChangeToTheLightOverItsDuration() async throws {
+        let red = Array(repeating: Self.red, count: 64)
+        _ = try await replies(715, Self.set64(tile: 0, length: 5, durationMs: 1_000, red))
+        try await home.advance(byMilliseconds: 2_000)
+        let state = try await home.light("den.tile").state
+        #expect(state.brightness == 100 && state.color.x > 0.6, "red at full brightness")
+        #expect(await home.commandRecords(light: "den.tile").count == 1)
+    }
+
+    @Test func everyTilePaintedAtOnceMakesTheLightOneColour() async throws {
+        let serial = Home.lifxSerial(home: "flat", light: "den.tile")
+        let packets = (UInt8(0)..<5).map { tile in
+            LIFXPacket(
+                source: 3, target: serial + [0, 0], wantsAcknowledgement: true, sequence: tile, type: 715,
+                payload: Self.set64(tile: tile, Array(repeating: Self.red, count: 64)))
+        }
+        let done = Mutex(false)
+        Task { [front] in
+            await withTaskGroup(of: Void.self) { group in
+                for packet in packets { group.addTask { _ = await front.answer(packet) } }
+            }
+            done.withLock { $0 = true }
+        }
+        for _ in 0..<10_000 where !done.withLock({ $0 }) {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        try await home.advance(byMilliseconds: 100)
+        let state = try await home.light("den.tile").state
+        #expect(state.brightness == 100 && state.color.x > 0.6, "each tile built on the others: the light is red")
+    }
+
+    @Test func aRectangleIsPlacedWithinItsTileAndWhatFallsOutsideIsLeftOut() async throws {
+        let light = try await light
+        _ = try await replies(
+            715, Self.set64(tile: 2, x: 6, y: 6, width: 2, [Self.red, Self.blue, Self.blue, Self.red]))
+        var expected = Array(repeating: light, count: 64)
+        expected[6 * 8 + 6] = Self.red
+        expected[6 * 8 + 7] = Self.blue
+        expected[7 * 8 + 6] = Self.blue
+        expected[7 * 8 + 7] = Self.red
+        #expect(try await pixels(of: 2) == expected, "colours past the rectangle's two rows fall off the tile")
+        // Read back as a rectangle: the two by two, then what lies outside the tile as zeros.
+        let corner = try await replies(707, [2, 1, 0, 6, 6, 2])
+        var reader = LIFXReader(corner[0].payload)
+        reader.skip(5)
+        #expect(
+            (0..<5).map { _ in HSBK(&reader) } == [
+                Self.red, Self.blue, Self.blue, Self.red, HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0),
+            ])
+        // No width, a tile past the chain, a short payload, a frame buffer not shown: nothing placed, and the bulb
+        // still answers.
+        var otherBuffer = Self.set64(tile: 0, [Self.red])
+        otherBuffer[2] = 1
+        let ignored = [
+            Self.set64(tile: 0, width: 0, [Self.red]), Self.set64(tile: 9, [Self.red]), [0, 1], otherBuffer,
+        ]
+        for payload in ignored {
+            #expect(try await replies(715, payload, ack: true).map(\.type) == [45])
+        }
+        #expect(try await pixels(of: 0) == Array(repeating: light, count: 64))
+        #expect(try await replies(707, [0, 1, 0, 0, 0, 0]).map(\.type) == [711], "a width of 0 reads as 8")
+    }
+
+    @Test func aClientPlacesTheTilesAndTheChainSaysWhere() async throws {
+        var writer = LIFXWriter()
+        writer.uint8(3)
+        writer.zeros(2)
+        writer.uint32(Float(1.5).bitPattern)
+        writer.uint32(Float(-0.5).bitPattern)
+        #expect(try await replies(703, writer.output, ack: true).map(\.type) == [45], "acknowledged, no state")
+        var chain = LIFXReader(try await replies(701)[0].payload)
+        chain.skip(1 + 3 * 55 + 8)
+        #expect(chain.uint32() == Float(1.5).bitPattern && chain.uint32() == Float(-0.5).bitPattern)
+        var nowhere = LIFXWriter()
+        nowhere.uint8(0)
+        nowhere.zeros(2)
+        nowhere.uint32(Float.nan.bitPattern)
+        nowhere.uint32(0)
+        _ = try await replies(703, nowhere.output)
+        var first = LIFXReader(try await replies(701)[0].payload)
+        first.skip(1 + 8)
+        #expect(first.uint32() == 0, "a position that is not a number is left out")
+    }
+
+    /// A `SetTileEffect`'s payload: a morph over `palette`.
+    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil) -> [UInt8] {
+        var writer = LIFXWriter()
+        writer.zeros(2)
+        writer.uint32(77)
+        writer.uint8(2)  // MORPH
+        writer.uint32(3_000)
+        writer.uint64(0)
+        writer.zeros(8)
+        writer.zeros(32)
+        writer.uint8(count ?? UInt8(palette.count))
+        for color in palette { color.write(&writer) }
+        writer.zeros(8 * (16 - palette.count))
+        return writer.output
+    }
+
+    @Test func aTileEffectIsKeptAndReported() async throws {
+        let none = try await replies(718, [0, 0])
+        #expect(none.map(\.type) == [720] && none[0].payload == [UInt8](repeating: 0, count: 187), "none runs")
+        let set = try await replies(719, Self.tileEffect([Self.red, Self.blue]))
+        try #require(set.map(\.type) == [720])
+        var reader = LIFXReader(set[0].payload)
+        reader.skip(1)
+        #expect(reader.uint32() == 77 && reader.uint8() == 2 && reader.uint32() == 3_000)
+        reader.skip(8 + 8 + 32)
+        #expect(reader.uint8() == 2 && HSBK(&reader) == Self.red && HSBK(&reader) == Self.blue)
+        #expect(try await replies(718)[0].payload == set[0].payload, "kept")
+        let tooMany = try await replies(719, Self.tileEffect([Self.red], count: 200))
+        let paletteCount: Int = 1 + 4 + 1 + 4 + 16 + 32
+        #expect(tooMany[0].payload[paletteCount] == 16, "a palette holds at most 16 colours")
+        #expect(try await replies(718, to: "den.strip").map(\.type) == [223])
+    }
+
+    @Test func aStripsEffectIsKeptAndReported() async throws {
+        var writer = LIFXWriter()
+        writer.uint32(5)
+        writer.uint8(1)  // MOVE
+        writer.zeros(2)
+        writer.uint32(1_000)
+        writer.uint64(0)
+        writer.zeros(8)
+        writer.zeros(4)
+        writer.uint32(1)  // towards the far end
+        writer.zeros(24)
+        let set = try await replies(508, writer.output, to: "den.strip")
+        #expect(set.map(\.type) == [509] && set[0].payload == writer.output)
+        #expect(try await replies(507, to: "den.strip")[0].payload == writer.output, "kept")
+        #expect(try await replies(508, writer.output, to: "den.tile").map(\.type) == [223])
+        #expect(try await replies(508, [1, 2, 3], to: "den.strip", ack: true).map(\.type) == [45, 509])
+    }
+}
