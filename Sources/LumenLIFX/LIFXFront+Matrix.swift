@@ -36,21 +36,9 @@ extension LIFXFront {
                 if kept[id] == (placed.after.isOneColour ? nil : placed.after) { kept[id] = placed.before }
             }
         }
-        if let placed, placed.after.isOneColour, let color = placed.after.colors.first {
-            do {
-                return try await scopeContext.perform(
-                    color.change(for: kind), to: id,
-                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
-            } catch {
-                takeBack()
-                return nil
-            }
-        }
-        guard let state = await delivered(to: bulb) else {
-            takeBack()
-            return nil
-        }
-        return state
+        let oneColour = placed.flatMap { $0.after.isOneColour ? $0.after.colors.first : nil }
+        return await finishPlacing(
+            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
     }
 
     /// A `State64` for each tile of `rect` the chain has.

@@ -39,10 +39,21 @@ extension LIFXFront {
                 if kept[id] == after { kept[id] = before }
             }
         }
+        return await finishPlacing(
+            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
+    }
+
+    /// Finishes a zone or pixel message whose colours were placed as it arrived: one colour over the whole light,
+    /// other than the one it shows, is a change to the light made over `durationMs`; anything else waits for the
+    /// bulb to get the message. A message the bulb never takes is taken back (`takeBack`); `nil` then.
+    func finishPlacing(
+        _ oneColour: HSBK?, over light: HSBK, durationMs: UInt32, on bulb: LIFXLight,
+        from sender: @escaping @Sendable () -> String, takeBack: () -> Void
+    ) async -> LightState? {
         if let oneColour, oneColour != light {
             do {
                 return try await scopeContext.perform(
-                    oneColour.change(for: kind), to: id,
+                    oneColour.change(for: bulb.light.model.kind), to: bulb.light.id,
                     transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
             } catch {
                 takeBack()
