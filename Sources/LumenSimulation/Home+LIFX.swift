@@ -37,14 +37,13 @@ extension Home {
     }
 
     /// The lights on the LIFX LAN that `addressee` names, in the home's order, each with its address: the one
-    /// its fixture gives (`lifx.address`), else the next address from `first` that no fixture gives, in the
-    /// home's order. Only the lights named are snapshotted: a message to one bulb looks at that bulb alone (each
-    /// LIFX light's serial and address are still worked out, a hash of a few bytes and a count).
+    /// its fixture gives (`lifx.address`), else one given by count from `first`, skipping those fixtures give:
+    /// at the first look, in the home's order, and kept while lumend runs, so that a bulb found later takes the
+    /// next free one and moves no other. Only the lights named are snapshotted: a message to one bulb looks at
+    /// that bulb alone (each LIFX light's serial is still worked out, a hash of a few bytes).
     public func lifxLights(first: IPv4Address, _ addressee: LIFXAddressee = .every) -> [LIFXLight] {
         // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once.
         let homeDigest = FNV1a.hash("\(fixtureIdentity.id)/".utf8)
-        let given = Set(lifxAddresses.values)
-        var next = first
         var found: [LIFXLight] = []
         for roomID in roomOrder {
             guard let room = rooms[roomID] else { continue }
@@ -52,14 +51,9 @@ extension Home {
                 guard let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN else {
                     continue
                 }
-                let address: IPv4Address
-                if let own = lifxAddresses.isEmpty ? nil : lifxAddresses[id] {
-                    address = own
-                } else {
-                    while given.contains(next) { next = next.advanced(by: 1) }
-                    address = next
-                    next = next.advanced(by: 1)
-                }
+                let address =
+                    (lifxAddresses.isEmpty ? nil : lifxAddresses[id]) ?? lifxCounted[id]
+                    ?? countLIFXAddress(for: id, from: first)
                 let lightSerial = Self.lifxSerial(continuing: homeDigest, light: id)
                 let named =
                     switch addressee {
@@ -76,6 +70,15 @@ extension Home {
             }
         }
         return found
+    }
+
+    /// Gives `light` the next address from `first` that no bulb has, and keeps it.
+    private func countLIFXAddress(for light: LightID, from first: IPv4Address) -> IPv4Address {
+        let taken = Set(lifxAddresses.values).union(lifxCounted.values)
+        var address = lifxCounted.values.max().map { max($0.advanced(by: 1), first) } ?? first
+        while taken.contains(address) { address = address.advanced(by: 1) }
+        lifxCounted[light] = address
+        return address
     }
 
     /// A light's LIFX serial: `d0:73:d5` and three bytes of an FNV-1a digest of the home's and light's IDs.

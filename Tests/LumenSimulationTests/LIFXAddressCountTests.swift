@@ -1,0 +1,40 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Testing
+
+/// The addresses given by count to LIFX bulbs stay theirs while lumend runs: a bulb added or removed moves no
+/// other, as a client that keeps bulbs by address (Home Assistant) needs.
+@Suite("LIFX addresses given by count")
+struct LIFXAddressCountTests {
+    static let home = """
+        {"schema": 1, "id": "lan", "name": "LAN", "seed": 1, "rooms": [
+          {"id": "hall", "name": "Hall", "lights": [
+            {"id": "hall.a", "name": "A", "kind": "color", "manufacturer": "LIFX"},
+            {"id": "hall.b", "name": "B", "kind": "color", "manufacturer": "LIFX", "lifx": {"address": "127.0.0.11"}}
+          ]},
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.c", "name": "C", "kind": "color", "manufacturer": "LIFX"}
+          ]}
+        ]}
+        """
+
+    @Test func aBulbAddedOrRemovedMovesNoOther() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let first = try #require(IPv4Address("127.0.0.10"))
+        func addresses() async -> [String: String] {
+            Dictionary(
+                uniqueKeysWithValues: await home.lifxLights(first: first).map {
+                    ($0.light.id.rawValue, $0.address.description)
+                })
+        }
+        // In the home's order, skipping the address a fixture gives.
+        #expect(await addresses() == ["hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.12"])
+        try await home.removeLight("hall.a")
+        try await home.addLight(
+            LightFixture(
+                id: "hall.new", name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19")),
+            to: "hall")
+        #expect(await addresses() == ["hall.b": "127.0.0.11", "den.c": "127.0.0.12", "hall.new": "127.0.0.13"])
+    }
+}
