@@ -72,9 +72,24 @@ public final class LumenClient: Sendable {
     /// - Parameter path: the socket; `nil` tries `$LUMEN_SOCKET`, else the user's own lumend's socket, then
     ///   the system's (``LumenPaths/socketCandidates(environment:uid:)``), each only in a directory no other
     ///   user could have planted it in.
+    ///
+    /// It says `hello` at once: the daemon closes a connection that makes no request in its first seconds, and
+    /// keeps one that has while it waits.
     /// - Throws: ``LumenClientError/cannotConnect(path:reason:)``, naming every socket tried and why each
-    ///   failed.
+    ///   failed; the error of a `hello` the daemon did not answer.
     public static func connect(to path: String? = nil) async throws(LumenClientError) -> LumenClient {
+        let client = try await socket(path)
+        do {
+            _ = try await client.hello()
+        } catch {
+            client.disconnect()
+            throw error
+        }
+        return client
+    }
+
+    /// A connection to the daemon at `path`, or the first of its default sockets that takes one.
+    private static func socket(_ path: String?) async throws(LumenClientError) -> LumenClient {
         if let path { return try connectNow(to: path) }
         var failures: [(LumenPaths.SocketCandidate, String)] = []
         for candidate in LumenPaths.socketCandidates(environment: ProcessInfo.processInfo.environment) {

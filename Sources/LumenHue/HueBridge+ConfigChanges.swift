@@ -42,7 +42,7 @@ extension HueBridge {
             }
         }
         if body["linkbutton"] != nil { await home.pressLinkButton() }
-        return .json(.array(body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }))
+        return .json(.array(Self.successes(for: body, at: address)))
     }
 
     /// `DELETE /api/<user>/config/whitelist/<name>`: forgets the user `name` (which may be the one asking), so

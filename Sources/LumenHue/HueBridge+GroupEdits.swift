@@ -51,7 +51,7 @@ extension HueBridge {
         for key in body.keys where !["name", "lights", "class"].contains(key) {
             throw HueError.parameterNotAvailable(key, at: address)
         }
-        let successes: [JSONValue] = body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+        let successes = Self.successes(for: body, at: address)
         guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
             let room = snapshot.rooms.first { $0.number == value }
             guard let room, body.keys == ["name"], let name = body["name"] else {

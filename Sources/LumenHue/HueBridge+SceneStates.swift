@@ -14,12 +14,15 @@ extension HueBridge {
         guard let list = value?.arrayValue, allowingNone || !list.isEmpty else {
             throw HueError.invalidValue(value ?? .null, of: "lights", at: address)
         }
+        // Sets, so that a long list against a large home is read in linear time.
+        let known = Set(snapshot.lights.map(\.number))
         var numbers: [Int] = []
+        var listed = Set<Int>()
         for element in list {
-            guard let text = element.stringValue, let number = Int(text),
-                snapshot.lights.contains(where: { $0.number == number })
-            else { throw HueError.invalidValue(element, of: "lights", at: address) }
-            if !numbers.contains(number) { numbers.append(number) }
+            guard let text = element.stringValue, let number = Int(text), known.contains(number) else {
+                throw HueError.invalidValue(element, of: "lights", at: address)
+            }
+            if listed.insert(number).inserted { numbers.append(number) }
         }
         return numbers
     }
@@ -118,7 +121,7 @@ extension HueBridge {
             changes.append((hueLight.light.id, change))
             commands.append((hueLight.light.id, command))
         }
-        let successes: [JSONValue] = body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+        let successes = Self.successes(for: body, at: address)
         if changes.contains(where: { !$0.change.properties.isEmpty }) {
             do {
                 try await scopeContext.performEach(

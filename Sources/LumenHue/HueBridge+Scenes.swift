@@ -197,7 +197,7 @@ extension HueBridge {
         scene.lightStates[light] = merged
         scene.lastUpdated = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
         try await saveScene(scene, at: address)
-        return .json(.array(body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }))
+        return .json(.array(Self.successes(for: body, at: address)))
     }
 
     /// `DELETE /api/<user>/scenes/<id>`.

@@ -170,6 +170,12 @@ public struct HueBridge: Sendable {
         return object
     }
 
+    /// Hue's success list for a change `body` made at `address`: one entry a parameter, as sent
+    /// (`[{"success": {"/scenes/ab12/name": "Evening"}}]`).
+    static func successes(for body: JSONObject, at address: String) -> [JSONValue] {
+        body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+    }
+
     /// Waits until what was applied is on disk, when writes must be before they are answered.
     func commit() async throws(HueError) {
         do {

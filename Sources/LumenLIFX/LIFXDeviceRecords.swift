@@ -46,6 +46,26 @@ final class LIFXDeviceRecords: Sendable {
     /// The firmware effects clients started on strips, and on matrices.
     let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
     let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
+    /// The colour clients last gave each bulb, with the state it left the light in.
+    private let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+
+    /// Notes that `color` left `light` in `state`.
+    func note(_ color: HSBK, gave state: LightState, to light: LightID) {
+        givenColors.withLock { $0[light] = (color, state) }
+    }
+
+    /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows
+    /// what that left it in, since a bulb keeps its HSBK as given (a hue under no saturation, the kelvin to the
+    /// degree, a brightness below 1 %), which Lumen's state holds only as near as its own units; else worked out
+    /// from the state.
+    func color(of light: LightID, in state: LightState, kind: LightKind) -> HSBK {
+        if let given = givenColors.withLock({ $0[light] }), given.state.brightness == state.brightness,
+            given.state.colorTemperature == state.colorTemperature, given.state.color == state.color
+        {
+            return given.color
+        }
+        return HSBK(state, kind: kind)
+    }
 
     /// Records for bulbs that came up at `startedAtMs` of simulation time.
     init(startedAtMs: Double) {

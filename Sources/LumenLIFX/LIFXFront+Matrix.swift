@@ -5,7 +5,7 @@ import LumenSimulation
 extension LIFXFront {
     /// The pixels of `bulb` (a matrix) whose light is in `state`.
     func matrix(of bulb: LIFXLight, in state: LightState) -> LIFXMatrix {
-        let light = HSBK(state, kind: bulb.light.model.kind)
+        let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         return LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
     }
 
@@ -22,7 +22,7 @@ extension LIFXFront {
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        let light = HSBK(bulb.light.state, kind: kind)
+        let light = records.color(of: id, in: bulb.light.state, kind: kind)
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)
             guard pixels.set(colors, in: rect) else { return nil }
@@ -36,21 +36,9 @@ extension LIFXFront {
                 if kept[id] == (placed.after.isOneColour ? nil : placed.after) { kept[id] = placed.before }
             }
         }
-        if let placed, placed.after.isOneColour, let color = placed.after.colors.first {
-            do {
-                return try await scopeContext.perform(
-                    color.change(for: kind), to: id,
-                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
-            } catch {
-                takeBack()
-                return nil
-            }
-        }
-        guard let state = await delivered(to: bulb) else {
-            takeBack()
-            return nil
-        }
-        return state
+        let oneColour = placed.flatMap { $0.after.isOneColour ? $0.after.colors.first : nil }
+        return await finishPlacing(
+            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
     }
 
     /// A `State64` for each tile of `rect` the chain has.

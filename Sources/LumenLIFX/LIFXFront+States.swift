@@ -54,7 +54,8 @@ extension LIFXFront {
                 updatedAt: records.startedAtNanoseconds)
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
-            return .lightState(HSBK(state, kind: kind), power: power, label: bulb.light.name)
+            return .lightState(
+                records.color(of: bulb.light.id, in: state, kind: kind), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)

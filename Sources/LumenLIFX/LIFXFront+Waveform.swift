@@ -15,10 +15,9 @@ extension LIFXFront {
     /// move is kept: the brightness for `brightness`, the colour for `hue` or `saturation`, the colour
     /// temperature for `kelvin` or `saturation` (a saturation of 0 turns a colour bulb to white; a kelvin alone
     /// leaves a bulb showing a colour on it).
-    static func change(towards color: HSBK, fields: LIFXColorFields, from state: LightState, kind: LightKind)
-        -> LightChange
-    {
-        let now = HSBK(state, kind: kind)
+    static func change(
+        towards color: HSBK, fields: LIFXColorFields, from state: LightState, showing now: HSBK, kind: LightKind
+    ) -> (change: LightChange, merged: HSBK) {
         let merged = HSBK(
             hue: fields.contains(.hue) ? color.hue : now.hue,
             saturation: fields.contains(.saturation) ? color.saturation : now.saturation,
@@ -32,6 +31,6 @@ extension LIFXFront {
         if change.colorTemperature != nil, change.color == nil, merged.saturation > 0, kind.supports(.color) {
             change.color = state.color
         }
-        return change
+        return (change, merged)
     }
 }

@@ -5,7 +5,7 @@ import LumenSimulation
 extension LIFXFront {
     /// The zones of `bulb` (a strip) whose light is in `state`.
     func zones(of bulb: LIFXLight, in state: LightState) -> [HSBK] {
-        let light = HSBK(state, kind: bulb.light.model.kind)
+        let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).colors
     }
 
@@ -24,7 +24,7 @@ extension LIFXFront {
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        let light = HSBK(bulb.light.state, kind: kind)
+        let light = records.color(of: id, in: bulb.light.state, kind: kind)
         let (before, after, oneColour) = records.zoneStates.withLock { kept in
             let before = kept[id]
             var zones = LIFXZones.current(before, light: light)
@@ -39,11 +39,24 @@ extension LIFXFront {
                 if kept[id] == after { kept[id] = before }
             }
         }
+        return await finishPlacing(
+            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
+    }
+
+    /// Finishes a zone or pixel message whose colours were placed as it arrived: one colour over the whole light,
+    /// other than the one it shows, is a change to the light made over `durationMs`; anything else waits for the
+    /// bulb to get the message. A message the bulb never takes is taken back (`takeBack`); `nil` then.
+    func finishPlacing(
+        _ oneColour: HSBK?, over light: HSBK, durationMs: UInt32, on bulb: LIFXLight,
+        from sender: @escaping @Sendable () -> String, takeBack: () -> Void
+    ) async -> LightState? {
         if let oneColour, oneColour != light {
             do {
-                return try await scopeContext.perform(
-                    oneColour.change(for: kind), to: id,
+                let state = try await scopeContext.perform(
+                    oneColour.change(for: bulb.light.model.kind), to: bulb.light.id,
                     transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
+                records.note(oneColour, gave: state, to: bulb.light.id)
+                return state
             } catch {
                 takeBack()
                 return nil

@@ -158,6 +158,8 @@ public final class LIFXFront: Sendable {
         let kind = bulb.light.model.kind
         var change = LightChange()
         var transitionMs: Double = 0
+        // The colour the change gives, kept as given for the bulb to report (LIFXDeviceRecords).
+        var given: HSBK?
         switch request {
         case .setPower(let level):
             change.isOn = level > 0
@@ -166,18 +168,22 @@ public final class LIFXFront: Sendable {
             transitionMs = Double(duration)
         case .setColor(let color, let duration):
             change = color.change(for: kind)
+            given = color
             transitionMs = Double(duration)
         case .setWaveform(let transient, let color, let period, let cycles):
             // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
             // the colour, reached over the wave's whole length.
             if kind.supports(.color), !transient {
                 change = color.change(for: kind)
+                given = color
                 transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
             }
         case .setWaveformOptional(let transient, let color, let period, let cycles, let fields):
             // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
             if !transient {
-                change = Self.change(towards: color, fields: fields, from: bulb.light.state, kind: kind)
+                let now = records.color(of: bulb.light.id, in: bulb.light.state, kind: kind)
+                (change, given) = Self.change(
+                    towards: color, fields: fields, from: bulb.light.state, showing: now, kind: kind)
                 transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
             }
         case .setLabel(let label):
@@ -251,9 +257,11 @@ public final class LIFXFront: Sendable {
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         do {
-            return try await scopeContext.perform(
+            let state = try await scopeContext.perform(
                 change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
                 from: sender())
+            if let given { records.note(given, gave: state, to: bulb.light.id) }
+            return state
         } catch {
             // A bulb answers nothing it did not take: the client times out.
             return nil

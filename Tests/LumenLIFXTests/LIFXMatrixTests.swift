@@ -114,7 +114,8 @@ struct LIFXMatrixTests {
         Self.blue.write(&color)
         color.uint32(0)
         _ = try await replies(102, color.output)
-        #expect(try await pixels(of: 1) == Array(repeating: try await self.light, count: 64))
+        // As given: a bulb keeps its colour as HSBK.
+        #expect(try await pixels(of: 1) == Array(repeating: Self.blue, count: 64))
     }
 
     @Test func oneColourOverEveryPixelIsAChangeToTheLightOverItsDuration() async throws {

@@ -5,7 +5,7 @@ import LumenProtocol
 import LumenTestSupport
 import Testing
 
-/// A peer that answers the first request with the lines given, in one write: what a daemon does when a
+/// A peer that answers the first request after the client's hello with the lines given, in one write: what a daemon does when a
 /// value changes right after it answered a `subscribe`.
 final class ScriptedPeer: Sendable {
     let directory = TemporaryDirectory()
@@ -16,8 +16,17 @@ final class ScriptedPeer: Sendable {
         Thread {
             let fd = accept(listener, nil, nil)
             var reader = LineReader(fd: fd)
-            guard let line = try? reader.next() else { return }
-            let request = try? JSONParser.parse(line)
+            var request: JSONValue?
+            // The client's hello, which it says as it connects, is answered first.
+            repeat {
+                guard let line = try? reader.next() else { return }
+                request = try? JSONParser.parse(line)
+                if request?["method"] == "hello" {
+                    let id = request?["id"]?.intValue ?? 0
+                    UnixSocket.sendAll(
+                        fd, Array(#"{"jsonrpc":"2.0","id":\#(id),"result":{"server":"lumend"}}"#.utf8 + [10]))
+                }
+            } while request?["method"] == "hello"
             UnixSocket.sendAll(fd, Array(answer(request?["id"]?.intValue ?? 0).utf8))
             // Keep the connection open until the test is done with it.
             _ = try? reader.next()

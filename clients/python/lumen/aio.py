@@ -74,7 +74,7 @@ class AsyncClient:
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
-    async def connect(cls, path: str | None = None) -> "AsyncClient":
+    async def connect(cls, path: str | None = None, timeout: float | None = 30) -> "AsyncClient":
         """Connects to `path`, or to the first of lumend's default sockets that answers, and says `hello`: lumend
         closes a connection that makes no request within its first seconds, and one that has may then wait."""
         failures = []
@@ -88,7 +88,11 @@ class AsyncClient:
                 failures.append(f"{origin} socket {candidate} ({error.strerror or error})")
                 continue
             client = cls(reader, writer, candidate)
-            await client.hello()
+            try:
+                await client.hello(timeout=timeout)
+            except BaseException:
+                await client.close_connection()
+                raise
             return client
         raise not_connected(failures)
 

@@ -142,7 +142,11 @@ class Client:
                 continue
             sock.settimeout(None)
             client = cls(sock, candidate)
-            client.hello(timeout=timeout if timeout is not None else 30)
+            try:
+                client.hello(timeout=timeout if timeout is not None else 30)
+            except BaseException:
+                client.close_connection()
+                raise
             return client
         raise not_connected(failures)
 
