@@ -93,14 +93,19 @@ test-python: build
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests
 
 ## interop: the HTTP fronts driven by clients Lumen did not write (aiohue and phue for the Hue bridge), from
-## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients, and Home
-## Assistant's own Hue and LIFX integrations (on Python 3.13 or newer, in .build/ha-venv; see ha-venv), each
-## in a network namespace of their own.
+## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients (lifxlan,
+## aiolifx, lifx-async, photons), and Home Assistant's own Hue and LIFX integrations (on Python 3.13 or newer, in
+## .build/ha-venv; see ha-venv), each in a network namespace of their own. The packages are installed into the
+## environment until each has its pinned version. bitstring is pinned for lifxlan 1.2.9, which cannot read a
+## bulb's Wi-Fi signal with bitstring 5.
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
-INTEROP_PKGS := aiohue==4.9.0 phue==1.1 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 pytest==8.3.4
+INTEROP_PKGS := aiohue==4.9.0 phue==1.1 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
+	bitstring==4.4.0 pytest==8.3.4
 HA_VENV      := $(BUILD_DIR)/ha-venv
 interop: build ha-venv
-	@$(INTEROP_VENV)/bin/pip show -q lifxlan >/dev/null 2>&1 || { $(PYTHON) -m venv $(INTEROP_VENV) && \
+	@$(INTEROP_VENV)/bin/python -c 'import sys; from importlib.metadata import version; \
+		sys.exit(any(version(name) != pinned for name, pinned in (pin.split("==") for pin in sys.argv[1:])))' \
+		$(INTEROP_PKGS) 2>/dev/null || { { [ -x $(INTEROP_VENV)/bin/pip ] || $(PYTHON) -m venv $(INTEROP_VENV); } && \
 		$(INTEROP_VENV)/bin/pip install -q $(INTEROP_PKGS); }
 	cd tests/interop && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider --ignore=lifx --ignore=homeassistant .

@@ -1,4 +1,4 @@
-"""LIFX LAN clients Lumen did not write (lifxlan, aiolifx, lifx-async) against a real lumend's bulbs.
+"""LIFX LAN clients Lumen did not write (lifxlan, aiolifx, lifx-async, photons) against a real lumend's bulbs.
 
 LIFX clients find bulbs by broadcasting to UDP port 56700, so these tests run in a network namespace of their
 own (`make interop` starts them under `unshare -n`, with a LAN of 10.77.0.0/24 on loopback to broadcast on and an

@@ -1,5 +1,7 @@
 """lifxlan (a widely used synchronous LIFX library) against lumend's bulbs."""
 
+import math
+
 import pytest
 from lifxlan import LifxLAN, WorkflowException
 
@@ -66,18 +68,26 @@ def test_a_flood_past_one_bulbs_rate_does_not_stop_another(lumend):
 
 
 @pytest.mark.lumend(args=LIFX_ARGS)
-def test_firmware_uptime_and_location_time_are_answered_as_a_bulb_does(lumend):
+def test_firmware_and_location_time_are_answered_as_a_bulb_does(lumend):
     left = bulbs(lumend)["Bedside Left"]
-    # (lifxlan 1.2.9's get_wifi_info_tuple cannot read any bulb's StateWifiInfo with the bitstring it installs:
-    # it packs the float signal again as an integer and raises. aiolifx and lifx-async read the signal below.)
     build, version = drive(lumend, left.get_host_firmware_tuple)
     assert version == 3.90 and build > 1_500_000_000_000_000_000
     wifi_build, wifi_version = drive(lumend, left.get_wifi_firmware_tuple)
     assert wifi_build > 0
-    uptime = drive(lumend, left.get_uptime)
-    lumend.advance(10_000)
-    assert drive(lumend, left.get_uptime) - uptime >= 10_000_000_000, "uptime in ns, on the simulation clock"
     assert drive(lumend, left.get_location_updated_at) > 0
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
+def test_the_wifi_signal_and_the_uptime(lumend):
+    # lifxlan 1.2.9 packs the float signal of StateWifiInfo again as an integer: bitstring 5 refuses that, so
+    # make interop pins bitstring 4.4.0, with which it reads the signal.
+    right = bulbs(lumend)["Bedside Right"]
+    signal = drive(lumend, right.get_wifi_signal_mw)
+    assert round(10 * math.log10(signal)) == -55, "dBm"
+    assert drive(lumend, right.get_wifi_info_tuple) == (signal, 0, 0)
+    uptime = drive(lumend, right.get_uptime)  # 0 ns while the clock has not moved since lumend started
+    lumend.advance(10_000)
+    assert drive(lumend, right.get_uptime) - uptime >= 10_000_000_000, "uptime in ns, on the simulation clock"
 
 
 @pytest.mark.lumend(args=LIFX_ARGS)
