@@ -21,6 +21,11 @@ extension HSBK {
             kelvin: UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded()))))
     }
 
+    /// Whether `other` is the same colour, at whatever brightness.
+    func hasSameColor(as other: HSBK) -> Bool {
+        hue == other.hue && saturation == other.saturation && kelvin == other.kelvin
+    }
+
     /// What setting this colour asks of a light of `kind`: its brightness, to a ten-thousandth of a percent,
     /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
     /// on); the kelvin as its colour temperature, kept as a bulb keeps it; and, saturated, a colour from hue and

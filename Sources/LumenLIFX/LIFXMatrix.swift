@@ -60,7 +60,8 @@ struct LIFXMatrix: Sendable, Hashable {
 
     /// The pixels now of a matrix whose light shows `light`, from those `kept` when they were set.
     static func current(_ kept: LIFXMatrix?, light: HSBK) -> LIFXMatrix {
-        if let kept, kept.base == light { return kept }
+        // Kept while the light shows the same colour, whatever its level (a fade on or off moves the level).
+        if let kept, kept.base.hasSameColor(as: light) { return kept }
         return LIFXMatrix(base: light, colors: Array(repeating: light, count: tiles * pixelsPerTile))
     }
 

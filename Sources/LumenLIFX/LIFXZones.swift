@@ -15,9 +15,10 @@ struct LIFXZones: Sendable, Hashable {
     /// Colours set to be applied later (`apply` 0), over ``colors``.
     var pending: [HSBK]?
 
-    /// The zones now of a strip whose light shows `light`, from those `kept` when they were set.
+    /// The zones now of a strip whose light shows `light`, from those `kept` when they were set: kept while the
+    /// light shows the same colour, whatever its level (a fade on or off moves the level, not the zones).
     static func current(_ kept: LIFXZones?, light: HSBK) -> LIFXZones {
-        if let kept, kept.base == light { return kept }
+        if let kept, kept.base.hasSameColor(as: light) { return kept }
         return LIFXZones(base: light, colors: Array(repeating: light, count: count), pending: nil)
     }
 

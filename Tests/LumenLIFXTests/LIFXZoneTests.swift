@@ -188,6 +188,21 @@ struct LIFXZoneTests {
         #expect(HSBK(&reader) == color)
     }
 
+    /// A fade on or off moves the strip's level, not its zones: zones set as it fades are kept through it.
+    @Test func zonesAreKeptWhileTheStripFades() async throws {
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        let zones = try await zones()
+        var off = LIFXWriter()
+        off.uint16(0)
+        off.uint32(1_000)
+        _ = try await replies(117, off.output)
+        try await home.advance(byMilliseconds: 300)
+        #expect(try await home.light("den.strip").state.isOn, "still fading off")
+        #expect(try await self.zones().map(\.hue) == zones.map(\.hue))
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await self.zones().map(\.hue) == zones.map(\.hue))
+    }
+
     /// aiolifx sends its 82 colours and then, straight after, an empty extended message from zone 82 on: the
     /// second, which places nothing, leaves the strip as the first made it, however the two are interleaved.
     @Test func anEmptyExtendedMessageRightAfterAColourLeavesTheColour() async throws {

@@ -167,10 +167,6 @@ def test_the_transformer_turns_a_bulb_off_over_a_duration(lumend):
 
 
 @pytest.mark.lumend(args=LIFX_ARGS)
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "lumend drops a strip's zones when the light's HSBK differs from the one they were set over "
-    "(LIFXZones.current compares the whole HSBK, brightness included), and a SetLightPower fade moves the "
-    "brightness at every step: zones set while the strip fades on read back as the light's one colour"))
 def test_zones_set_while_a_strip_fades_on_are_kept(lumend):
     red, blue = (0, 1, 1), (250, 1, 1)
 
