@@ -23,6 +23,10 @@ struct IdleConnectionTests {
     @Test func aConnectionThatSendsNothingIsClosedAfterTheGracePeriodAndSaysWhy() async throws {
         let server = try await TestServer(limits: Self.limits())
         let idle = try server.connect()
+        // The client is told why, in a JSON-RPC error line, before the close.
+        let told = try await idle.readJSON()
+        #expect(told["id"] == .null && told["error"]?["code"] == -32011, "\(told.serialized())")
+        #expect(told["error"]?["message"]?.stringValue?.contains("no complete request") == true)
         #expect(await idle.waitForHangUp(timeout: .seconds(10)))
         #expect(server.log.logged.contains { $0.message.contains("no complete request") })
         // One that made a request may then wait as long as it likes (a subscriber, say).

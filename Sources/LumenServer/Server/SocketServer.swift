@@ -112,7 +112,9 @@ public final class SocketServer: Service, Sendable {
             let now = ContinuousClock.now
             onEachLoop { connections in
                 for connection in connections {
-                    if let reason = connection.overdue(now: now, grace: grace) { connection.close(reason: reason) }
+                    if let reason = connection.overdue(now: now, grace: grace) {
+                        connection.closeOverdue(reason: reason)
+                    }
                 }
             }
         }

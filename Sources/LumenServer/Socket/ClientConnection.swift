@@ -323,7 +323,7 @@ final class ClientConnection: Sendable {
     /// with reading suspended (the server's own back-pressure) or after end of input does not count.
     func overdue(now: ContinuousClock.Instant, grace: Duration) -> String? {
         io.with { state in
-            guard let since = state.awaitingRequestSince, !state.readSuspended, !state.closed,
+            guard let since = state.awaitingRequestSince, !state.readSuspended, !state.closed, !state.finishing,
                 now - since >= grace
             else { return nil }
             let seconds = grace.components.seconds > 0 ? "\(grace.components.seconds) s" : "\(grace)"
@@ -334,6 +334,19 @@ final class ClientConnection: Sendable {
     }
 
     // MARK: - Closing
+
+    /// Closes a connection that owed a request too long (``overdue(now:grace:)``), once it has told the client
+    /// why in a JSON-RPC error line: a client that waited in silence would otherwise see only the close.
+    func closeOverdue(reason: String) {
+        if let session { session.context.logger.warning(reason, [("session", String(session.id))]) }
+        let why = reason.hasSuffix("; closed") ? String(reason.dropLast(8)) : reason
+        let error = LumenError(
+            .timedOut,
+            why + "; the connection is closed: send a request (hello, say) as soon as you connect, and finish each "
+                + "line you start")
+        send(reply: JSONRPCProcessor<Session>.errorResponse(id: .null, error))
+        closeWhenDrained()
+    }
 
     /// Closes the connection; `reason` is logged when the server, not the client, ended it.
     func close(reason: String?) {
