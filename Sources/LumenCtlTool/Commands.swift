@@ -191,15 +191,16 @@ public enum LumenCtl {
 
     static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
 
-    /// Runs a command, within `--timeout` when one is given: past it, lumenctl says so and exits 1 (a call
-    /// waiting for lumend cannot be taken back, so nothing waits for it to finish).
+    /// Runs a command, within `--timeout` when one is given: past it, lumenctl says so, and that what it sent is
+    /// still pending, and exits 1 (a call waiting for lumend cannot be taken back, so nothing waits for it).
     static func run(_ command: Command, _ words: [String], _ options: CommonOptions) async throws {
         guard let seconds = options.timeoutSeconds else { return try await command.run(words, options) }
         let watchdog = Task {
             try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
             Output.error(
-                "lumend did not finish '\(command.spec.name)' within \(JSONNumber(seconds)) s (--timeout); on a virtual "
-                    + "clock a change waits until the clock is advanced")
+                "lumend did not finish '\(command.spec.name)' within \(JSONNumber(seconds)) s (--timeout); what it "
+                    + "sent is still pending in lumend and may yet be made (on a virtual clock a change waits until "
+                    + "the clock is advanced)")
             exit(1)
         }
         defer { watchdog.cancel() }

@@ -58,7 +58,9 @@ struct CommonOptions: Sendable {
         },
         .value(
             "--timeout", valueName: "SECONDS",
-            help: "Give up when lumend has not finished the command within this long (exit status 1)"
+            help:
+                "Give up when lumend has not finished the command within this long (exit status 1); what was sent "
+                + "stays pending in lumend"
         ) { options, raw in
             guard let seconds = Double(raw), seconds > 0, seconds <= 86_400 else {
                 throw UsageError("--timeout takes seconds above 0, like --timeout 5, not '\(raw)'")

@@ -214,6 +214,7 @@ struct LumenctlTests {
         let result = try await ctl(daemon, "--timeout", "0.3", "set", "lab.plug", "on")
         #expect(result.status == 1)
         #expect(result.stderr.contains("did not finish 'set' within 0.3 s (--timeout)"), "\(result.stderr)")
+        #expect(result.stderr.contains("still pending in lumend"), "\(result.stderr)")
         #expect(try await ctl(daemon, "--timeout", "0", "status").status == 2)
     }
 
