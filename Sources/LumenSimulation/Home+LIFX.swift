@@ -72,11 +72,14 @@ extension Home {
         return found
     }
 
-    /// Gives `light` the next address from `first` that no bulb has, and keeps it.
+    /// Gives `light` the next address from `first` that no bulb has, and keeps it; never one ending in .0 or
+    /// .255, a LAN's own or its broadcast address.
     private func countLIFXAddress(for light: LightID, from first: IPv4Address) -> IPv4Address {
         let taken = Set(lifxAddresses.values).union(lifxCounted.values)
         var address = lifxCounted.values.max().map { max($0.advanced(by: 1), first) } ?? first
-        while taken.contains(address) { address = address.advanced(by: 1) }
+        while taken.contains(address) || address.value & 0xFF == 0 || address.value & 0xFF == 0xFF {
+            address = address.advanced(by: 1)
+        }
         lifxCounted[light] = address
         return address
     }

@@ -37,4 +37,12 @@ struct LIFXAddressCountTests {
             to: "hall")
         #expect(await addresses() == ["hall.b": "127.0.0.11", "den.c": "127.0.0.12", "hall.new": "127.0.0.13"])
     }
+
+    @Test func aCountNeverGivesALANsOwnOrBroadcastAddress() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let addresses = await home.lifxLights(first: try #require(IPv4Address("192.168.1.254"))).map {
+            $0.address.description
+        }
+        #expect(addresses == ["192.168.1.254", "127.0.0.11", "192.168.2.1"])
+    }
 }
