@@ -37,16 +37,7 @@ struct LIFXCapabilityTests {
         let packet = LIFXPacket(
             source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: wantsReply,
             sequence: sequence, type: type, payload: payload)
-        let answered = Mutex<[[UInt8]]?>(nil)
-        Task {
-            let replies = await front.answer(packet)
-            answered.withLock { $0 = replies }
-        }
-        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
-            _ = try await home.advanceToNextEvent()
-            await Task.yield()
-        }
-        let replies = try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+        let replies = try await front.replies(to: packet, movingClockOf: home)
         try #require(replies.count == 1, "\(replies.map(\.type))")
         return replies[0]
     }

@@ -36,16 +36,7 @@ struct LIFXZoneTests {
         let packet = LIFXPacket(
             source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: true, sequence: 1,
             type: type, payload: payload)
-        let answered = Mutex<[[UInt8]]?>(nil)
-        Task {
-            let replies = await front.answer(packet)
-            answered.withLock { $0 = replies }
-        }
-        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
-            _ = try await home.advanceToNextEvent()
-            await Task.yield()
-        }
-        return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+        return try await front.replies(to: packet, movingClockOf: home)
     }
 
     static let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)

@@ -1,0 +1,22 @@
+import LumenProtocol
+import LumenSimulation
+import Synchronization
+
+@testable import LumenLIFX
+
+extension LIFXFront {
+    /// The replies to `packet`, moving `home`'s virtual clock an event at a time until they come: how the
+    /// suites that speak to one bulb at a time wait for its answer.
+    func replies(to packet: LIFXPacket, movingClockOf home: Home) async throws -> [LIFXPacket] {
+        let answered = Mutex<[[UInt8]]?>(nil)
+        Task {
+            let replies = await answer(packet)
+            answered.withLock { $0 = replies }
+        }
+        for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+    }
+}
