@@ -17,6 +17,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var clock: ClockMode = .real
     /// Overrides the fixture's seed.
     public var seed: UInt64?
+    /// Overrides the fixture's `start`: when the simulated wall clock starts.
+    public var start: WallClock?
     /// Overrides the fixture's durability (default `full`).
     public var durability: Durability?
     /// Start from the fixture, moving existing state aside.
@@ -119,6 +121,19 @@ public struct DaemonOptions: Sendable, Hashable {
                 throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(raw)'")
             }
             options.seed = seed
+        },
+        .value(
+            "--start", valueName: "TIME",
+            help:
+                "The date, time and UTC offset the simulated wall clock starts at, as 2026-12-04T23:00:00+01:00 "
+                + "(overrides the fixture's start). The Hue bridge's time, the command record and watch show it. "
+                + "Default: the real time on the real clock; 2026-01-01T00:00:00Z on the virtual one."
+        ) { options, raw in
+            do throws(LumenError) {
+                options.start = try WallClock(parsing: raw)
+            } catch {
+                throw UsageError("--start: \(error.message)")
+            }
         },
         .choice(
             "--durability",

@@ -37,6 +37,8 @@ public actor Home {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
+    /// The simulated wall clock: the date and time at which the simulation's clock read zero (``wallTime``).
+    public nonisolated let wallClock: WallClock
     /// The values announced, for reads that need not wait for the actor (``read(_:)``).
     public nonisolated let published = PublishedValues()
     let fixtureIdentity: (id: String, seed: UInt64)
@@ -51,6 +53,8 @@ public actor Home {
     /// How many entries of `faultSchedule` came from the fixture; later ones were added at run time.
     let fixtureFaultCount: Int
     var durability: Durability?
+    /// The fixture's own `start`, which a snapshot keeps (a start given on the command line is not saved).
+    let fixtureStart: WallClock?
     var roomOrder: [RoomID] = []
     var rooms: [RoomID: SimulatedRoom] = [:]
     var lights = LightTable()
@@ -162,16 +166,20 @@ public actor Home {
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
     ///   - executor: where the actor's work runs (lumend's main event loop); by default ``ThreadExecutor/shared``.
     ///   - commandRecordLimit: how many of the last commands the command record keeps.
+    ///   - start: when the simulated wall clock starts, overriding the fixture's `start`; with neither, the real
+    ///     time now on the real clock and ``WallClock/virtualDefault`` on the virtual one.
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
         wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil,
-        commandRecordLimit: Int = Home.defaultCommandRecordLimit
+        commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil
     ) {
         commandLog = CommandLog(capacity: commandRecordLimit)
         self.executor = executor ?? ThreadExecutor.shared
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock
+        wallClock = start ?? fixture.start ?? (clock == .virtual ? .virtualDefault : Self.realWallClock())
+        fixtureStart = fixture.start
         let seed = seed ?? fixture.seed
         fixtureIdentity = (fixture.id, seed)
         name = fixture.name
@@ -360,6 +368,25 @@ public actor Home {
 
     /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
     /// `Duration`: every command reads it.
+    /// The real date and time now, read in the machine's time zone: the wall clock of a home on the real clock
+    /// that was given none.
+    static func realWallClock() -> WallClock {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return WallClock(
+            startMicroseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000,
+            utcOffsetSeconds: Int(parts.tm_gmtoff))
+    }
+
+    /// The simulated wall clock's time now: its start, moved on by the simulation's clock.
+    public var wallTime: WallTime {
+        refreshRealTime()
+        return wallClock.time(atMicros: nowMicros)
+    }
+
     static func continuousMicros() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_BOOTTIME, &now)

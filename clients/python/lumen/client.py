@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import queue
 import select
 import socket
@@ -335,6 +336,12 @@ class Client:
     def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
         return self._simulate({"toNextEvent": True}, timeout)
+
+    def wall_time(self, timeout: float | None = 30) -> datetime.datetime:
+        """The simulated wall clock's time now, with its UTC offset: the fixture's `start` or lumend's
+        `--start`, moved on by the simulation's clock."""
+        clock = self.get("clock", in_scope=self.simulation(timeout), timeout=timeout)
+        return datetime.datetime.fromisoformat(clock["wallTime"])
 
     def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
         """Calls one of the simulation scope's actions, opening the scope first if need be."""

@@ -21,8 +21,14 @@ def test_an_unreachable_lamp_is_reported(lumend):
     assert lumend.get("isReachable", in_scope=lamp) is False
 
 
+@pytest.mark.lumend(args=["--start", "2026-12-04T22:59:00+01:00"])
+def test_the_night_begins(lumend):
+    lumend.advance(60_000)
+    assert lumend.wall_time().hour == 23
+
+
 def test_docs_testing_md_shows_exactly_these_tests():
     here = pathlib.Path(__file__)
     docs = (here.parents[3] / "docs" / "testing.md").read_text()
-    shown = docs.split("```python\n")[1].split("\n```")[0]
-    assert shown in here.read_text()
+    for shown in docs.split("```python\n")[1:]:
+        assert shown.split("\n```")[0] in here.read_text()
