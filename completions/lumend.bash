@@ -5,7 +5,7 @@ _lumend() {
         --fixture) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --clock) COMPREPLY=($(compgen -W 'real virtual' -- "$cur")); return ;;
+        --clock) COMPREPLY=($(compgen -W 'real virtual auto' -- "$cur")); return ;;
         --seed) COMPREPLY=(); return ;;
         --start) COMPREPLY=(); return ;;
         --durability) COMPREPLY=($(compgen -W 'full relaxed' -- "$cur")); return ;;

@@ -3,7 +3,7 @@ complete -c lumend -f
 complete -c lumend -l fixture -r -F -d 'Home to simulate (JSON fixture; see lumen-fixture(5))'
 complete -c lumend -l state-dir -r -f -a '(__fish_complete_directories)' -d 'Where state is kept (state'
 complete -c lumend -l socket -r -F -d 'Socket to listen on (ignored when systemd passes one)'
-complete -c lumend -l clock -r -f -a 'real virtual' -d 'The simulation clock'
+complete -c lumend -l clock -r -f -a 'real virtual auto' -d 'The simulation clock'
 complete -c lumend -l seed -r -f -d 'Seed for every random choice (overrides the fixture'\''s)'
 complete -c lumend -l start -r -f -d 'The date, time and UTC offset the simulated wall clock st...'
 complete -c lumend -l durability -r -f -a 'full relaxed' -d ''\''full'\'': a write is confirmed once it is on disk'

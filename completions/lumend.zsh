@@ -39,7 +39,7 @@ _lumend() {
         value---fixture) _files ;;
         value---state-dir) _files -/ ;;
         value---socket) _files ;;
-        value---clock) compadd -- 'real' 'virtual' ;;
+        value---clock) compadd -- 'real' 'virtual' 'auto' ;;
         value---seed) _message 'value' ;;
         value---start) _message 'value' ;;
         value---durability) compadd -- 'full' 'relaxed' ;;

@@ -45,11 +45,11 @@ extension Home {
     /// The number of lights in the home.
     public var lightCount: Int { lights.count }
 
-    /// The clock as the `simulation` scope's `clock` value shows it: `{mode, nowMs, wallTime}`.
+    /// The clock as the `simulation` scope's `clock` value shows it: `{mode, runsItself, nowMs, wallTime}`.
     public var clockValue: JSONValue {
         .object([
-            "mode": .string(clockMode.rawValue), "nowMs": .double(nowMilliseconds),
-            "wallTime": .string(wallTime.iso8601),
+            "mode": .string(clockMode.rawValue), "runsItself": .bool(clockRunsItself),
+            "nowMs": .double(nowMilliseconds), "wallTime": .string(wallTime.iso8601),
         ])
     }
 

@@ -114,6 +114,13 @@ public actor Home {
     let realStartMicros = Home.continuousMicros()
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
+    /// Whether the virtual clock runs itself (``clockRunsItself``).
+    public nonisolated let clockRunsItself: Bool
+    /// A clock that runs itself: whether a jump is already waiting for its quiet moment.
+    var isJumpArmed = false
+    /// Those sleeping on the simulation's clock (``sleep(milliseconds:)``), by number: each resumed with
+    /// `true` when its time comes, `false` when the home stops first.
+    var sleepers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
 
     /// A watcher's registration (``addWatcher(_:)``), to remove it by.
     public struct WatcherID: Hashable, Sendable {
@@ -168,16 +175,19 @@ public actor Home {
     ///   - commandRecordLimit: how many of the last commands the command record keeps.
     ///   - start: when the simulated wall clock starts, overriding the fixture's `start`; with neither, the real
     ///     time now on the real clock and ``WallClock/virtualDefault`` on the virtual one.
+    ///   - runsItself: on the virtual clock, whether the clock jumps to the next event by itself whenever someone
+    ///     waits on the simulation (``clockRunsItself``).
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
         wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil,
-        commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil
+        commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil, runsItself: Bool = false
     ) {
         commandLog = CommandLog(capacity: commandRecordLimit)
         self.executor = executor ?? ThreadExecutor.shared
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock
+        clockRunsItself = runsItself && clock == .virtual
         wallClock = start ?? fixture.start ?? (clock == .virtual ? .virtualDefault : Self.realWallClock())
         fixtureStart = fixture.start
         let seed = seed ?? fixture.seed
@@ -451,6 +461,7 @@ public actor Home {
 
     /// Real clock: makes sure a task wakes the loop when the earliest event falls due.
     func armRealClock() {
+        if clockRunsItself { armJump() }
         guard clockMode == .real, !isShutDown, let due = queue.nextDue else { return }
         if let armedWake, armedWake <= due { return }
         armedWake = due
@@ -479,6 +490,7 @@ public actor Home {
         case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
         case .answerQuery(let id): answerQuery(id)
         case .endBreathing(let light): endBreathing(light)
+        case .wake(let sleeper): sleepers.removeValue(forKey: sleeper)?.resume(returning: true)
         }
     }
 
@@ -559,6 +571,8 @@ public actor Home {
         }
         queries.removeAll()
         for command in waiting { settle(command, .failure(LumenError.shuttingDown)) }
+        for (_, sleeper) in sleepers.sorted(by: { $0.key < $1.key }) { sleeper.resume(returning: false) }
+        sleepers.removeAll()
     }
 }
 

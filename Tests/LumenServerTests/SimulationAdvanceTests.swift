@@ -26,7 +26,10 @@ struct SimulationAdvanceTests {
         let by = try await client.result(
             "call", ["scope": simulation, "connection": "advance", "arguments": ["ms": 500]])["value"]
         #expect(
-            by == ["mode": "virtual", "nowMs": 500, "wallTime": "2026-01-01T00:00:00.500Z", "advancedMs": 500])
+            by == [
+                "mode": "virtual", "runsItself": false, "nowMs": 500, "wallTime": "2026-01-01T00:00:00.500Z",
+                "advancedMs": 500,
+            ])
     }
 
     @Test(

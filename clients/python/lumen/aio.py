@@ -248,6 +248,10 @@ class AsyncClient:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
         return await self._simulate({"toNextEvent": True}, timeout)
 
+    async def sleep(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
+        """Returns once the simulation's clock has moved `ms` on; see `Client.sleep`."""
+        return await self._simulate({"ms": ms}, timeout, "sleep")
+
     async def wall_time(self, timeout: float | None = 30) -> datetime.datetime:
         """The simulated wall clock's time now; see `Client.wall_time`."""
         clock = await self.get("clock", in_scope=await self.simulation(timeout), timeout=timeout)

@@ -7,11 +7,16 @@
         lumend.settle()                      # the clock moves until nothing is pending
         assert pending.result() is True
 
-The daemon runs on a temporary state directory, on the virtual clock, with a seed (1, or the marker's), so a
-test replays exactly. The fixture waits for `READY=1` on a notification socket of its own, and after the test
+The daemon runs on a temporary state directory, on a virtual clock that runs itself, with a seed (1, or the
+marker's), so a test replays exactly. The clock jumps to the next event whenever the test waits on the simulation
+(a command's answer, a sleep), so application code that waits runs unchanged and at full speed: `time.sleep`
+and `asyncio.sleep` sleep on the simulation's clock for the test's length, and, when the `time-machine` package
+is installed, `time.time()` and `datetime.now()` read the simulation's wall clock (`--start`). A test that moves
+the clock itself asks for `clock="virtual"` (nothing moves until it calls `advance` or `settle`); `clock="real"`
+runs on the real clock. The fixture waits for `READY=1` on a notification socket of its own, and after the test
 stops the daemon and fails the test if it did not exit cleanly. Mark a test to choose its home and seed:
 
-    @pytest.mark.lumend(fixture="homes/flat.json", seed=7, args=["--durability", "relaxed"])
+    @pytest.mark.lumend(fixture="homes/flat.json", seed=7, clock="virtual", args=["--durability", "relaxed"])
 
 A relative fixture path is taken from the test file's directory (else from the working directory); with none,
 lumend runs its demo home.
@@ -21,6 +26,8 @@ The lumend binary is `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`.
 
 from __future__ import annotations
 
+import asyncio
+import datetime
 import os
 import select
 import shutil
@@ -30,11 +37,17 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
+from ._wire import ConnectionClosed, LumenError
 from .client import Client
+
+try:
+    import time_machine
+except ImportError:  # Optional: without it, the wall clock is read with `lumend.wall_time()`.
+    time_machine = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,7 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "lumend(fixture=None, seed=1, args=()): how the lumend fixture starts lumend")
+    config.addinivalue_line("markers", "lumend(fixture=None, seed=1, clock='auto', args=()): how the lumend fixture starts lumend")
 
 
 @dataclass
@@ -81,8 +94,12 @@ def lumend_binary(config: pytest.Config) -> str:
     return candidate
 
 
-def start(binary: str, fixture: str | None = None, seed: int = 1, args: tuple[str, ...] | list[str] = ()) -> Daemon:
-    """Starts lumend on a temporary state directory and the virtual clock; returns once it is ready."""
+def start(
+    binary: str, fixture: str | None = None, seed: int = 1, args: tuple[str, ...] | list[str] = (),
+    clock: str = "virtual",
+) -> Daemon:
+    """Starts lumend on a temporary state directory and `clock` (`virtual`, `auto` or `real`); returns once it
+    is ready."""
     # Socket paths are short (108 bytes at most), so not under pytest's deep temporary paths.
     directory = tempfile.mkdtemp(prefix="lumen-")
     notify_path = os.path.join(directory, "notify.sock")
@@ -92,7 +109,7 @@ def start(binary: str, fixture: str | None = None, seed: int = 1, args: tuple[st
     state = os.path.join(directory, "state")
     stderr_path = os.path.join(directory, "stderr.log")
     # --exit-with-parent: a test run killed outright leaves no lumend behind.
-    command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", "virtual", "--seed", str(seed)]
+    command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", clock, "--seed", str(seed)]
     command += ["--exit-with-parent"]
     if fixture:
         command += ["--fixture", fixture]
@@ -121,24 +138,69 @@ def start(binary: str, fixture: str | None = None, seed: int = 1, args: tuple[st
 @pytest.fixture
 def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
     """A client connected to a lumend of this test's own (see the module's documentation)."""
-    marker = request.node.get_closest_marker("lumend")
-    options = dict(marker.kwargs) if marker else {}
+    # Every lumend marker counts, the closest deciding each option: a module's clock and a test's seed, say.
+    options: dict = {}
+    for marker in reversed(list(request.node.iter_markers("lumend"))):
+        options.update(marker.kwargs)
     fixture = options.get("fixture")
     if fixture and not os.path.isabs(fixture):
         # Relative to the test file, as a test's own data is; else, as before, to the working directory.
         beside = os.path.join(os.path.dirname(str(request.node.path)), fixture)
         fixture = beside if os.path.exists(beside) else fixture
+    clock = options.get("clock", "auto")
     daemon = start(
-        lumend_binary(request.config), fixture=fixture, seed=options.get("seed", 1), args=options.get("args", ())
+        lumend_binary(request.config), fixture=fixture, seed=options.get("seed", 1), args=options.get("args", ()),
+        clock=clock,
     )
     client = Client.connect(daemon.socket_path)
     client.daemon = daemon  # type: ignore[attr-defined]
+    restore = _sleep_on_the_simulation(client) if clock == "auto" else None
     try:
         yield client
     finally:
+        if restore:
+            restore()
         client.close_connection()
         status = daemon.stop()
         stderr = daemon.stderr
         shutil.rmtree(daemon.directory, ignore_errors=True)
         if status != 0:
             pytest.fail(f"lumend did not exit cleanly (status {status}):\n{stderr}")
+
+
+def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
+    """Puts sleeping on the simulation's clock in place of `time.sleep` and `asyncio.sleep` for one test, and,
+    with time-machine, the simulation's wall clock in place of the real one; returns what puts them back."""
+    real_sleep = time.sleep
+    real_async_sleep = asyncio.sleep
+    travel = time_machine.travel(client.wall_time(), tick=False) if time_machine is not None else None
+    traveller = travel.start() if travel is not None else None
+
+    def simulated_sleep(seconds: float) -> None:
+        if seconds <= 0:
+            real_sleep(seconds)
+            return
+        try:
+            clock = client.sleep(seconds * 1000)
+        except (ConnectionClosed, LumenError):
+            # lumend is gone or going (a test stopping it waits for the process, which sleeps): real time then.
+            real_sleep(seconds)
+            return
+        if traveller is not None:
+            traveller.move_to(datetime.datetime.fromisoformat(clock["wallTime"]))
+
+    async def simulated_async_sleep(delay: float, result: object = None) -> object:
+        if delay <= 0:
+            return await real_async_sleep(delay, result)
+        await asyncio.get_running_loop().run_in_executor(None, simulated_sleep, delay)
+        return result
+
+    def restore() -> None:
+        time.sleep = real_sleep
+        asyncio.sleep = real_async_sleep
+        if travel is not None:
+            travel.stop()
+
+    time.sleep = simulated_sleep
+    asyncio.sleep = simulated_async_sleep
+    return restore
