@@ -170,11 +170,22 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
 
 def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
     """Puts sleeping on the simulation's clock in place of `time.sleep` and `asyncio.sleep` for one test, and,
-    with time-machine, the simulation's wall clock in place of the real one; returns what puts them back."""
+    with time-machine, the simulation's wall clock and its UTC offset in place of the real ones; returns what puts
+    them back."""
     real_sleep = time.sleep
     real_async_sleep = asyncio.sleep
-    travel = time_machine.travel(client.wall_time(), tick=False) if time_machine is not None else None
-    traveller = travel.start() if travel is not None else None
+    real_zone = os.environ.get("TZ")
+    travel = None
+    traveller = None
+    if time_machine is not None:
+        now = client.wall_time()
+        offset = now.utcoffset() or datetime.timedelta()
+        # A POSIX zone of the simulation's offset, so that local time reads as the simulation's (east is minus).
+        minutes = int(abs(offset.total_seconds()) // 60)
+        os.environ["TZ"] = f"LUMEN{'+' if offset < datetime.timedelta() else '-'}{minutes // 60:02d}:{minutes % 60:02d}"
+        time.tzset()
+        travel = time_machine.travel(now, tick=False)
+        traveller = travel.start()
 
     def simulated_sleep(seconds: float) -> None:
         if seconds <= 0:
@@ -200,6 +211,11 @@ def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
         asyncio.sleep = real_async_sleep
         if travel is not None:
             travel.stop()
+            if real_zone is None:
+                os.environ.pop("TZ", None)
+            else:
+                os.environ["TZ"] = real_zone
+            time.tzset()
 
     time.sleep = simulated_sleep
     asyncio.sleep = simulated_async_sleep

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from lumen import Client
-from lumen.pytest_plugin import _sleep_on_the_simulation, lumend_binary, start
+from lumen.pytest_plugin import _sleep_on_the_simulation, lumend_binary, start, time_machine
 
 # The demo home's lights have real latencies (tens to hundreds of milliseconds) drawn from the seed.
 pytestmark = pytest.mark.lumend(seed=4, args=["--start", "2026-12-04T22:55:30+01:00"])
@@ -63,3 +63,20 @@ def test_the_same_code_gives_the_same_transcript_on_every_run(request):
             client.close_connection()
             daemon.stop()
     assert transcripts[0][0] and transcripts[1] == transcripts[0] and transcripts[2] == transcripts[0]
+
+
+def lights_out_at_eleven_by_the_system_clock(client: Client) -> int:
+    """Application code that reads the time as most does, from `datetime.now()`."""
+    polls = 0
+    while datetime.datetime.now().hour != 23:
+        polls += 1
+        time.sleep(60)
+    client.call("setAll", {"isOn": False}, in_scope=client.open("room", configuration="kitchen"))
+    return polls
+
+
+@pytest.mark.skipif(time_machine is None, reason="the time-machine package is not installed (make interop runs this)")
+def test_code_that_reads_the_system_clock_reads_the_simulated_one(lumend):
+    assert lights_out_at_eleven_by_the_system_clock(lumend) == 5
+    assert datetime.datetime.now().strftime("%H:%M") == "23:00"
+    assert time.strftime("%z") == "+0100"
