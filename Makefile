@@ -90,7 +90,7 @@ test: deps
 ## test-python: the Python client's and pytest plugin's tests, against the lumend just built.
 test-python: build
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
-		$(PYTHON) -m pytest -q -p no:cacheprovider tests
+		$(PYTHON) -m pytest -q -rs -p no:cacheprovider tests
 
 ## interop: the HTTP fronts driven by clients Lumen did not write (aiohue and phue for the Hue bridge), from
 ## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients (lifxlan,
