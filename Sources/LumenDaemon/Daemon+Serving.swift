@@ -48,8 +48,14 @@ extension Daemon {
             }
             return try Self.decoded(bytes, fixturePath)
         }
-        let scopeContext = ScopeContext(
+        var scopeContext = ScopeContext(
             home: home, durable: durability == .full ? waitForDisk : nil, fixture: fixture)
+        // The bridge keeps its users and numbers whether or not it serves: the simulation pairs and presses its
+        // link button too.
+        let bridge = HueBridge(
+            scopeContext: scopeContext, access: HTTPAccess(allowedHosts: options.httpHosts), logger: logger)
+        try await bridge.start(userLimit: options.hueUsers, pairingOpen: options.huePairing == .open)
+        scopeContext.pairing = bridge
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, scopeContext: scopeContext, limits: options.limits,
             simulationAccess: options.simulationAccess, clock: clock, logger: logger)
@@ -74,7 +80,8 @@ extension Daemon {
         ]
         if let httpFD {
             services.append(
-                try await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
+                try await httpServer(
+                    on: httpFD, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
         }
         if let address = options.lifxAddress {
             services.append(try await lifxServer(on: address, scopeContext: scopeContext, logger: logger))
@@ -115,20 +122,15 @@ extension Daemon {
 
     /// The HTTP listener on `fd`: the dashboard at `/`, the scope protocol at `/rpc` and the Hue bridge under
     /// `/api`.
-    static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger)
-        async throws -> HTTPServer
-    {
+    static func httpServer(
+        on fd: Int32, scopeContext: ScopeContext, bridge: HueBridge, options: DaemonOptions, logger: Logger
+    ) async throws -> HTTPServer {
         let access = HTTPAccess(allowedHosts: options.httpHosts)
-        let bridge = HueBridge(scopeContext: scopeContext, access: access, logger: logger)
-        await scopeContext.home.setHueUserLimit(options.hueUsers)
         let bound = TCPListener.boundAddress(fd)
-        if options.huePairing == .open {
-            await scopeContext.home.setHuePairingOpen(true)
-            if let bound, !bound.isLoopback {
-                logger.warning(
-                    "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
-                        + "listen on loopback, or pair with the link button")
-            }
+        if options.huePairing == .open, let bound, !bound.isLoopback {
+            logger.warning(
+                "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
+                    + "listen on loopback, or pair with the link button")
         }
         let token = try httpToken(options)
         let loop = EventLoop(name: "lumend.http")

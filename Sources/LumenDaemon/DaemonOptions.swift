@@ -1,4 +1,5 @@
 import LumenCommandLine
+import LumenHue
 import LumenModel
 import LumenProtocol
 import LumenServer
@@ -70,7 +71,7 @@ public struct DaemonOptions: Sendable, Hashable {
     /// DNS names HTTP requests may give as `Host`, besides lumend's addresses and `localhost`.
     public var httpHosts: Set<String> = []
     /// The most users the Hue bridge keeps before it forgets the one unused longest.
-    public var hueUsers = Home.defaultHueUserLimit
+    public var hueUsers = HueBridge.defaultUserLimit
 
     /// How apps pair with the simulated Hue bridge.
     public enum HuePairing: String, Sendable, Hashable, CaseIterable {

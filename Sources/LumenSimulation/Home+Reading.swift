@@ -167,10 +167,12 @@ extension Home {
     /// that needs several (the Hue bridge's search, its lights and the clock) makes one hop, not one a value.
     ///
     /// ```swift
-    /// let (lights, nowMs) = await home.reading { home in (home.hueLights(), home.nowMilliseconds) }
+    /// let (search, nowMs) = await home.reading { home in (home.latestSearch(), home.nowMilliseconds) }
     /// ```
-    public func reading<Value: Sendable>(_ body: @Sendable (isolated Home) -> Value) -> Value {
-        body(self)
+    public func reading<Value: Sendable, Failure: Error>(_ body: @Sendable (isolated Home) throws(Failure) -> Value)
+        throws(Failure) -> Value
+    {
+        try body(self)
     }
 }
 

@@ -1,3 +1,4 @@
+import LumenModel
 import LumenProtocol
 
 /// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
