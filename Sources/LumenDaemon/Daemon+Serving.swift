@@ -199,7 +199,10 @@ extension Daemon {
             throw StartupError(description: "cannot listen for LIFX on udp://\(wildcard): \(error)")
         }
         let port = TCPListener.boundPort(fd) ?? address.port
-        let bulbs = await scopeContext.home.lifxLights(first: first)
+        let front = LIFXFront(
+            scopeContext: scopeContext, port: port, firstAddress: first,
+            startedAtMs: await scopeContext.home.nowMilliseconds)
+        let bulbs = await front.bulbs()
         // A reply can leave only from an address of this host: one that is not is refused now, not at each reply.
         for bulb in bulbs {
             do { close(try UDPServer.bind(TCPAddress(host: bulb.address.description, port: 0))) } catch {
@@ -210,9 +213,6 @@ extension Daemon {
                         + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
             }
         }
-        let front = LIFXFront(
-            scopeContext: scopeContext, port: port, firstAddress: first,
-            startedAtMs: await scopeContext.home.nowMilliseconds)
         // Which broadcasts are the bulbs': a LAN's, from their own interfaces; loopback bulbs', this machine's.
         let broadcasts = BroadcastRule(bulbs: bulbs.map(\.address), interfaces: NetworkInterface.current())
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")

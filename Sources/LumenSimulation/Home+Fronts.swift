@@ -1,6 +1,16 @@
 import LumenModel
 import LumenProtocol
 
+/// A light as a front that serves it as a device of its own (a LIFX bulb) sees it.
+public struct DeviceLight: Sendable {
+    /// The light, as its controller sees it.
+    public var light: LightSnapshot
+    /// Whether it can really be reached: a device that cannot answers nothing.
+    public var isReachable: Bool
+    /// Its room's name.
+    public var roomName: String
+}
+
 /// A light as a front that answers for its device shows it: as it will be once its fades land, and what it does
 /// besides holding its state.
 public struct AcceptedLight: Sendable, Hashable {
@@ -32,6 +42,30 @@ extension Home {
         if let fades = transitions[id] { light.state = fades.landing(over: light.state) }
         return AcceptedLight(light: light, effect: effects[id]?.effect ?? .none)
     }
+
+    /// The lights reached over `network` that `pick` picks, in the home's order: `pick` is asked of each such
+    /// light, with the address its fixture gives it on the LAN (`lifx.address`), and only the lights it picks
+    /// are read whole, so that a message to one device looks at that device alone.
+    public func devices(
+        on network: LightNetwork, picking pick: (_ light: LightID, _ fixtureAddress: IPv4Address?) -> Bool
+    ) -> [DeviceLight] {
+        var found: [DeviceLight] = []
+        for roomID in roomOrder {
+            guard let room = rooms[roomID] else { continue }
+            for id in room.lightIDs {
+                guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
+                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id]), let light = try? light(id)
+                else { continue }
+                found.append(
+                    DeviceLight(light: light, isReachable: lights[slot: index].isReachable, roomName: room.name))
+            }
+        }
+        return found
+    }
+
+    /// The addresses fixtures give lights on the LAN (`lifx.address`), which a front that counts addresses for
+    /// the others skips.
+    public var fixtureAddresses: Dictionary<LightID, IPv4Address>.Values { lifxAddresses.values }
 
     /// Every room in order, with its name and its lights in order.
     public var roomList: [(id: RoomID, name: String, lights: [LightID])] {

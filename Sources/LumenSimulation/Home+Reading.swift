@@ -92,9 +92,7 @@ extension Home {
                 ]
                 // A bulb on the LIFX LAN is known there by its serial.
                 if let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN {
-                    let serial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
-                    model["serial"] = .string(
-                        serial.map { String(hex: $0, digits: 2) }.joined(separator: ":"))
+                    model["serial"] = .string(DeviceSerial.text(DeviceSerial.of(home: fixtureIdentity.id, light: id)))
                 }
                 return .object(model)
             case .isReachable: return .bool(!light.reportsUnreachable)

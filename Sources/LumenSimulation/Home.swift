@@ -62,9 +62,6 @@ public actor Home {
     var lightSettings: [LightID: DeviceSettings] = [:]
     /// The LIFX addresses fixtures gave lights (`lifx.address`), for the lights that have one.
     var lifxAddresses: [LightID: IPv4Address] = [:]
-    /// The addresses given by count to LIFX bulbs with none of their own, each kept while lumend runs, so that
-    /// a bulb added or removed does not move the others.
-    var lifxCounted: [LightID: IPv4Address] = [:]
     /// Fades under way.
     var transitions: [LightID: LightFades] = [:]
     /// The effects lights are showing, with when each one's breathing ends (simulation microseconds).

@@ -60,7 +60,7 @@ struct LIFXFrontTests {
         return []
     }
 
-    var bulbSerial: [UInt8] { Home.lifxSerial(home: "flat", light: "den.bulb") }
+    var bulbSerial: [UInt8] { DeviceSerial.of(home: "flat", light: "den.bulb") }
 
     @Test func discoveryFindsEveryBulbOnTheLANAndNothingElse() async throws {
         let found = try await replies(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
@@ -187,7 +187,7 @@ struct LIFXFrontTests {
         func getPower(target: [UInt8]) -> LIFXPacket {
             LIFXPacket(source: 4, target: target + [0, 0], sequence: 1, type: 20)
         }
-        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let mini = DeviceSerial.of(home: "flat", light: "den.mini")
         let toBulb = try await replies(getPower(target: bulbSerial))
         #expect(toBulb.map { Array($0.target.prefix(6)) } == [bulbSerial], "only the bulb named answers")
         #expect(try await replies(getPower(target: mini)).map { Array($0.target.prefix(6)) } == [mini])
@@ -226,9 +226,10 @@ struct LIFXFrontTests {
     }
 
     @Test func eachBulbHasItsOwnAddressAndADatagramSentThereReachesItAlone() async throws {
-        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let mini = DeviceSerial.of(home: "flat", light: "den.mini")
         let first = try #require(IPv4Address("127.0.0.1"))
-        #expect(await home.lifxLights(first: first).map(\.address.description) == ["127.0.0.1", "127.0.0.2"])
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+        #expect(await front.bulbs().map(\.address.description) == ["127.0.0.1", "127.0.0.2"])
         // A target of zeros, as a client that knows only the address sends it.
         let getLabel = LIFXPacket(source: 4, sequence: 1, type: 23)
         let toMini = try await sentReplies(getLabel, at: IPv4Address("127.0.0.2"))
@@ -253,7 +254,9 @@ struct LIFXFrontTests {
             ]}]}
             """
         let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
-        let lights = await home.lifxLights(first: try #require(IPv4Address("10.0.0.1")))
+        let lights = await LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("10.0.0.1"))
+        ).bulbs()
         #expect(lights.map(\.address.description) == ["10.0.0.1", "10.0.0.5", "10.0.0.2", "10.0.0.3"])
     }
 }
