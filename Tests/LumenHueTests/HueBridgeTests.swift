@@ -135,6 +135,23 @@ struct HueBridgeTests {
         #expect(await home.commandRecords(light: "den.lamp").last?.source == sender)
     }
 
+    @Test func everyCommandThroughTheBridgeIsRecordedAsTheApps() async throws {
+        let user = try await pair()
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": true, "transitiontime": 0}"#)
+        _ = try await answer("PUT", "/api/\(user)/groups/1/action", #"{"on": false, "transitiontime": 0}"#)
+        let created = try await answer("POST", "/api/\(user)/groups", #"{"name": "Pair", "lights": ["1", "4"]}"#)
+        let group = try #require(created.json.arrayValue?.first?["success"]?["id"]?.stringValue)
+        _ = try await answer("PUT", "/api/\(user)/groups/\(group)/action", #"{"on": true, "transitiontime": 0}"#)
+        let stored = try await answer("POST", "/api/\(user)/scenes", #"{"name": "Lit", "lights": ["1"]}"#)
+        let scene = try #require(stored.json.arrayValue?.first?["success"]?["id"]?.stringValue)
+        _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": false}"#)
+        _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"scene": "\#(scene)"}"#)
+        // A light's command, a room's, a created group's, group 0's and a scene's recall: each the app's.
+        let sources = await home.commandRecords().map(\.source)
+        #expect(sources.count >= 5)
+        #expect(Set(sources) == [HueBridge.sender(user)])
+    }
+
     /// A bridge reports the state it accepted as soon as it answers; the fade goes on in the bulb, out of sight.
     @Test func aConfirmedCommandReadsBackAsItsTargetNotMidFade() async throws {
         let user = try await pair()

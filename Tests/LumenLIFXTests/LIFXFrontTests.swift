@@ -23,6 +23,8 @@ struct LIFXFrontTests {
 
     /// Where the datagrams come from, as the UDP listener writes it out.
     static let sender: @Sendable () -> String = { "127.0.0.1:51234" }
+    /// How the command record names that client.
+    static let lifxSender = "lifx 127.0.0.1:51234"
 
     let home: Home
     let front: LIFXFront
@@ -84,7 +86,7 @@ struct LIFXFrontTests {
         #expect(answer.map(\.type) == [45])
         let state = try await home.light("den.bulb").state
         #expect(state.brightness == 100 && state.colorTemperature == 370 && !state.isOn, "LIFX stores colour while off")
-        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == ["lifx 127.0.0.1:51234"])
+        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == [Self.lifxSender])
         // Power on over LIFX, with a reply.
         let on = LIFXPacket(
             source: 9, target: bulbSerial + [0, 0], wantsReply: true, sequence: 6, type: 117,
@@ -92,6 +94,8 @@ struct LIFXFrontTests {
         let power = try await replies(on)
         #expect(power.map(\.type) == [118] && power[0].payload == [0xFF, 0xFF])
         #expect(try await home.light("den.bulb").state.isOn)
+        #expect(
+            await home.commandRecords(light: "den.bulb").map(\.source) == .init(repeating: Self.lifxSender, count: 2))
     }
 
     @Test func queriesAnswerTheStateLabelVersionAndGroup() async throws {
@@ -141,6 +145,7 @@ struct LIFXFrontTests {
         try await home.advance(byMilliseconds: 1_000)
         let after = try await home.light("den.bulb").state
         #expect(after.color.x > 0.6, "red, over 400 ms")
+        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == [Self.lifxSender])
     }
 
     /// A bulb counts every message: one that changes no state (a label, a transient waveform) is dropped as a
