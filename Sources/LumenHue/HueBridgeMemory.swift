@@ -10,6 +10,15 @@ struct HueLight: Sendable, Hashable {
     var light: LightSnapshot
     /// What it does besides holding its state: the bridge's `effect` and `alert`.
     var effect: LightEffect = .none
+
+    /// The light `device` numbered `number`, as the bridge reports it once it has accepted a command: with
+    /// every fade landed.
+    init(number: Int, _ device: DeviceLight) {
+        self.number = number
+        light = device.light
+        light.state = device.landedState
+        effect = device.effect
+    }
 }
 
 /// A room as the Hue bridge lists it: a group of type `Room`.
@@ -83,10 +92,8 @@ struct HueBridgeMemory: Sendable {
 
     /// The lights behind the bridge, in the order of their numbers.
     func lights(in home: isolated Home) -> [HueLight] {
-        home.acceptedLights(on: .hueBridge).compactMap { accepted in
-            state.lightNumbers[accepted.light.id].map {
-                HueLight(number: $0, light: accepted.light, effect: accepted.effect)
-            }
+        home.devices(on: .hueBridge).compactMap { device in
+            state.lightNumbers[device.light.id].map { HueLight(number: $0, device) }
         }.sorted { $0.number < $1.number }
     }
 
@@ -94,9 +101,9 @@ struct HueBridgeMemory: Sendable {
     /// - Throws: ``HueError`` 3 when there is none.
     func light(_ number: String, in home: isolated Home) throws(HueError) -> HueLight {
         guard let value = Int(number), let id = state.lightsByNumber[value],
-            let accepted = home.acceptedLight(id, on: .hueBridge)
+            let device = home.device(id, on: .hueBridge)
         else { throw HueError.notAvailable("/lights/\(number)") }
-        return HueLight(number: value, light: accepted.light, effect: accepted.effect)
+        return HueLight(number: value, device)
     }
 
     /// The rooms, in the order of their numbers, each listing those of `lights` in it.

@@ -1,66 +1,57 @@
 import LumenModel
 import LumenProtocol
 
-/// A light as a front that serves it as a device of its own (a LIFX bulb) sees it.
+/// A light as a front that answers for its device sees it.
 public struct DeviceLight: Sendable {
     /// The light, as its controller sees it.
     public var light: LightSnapshot
+    /// Its state with every fade landed: what a controller that accepted a command reports (a Hue bridge),
+    /// since the fade goes on in the bulb, out of its sight.
+    public var landedState: LightState
+    /// What it does besides holding its state: a colour loop, breathing.
+    public var effect: LightEffect
     /// Whether it can really be reached: a device that cannot answers nothing.
     public var isReachable: Bool
     /// Its room's name.
     public var roomName: String
 }
 
-/// A light as a front that answers for its device shows it: as it will be once its fades land, and what it does
-/// besides holding its state.
-public struct AcceptedLight: Sendable, Hashable {
-    /// The light, with every fade landed.
-    public var light: LightSnapshot
-    /// Its effect: a colour loop, breathing.
-    public var effect: LightEffect
-}
-
 extension Home {
-    /// The lights reached over `network`, in the home's order, as their controller reports them once it has
-    /// accepted a command (``acceptedLight(_:on:)``).
-    public func acceptedLights(on network: LightNetwork) -> [AcceptedLight] {
-        (0..<lights.count).compactMap { index in
-            guard governingSettings(at: index).network == network else { return nil }
-            return try? accepted(lights[slot: index].id)
-        }
-    }
-
-    /// The light `id` if it is reached over `network`, as a controller (a Hue bridge) reports it once it has
-    /// accepted a command: with every fade landed, since the fade goes on in the bulb, out of its sight.
-    public func acceptedLight(_ id: LightID, on network: LightNetwork) -> AcceptedLight? {
-        guard let index = lights.slot(of: id), governingSettings(at: index).network == network else { return nil }
-        return try? accepted(id)
-    }
-
-    private func accepted(_ id: LightID) throws(LumenError) -> AcceptedLight {
-        var light = try light(id)
-        if let fades = transitions[id] { light.state = fades.landing(over: light.state) }
-        return AcceptedLight(light: light, effect: effects[id]?.effect ?? .none)
-    }
-
     /// The lights reached over `network` that `pick` picks, in the home's order: `pick` is asked of each such
     /// light, with the address its fixture gives it on the LAN (`lifx.address`), and only the lights it picks
     /// are read whole, so that a message to one device looks at that device alone.
     public func devices(
-        on network: LightNetwork, picking pick: (_ light: LightID, _ fixtureAddress: IPv4Address?) -> Bool
+        on network: LightNetwork,
+        picking pick: (_ light: LightID, _ fixtureAddress: IPv4Address?) -> Bool = { _, _ in true }
     ) -> [DeviceLight] {
         var found: [DeviceLight] = []
         for roomID in roomOrder {
             guard let room = rooms[roomID] else { continue }
             for id in room.lightIDs {
                 guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
-                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id]), let light = try? light(id)
+                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id]),
+                    let device = device(at: index, roomName: room.name)
                 else { continue }
-                found.append(
-                    DeviceLight(light: light, isReachable: lights[slot: index].isReachable, roomName: room.name))
+                found.append(device)
             }
         }
         return found
+    }
+
+    /// The light `id`, if it is reached over `network`.
+    public func device(_ id: LightID, on network: LightNetwork) -> DeviceLight? {
+        guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
+            let roomName = rooms[lights[slot: index].room]?.name
+        else { return nil }
+        return device(at: index, roomName: roomName)
+    }
+
+    private func device(at index: LightTable.Slot, roomName: String) -> DeviceLight? {
+        let id = lights[slot: index].id
+        guard let light = try? light(id) else { return nil }
+        return DeviceLight(
+            light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
+            effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName)
     }
 
     /// The addresses fixtures give lights on the LAN (`lifx.address`), which a front that counts addresses for
