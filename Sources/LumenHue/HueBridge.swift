@@ -196,6 +196,16 @@ public final class HueBridge: Sendable {
         }
     }
 
+    /// What is wrong with the bridge's record in `fixture` (its `hue`), if anything: `lumend --check` asks.
+    package static func recordProblem(in fixture: Fixture) -> JSONShapeError? {
+        do {
+            _ = try HueBridgeState(record: fixture.fronts[recordName])
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// How the command record (and the log) names a user: `hue` and a tag of eight hexadecimal digits drawn from
     /// its name, enough to tell apps apart. Not the name itself, nor part of it: a name is the app's key, and a
     /// short one given by a fixture would be written whole.
