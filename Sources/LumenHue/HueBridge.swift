@@ -13,6 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
+/// try await bridge.start(userLimit: 64)
 /// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
 /// ```
 public final class HueBridge: Sendable {
