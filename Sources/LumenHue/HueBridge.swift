@@ -197,6 +197,29 @@ public final class HueBridge: Sendable {
         }
     }
 
+    /// Gives every room and light of `home` its number on the bridge, as the bridge's first visit would, before
+    /// the home has anyone saving it: numbers given at start are saved with the state's next snapshot, as the
+    /// rest of the state loaded is, not journaled on their own.
+    /// - Returns: whether any number was given, which ``saveRecord(of:)`` saves where no snapshot follows.
+    /// - Throws: ``JSONShapeError`` for a record under `hue` that does not read.
+    package static func numberAtStart(_ home: Home) async throws(JSONShapeError) -> Bool {
+        try await home.reading { home throws(JSONShapeError) in
+            var memory = HueBridgeMemory(state: try HueBridgeState(record: home.frontRecord(recordName)))
+            memory.isLoaded = true
+            memory.catchUp(with: home)
+            if memory.isUnsaved { home.saveFrontRecord(recordName, memory.state.jsonValue) }
+            return memory.isUnsaved
+        }
+    }
+
+    /// Saves the bridge's record as the home keeps it: for numbers given at start to a state that stays on disk
+    /// as it was loaded, so that a light removed before the next snapshot does not move the others' numbers.
+    package static func saveRecord(of home: Home) async {
+        await home.reading { home in
+            if let record = home.frontRecord(recordName) { home.saveFrontRecord(recordName, record) }
+        }
+    }
+
     /// What is wrong with the bridge's record in `fixture` (its `hue`), if anything: `lumend --check` asks.
     package static func recordProblem(in fixture: Fixture) -> JSONShapeError? {
         do {
