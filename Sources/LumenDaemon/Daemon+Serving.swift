@@ -53,8 +53,8 @@ extension Daemon {
         // The bridge keeps its users and numbers whether or not it serves: the simulation pairs and presses its
         // link button too.
         let bridge = HueBridge(
-            scopeContext: scopeContext, access: HTTPAccess(allowedHosts: options.httpHosts), logger: logger)
-        try await bridge.start(userLimit: options.hueUsers, pairingOpen: options.huePairing == .open)
+            scopeContext: scopeContext, access: HTTPAccess(allowedHosts: options.httpHosts), logger: logger,
+            userLimit: options.hueUsers, pairingOpen: options.huePairing == .open)
         scopeContext.pairing = bridge
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, scopeContext: scopeContext, limits: options.limits,

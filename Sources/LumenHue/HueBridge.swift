@@ -13,7 +13,6 @@ import Synchronization
 ///
 /// ```swift
 /// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
-/// try await bridge.start(userLimit: 64)
 /// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
 /// ```
 public final class HueBridge: Sendable {
@@ -29,7 +28,7 @@ public final class HueBridge: Sendable {
     /// on the HTTP loop, with no hop to the home; everything read or changed together with the home (numbers,
     /// pairing on the simulation's clock, scenes beside the lights) is taken inside one turn of the home
     /// (``visit(_:)``), so that it and the home agree. The lock is never held across a suspension.
-    let memory = Mutex(HueBridgeMemory())
+    let memory: Mutex<HueBridgeMemory>
 
     /// The name the home keeps the bridge's record under (``Fixture/fronts``).
     static let recordName = "hue"
@@ -38,11 +37,14 @@ public final class HueBridge: Sendable {
     /// How long the simulated link button stays pressed, as on a Hue bridge.
     static let linkButtonMs: Double = 30_000
 
-    /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
+    /// A bridge over the home of `scopeContext`, taking the requests `access` allows, keeping at most
+    /// `userLimit` users and, when `pairingOpen`, letting every app pair without the link button.
     package init(
         scopeContext: ScopeContext, access: HTTPAccess = HTTPAccess(),
-        logger: Logger = Logger(handler: StderrLogHandler())
+        logger: Logger = Logger(handler: StderrLogHandler()), userLimit: Int = HueBridge.defaultUserLimit,
+        pairingOpen: Bool = false
     ) {
+        memory = Mutex(HueBridgeMemory(isPairingOpen: pairingOpen, userLimit: max(1, userLimit)))
         self.scopeContext = scopeContext
         self.access = access
         self.logger = logger
@@ -184,17 +186,6 @@ public final class HueBridge: Sendable {
         let known = memory.withLock { memory in memory.isLoaded ? memory.use(username) != nil : nil }
         if let known { return known }
         return await visit { _, memory in memory.use(username) != nil }
-    }
-
-    /// Reads what the home keeps for the bridge and numbers its lights and rooms, keeping at most `userLimit`
-    /// users and, when `pairingOpen`, letting every app pair without the link button.
-    /// - Throws: ``JSONShapeError`` for a record under `hue` that does not read.
-    package func start(userLimit: Int = HueBridge.defaultUserLimit, pairingOpen: Bool = false) async throws {
-        _ = try HueBridgeState(record: await home.frontRecord(Self.recordName))
-        await visit { _, memory in
-            memory.userLimit = max(1, userLimit)
-            memory.isPairingOpen = pairingOpen
-        }
     }
 
     /// Gives every room and light of `home` its number on the bridge, as the bridge's first visit would, before

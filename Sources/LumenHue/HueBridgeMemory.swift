@@ -64,7 +64,7 @@ struct HueBridgeMemory: Sendable {
     /// it, as on a bridge (its number stays taken).
     mutating func catchUp(with home: isolated Home) {
         if !isLoaded {
-            // A record that does not read was refused at start (``HueBridge/start(userLimit:pairingOpen:)``).
+            // A record that does not read was refused at start (``HueBridge/numberAtStart(_:)``).
             state = (try? HueBridgeState(record: home.frontRecord(HueBridge.recordName))) ?? HueBridgeState()
             isLoaded = true
         }

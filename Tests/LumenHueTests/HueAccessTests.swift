@@ -139,9 +139,9 @@ struct HueAccessTests {
         #expect(throws: (any Error).self) { try read(user + "," + user) }
         let slash = #"{"username": "fixed/user/0001", "devicetype": "t#t", "createdMs": 0}"#
         #expect(throws: (any Error).self) { try read(slash) }
-        // The bridge refuses to start on such a record, as lumend starts it.
-        let refused = HueBridge(scopeContext: ScopeContext(home: Home(fixture: try fixture(slash), clock: .virtual)))
-        await #expect(throws: JSONShapeError.self) { try await refused.start() }
+        // lumend refuses to start on such a record.
+        let refused = Home(fixture: try fixture(slash), clock: .virtual)
+        await #expect(throws: JSONShapeError.self) { try await HueBridge.numberAtStart(refused) }
         // A short name, as a state file from before names were checked may hold: it stands in a path as it is,
         // and such a state must still load.
         let short = #"{"username": "my_app", "devicetype": "t#t", "createdMs": 0}"#
