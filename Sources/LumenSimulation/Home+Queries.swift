@@ -2,9 +2,9 @@ import LumenModel
 import LumenProtocol
 
 extension Home {
-    /// Asks a light for its state, as a device's client does (a LIFX `Get`): the answer comes after the light's latency,
-    /// as a command's would, and counts against its rate limit (a bulb counts every message). Changes nothing
-    /// and is not in the command record.
+    /// Asks a light for its state, as a device's client does (a LIFX `Get`): the answer comes after the light's
+    /// latency, as a command's would, and counts against its rate limit (a bulb counts every message). Changes
+    /// nothing and is not in the command record.
     /// - Returns: a ticket settled with the light's state when the answer comes; `nil` when none will (the
     ///   light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
@@ -26,10 +26,10 @@ extension Home {
         return ticket
     }
 
-    /// Asks a light for its state as a client asks a device's firmware (a LIFX `Get`), which answers from memory: at once,
-    /// without the light's latency (which models carrying out a change), though the question still counts against
-    /// the rate limit and may be lost, as every message to a bulb does. Changes nothing and is not in the command
-    /// record.
+    /// Asks a light for its state as a client asks a device's firmware (a LIFX `Get`), which answers from memory:
+    /// at once, without the light's latency (which models carrying out a change), though the question still counts
+    /// against the rate limit and may be lost, as every message to a bulb does. Changes nothing and is not in the
+    /// command record.
     /// - Returns: the light's state; `nil` when no answer comes (the light cannot be reached, or drops the
     ///   question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.

@@ -148,8 +148,8 @@ extension Fixture {
 
     private static let keys = Set(
         [
-            "$schema", "schema", "id", "name", "seed", "durability", "start", "defaults", "discovery", "bridge", "rooms",
-            "faultSchedule", "generation", "origin", "checksum",
+            "$schema", "schema", "id", "name", "seed", "durability", "start", "defaults", "discovery", "bridge",
+            "rooms", "faultSchedule", "generation", "origin", "checksum",
         ] + frontNames)
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
