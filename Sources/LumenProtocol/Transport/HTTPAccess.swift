@@ -29,7 +29,8 @@ package struct HTTPAccess: Sendable, Hashable {
             return "Host '\(host)' is not an IP address, localhost or a name lumend is given (--http-host); "
                 + "use lumend's address, as http://127.0.0.1:PORT"
         }
-        if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
+        let scheme = request.isSecure ? "https" : "http"
+        if let origin = request.headers["origin"], origin.lowercased() != "\(scheme)://\(host.lowercased())" {
             return "requests from the origin '\(origin)' are refused: only lumend's own pages may call it "
                 + "from a browser"
         }
