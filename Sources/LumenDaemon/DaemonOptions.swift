@@ -58,6 +58,12 @@ public struct DaemonOptions: Sendable, Hashable {
 
     /// Where to listen for HTTP (the Hue API under `/api`), when anywhere.
     public var httpAddress: TCPAddress?
+    /// Where to listen for HTTPS (the same as HTTP, inside TLS), when anywhere.
+    public var httpsAddress: TCPAddress?
+    /// The PEM certificate (then any chain) HTTPS presents, when given; else lumend makes its own.
+    public var tlsCertificateFile: String?
+    /// The PEM private key of ``tlsCertificateFile``.
+    public var tlsKeyFile: String?
     /// Where the LIFX LAN bulbs listen (UDP), when anywhere.
     public var lifxAddress: TCPAddress?
     /// Whether an app may pair with the Hue bridge only while the link button is pressed.
@@ -216,6 +222,32 @@ public struct DaemonOptions: Sendable, Hashable {
             options.httpAddress = address
         },
         .value(
+            "--https", valueName: "ADDRESS:PORT",
+            help:
+                "Listen for HTTPS there (0.0.0.0:443, 127.0.0.1:8443; port 0 picks a free one) and serve what --http "
+                + "serves, inside TLS, as a Hue bridge does on 443. The certificate is lumend's own, self-signed, its "
+                + "subject the bridge ID, made at first start and kept in the state directory, unless "
+                + "--tls-certificate gives one. Off unless given (or passed by systemd, lumend-https.socket)."
+        ) { options, raw in
+            guard let address = TCPAddress(raw) else {
+                throw UsageError(
+                    "--https takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8443; not '\(raw)'")
+            }
+            options.httpsAddress = address
+        },
+        .value(
+            "--tls-certificate", valueName: "FILE",
+            help:
+                "The certificate HTTPS presents (PEM; the server's first, then any chain), with --tls-key, instead "
+                + "of lumend's own.",
+            completion: .file
+        ) { options, raw in options.tlsCertificateFile = raw },
+        .value(
+            "--tls-key", valueName: "FILE",
+            help: "The private key of --tls-certificate (PEM, unencrypted).",
+            completion: .file
+        ) { options, raw in options.tlsKeyFile = raw },
+        .value(
             "--http-token-file", valueName: "PATH",
             help:
                 "Read the token that opens the simulation scope over HTTP from this file (its first line, 16 to "
@@ -343,6 +375,11 @@ public struct DaemonOptions: Sendable, Hashable {
             options.limits.maxSessionsPerUser = perUser
         } else {
             options.limits.maxSessionsPerUser = max(1, sessions * 3 / 4)
+        }
+        switch (options.tlsCertificateFile, options.tlsKeyFile) {
+        case (_?, nil): throw UsageError("--tls-certificate needs --tls-key, the certificate's private key")
+        case (nil, _?): throw UsageError("--tls-key needs --tls-certificate, the certificate the key is for")
+        default: break
         }
         for (option, path) in [("--state-dir", options.stateDirectory), ("--socket", options.socketPath)]
         where path.isEmpty {
