@@ -112,6 +112,19 @@ struct HTTPSServerTests {
         #expect(exchange.response.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test func aRequestThatDoesNotArriveWholeInsideTLSIsAnswered408() async throws {
+        let directory = TemporaryDirectory()
+        var limits = HTTPLimits()
+        limits.requestSeconds = 1
+        let (port, task) = try start(limits: limits, directory: directory)
+        defer { task.cancel() }
+        let started = ContinuousClock.now
+        let exchange = try await TLSTestClient.exchange(port: port, "GET / HTTP/1.1\r\nHost: x\r\n")
+        #expect(exchange.failure == nil)
+        #expect(exchange.response.hasPrefix("HTTP/1.1 408"), "\(exchange.response)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test func credentialsRefuseAKeyThatIsNotTheCertificatesAndTextThatIsNotPEM() throws {
         let (certificate, _) = try TLSCredentials.selfSigned(commonName: Self.bridgeID)
         let (_, otherKey) = try TLSCredentials.selfSigned(commonName: Self.bridgeID)
