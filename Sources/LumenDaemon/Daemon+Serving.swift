@@ -80,6 +80,10 @@ extension Daemon {
             services.append(
                 try await httpServer(on: listeners, scopeContext: scopeContext, options: options, logger: logger))
         }
+        if let address = options.mdnsAddress {
+            services.append(
+                try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
+        }
         if let address = options.lifxAddress {
             services.append(try await lifxServer(on: address, scopeContext: scopeContext, logger: logger))
         }

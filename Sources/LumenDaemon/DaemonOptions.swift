@@ -64,6 +64,8 @@ public struct DaemonOptions: Sendable, Hashable {
     public var tlsCertificateFile: String?
     /// The PEM private key of ``tlsCertificateFile``.
     public var tlsKeyFile: String?
+    /// The address of the LAN interface on which the Hue bridge is announced by multicast DNS, when it is.
+    public var mdnsAddress: IPv4Address?
     /// Where the LIFX LAN bulbs listen (UDP), when anywhere.
     public var lifxAddress: TCPAddress?
     /// Whether an app may pair with the Hue bridge only while the link button is pressed.
@@ -247,6 +249,19 @@ public struct DaemonOptions: Sendable, Hashable {
             help: "The private key of --tls-certificate (PEM, unencrypted).",
             completion: .file
         ) { options, raw in options.tlsKeyFile = raw },
+        .value(
+            "--mdns", valueName: "IPV4-ADDRESS",
+            help:
+                "Announce the Hue bridge by multicast DNS (_hue._tcp, as a bridge does) on the interface holding "
+                + "this address of this machine, and answer apps that look for it there: its address, the HTTPS "
+                + "port (else the HTTP one), its bridge ID and model. Needs --http or --https. Off unless given."
+        ) { options, raw in
+            guard let address = IPv4Address(raw) else {
+                throw UsageError(
+                    "--mdns takes an IPv4 address of this machine's LAN interface, like 192.168.1.20; not '\(raw)'")
+            }
+            options.mdnsAddress = address
+        },
         .value(
             "--http-token-file", valueName: "PATH",
             help:

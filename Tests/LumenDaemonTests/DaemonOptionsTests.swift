@@ -62,6 +62,7 @@ struct DaemonOptionsTests {
         (["--https", "localhost:443"], "--https takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8443"),
         (["--https", "0.0.0.0:443", "--tls-certificate", "cert.pem"], "--tls-certificate needs --tls-key"),
         (["--tls-key", "key.pem"], "--tls-key needs --tls-certificate"),
+        (["--mdns", "eth0"], "--mdns takes an IPv4 address of this machine's LAN interface, like 192.168.1.20"),
     ])
     func anHTTPSAddressThatIsNotOneOrHalfACertificatePairIsRefused(_ arguments: [String], wanted: String) {
         let error = #expect(throws: DaemonOptions.UsageError.self) {
