@@ -148,7 +148,14 @@ final class HTTPConnection {
         case .wouldBlock:
             break
         case .failed:
-            if tls?.sentPlainHTTP == true { refusePlainHTTP(context) } else { close(context) }
+            if let tls, tls.sentPlainHTTP {
+                refusePlainHTTP(context)
+                return
+            }
+            if let failure = tls?.failure {
+                driver.logger.debug("TLS with \(host) failed: \(failure)", [("peer", host)])
+            }
+            close(context)
         }
     }
 

@@ -6,6 +6,7 @@ import CGnuTLS
 
 /// A TLS failure, said plainly: what was being done, and GnuTLS's own words for what went wrong.
 public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What failed and why, in a sentence's words.
     public var description: String
 
     /// A failure described by `description`.

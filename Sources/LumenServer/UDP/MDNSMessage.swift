@@ -36,8 +36,9 @@ public struct MDNSService: Sendable {
         self.properties = properties
     }
 
-    /// The multicast group and port every mDNS responder listens on.
+    /// The multicast group every mDNS responder listens on, 224.0.0.251.
     public static let group = IPv4Address(value: 0xE000_00FB)
+    /// The port every mDNS responder listens on, and a querier sends from unless it is a one-shot resolver.
     public static let port: UInt16 = 5353
 
     enum RecordType: UInt16 {
