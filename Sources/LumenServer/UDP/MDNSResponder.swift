@@ -1,3 +1,4 @@
+import CLinux
 import LumenModel
 import LumenProtocol
 import LumenService
@@ -29,31 +30,20 @@ public final class MDNSResponder: Service, Sendable {
     /// - Throws: ``SocketError`` when port 5353 cannot be bound or the group joined on that address (not one of
     ///   this machine's, or an interface without multicast).
     package init(service: MDNSService, logger: Logger) throws(SocketError) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError("open a UDP socket", errno: errno) }
-        func set(_ level: Int32, _ option: Int32, _ value: Int32) {
-            var value = value
-            _ = setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
-        }
         // Other responders (Avahi) may hold port 5353 too: each gets every datagram.
-        set(SOL_SOCKET, SO_REUSEADDR, 1)
-        set(SOL_SOCKET, SO_REUSEPORT, 1)
-        // Only the group joined here, on that interface, is heard: not what other sockets joined elsewhere.
-        set(Int32(IPPROTO_IP), IP_MULTICAST_ALL, 0)
-        set(Int32(IPPROTO_IP), IP_MULTICAST_TTL, 255)
-        set(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_port = MDNSService.port.bigEndian
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let fd = try TCPAddress(host: "0.0.0.0", port: MDNSService.port).boundSocket(
+            type: Int32(SOCK_DGRAM.rawValue)
+        ) { fd in
+            func set(_ level: Int32, _ option: Int32, _ value: Int32) {
+                var value = value
+                _ = setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
             }
-        }
-        guard bound == 0 else {
-            let error = SocketError("bind udp port \(MDNSService.port)", errno: errno)
-            close(fd)
-            throw error
+            set(SOL_SOCKET, SO_REUSEADDR, 1)
+            set(SOL_SOCKET, SO_REUSEPORT, 1)
+            // Only the group joined here, on that interface, is heard: not what other sockets joined elsewhere.
+            set(Int32(IPPROTO_IP), IP_MULTICAST_ALL, 0)
+            set(Int32(IPPROTO_IP), IP_MULTICAST_TTL, 255)
+            set(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
         }
         let interface = in_addr(s_addr: service.address.value.bigEndian)
         var membership = ip_mreq(
