@@ -61,6 +61,31 @@ struct MDNSMessageTests {
         #expect(bridge.answer(to: [0, 0, 0, 0, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 6)) == nil)
     }
 
+    @Test func noMessageCrashesOrLoopsTheReader() {
+        // A fixed sequence of messages: random bytes behind a query's header, and a real query with bytes changed.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt8 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+        let real = query(["_hue", "_tcp", "local"], type: 12)
+        var answered = 0
+        for round in 0..<20_000 {
+            var message: [UInt8]
+            if round % 2 == 0 {
+                message = [0, 0, 0, 0, 0, next() % 4] + [0, 0, 0, 0, 0, 0]
+                message += (0..<Int(next() % 64)).map { _ in next() }
+            } else {
+                message = real
+                for _ in 0..<1 + Int(next() % 3) { message[12 + Int(next()) % (real.count - 12)] = next() }
+            }
+            if bridge.answer(to: message) != nil { answered += 1 }
+        }
+        #expect(answered < 20_000)
+    }
+
     @Test func theGoodbyeWithdrawsEveryRecord() {
         let goodbye = bridge.announcement(goodbye: true)
         #expect(count(goodbye, 1) == 5)

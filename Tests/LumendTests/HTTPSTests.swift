@@ -74,6 +74,23 @@ struct HTTPSTests {
         #expect(later.commonName == bridgeID.lowercased() && later.response.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test func theDashboardsPageOverHTTPSMayCallRPCAndAPlainPageMayNot() async throws {
+        let directory = TemporaryDirectory()
+        let (daemon, port) = try await start([], directory: directory)
+        defer { daemon.signal(SIGTERM) }
+        func hello(origin: String) async throws -> String {
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
+            return try await TLSTestClient.exchange(
+                port: port,
+                "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: \(origin)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            ).response
+        }
+        let own = try await hello(origin: "https://127.0.0.1:\(port)")
+        #expect(own.hasPrefix("HTTP/1.1 200") && own.contains("Lumen-Session"), "\(own)")
+        #expect(try await hello(origin: "http://127.0.0.1:\(port)").hasPrefix("HTTP/1.1 403"))
+    }
+
     @Test func presentsTheCertificateItIsGivenAndRefusesAKeyThatIsNotItsOwn() async throws {
         let directory = TemporaryDirectory()
         // Certificates made by lumend itself, elsewhere: one pair to give, one key that is not its.
