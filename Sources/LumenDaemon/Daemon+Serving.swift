@@ -17,7 +17,8 @@ extension Daemon {
     /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
     /// as one service group that says `READY=1` once all are going; then says how the state was left.
     static func serve(
-        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, options: DaemonOptions,
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?,
+        options: DaemonOptions,
         clock: any Clock<Duration>, mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
         let (home, store, health, outcome, durability, fresh) = (
@@ -78,10 +79,17 @@ extension Daemon {
             StatusReporter(home: home, server: server, health: health, notifier: notifier, clock: clock),
             HeapReclaimingService(clock: clock, logger: logger),
         ]
-        if let httpFD {
+        if httpFD != nil || httpsFD != nil {
+            let tls = try httpsFD.map { _ in try tlsCredentials(options: options, state: state, logger: logger) }
+            var listeners = httpFD.map { [HTTPListener(fd: $0)] } ?? []
+            if let httpsFD, let tls { listeners.append(HTTPListener(fd: httpsFD, tls: tls)) }
             services.append(
                 try await httpServer(
-                    on: httpFD, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
+                    on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
+        }
+        if let address = options.mdnsAddress {
+            services.append(
+                try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
         }
         if let address = options.lifxAddress {
             services.append(try await lifxServer(on: address, scopeContext: scopeContext, logger: logger))
@@ -120,14 +128,15 @@ extension Daemon {
         }
     }
 
-    /// The HTTP listener on `fd`: the dashboard at `/`, the scope protocol at `/rpc` and the Hue bridge under
-    /// `/api`.
+    /// The HTTP listener on `listeners` (plain HTTP, HTTPS, or both, answered alike): the dashboard at `/`, the
+    /// scope protocol at `/rpc` and the Hue bridge under `/api`.
     static func httpServer(
-        on fd: Int32, scopeContext: ScopeContext, bridge: HueBridge, options: DaemonOptions, logger: Logger
+        on listeners: [HTTPListener], scopeContext: ScopeContext, bridge: HueBridge, options: DaemonOptions,
+        logger: Logger
     ) async throws -> HTTPServer {
         let access = HTTPAccess(allowedHosts: options.httpHosts)
-        let bound = TCPListener.boundAddress(fd)
-        if options.huePairing == .open, let bound, !bound.isLoopback {
+        let bound = listeners.map { TCPListener.boundAddress($0.fd) }
+        if options.huePairing == .open, let bound = bound.compactMap({ $0 }).first(where: { !$0.isLoopback }) {
             logger.warning(
                 "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
                     + "listen on loopback, or pair with the link button")
@@ -140,18 +149,22 @@ extension Daemon {
         let rpc = RPCOverHTTP(
             scopeContext: scopeContext, loop: loop, limits: options.limits, settings: settings, logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }
-        let base =
-            bound.map { address in
-                let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
-                return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
-            } ?? "http://(the address systemd bound)"
-        // A token lumend made is logged, for the person who started it; one from a file is theirs already.
-        let controls = options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
-        logger.notice(
-            "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
-            [("http", base), ("pairing", options.huePairing.rawValue)])
+        for (listener, address) in zip(listeners, bound) {
+            let scheme = listener.tls == nil ? "http" : "https"
+            let base =
+                address.map { address in
+                    let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
+                    return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
+                } ?? "\(scheme)://(the address systemd bound)"
+            // A token lumend made is logged, for the person who started it; one from a file is theirs already.
+            let controls =
+                options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
+            logger.notice(
+                "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
+                [(scheme, base), ("pairing", options.huePairing.rawValue)])
+        }
         return HTTPServer(
-            listenFD: fd, loop: loop, limits: options.httpLimits, logger: logger,
+            listeners: listeners, loop: loop, limits: options.httpLimits, logger: logger,
             bodyLimit: { path in RPCOverHTTP.paths.contains(path) ? rpc.maxBodyBytes : options.httpLimits.bodyBytes },
             whenStopping: { rpc.closeAll() }
         ) { request in
