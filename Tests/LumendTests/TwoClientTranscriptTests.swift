@@ -7,12 +7,17 @@ import Testing
 ///
 /// Each client has a busy room (latencies that reorder confirmations, drops, timeouts, fades) and a quiet one
 /// (instant lights). The session runs in rounds, both clients writing each round's requests at once without
-/// waiting for a reply and reading until their round's last reply: in a round one client drives (writes and
-/// fades in its busy room, group commands, faults, the ground truth of its lights, advances of the clock) while
-/// the other writes and reads its quiet room only, whose transcript is then its own whenever the driver's steps
-/// fall. Together some 700 requests a run.
+/// waiting for a reply and reading until their round's last reply. In a round one client drives: writes and
+/// fades in its busy room, group commands, faults, the ground truth of its lights, reads, and advances of the
+/// clock. The other meanwhile writes one light of its quiet room and reads the other: its writes wait for the
+/// driver's next advance (on the virtual clock an instant device answers at the next step), so whenever that
+/// falls its transcript must come out the same, each reply in its request's place and each notice before the
+/// reply of the write that made it. Once the driver has its last reply, it advances the clock once more, for
+/// the writes of the other that came after its last advance. Together some 700 requests a run.
 ///
-/// The command record is left out: its numbers count both clients' commands, in the order the home took them.
+/// What the two clients do together is left out where it is told in an order the home alone decides: the
+/// command record (its numbers count both clients' commands), the values the other client's writes wait to
+/// change, and `toNextEvent`, whose next event may be the other client's write.
 ///
 /// Each durability replays the session 20 times (`LUMEN_TRANSCRIPT_RUNS` sets another number), some ten seconds
 /// in all on two cores.
@@ -86,9 +91,9 @@ struct TwoClientTranscriptTests {
             lines.append(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#)
         }
 
-        /// Takes the lines written so far, ending them with the round's marker.
-        mutating func endRound(_ round: Int) -> [String] {
-            lines.append(#"{"jsonrpc":"2.0","id":"end \#(round)","method":"hello"}"#)
+        /// Takes the lines written so far, ending them with a `hello` whose `id` is `marker`.
+        mutating func end(_ marker: String) -> [String] {
+            lines.append(#"{"jsonrpc":"2.0","id":"\#(marker)","method":"hello"}"#)
             defer { lines = [] }
             return lines
         }
@@ -178,9 +183,8 @@ struct TwoClientTranscriptTests {
                 quiet(part, &script, requests: 1)
             default:
                 let arguments =
-                    switch script.random.below(5) {
+                    switch script.random.below(4) {
                     case 0: #"{"untilIdle":true}"#
-                    case 1: #"{"toNextEvent":true}"#
                     default: #"{"ms":\#(script.random.below(500))}"#
                     }
                 script.request("call", #"{"scope":1,"connection":"advance","arguments":\#(arguments)}"#)
@@ -194,40 +198,42 @@ struct TwoClientTranscriptTests {
         script.request("call", #"{"scope":1,"connection":"advance","arguments":{"untilIdle":true}}"#)
     }
 
-    /// Requests on `part`'s quiet room alone, whose instant lights change only when these requests change them:
-    /// writes without fades, reads and the lights' ground truth, none of which depends on the clock.
+    /// Requests on `part`'s quiet room alone: writes without fades to its first light, reads of its second
+    /// (which nothing writes) and of that light's ground truth.
     static func quiet(_ part: Part, _ script: inout Script, requests: Int) {
         for _ in 0..<requests {
-            let index = script.random.below(2)
-            let scope = Part.quietLightScopes[index]
             switch script.random.below(10) {
             case 0..<3:
                 script.request(
                     "set", #"{"scope":7,"connection":"brightness","value":\#(1 + script.random.below(100))}"#)
             case 3..<6:
-                script.request(
-                    "set", #"{"scope":\#(scope),"connection":"isOn","value":\#(script.random.below(2) == 0)}"#)
+                script.request("set", #"{"scope":7,"connection":"isOn","value":\#(script.random.below(2) == 0)}"#)
             case 6..<8:
-                let connection = ["isOn", "brightness", "anyOn"][script.random.below(3)]
-                script.request("get", #"{"scope":\#(connection == "anyOn" ? 3 : 7),"connection":"\#(connection)"}"#)
+                script.request("get", #"{"scope":8,"connection":"isOn"}"#)
             default:
                 script.request(
-                    "call",
-                    #"{"scope":1,"connection":"device","arguments":{"light":"\#(part.quietLights[index])"}}"#)
+                    "call", #"{"scope":1,"connection":"device","arguments":{"light":"\#(part.quietLights[1])"}}"#)
             }
         }
     }
 
-    /// The whole session: each client's set-up, then the rounds, as each client writes them.
-    static func rounds() -> (setUp: [[String]], rounds: [[[String]]]) {
+    /// One round: what each client writes, and what the driver writes once it has every reply to that.
+    struct Round {
+        let driver: Int
+        let lines: [[String]]
+        let settling: [String]
+    }
+
+    /// The whole session: each client's set-up, then the rounds.
+    static func session() -> (setUp: [[String]], rounds: [Round]) {
         let parts = [Part.first, Part.second]
         var scripts = parts.map { Script(seed: $0.seed) }
         var setUps: [[String]] = []
         for index in parts.indices {
             setUp(parts[index], &scripts[index])
-            setUps.append(scripts[index].endRound(0))
+            setUps.append(scripts[index].end("set up"))
         }
-        var rounds: [[[String]]] = []
+        var rounds: [Round] = []
         for round in 1...8 {
             let driver = round % 2
             var lines: [[String]] = []
@@ -237,16 +243,20 @@ struct TwoClientTranscriptTests {
                 } else {
                     quiet(parts[index], &scripts[index], requests: 20)
                 }
-                lines.append(scripts[index].endRound(round))
+                lines.append(scripts[index].end("round \(round)"))
             }
-            rounds.append(lines)
+            // The other client's writes read after the driver's last advance wait for this one.
+            scripts[driver].request("call", #"{"scope":1,"connection":"advance","arguments":{"untilIdle":true}}"#)
+            rounds.append(Round(driver: driver, lines: lines, settling: scripts[driver].end("round \(round) settled")))
         }
         return (setUps, rounds)
     }
 
-    /// Writes `lines` (in one write, or a write each) while reading every line up to the reply to the round's
-    /// marker; returns what was read.
-    static func exchange(_ client: LineClient, _ lines: [String], round: Int, oneWrite: Bool) async throws -> String {
+    /// Writes `lines` (in one write, or a write each) while reading every line up to the reply to the `hello`
+    /// whose `id` is `marker`; returns what was read.
+    static func exchange(_ client: LineClient, _ lines: [String], marker: String, oneWrite: Bool) async throws
+        -> String
+    {
         let written = Task {
             await offload {
                 if oneWrite {
@@ -256,7 +266,7 @@ struct TwoClientTranscriptTests {
                 }
             }
         }
-        let marker = #""id":"end \#(round)""#
+        let marker = #""id":"\#(marker)""#
         let read: Result<String, LineClient.Failure> = await offload {
             var transcript = ""
             while true {
@@ -280,7 +290,7 @@ struct TwoClientTranscriptTests {
         ])
         defer { daemon.signal(SIGKILL) }
         _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
-        let session = rounds()
+        let session = session()
         var clients: [LineClient] = []
         var transcripts: [String] = []
         do {
@@ -288,15 +298,20 @@ struct TwoClientTranscriptTests {
             for lines in session.setUp {
                 let client = try daemon.connect()
                 clients.append(client)
-                transcripts.append(try await exchange(client, lines, round: 0, oneWrite: true))
+                transcripts.append(try await exchange(client, lines, marker: "set up", oneWrite: true))
             }
             for (number, round) in session.rounds.enumerated() {
                 let clients = clients
+                let marker = "round \(number + 1)"
                 let read = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                     for index in clients.indices {
                         group.addTask {
-                            let text = try await exchange(
-                                clients[index], round[index], round: number + 1, oneWrite: number % 4 < 2)
+                            var text = try await exchange(
+                                clients[index], round.lines[index], marker: marker, oneWrite: number % 4 < 2)
+                            if index == round.driver {
+                                text += try await exchange(
+                                    clients[index], round.settling, marker: marker + " settled", oneWrite: true)
+                            }
                             return (index, text)
                         }
                     }
@@ -323,7 +338,10 @@ struct TwoClientTranscriptTests {
         let directory = TemporaryDirectory()
         let fixture = directory.file("two-clients.json")
         try Self.fixture.write(toFile: fixture, atomically: true, encoding: .utf8)
-        let requests = Self.rounds().rounds.joined().joined().count + Self.rounds().setUp.joined().count
+        let session = Self.session()
+        let requests =
+            session.setUp.joined().count
+            + session.rounds.map { $0.lines.joined().count + $0.settling.count }.reduce(0, +)
         #expect(requests > 600, "\(requests) requests")
         var runs: [[String]] = []
         for _ in 0..<Self.runs {
