@@ -48,9 +48,16 @@ final class Outbox: Sendable {
     /// A reply whose place was reserved and that is not yet among the items.
     private enum OpenReply {
         case reserved
-        /// Filled: its line, newline included (none for a request that has no reply).
+        /// Filled: its line, without the newline (none for a request that has no reply).
         case filled([UInt8]?)
         case held
+    }
+
+    /// A reply held in its place among the items.
+    private enum HeldReply {
+        case waiting
+        /// Filled: its line, without the newline (none for a request that has no reply).
+        case filled([UInt8]?)
     }
 
     private struct State {
@@ -58,8 +65,8 @@ final class Outbox: Sendable {
         var open: [OpenReply] = []
         var openHead = 0
         var firstOpen: UInt64 = 0
-        /// Held replies among the items: their lines once given (newline included), `nil` until then.
-        var held: [UInt64: [UInt8]?] = [:]
+        /// Held replies among the items, by their numbers.
+        var held: [UInt64: HeldReply] = [:]
         var items: [Item] = []
         var head = 0
         /// Replies after the last item, still being gathered into a chunk.
@@ -120,14 +127,13 @@ final class Outbox: Sendable {
         let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
             let unreadBefore = state.replyBytes
-            let line = bytes.map { $0 + [UInt8(ascii: "\n")] }
-            state.replyBytes += line?.count ?? 0
+            state.replyBytes += bytes.map { $0.count + 1 } ?? 0
             if slot < state.firstOpen {
                 // Held: its place among the items is fixed; what waits behind it may go once it does.
                 guard state.held[slot] != nil else { return (true, false) }
-                state.held[slot] = Optional(Optional(line ?? []))
+                state.held[slot] = .filled(bytes)
             } else {
-                state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(line)
+                state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(bytes)
                 Self.placeReplies(&state)
             }
             return (unreadBefore <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
@@ -155,12 +161,13 @@ final class Outbox: Sendable {
             case .filled(let line):
                 if let line {
                     state.gathering.append(contentsOf: line)
+                    state.gathering.append(UInt8(ascii: "\n"))
                     if state.gathering.count >= chunkBytes { closeChunk(&state) }
                 }
             case .held:
                 closeChunk(&state)
                 state.items.append(.held(state.firstOpen))
-                state.held[state.firstOpen] = Optional<[UInt8]?>.some(nil)
+                state.held[state.firstOpen] = .waiting
             }
             state.open[state.openHead] = .reserved
             state.openHead += 1
@@ -264,13 +271,16 @@ final class Outbox: Sendable {
                 let item = state.items[state.head]
                 if case .held(let slot) = item {
                     // What comes after a reply waiting for its bytes waits with it.
-                    guard case .some(.some(let line)) = state.held[slot] else {
+                    guard case .filled(let line)? = state.held[slot] else {
                         blocked = true
                         break
                     }
                     state.held[slot] = nil
-                    state.replyBytes -= line.count
-                    output.append(contentsOf: line)
+                    if let line {
+                        state.replyBytes -= line.count + 1
+                        output.append(contentsOf: line)
+                        output.append(UInt8(ascii: "\n"))
+                    }
                     state.items[state.head] = .taken
                     state.head += 1
                     continue
