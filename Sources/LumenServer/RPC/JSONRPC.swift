@@ -147,7 +147,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public let maxDepth: Int
     /// What a batch's replies may come to before the rest of the batch is refused.
     public let maxBatchReplyBytes: Int
-    /// Where answers that come later are awaited: the connection's loop, so that a confirmation resumes there.
+    /// Where a batch waits for its answers that come later, to send its one reply: the connection's loop.
     public let executor: (any TaskExecutor)?
     /// Whether lines of the plain shape are read as they lie (``PlainRequest``). Either way every line is
     /// answered alike; tests and the fuzz target hold the two readings to that.
