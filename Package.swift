@@ -34,7 +34,10 @@ let package = Package(
             resources: [.embedInCode("Resources/demo-home.json")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "LumenSimulation", dependencies: ["LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
+        .target(name: "LumenLoop", dependencies: ["CLinux", "LumenProtocol"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenSimulation", dependencies: ["LumenProtocol", "LumenModel", "LumenLoop"],
+            swiftSettings: swiftSettings),
         .target(
             name: "LumenStore", dependencies: ["CLinux", "LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
         .target(
@@ -55,16 +58,16 @@ let package = Package(
         .target(
             name: "LumenServer",
             dependencies: [
-                "CGnuTLS", "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
-                "LumenService",
+                "CGnuTLS", "CLinux", "LumenLoop", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
+                "LumenScopes", "LumenService",
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LumenDaemon",
             dependencies: [
-                "CLinux", "LumenCommandLine", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore",
-                "LumenScopes", "LumenService", "LumenServer", "LumenHue", "LumenLIFX", "LumenDashboard",
+                "CLinux", "LumenCommandLine", "LumenLoop", "LumenProtocol", "LumenModel", "LumenSimulation",
+                "LumenStore", "LumenScopes", "LumenService", "LumenServer", "LumenHue", "LumenLIFX", "LumenDashboard",
             ],
             swiftSettings: swiftSettings
         ),

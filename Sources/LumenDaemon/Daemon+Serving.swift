@@ -1,6 +1,7 @@
 import LumenDashboard
 import LumenHue
 import LumenLIFX
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes

@@ -1,5 +1,6 @@
 import CLinux
 import LumenHue
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes

@@ -1,5 +1,6 @@
 import CLinux
 import LumenCommandLine
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes

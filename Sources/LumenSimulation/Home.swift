@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenModel
 import LumenProtocol
 
@@ -32,7 +33,10 @@ public actor Home {
     /// Receives the saved form of an entity each time it changes.
     public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
-    /// Where the actor's work runs: lumend's main event loop, or ``ThreadExecutor/shared``.
+    /// The event loop of every home made without an executor of its own (tests, tools and in-process
+    /// sessions): the same kind of loop lumend runs its home on.
+    public static let sharedLoop = EventLoop(name: "lumen.home")
+    /// Where the actor's work runs: lumend's main event loop, or ``sharedLoop``.
     public nonisolated let executor: any SerialExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
@@ -162,7 +166,7 @@ public actor Home {
     /// - Parameters:
     ///   - wakeClock: on the real clock, what the wake-up for the next event sleeps on.
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
-    ///   - executor: where the actor's work runs (lumend's main event loop); by default ``ThreadExecutor/shared``.
+    ///   - executor: where the actor's work runs (lumend's main event loop); by default ``sharedLoop``.
     ///   - commandRecordLimit: how many of the last commands the command record keeps.
     ///   - start: when the simulated wall clock starts, overriding the fixture's `start`; with neither, the real
     ///     time now on the real clock and ``WallClock/virtualDefault`` on the virtual one.
@@ -174,7 +178,7 @@ public actor Home {
         commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil, runsItself: Bool = false
     ) {
         commandLog = CommandLog(capacity: commandRecordLimit)
-        self.executor = executor ?? ThreadExecutor.shared
+        self.executor = executor ?? Self.sharedLoop
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock

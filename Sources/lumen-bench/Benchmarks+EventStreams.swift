@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import LumenLoop
 import LumenProtocol
 import LumenServer
 import LumenService

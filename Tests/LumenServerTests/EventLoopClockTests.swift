@@ -1,4 +1,5 @@
 import Dispatch
+import LumenLoop
 import Testing
 
 @testable import LumenServer

@@ -1,4 +1,5 @@
 import Foundation
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes

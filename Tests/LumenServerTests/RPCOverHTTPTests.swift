@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes

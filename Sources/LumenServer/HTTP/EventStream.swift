@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenProtocol
 
 /// The notices of one session over HTTP, numbered as they are sent, with the last of them kept so that a

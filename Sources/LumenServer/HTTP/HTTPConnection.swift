@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenProtocol
 
 #if canImport(Glibc)

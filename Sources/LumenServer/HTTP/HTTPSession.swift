@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenProtocol
 
 /// One session of the scope protocol over HTTP: the session a socket connection would have, the requests of

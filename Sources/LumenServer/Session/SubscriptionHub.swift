@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenModel
 import LumenScopes
 import Synchronization

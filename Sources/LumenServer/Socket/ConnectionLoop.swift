@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LumenLoop
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CLinux
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenService

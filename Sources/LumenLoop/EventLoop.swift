@@ -1,8 +1,6 @@
 import CLinux
 import FoundationEssentials
 import LumenProtocol
-import LumenService
-import LumenSimulation
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,13 +28,13 @@ private let currentLoopKey: pthread_key_t = {
 ///
 /// It keeps timers too (the `epoll` wait ends at the earliest), so sleeping on its ``EventLoopClock`` needs
 /// no other thread.
-public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
+public final class EventLoop: TaskExecutor, SerialExecutor {
     /// What a socket's handlers are told.
-    struct Readiness {
-        var readable: Bool
-        var writable: Bool
+    package struct Readiness {
+        package var readable: Bool
+        package var writable: Bool
         /// Not from `epoll`: the socket's output has something new (``requestWrite(_:)``).
-        var outputWaiting = false
+        package var outputWaiting = false
     }
 
     private enum Work {
@@ -55,7 +53,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     }
 
     /// Rounds of queued work run between two looks at the sockets.
-    static let roundsPerPoll = 8
+    package static let roundsPerPoll = 8
 
     private struct Inbox {
         var work: [Work] = []
@@ -70,12 +68,12 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     }
 
     /// A name for logs and thread lists.
-    let name: String
+    package let name: String
     private let epfd: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
-    static let wakeKey: UInt64 = 0
+    package static let wakeKey: UInt64 = 0
 
     /// A loop with its thread started, or (`startingThread: false`) one that runs when a thread calls
     /// ``runOnCurrentThread()``, as lumend's main thread does.
@@ -103,7 +101,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
 
     /// Where work that arrives for a loop after it stopped runs (a write confirmed by the store after the
     /// server closed, say), one piece at a time as the loop would have: a thread started the first time.
-    static var lateWork: EventLoop {
+    package static var lateWork: EventLoop {
         lateWorkLoop.withLock { loop in
             if let loop { return loop }
             let started = EventLoop(name: "lumen.late")
@@ -137,14 +135,14 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
 
     /// Keys for registrations on any loop: unique for the process's life, so a descriptor number reused after
     /// a close can never reach another registration's handler.
-    static let nextKey = Atomic<UInt64>(EventLoop.wakeKey)
+    package static let nextKey = Atomic<UInt64>(EventLoop.wakeKey)
 
     // MARK: - Work from any thread
 
     /// Runs `block` on the loop's thread, with the state only that thread touches, after the work queued
     /// before it. Once the loop has stopped it runs on ``lateWork``, given `nil`: what it would have done to
     /// the loop's sockets is moot, and what it does besides (closing a socket) still happens.
-    func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
+    package func execute(_ block: @escaping @Sendable (LoopContext?) -> Void) {
         guard add(.block(block)) else { return Self.lateWork.execute { _ in block(nil) } }
     }
 
@@ -156,7 +154,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     /// Runs `block` on the loop's thread at `deadline` (at once if it has passed), unless cancelled first.
     /// - Returns: the timer's ID, for ``cancelTimer(_:)``.
     @discardableResult
-    func schedule(at deadline: ContinuousClock.Instant, _ block: @escaping @Sendable () -> Void) -> UInt64 {
+    package func schedule(at deadline: ContinuousClock.Instant, _ block: @escaping @Sendable () -> Void) -> UInt64 {
         let (id, ring) = inbox.withLock { inbox -> (UInt64, Bool) in
             let id = inbox.nextTimer
             inbox.nextTimer += 1
@@ -170,7 +168,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
 
     /// Cancels a timer that has not fired; returns whether it had not.
     @discardableResult
-    func cancelTimer(_ id: UInt64) -> Bool {
+    package func cancelTimer(_ id: UInt64) -> Bool {
         inbox.withLock { inbox in
             guard let index = inbox.timers.firstIndex(where: { $0.id == id }) else { return false }
             inbox.timers.remove(at: index)
@@ -179,7 +177,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
     }
 
     /// The deadlines of the timers waiting for them, in the order the timers were scheduled.
-    var timerDeadlines: [ContinuousClock.Instant] { inbox.withLock { $0.timers.map(\.deadline) } }
+    package var timerDeadlines: [ContinuousClock.Instant] { inbox.withLock { $0.timers.map(\.deadline) } }
 
     /// Calls `handler` on the loop's thread whenever `fd` is readable, until the returned closure is called.
     public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
@@ -198,7 +196,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
 
     /// Tells the handler registered under `key` that its output has something new, after the work queued
     /// before: the turn a readiness from `epoll` would take, with nothing allocated.
-    func requestWrite(_ key: UInt64) -> Bool { add(.write(key)) }
+    package func requestWrite(_ key: UInt64) -> Bool { add(.write(key)) }
 
     /// Queues `work`; `false` once the loop has stopped.
     private func add(_ work: Work) -> Bool {
@@ -336,7 +334,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor, ReadableWatcher {
 ///
 /// The loop's thread makes it and hands it to the blocks it runs; it is never stored anywhere else, so it
 /// takes no lock and is not `Sendable`.
-final class LoopContext {
+package final class LoopContext {
     /// A socket's handler and the interest `epoll` has for it.
     private final class Registration {
         let fd: Int32
@@ -357,12 +355,12 @@ final class LoopContext {
 
     /// Registers `fd` under `key` (not ``EventLoop/wakeKey``), wanting nothing yet; `handle` is called on the
     /// loop's thread when it is ready for what is wanted.
-    func register(_ key: UInt64, fd: Int32, _ handle: @escaping (EventLoop.Readiness, LoopContext) -> Void) {
+    package func register(_ key: UInt64, fd: Int32, _ handle: @escaping (EventLoop.Readiness, LoopContext) -> Void) {
         registrations[key] = Registration(fd: fd, handle: handle)
     }
 
     /// Sets what a registered socket is watched for; `nil` leaves a side as it is.
-    func watch(_ key: UInt64, readable: Bool?, writable: Bool?) {
+    package func watch(_ key: UInt64, readable: Bool?, writable: Bool?) {
         guard let registration = registrations[key] else { return }
         if let readable { registration.interest.readable = readable }
         if let writable { registration.interest.writable = writable }
@@ -382,13 +380,13 @@ final class LoopContext {
     }
 
     /// Forgets a socket (before it is closed).
-    func remove(_ key: UInt64) {
+    package func remove(_ key: UInt64) {
         guard let registration = registrations.removeValue(forKey: key) else { return }
         if registration.inEpoll { _ = lumen_epoll_ctl(epfd, LUMEN_EPOLL_CTL_DEL, registration.fd, 0, 0) }
     }
 
     /// Reads once from `fd` into the loop's buffer and hands `body` what was read.
-    func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> UnixSocket.Transfer {
+    package func read(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> UnixSocket.Transfer {
         let step = readBuffer.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
         if case .moved(let count) = step { body(readBuffer[0..<count]) }
         return step
@@ -412,20 +410,20 @@ final class LoopContext {
 }
 
 /// A fixed group of event loops, one per core by default, that connections are spread over in turn.
-final class EventLoopGroup: Sendable {
-    let loops: [EventLoop]
+package final class EventLoopGroup: Sendable {
+    package let loops: [EventLoop]
     private let next = Atomic<Int>(0)
 
     /// `count` loops (at least one).
-    init(count: Int) {
+    package init(count: Int) {
         loops = (0..<max(1, count)).map { EventLoop(name: "lumend.loop-\($0)") }
     }
 
     /// The loop for the next connection.
-    func nextLoop() -> EventLoop { loops[next.add(1, ordering: .relaxed).oldValue % loops.count] }
+    package func nextLoop() -> EventLoop { loops[next.add(1, ordering: .relaxed).oldValue % loops.count] }
 
     /// Stops every loop; returns when their threads have ended.
-    func shutDown() async {
+    package func shutDown() async {
         for loop in loops { await loop.shutDown() }
     }
 }
