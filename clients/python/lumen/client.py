@@ -6,12 +6,16 @@ import queue
 import select
 import socket
 import threading
+import time
 from typing import Any, Callable, Iterator
+
+from . import _assertions
 
 from ._wire import (
     CLOCK_HINT,
     ROOT,
     ConnectionClosed,
+    LumenError,
     Message,
     candidates_for,
     closing_scopes,
@@ -309,6 +313,75 @@ class Client:
         of a group command, `change`, `transitionMs`) and its `outcome` (`applied`, `refused` with its `code`,
         `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
         return self._simulate(command_filter(light, room, since_ms), timeout, "commands")["commands"]
+
+    def clear_commands(self, timeout: float | None = 30) -> int:
+        """Empties the command record, so that what a test asserts next is about what came after; returns how
+        many records it held. Numbers go on where they were; a command still pending is not recorded when it
+        settles (settle first to keep it). `reset()` and `restore()` leave the record as it is."""
+        return self._simulate(None, timeout, "clearCommands")["cleared"]
+
+    # Assertions
+
+    def wait_for_commands(
+        self, count: int = 1, light: str | None = None, room: str | None = None, source: str | None = None,
+        within: float = 10, timeout: float | None = 30,
+    ) -> list[dict[str, Any]]:
+        """Waits until the command record holds at least `count` commands (only a light's, a room's or a
+        sender's, if asked) and returns them, oldest first; raises `Timeout`, listing what it holds, when
+        `within` seconds of real time pass first.
+
+        For code under test that sends on its own (another thread, process or front): once its commands are
+        recorded they are pending on the virtual clock, and `settle()` carries them out. `source` is a record's
+        whole `source` or its kind (`hue`, `lifx`, `session`)."""
+        deadline = time.monotonic() + within
+        pause = 0.001
+        while True:
+            records = _assertions.filtered(self.commands(light=light, room=room, timeout=timeout), source)
+            left = deadline - time.monotonic()
+            if len(records) >= count:
+                return records
+            if left <= 0:
+                raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
+            # Polled: the record tells of a command as it settles (`lastCommand`), not as it arrives.
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.02)
+
+    def assert_command(
+        self, light: str, change: dict[str, Any] | None = None, source: str | None = None,
+        outcome: str | None = None, transition_ms: float | None = None, count: int | None = None,
+        timeout: float | None = 30,
+    ) -> dict[str, Any] | None:
+        """Asserts that `light` received a command asking exactly `change` (every property it asked, as the
+        record has it: `{"isOn": True, "brightness": 40}`), from `source` (a whole `source`, or its kind:
+        `hue`, `lifx`, `session`), with that `outcome` (`applied`, `refused`, `dropped`, `unreachable`,
+        `pending`) and `transition_ms`, each only when given; with `count`, exactly that many such commands
+        (`count=0`: none). Returns the last such record. Raises `AssertionError` saying what was expected, what
+        the light shows and the last commands it received."""
+        records = self.commands(light=light, timeout=timeout)
+        matching = [r for r in records if _assertions.record_matches(r, change, source, outcome, transition_ms)]
+        failure = _assertions.command_failure(light, change, source, outcome, transition_ms, count, len(matching))
+        if failure is None:
+            return matching[-1] if matching else None
+        raise AssertionError(_assertions.light_report(light, failure, self._device_or_error(light, timeout), records))
+
+    def assert_state(self, light: str, timeout: float | None = 30, **expected: Any) -> dict[str, Any]:
+        """Asserts that `light` shows each property given (`isOn=True, brightness=40`, as `device()` has its
+        `state`: numbers within a thousandth, a `color` as `{"x", "y"}`), whatever its controller reports;
+        returns its state. Raises `AssertionError` saying what was expected, what the light shows and the last
+        commands it received."""
+        if not expected:
+            raise ValueError("assert_state needs a property to check, as isOn=True")
+        device = self.device(light, timeout=timeout)
+        failure = _assertions.state_failure(light, expected, device.get("state", {}))
+        if failure is None:
+            return device["state"]
+        raise AssertionError(_assertions.light_report(light, failure, device, self.commands(light=light)))
+
+    def _device_or_error(self, light: str, timeout: float | None) -> dict[str, Any] | Exception:
+        try:
+            return self.device(light, timeout=timeout)
+        except LumenError as error:
+            return error
 
     def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture while lumend runs; open scopes hear the changes."""
