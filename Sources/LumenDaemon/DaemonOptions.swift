@@ -128,7 +128,9 @@ public struct DaemonOptions: Sendable, Hashable {
         ) { (options, durability: Durability) in options.durability = durability },
         .flag(
             "--reset",
-            help: "Start from the fixture, moving the existing state and journals aside (never deleted)."
+            help:
+                "Start from the fixture, moving the existing state and journals aside (the state an earlier reset "
+                + "moved aside is removed: only the last is kept)."
         ) { $0.reset = true },
         .flag(
             "--accept-loss",
