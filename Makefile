@@ -13,9 +13,11 @@ PYTHON     ?= /usr/bin/python3
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CONFIG     ?= release
-# What `swift build` is given for install, and where the binaries it installs are (make deb builds static).
-SWIFT_BUILD_FLAGS ?=
-BINARIES   ?= $(BUILD_DIR)/$(CONFIG)
+# What `swift build` is given for install, and where the binaries it installs are: linked as the package is,
+# the Swift runtime inside, so that what is installed runs without the toolchain (a plain build's binaries find
+# the runtime through a RUNPATH into the toolchain, and stop working once it is gone or moves).
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib --build-path $(BUILD_DIR)/static
+BINARIES   ?= $(BUILD_DIR)/static/$(CONFIG)
 BINDIR     := $(PREFIX)/bin
 DATADIR    := $(PREFIX)/share
 DOCDIR     := $(DATADIR)/doc/lumen
