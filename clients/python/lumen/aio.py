@@ -151,9 +151,11 @@ class AsyncClient:
         return message
 
     async def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        """Says who is connecting; see `Client.hello`."""
         return await self.request("hello", {"client": client}, timeout)
 
     async def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        """What lumend serves; see `Client.describe`."""
         return await self.request("describe", timeout=timeout)
 
     async def open(
@@ -173,6 +175,7 @@ class AsyncClient:
         self._scope_closed(scope)
 
     async def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        """Reads a value; see `Client.get`."""
         return (await self.request("get", {"scope": in_scope, "connection": connection}, timeout))["value"]
 
     async def set(

@@ -79,6 +79,7 @@ class Pending:
         self._message: Message | None = None
 
     def done(self) -> bool:
+        """Whether the answer has come (without waiting for it)."""
         if self._message is None:
             try:
                 self._message = self._answer.get_nowait()
@@ -87,6 +88,8 @@ class Pending:
         return True
 
     def result(self, timeout: float | None = 30) -> Any:
+        """The answer, waiting at most `timeout` seconds for it: lumend's result, or its error raised as
+        `LumenError`; `Timeout` when none came, `ConnectionClosed` when the connection ended first."""
         if self._message is None:
             try:
                 self._message = self._answer.get(timeout=timeout)
@@ -202,9 +205,12 @@ class Client:
         return Pending(f"{method} {connection}" if connection else method, answer, unwrap, request_id)
 
     def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        """Says who is connecting (`client`, shown in lumend's log); returns lumend's version and protocol.
+        `connect` says it already."""
         return self.request("hello", {"client": client}, timeout)
 
     def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        """What lumend serves: each scope type with its values and actions, their arguments and results."""
         return self.request("describe", timeout=timeout)
 
     def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30) -> int:
@@ -223,6 +229,7 @@ class Client:
         self._scope_closed(scope)
 
     def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        """Reads a value of a scope (`isOn` of a light, `clock` of the simulation) as lumend holds it now."""
         return self.request("get", {"scope": in_scope, "connection": connection}, timeout)["value"]
 
     def set(

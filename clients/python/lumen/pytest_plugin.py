@@ -137,6 +137,8 @@ class Lumend(Client):
 
 
 def lumend_binary(config: pytest.Config) -> str:
+    """The lumend the fixture starts: `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`; fails the test
+    when there is none."""
     candidate = config.getoption("--lumend") or os.environ.get("LUMEND") or shutil.which("lumend")
     if not candidate or not os.access(candidate, os.X_OK):
         pytest.fail("no lumend to start: pass --lumend PATH, set $LUMEND, or put lumend on PATH")
