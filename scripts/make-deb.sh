@@ -78,6 +78,13 @@ install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm 
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 echo "built $deb"
+# The README says what the package costs: it must be this package's figure, within 5 %.
+said=$(sed -n 's/.*The package installs \([0-9,]*\) KiB.*/\1/p' README.md | tr -d ,)
+if [ -z "$said" ] || [ $(( (said > size ? said - size : size - said) * 100 )) -gt $(( size * 5 )) ]; then
+  echo "FAIL README.md says the package installs ${said:-nothing} KiB; it installs $size KiB (a $(awk "BEGIN { printf \"%.1f\", $(stat -c %s "$deb") / 1e6 }") MB .deb): write that"
+  exit 1
+fi
+echo "ok   README.md's installed size, $said KiB, is the package's ($size KiB)"
 if command -v lintian >/dev/null; then
   lintian --fail-on error --suppress-tags no-manual-page "$deb"
   echo "ok   lintian: no errors"
