@@ -92,7 +92,7 @@ test: deps
 ## test-python: the Python client's and pytest plugin's tests, against the lumend just built.
 test-python: build
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
-		$(PYTHON) -m pytest -q -p no:cacheprovider tests
+		$(PYTHON) -m pytest -q -rs -p no:cacheprovider tests
 
 ## python-api: write docs/python-api.md, the Python client's API reference, from its docstrings (make
 ## test-python fails while it is not current).
@@ -104,10 +104,11 @@ python-api:
 ## aiolifx, lifx-async, photons), and Home Assistant's own Hue and LIFX integrations (on Python 3.13 or newer, in
 ## .build/ha-venv; see ha-venv), each in a network namespace of their own. The packages are installed into the
 ## environment until each has its pinned version. bitstring is pinned for lifxlan 1.2.9, which cannot read a
-## bulb's Wi-Fi signal with bitstring 5.
+## bulb's Wi-Fi signal with bitstring 5. time-machine is there for the pytest plugin's tests of application code
+## that reads the system clock (it is on PyPI, not in Debian).
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
 INTEROP_PKGS := aiohue==4.9.0 phue==1.1 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
-	bitstring==4.4.0 pytest==8.3.4
+	bitstring==4.4.0 time-machine==3.6.0 pytest==8.3.4
 HA_VENV      := $(BUILD_DIR)/ha-venv
 interop: build ha-venv
 	@$(INTEROP_VENV)/bin/python -c 'import sys; from importlib.metadata import version; \
@@ -116,6 +117,8 @@ interop: build ha-venv
 		$(INTEROP_VENV)/bin/pip install -q $(INTEROP_PKGS); }
 	cd tests/interop && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider --ignore=lifx --ignore=homeassistant .
+	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider tests/test_app_code.py
 	@# LIFX clients broadcast to port 56700: their tests run in a network namespace of their own.
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop/lifx && unshare -rn sh -c 'ip link set lo up && \

@@ -5,8 +5,9 @@ _lumend() {
         --fixture) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --clock) COMPREPLY=($(compgen -W 'real virtual' -- "$cur")); return ;;
+        --clock) COMPREPLY=($(compgen -W 'real virtual auto' -- "$cur")); return ;;
         --seed) COMPREPLY=(); return ;;
+        --start) COMPREPLY=(); return ;;
         --durability) COMPREPLY=($(compgen -W 'full relaxed' -- "$cur")); return ;;
         --simulation-access) COMPREPLY=($(compgen -W 'owner any' -- "$cur")); return ;;
         --request-timeout) COMPREPLY=(); return ;;
@@ -25,7 +26,7 @@ _lumend() {
         --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --http-host --lifx --hue-pairing --hue-users --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --start --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --http-host --lifx --hue-pairing --hue-users --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

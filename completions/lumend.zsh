@@ -8,6 +8,7 @@ _lumend() {
         --socket'[Socket to listen on (ignored when systemd passes one)]:value:->value---socket'
         --clock'[The simulation clock]:value:->value---clock'
         --seed'[Seed for every random choice (overrides the fixture'\''s)]:value:->value---seed'
+        --start'[The date, time and UTC offset the simulated wall clock st...]:value:->value---start'
         --durability'['\''full'\'': a write is confirmed once it is on disk]:value:->value---durability'
         --reset'[Start from the fixture, moving the existing state and jou...]'
         --accept-loss'[Start although the state files show that acknowledged cha...]'
@@ -38,8 +39,9 @@ _lumend() {
         value---fixture) _files ;;
         value---state-dir) _files -/ ;;
         value---socket) _files ;;
-        value---clock) compadd -- 'real' 'virtual' ;;
+        value---clock) compadd -- 'real' 'virtual' 'auto' ;;
         value---seed) _message 'value' ;;
+        value---start) _message 'value' ;;
         value---durability) compadd -- 'full' 'relaxed' ;;
         value---simulation-access) compadd -- 'owner' 'any' ;;
         value---request-timeout) _message 'value' ;;

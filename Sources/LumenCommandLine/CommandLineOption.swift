@@ -61,7 +61,11 @@ public struct CommandLineOption<Target>: Sendable {
         ) { target, value in
             let raw = value ?? ""
             guard let choice = Choice(rawValue: raw) else {
-                let choices = words.map { "'\($0)'" }.joined(separator: " or ")
+                let quoted = words.map { "'\($0)'" }
+                let choices =
+                    quoted.count > 2
+                    ? quoted.dropLast().joined(separator: ", ") + " or " + (quoted.last ?? "")
+                    : quoted.joined(separator: " or ")
                 throw UsageError("\(name) must be \(choices), not '\(raw)'")
             }
             apply(&target, choice)

@@ -99,7 +99,12 @@ enum Watch {
                 localtime_r(&now, &parts)
                 return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { padded(Int($0), 2) }.joined(separator: ":")
             }
-            let ms = Int((try? await client.get("clock", in: simulation)["nowMs"]?.doubleValue) ?? 0)
+            let clock = try? await client.get("clock", in: simulation)
+            // The simulated wall clock's time of day (`2026-12-04T23:00:01.250+01:00` → `23:00:01.250`).
+            if let wall = clock?["wallTime"]?.stringValue, wall.count >= 23 {
+                return String(wall.dropFirst(11).prefix(12))
+            }
+            let ms = Int(clock?["nowMs"]?.doubleValue ?? 0)
             return
                 "\(ms / 3_600_000):\(padded(ms / 60_000 % 60, 2)):\(padded(ms / 1_000 % 60, 2)).\(padded(ms % 1_000, 3))"
         }

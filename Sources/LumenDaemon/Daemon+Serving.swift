@@ -60,7 +60,7 @@ extension Daemon {
         let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"
         logger.notice(
             "lumend \(LumenVersion.string) ready on \(socketDescription)",
-            [("socket", socketDescription), ("clock", options.clock.rawValue)])
+            [("socket", socketDescription), ("clock", options.clockRunsItself ? "auto" : options.clock.rawValue)])
         var services: [any Service] = [
             // Started first, so stopped last: after the server has answered its last request.
             ClosureService(name: "state store") {

@@ -156,7 +156,8 @@ extension Daemon {
         }
         let home = Home(
             fixture: outcome.fixture, clock: options.clock, seed: options.seed, wakeClock: wakeClock,
-            wakeExecutor: mainLoop, executor: mainLoop, commandRecordLimit: options.commandRecordLimit)
+            wakeExecutor: mainLoop, executor: mainLoop, commandRecordLimit: options.commandRecordLimit,
+            start: options.start, runsItself: options.clockRunsItself)
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []

@@ -15,8 +15,13 @@ public struct DaemonOptions: Sendable, Hashable {
     public var socketPath: String
     /// The clock.
     public var clock: ClockMode = .real
+    /// Whether the virtual clock runs itself (`--clock auto`): it jumps to the next event whenever someone waits
+    /// on the simulation.
+    public var clockRunsItself = false
     /// Overrides the fixture's seed.
     public var seed: UInt64?
+    /// Overrides the fixture's `start`: when the simulated wall clock starts.
+    public var start: WallClock?
     /// Overrides the fixture's durability (default `full`).
     public var durability: Durability?
     /// Start from the fixture, moving existing state aside.
@@ -111,14 +116,32 @@ public struct DaemonOptions: Sendable, Hashable {
             "--clock",
             help:
                 "The simulation clock. 'virtual' moves only when a client calls simulation.advance, for "
-                + "deterministic tests. Default: real."
-        ) { (options, clock: ClockMode) in options.clock = clock },
+                + "deterministic tests; 'auto' is a virtual clock that also jumps to the next event whenever a client "
+                + "waits on the simulation (a command's answer, simulation.sleep) and no request comes for a "
+                + "millisecond, so unchanged application code runs at full speed. Default: real."
+        ) { (options, clock: ClockChoice) in
+            options.clock = clock == .real ? .real : .virtual
+            options.clockRunsItself = clock == .auto
+        },
         .value("--seed", valueName: "N", help: "Seed for every random choice (overrides the fixture's).") {
             options, raw in
             guard let seed = UInt64(raw) else {
                 throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(raw)'")
             }
             options.seed = seed
+        },
+        .value(
+            "--start", valueName: "TIME",
+            help:
+                "The date, time and UTC offset the simulated wall clock starts at, as 2026-12-04T23:00:00+01:00 "
+                + "(overrides the fixture's start). The Hue bridge's time, the command record and watch show it. "
+                + "Default: the real time on the real clock; 2026-01-01T00:00:00Z on the virtual one."
+        ) { options, raw in
+            do throws(LumenError) {
+                options.start = try WallClock(parsing: raw)
+            } catch {
+                throw UsageError("--start: \(error.message)")
+            }
         },
         .choice(
             "--durability",
@@ -356,4 +379,9 @@ public struct DaemonOptions: Sendable, Hashable {
 
     /// Shell completion for lumend, made from ``declarations``.
     public static var completion: ShellCompletion { ShellCompletion(program: "lumend", options: declarations) }
+}
+
+/// What `--clock` takes: the simulation's clock modes, and the virtual clock that runs itself.
+enum ClockChoice: String, CaseIterable, Sendable {
+    case real, virtual, auto
 }

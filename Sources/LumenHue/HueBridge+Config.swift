@@ -59,7 +59,7 @@ extension HueBridge {
     /// The configuration as `username` may read it, from what one visit to the home read.
     func config(for username: String, in snapshot: Snapshot) -> JSONValue {
         guard case .object(var config) = shortConfig(name: snapshot.name) else { return .null }
-        let now = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
+        let now = snapshot.wallTime.utcText
         var whitelist = JSONObject()
         for user in snapshot.users where user.username == username {
             whitelist[user.username] = .object([
@@ -74,8 +74,8 @@ extension HueBridge {
         config["proxyaddress"] = "none"
         config["proxyport"] = 0
         config["UTC"] = .string(now)
-        config["localtime"] = .string(now)
-        config["timezone"] = "Etc/UTC"
+        config["localtime"] = .string(snapshot.wallTime.localText)
+        config["timezone"] = .string(Self.zoneName(utcOffsetSeconds: snapshot.wallTime.utcOffsetSeconds))
         config["whitelist"] = .object(whitelist)
         config["linkbutton"] = .bool(snapshot.isLinkButtonPressed)
         config["portalservices"] = false
@@ -110,6 +110,8 @@ extension HueBridge {
         var isLinkButtonPressed: Bool
         /// What the bridge keeps: its scenes and the groups apps created among it.
         var state: HueBridgeState
+        /// The simulated wall clock's time.
+        var wallTime: WallTime
     }
 
     /// The bridge as the home shows it now.
@@ -117,7 +119,15 @@ extension HueBridge {
         await home.reading { home in
             Snapshot(
                 lights: home.hueLights(), rooms: home.hueRooms(), name: home.name, users: home.hueUsers,
-                isLinkButtonPressed: home.isLinkButtonPressed, state: home.hueState)
+                isLinkButtonPressed: home.isLinkButtonPressed, state: home.hueState, wallTime: home.wallTime)
         }
+    }
+
+    /// The zone a bridge names for an offset from UTC: `Etc/UTC`, or the `Etc/GMT` zone of whole hours (whose
+    /// sign is the other way round: `Etc/GMT-1` is an hour east). An offset of part of an hour has no such
+    /// zone, and is named `Etc/UTC` (`localtime` still shows it).
+    static func zoneName(utcOffsetSeconds offset: Int) -> String {
+        guard offset != 0, offset % 3_600 == 0 else { return "Etc/UTC" }
+        return "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset) / 3_600)"
     }
 }

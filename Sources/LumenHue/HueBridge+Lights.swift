@@ -137,9 +137,7 @@ extension HueBridge {
     /// `GET /api/<user>/lights/new`: the lights the last search found, and when it ended (`active` while it
     /// runs).
     func newLights() async -> JSONValue {
-        let (search, lights, nowMs) = await home.reading { home in
-            (home.hueSearch(), home.hueLights(), home.nowMilliseconds)
-        }
+        let (search, lights) = await home.reading { home in (home.hueSearch(), home.hueLights()) }
         var object = JSONObject()
         for hueLight in lights where search.found.contains(hueLight.light.id) {
             object[String(hueLight.number)] = .object(["name": .string(hueLight.light.name)])
@@ -147,9 +145,7 @@ extension HueBridge {
         if search.active {
             object["lastscan"] = "active"
         } else if let ended = search.endedMs {
-            // The simulation's time of its end, on the wall clock.
-            let wall = HueValues.wallSeconds() - Int64((nowMs - ended) / 1_000)
-            object["lastscan"] = .string(HueValues.timestamp(secondsSinceEpoch: wall))
+            object["lastscan"] = .string(home.wallClock.time(atMicros: Int64(ended * 1_000)).utcText)
         } else {
             object["lastscan"] = "none"
         }

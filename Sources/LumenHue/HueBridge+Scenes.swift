@@ -97,7 +97,7 @@ extension HueBridge {
             recycle: try Self.flag(body["recycle"], "recycle", at: address) ?? false,
             appData: try Self.appData(body["appdata"], at: address) ?? [:],
             picture: try Self.picture(body["picture"], at: address) ?? "",
-            lastUpdated: HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds()))
+            lastUpdated: await home.wallTime.utcText)
         let id = try await home.changeHueState { state throws(HueError) in
             guard state.scenes.count < HueBridgeState.sceneLimit,
                 state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
@@ -170,7 +170,7 @@ extension HueBridge {
             }
             success(key, value)
         }
-        scene.lastUpdated = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
+        scene.lastUpdated = await home.wallTime.utcText
         try await saveScene(scene, at: address)
         return .json(.array(successes))
     }
@@ -195,7 +195,7 @@ extension HueBridge {
         }
         for (key, value) in state.members { merged[key] = value }
         scene.lightStates[light] = merged
-        scene.lastUpdated = HueValues.timestamp(secondsSinceEpoch: HueValues.wallSeconds())
+        scene.lastUpdated = await home.wallTime.utcText
         try await saveScene(scene, at: address)
         return .json(.array(Self.successes(for: body, at: address)))
     }

@@ -1,10 +1,6 @@
 import LumenModel
 import LumenProtocol
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// How Lumen's values read in the Hue API v1, and back (docs/hue.md lists each with its source).
 enum HueValues {
     /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
@@ -93,31 +89,5 @@ enum HueValues {
             "001788FFFE" + bytes.map { hex($0, uppercase: true) }.joined(),
             "00:17:88:" + bytes.map { hex($0) }.joined(separator: ":")
         )
-    }
-
-    /// The wall-clock time as the Hue API writes it: `2026-12-04T06:30:00`, in UTC.
-    static func timestamp(secondsSinceEpoch: Int64) -> String {
-        let days = secondsSinceEpoch / 86_400
-        let seconds = secondsSinceEpoch % 86_400
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPart = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPart + 2) / 5 + 1
-        let month = monthPart < 10 ? monthPart + 3 : monthPart - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return
-            "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3_600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
-    }
-
-    /// Seconds since the epoch now, on the wall clock.
-    static func wallSeconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
     }
 }

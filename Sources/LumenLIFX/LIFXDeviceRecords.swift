@@ -1,10 +1,6 @@
 import LumenModel
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
 /// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
 /// infrared level, its HEV cycles, its zones or pixels, where its tiles are and the effect it was asked to run.
@@ -25,8 +21,8 @@ final class LIFXDeviceRecords: Sendable {
         var downtimeMs: Double
     }
 
-    /// The wall clock when the front started, in nanoseconds since 1970: the simulation's time 0 on the wall,
-    /// so that a bulb's time moves with the simulation clock, virtual or real.
+    /// The simulated wall clock's start, in nanoseconds since 1970: the simulation's time 0 on the wall, so that
+    /// a bulb's time moves with the simulation clock, virtual or real.
     let startedAtNanoseconds: UInt64
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
@@ -67,12 +63,10 @@ final class LIFXDeviceRecords: Sendable {
         return HSBK(state, kind: kind)
     }
 
-    /// Records for bulbs that came up at `startedAtMs` of simulation time.
-    init(startedAtMs: Double) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let wall = UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
-        startedAtNanoseconds = wall - min(wall, UInt64(max(0, startedAtMs) * 1_000_000))
+    /// Records for bulbs that came up at `startedAtMs` of simulation time, on a home whose simulated wall clock
+    /// is `wallClock`.
+    init(startedAtMs: Double, wallClock: WallClock) {
+        startedAtNanoseconds = UInt64(max(0, wallClock.startMicroseconds)) * 1_000
         self.startedAtMs = startedAtMs
     }
 

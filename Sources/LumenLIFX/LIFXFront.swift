@@ -41,7 +41,7 @@ public final class LIFXFront: Sendable {
         scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
         startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget()
     ) {
-        records = LIFXDeviceRecords(startedAtMs: startedAtMs)
+        records = LIFXDeviceRecords(startedAtMs: startedAtMs, wallClock: scopeContext.home.wallClock)
         self.scopeContext = scopeContext
         self.port = UInt32(port)
         self.firstAddress = firstAddress

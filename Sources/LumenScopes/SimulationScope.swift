@@ -14,8 +14,9 @@ public struct SimulationScope: Scope {
         .value("clock") { $0.clock },
         .action(
             "advance", arguments: "{ms} | {untilIdle: true, maxMs?} | {toNextEvent: true}",
-            result: "{mode, nowMs, advancedMs, idle?}"
+            result: "{mode, runsItself, nowMs, wallTime, advancedMs, idle?}"
         ) { $0.advance },
+        .action("sleep", arguments: "{ms}", result: "{mode, runsItself, nowMs, wallTime}") { $0.sleep },
         .action("setReachable", arguments: "{light, reachable}", result: "{}") { $0.setReachable },
         .action(
             "device", arguments: "{light}",
@@ -165,6 +166,18 @@ public struct SimulationScope: Scope {
                 clock["advancedMs"] = .double(advanced)
                 if let idle { clock["idle"] = .bool(idle) }
                 return .object(clock)
+            }
+        }
+    }
+
+    /// `sleep`: answered once the clock has moved `ms` on, with the clock then; on a clock that runs itself,
+    /// what a test harness puts in place of the application's own sleep.
+    var sleep: Action {
+        action(["ms"]) { home, args throws(JSONShapeError) in
+            let ms = try args.required("ms").double()
+            return { () async throws(LumenError) in
+                try await home.sleep(milliseconds: ms)
+                return await home.clockValue
             }
         }
     }

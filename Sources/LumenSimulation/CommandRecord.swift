@@ -33,6 +33,8 @@ public struct CommandRecord: Sendable, Hashable {
     public let number: UInt64
     /// When the home received it, on the simulation clock.
     public let atMs: Double
+    /// When the home received it, on the simulated wall clock.
+    public let at: WallTime
     /// Who sent it (`session 3`), or empty when nobody said.
     public let source: String
     /// The light it was for.
@@ -46,10 +48,10 @@ public struct CommandRecord: Sendable, Hashable {
     /// What became of it.
     public var outcome: Outcome
 
-    /// `{number, atMs, source, light, room?, change, transitionMs, outcome, code?}`.
+    /// `{number, atMs, at, source, light, room?, change, transitionMs, outcome, code?}`.
     public var jsonValue: JSONValue {
         var object: JSONObject = [
-            "number": .int(Int(number)), "atMs": .double(atMs), "source": .string(source),
+            "number": .int(Int(number)), "atMs": .double(atMs), "at": .string(at.iso8601), "source": .string(source),
             "light": .string(light.rawValue),
         ]
         if let room { object["room"] = .string(room.rawValue) }
@@ -90,14 +92,14 @@ struct CommandLog: Sendable {
     /// Records a command; returns its number.
     @discardableResult
     mutating func append(
-        at atMs: Double, source: String, light: LightID, room: RoomID?, change: LightChange, transitionMs: Double,
-        outcome: CommandRecord.Outcome
+        at atMs: Double, wall: WallTime, source: String, light: LightID, room: RoomID?, change: LightChange,
+        transitionMs: Double, outcome: CommandRecord.Outcome
     ) -> UInt64 {
         let number = nextNumber
         nextNumber += 1
         guard capacity > 0 else { return number }
         let record = CommandRecord(
-            number: number, atMs: atMs, source: source, light: light, room: room, change: change,
+            number: number, atMs: atMs, at: wall, source: source, light: light, room: room, change: change,
             transitionMs: transitionMs, outcome: outcome)
         if ring.count < capacity {
             ring.append(record)

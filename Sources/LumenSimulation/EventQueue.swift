@@ -21,6 +21,8 @@ enum SimulationEvent: Sendable, Hashable {
     case answerQuery(UInt64)
     /// A light's breathing (``LightEffect/breathing``) may have run its course.
     case endBreathing(LightID)
+    /// Someone sleeping on the simulation's clock wakes (``Home/sleep(milliseconds:)``).
+    case wake(UInt64)
 
     /// Whether this is work under way, which settling the clock waits for: anything but a scheduled fault.
     var isWork: Bool {

@@ -31,7 +31,8 @@ extension Home {
         _ outcome: CommandRecord.Outcome = .pending
     ) -> UInt64 {
         let number = commandLog.append(
-            at: nowMilliseconds, source: CommandSource.current, light: light, room: room, change: change,
+            at: nowMilliseconds, wall: wallClock.time(atMicros: nowMicros), source: CommandSource.current, light: light,
+            room: room, change: change,
             transitionMs: Double(transitionMicros) / 1_000, outcome: outcome)
         if outcome != .pending { announceCommand(number, outcome) }
         return number

@@ -45,9 +45,12 @@ extension Home {
     /// The number of lights in the home.
     public var lightCount: Int { lights.count }
 
-    /// The clock as the `simulation` scope's `clock` value shows it: `{mode, nowMs}`.
+    /// The clock as the `simulation` scope's `clock` value shows it: `{mode, runsItself, nowMs, wallTime}`.
     public var clockValue: JSONValue {
-        .object(["mode": .string(clockMode.rawValue), "nowMs": .double(nowMilliseconds)])
+        .object([
+            "mode": .string(clockMode.rawValue), "runsItself": .bool(clockRunsItself),
+            "nowMs": .double(nowMilliseconds), "wallTime": .string(wallTime.iso8601),
+        ])
     }
 
     /// The value of a property as the wire shows it: what `get` and `subscribe` return.

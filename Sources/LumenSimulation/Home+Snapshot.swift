@@ -13,6 +13,7 @@ extension Home {
                 return fixtureRoom
             })
         fixture.durability = durability
+        fixture.start = fixtureStart
         fixture.defaults = defaults
         fixture.discovery = discovery
         fixture.bridge = bridge

@@ -37,6 +37,8 @@ public actor Home {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
     public nonisolated let clockMode: ClockMode
+    /// The simulated wall clock: the date and time at which the simulation's clock read zero (``wallTime``).
+    public nonisolated let wallClock: WallClock
     /// The values announced, for reads that need not wait for the actor (``read(_:)``).
     public nonisolated let published = PublishedValues()
     let fixtureIdentity: (id: String, seed: UInt64)
@@ -51,6 +53,8 @@ public actor Home {
     /// How many entries of `faultSchedule` came from the fixture; later ones were added at run time.
     let fixtureFaultCount: Int
     var durability: Durability?
+    /// The fixture's own `start`, which a snapshot keeps (a start given on the command line is not saved).
+    let fixtureStart: WallClock?
     var roomOrder: [RoomID] = []
     var rooms: [RoomID: SimulatedRoom] = [:]
     var lights = LightTable()
@@ -110,6 +114,13 @@ public actor Home {
     let realStartMicros = Home.continuousMicros()
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
+    /// Whether the virtual clock runs itself (``clockRunsItself``).
+    public nonisolated let clockRunsItself: Bool
+    /// A clock that runs itself: whether a jump is already waiting for its quiet moment.
+    var isJumpArmed = false
+    /// Those sleeping on the simulation's clock (``sleep(milliseconds:)``), by number: each resumed with
+    /// `true` when its time comes, `false` when the home stops first.
+    var sleepers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
 
     /// A watcher's registration (``addWatcher(_:)``), to remove it by.
     public struct WatcherID: Hashable, Sendable {
@@ -162,16 +173,23 @@ public actor Home {
     ///   - wakeExecutor: where that wake-up runs (lumend's main event loop, so that it needs no other thread).
     ///   - executor: where the actor's work runs (lumend's main event loop); by default ``ThreadExecutor/shared``.
     ///   - commandRecordLimit: how many of the last commands the command record keeps.
+    ///   - start: when the simulated wall clock starts, overriding the fixture's `start`; with neither, the real
+    ///     time now on the real clock and ``WallClock/virtualDefault`` on the virtual one.
+    ///   - runsItself: on the virtual clock, whether the clock jumps to the next event by itself whenever someone
+    ///     waits on the simulation (``clockRunsItself``).
     public init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
         wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil,
-        commandRecordLimit: Int = Home.defaultCommandRecordLimit
+        commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil, runsItself: Bool = false
     ) {
         commandLog = CommandLog(capacity: commandRecordLimit)
         self.executor = executor ?? ThreadExecutor.shared
         self.wakeClock = wakeClock
         self.wakeExecutor = wakeExecutor
         clockMode = clock
+        clockRunsItself = runsItself && clock == .virtual
+        wallClock = start ?? fixture.start ?? (clock == .virtual ? .virtualDefault : Self.realWallClock())
+        fixtureStart = fixture.start
         let seed = seed ?? fixture.seed
         fixtureIdentity = (fixture.id, seed)
         name = fixture.name
@@ -360,6 +378,25 @@ public actor Home {
 
     /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
     /// `Duration`: every command reads it.
+    /// The real date and time now, read in the machine's time zone: the wall clock of a home on the real clock
+    /// that was given none.
+    static func realWallClock() -> WallClock {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return WallClock(
+            startMicroseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000,
+            utcOffsetSeconds: Int(parts.tm_gmtoff))
+    }
+
+    /// The simulated wall clock's time now: its start, moved on by the simulation's clock.
+    public var wallTime: WallTime {
+        refreshRealTime()
+        return wallClock.time(atMicros: nowMicros)
+    }
+
     static func continuousMicros() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_BOOTTIME, &now)
@@ -424,6 +461,7 @@ public actor Home {
 
     /// Real clock: makes sure a task wakes the loop when the earliest event falls due.
     func armRealClock() {
+        if clockRunsItself { armJump() }
         guard clockMode == .real, !isShutDown, let due = queue.nextDue else { return }
         if let armedWake, armedWake <= due { return }
         armedWake = due
@@ -452,6 +490,7 @@ public actor Home {
         case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
         case .answerQuery(let id): answerQuery(id)
         case .endBreathing(let light): endBreathing(light)
+        case .wake(let sleeper): sleepers.removeValue(forKey: sleeper)?.resume(returning: true)
         }
     }
 
@@ -532,6 +571,8 @@ public actor Home {
         }
         queries.removeAll()
         for command in waiting { settle(command, .failure(LumenError.shuttingDown)) }
+        for (_, sleeper) in sleepers.sorted(by: { $0.key < $1.key }) { sleeper.resume(returning: false) }
+        sleepers.removeAll()
     }
 }
 

@@ -240,8 +240,6 @@ struct HueBridgeTests {
         #expect(HueValues.brightness(bri: 1) == 1 && HueValues.brightness(bri: 254) == 100)
         for bri in 1...254 { #expect(HueValues.bri(brightness: HueValues.brightness(bri: bri)) == bri) }
         #expect(HueValues.mireds(ct: 100) == 153 && HueValues.mireds(ct: 600) == 500)
-        #expect(HueValues.timestamp(secondsSinceEpoch: 0) == "1970-01-01T00:00:00")
-        #expect(HueValues.timestamp(secondsSinceEpoch: 1_796_000_000) == "2026-11-30T00:53:20")
         #expect(HueValues.uniqueID(of: "den.lamp").hasPrefix("00:17:88:01:"))
         let red = HueValues.color(hue: 0, sat: 254)
         #expect(red.x > 0.6 && red.y < 0.35)

@@ -22,6 +22,20 @@ struct HueConfigChangeTests {
         #expect(try await bridge.errorType("PUT", "/config", #"{"colour": 1}"#) == 6)
     }
 
+    @Test func theBridgesTimeIsTheSimulatedWallClocks() async throws {
+        var fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
+        fixture.start = try WallClock(parsing: "2026-12-04T23:00:00+01:00")
+        let bridge = try await HueTestBridge(fixture: fixture)
+        let config = try await bridge.answer("GET", "/config")
+        #expect(config["UTC"]?.stringValue?.hasPrefix("2026-12-04T22:00:0") == true)
+        #expect(config["localtime"]?.stringValue?.hasPrefix("2026-12-04T23:00:0") == true)
+        #expect(config["timezone"] == "Etc/GMT-1")
+        try await bridge.home.advance(byMilliseconds: 7_200_000)
+        #expect(
+            try await bridge.answer("GET", "/config")["localtime"]?.stringValue?.hasPrefix("2026-12-05T01:00:0") == true
+        )
+    }
+
     @Test func aForgottenUserOpensNothingEvenAfterACrash() async throws {
         let bridge = try await HueTestBridge()
         _ = try await bridge.home.pairHueUser(deviceType: "other#app", username: "other")

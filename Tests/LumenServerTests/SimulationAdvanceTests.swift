@@ -25,7 +25,11 @@ struct SimulationAdvanceTests {
         #expect(idle?["advancedMs"] == 0 && idle?["idle"] == nil, "\(String(describing: idle))")
         let by = try await client.result(
             "call", ["scope": simulation, "connection": "advance", "arguments": ["ms": 500]])["value"]
-        #expect(by == ["mode": "virtual", "nowMs": 500, "advancedMs": 500])
+        #expect(
+            by == [
+                "mode": "virtual", "runsItself": false, "nowMs": 500, "wallTime": "2026-01-01T00:00:00.500Z",
+                "advancedMs": 500,
+            ])
     }
 
     @Test(
@@ -75,8 +79,8 @@ struct SimulationAdvanceTests {
             commands?["commands"]
                 == [
                     [
-                        "number": 1, "atMs": 0, "source": "session 1", "light": "lab.dim", "change": ["brightness": 30],
-                        "transitionMs": 0, "outcome": "applied",
+                        "number": 1, "atMs": 0, "at": "2026-01-01T00:00:00.000Z", "source": "session 1",
+                        "light": "lab.dim", "change": ["brightness": 30], "transitionMs": 0, "outcome": "applied",
                     ]
                 ])
         let heard = try await client.waitForNotifications(1).filter { $0["method"] == "changed" }

@@ -36,10 +36,24 @@ struct CommandRecordTests {
         #expect(
             dimmed.jsonValue
                 == [
-                    "number": 1, "atMs": 1_000, "source": "automation", "light": "kitchen.spot",
+                    "number": 1, "atMs": 1_000, "at": "2026-01-01T00:00:01.000Z", "source": "automation",
+                    "light": "kitchen.spot",
                     "change": ["brightness": 40], "transitionMs": 2_000, "outcome": "applied",
                 ])
         #expect(records[1].jsonValue["code"] == .int(LumenError.Code.notSupported.rawValue))
+    }
+
+    @Test func theRecordAndTheClockShowTheSimulatedWallClock() async throws {
+        let home = Home(
+            fixture: try Fixture(json: Array(Self.twoRooms.utf8)), clock: .virtual,
+            start: try WallClock(parsing: "2026-12-04T22:59:59.5+01:00"))
+        try await home.advance(byMilliseconds: 500)
+        _ = try await home.submit(LightChange(isOn: true), to: "kitchen.spot")
+        let record = try #require(await home.commandRecords().first)
+        #expect(record.jsonValue["at"] == "2026-12-04T23:00:00.000+01:00")
+        try await home.advance(byMilliseconds: 3_600_000)
+        #expect(await home.clockValue["wallTime"] == "2026-12-05T00:00:00.000+01:00")
+        #expect(await home.wallTime.utcText == "2026-12-04T23:00:00")
     }
 
     @Test func aCommandThatReachedNoLightIsNotRecorded() async throws {

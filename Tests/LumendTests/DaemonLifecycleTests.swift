@@ -252,7 +252,7 @@ struct DaemonLifecycleTests {
 
     @Test(arguments: [
         (["--bogus"], "unknown option '--bogus'"),
-        (["--clock", "fast"], "--clock must be 'real' or 'virtual', not 'fast'"),
+        (["--clock", "fast"], "--clock must be 'real', 'virtual' or 'auto', not 'fast'"),
         (["--clock"], "--clock needs a value"),
         (["--seed", "-3"], "--seed must be a whole number"),
         (["--log-level", "loud"], "--log-level must be one of"),

@@ -148,7 +148,8 @@ extension Fixture {
 
     init(cursor: JSONCursor) throws(JSONShapeError) {
         let object = try cursor.object(allowing: [
-            "$schema", "schema", "id", "name", "seed", "durability", "defaults", "discovery", "bridge", "hue", "rooms",
+            "$schema", "schema", "id", "name", "seed", "durability", "start", "defaults", "discovery", "bridge", "hue",
+            "rooms",
             "faultSchedule", "generation", "origin", "checksum",
         ])
         // A check goes on past a wrong schema as if it were this build's, and past a missing ID or name with
@@ -181,6 +182,14 @@ extension Fixture {
             self.seed = UInt64(value)
         }
         durability = try object.optional("durability")?.enumeration(Durability.self)
+        if let start = object.optional("start") {
+            let text = try start.string()
+            do throws(LumenError) {
+                self.start = try WallClock(parsing: text)
+            } catch {
+                throw start.error(error.message)
+            }
+        }
         if let defaults = object.optional("defaults") { self.defaults = try DeviceSettings(cursor: defaults) }
         if let discovery = object.optional("discovery") {
             let settings = try discovery.object(allowing: ["scanDurationMs", "maxLightsPerScan", "jitterMs"])

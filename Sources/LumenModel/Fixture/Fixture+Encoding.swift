@@ -8,6 +8,7 @@ extension Fixture {
         if let generation { object["generation"] = .int(generation) }
         if let origin { object["origin"] = .object(["id": .string(origin.id), "digest": .string(origin.digest)]) }
         if let durability { object["durability"] = .string(durability.rawValue) }
+        if let start { object["start"] = .string(start.time(atMicros: 0).iso8601) }
         if !defaults.isEmpty { object["defaults"] = .object(defaults.jsonObject) }
         if discovery != DiscoverySettings() {
             object["discovery"] = .object([

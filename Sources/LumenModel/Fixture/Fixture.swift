@@ -23,6 +23,9 @@ public struct Fixture: Sendable, Hashable {
     public var seed: UInt64 = 0
     /// How writes are made durable, unless the command line says otherwise.
     public var durability: Durability?
+    /// The date, time and UTC offset the simulated wall clock starts at, unless the command line says otherwise;
+    /// `nil` for the real time on the real clock and ``WallClock/virtualDefault`` on the virtual one.
+    public var start: WallClock?
     /// Device settings every light inherits unless its room or itself says otherwise.
     public var defaults = DeviceSettings()
     /// How discovery scans behave.

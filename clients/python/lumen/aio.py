@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 from typing import Any, AsyncIterator
 
 from . import _assertions
@@ -299,6 +300,15 @@ class AsyncClient:
     async def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event; see `Client.advance_to_next_event`."""
         return await self._simulate({"toNextEvent": True}, timeout)
+
+    async def sleep(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
+        """Returns once the simulation's clock has moved `ms` on; see `Client.sleep`."""
+        return await self._simulate({"ms": ms}, timeout, "sleep")
+
+    async def wall_time(self, timeout: float | None = 30) -> datetime.datetime:
+        """The simulated wall clock's time now; see `Client.wall_time`."""
+        clock = await self.get("clock", in_scope=await self.simulation(timeout), timeout=timeout)
+        return datetime.datetime.fromisoformat(clock["wallTime"])
 
     async def simulation(self, timeout: float | None = 30) -> int:
         """Opens the simulation scope (the clock, faults), once; see `Client.simulation`."""

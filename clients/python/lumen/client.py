@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import queue
 import select
 import socket
@@ -415,6 +416,18 @@ class Client:
     def advance_to_next_event(self, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock to the next scheduled event and carries it out; returns how far it went."""
         return self._simulate({"toNextEvent": True}, timeout)
+
+    def sleep(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
+        """Returns once the simulation's clock has moved `ms` on, with the clock then: at once in real time on a
+        clock that runs itself (`--clock auto`), once a test advances it on a virtual one, after `ms` on the
+        real one."""
+        return self._simulate({"ms": ms}, timeout, "sleep")
+
+    def wall_time(self, timeout: float | None = 30) -> datetime.datetime:
+        """The simulated wall clock's time now, with its UTC offset: the fixture's `start` or lumend's
+        `--start`, moved on by the simulation's clock."""
+        clock = self.get("clock", in_scope=self.simulation(timeout), timeout=timeout)
+        return datetime.datetime.fromisoformat(clock["wallTime"])
 
     def _simulate(self, arguments: Any, timeout: float | None, action: str = "advance") -> Any:
         """Calls one of the simulation scope's actions, opening the scope first if need be."""

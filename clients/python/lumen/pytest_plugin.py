@@ -7,11 +7,16 @@
         lumend.settle()                      # the clock moves until nothing is pending
         assert pending.result() is True
 
-The daemon runs on a temporary state directory, on the virtual clock, with a seed (1, or the marker's), so a
-test replays exactly. The fixture waits for `READY=1` on a notification socket of its own, and after the test
+The daemon runs on a temporary state directory, on a virtual clock that runs itself, with a seed (1, or the
+marker's), so a test replays exactly. The clock jumps to the next event whenever the test waits on the simulation
+(a command's answer, a sleep), so application code that waits runs unchanged and at full speed: `time.sleep`
+and `asyncio.sleep` sleep on the simulation's clock for the test's length, and, when the `time-machine` package
+is installed, `time.time()` and `datetime.now()` read the simulation's wall clock (`--start`). A test that moves
+the clock itself asks for `clock="virtual"` (nothing moves until it calls `advance` or `settle`); `clock="real"`
+runs on the real clock. The fixture waits for `READY=1` on a notification socket of its own, and after the test
 stops the daemon and fails the test if it did not exit cleanly. Mark a test to choose its home and seed:
 
-    @pytest.mark.lumend(fixture="homes/flat.json", seed=7, args=["--durability", "relaxed"])
+    @pytest.mark.lumend(fixture="homes/flat.json", seed=7, clock="virtual", args=["--durability", "relaxed"])
 
 A relative fixture path is taken from the test file's directory (else from the working directory); with none,
 lumend runs its demo home.
@@ -33,6 +38,8 @@ The lumend binary is `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`.
 
 from __future__ import annotations
 
+import asyncio
+import datetime
 import os
 import select
 import shutil
@@ -42,11 +49,17 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
+from ._wire import ConnectionClosed, LumenError
 from .client import Client
+
+try:
+    import time_machine
+except ImportError:  # Optional: without it, the wall clock is read with `lumend.wall_time()`.
+    time_machine = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,7 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "lumend(fixture=None, seed=1, args=(), hue=False, lifx=False): how the lumend fixture starts lumend",
+        "lumend(fixture=None, seed=1, clock='auto', args=(), hue=False, lifx=False): how the lumend fixture starts "
+        "lumend",
     )
 
 
@@ -147,9 +161,10 @@ def lumend_binary(config: pytest.Config) -> str:
 
 def start(
     binary: str, fixture: str | None = None, seed: int = 1, args: tuple[str, ...] | list[str] = (),
-    hue: bool = False, lifx: bool | str = False,
+    clock: str = "virtual", hue: bool = False, lifx: bool | str = False,
 ) -> Daemon:
-    """Starts lumend on a temporary state directory and the virtual clock; returns once it is ready.
+    """Starts lumend on a temporary state directory and `clock` (`virtual`, `auto` or `real`); returns once it
+    is ready.
 
     `hue` starts the HTTP front on a free port of 127.0.0.1; `lifx` the LIFX bulbs on a free UDP port, from
     127.0.0.10 on (or from the address it gives)."""
@@ -162,7 +177,7 @@ def start(
     state = os.path.join(directory, "state")
     stderr_path = os.path.join(directory, "stderr.log")
     # --exit-with-parent: a test run killed outright leaves no lumend behind.
-    command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", "virtual", "--seed", str(seed)]
+    command = [binary, "--socket", socket_path, "--state-dir", state, "--clock", clock, "--seed", str(seed)]
     command += ["--exit-with-parent"]
     if fixture:
         command += ["--fixture", fixture]
@@ -199,19 +214,23 @@ def start(
 @pytest.fixture
 def lumend(request: pytest.FixtureRequest) -> Iterator[Lumend]:
     """A client connected to a lumend of this test's own (see the module's documentation)."""
-    marker = request.node.get_closest_marker("lumend")
-    options = dict(marker.kwargs) if marker else {}
+    # Every lumend marker counts, the closest deciding each option: a module's clock and a test's seed, say.
+    options: dict = {}
+    for marker in reversed(list(request.node.iter_markers("lumend"))):
+        options.update(marker.kwargs)
     fixture = options.get("fixture")
     if fixture and not os.path.isabs(fixture):
         # Relative to the test file, as a test's own data is; else, as before, to the working directory.
         beside = os.path.join(os.path.dirname(str(request.node.path)), fixture)
         fixture = beside if os.path.exists(beside) else fixture
+    clock = options.get("clock", "auto")
     daemon = start(
         lumend_binary(request.config), fixture=fixture, seed=options.get("seed", 1), args=options.get("args", ()),
-        hue=options.get("hue", False), lifx=options.get("lifx", False),
+        clock=clock, hue=options.get("hue", False), lifx=options.get("lifx", False),
     )
     client = Lumend.connect(daemon.socket_path)
     client.daemon = daemon
+    restore = _sleep_on_the_simulation(client) if clock == "auto" else None
     try:
         if options.get("hue"):
             # Paired through the simulation scope: no link button to press, no name to learn from a reply.
@@ -219,9 +238,65 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Lumend]:
             client.hue_user = HUE_USER
         yield client
     finally:
+        if restore:
+            restore()
         client.close_connection()
         status = daemon.stop()
         stderr = daemon.stderr
         shutil.rmtree(daemon.directory, ignore_errors=True)
         if status != 0:
             pytest.fail(f"lumend did not exit cleanly (status {status}):\n{stderr}")
+
+
+def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
+    """Puts sleeping on the simulation's clock in place of `time.sleep` and `asyncio.sleep` for one test, and,
+    with time-machine, the simulation's wall clock and its UTC offset in place of the real ones; returns what puts
+    them back."""
+    real_sleep = time.sleep
+    real_async_sleep = asyncio.sleep
+    real_zone = os.environ.get("TZ")
+    travel = None
+    traveller = None
+    if time_machine is not None:
+        now = client.wall_time()
+        offset = now.utcoffset() or datetime.timedelta()
+        # A POSIX zone of the simulation's offset, so that local time reads as the simulation's (east is minus).
+        minutes = int(abs(offset.total_seconds()) // 60)
+        os.environ["TZ"] = f"LUMEN{'+' if offset < datetime.timedelta() else '-'}{minutes // 60:02d}:{minutes % 60:02d}"
+        time.tzset()
+        travel = time_machine.travel(now, tick=False)
+        traveller = travel.start()
+
+    def simulated_sleep(seconds: float) -> None:
+        if seconds <= 0:
+            real_sleep(seconds)
+            return
+        try:
+            clock = client.sleep(seconds * 1000)
+        except (ConnectionClosed, LumenError):
+            # lumend is gone or going (a test stopping it waits for the process, which sleeps): real time then.
+            real_sleep(seconds)
+            return
+        if traveller is not None:
+            traveller.move_to(datetime.datetime.fromisoformat(clock["wallTime"]))
+
+    async def simulated_async_sleep(delay: float, result: object = None) -> object:
+        if delay <= 0:
+            return await real_async_sleep(delay, result)
+        await asyncio.get_running_loop().run_in_executor(None, simulated_sleep, delay)
+        return result
+
+    def restore() -> None:
+        time.sleep = real_sleep
+        asyncio.sleep = real_async_sleep
+        if travel is not None:
+            travel.stop()
+            if real_zone is None:
+                os.environ.pop("TZ", None)
+            else:
+                os.environ["TZ"] = real_zone
+            time.tzset()
+
+    time.sleep = simulated_sleep
+    asyncio.sleep = simulated_async_sleep
+    return restore

@@ -1,4 +1,5 @@
 import asyncio
+import datetime
 import platform
 import queue
 import socket
@@ -220,3 +221,11 @@ def test_the_reader_joins_lines_sent_in_pieces_long_ones_too():
         sender.join()
         near.close()
     assert lines == [b'{"a":1}', b'{"b":2}', long_line], "an unfinished last line is no message"
+
+
+@pytest.mark.lumend(fixture=LAB, seed=9, args=["--start", "2026-12-04T23:00:00+01:00"])
+def test_the_wall_clock_starts_where_asked_and_moves_with_the_simulation(lumend):
+    one_hour_east = datetime.timezone(datetime.timedelta(hours=1))
+    assert lumend.wall_time() == datetime.datetime(2026, 12, 4, 23, 0, tzinfo=one_hour_east)
+    lumend.advance(90 * 60_000)
+    assert lumend.wall_time() == datetime.datetime(2026, 12, 5, 0, 30, tzinfo=one_hour_east)

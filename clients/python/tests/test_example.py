@@ -68,6 +68,12 @@ def test_a_lifx_app_turns_a_bedside_lamp_on(lumend):
     lumend.assert_state("bedroom.bedside-left", isOn=True)
 
 
+@pytest.mark.lumend(args=["--start", "2026-12-04T22:59:00+01:00"])
+def test_the_night_begins(lumend):
+    lumend.advance(60_000)
+    assert lumend.wall_time().hour == 23
+
+
 def test_docs_testing_md_shows_exactly_these_tests():
     import pathlib
     import re

@@ -4,6 +4,9 @@ import pytest
 
 from lumen import ErrorCode, LumenError, Timeout
 
+# These tests move the clock themselves: it stands still until they do.
+pytestmark = pytest.mark.lumend(clock="virtual")
+
 # The demo home (no fixture given), each seed a lumend of its own.
 SEEDS = [pytest.param(seed, marks=pytest.mark.lumend(seed=seed)) for seed in range(1, 51)]
 

@@ -1,0 +1,62 @@
+import LumenModel
+import LumenProtocol
+
+/// A virtual clock that runs itself, and sleeping on the simulation's clock.
+///
+/// Application code under test waits: for a command's answer, for a question to a bulb, or for time to pass
+/// (``Home/sleep(milliseconds:)``, which a test harness puts in place of the application's own sleep). On a clock
+/// that runs itself, whenever someone waits so and no request has come for a moment of real time
+/// (``Home/quietBeforeJump``), the clock jumps to the next event and carries events out, one after another,
+/// until one of them ends a wait. The woken client's next request then comes at that moment of simulated time,
+/// which is what makes a session replay byte for byte: code that runs between two waits takes no simulated
+/// time, however long it takes on the machine. Code that goes on working while a request it sent is still
+/// unanswered (several threads, or a request sent without waiting) may see the clock jump meanwhile.
+extension Home {
+    /// How long the home waits without a request, in real time, before a clock that runs itself jumps: long
+    /// enough for requests already on their way (pipelined, or from another thread of the same client) to
+    /// arrive, short enough that a test of a hundred waits takes a fraction of a second.
+    public static let quietBeforeJump: Duration = .milliseconds(1)
+
+    /// Returns once the simulation's clock has moved `ms` on: by `advance` or by itself on the virtual clock,
+    /// as time passes on the real one.
+    /// - Throws: ``LumenError`` `invalidParams` for a span out of range; `shuttingDown` when the home stops
+    ///   first.
+    public func sleep(milliseconds ms: Double) async throws(LumenError) {
+        guard !isShutDown else { throw LumenError.shuttingDown }
+        if let problem = SimulatedDurations.advanceProblem(ms, "ms") { throw LumenError(.invalidParams, problem) }
+        refreshRealTime()
+        let number = nextCommandID
+        nextCommandID += 1
+        let woken = await withCheckedContinuation { continuation in
+            sleepers[number] = continuation
+            schedule(.wake(number), at: nowMicros + Self.micros(ms))
+        }
+        guard woken else { throw LumenError.shuttingDown }
+    }
+
+    /// How many are waiting on the simulation: commands not yet answered, questions to lights, and sleepers.
+    var waitingOnSimulation: Int { pending.count + queries.count + sleepers.count }
+
+    /// A clock that runs itself: makes sure a jump follows once nothing has come for a moment, when someone
+    /// waits on the simulation.
+    func armJump() {
+        guard !isJumpArmed, !isShutDown, waitingOnSimulation > 0 else { return }
+        isJumpArmed = true
+        let clock = wakeClock
+        Task(executorPreference: wakeExecutor) { [weak self] in
+            try? await clock.sleep(for: Self.quietBeforeJump)
+            await self?.jump()
+        }
+    }
+
+    /// Carries out the events to come, one after another, until one ends a wait (so that the woken client's next
+    /// request comes at that moment) or none is left; then waits for the next quiet moment if anyone still waits.
+    func jump() {
+        isJumpArmed = false
+        let waiting = waitingOnSimulation
+        while !isShutDown, waitingOnSimulation > 0, waitingOnSimulation >= waiting, let due = queue.nextDue {
+            runEvents(notAfter: due)
+        }
+        armJump()
+    }
+}

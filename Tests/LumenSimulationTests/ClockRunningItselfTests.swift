@@ -1,0 +1,81 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Synchronization
+import Testing
+
+/// A virtual clock that runs itself, and sleeping on the simulation's clock.
+@Suite("A clock that runs itself")
+struct ClockRunningItselfTests {
+    static let fixture = """
+        {"schema": 1, "id": "t", "name": "T", "seed": 3, "rooms": [{"id": "hall", "name": "Hall", "lights": [
+          {"id": "hall.lamp", "name": "Lamp", "kind": "dimmable", "latency": {"kind": "fixed", "ms": 250}},
+          {"id": "hall.far", "name": "Far", "kind": "dimmable", "latency": {"kind": "fixed", "ms": 900}}]}]}
+        """
+
+    func makeHome(runsItself: Bool) throws -> Home {
+        Home(fixture: try Fixture(json: Array(Self.fixture.utf8)), clock: .virtual, runsItself: runsItself)
+    }
+
+    @Test func aCommandIsAnsweredWithoutAnAdvanceAtTheMomentItsLightTookIt() async throws {
+        let home = try makeHome(runsItself: true)
+        let state = try await home.submit(LightChange(brightness: 40), to: "hall.lamp", transitionMs: 2_000).value
+        #expect(state.brightness == 40)
+        // The clock stopped where the answer came: the fade that goes on is nobody's wait.
+        #expect(await home.nowMilliseconds == 250)
+        #expect(await home.clockValue["runsItself"] == true)
+    }
+
+    @Test func aSleepEndsWhenItsTimeComesAndTheLightsMoveOnMeanwhile() async throws {
+        let home = try makeHome(runsItself: true)
+        _ = try await home.submit(LightChange(brightness: 40), to: "hall.lamp", transitionMs: 2_000).value
+        try await home.sleep(milliseconds: 60_000)
+        #expect(await home.nowMilliseconds == 60_250)
+        #expect(try await home.light("hall.lamp").state.brightness == 40)
+        #expect(await home.wallTime.iso8601 == "2026-01-01T00:01:00.250Z")
+    }
+
+    @Test func waitsEndInTheOrderOfTheirTimes() async throws {
+        let home = try makeHome(runsItself: true)
+        let order = try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                _ = try await home.submit(LightChange(brightness: 10), to: "hall.far").value
+                return "far"
+            }
+            group.addTask {
+                try await home.sleep(milliseconds: 500)
+                return "sleep"
+            }
+            var ended: [String] = []
+            for try await end in group { ended.append(end) }
+            return ended
+        }
+        // Two waits at once: the clock may move on to the second while the first one's waiter is still on its
+        // way, so only the order and the end are certain.
+        #expect(order == ["sleep", "far"])
+        #expect(await home.nowMilliseconds == 900)
+    }
+
+    @Test func aVirtualClockThatDoesNotRunItselfWakesASleeperOnlyWhenAdvanced() async throws {
+        let home = try makeHome(runsItself: false)
+        let woken = Mutex(false)
+        let sleeper = Task {
+            try await home.sleep(milliseconds: 1_000)
+            woken.withLock { $0 = true }
+        }
+        // The sleep is queued once the clock has an event to advance to.
+        while try await home.advanceToNextEvent() == 0 { await Task.yield() }
+        try await sleeper.value
+        let now = await home.nowMilliseconds
+        #expect(woken.withLock { $0 } && now == 1_000)
+    }
+
+    @Test func aSleeperIsToldWhenTheHomeStops() async throws {
+        let home = try makeHome(runsItself: false)
+        let sleeper = Task { try await home.sleep(milliseconds: 1_000) }
+        // Whether the sleep began before the stop or after it, it is told the home stopped.
+        await home.shutDown()
+        await #expect(throws: LumenError.shuttingDown) { try await sleeper.value }
+        await #expect(throws: LumenError.self) { try await home.sleep(milliseconds: -1) }
+    }
+}
