@@ -7,7 +7,7 @@ import queue
 import select
 import socket
 import threading
-import time
+from time import monotonic as _real_monotonic, sleep as _real_sleep
 from typing import Any, Callable, Iterator
 
 from . import _assertions
@@ -341,17 +341,19 @@ class Client:
         For code under test that sends on its own (another thread, process or front): once its commands are
         recorded they are pending on the virtual clock, and `settle()` carries them out. `source` is a record's
         whole `source` or its kind (`hue`, `lifx`, `session`)."""
-        deadline = time.monotonic() + within
+        # Real time, whatever stands in for time.sleep meanwhile (the plugin's sleep on the simulation's clock
+        # would move the clock the test waits to move itself).
+        deadline = _real_monotonic() + within
         pause = 0.001
         while True:
             records = _assertions.filtered(self.commands(light=light, room=room, timeout=timeout), source)
-            left = deadline - time.monotonic()
+            left = deadline - _real_monotonic()
             if len(records) >= count:
                 return records
             if left <= 0:
                 raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
             # Polled: the record tells of a command as it settles (`lastCommand`), not as it arrives.
-            time.sleep(min(pause, left))
+            _real_sleep(min(pause, left))
             pause = min(pause * 2, 0.02)
 
     def assert_command(

@@ -133,3 +133,11 @@ def test_the_async_client_asserts_alike(lumend):
             await client.close_connection()
 
     asyncio.run(check())
+
+
+@pytest.mark.lumend(fixture="homes/lab.json")
+def test_waiting_for_commands_waits_in_real_time_and_leaves_the_clock_that_runs_itself_alone(lumend):
+    # Under the plugin's clock that runs itself, time.sleep sleeps on the simulation: the wait must not.
+    with pytest.raises(Timeout):
+        lumend.wait_for_commands(1, within=0.05)
+    assert lumend.get("clock", in_scope=lumend.simulation())["nowMs"] == 0
