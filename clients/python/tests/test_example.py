@@ -4,7 +4,6 @@ import json
 import socket
 import struct
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -28,8 +27,7 @@ def test_an_unreachable_lamp_is_reported(lumend):
 @pytest.mark.lumend(fixture="homes/lab.json")
 def test_the_lamp_was_dimmed_once_by_this_session(lumend):
     lamp = lumend.open("light", in_scope=lumend.open("room", configuration="lab"), configuration="lab.lamp")
-    lumend.set_state(lamp, isOn=True, brightness=30, wait=False)
-    lumend.settle()
+    lumend.set_state(lamp, isOn=True, brightness=30)        # answered as the clock runs itself
     lumend.assert_command("lab.lamp", {"isOn": True, "brightness": 30}, source="session", outcome="applied")
     lumend.assert_state("lab.lamp", isOn=True, brightness=30)
     lumend.clear_commands()                          # what comes next is asserted on its own
@@ -41,11 +39,9 @@ def test_an_app_turns_the_ceiling_up_over_the_hue_bridge(lumend):
     put = urllib.request.Request(
         f"{lumend.hue_url}/api/{lumend.hue_user}/lights/1/state", method="PUT",
         data=json.dumps({"on": True, "bri": 254}).encode())
-    with ThreadPoolExecutor() as app:                               # the app waits for the bridge's answer
-        answer = app.submit(urllib.request.urlopen, put)
-        lumend.wait_for_commands(1, light="living-room.ceiling")    # it came; now pending on the clock
-        lumend.settle()
-        assert json.load(answer.result())[1] == {"success": {"/lights/1/state/bri": 254}}
+    answer = json.load(urllib.request.urlopen(put))        # the clock runs itself while the bridge waits
+    assert answer[1] == {"success": {"/lights/1/state/bri": 254}}
+    lumend.settle()                                        # and the 400 ms fade a bridge gives by default
     lumend.assert_command("living-room.ceiling", {"isOn": True, "brightness": 100}, source="hue")
     lumend.assert_state("living-room.ceiling", isOn=True, brightness=100)
 
@@ -56,7 +52,7 @@ def lifx_message(kind: int, payload: bytes = b"") -> bytes:
     return struct.pack("<HHI8s6sBB8sHH", size, 0x3400, 7, bytes(8), bytes(6), 0x02, 1, bytes(8), kind, 0) + payload
 
 
-@pytest.mark.lumend(lifx=True)
+@pytest.mark.lumend(lifx=True, clock="virtual")
 def test_a_lifx_app_turns_a_bedside_lamp_on(lumend):
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as app:
         app.sendto(lifx_message(117, struct.pack("<HI", 65535, 0)), lumend.lifx_addresses["bedroom.bedside-left"])

@@ -11,6 +11,9 @@ import pytest
 
 from lumen import AsyncClient, LumenError, Timeout
 
+# These tests step the clock themselves: nothing moves until they do.
+pytestmark = pytest.mark.lumend(clock="virtual")
+
 DOCS = pathlib.Path(__file__).parents[3] / "docs" / "testing.md"
 
 
@@ -135,7 +138,7 @@ def test_the_async_client_asserts_alike(lumend):
     asyncio.run(check())
 
 
-@pytest.mark.lumend(fixture="homes/lab.json")
+@pytest.mark.lumend(fixture="homes/lab.json", clock="auto")
 def test_waiting_for_commands_waits_in_real_time_and_leaves_the_clock_that_runs_itself_alone(lumend):
     # Under the plugin's clock that runs itself, time.sleep sleeps on the simulation: the wait must not.
     with pytest.raises(Timeout):
