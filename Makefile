@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev libedit-dev pkg-config systemd zsh fish scdoc python3 python3-pytest python3-venv lintian mmdebstrap socat
+DEB_PKGS   := libsystemd-dev libedit-dev libgnutls28-dev pkg-config systemd zsh fish scdoc python3 python3-pytest python3-zeroconf python3-venv lintian mmdebstrap socat
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -28,6 +28,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .target(name: "LumenProtocol", swiftSettings: swiftSettings),
         .target(
             name: "LumenModel",
@@ -56,7 +57,7 @@ let package = Package(
         .target(
             name: "LumenServer",
             dependencies: [
-                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
+                "CGnuTLS", "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenStore", "LumenScopes",
                 "LumenService",
             ],
             swiftSettings: swiftSettings

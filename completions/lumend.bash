@@ -15,6 +15,10 @@ _lumend() {
         --max-sessions-per-user) COMPREPLY=(); return ;;
         --command-record) COMPREPLY=(); return ;;
         --http) COMPREPLY=(); return ;;
+        --https) COMPREPLY=(); return ;;
+        --tls-certificate) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --tls-key) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --mdns) COMPREPLY=(); return ;;
         --http-token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --http-host) COMPREPLY=(); return ;;
         --lifx) COMPREPLY=(); return ;;
@@ -26,7 +30,7 @@ _lumend() {
         --print-fixture) COMPREPLY=($(compgen -W 'demo-home' -- "$cur")); return ;;
         --completion) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --start --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --http-token-file --http-host --lifx --hue-pairing --hue-users --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--fixture --state-dir --socket --clock --seed --start --durability --reset --accept-loss --simulation-access --request-timeout --max-sessions --max-sessions-per-user --command-record --http --https --tls-certificate --tls-key --mdns --http-token-file --http-host --lifx --hue-pairing --hue-users --event-loops --log-level --exit-with-parent -h --help --version --print-socket --check --print-fixture --completion' -- "$cur")); return; fi
     COMPREPLY=()
 }
 complete -F _lumend lumend

@@ -18,6 +18,10 @@ _lumend() {
         --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
         --command-record'[How many of the last commands the simulation scope'\''s comm...]:value:->value---command-record'
         --http'[Listen for HTTP there (127]:value:->value---http'
+        --https'[Listen for HTTPS there (0]:value:->value---https'
+        --tls-certificate'[The certificate HTTPS presents (PEM; the server'\''s first, ...]:value:->value---tls-certificate'
+        --tls-key'[The private key of --tls-certificate (PEM, unencrypted)]:value:->value---tls-key'
+        --mdns'[Announce the Hue bridge by multicast DNS (_hue]:value:->value---mdns'
         --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
         --http-host'[Take HTTP requests that name lumend NAME (a DNS name of t...]:value:->value---http-host'
         --lifx'[Answer the LIFX LAN protocol on UDP for the bulbs on the ...]:value:->value---lifx'
@@ -49,6 +53,10 @@ _lumend() {
         value---max-sessions-per-user) _message 'value' ;;
         value---command-record) _message 'value' ;;
         value---http) _message 'value' ;;
+        value---https) _message 'value' ;;
+        value---tls-certificate) _files ;;
+        value---tls-key) _files ;;
+        value---mdns) _message 'value' ;;
         value---http-token-file) _files ;;
         value---http-host) _message 'value' ;;
         value---lifx) _message 'value' ;;

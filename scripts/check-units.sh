@@ -20,7 +20,7 @@ user_units="$prefix/lib/systemd/user"
 cp "$units/lumend@.service" "$work/lumend@demo.service"
 cp "$units/lumend@.socket" "$work/lumend@demo.socket"
 sed -i "s|/etc/lumen/homes/%i.json|$prefix/share/lumen/fixtures/demo-home.json|" "$work/lumend@demo.service"
-cp "$units/lumend.service" "$units/lumend.socket" "$units/lumend-http.socket" "$work/"
+cp "$units/lumend.service" "$units/lumend.socket" "$units/lumend-http.socket" "$units/lumend-https.socket" "$work/"
 # verify looks up each Documentation=man: page, so the pages installed with the units must be found.
 export MANPATH="$prefix/share/man"
 mkdir -p "$work/run" && chmod 700 "$work/run"
@@ -35,7 +35,7 @@ check() {
     echo "ok   verify $label"
   fi
 }
-for unit in lumend.service lumend.socket lumend-http.socket lumend@demo.service lumend@demo.socket; do
+for unit in lumend.service lumend.socket lumend-http.socket lumend-https.socket lumend@demo.service lumend@demo.socket; do
   check "$unit" bash -c "cd '$work' && systemd-analyze verify '$work/$unit'"
 done
 for unit in lumend.service lumend.socket; do

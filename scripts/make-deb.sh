@@ -61,7 +61,7 @@ Version: $version
 Architecture: $arch
 Maintainer: Lumen <lumen@example.invalid>
 Installed-Size: $size
-Depends: adduser, libc6 (>= 2.36), libedit2, libgcc-s1, libstdc++6, libsystemd0, python3:any
+Depends: adduser, libc6 (>= 2.36), libedit2, libgcc-s1, libgnutls30 (>= 3.7.0), libstdc++6, libsystemd0, python3:any
 Section: misc
 Priority: optional
 Homepage: https://example.invalid/lumen

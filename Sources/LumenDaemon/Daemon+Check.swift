@@ -1,3 +1,4 @@
+import LumenHue
 import LumenModel
 import LumenProtocol
 import LumenStore
@@ -30,7 +31,10 @@ extension Daemon {
                 status = 1
                 continue
             }
-            let problems = Fixture.problems(json: bytes)
+            var problems = Fixture.problems(json: bytes)
+            let fixture = problems.isEmpty ? try? Fixture(json: bytes) : nil
+            // A front's record is read by the front alone, here as at start.
+            if let fixture, let problem = HueBridge.recordProblem(in: fixture) { problems.append(.shape(problem)) }
             // In the order they come in the file.
             let located = problems.map { problem -> (offset: Int?, text: String) in
                 switch problem {
@@ -51,7 +55,7 @@ extension Daemon {
                 let position = offset.map { "\(TextPosition(offset: $0, in: bytes)):" } ?? ""
                 problem("\(path):\(position) \(text)")
             }
-            if problems.isEmpty, let fixture = try? Fixture(json: bytes) {
+            if problems.isEmpty, let fixture {
                 let lights = fixture.rooms.reduce(0) { $0 + $1.lights.count }
                 let rooms = fixture.rooms.count
                 passed(

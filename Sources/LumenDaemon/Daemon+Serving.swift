@@ -17,7 +17,8 @@ extension Daemon {
     /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
     /// as one service group that says `READY=1` once all are going; then says how the state was left.
     static func serve(
-        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, options: DaemonOptions,
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?,
+        options: DaemonOptions,
         clock: any Clock<Duration>, mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
         let (home, store, health, outcome, durability, fresh) = (
@@ -48,8 +49,14 @@ extension Daemon {
             }
             return try Self.decoded(bytes, fixturePath)
         }
-        let scopeContext = ScopeContext(
+        var scopeContext = ScopeContext(
             home: home, durable: durability == .full ? waitForDisk : nil, fixture: fixture)
+        // The bridge keeps its users and numbers whether or not it serves: the simulation pairs and presses its
+        // link button too.
+        let bridge = HueBridge(
+            scopeContext: scopeContext, access: HTTPAccess(allowedHosts: options.httpHosts), logger: logger,
+            userLimit: options.hueUsers, pairingOpen: options.huePairing == .open)
+        scopeContext.pairing = bridge
         let server = SocketServer(
             listenFD: listenFD, ownedPath: ownedPath, scopeContext: scopeContext, limits: options.limits,
             simulationAccess: options.simulationAccess, clock: clock, logger: logger)
@@ -75,10 +82,18 @@ extension Daemon {
         // Where the fronts listen, said with READY=1 too, for a test harness that asked for port 0: read from
         // the notification rather than the log, whose wording may change.
         var fronts: [String] = []
-        if let httpFD {
+        if httpFD != nil || httpsFD != nil {
+            let tls = try httpsFD.map { _ in try tlsCredentials(options: options, state: state, logger: logger) }
+            var listeners = httpFD.map { [HTTPListener(fd: $0)] } ?? []
+            if let httpsFD, let tls { listeners.append(HTTPListener(fd: httpsFD, tls: tls)) }
             services.append(
-                try await httpServer(on: httpFD, scopeContext: scopeContext, options: options, logger: logger))
-            if let bound = TCPListener.boundAddress(httpFD) { fronts.append("X_LUMEN_HTTP=\(bound)") }
+                try await httpServer(
+                    on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
+            if let httpFD, let bound = TCPListener.boundAddress(httpFD) { fronts.append("X_LUMEN_HTTP=\(bound)") }
+        }
+        if let address = options.mdnsAddress {
+            services.append(
+                try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
         }
         if let address = options.lifxAddress {
             let (lifx, port, bulbs) = try await lifxServer(on: address, scopeContext: scopeContext, logger: logger)
@@ -121,22 +136,18 @@ extension Daemon {
         }
     }
 
-    /// The HTTP listener on `fd`: the dashboard at `/`, the scope protocol at `/rpc` and the Hue bridge under
-    /// `/api`.
-    static func httpServer(on fd: Int32, scopeContext: ScopeContext, options: DaemonOptions, logger: Logger)
-        async throws -> HTTPServer
-    {
+    /// The HTTP listener on `listeners` (plain HTTP, HTTPS, or both, answered alike): the dashboard at `/`, the
+    /// scope protocol at `/rpc` and the Hue bridge under `/api`.
+    static func httpServer(
+        on listeners: [HTTPListener], scopeContext: ScopeContext, bridge: HueBridge, options: DaemonOptions,
+        logger: Logger
+    ) async throws -> HTTPServer {
         let access = HTTPAccess(allowedHosts: options.httpHosts)
-        let bridge = HueBridge(scopeContext: scopeContext, access: access, logger: logger)
-        await scopeContext.home.setHueUserLimit(options.hueUsers)
-        let bound = TCPListener.boundAddress(fd)
-        if options.huePairing == .open {
-            await scopeContext.home.setHuePairingOpen(true)
-            if let bound, !bound.isLoopback {
-                logger.warning(
-                    "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
-                        + "listen on loopback, or pair with the link button")
-            }
+        let bound = listeners.map { TCPListener.boundAddress($0.fd) }
+        if options.huePairing == .open, let bound = bound.compactMap({ $0 }).first(where: { !$0.isLoopback }) {
+            logger.warning(
+                "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
+                    + "listen on loopback, or pair with the link button")
         }
         let token = try httpToken(options)
         let loop = EventLoop(name: "lumend.http")
@@ -146,18 +157,22 @@ extension Daemon {
         let rpc = RPCOverHTTP(
             scopeContext: scopeContext, loop: loop, limits: options.limits, settings: settings, logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }
-        let base =
-            bound.map { address in
-                let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
-                return "http://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
-            } ?? "http://(the address systemd bound)"
-        // A token lumend made is logged, for the person who started it; one from a file is theirs already.
-        let controls = options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
-        logger.notice(
-            "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
-            [("http", base), ("pairing", options.huePairing.rawValue)])
+        for (listener, address) in zip(listeners, bound) {
+            let scheme = listener.tls == nil ? "http" : "https"
+            let base =
+                address.map { address in
+                    let host = address.host == "0.0.0.0" || address.host == "::" ? "127.0.0.1" : address.host
+                    return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(address.port)"
+                } ?? "\(scheme)://(the address systemd bound)"
+            // A token lumend made is logged, for the person who started it; one from a file is theirs already.
+            let controls =
+                options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
+            logger.notice(
+                "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
+                [(scheme, base), ("pairing", options.huePairing.rawValue)])
+        }
         return HTTPServer(
-            listenFD: fd, loop: loop, limits: options.httpLimits, logger: logger,
+            listeners: listeners, loop: loop, limits: options.httpLimits, logger: logger,
             bodyLimit: { path in RPCOverHTTP.paths.contains(path) ? rpc.maxBodyBytes : options.httpLimits.bodyBytes },
             whenStopping: { rpc.closeAll() }
         ) { request in
@@ -206,7 +221,10 @@ extension Daemon {
             throw StartupError(description: "cannot listen for LIFX on udp://\(wildcard): \(error)")
         }
         let port = TCPListener.boundPort(fd) ?? address.port
-        let bulbs = await scopeContext.home.lifxLights(first: first)
+        let front = LIFXFront(
+            scopeContext: scopeContext, port: port, firstAddress: first,
+            startedAtMs: await scopeContext.home.nowMilliseconds)
+        let bulbs = await front.bulbs()
         // A reply can leave only from an address of this host: one that is not is refused now, not at each reply.
         for bulb in bulbs {
             do { close(try UDPServer.bind(TCPAddress(host: bulb.address.description, port: 0))) } catch {
@@ -217,9 +235,6 @@ extension Daemon {
                         + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
             }
         }
-        let front = LIFXFront(
-            scopeContext: scopeContext, port: port, firstAddress: first,
-            startedAtMs: await scopeContext.home.nowMilliseconds)
         // Which broadcasts are the bulbs': a LAN's, from their own interfaces; loopback bulbs', this machine's.
         let broadcasts = BroadcastRule(bulbs: bulbs.map(\.address), interfaces: NetworkInterface.current())
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")

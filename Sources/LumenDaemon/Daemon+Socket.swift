@@ -12,18 +12,21 @@ import LumenStore
 
 extension Daemon {
     /// The listening sockets: the scope protocol's Unix socket, systemd's or one bound at `--socket` in a
-    /// directory checked as the state directory is, and the HTTP listener's, when there is one (systemd's TCP
-    /// socket, or one bound at `--http`). Returns them and the path lumend owns (and removes at stop), if it
-    /// bound one.
+    /// directory checked as the state directory is, and the HTTP and HTTPS listeners', when there are (systemd's
+    /// TCP sockets, or ones bound at `--http` and `--https`). Returns them and the path lumend owns (and removes at
+    /// stop), if it bound one.
     static func openSocket(options: DaemonOptions, logger: Logger) throws -> (
-        fd: Int32, ownedPath: String?, httpFD: Int32?
+        fd: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?
     ) {
         let listenFD: Int32
         let ownedPath: String?
-        // systemd may pass the Unix socket and the HTTP one (lumend-http.socket): each is told by its family.
-        let passed = SystemdNotifier.listenFileDescriptors()
-        let httpPassed = passed.first { TCPListener.isTCP($0) }
-        let inherited = passed.filter { $0 != httpPassed }
+        // systemd may pass the Unix socket, the HTTP one (lumend-http.socket) and the HTTPS one
+        // (lumend-https.socket): the Unix one is told by its family, HTTPS from HTTP by its name.
+        let passed = SystemdNotifier.namedListenFileDescriptors()
+        let tcp = passed.filter { TCPListener.isTCP($0.fd) }
+        let httpsPassed = tcp.first { Self.namesHTTPS($0.name) }?.fd
+        let httpPassed = tcp.first { !Self.namesHTTPS($0.name) }?.fd
+        let inherited = passed.map(\.fd).filter { $0 != httpPassed && $0 != httpsPassed }
         if let fd = inherited.first {
             guard UnixSocket.isListeningStreamSocket(fd) else {
                 throw StartupError(description: "systemd passed fd \(fd), which is not a listening stream socket")
@@ -50,6 +53,16 @@ extension Daemon {
                 throw StartupError(description: "cannot listen for HTTP on \(address): \(error)")
             }
         }
-        return (listenFD, ownedPath, httpFD)
+        var httpsFD = httpsPassed
+        if httpsFD == nil, let address = options.httpsAddress {
+            do { httpsFD = try TCPListener.listen(on: address) } catch {
+                throw StartupError(description: "cannot listen for HTTPS on \(address): \(error)")
+            }
+        }
+        return (listenFD, ownedPath, httpFD, httpsFD)
     }
+
+    /// Whether a socket systemd passed under `name` is for HTTPS: `FileDescriptorName=https`, as
+    /// lumend-https.socket sets, or a socket unit named for it that does not set one.
+    static func namesHTTPS(_ name: String) -> Bool { name == "https" || name.hasSuffix("-https.socket") }
 }

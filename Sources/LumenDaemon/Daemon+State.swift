@@ -1,4 +1,5 @@
 import CLinux
+import LumenHue
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -85,6 +86,10 @@ extension Daemon {
                 logger.notice("state is saved again", [("state_dir", options.stateDirectory)])
             }
         }
+        let numbered: Bool
+        do { numbered = try await HueBridge.numberAtStart(home) } catch {
+            throw StartupError(description: "the Hue bridge's record is invalid: \(error)")
+        }
         await home.setPersistenceSink(store)
         // Save the state as loaded (the snapshot with its journal replayed) as one snapshot and start a fresh
         // journal, before saying READY: a crash right after start then loses nothing. State that
@@ -93,6 +98,7 @@ extension Daemon {
         let onDiskAsLoaded = outcome.source == .state && outcome.replayedCommits == 0 && outcome.warnings.isEmpty
         var alreadySaved = false
         if onDiskAsLoaded, let journal = outcome.resumableJournal { alreadySaved = store.resume(journal) }
+        if alreadySaved, numbered { await HueBridge.saveRecord(of: home) }
         // A home fresh from its fixture has nothing on disk that a crash could lose (starting again from the
         // fixture gives the same home), so its first snapshot is written by the store after READY; the store's
         // thread writes it before any change noted meanwhile, which it carries into it.

@@ -1,4 +1,5 @@
 import LumenCommandLine
+import LumenHue
 import LumenModel
 import LumenProtocol
 import LumenServer
@@ -58,6 +59,14 @@ public struct DaemonOptions: Sendable, Hashable {
 
     /// Where to listen for HTTP (the Hue API under `/api`), when anywhere.
     public var httpAddress: TCPAddress?
+    /// Where to listen for HTTPS (the same as HTTP, inside TLS), when anywhere.
+    public var httpsAddress: TCPAddress?
+    /// The PEM certificate (then any chain) HTTPS presents, when given; else lumend makes its own.
+    public var tlsCertificateFile: String?
+    /// The PEM private key of ``tlsCertificateFile``.
+    public var tlsKeyFile: String?
+    /// The address of the LAN interface on which the Hue bridge is announced by multicast DNS, when it is.
+    public var mdnsAddress: IPv4Address?
     /// Where the LIFX LAN bulbs listen (UDP), when anywhere.
     public var lifxAddress: TCPAddress?
     /// Whether an app may pair with the Hue bridge only while the link button is pressed.
@@ -70,7 +79,7 @@ public struct DaemonOptions: Sendable, Hashable {
     /// DNS names HTTP requests may give as `Host`, besides lumend's addresses and `localhost`.
     public var httpHosts: Set<String> = []
     /// The most users the Hue bridge keeps before it forgets the one unused longest.
-    public var hueUsers = Home.defaultHueUserLimit
+    public var hueUsers = HueBridge.defaultUserLimit
 
     /// How apps pair with the simulated Hue bridge.
     public enum HuePairing: String, Sendable, Hashable, CaseIterable {
@@ -218,6 +227,45 @@ public struct DaemonOptions: Sendable, Hashable {
             options.httpAddress = address
         },
         .value(
+            "--https", valueName: "ADDRESS:PORT",
+            help:
+                "Listen for HTTPS there (0.0.0.0:443, 127.0.0.1:8443; port 0 picks a free one) and serve what --http "
+                + "serves, inside TLS, as a Hue bridge does on 443. The certificate is lumend's own, self-signed, its "
+                + "subject the bridge ID, made at first start and kept in the state directory, unless "
+                + "--tls-certificate gives one. Off unless given (or passed by systemd, lumend-https.socket)."
+        ) { options, raw in
+            guard let address = TCPAddress(raw) else {
+                throw UsageError(
+                    "--https takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8443; not '\(raw)'")
+            }
+            options.httpsAddress = address
+        },
+        .value(
+            "--tls-certificate", valueName: "FILE",
+            help:
+                "The certificate HTTPS presents (PEM; the server's first, then any chain), with --tls-key, instead "
+                + "of lumend's own.",
+            completion: .file
+        ) { options, raw in options.tlsCertificateFile = raw },
+        .value(
+            "--tls-key", valueName: "FILE",
+            help: "The private key of --tls-certificate (PEM, unencrypted).",
+            completion: .file
+        ) { options, raw in options.tlsKeyFile = raw },
+        .value(
+            "--mdns", valueName: "IPV4-ADDRESS",
+            help:
+                "Announce the Hue bridge by multicast DNS (_hue._tcp, as a bridge does) on the interface holding "
+                + "this address of this machine, and answer apps that look for it there: its address, the HTTPS "
+                + "port (else the HTTP one), its bridge ID and model. Needs --http or --https. Off unless given."
+        ) { options, raw in
+            guard let address = IPv4Address(raw) else {
+                throw UsageError(
+                    "--mdns takes an IPv4 address of this machine's LAN interface, like 192.168.1.20; not '\(raw)'")
+            }
+            options.mdnsAddress = address
+        },
+        .value(
             "--http-token-file", valueName: "PATH",
             help:
                 "Read the token that opens the simulation scope over HTTP from this file (its first line, 16 to "
@@ -349,6 +397,11 @@ public struct DaemonOptions: Sendable, Hashable {
             options.limits.maxSessionsPerUser = perUser
         } else {
             options.limits.maxSessionsPerUser = max(1, sessions * 3 / 4)
+        }
+        switch (options.tlsCertificateFile, options.tlsKeyFile) {
+        case (_?, nil): throw UsageError("--tls-certificate needs --tls-key, the certificate's private key")
+        case (nil, _?): throw UsageError("--tls-key needs --tls-certificate, the certificate the key is for")
+        default: break
         }
         for (option, path) in [("--state-dir", options.stateDirectory), ("--socket", options.socketPath)]
         where path.isEmpty {

@@ -1,5 +1,6 @@
 import LumenModel
 import LumenProtocol
+import LumenScopes
 import LumenSimulation
 
 extension HueBridge {
@@ -13,7 +14,7 @@ extension HueBridge {
         }
         let user: HueBridgeState.User
         do {
-            let paired = try await home.pairHueUser(deviceType: deviceType)
+            let paired = try await pair(deviceType: deviceType, username: nil)
             user = paired.user
             for forgotten in paired.forgotten {
                 logger.notice(
@@ -116,10 +117,19 @@ extension HueBridge {
 
     /// The bridge as the home shows it now.
     func snapshot() async -> Snapshot {
-        await home.reading { home in
-            Snapshot(
-                lights: home.hueLights(), rooms: home.hueRooms(), name: home.name, users: home.hueUsers,
-                isLinkButtonPressed: home.isLinkButtonPressed, state: home.hueState, wallTime: home.wallTime)
+        await visit { home, memory in
+            let lights = memory.lights(in: home)
+            return Snapshot(
+                lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,
+                users: memory.state.users, isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
+                state: memory.state, wallTime: home.wallTime)
+        }
+    }
+
+    /// Pairs an app, as ``HueBridgeMemory/pair(deviceType:username:atMs:)`` does, on the simulation's clock.
+    func pair(deviceType: String, username: String?) async throws(LumenError) -> HuePairing {
+        try await visit { home, memory throws(LumenError) in
+            try memory.pair(deviceType: deviceType, username: username, atMs: home.nowMilliseconds)
         }
     }
 
@@ -129,5 +139,17 @@ extension HueBridge {
     static func zoneName(utcOffsetSeconds offset: Int) -> String {
         guard offset != 0, offset % 3_600 == 0 else { return "Etc/UTC" }
         return "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset) / 3_600)"
+    }
+}
+
+extension HueBridge: PairingControls {
+    /// Presses the link button: for the next 30 seconds of simulation time an app may pair.
+    public func pressLinkButton() async {
+        await visit { home, memory in memory.linkButtonUntilMs = home.nowMilliseconds + Self.linkButtonMs }
+    }
+
+    /// Pairs `username` at once, without the link button.
+    public func pairUser(_ username: String, deviceType: String) async throws(LumenError) {
+        _ = try await pair(deviceType: deviceType, username: username)
     }
 }

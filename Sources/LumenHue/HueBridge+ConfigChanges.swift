@@ -41,7 +41,7 @@ extension HueBridge {
                 throw HueError(type: 7, address: "\(address)/name", description: error.message)
             }
         }
-        if body["linkbutton"] != nil { await home.pressLinkButton() }
+        if body["linkbutton"] != nil { await pressLinkButton() }
         return .json(.array(Self.successes(for: body, at: address)))
     }
 
@@ -49,7 +49,7 @@ extension HueBridge {
     /// that its key opens nothing any more; answered once that is durable.
     func forgetUser(_ name: String) async throws -> HTTPResponse {
         let address = "/config/whitelist/\(name)"
-        try await home.changeHueState { state throws(HueError) in
+        try await changeState { state throws(HueError) in
             guard let index = state.users.firstIndex(where: { $0.username == name }) else {
                 throw HueError.notAvailable(address)
             }

@@ -11,7 +11,7 @@ extension HueBridge {
             <?xml version="1.0" encoding="UTF-8" ?>
             <root xmlns="urn:schemas-upnp-org:device-1-0">
             <specVersion><major>1</major><minor>0</minor></specVersion>
-            <URLBase>http://\(Self.xmlEscaped(host))/</URLBase>
+            <URLBase>\(request.isSecure ? "https" : "http")://\(Self.xmlEscaped(host))/</URLBase>
             <device>
             <deviceType>urn:schemas-upnp-org:device:Basic:1</deviceType>
             <friendlyName>\(name) (\(Self.xmlEscaped(host)))</friendlyName>

@@ -28,7 +28,7 @@ extension HueBridge {
         let roomClass = try Self.roomClass(body["class"], at: address) ?? "Other"
         if kind == .lightGroup, body["class"] != nil { throw HueError.parameterNotAvailable("class", at: address) }
         let name = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
-        let number = try await home.changeHueState { state throws(HueError) in
+        let number = try await changeState { state throws(HueError) in
             guard state.groups.count < HueBridgeState.groupLimit else {
                 throw HueError(
                     type: 301, address: address, description: "group could not be created. Group table is full.")
@@ -76,7 +76,7 @@ extension HueBridge {
             guard group.kind == .zone else { throw HueError.parameterNotAvailable("class", at: address) }
             changed.roomClass = try Self.roomClass(roomClass, at: address) ?? group.roomClass
         }
-        try await home.changeHueState { [changed] state throws(HueError) in
+        try await changeState { [changed] state throws(HueError) in
             guard state.updateGroup(value, { $0 = changed }) else { throw HueError.notAvailable(address) }
         }
         try await commit()
@@ -90,7 +90,7 @@ extension HueBridge {
         let snapshot = await snapshot()
         guard let value = Int(number), snapshot.groupLights(value) != nil else { throw HueError.notAvailable(address) }
         guard snapshot.state.groups.contains(where: { $0.number == value }) else { throw Self.notModifiable(address) }
-        try await home.changeHueState { state throws(HueError) in
+        try await changeState { state throws(HueError) in
             guard state.removeGroup(value) else { throw HueError.notAvailable(address) }
         }
         try await commit()

@@ -51,14 +51,6 @@ extension HueBridge {
         return .object(object)
     }
 
-    /// The room whose group number `number` gives.
-    func hueRoom(_ number: String) async throws(HueError) -> HueRoom {
-        guard let value = Int(number), let room = await home.hueRooms().first(where: { $0.number == value }) else {
-            throw HueError.notAvailable("/groups/\(number)")
-        }
-        return room
-    }
-
     /// A room as the Hue API v1 shows a group: its lights, whether any and all are on, and the state of its
     /// first light as its last action.
     static func json(of room: HueRoom, lights: [HueLight]) -> JSONValue {

@@ -5,7 +5,7 @@ import LumenSimulation
 extension HueBridge {
     /// `GET /api/<user>/lights`: every light behind the bridge, by number.
     func lightsObject() async -> JSONValue {
-        lightsObject(await home.hueLights())
+        lightsObject(await visit { home, memory in memory.lights(in: home) })
     }
 
     /// Every light of `lights` by number.
@@ -34,10 +34,7 @@ extension HueBridge {
 
     /// The light behind the bridge with the number `number` gives.
     func hueLight(_ number: String) async throws(HueError) -> HueLight {
-        guard let value = Int(number), let light = await home.hueLight(number: value) else {
-            throw HueError.notAvailable("/lights/\(number)")
-        }
-        return light
+        try await visit { home, memory throws(HueError) in try memory.light(number, in: home) }
     }
 
     /// A light as the Hue API v1 shows it.
@@ -104,20 +101,30 @@ extension HueBridge {
     /// `PUT /api/<user>/lights/<n>/state`: one command to the light, answered once the light (or, for a light
     /// of the Hue family, the bridge) confirms it.
     func setState(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
-        let light = try await hueLight(number)
         let address = "/lights/\(number)/state"
-        let command = try HueCommand(
-            try bodyObject(request, address: address), kind: light.light.model.kind, at: address)
-        let change = command.change(over: light.light.state, kind: light.light.model.kind)
-        if !change.properties.isEmpty {
-            do {
-                _ = try await scopeContext.perform(
-                    change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true, from: sender)
-            } catch {
-                throw command.hueError(for: error)
+        // The light found, its command read for its kind and sent, in one turn of the home.
+        let (light, command, receipt) = try await scopeContext.sending(as: sender) {
+            try await visit { home, memory throws(HueError) in
+                let light = try memory.light(number, in: home)
+                let kind = light.light.model.kind
+                let command = try HueCommand(try bodyObject(request, address: address), kind: kind, at: address)
+                let change = command.change(over: light.light.state, kind: kind)
+                guard !change.properties.isEmpty else { return (light.light.id, command, nil as CommandReceipt?) }
+                do {
+                    return (
+                        light.light.id, command,
+                        try home.send(
+                            change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true)
+                    )
+                } catch {
+                    throw command.hueError(for: error)
+                }
             }
         }
-        await applyEffects(of: command, to: [light.light.id])
+        if let receipt {
+            do { _ = try await scopeContext.settle(receipt) } catch { throw command.hueError(for: error) }
+        }
+        await applyEffects(of: command, to: [light])
         return .json(.array(command.successes))
     }
 
@@ -137,7 +144,7 @@ extension HueBridge {
     /// `GET /api/<user>/lights/new`: the lights the last search found, and when it ended (`active` while it
     /// runs).
     func newLights() async -> JSONValue {
-        let (search, lights) = await home.reading { home in (home.hueSearch(), home.hueLights()) }
+        let (search, lights) = await visit { home, memory in (home.latestSearch(), memory.lights(in: home)) }
         var object = JSONObject()
         for hueLight in lights where search.found.contains(hueLight.light.id) {
             object[String(hueLight.number)] = .object(["name": .string(hueLight.light.name)])

@@ -5,7 +5,7 @@ import LumenSimulation
 extension HueBridge {
     /// `GET /api/<user>/scenes`: every scene, without its light states, as a bridge lists them.
     func scenesObject(for username: String) async -> JSONValue {
-        Self.scenesObject(await home.hueState.scenes, for: username)
+        Self.scenesObject(await visit { _, memory in memory.state.scenes }, for: username)
     }
 
     /// Every scene of `scenes` by ID, as `username` may read them.
@@ -20,7 +20,7 @@ extension HueBridge {
 
     /// The scene called `id`.
     func storedScene(_ id: String) async throws(HueError) -> HueBridgeState.Scene {
-        guard let scene = await home.hueState.scenes.first(where: { $0.id == id }) else {
+        guard let scene = await visit({ _, memory in memory.state.scenes.first { $0.id == id } }) else {
             throw HueError.notAvailable("/scenes/\(id)")
         }
         return scene
@@ -98,7 +98,7 @@ extension HueBridge {
             appData: try Self.appData(body["appdata"], at: address) ?? [:],
             picture: try Self.picture(body["picture"], at: address) ?? "",
             lastUpdated: await home.wallTime.utcText)
-        let id = try await home.changeHueState { state throws(HueError) in
+        let id = try await changeState { state throws(HueError) in
             guard state.scenes.count < HueBridgeState.sceneLimit,
                 state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
             else {
@@ -203,7 +203,7 @@ extension HueBridge {
     /// `DELETE /api/<user>/scenes/<id>`.
     func deleteScene(_ id: String) async throws -> HTTPResponse {
         let address = "/scenes/\(id)"
-        try await home.changeHueState { state throws(HueError) in
+        try await changeState { state throws(HueError) in
             guard let index = state.scenes.firstIndex(where: { $0.id == id }) else {
                 throw HueError.notAvailable(address)
             }
@@ -215,7 +215,7 @@ extension HueBridge {
 
     /// Replaces the stored scene of the same ID with `scene`, unless it went meanwhile, and makes it durable.
     private func saveScene(_ scene: HueBridgeState.Scene, at address: String) async throws(HueError) {
-        try await home.changeHueState { state throws(HueError) in
+        try await changeState { state throws(HueError) in
             guard let index = state.scenes.firstIndex(where: { $0.id == scene.id }) else {
                 throw HueError.notAvailable("/scenes/\(scene.id)")
             }

@@ -3,6 +3,7 @@ import LumenProtocol
 import LumenScopes
 import LumenService
 import LumenSimulation
+import Synchronization
 
 /// A Hue bridge (API v1) over the simulated home: the lights behind it, its rooms as groups, pairing with the
 /// link button, and commands that take each light's latency, faults and the bridge's own limits.
@@ -14,7 +15,7 @@ import LumenSimulation
 /// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
 /// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
 /// ```
-public struct HueBridge: Sendable {
+public final class HueBridge: Sendable {
     /// The home, and the hook that makes a write durable before it is answered.
     let scopeContext: ScopeContext
     /// The bridge's ID and MAC address, derived from the home's.
@@ -23,12 +24,27 @@ public struct HueBridge: Sendable {
     let access: HTTPAccess
     /// Where the bridge says what it did that an operator should know: a user forgotten, for one.
     let logger: Logger
+    /// What the bridge knows between requests. It is the bridge's alone. The users are checked under its lock
+    /// on the HTTP loop, with no hop to the home; everything read or changed together with the home (numbers,
+    /// pairing on the simulation's clock, scenes beside the lights) is taken inside one turn of the home
+    /// (``visit(_:)``), so that it and the home agree. The lock is never held across a suspension.
+    let memory: Mutex<HueBridgeMemory>
 
-    /// A bridge over the home of `scopeContext`, taking the requests `access` allows.
+    /// The name the home keeps the bridge's record under (``Fixture/fronts``).
+    static let recordName = "hue"
+    /// The most users the bridge keeps unless told otherwise (`--hue-users`).
+    public static let defaultUserLimit = 64
+    /// How long the simulated link button stays pressed, as on a Hue bridge.
+    static let linkButtonMs: Double = 30_000
+
+    /// A bridge over the home of `scopeContext`, taking the requests `access` allows, keeping at most
+    /// `userLimit` users and, when `pairingOpen`, letting every app pair without the link button.
     package init(
         scopeContext: ScopeContext, access: HTTPAccess = HTTPAccess(),
-        logger: Logger = Logger(handler: StderrLogHandler())
+        logger: Logger = Logger(handler: StderrLogHandler()), userLimit: Int = HueBridge.defaultUserLimit,
+        pairingOpen: Bool = false
     ) {
+        memory = Mutex(HueBridgeMemory(isPairingOpen: pairingOpen, userLimit: max(1, userLimit)))
         self.scopeContext = scopeContext
         self.access = access
         self.logger = logger
@@ -42,7 +58,7 @@ public struct HueBridge: Sendable {
     package func respond(to request: HTTPRequest) -> HTTPReply? {
         if request.path == "/description.xml", request.method == "GET" {
             if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
-            return .later { await description(for: request) }
+            return .later { await self.description(for: request) }
         }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
@@ -50,7 +66,7 @@ public struct HueBridge: Sendable {
             return .now(HueError(type: 1, address: "/", description: "unauthorized user; \(why)", status: 403).response)
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst().map(String.init)
-        return .later { await answer(request, parts) }
+        return .later { await self.answer(request, parts) }
     }
 
     /// The answer to a request under `/api`, whose path after it is `parts`.
@@ -71,7 +87,7 @@ public struct HueBridge: Sendable {
             throw HueError.unauthorized
         }
         if user == "config", parts.count == 1, method == "GET" { return .json(await shortConfig()) }
-        guard await home.useHueUser(user) != nil else {
+        guard await use(user) else {
             if parts.count == 2, parts[1] == "config", method == "GET" { return .json(await shortConfig()) }
             throw HueError.unauthorized
         }
@@ -134,6 +150,74 @@ public struct HueBridge: Sendable {
                     description: "method, \(method), not available for resource, \(address)")
             }
             throw HueError.notAvailable(address)
+        }
+    }
+
+    /// What `body` does with the home and the bridge's memory in one turn of the home: the memory caught up with
+    /// the home first (``HueBridgeMemory/catchUp(with:)``), and saved with the home after when it changed.
+    func visit<Value: Sendable, Failure: Error>(
+        _ body: @Sendable (isolated Home, inout HueBridgeMemory) throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        try await home.reading { home throws(Failure) in
+            try self.memory.withLock { memory throws(Failure) in
+                memory.catchUp(with: home)
+                defer {
+                    if memory.isUnsaved {
+                        home.saveFrontRecord(Self.recordName, memory.state.jsonValue)
+                        memory.isUnsaved = false
+                    }
+                }
+                return try body(home, &memory)
+            }
+        }
+    }
+
+    /// Changes what the bridge keeps with `change` and saves it with the home, all or nothing: a scene or group
+    /// stored, a user forgotten. Nothing changes when `change` throws.
+    func changeState<Result: Sendable, Failure: Error>(
+        _ change: @Sendable (inout HueBridgeState) throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        try await visit { _, memory throws(Failure) in try memory.change(change) }
+    }
+
+    /// Whether `username` is a paired user, marking it used now: under the memory's lock alone once the bridge
+    /// has read its record.
+    func use(_ username: String) async -> Bool {
+        let known = memory.withLock { memory in memory.isLoaded ? memory.use(username) != nil : nil }
+        if let known { return known }
+        return await visit { _, memory in memory.use(username) != nil }
+    }
+
+    /// Gives every room and light of `home` its number on the bridge, as the bridge's first visit would, before
+    /// the home has anyone saving it: numbers given at start are saved with the state's next snapshot, as the
+    /// rest of the state loaded is, not journaled on their own.
+    /// - Returns: whether any number was given, which ``saveRecord(of:)`` saves where no snapshot follows.
+    /// - Throws: ``JSONShapeError`` for a record under `hue` that does not read.
+    package static func numberAtStart(_ home: Home) async throws(JSONShapeError) -> Bool {
+        try await home.reading { home throws(JSONShapeError) in
+            var memory = HueBridgeMemory(state: try HueBridgeState(record: home.frontRecord(recordName)))
+            memory.isLoaded = true
+            memory.catchUp(with: home)
+            if memory.isUnsaved { home.saveFrontRecord(recordName, memory.state.jsonValue) }
+            return memory.isUnsaved
+        }
+    }
+
+    /// Saves the bridge's record as the home keeps it: for numbers given at start to a state that stays on disk
+    /// as it was loaded, so that a light removed before the next snapshot does not move the others' numbers.
+    package static func saveRecord(of home: Home) async {
+        await home.reading { home in
+            if let record = home.frontRecord(recordName) { home.saveFrontRecord(recordName, record) }
+        }
+    }
+
+    /// What is wrong with the bridge's record in `fixture` (its `hue`), if anything: `lumend --check` asks.
+    package static func recordProblem(in fixture: Fixture) -> JSONShapeError? {
+        do {
+            _ = try HueBridgeState(record: fixture.fronts[recordName])
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -26,6 +26,10 @@ public final class LIFXFront: Sendable {
     public let budget: LIFXAnswerBudget
     /// What the bulbs keep as devices: boots, and the locations and groups clients gave them.
     let records: LIFXDeviceRecords
+    /// The addresses given by count to bulbs with none of their own (``bulbs(_:)``), each kept while lumend runs,
+    /// so that a bulb added or removed does not move the others. Taken only in a turn of the home, which orders
+    /// the bulbs it counts.
+    let counted = Mutex<[LightID: IPv4Address]>([:])
 
     /// How long a bulb is dark when a client reboots it (`SetReboot`).
     static let rebootMs: Double = 2_000
@@ -71,7 +75,7 @@ public final class LIFXFront: Sendable {
     /// The bulbs a datagram reaches: sent to one bulb's address, that bulb alone (if it names no other, as a
     /// client that knows only the address sends it); broadcast, the bulb it names, or every bulb when it names
     /// none (tagged, or a target of zeros).
-    func addressee(of packet: LIFXPacket, at address: IPv4Address?) -> Home.LIFXAddressee {
+    func addressee(of packet: LIFXPacket, at address: IPv4Address?) -> LIFXAddressee {
         let target = Array(packet.target.prefix(6))
         let namesNone = packet.tagged || target.allSatisfy { $0 == 0 }
         switch (address, namesNone) {
@@ -96,7 +100,7 @@ public final class LIFXFront: Sendable {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await home.lifxLights(first: firstAddress, addressee).filter(\.isReachable)
+        let addressed = await bulbs(addressee).filter(\.isReachable)
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)

@@ -28,6 +28,21 @@ extension ScopeContext {
         let receipt = try await Self.sending(as: sender) { [home] () throws(LumenError) in
             try await home.send(change, to: light, transitionMs: transitionMs, throughBridge: throughBridge)
         }
+        return try await settle(receipt)
+    }
+
+    /// What `work` returns, with every command it sends recorded as `sender`'s: for a front that finds its light
+    /// and sends it a command in one turn of the home (``Home/reading(_:)``), then waits with ``settle(_:)``.
+    public func sending<Result: Sendable>(as sender: String, _ work: @Sendable () async throws -> Result)
+        async rethrows -> Result
+    {
+        try await CommandSource.$current.withValue(sender, operation: work)
+    }
+
+    /// Waits until the device took the command of `receipt`, and makes the change durable; returns the light's
+    /// state after.
+    /// - Throws: ``LumenError`` for a device that did not take it, or a change that could not be made durable.
+    public func settle(_ receipt: CommandReceipt) async throws(LumenError) -> LightState {
         let state = try await receipt.ticket.value
         try await commit()
         return state

@@ -17,6 +17,9 @@ public struct ScopeContext: Sendable {
     public let durable: (@Sendable () async throws(LumenError) -> Void)?
     /// The home's fixture, read afresh, for the simulation's `reset`; `nil` when there is none to go back to.
     public let fixture: (@Sendable () throws(LumenError) -> Fixture)?
+    /// The front apps pair with (the Hue bridge), for the simulation's `pressLinkButton` and `pairHueUser`;
+    /// `nil` when there is none.
+    public var pairing: (any PairingControls)?
 
     /// A scope context; `durable` waits until what was applied is on disk (full durability), and `fixture`
     /// reads the fixture a `reset` goes back to.

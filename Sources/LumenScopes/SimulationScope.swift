@@ -206,9 +206,10 @@ public struct SimulationScope: Scope {
 
     /// `pressLinkButton`: the Hue bridge's link button, pressed; apps may pair for the next 30 s.
     var pressLinkButton: Action {
-        action([]) { home, _ throws(JSONShapeError) in
+        let pairing = scopeContext.pairing
+        return action([]) { _, _ throws(JSONShapeError) in
             return { () async throws(LumenError) in
-                await home.pressLinkButton()
+                try await Self.required(pairing).pressLinkButton()
                 return [:]
             }
         }
@@ -217,14 +218,24 @@ public struct SimulationScope: Scope {
     /// `pairHueUser {username, devicetype?}`: a user of the Hue bridge with the name given, paired without the
     /// link button, for a test that needs a fixed user.
     var pairHueUser: Action {
-        action(["username", "devicetype"]) { home, args throws(JSONShapeError) in
+        let pairing = scopeContext.pairing
+        return action(["username", "devicetype"]) { _, args throws(JSONShapeError) in
             let username = try args.required("username").string()
             let deviceType = try args.optional("devicetype")?.string() ?? "lumen#simulation"
             return { () async throws(LumenError) in
-                let user = try await home.pairHueUser(deviceType: deviceType, username: username).user
-                return ["username": .string(user.username)]
+                try await Self.required(pairing).pairUser(username, deviceType: deviceType)
+                return ["username": .string(username)]
             }
         }
+    }
+
+    /// The front apps pair with, `pairing`.
+    /// - Throws: ``LumenError`` `notSupported` when there is none.
+    static func required(_ pairing: (any PairingControls)?) throws(LumenError) -> any PairingControls {
+        guard let pairing else {
+            throw LumenError(.notSupported, "this lumend has no Hue bridge to pair with")
+        }
+        return pairing
     }
 
     var powerCycle: Action {

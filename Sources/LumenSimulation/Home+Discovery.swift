@@ -75,7 +75,6 @@ extension Home {
         if let scan = room.scan { emit(.room(roomID, .scan), scan.jsonValue(isScanning: true)) }
         persist(.light(lightID))
         persist(.room(roomID))
-        numberForHue(light: lightID)
     }
 
     func endScan(in roomID: RoomID, scan: UInt64) {

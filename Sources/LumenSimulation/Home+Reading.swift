@@ -92,9 +92,7 @@ extension Home {
                 ]
                 // A bulb on the LIFX LAN is known there by its serial.
                 if let index = lights.slot(of: id), governingSettings(at: index).network == .lifxLAN {
-                    let serial = Self.lifxSerial(home: fixtureIdentity.id, light: id)
-                    model["serial"] = .string(
-                        serial.map { String(hex: $0, digits: 2) }.joined(separator: ":"))
+                    model["serial"] = .string(DeviceSerial.text(DeviceSerial.of(home: fixtureIdentity.id, light: id)))
                 }
                 return .object(model)
             case .isReachable: return .bool(!light.reportsUnreachable)
@@ -167,10 +165,12 @@ extension Home {
     /// that needs several (the Hue bridge's search, its lights and the clock) makes one hop, not one a value.
     ///
     /// ```swift
-    /// let (lights, nowMs) = await home.reading { home in (home.hueLights(), home.nowMilliseconds) }
+    /// let (search, nowMs) = await home.reading { home in (home.latestSearch(), home.nowMilliseconds) }
     /// ```
-    public func reading<Value: Sendable>(_ body: @Sendable (isolated Home) -> Value) -> Value {
-        body(self)
+    public func reading<Value: Sendable, Failure: Error>(_ body: @Sendable (isolated Home) throws(Failure) -> Value)
+        throws(Failure) -> Value
+    {
+        try body(self)
     }
 }
 

@@ -17,7 +17,7 @@ extension Home {
         fixture.defaults = defaults
         fixture.discovery = discovery
         fixture.bridge = bridge
-        fixture.hue = hue
+        fixture.fronts = frontRecords
         // Run-time power cycles are not part of the home's description.
         fixture.faultSchedule = Array(faultSchedule.prefix(fixtureFaultCount))
         return fixture

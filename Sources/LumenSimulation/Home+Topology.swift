@@ -17,16 +17,16 @@ extension Home {
         emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
         persist(.home)
-        numberForHue(room: id)
+        topologyGeneration += 1
     }
 
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
     public func removeRoom(_ id: RoomID) throws(LumenError) {
         guard let room = rooms[id] else { throw Self.noSuchRoom(id, listedBy: .simulation) }
-        saveHueNumbersBeforeRemoval()
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }
+        topologyGeneration += 1
         emitRemoval(of: .room(id))
         emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
@@ -53,7 +53,6 @@ extension Home {
         emitGroupChange(of: roomID, since: before)
         persist(.light(fixture.id))
         persist(.room(roomID))
-        numberForHue(light: fixture.id)
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
@@ -61,8 +60,6 @@ extension Home {
         guard let before = lights[id].flatMap({ rooms[$0.room]?.groupState }), let light = forgetLight(id) else {
             throw Self.noSuchLight(id, listedBy: .simulation)
         }
-        saveHueNumbersBeforeRemoval()
-        if hue.forget(id) { persistenceSink?.record(.hue(hue)) }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
         let orphaned = pending.filter { $0.value.light == id }
         for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {

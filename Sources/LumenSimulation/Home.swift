@@ -62,9 +62,6 @@ public actor Home {
     var lightSettings: [LightID: DeviceSettings] = [:]
     /// The LIFX addresses fixtures gave lights (`lifx.address`), for the lights that have one.
     var lifxAddresses: [LightID: IPv4Address] = [:]
-    /// The addresses given by count to LIFX bulbs with none of their own, each kept while lumend runs, so that
-    /// a bulb added or removed does not move the others.
-    var lifxCounted: [LightID: IPv4Address] = [:]
     /// Fades under way.
     var transitions: [LightID: LightFades] = [:]
     /// The effects lights are showing, with when each one's breathing ends (simulation microseconds).
@@ -86,16 +83,10 @@ public actor Home {
     var bridgeBuckets: (light: RateBucket?, group: RateBucket?) = (nil, nil)
     /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter.
     var bridgeRandom: SeededRandom
-    /// What the Hue bridge keeps: its users and its numbers for lights and rooms.
-    var hue: HueBridgeState
-    /// Until when the link button counts as pressed, in simulation microseconds.
-    var linkButtonUntil: Int64?
-    /// Whether any app may pair without the link button.
-    var isHuePairingOpen = false
-    /// The most users the Hue bridge keeps.
-    var hueUserLimit = Home.defaultHueUserLimit
-    /// Whether numbers were given at start that the state does not hold yet: saved once a sink is set.
-    var hueNumbersUnsaved = false
+    /// What each front keeps, by its name (``Fixture/fronts``): saved with the home, read only by the front.
+    var frontRecords: [String: JSONValue]
+    /// How many times a room or light came or went: a front that numbers them looks again only when it moved.
+    public internal(set) var topologyGeneration = 0
     /// The checkpoints taken, by name.
     var checkpoints: [String: Fixture] = [:]
     var nextScanID: UInt64 = 1
@@ -197,7 +188,7 @@ public actor Home {
         discovery = fixture.discovery
         bridge = fixture.bridge
         bridgeRandom = SeededRandom(seed: seed, label: "bridge")
-        hue = fixture.hue
+        frontRecords = fixture.fronts
         faultSchedule = fixture.faultSchedule
         fixtureFaultCount = fixture.faultSchedule.count
         durability = fixture.durability
@@ -213,12 +204,6 @@ public actor Home {
                 if let address = light.lifxAddress { lifxAddresses[light.id] = address }
             }
             rooms[room.id]?.onCount = room.lights.count { $0.state.isOn }
-        }
-        // Every light and room gets its number on the bridge now, in the home's order: numbers a saved state
-        // gave are kept, and those given here are saved with the next snapshot.
-        for room in fixture.rooms {
-            if hue.number(room.id) { hueNumbersUnsaved = true }
-            for light in room.lights where hue.number(light.id) { hueNumbersUnsaved = true }
         }
         for (index, fault) in faultSchedule.enumerated() {
             queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))
@@ -496,6 +481,7 @@ public actor Home {
 
     /// Adds a light built from a fixture entry, with its settings.
     func insertLight(_ fixture: LightFixture, room: RoomID) {
+        topologyGeneration += 1
         lights[fixture.id] = SimulatedLight(fixture: fixture, room: room, seed: fixtureIdentity.seed)
         if !fixture.settings.isEmpty { lightSettings[fixture.id] = fixture.settings }
         if let address = fixture.lifxAddress { lifxAddresses[fixture.id] = address }
@@ -504,6 +490,7 @@ public actor Home {
 
     /// Forgets a light and everything kept about it.
     func forgetLight(_ id: LightID) -> SimulatedLight? {
+        topologyGeneration += 1
         lightSettings[id] = nil
         lifxAddresses[id] = nil
         transitions[id] = nil

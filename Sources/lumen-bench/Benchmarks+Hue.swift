@@ -13,8 +13,8 @@ extension Benchmarks {
     static func benchmarkHue(_ baseline: Baseline) async {
         let home = Home(fixture: .demoHome(), clock: .real)
         let bridge = HueBridge(scopeContext: ScopeContext(home: home))
-        await home.setHuePairingOpen(true)
-        guard let user = try? await home.pairHueUser(deviceType: "bench#lumen").user.username,
+        let user = "bench-lumen"
+        guard (try? await bridge.pairUser(user, deviceType: "bench#lumen")) != nil,
             let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
             let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
             let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)

@@ -20,7 +20,7 @@ extension Benchmarks {
         guard let lifxFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
             let echoFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
             let lifxPort = TCPListener.boundPort(lifxFD), let echoPort = TCPListener.boundPort(echoFD),
-            let bulb = await home.lifxLights(first: front.firstAddress).first
+            let bulb = await front.bulbs().first
         else {
             print("  LIFX: SKIPPED (no loopback UDP socket could be opened, or no bulb on the LAN)")
             return

@@ -1,3 +1,4 @@
+import LumenServer
 import Testing
 
 @testable import LumenDaemon
@@ -55,5 +56,25 @@ struct DaemonOptionsTests {
             try DaemonOptions.parse(arguments, environment: [:])
         }
         #expect(error?.description.contains(wanted) == true, "\(error?.description ?? "no error")")
+    }
+
+    @Test(arguments: [
+        (["--https", "localhost:443"], "--https takes ADDRESS:PORT with a numeric address, like 127.0.0.1:8443"),
+        (["--https", "0.0.0.0:443", "--tls-certificate", "cert.pem"], "--tls-certificate needs --tls-key"),
+        (["--tls-key", "key.pem"], "--tls-key needs --tls-certificate"),
+        (["--mdns", "eth0"], "--mdns takes an IPv4 address of this machine's LAN interface, like 192.168.1.20"),
+    ])
+    func anHTTPSAddressThatIsNotOneOrHalfACertificatePairIsRefused(_ arguments: [String], wanted: String) {
+        let error = #expect(throws: DaemonOptions.UsageError.self) {
+            try DaemonOptions.parse(arguments, environment: [:])
+        }
+        #expect(error?.description.contains(wanted) == true, "\(error?.description ?? "no error")")
+    }
+
+    @Test func httpsAndACertificateOfOnesOwnAreOptions() throws {
+        let options = try DaemonOptions.parse(
+            ["--https", "[::1]:8443", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], environment: [:])
+        #expect(options.httpsAddress == TCPAddress(host: "::1", port: 8443))
+        #expect(options.tlsCertificateFile == "cert.pem" && options.tlsKeyFile == "key.pem")
     }
 }

@@ -63,7 +63,7 @@ struct HueBridgeTests {
     }
 
     func pair() async throws -> String {
-        await home.pressLinkButton()
+        await bridge.pressLinkButton()
         let (_, json) = try await answer("POST", "/api", #"{"devicetype": "tests#swift"}"#)
         return try #require(json.arrayValue?.first?["success"]?["username"]?.stringValue)
     }
@@ -72,7 +72,7 @@ struct HueBridgeTests {
         #expect(
             try await answer("POST", "/api", #"{"devicetype": "x#y"}"#).json.arrayValue?.first?["error"]?["type"] == 101
         )
-        await home.pressLinkButton()
+        await bridge.pressLinkButton()
         try await home.advance(byMilliseconds: 29_000)
         let user = try await pair()
         #expect(user.count == 40)
@@ -81,7 +81,7 @@ struct HueBridgeTests {
             try await answer("POST", "/api", #"{"devicetype": "x#y"}"#).json.arrayValue?.first?["error"]?["type"] == 101
         )
         // Kept in the state, and known to the bridge.
-        #expect(await home.snapshot().hue.users.map(\.username).contains(user))
+        #expect(await bridge.users.map(\.username).contains(user))
         #expect(try await answer("POST", "/api", #"{"devicetype": 3}"#).json.arrayValue?.first?["error"]?["type"] == 7)
         #expect(try await answer("POST", "/api", "not json").json.arrayValue?.first?["error"]?["type"] == 2)
     }
@@ -133,6 +133,31 @@ struct HueBridgeTests {
         #expect(sender.hasPrefix("hue ") && sender.count == 12 && !sender.contains(user.prefix(4)), "\(sender)")
         _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": false}"#)
         #expect(await home.commandRecords(light: "den.lamp").last?.source == sender)
+    }
+
+    @Test func everyCommandThroughTheBridgeIsRecordedAsTheApps() async throws {
+        let user = try await pair()
+        // The answer, checked a success, with the clock moved on after it: the bridge takes about a group
+        // command a second.
+        func send(_ method: String, _ path: String, _ body: String) async throws -> JSONValue {
+            let (_, json) = try await answer(method, "/api/\(user)\(path)", body)
+            try await home.advance(byMilliseconds: 2_000)
+            #expect(json.arrayValue?.first?["success"] != nil, "\(path): \(json)")
+            return json
+        }
+        _ = try await send("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#)
+        _ = try await send("PUT", "/groups/1/action", #"{"on": false, "transitiontime": 0}"#)
+        let created = try await send("POST", "/groups", #"{"name": "Pair", "lights": ["1", "4"]}"#)
+        let group = try #require(created.arrayValue?.first?["success"]?["id"]?.stringValue)
+        _ = try await send("PUT", "/groups/\(group)/action", #"{"on": true, "transitiontime": 0}"#)
+        let stored = try await send("POST", "/scenes", #"{"name": "Lit", "lights": ["1"]}"#)
+        let scene = try #require(stored.arrayValue?.first?["success"]?["id"]?.stringValue)
+        _ = try await send("PUT", "/groups/0/action", #"{"on": false}"#)
+        _ = try await send("PUT", "/groups/0/action", #"{"scene": "\#(scene)"}"#)
+        // A light's command, a room's, a created group's, group 0's and a scene's recall: each the app's.
+        let sources = await home.commandRecords().map(\.source)
+        #expect(sources.count == 9)
+        #expect(Set(sources) == [HueBridge.sender(user)])
     }
 
     /// A bridge reports the state it accepted as soon as it answers; the fade goes on in the bulb, out of sight.
@@ -249,23 +274,36 @@ struct HueBridgeTests {
         let user = try await pair()
         let snapshot = await home.snapshot()
         let read = try Fixture(json: Array(snapshot.jsonValue.serialized().utf8))
-        #expect(read.hue == snapshot.hue)
-        let journaled = try Fixture(json: Array(Self.home.utf8)).applying([.hue(snapshot.hue)])
-        #expect(journaled.hue.users.map(\.username) == [user])
-        let again = Home(fixture: read, clock: .virtual)
-        #expect(await again.hueLights().map(\.number) == [1, 3, 4])
-        #expect(await again.hueUser(user) != nil)
+        #expect(read.fronts == snapshot.fronts)
+        let journaled = try Fixture(json: Array(Self.home.utf8)).applying([.front("hue", snapshot.fronts["hue"]!)])
+        #expect(try HueBridgeState(record: journaled.fronts["hue"]).users.map(\.username) == [user])
+        let again = HueBridge(scopeContext: ScopeContext(home: Home(fixture: read, clock: .virtual)))
+        #expect(await again.lights().map(\.number) == [1, 3, 4])
+        #expect(await again.users.map(\.username) == [user])
+    }
+
+    @Test func aJournalLineAsLumendAlwaysWroteItIsTheBridgesRecord() async throws {
+        let line = #"""
+            {"hue": {"users": [{"username": "old-user", "devicetype": "a#b", "createdMs": 0}],
+            "lights": {"den.plug": 7}, "rooms": {"den": 2}, "pairings": 1}}
+            """#
+        let record = try StateRecord(cursor: JSONCursor(JSONParser.parse(Array(line.utf8))))
+        let fixture = try Fixture(json: Array(Self.home.utf8)).applying([record])
+        #expect(fixture.jsonValue["hue"]?["users"]?.arrayValue?.first?["username"] == "old-user")
+        let old = HueBridge(scopeContext: ScopeContext(home: Home(fixture: fixture, clock: .virtual)))
+        #expect(await old.users.map(\.username) == ["old-user"])
+        #expect(await old.lights().first { $0.light.id == "den.plug" }?.number == 7)
     }
 
     @Test func pairingAfterARestartGivesANewNameAndTheBridgeKeepsSixtyFourByDefault() async throws {
         let first = try await pair()
-        let again = Home(fixture: await home.snapshot(), clock: .virtual)
-        await again.setHuePairingOpen(true)
-        let second = try await again.pairHueUser(deviceType: "tests#again").user.username
+        let again = HueBridge(scopeContext: ScopeContext(home: Home(fixture: await home.snapshot(), clock: .virtual)))
+        await again.setPairingOpen(true)
+        let second = try await again.pair(deviceType: "tests#again", username: nil).user.username
         #expect(second != first)
-        for index in 0..<70 { _ = try await again.pairHueUser(deviceType: "tests#\(index)") }
-        let users = await again.hueUsers
-        #expect(users.count == Home.defaultHueUserLimit)
+        for index in 0..<70 { _ = try await again.pair(deviceType: "tests#\(index)", username: nil) }
+        let users = await again.users
+        #expect(users.count == HueBridge.defaultUserLimit)
         #expect(Set(users.map(\.username)).count == users.count)
         #expect(!users.map(\.username).contains(first), "the user unused longest is forgotten")
     }

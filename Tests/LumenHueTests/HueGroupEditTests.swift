@@ -59,7 +59,7 @@ struct HueGroupEditTests {
             try await bridge.answer("PUT", "/groups/1", #"{"name": "Study"}"#) == [
                 ["success": ["/groups/1/name": "Study"]]
             ])
-        #expect(await bridge.home.hueRooms().first?.name == "Study")
+        #expect(await bridge.bridge.snapshot().rooms.first?.name == "Study")
     }
 
     @Test func createdGroupsAreKeptAcrossACrashAndTheTableHoldsSixtyFour() async throws {

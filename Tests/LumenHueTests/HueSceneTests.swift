@@ -150,6 +150,6 @@ struct HueSceneTests {
         }
         let full = try await bridge.answer("POST", "/scenes", #"{"name": "one more", "lights": ["3"]}"#)
         #expect(full.arrayValue?.first?["error"]?["type"] == 402)
-        #expect(await bridge.home.hueState.scenes.count == HueBridgeState.sceneLimit)
+        #expect(await bridge.bridge.state.scenes.count == HueBridgeState.sceneLimit)
     }
 }

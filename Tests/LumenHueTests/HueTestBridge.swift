@@ -23,7 +23,9 @@ final class HueTestBridge: Sendable {
         records = Mutex([])
         user = "tests"
         await home.setPersistenceSink { [self] record in records.withLock { $0.append(record) } }
-        if await home.hueUser(user) == nil { _ = try await home.pairHueUser(deviceType: "tests#swift", username: user) }
+        if await !bridge.users.contains(where: { $0.username == user }) {
+            try await bridge.pairUser(user, deviceType: "tests#swift")
+        }
     }
 
     /// The home as a restart after a crash finds it: the fixture it started from with every record since,
@@ -70,4 +72,17 @@ final class HueTestBridge: Sendable {
         let answer = try await answer("POST", "/scenes", body)
         return try #require(answer.arrayValue?.first?["success"]?["id"]?.stringValue, "\(answer)")
     }
+}
+
+/// What the tests read of the bridge's memory and set on it, each in one visit to the home.
+extension HueBridge {
+    var users: [HueBridgeState.User] { get async { await visit { _, memory in memory.state.users } } }
+    var state: HueBridgeState { get async { await visit { _, memory in memory.state } } }
+    var isLinkButtonPressed: Bool {
+        get async { await visit { home, memory in memory.isLinkButtonPressed(atMs: home.nowMilliseconds) } }
+    }
+
+    func lights() async -> [HueLight] { await visit { home, memory in memory.lights(in: home) } }
+    func setPairingOpen(_ open: Bool) async { await visit { _, memory in memory.isPairingOpen = open } }
+    func setUserLimit(_ limit: Int) async { await visit { _, memory in memory.userLimit = limit } }
 }

@@ -82,7 +82,7 @@ struct LIFXAnswerBudgetTests {
         #expect(budget.dropped.load(ordering: .relaxed) == asked - broadcastAnswers)
 
         // A client switching one bulb is still answered from the share kept for it.
-        let bulb = Home.lifxSerial(home: "many", light: "hall.b7")
+        let bulb = DeviceSerial.of(home: "many", light: "hall.b7")
         let get = LIFXPacket(
             source: 12, target: bulb + [0, 0], wantsAcknowledgement: true, sequence: 1, type: 21,
             payload: [0xFF, 0xFF])

@@ -35,7 +35,7 @@ struct LIFXCapabilityTests {
         _ light: LightID, _ type: UInt16, payload: [UInt8] = [], wantsReply: Bool = false, sequence: UInt8 = 1
     ) async throws -> LIFXPacket {
         let packet = LIFXPacket(
-            source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: wantsReply,
+            source: 3, target: DeviceSerial.of(home: "flat", light: light) + [0, 0], wantsReply: wantsReply,
             sequence: sequence, type: type, payload: payload)
         let replies = try await front.replies(to: packet, movingClockOf: home)
         try #require(replies.count == 1, "\(replies.map(\.type))")

@@ -36,7 +36,7 @@ extension LIFXFrontTests {
         try await home.setReachable(false, light: "den.bulb")
         let (found, waitedMs) = try await repliesAndWait(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
         #expect(waitedMs == 0)
-        #expect(found.map { Array($0.target.prefix(6)) } == [Home.lifxSerial(home: "flat", light: "den.mini")])
+        #expect(found.map { Array($0.target.prefix(6)) } == [DeviceSerial.of(home: "flat", light: "den.mini")])
     }
 
     @Test func aQuestionIsAnsweredAtOnceAndAChangeAfterTheLatency() async throws {

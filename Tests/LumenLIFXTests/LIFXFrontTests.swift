@@ -23,6 +23,8 @@ struct LIFXFrontTests {
 
     /// Where the datagrams come from, as the UDP listener writes it out.
     static let sender: @Sendable () -> String = { "127.0.0.1:51234" }
+    /// How the command record names that client.
+    static let lifxSender = "lifx 127.0.0.1:51234"
 
     let home: Home
     let front: LIFXFront
@@ -60,7 +62,7 @@ struct LIFXFrontTests {
         return []
     }
 
-    var bulbSerial: [UInt8] { Home.lifxSerial(home: "flat", light: "den.bulb") }
+    var bulbSerial: [UInt8] { DeviceSerial.of(home: "flat", light: "den.bulb") }
 
     @Test func discoveryFindsEveryBulbOnTheLANAndNothingElse() async throws {
         let found = try await replies(LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2))
@@ -84,7 +86,7 @@ struct LIFXFrontTests {
         #expect(answer.map(\.type) == [45])
         let state = try await home.light("den.bulb").state
         #expect(state.brightness == 100 && state.colorTemperature == 370 && !state.isOn, "LIFX stores colour while off")
-        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == ["lifx 127.0.0.1:51234"])
+        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == [Self.lifxSender])
         // Power on over LIFX, with a reply.
         let on = LIFXPacket(
             source: 9, target: bulbSerial + [0, 0], wantsReply: true, sequence: 6, type: 117,
@@ -92,6 +94,8 @@ struct LIFXFrontTests {
         let power = try await replies(on)
         #expect(power.map(\.type) == [118] && power[0].payload == [0xFF, 0xFF])
         #expect(try await home.light("den.bulb").state.isOn)
+        #expect(
+            await home.commandRecords(light: "den.bulb").map(\.source) == .init(repeating: Self.lifxSender, count: 2))
     }
 
     @Test func queriesAnswerTheStateLabelVersionAndGroup() async throws {
@@ -141,6 +145,7 @@ struct LIFXFrontTests {
         try await home.advance(byMilliseconds: 1_000)
         let after = try await home.light("den.bulb").state
         #expect(after.color.x > 0.6, "red, over 400 ms")
+        #expect(await home.commandRecords(light: "den.bulb").map(\.source) == [Self.lifxSender])
     }
 
     /// A bulb counts every message: one that changes no state (a label, a transient waveform) is dropped as a
@@ -187,7 +192,7 @@ struct LIFXFrontTests {
         func getPower(target: [UInt8]) -> LIFXPacket {
             LIFXPacket(source: 4, target: target + [0, 0], sequence: 1, type: 20)
         }
-        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let mini = DeviceSerial.of(home: "flat", light: "den.mini")
         let toBulb = try await replies(getPower(target: bulbSerial))
         #expect(toBulb.map { Array($0.target.prefix(6)) } == [bulbSerial], "only the bulb named answers")
         #expect(try await replies(getPower(target: mini)).map { Array($0.target.prefix(6)) } == [mini])
@@ -226,9 +231,10 @@ struct LIFXFrontTests {
     }
 
     @Test func eachBulbHasItsOwnAddressAndADatagramSentThereReachesItAlone() async throws {
-        let mini = Home.lifxSerial(home: "flat", light: "den.mini")
+        let mini = DeviceSerial.of(home: "flat", light: "den.mini")
         let first = try #require(IPv4Address("127.0.0.1"))
-        #expect(await home.lifxLights(first: first).map(\.address.description) == ["127.0.0.1", "127.0.0.2"])
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+        #expect(await front.bulbs().map(\.address.description) == ["127.0.0.1", "127.0.0.2"])
         // A target of zeros, as a client that knows only the address sends it.
         let getLabel = LIFXPacket(source: 4, sequence: 1, type: 23)
         let toMini = try await sentReplies(getLabel, at: IPv4Address("127.0.0.2"))
@@ -253,7 +259,9 @@ struct LIFXFrontTests {
             ]}]}
             """
         let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
-        let lights = await home.lifxLights(first: try #require(IPv4Address("10.0.0.1")))
+        let lights = await LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("10.0.0.1"))
+        ).bulbs()
         #expect(lights.map(\.address.description) == ["10.0.0.1", "10.0.0.5", "10.0.0.2", "10.0.0.3"])
     }
 }

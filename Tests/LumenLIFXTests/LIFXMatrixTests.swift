@@ -36,7 +36,7 @@ struct LIFXMatrixTests {
         _ type: UInt16, _ payload: [UInt8] = [], to light: LightID = "den.tile", reply: Bool = true, ack: Bool = false
     ) async throws -> [LIFXPacket] {
         let packet = LIFXPacket(
-            source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: reply,
+            source: 3, target: DeviceSerial.of(home: "flat", light: light) + [0, 0], wantsReply: reply,
             wantsAcknowledgement: ack, sequence: 1, type: type, payload: payload)
         return try await front.replies(to: packet, movingClockOf: home)
     }
@@ -119,7 +119,7 @@ struct LIFXMatrixTests {
     }
 
     @Test func everyTilePaintedAtOnceMakesTheLightOneColour() async throws {
-        let serial = Home.lifxSerial(home: "flat", light: "den.tile")
+        let serial = DeviceSerial.of(home: "flat", light: "den.tile")
         let packets = (UInt8(0)..<5).map { tile in
             LIFXPacket(
                 source: 3, target: serial + [0, 0], wantsAcknowledgement: true, sequence: tile, type: 715,

@@ -34,7 +34,7 @@ struct LIFXZoneTests {
         -> [LIFXPacket]
     {
         let packet = LIFXPacket(
-            source: 3, target: Home.lifxSerial(home: "flat", light: light) + [0, 0], wantsReply: true, sequence: 1,
+            source: 3, target: DeviceSerial.of(home: "flat", light: light) + [0, 0], wantsReply: true, sequence: 1,
             type: type, payload: payload)
         return try await front.replies(to: packet, movingClockOf: home)
     }
@@ -120,7 +120,7 @@ struct LIFXZoneTests {
 
     @Test func zonesKeptForLaterBySeveralMessagesAtOnceAreAllKept() async throws {
         // lifxlan's set_zone_colors with rapid sends a message a zone, back to back, without waiting.
-        let serial = Home.lifxSerial(home: "flat", light: "den.strip")
+        let serial = DeviceSerial.of(home: "flat", light: "den.strip")
         let packets = (UInt8(0)..<15).map { zone in
             LIFXPacket(
                 source: 3, target: serial + [0, 0], sequence: zone, type: 501,
@@ -210,7 +210,7 @@ struct LIFXZoneTests {
         empty.uint8(1)
         empty.uint16(82)
         empty.uint8(0)
-        let target = Home.lifxSerial(home: "flat", light: "den.strip") + [0, 0]
+        let target = DeviceSerial.of(home: "flat", light: "den.strip") + [0, 0]
         let packets = [full.output, empty.output].enumerated().map { sequence, payload in
             LIFXPacket(
                 source: 3, target: target, wantsAcknowledgement: true, sequence: UInt8(sequence), type: 510,

@@ -43,17 +43,18 @@ struct RestoreTests {
         try await home.checkpoint("start")
         let before = await home.snapshot()
         try await Self.change(home)
+        await home.saveFrontRecord("hue", ["pairings": 1])
         #expect(await home.snapshot() != before)
         try await home.restore(checkpoint: "start")
-        // The Hue bridge keeps what it remembers (its users, the numbers it gave): a reset home does not unpair
-        // an app, nor give a number a second light.
+        // A front keeps what it remembers (the Hue bridge its users, the numbers it gave): a reset home does not
+        // unpair an app, nor give a number a second light.
         func withoutBridge(_ snapshot: Fixture) -> Fixture {
             var home = snapshot
-            home.hue = HueBridgeState()
+            home.fronts = [:]
             return home
         }
         #expect(await withoutBridge(home.snapshot()) == withoutBridge(before))
-        #expect(await home.snapshot().hue.lightNumbers["attic.bulb"] != nil)
+        #expect(await home.snapshot().fronts["hue"] == ["pairings": 1])
         // The fade that was under way does not go on afterwards.
         try await home.advance(byMilliseconds: 10_000)
         #expect(await withoutBridge(home.snapshot()) == withoutBridge(before))

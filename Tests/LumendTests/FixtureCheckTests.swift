@@ -35,6 +35,19 @@ struct FixtureCheckTests {
         #expect(demo.stdout.contains(" rooms, ") && demo.stdout.contains(" lights)"), "\(demo.stdout)")
     }
 
+    @Test func aHueUserTheBridgeWouldRefuseIsShownWhereItIs() async throws {
+        let (path, result) = try await check(
+            """
+            {"schema": 1, "id": "one", "name": "One", "hue": {"users": [
+              {"username": "a/b", "devicetype": "t#t", "createdMs": 0}]}, "rooms": [
+              {"id": "lab", "name": "Lab", "lights": [{"id": "lab.a", "name": "A", "kind": "onoff"}]}
+            ]}
+            """)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasPrefix("\(path):2:16: hue.users[0].username: a Hue user's name is"), "\(result.stderr)")
+    }
+
     /// A key given twice is shown where it is given again.
     @Test func aKeyGivenTwiceIsShownWhereItIsGivenAgain() async throws {
         let (path, result) = try await check(

@@ -1,5 +1,6 @@
 import Foundation
 import LumenLIFX
+import LumenModel
 import LumenSimulation
 import LumenTestSupport
 import Synchronization
@@ -172,7 +173,7 @@ extension HostileSuites {
                 daemon.stderr.range(of: #"udp port [0-9]+"#, options: .regularExpression).flatMap {
                     UInt16(daemon.stderr[$0].dropFirst(9))
                 }, "no LIFX port in \(daemon.stderr)")
-            let serial = Home.lifxSerial(home: "lan", light: "den.good")
+            let serial = DeviceSerial.of(home: "lan", light: "den.good")
             // The hall's 200 bulbs take 127.0.0.1 to .200; the good client's, last in the home's order, .201.
             let good = try Socket(source: "127.0.0.1", destination: "127.0.0.201", port: port)
 

@@ -146,12 +146,14 @@ extension Fixture {
         return (problems.isEmpty ? fixture : nil, problems)
     }
 
+    private static let keys = Set(
+        [
+            "$schema", "schema", "id", "name", "seed", "durability", "start", "defaults", "discovery", "bridge",
+            "rooms", "faultSchedule", "generation", "origin", "checksum",
+        ] + frontNames)
+
     init(cursor: JSONCursor) throws(JSONShapeError) {
-        let object = try cursor.object(allowing: [
-            "$schema", "schema", "id", "name", "seed", "durability", "start", "defaults", "discovery", "bridge", "hue",
-            "rooms",
-            "faultSchedule", "generation", "origin", "checksum",
-        ])
+        let object = try cursor.object(allowing: Self.keys)
         // A check goes on past a wrong schema as if it were this build's, and past a missing ID or name with
         // stand-ins, so that nothing after them is hidden.
         let current = JSONValue.int(Fixture.currentSchema)
@@ -212,7 +214,14 @@ extension Fixture {
                 self.bridge.groupCommandsPerSecond = try rate.double(in: 0.1...10_000)
             }
         }
-        if let hue = object.optional("hue") { self.hue = try HueBridgeState(cursor: hue) }
+        for name in Self.frontNames {
+            // Only the front reads its record, when it starts.
+            guard let record = object.optional(name) else { continue }
+            guard case .object = record.value else {
+                throw record.error("expected an object, got \(record.value.typeName)")
+            }
+            fronts[name] = record.value
+        }
         rooms = try object.required("rooms", standIn: .array([])).array().map { cursor throws(JSONShapeError) in
             try RoomFixture(cursor: cursor)
         }

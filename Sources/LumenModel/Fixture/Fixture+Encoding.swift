@@ -22,7 +22,7 @@ extension Fixture {
                 "groupCommandsPerSecond": .double(bridge.groupCommandsPerSecond),
             ])
         }
-        if !hue.isEmpty { object["hue"] = hue.jsonValue }
+        for name in Self.frontNames { object[name] = fronts[name] }
         object["rooms"] = .array(rooms.map(\.jsonValue))
         if !faultSchedule.isEmpty { object["faultSchedule"] = .array(faultSchedule.map(\.jsonValue)) }
         return .object(object)

@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// A home to simulate, as a JSON fixture describes it: rooms, lights, their latency and fault models,
 /// lights waiting to be discovered, a fault schedule and a seed.
 ///
@@ -12,6 +14,9 @@
 public struct Fixture: Sendable, Hashable {
     /// The schema version this build reads and writes.
     public static let currentSchema = 1
+
+    /// The names of the fronts whose records a fixture or state may hold, each a key of the document.
+    public static let frontNames = ["hue"]
 
     /// The schema version of the document.
     public var schema: Int = Fixture.currentSchema
@@ -32,8 +37,9 @@ public struct Fixture: Sendable, Hashable {
     public var discovery = DiscoverySettings()
     /// The command budget of the bridge the home's Hue lights stand behind.
     public var bridge = BridgeSettings()
-    /// What the simulated Hue bridge keeps: its users and its numbers for lights and rooms.
-    public var hue = HueBridgeState()
+    /// What each front keeps across restarts, by the front's name (``frontNames``): its own record, which only
+    /// the front reads (the Hue bridge's users and numbers under `hue`).
+    public var fronts: [String: JSONValue] = [:]
     /// The rooms, in order.
     public var rooms: [RoomFixture]
     /// Faults that start and end at set times.

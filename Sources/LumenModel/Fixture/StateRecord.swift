@@ -21,15 +21,15 @@ public enum StateRecord: Sendable, Hashable {
     case removedRoom(RoomID)
     /// A light that no longer exists.
     case removedLight(LightID)
-    /// What the Hue bridge keeps: its users and the numbers it gave lights and rooms.
-    case hue(HueBridgeState)
+    /// What a front keeps (``Fixture/fronts``), under its name: the Hue bridge's users and numbers.
+    case front(String, JSONValue)
 
     /// What a record is about: a later record about the same subject replaces it.
     public enum Subject: Sendable, Hashable {
         /// The home, a room or a light.
         case entity(Entity)
-        /// The Hue bridge's users and numbers.
-        case hueBridge
+        /// A front's own record, by the front's name.
+        case front(String)
     }
 
     /// What the record is about.
@@ -40,14 +40,14 @@ public enum StateRecord: Sendable, Hashable {
         case .light(let light, _): .entity(.light(light.id))
         case .removedRoom(let id): .entity(.room(id))
         case .removedLight(let id): .entity(.light(id))
-        case .hue: .hueBridge
+        case .front(let name, _): .front(name)
         }
     }
 }
 
 extension StateRecord {
     /// The record as JSON, one of `{"home":…}`, `{"room":…,"lightIDs":[…]}`, `{"light":…,"in":"room"}`,
-    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`, `{"hue":…}`.
+    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`, and a front's under its name, `{"hue":…}`.
     public var jsonValue: JSONValue {
         switch self {
         case .home(let name, let roomIDs):
@@ -66,16 +66,17 @@ extension StateRecord {
             return .object(["removedRoom": .string(id.rawValue)])
         case .removedLight(let id):
             return .object(["removedLight": .string(id.rawValue)])
-        case .hue(let state):
-            return .object(["hue": state.jsonValue])
+        case .front(let name, let record):
+            return .object([name: record])
         }
     }
 
+    private static let keys = Set(
+        ["home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight"] + Fixture.frontNames)
+
     /// Reads a record written by ``jsonValue``.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
-        let object = try cursor.object(allowing: [
-            "home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight", "hue",
-        ])
+        let object = try cursor.object(allowing: Self.keys)
         func ids<ID>(_ key: String, _ make: (String) -> ID) throws(JSONShapeError) -> [ID] {
             try object.required(key).array().map { element throws(JSONShapeError) in
                 let id = try element.string()
@@ -100,10 +101,12 @@ extension StateRecord {
             self = .removedRoom(RoomID(try room.string()))
         } else if let light = object.optional("removedLight") {
             self = .removedLight(LightID(try light.string()))
-        } else if let hue = object.optional("hue") {
-            self = .hue(try HueBridgeState(cursor: hue))
+        } else if let name = Fixture.frontNames.first(where: { object.optional($0) != nil }) {
+            self = .front(name, try object.required(name).value)
         } else {
-            throw cursor.error("expected one of home, room, light, removedRoom, removedLight, hue")
+            throw cursor.error(
+                "expected one of home, room, light, removedRoom, removedLight, "
+                    + Fixture.frontNames.joined(separator: ", "))
         }
     }
 }
@@ -143,11 +146,11 @@ private struct Replay {
     var lights: [LightID: LightFixture] = [:]
     /// The room whose list holds each light.
     var listedIn: [LightID: RoomID] = [:]
-    var hue: HueBridgeState
+    var fronts: [String: JSONValue]
 
     init(_ fixture: Fixture) {
         name = fixture.name
-        hue = fixture.hue
+        fronts = fixture.fronts
         for room in fixture.rooms {
             roomOrder.append(room.id)
             var header = room
@@ -183,8 +186,8 @@ private struct Replay {
             if let other = listedIn[light.id] { roomLights[other]?.removeAll { $0 == light.id } }
             roomLights[room, default: []].append(light.id)
             listedIn[light.id] = room
-        case .hue(let state):
-            hue = state
+        case .front(let name, let record):
+            fronts[name] = record
         case .removedRoom(let id):
             rooms[id] = nil
             roomOrder.removeAll { $0 == id }
@@ -201,7 +204,7 @@ private struct Replay {
     func fixture(from base: Fixture) throws(JSONShapeError) -> Fixture {
         var result = base
         result.name = name
-        result.hue = hue
+        result.fronts = fronts
         result.rooms = []
         var placed = Set<LightID>()
         for (index, id) in roomOrder.enumerated() {

@@ -25,11 +25,12 @@ package struct HTTPAccess: Sendable, Hashable {
     /// Why `request` is refused, if it is, in words that say what to do instead; `nil` when it is taken.
     package func refusal(of request: HTTPRequest) -> String? {
         let host = request.headers["host"] ?? ""
+        let scheme = request.isSecure ? "https" : "http"
         guard namesLumend(host) else {
             return "Host '\(host)' is not an IP address, localhost or a name lumend is given (--http-host); "
-                + "use lumend's address, as http://127.0.0.1:PORT"
+                + "use lumend's address, as \(scheme)://127.0.0.1:PORT"
         }
-        if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
+        if let origin = request.headers["origin"], origin.lowercased() != "\(scheme)://\(host.lowercased())" {
             return "requests from the origin '\(origin)' are refused: only lumend's own pages may call it "
                 + "from a browser"
         }

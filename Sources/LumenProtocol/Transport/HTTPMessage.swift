@@ -11,6 +11,8 @@ package struct HTTPRequest: Sendable {
     package var query: [String: String]
     /// The body.
     package var body: [UInt8]
+    /// Whether it came over TLS (an HTTPS listener): its page's origin is then `https://` and the host.
+    package var isSecure = false
 
     /// A request.
     package init(

@@ -18,6 +18,9 @@ import LumenProtocol
 /// - `lingering`: the last answer is out and the sending side shut; what the client still sends is read and
 ///   dropped for a moment before the close, so that the close does not reset the connection and lose the
 ///   answer (as nginx's `lingering_close`).
+///
+/// On an HTTPS listener its bytes pass through a ``TLSSession``: the handshake is read while the connection is
+/// idle, within the first request's time, and a client that sends plain HTTP there is answered 400 in plain HTTP.
 final class HTTPConnection {
     enum Phase {
         case idle
@@ -33,6 +36,8 @@ final class HTTPConnection {
     let fd: Int32
     /// The peer's address.
     let host: String
+    /// TLS, on an HTTPS listener.
+    private let tls: TLSSession?
     unowned let driver: HTTPDriver
     private(set) var phase = Phase.idle
     /// When it entered its phase (idle, reading, lingering): the one in it longest makes room first.
@@ -62,10 +67,11 @@ final class HTTPConnection {
     /// How long a closing connection reads what the client still sends.
     static let lingerSeconds = 2
 
-    init(key: UInt64, fd: Int32, host: String, driver: HTTPDriver) {
+    init(key: UInt64, fd: Int32, host: String, tls: TLSSession?, driver: HTTPDriver) {
         self.key = key
         self.fd = fd
         self.host = host
+        self.tls = tls
         self.driver = driver
         parser = HTTPRequestParser(headBytes: driver.limits.headBytes, bodyBytes: driver.bodyLimit)
     }
@@ -108,7 +114,15 @@ final class HTTPConnection {
             }
             return
         }
-        let step = context.read(fd) { bytes in parser.append(bytes) }
+        let step: UnixSocket.Transfer
+        if let tls {
+            step = tls.read(into: &driver.tlsBuffer) { bytes in parser.append(bytes) }
+            if !tls.isHandshaken, !tls.sentPlainHTTP, watching.write != tls.handshakeWantsWrite {
+                watch(context, read: nil, write: tls.handshakeWantsWrite)
+            }
+        } else {
+            step = context.read(fd) { bytes in parser.append(bytes) }
+        }
         switch step {
         case .moved:
             switch phase {
@@ -134,8 +148,27 @@ final class HTTPConnection {
         case .wouldBlock:
             break
         case .failed:
+            if let tls, tls.sentPlainHTTP {
+                refusePlainHTTP(context)
+                return
+            }
+            if let failure = tls?.failure {
+                driver.logger.debug("TLS with \(host) failed: \(failure)", [("peer", host)])
+            }
             close(context)
         }
+    }
+
+    /// Answers, in plain HTTP, a client that sent plain HTTP to an HTTPS listener, and closes: it learns why,
+    /// where a TLS alert would be noise to it.
+    private func refusePlainHTTP(_ context: LoopContext) {
+        let body = "this port speaks HTTPS (HTTP inside TLS): ask for https://, not http://\n"
+        let text =
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        // A fresh socket has room for these few bytes; if not, the client is gone and the close says enough.
+        _ = Array(text.utf8).withUnsafeBytes { UnixSocket.send(fd, $0) }
+        lingerBeforeClosing(context)
     }
 
     /// Reads and answers the requests that are whole, one at a time.
@@ -219,8 +252,9 @@ final class HTTPConnection {
         // What a front checks the host on (against DNS rebinding) is the request's own: an absolute-form target's
         // authority when it has one, whatever the Host field says.
         headers["host"] = head.host
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: head.method, path: head.path, headers: headers, query: head.query, body: body)
+        request.isSecure = tls != nil
         switch driver.respond(request) {
         case .now(let response):
             send(response, context)
@@ -280,11 +314,8 @@ final class HTTPConnection {
     /// The answer is out: linger and close, or wait for the next request.
     private func sentWhole(closeAfter: Bool, _ context: LoopContext) {
         guard !closeAfter else {
-            shutdown(fd, Int32(SHUT_WR))
-            phase = .lingering
-            since = .now
-            setDeadline(seconds: Self.lingerSeconds)
-            watch(context, read: true, write: false)
+            tls?.finishSending()
+            lingerBeforeClosing(context)
             return
         }
         phase = .idle
@@ -292,6 +323,15 @@ final class HTTPConnection {
         setDeadline(seconds: driver.limits.idleSeconds)
         watch(context, read: true, write: false)
         if !isReadingRequests { readRequests(context) }
+    }
+
+    /// Shuts the sending side and reads what the client still sends for a moment before the close.
+    private func lingerBeforeClosing(_ context: LoopContext) {
+        shutdown(fd, Int32(SHUT_WR))
+        phase = .lingering
+        since = .now
+        setDeadline(seconds: Self.lingerSeconds)
+        watch(context, read: true, write: false)
     }
 
     // MARK: - Streaming
@@ -325,7 +365,14 @@ final class HTTPConnection {
         output += bytes
     }
 
-    func writable(_ context: LoopContext) { flush(context) }
+    func writable(_ context: LoopContext) {
+        // A handshake waiting for room in the socket goes on as a read does.
+        if let tls, !tls.isHandshaken {
+            readable(context)
+            return
+        }
+        flush(context)
+    }
 
     /// Writes what the socket takes, then goes on with the phase once all is out.
     private func flush(_ context: LoopContext) {
@@ -341,7 +388,10 @@ final class HTTPConnection {
     /// room (it is watched for room then) or once the connection is closed.
     private func writeOut(_ context: LoopContext) -> Bool {
         while sent < output.count {
-            let step = output.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[sent...])) }
+            let step = output.withUnsafeBytes { bytes in
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[sent...])
+                return tls?.send(rest) ?? UnixSocket.send(fd, rest)
+            }
             switch step {
             case .moved(let count):
                 sent += count

@@ -46,6 +46,21 @@ public struct HTTPLimits: Sendable, Hashable {
     public init() {}
 }
 
+/// A listening TCP socket an ``HTTPServer`` takes connections on, and the credentials it presents when it speaks
+/// HTTPS (HTTP inside TLS); both kinds are answered alike.
+public struct HTTPListener: Sendable {
+    /// The listening socket (bound by lumend, or inherited through socket activation).
+    public var fd: Int32
+    /// The certificate and key for TLS; `nil` for plain HTTP.
+    public var tls: TLSCredentials?
+
+    /// A listener on `fd`, speaking TLS with `tls` when given.
+    public init(fd: Int32, tls: TLSCredentials? = nil) {
+        self.fd = fd
+        self.tls = tls
+    }
+}
+
 /// An HTTP/1.1 listener on an event loop of its own. Each connection is a socket that loop watches: its
 /// requests are read strictly as RFC 9112 frames them (``HTTPRequestParser``), answered in order, and a
 /// request whose answer waits on a device waits without holding a thread.
@@ -54,8 +69,8 @@ public struct HTTPLimits: Sendable, Hashable {
 public final class HTTPServer: Service, Sendable {
     public var name: String { "HTTP server" }
 
-    /// The listening socket (bound by lumend, or inherited through socket activation).
-    public let listenFD: Int32
+    /// The listening sockets (bound by lumend, or inherited through socket activation).
+    public let listeners: [HTTPListener]
     let loop: EventLoop
     let driver: LoopBound<HTTPDriver>
 
@@ -66,23 +81,35 @@ public final class HTTPServer: Service, Sendable {
     ///   - whenStopping: called on the loop once the server stops taking requests, once every waiting request
     ///     has been given its 503 and every stream told to end (before they are sent): a front ends what it
     ///     keeps there.
-    package init(
+    package convenience init(
         listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
         bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
         respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) {
-        self.listenFD = listenFD
+        self.init(
+            listeners: [HTTPListener(fd: listenFD)], loop: loop, limits: limits, logger: logger, bodyLimit: bodyLimit,
+            whenStopping: whenStopping, respond: respond)
+    }
+
+    /// A server taking connections on every one of `listeners` (plain HTTP and HTTPS alike, sharing the limits),
+    /// as ``init(listenFD:loop:limits:logger:bodyLimit:whenStopping:respond:)`` describes.
+    package init(
+        listeners: [HTTPListener], loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
+        bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
+        respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+    ) {
+        self.listeners = listeners
         let loop = loop ?? EventLoop(name: "lumend.http")
         self.loop = loop
         let driver = HTTPDriver(
-            listenFD: listenFD, limits: limits, logger: logger,
+            listeners: listeners, limits: limits, logger: logger,
             bodyLimit: bodyLimit ?? { [limits] _ in limits.bodyBytes }, whenStopping: whenStopping, respond: respond)
         self.driver = LoopBound(driver, on: loop)
     }
 
     /// Serves until graceful shutdown is requested; then answers what waits, and closes.
     public func run() async throws {
-        UnixSocket.setNonBlocking(listenFD)
+        for listener in listeners { UnixSocket.setNonBlocking(listener.fd) }
         await onLoop { [driver] in driver.object.start(driver) }
         await gracefulShutdown()
         // Stop accepting, answer what waits, and give the answers half a second to go out before closing.
@@ -111,7 +138,7 @@ public final class HTTPServer: Service, Sendable {
 
 /// What only the HTTP loop's thread touches: the listener, every connection, and what they count.
 final class HTTPDriver {
-    let listenFD: Int32
+    let listeners: [HTTPListener]
     let limits: HTTPLimits
     let logger: Logger
     let bodyLimit: @Sendable (String) -> Int
@@ -119,7 +146,9 @@ final class HTTPDriver {
     let respond: @Sendable (HTTPRequest) -> HTTPReply
     /// Itself, as the loop-bound box that timers and tasks reach it through.
     weak var bound: LoopBound<HTTPDriver>?
-    var stopAccepting: (@Sendable () -> Void)?
+    var stopAccepting: [@Sendable () -> Void] = []
+    /// Where TLS sessions put the plaintext of the record they read (one record's at most).
+    var tlsBuffer = [UInt8](repeating: 0, count: 16_384 + 256)
     /// The open connections, by their registration on the loop.
     var connections: [UInt64: HTTPConnection] = [:]
     /// Connections and streams open from each address.
@@ -133,10 +162,10 @@ final class HTTPDriver {
     var isStopping = false
 
     init(
-        listenFD: Int32, limits: HTTPLimits, logger: Logger, bodyLimit: @escaping @Sendable (String) -> Int,
+        listeners: [HTTPListener], limits: HTTPLimits, logger: Logger, bodyLimit: @escaping @Sendable (String) -> Int,
         whenStopping: (@Sendable () -> Void)?, respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) {
-        self.listenFD = listenFD
+        self.listeners = listeners
         self.limits = limits
         self.logger = logger
         self.bodyLimit = bodyLimit
@@ -148,17 +177,21 @@ final class HTTPDriver {
 
     func start(_ bound: LoopBound<HTTPDriver>) {
         self.bound = bound
-        stopAccepting = bound.loop.watchReadable(listenFD) {
-            bound.loop.execute { context in if let context { bound.object.acceptPending(context) } }
+        for (index, listener) in listeners.enumerated() {
+            stopAccepting.append(
+                bound.loop.watchReadable(listener.fd) {
+                    bound.loop.execute { context in if let context { bound.object.acceptPending(index, context) } }
+                })
         }
     }
 
     /// Takes the connections waiting, a bounded number a turn so that the loop's other work gets its turn.
-    func acceptPending(_ context: LoopContext) {
+    func acceptPending(_ listenerIndex: Int, _ context: LoopContext) {
+        let listener = listeners[listenerIndex]
         for _ in 0..<64 where !isStopping {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = lumen_accept_peer(listenFD, &address, &length)
+            let fd = lumen_accept_peer(listener.fd, &address, &length)
             guard fd >= 0 else { return }
             let host = Self.host(of: address)
             guard perAddress[host, default: (0, 0)].connections < limits.connectionsPerAddress, makeRoom(context)
@@ -168,8 +201,16 @@ final class HTTPDriver {
             }
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var tls: TLSSession?
+            if let credentials = listener.tls {
+                tls = TLSSession(fd: fd, credentials: credentials)
+                guard tls != nil else {
+                    close(fd)
+                    continue
+                }
+            }
             let key = EventLoop.nextKey.add(1, ordering: .relaxed).newValue
-            let connection = HTTPConnection(key: key, fd: fd, host: host, driver: self)
+            let connection = HTTPConnection(key: key, fd: fd, host: host, tls: tls, driver: self)
             connections[key] = connection
             perAddress[host, default: (0, 0)].connections += 1
             let bound = bound!
@@ -244,14 +285,18 @@ final class HTTPDriver {
     func beginStop() {
         guard !isStopping else { return }
         isStopping = true
-        stopAccepting?()
-        stopAccepting = nil
-        close(listenFD)
+        stopListening()
         loop.execute { [bound] context in
             guard let context, let driver = bound?.object else { return }
             for connection in Array(driver.connections.values) { connection.stopping(context) }
             driver.whenStopping?()
         }
+    }
+
+    private func stopListening() {
+        for stop in stopAccepting { stop() }
+        stopAccepting = []
+        for listener in listeners { close(listener.fd) }
     }
 
     static let stopping = HTTPResponse(
@@ -262,8 +307,7 @@ final class HTTPDriver {
     func stop(_ context: LoopContext) {
         if !isStopping {
             isStopping = true
-            stopAccepting?()
-            close(listenFD)
+            stopListening()
         }
         for connection in Array(connections.values) { connection.close(context) }
     }

@@ -1,6 +1,10 @@
 import CSystemd
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Tells the service manager how the daemon is doing (`READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`).
 public protocol ServiceNotifier: Sendable {
     /// Sends a notification such as `"READY=1"` or `"STATUS=serving 12 lights"`.
@@ -27,6 +31,22 @@ public struct SystemdNotifier: ServiceNotifier {
         let count = sd_listen_fds(unsetEnvironment ? 1 : 0)
         guard count > 0 else { return [] }
         return (0..<count).map { SD_LISTEN_FDS_START + $0 }
+    }
+
+    /// The sockets systemd passed, each with its name: the socket unit's `FileDescriptorName=`, else the unit's
+    /// own name (`lumend-http.socket`).
+    /// - Parameter unsetEnvironment: whether to remove the variables so children do not inherit them.
+    public static func namedListenFileDescriptors(unsetEnvironment: Bool = true) -> [(fd: Int32, name: String)] {
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let count = sd_listen_fds_with_names(unsetEnvironment ? 1 : 0, &names)
+        guard count > 0 else { return [] }
+        defer {
+            for index in 0..<Int(count) { free(names?[index]) }
+            free(names)
+        }
+        return (0..<count).map { index in
+            (SD_LISTEN_FDS_START + index, names?[Int(index)].map { String(cString: $0) } ?? "")
+        }
     }
 }
 

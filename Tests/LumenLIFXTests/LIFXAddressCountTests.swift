@@ -1,7 +1,10 @@
 import LumenModel
 import LumenProtocol
+import LumenScopes
 import LumenSimulation
 import Testing
+
+@testable import LumenLIFX
 
 /// The addresses given by count to LIFX bulbs stay theirs while lumend runs: a bulb added or removed moves no
 /// other, as a client that keeps bulbs by address (Home Assistant) needs.
@@ -21,10 +24,11 @@ struct LIFXAddressCountTests {
 
     @Test func aBulbAddedOrRemovedMovesNoOther() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
-        let first = try #require(IPv4Address("127.0.0.10"))
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
         func addresses() async -> [String: String] {
             Dictionary(
-                uniqueKeysWithValues: await home.lifxLights(first: first).map {
+                uniqueKeysWithValues: await front.bulbs().map {
                     ($0.light.id.rawValue, $0.address.description)
                 })
         }
@@ -40,9 +44,9 @@ struct LIFXAddressCountTests {
 
     @Test func aCountNeverGivesALANsOwnOrBroadcastAddress() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
-        let addresses = await home.lifxLights(first: try #require(IPv4Address("192.168.1.254"))).map {
-            $0.address.description
-        }
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("192.168.1.254")))
+        let addresses = await front.bulbs().map(\.address.description)
         #expect(addresses == ["192.168.1.254", "127.0.0.11", "192.168.2.1"])
     }
 }

@@ -2,6 +2,8 @@ import LumenModel
 import LumenProtocol
 import Testing
 
+@testable import LumenHue
+
 /// What the Hue bridge keeps: numbers given once and read back as they were, each number naming one light.
 @Suite("Hue bridge state")
 struct HueBridgeStateTests {

@@ -1,3 +1,4 @@
+import LumenModel
 import LumenProtocol
 
 extension HueBridgeState {

@@ -1,3 +1,4 @@
+import LumenModel
 import LumenProtocol
 
 /// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
@@ -22,8 +23,9 @@ public struct HueBridgeState: Sendable, Hashable {
 
     /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
     /// whitelist forgets the first. The order stands for the times of use, since simulation time starts anew
-    /// with lumend. It is saved with each pairing and each snapshot, not with each request (that would be a
-    /// commit of the whole bridge per request): after a restart, uses since then count as older.
+    /// with lumend. It is saved whenever the bridge saves what it keeps (a pairing, a scene, a group, a new
+    /// number), not with each request (that would be a commit of the whole bridge per request): after a restart,
+    /// uses since then count as older.
     public var users: [User] = []
     /// Each light's number on the bridge.
     public private(set) var lightNumbers: [LightID: Int] = [:]

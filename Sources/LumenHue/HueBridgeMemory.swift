@@ -1,0 +1,182 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+/// A light as the Hue bridge lists it.
+struct HueLight: Sendable, Hashable {
+    /// Its number on the bridge (`/lights/3`).
+    var number: Int
+    /// The light, as the bridge reports it once it has accepted a command.
+    var light: LightSnapshot
+    /// What it does besides holding its state: the bridge's `effect` and `alert`.
+    var effect: LightEffect = .none
+
+    /// The light `device` numbered `number`, as the bridge reports it once it has accepted a command: with
+    /// every fade landed.
+    init(number: Int, _ device: DeviceLight) {
+        self.number = number
+        light = device.light
+        light.state = device.landedState
+        effect = device.effect
+    }
+}
+
+/// A room as the Hue bridge lists it: a group of type `Room`.
+struct HueRoom: Sendable, Hashable {
+    /// Its group number on the bridge.
+    var number: Int
+    /// The room.
+    var id: RoomID
+    /// Its name.
+    var name: String
+    /// The numbers of its lights that stand behind the bridge, in the room's order.
+    var lights: [Int]
+}
+
+/// What pairing with the Hue bridge did: the user it made, and those it forgot to make room.
+struct HuePairing: Sendable, Hashable {
+    /// The new user.
+    var user: HueBridgeState.User
+    /// The users forgotten to make room for it, unused longest first: none unless the whitelist was full.
+    var forgotten: [HueBridgeState.User]
+}
+
+/// What the bridge knows between requests: what it keeps across restarts, saved with the home under `hue`, and
+/// what lasts while lumend runs.
+struct HueBridgeMemory: Sendable {
+    /// Its users, its numbers for lights and rooms, its scenes and groups.
+    var state = HueBridgeState()
+    /// Whether `state` was read from the home's record yet: it is, on the bridge's first visit to the home.
+    var isLoaded = false
+    /// Until when the link button counts as pressed, in simulation milliseconds.
+    var linkButtonUntilMs: Double?
+    /// Whether any app may pair without the link button.
+    var isPairingOpen = false
+    /// The most users kept; pairing past it forgets the user unused longest.
+    var userLimit = HueBridge.defaultUserLimit
+    /// The home's ``Home/topologyGeneration`` the numbers were last brought up to date with.
+    var numberedGeneration: Int?
+    /// Whether `state` changed since it was last saved.
+    var isUnsaved = false
+
+    /// Reads the state the home keeps for the bridge, once, and gives every room and light the home gained
+    /// since the last visit its number, in the home's order; a light gone leaves the scenes and groups that held
+    /// it, as on a bridge (its number stays taken).
+    mutating func catchUp(with home: isolated Home) {
+        if !isLoaded {
+            // A record that does not read was refused at start (``HueBridge/numberAtStart(_:)``).
+            state = (try? HueBridgeState(record: home.frontRecord(HueBridge.recordName))) ?? HueBridgeState()
+            isLoaded = true
+        }
+        guard numberedGeneration != home.topologyGeneration else { return }
+        numberedGeneration = home.topologyGeneration
+        for room in home.roomList {
+            if state.number(room.id) { isUnsaved = true }
+            for light in room.lights where state.number(light) { isUnsaved = true }
+        }
+        for light in state.lightNumbers.keys where !home.hasLight(light) {
+            if state.forget(light) { isUnsaved = true }
+        }
+    }
+
+    /// Changes what the bridge keeps with `change`, all or nothing: nothing changes when `change` throws.
+    mutating func change<Result, Failure: Error>(
+        _ change: (inout HueBridgeState) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var changed = state
+        let result = try change(&changed)
+        state = changed
+        isUnsaved = true
+        return result
+    }
+
+    /// The lights behind the bridge, in the order of their numbers.
+    func lights(in home: isolated Home) -> [HueLight] {
+        home.devices(on: .hueBridge).compactMap { device in
+            state.lightNumbers[device.light.id].map { HueLight(number: $0, device) }
+        }.sorted { $0.number < $1.number }
+    }
+
+    /// The light behind the bridge with the number `number` gives.
+    /// - Throws: ``HueError`` 3 when there is none.
+    func light(_ number: String, in home: isolated Home) throws(HueError) -> HueLight {
+        guard let value = Int(number), let id = state.lightsByNumber[value],
+            let device = home.device(id, on: .hueBridge)
+        else { throw HueError.notAvailable("/lights/\(number)") }
+        return HueLight(number: value, device)
+    }
+
+    /// The rooms, in the order of their numbers, each listing those of `lights` in it.
+    func rooms(in home: isolated Home, lights: [HueLight]) -> [HueRoom] {
+        let behindBridge = Set(lights.map(\.light.id))
+        return home.roomList.compactMap { room -> HueRoom? in
+            guard let number = state.roomNumbers[room.id] else { return nil }
+            let numbers = room.lights.compactMap { behindBridge.contains($0) ? state.lightNumbers[$0] : nil }
+            return HueRoom(number: number, id: room.id, name: room.name, lights: numbers)
+        }.sorted { $0.number < $1.number }
+    }
+
+    /// Whether an app may pair at `nowMs`: the link button was pressed less than 30 s before, or pairing is open.
+    func isLinkButtonPressed(atMs nowMs: Double) -> Bool {
+        isPairingOpen || linkButtonUntilMs.map { nowMs < $0 } ?? false
+    }
+
+    /// The paired user called `username`, if there is one, marked as used now (moved to the end).
+    mutating func use(_ username: String) -> HueBridgeState.User? {
+        guard let index = state.users.firstIndex(where: { $0.username == username }) else { return nil }
+        let user = state.users.remove(at: index)
+        state.users.append(user)
+        return user
+    }
+
+    /// Pairs an app that calls itself `deviceType`: while the link button is pressed, or at once when the
+    /// simulation names the user.
+    /// - Parameter username: the name to pair, for a test that needs a fixed user; `nil` draws one of 40
+    ///   hexadecimal digits from the kernel's random source, as a bridge draws it, so that no one can compute
+    ///   it from the fixture and its seed.
+    /// - Throws: ``LumenError`` `permissionDenied` when no name is given and the link button is not pressed;
+    ///   `alreadyExists` for a name paired already; `invalidParams` for a name ``HueBridgeState/isUsername(_:)``
+    ///   refuses.
+    mutating func pair(deviceType: String, username: String?, atMs nowMs: Double) throws(LumenError) -> HuePairing {
+        let users = state.users
+        func isTaken(_ name: String) -> Bool { users.contains { $0.username == name } }
+        var name: String
+        if let username {
+            guard HueBridgeState.isUsername(username) else {
+                throw LumenError(.invalidParams, HueBridgeState.usernameRule)
+            }
+            guard !isTaken(username) else {
+                throw LumenError(.alreadyExists, "the Hue user '\(username)' is paired already; pair another name")
+            }
+            name = username
+        } else {
+            guard isLinkButtonPressed(atMs: nowMs) else {
+                throw LumenError(
+                    .permissionDenied, "link button not pressed; press it (lumenctl sim link-button) and retry")
+            }
+            repeat { name = .unguessable(digits: 40) } while isTaken(name)
+        }
+        let limit = userLimit
+        return change { state in
+            var forgotten: [HueBridgeState.User] = []
+            // The users unused longest go first: an app in use keeps its name however many others pair after it.
+            while state.users.count >= limit { forgotten.append(state.users.removeFirst()) }
+            state.pairings += 1
+            let user = HueBridgeState.User(username: name, deviceType: deviceType, createdMs: nowMs)
+            state.users.append(user)
+            return HuePairing(user: user, forgotten: forgotten)
+        }
+    }
+}
+
+extension HueBridgeState {
+    /// The state in the home's record for the bridge (`nil`: an empty bridge).
+    /// - Throws: ``JSONShapeError``, at its path under `hue`, for a record that does not read.
+    init(record: JSONValue?) throws(JSONShapeError) {
+        guard let record else {
+            self.init()
+            return
+        }
+        try self.init(cursor: JSONCursor(record, path: JSONPath.root.appending(HueBridge.recordName)))
+    }
+}

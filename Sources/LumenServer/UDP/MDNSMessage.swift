@@ -1,0 +1,254 @@
+import LumenModel
+
+/// A service announced over multicast DNS (RFC 6762) with DNS-SD's records (RFC 6763): a pointer from its type
+/// to its instance, the instance's host and port (`SRV`) and its properties (`TXT`), and the host's address.
+///
+/// ```swift
+/// let bridge = MDNSService(
+///     instance: "Hue Bridge - E7BBC2", type: "_hue._tcp", host: "001788fffee7bbc2",
+///     address: IPv4Address("192.168.1.20")!, port: 443, properties: [("bridgeid", "001788fffee7bbc2")])
+/// let answer = bridge.answer(to: query)  // nil unless the query asks for one of its names
+/// ```
+public struct MDNSService: Sendable {
+    /// The instance's name, as people read it (`Hue Bridge - E7BBC2`).
+    public var instance: String
+    /// The service type (`_hue._tcp`).
+    public var type: String
+    /// The host's name, without `.local`.
+    public var host: String
+    /// The host's address, where the service is reached.
+    public var address: IPv4Address
+    /// The service's port.
+    public var port: UInt16
+    /// The `TXT` record's keys and values, in order.
+    public var properties: [(String, String)]
+
+    /// A service.
+    public init(
+        instance: String, type: String, host: String, address: IPv4Address, port: UInt16,
+        properties: [(String, String)]
+    ) {
+        self.instance = instance
+        self.type = type
+        self.host = host
+        self.address = address
+        self.port = port
+        self.properties = properties
+    }
+
+    /// The multicast group every mDNS responder listens on, 224.0.0.251.
+    public static let group = IPv4Address(value: 0xE000_00FB)
+    /// The port every mDNS responder listens on, and a querier sends from unless it is a one-shot resolver.
+    public static let port: UInt16 = 5353
+
+    enum RecordType: UInt16 {
+        case a = 1
+        case ptr = 12
+        case txt = 16
+        case srv = 33
+        case any = 255
+    }
+
+    var typeName: [String] { Self.labels(type) + ["local"] }
+    var instanceName: [String] { [instance] + typeName }
+    var hostName: [String] { [host, "local"] }
+    /// The name under which a browser finds every service type on the link (RFC 6763 §9).
+    static let serviceTypesName = ["_services", "_dns-sd", "_udp", "local"]
+
+    /// The unsolicited response that announces the service (every record, TTLs as RFC 6762 §10 advises), or,
+    /// with `goodbye`, withdraws it (every TTL 0, §10.1).
+    public func announcement(goodbye: Bool = false) -> [UInt8] {
+        let records: [RecordType] = [.ptr, .srv, .txt, .a]
+        var message = Self.header(id: 0, questions: 0, answers: records.count + 1, additional: 0)
+        for record in records { append(record, ttl: goodbye ? 0 : nil, to: &message) }
+        appendServiceType(ttl: goodbye ? 0 : nil, to: &message)
+        return message
+    }
+
+    /// The response to `query`, if it asks for any of the service's records; `nil` for anything else (another
+    /// name, a response, a message that is not well formed).
+    /// - Parameter legacy: whether the query came from a port other than 5353: a one-shot resolver, answered as
+    ///   unicast DNS (its ID and questions repeated, TTLs at most 10 s, RFC 6762 §6.7).
+    public func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
+        guard let questions = Self.questions(in: query) else { return nil }
+        var wanted: [RecordType] = []
+        var asksForServiceTypes = false
+        for question in questions {
+            let name = question.name.map { $0.lowercased() }
+            let any = question.type == RecordType.any.rawValue
+            func asks(_ type: RecordType, _ owner: [String]) -> Bool {
+                name == owner.map { $0.lowercased() } && (any || question.type == type.rawValue)
+            }
+            if asks(.ptr, typeName) { wanted += [.ptr] }
+            if asks(.srv, instanceName) { wanted += [.srv] }
+            if asks(.txt, instanceName) { wanted += [.txt] }
+            if asks(.a, hostName) { wanted += [.a] }
+            if asks(.ptr, Self.serviceTypesName) { asksForServiceTypes = true }
+        }
+        guard !wanted.isEmpty || asksForServiceTypes else { return nil }
+        var answers: [RecordType] = []
+        for record in wanted where !answers.contains(record) { answers.append(record) }
+        // What a browser asks for next comes with the answer (RFC 6763 §12): the instance's host, port,
+        // properties and address with its pointer, the address with its host and port.
+        let additional = [RecordType.srv, .txt, .a].filter { record in
+            !answers.contains(record) && (answers.contains(.ptr) || (record == .a && answers.contains(.srv)))
+        }
+        let ttl: UInt32? = legacy ? 10 : nil
+        let id = legacy ? UInt16(query[0]) << 8 | UInt16(query[1]) : 0
+        var message = Self.header(
+            id: id, questions: legacy ? questions.count : 0, answers: answers.count + (asksForServiceTypes ? 1 : 0),
+            additional: additional.count)
+        if legacy {
+            for question in questions {
+                Self.appendName(question.name, to: &message)
+                Self.append16(question.type, to: &message)
+                Self.append16(1, to: &message)
+            }
+        }
+        for record in answers { append(record, ttl: ttl, to: &message) }
+        if asksForServiceTypes { appendServiceType(ttl: ttl, to: &message) }
+        for record in additional { append(record, ttl: ttl, to: &message) }
+        return message
+    }
+
+    // MARK: - Writing
+
+    static func header(id: UInt16, questions: Int, answers: Int, additional: Int) -> [UInt8] {
+        var header: [UInt8] = []
+        append16(id, to: &header)
+        append16(0x8400, to: &header)  // a response, authoritative
+        for count in [questions, answers, 0, additional] { append16(UInt16(count), to: &header) }
+        return header
+    }
+
+    private func append(_ record: RecordType, ttl: UInt32?, to message: inout [UInt8]) {
+        var data: [UInt8] = []
+        let owner: [String]
+        // Host records live 120 s, the others 75 minutes (RFC 6762 §10); every record but the shared pointer is
+        // this responder's alone, so caches flush what they held for its name.
+        let standard: UInt32
+        let unique: Bool
+        switch record {
+        case .ptr:
+            owner = typeName
+            Self.appendName(instanceName, to: &data)
+            (standard, unique) = (4_500, false)
+        case .srv:
+            owner = instanceName
+            for value in [0, 0, port] { Self.append16(value, to: &data) }
+            Self.appendName(hostName, to: &data)
+            (standard, unique) = (120, true)
+        case .txt:
+            owner = instanceName
+            for (key, value) in properties {
+                let entry = Array("\(key)=\(value)".utf8.prefix(255))
+                data.append(UInt8(entry.count))
+                data += entry
+            }
+            if data.isEmpty { data = [0] }
+            (standard, unique) = (4_500, true)
+        case .a, .any:
+            owner = hostName
+            let value = address.value
+            data = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+            (standard, unique) = (120, true)
+        }
+        Self.appendName(owner, to: &message)
+        Self.append16(record.rawValue, to: &message)
+        Self.append16(unique ? 0x8001 : 0x0001, to: &message)
+        Self.append32(ttl.map { min($0, standard) } ?? standard, to: &message)
+        Self.append16(UInt16(data.count), to: &message)
+        message += data
+    }
+
+    private func appendServiceType(ttl: UInt32?, to message: inout [UInt8]) {
+        var data: [UInt8] = []
+        Self.appendName(typeName, to: &data)
+        Self.appendName(Self.serviceTypesName, to: &message)
+        Self.append16(RecordType.ptr.rawValue, to: &message)
+        Self.append16(1, to: &message)
+        Self.append32(ttl.map { min($0, 4_500) } ?? 4_500, to: &message)
+        Self.append16(UInt16(data.count), to: &message)
+        message += data
+    }
+
+    static func labels(_ name: String) -> [String] {
+        name.split(separator: ".").map(String.init)
+    }
+
+    static func appendName(_ labels: [String], to message: inout [UInt8]) {
+        for label in labels {
+            let bytes = Array(label.utf8.prefix(63))
+            message.append(UInt8(bytes.count))
+            message += bytes
+        }
+        message.append(0)
+    }
+
+    static func append16(_ value: UInt16, to message: inout [UInt8]) {
+        message += [UInt8(value >> 8), UInt8(value & 0xFF)]
+    }
+
+    static func append32(_ value: UInt32, to message: inout [UInt8]) {
+        message += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    // MARK: - Reading
+
+    /// A question: the name asked for, by labels, and the record type.
+    struct Question: Equatable {
+        var name: [String]
+        var type: UInt16
+    }
+
+    /// The questions of a query; `nil` for a response, another opcode, or a message that is not well formed.
+    static func questions(in message: [UInt8]) -> [Question]? {
+        guard message.count >= 12 else { return nil }
+        // A query (QR clear) with the standard opcode; responses are other responders' business.
+        guard message[2] & 0xF8 == 0 else { return nil }
+        let count = Int(message[4]) << 8 | Int(message[5])
+        guard count > 0, count <= 64 else { return nil }
+        var offset = 12
+        var questions: [Question] = []
+        for _ in 0..<count {
+            guard let name = readName(message, at: &offset), offset + 4 <= message.count else { return nil }
+            let type = UInt16(message[offset]) << 8 | UInt16(message[offset + 1])
+            offset += 4
+            questions.append(Question(name: name, type: type))
+        }
+        return questions
+    }
+
+    /// The name at `offset`, following compression pointers (RFC 1035 §4.1.4) only backwards, so that a
+    /// message cannot make it loop; moves `offset` past the name where it is written.
+    static func readName(_ message: [UInt8], at offset: inout Int) -> [String]? {
+        var labels: [String] = []
+        var position = offset
+        var end: Int?
+        var length = 0
+        while true {
+            guard position < message.count else { return nil }
+            let byte = Int(message[position])
+            switch byte & 0xC0 {
+            case 0:
+                guard byte > 0 else {
+                    offset = end ?? position + 1
+                    return labels
+                }
+                guard position + 1 + byte <= message.count else { return nil }
+                length += byte + 1
+                guard length <= 255 else { return nil }
+                labels.append(String(decoding: message[(position + 1)..<(position + 1 + byte)], as: UTF8.self))
+                position += 1 + byte
+            case 0xC0:
+                guard position + 1 < message.count else { return nil }
+                let target = (byte & 0x3F) << 8 | Int(message[position + 1])
+                guard target < position else { return nil }
+                if end == nil { end = position + 2 }
+                position = target
+            default:
+                return nil
+            }
+        }
+    }
+}

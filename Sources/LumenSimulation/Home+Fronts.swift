@@ -1,0 +1,84 @@
+import LumenModel
+import LumenProtocol
+
+/// A light as a front that answers for its device sees it.
+public struct DeviceLight: Sendable {
+    /// The light, as its controller sees it.
+    public var light: LightSnapshot
+    /// Its state with every fade landed: what a controller that accepted a command reports (a Hue bridge),
+    /// since the fade goes on in the bulb, out of its sight.
+    public var landedState: LightState
+    /// What it does besides holding its state: a colour loop, breathing.
+    public var effect: LightEffect
+    /// Whether it can really be reached: a device that cannot answers nothing.
+    public var isReachable: Bool
+    /// Its room's name.
+    public var roomName: String
+}
+
+extension Home {
+    /// The lights reached over `network` that `pick` picks, in the home's order: `pick` is asked of each such
+    /// light, with the address its fixture gives it on the LAN (`lifx.address`), and only the lights it picks
+    /// are read whole, so that a message to one device looks at that device alone.
+    public func devices(
+        on network: LightNetwork,
+        picking pick: (_ light: LightID, _ fixtureAddress: IPv4Address?) -> Bool = { _, _ in true }
+    ) -> [DeviceLight] {
+        var found: [DeviceLight] = []
+        for roomID in roomOrder {
+            guard let room = rooms[roomID] else { continue }
+            for id in room.lightIDs {
+                guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
+                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id]),
+                    let device = device(at: index, roomName: room.name)
+                else { continue }
+                found.append(device)
+            }
+        }
+        return found
+    }
+
+    /// The light `id`, if it is reached over `network`.
+    public func device(_ id: LightID, on network: LightNetwork) -> DeviceLight? {
+        guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
+            let roomName = rooms[lights[slot: index].room]?.name
+        else { return nil }
+        return device(at: index, roomName: roomName)
+    }
+
+    private func device(at index: LightTable.Slot, roomName: String) -> DeviceLight? {
+        let id = lights[slot: index].id
+        guard let light = try? light(id) else { return nil }
+        return DeviceLight(
+            light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
+            effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName)
+    }
+
+    /// The addresses fixtures give lights on the LAN (`lifx.address`), which a front that counts addresses for
+    /// the others skips.
+    public var fixtureAddresses: Dictionary<LightID, IPv4Address>.Values { lifxAddresses.values }
+
+    /// Every room in order, with its name and its lights in order.
+    public var roomList: [(id: RoomID, name: String, lights: [LightID])] {
+        roomOrder.compactMap { id in rooms[id].map { (id, $0.name, $0.lightIDs) } }
+    }
+
+    /// The latest discovery search, which every room shows: under way or not, when it ended (simulation
+    /// milliseconds), and the lights it found, in the order found.
+    public func latestSearch() -> (active: Bool, endedMs: Double?, found: [LightID]) {
+        let scans = roomOrder.compactMap { id in rooms[id].flatMap { $0.scan ?? $0.lastScan } }
+        guard let latest = scans.map(\.id).max() else { return (false, nil, []) }
+        let these = scans.filter { $0.id == latest }
+        let active = roomOrder.contains { rooms[$0]?.scan?.id == latest }
+        return (active, active ? nil : these.first?.endsMs, these.flatMap(\.found))
+    }
+
+    /// What the front called `name` keeps (``Fixture/fronts``), as it last saved it.
+    public func frontRecord(_ name: String) -> JSONValue? { frontRecords[name] }
+
+    /// Keeps `record` as what the front called `name` keeps, and saves it with the home.
+    public func saveFrontRecord(_ name: String, _ record: JSONValue) {
+        frontRecords[name] = record
+        persistenceSink?.record(.front(name, record))
+    }
+}

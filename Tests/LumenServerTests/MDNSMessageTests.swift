@@ -1,0 +1,103 @@
+import LumenModel
+import Testing
+
+@testable import LumenServer
+
+/// The multicast DNS records of a service: what a browser's query is answered with, what is left unanswered,
+/// and messages no query should be (a response, a name that points at itself, one cut short).
+@Suite("mDNS messages")
+struct MDNSMessageTests {
+    let bridge = MDNSService(
+        instance: "Hue Bridge - E7BBC2", type: "_hue._tcp", host: "001788fffee7bbc2",
+        address: IPv4Address("192.168.77.2")!, port: 443,
+        properties: [("bridgeid", "001788fffee7bbc2"), ("modelid", "BSB002")])
+
+    /// A query with one question for `name` and `type`.
+    func query(_ name: [String], type: UInt16, id: UInt16 = 0) -> [UInt8] {
+        var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+        MDNSService.appendName(name, to: &message)
+        message += [UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
+        return message
+    }
+
+    /// The count at `index` of a message's header (0: questions, 1: answers, 2: authority, 3: additional).
+    func count(_ message: [UInt8], _ index: Int) -> Int {
+        Int(message[4 + 2 * index]) << 8 | Int(message[5 + 2 * index])
+    }
+
+    func contains(_ message: [UInt8], _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return message.indices.contains { message[$0...].starts(with: bytes) }
+    }
+
+    @Test func aBrowserAskingForTheTypeIsToldTheInstanceWithItsHostPortPropertiesAndAddress() throws {
+        let answer = try #require(bridge.answer(to: query(["_hue", "_tcp", "local"], type: 12)))
+        #expect(count(answer, 0) == 0 && count(answer, 1) == 1 && count(answer, 3) == 3)
+        #expect(answer[2] == 0x84, "a response, authoritative")
+        #expect(contains(answer, "Hue Bridge - E7BBC2") && contains(answer, "bridgeid=001788fffee7bbc2"))
+        #expect(answer.suffix(4) == [192, 168, 77, 2])
+        // Names are matched without regard to case, as DNS matches them.
+        #expect(bridge.answer(to: query(["_HUE", "_tcp", "LOCAL"], type: 12)) != nil)
+        #expect(bridge.answer(to: query(["001788fffee7bbc2", "local"], type: 1))?.suffix(4) == [192, 168, 77, 2])
+    }
+
+    @Test func aOneShotResolverIsAnsweredAsUnicastDNSWithItsIDAndQuestion() throws {
+        let answer = try #require(
+            bridge.answer(to: query(["_hue", "_tcp", "local"], type: 12, id: 0x1234), legacy: true))
+        #expect(answer[0] == 0x12 && answer[1] == 0x34)
+        #expect(count(answer, 0) == 1 && count(answer, 1) == 1)
+    }
+
+    @Test func otherNamesResponsesAndMalformedMessagesAreLeftUnanswered() {
+        #expect(bridge.answer(to: query(["_googlecast", "_tcp", "local"], type: 12)) == nil)
+        var response = query(["_hue", "_tcp", "local"], type: 12)
+        response[2] = 0x84
+        #expect(bridge.answer(to: response) == nil)
+        // A name whose pointer points at itself, and one pointing forwards: no loop, no answer.
+        #expect(bridge.answer(to: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xC0, 12, 0, 12, 0, 1]) == nil)
+        #expect(bridge.answer(to: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xC0, 20, 0, 12, 0, 1]) == nil)
+        let whole = query(["_hue", "_tcp", "local"], type: 12)
+        for length in 0..<whole.count { #expect(bridge.answer(to: Array(whole.prefix(length))) == nil) }
+        #expect(bridge.answer(to: [0, 0, 0, 0, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 6)) == nil)
+    }
+
+    @Test func noMessageCrashesOrLoopsTheReader() {
+        // A fixed sequence of messages: random bytes behind a query's header, and a real query with bytes changed.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt8 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+        let real = query(["_hue", "_tcp", "local"], type: 12)
+        var answered = 0
+        for round in 0..<20_000 {
+            var message: [UInt8]
+            if round % 2 == 0 {
+                message = [0, 0, 0, 0, 0, next() % 4] + [0, 0, 0, 0, 0, 0]
+                message += (0..<Int(next() % 64)).map { _ in next() }
+            } else {
+                message = real
+                for _ in 0..<1 + Int(next() % 3) { message[12 + Int(next()) % (real.count - 12)] = next() }
+            }
+            if bridge.answer(to: message) != nil { answered += 1 }
+        }
+        #expect(answered < 20_000)
+    }
+
+    @Test func theGoodbyeWithdrawsEveryRecord() {
+        let goodbye = bridge.announcement(goodbye: true)
+        #expect(count(goodbye, 1) == 5)
+        // Every TTL is 0: no record stays in a cache.
+        var offset = 12
+        for _ in 0..<5 {
+            _ = MDNSService.readName(goodbye, at: &offset)
+            let ttl = goodbye[(offset + 4)..<(offset + 8)]
+            #expect(ttl.allSatisfy { $0 == 0 })
+            let length = Int(goodbye[offset + 8]) << 8 | Int(goodbye[offset + 9])
+            offset += 10 + length
+        }
+        #expect(offset == goodbye.count)
+    }
+}

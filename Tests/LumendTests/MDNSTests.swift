@@ -1,0 +1,109 @@
+import Foundation
+import LumenTestSupport
+import Testing
+
+/// lumend announcing its Hue bridge by multicast DNS, found by python-zeroconf (the library Home Assistant finds
+/// bridges with) in a network namespace of the test's own, whose loopback stands for the LAN: found, resolved to
+/// its address, HTTPS port and properties, answered to a one-shot resolver, and withdrawn at stop.
+@Suite("mDNS announcement", .serialized, .timeLimit(.minutes(2)))
+struct MDNSTests {
+    static let browser = """
+        import os, signal, socket, struct, sys, time
+        from zeroconf import IPVersion, ServiceBrowser, ServiceListener, Zeroconf
+
+        address, pid = sys.argv[1], int(sys.argv[2])
+        zc = Zeroconf(interfaces=[address], ip_version=IPVersion.V4Only)
+        added, removed = [], []
+
+        class Listener(ServiceListener):
+            def add_service(self, zc, type_, name): added.append(name)
+            def update_service(self, zc, type_, name): pass
+            def remove_service(self, zc, type_, name): removed.append(name)
+
+        browser = ServiceBrowser(zc, "_hue._tcp.local.", Listener())
+        deadline = time.time() + 15
+        while not added and time.time() < deadline:
+            time.sleep(0.05)
+        if not added:
+            print("found=none")
+            sys.exit(1)
+        info = zc.get_service_info("_hue._tcp.local.", added[0], timeout=5000)
+        print("found=" + added[0])
+        print("addresses=" + ",".join(info.parsed_addresses()))
+        print("port=%d" % info.port)
+        print("server=" + info.server)
+        for key, value in sorted(info.properties.items()):
+            print("property=%s=%s" % (key.decode(), value.decode()))
+
+        # A one-shot resolver (dig, nslookup): a query from a port of its own, answered to that port.
+        one = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        one.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(address))
+        one.settimeout(5)
+        question = b"".join(bytes([len(l)]) + l for l in [b"_hue", b"_tcp", b"local"]) + b"\\0"
+        one.sendto(struct.pack(">6H", 0x4242, 0, 1, 0, 0, 0) + question + struct.pack(">2H", 12, 1), ("224.0.0.251", 5353))
+        reply, _ = one.recvfrom(9000)
+        print("oneshot=id:%04x answers:%d" % struct.unpack(">H4xH", reply[:8]))
+
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.time() + 10
+        while not removed and time.time() < deadline:
+            time.sleep(0.05)
+        print("removed=" + ",".join(removed))
+        browser.cancel()
+        zc.close()
+        """
+
+    static let namespace = """
+        set -e
+        ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo
+        ip addr add 192.168.77.2/24 dev lo
+        "$0" --socket "$1/lumend.sock" --state-dir "$1/state" --https 127.0.0.1:0 --mdns 192.168.77.2 \\
+          2> "$1/lumend.log" &
+        pid=$!
+        for i in $(seq 200); do grep -q "announcing" "$1/lumend.log" && break; sleep 0.1; done
+        /usr/bin/python3 "$1/browse.py" 192.168.77.2 $pid || { kill $pid; exit 1; }
+        wait $pid
+        echo "lumend=$?"
+        """
+
+    /// Whether this machine lets a test have a network namespace of its own, and python-zeroconf is there.
+    static func canRun() async throws -> Bool {
+        let unshare = try DaemonProcess(prefix: ["-rn", "true"], executable: "/usr/bin/unshare", setPaths: false)
+        let zeroconf = try DaemonProcess(
+            prefix: ["-c", "import zeroconf"], executable: "/usr/bin/python3", setPaths: false)
+        let namespaces = await unshare.waitForExit()
+        let library = await zeroconf.waitForExit()
+        return namespaces == 0 && library == 0
+    }
+
+    @Test func aBrowserFindsTheBridgeResolvesItAndSeesItGoAtStop() async throws {
+        guard try await Self.canRun() else {
+            print("SKIPPED: the mDNS test needs unshare -rn (a network namespace) and python3-zeroconf (make deps)")
+            return
+        }
+        let directory = TemporaryDirectory()
+        try Self.browser.write(toFile: directory.file("browse.py"), atomically: true, encoding: .utf8)
+        let run = try DaemonProcess(
+            prefix: ["-rn", "/bin/sh", "-c", Self.namespace, DaemonProcess.builtBinary("lumend"), directory.path],
+            executable: "/usr/bin/unshare", setPaths: false)
+        let status = await run.waitForExit(timeout: .seconds(60))
+        let log = (try? String(contentsOfFile: directory.file("lumend.log"), encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(run.stdout)\n\(run.stderr)\n\(log)")
+        let lines = Set(run.stdout.split(separator: "\n").map(String.init))
+        let port = try #require(
+            log.range(of: #"https://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).map {
+                String(log[$0].dropFirst(18).dropLast(4))
+            })
+        let bridgeID = try #require(
+            log.range(of: #"Hue Bridge - [0-9A-F]{6}"#, options: .regularExpression).map { String(log[$0]) })
+        for expected in [
+            "found=\(bridgeID)._hue._tcp.local.", "addresses=192.168.77.2", "port=\(port)", "property=modelid=BSB002",
+            "oneshot=id:4242 answers:1", "removed=\(bridgeID)._hue._tcp.local.", "lumend=0",
+        ] {
+            #expect(lines.contains(expected), "\(expected) not in \(lines)")
+        }
+        let id = try #require(lines.first { $0.hasPrefix("property=bridgeid=001788fffe") }?.dropFirst(18))
+        #expect(lines.contains("server=\(id).local."))
+        #expect(id.uppercased().hasSuffix(bridgeID.suffix(6)))
+    }
+}
