@@ -29,9 +29,10 @@ extension Fixture {
     /// setting, LIFX address, light waiting to be discovered, the fault schedule, seed and durability), and
     /// each light in both keeps its saved state and reachability, unless the fixture changed its kind. A light
     /// the saved state had and the fixture does not is gone, except one a scan had found that the fixture
-    /// still lists as waiting to be found: it stays found, at the end of its room, in its saved state. The Hue
-    /// bridge keeps what it kept (its users, numbers, scenes and groups; the fixture's users are added), and
-    /// lights that went are taken out of its scenes and groups. The generation goes on from the saved one.
+    /// still lists as waiting to be found: it stays found, at the end of its room, in its saved state. Each
+    /// front keeps the record it saved (the Hue bridge its users, numbers, scenes and groups, taking lights that
+    /// went out of its scenes and groups as a bridge does); a front that saved none starts from the fixture's.
+    /// The generation goes on from the saved one.
     ///
     /// - Parameter saved: the state saved from the earlier version, its journal replayed.
     /// - Returns: the home to start from, and what the reconciling did.
@@ -78,12 +79,9 @@ extension Fixture {
             }
         }
         report.removed = savedOrder.filter { !placed.contains($0) }
-        var hue = saved.hue
-        for user in self.hue.users where !hue.users.contains(where: { $0.username == user.username }) {
-            hue.users.append(user)
-        }
-        for light in report.removed { _ = hue.forget(light) }
-        result.hue = hue
+        // Each front's own record (the Hue bridge's users, numbers, scenes and groups) is kept as saved; the
+        // front takes lights that went out of it itself as it reads the home.
+        result.fronts.merge(saved.fronts) { _, kept in kept }
         result.generation = saved.generation
         result.origin = nil
         return (result, report)
