@@ -12,9 +12,10 @@ extension Simulation {
     /// Waits until the command record holds at least `count` commands (only a light's, a room's or a sender's,
     /// if asked) and returns them, oldest first.
     ///
-    /// For code under test that sends on its own (another task, process or front): once its commands are
-    /// recorded they are pending on the virtual clock, and ``settle(maxMs:)`` carries them out. The record is
-    /// polled, as it tells of a command when it settles (`lastCommand`), not when it arrives.
+    /// For code under test that sends on its own (another task, process or front), or a write this client has
+    /// under way: once the commands are recorded they are pending on the virtual clock, and ``settle(maxMs:)``
+    /// carries them out. The record is polled, as it tells of a command when it settles (`lastCommand`), not
+    /// when it arrives, on a connection of its own: on the client's, a look could wait behind its own write.
     /// - Parameters:
     ///   - source: a record's whole `source` (`session 3`) or its kind (`hue`, `lifx`, `session`).
     ///   - within: how long to wait, in real time.
@@ -26,8 +27,11 @@ extension Simulation {
     ) async throws -> [JSONObject] {
         let deadline = ContinuousClock.now + within
         var pause = Duration.milliseconds(1)
+        let watcher = try await LumenClient.connect(to: client.path)
+        defer { watcher.disconnect() }
+        let watching = try await Simulation.open(on: watcher)
         while true {
-            let records = try await commands(light: light, room: room).filter {
+            let records = try await watching.commands(light: light, room: room).filter {
                 Self.source(source, matches: $0["source"]?.stringValue ?? "")
             }
             if records.count >= count { return records }

@@ -241,16 +241,22 @@ class AsyncClient:
         """Waits until the command record holds at least `count` commands; see `Client.wait_for_commands`."""
         deadline = asyncio.get_running_loop().time() + within
         pause = 0.001
-        while True:
-            records = _assertions.filtered(await self.commands(light=light, room=room, timeout=timeout), source)
-            left = deadline - asyncio.get_running_loop().time()
-            if len(records) >= count:
-                return records
-            if left <= 0:
-                raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
-            # Real time, whatever stands in for asyncio.sleep meanwhile (see Client.wait_for_commands).
-            await _real_sleep(min(pause, left))
-            pause = min(pause * 2, 0.02)
+        # On a connection of its own, as `Client.wait_for_commands` reads.
+        watcher = await AsyncClient.connect(self.path, timeout=timeout)
+        try:
+            while True:
+                found = await watcher.commands(light=light, room=room, timeout=timeout)
+                records = _assertions.filtered(found, source)
+                left = deadline - asyncio.get_running_loop().time()
+                if len(records) >= count:
+                    return records
+                if left <= 0:
+                    raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
+                # Real time, whatever stands in for asyncio.sleep meanwhile (see Client.wait_for_commands).
+                await _real_sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
+        finally:
+            await watcher.close_connection()
 
     async def assert_command(
         self, light: str, change: dict[str, Any] | None = None, source: str | None = None,

@@ -338,23 +338,27 @@ class Client:
         sender's, if asked) and returns them, oldest first; raises `Timeout`, listing what it holds, when
         `within` seconds of real time pass first.
 
-        For code under test that sends on its own (another thread, process or front): once its commands are
-        recorded they are pending on the virtual clock, and `settle()` carries them out. `source` is a record's
+        For code under test that sends on its own (another thread, process or front), or a write this client
+        sent without waiting: once the commands are recorded they are pending on the virtual clock, and
+        `settle()` carries them out. It reads the record on a connection of its own. `source` is a record's
         whole `source` or its kind (`hue`, `lifx`, `session`)."""
         # Real time, whatever stands in for time.sleep meanwhile (the plugin's sleep on the simulation's clock
         # would move the clock the test waits to move itself).
         deadline = _real_monotonic() + within
         pause = 0.001
-        while True:
-            records = _assertions.filtered(self.commands(light=light, room=room, timeout=timeout), source)
-            left = deadline - _real_monotonic()
-            if len(records) >= count:
-                return records
-            if left <= 0:
-                raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
-            # Polled: the record tells of a command as it settles (`lastCommand`), not as it arrives.
-            _real_sleep(min(pause, left))
-            pause = min(pause * 2, 0.02)
+        # Read on a connection of its own: on this one, the answer to a look at the record could wait behind a
+        # write this client sent without waiting, which only a move of the clock answers.
+        with Client.connect(self.path, timeout=timeout) as watcher:
+            while True:
+                records = _assertions.filtered(watcher.commands(light=light, room=room, timeout=timeout), source)
+                left = deadline - _real_monotonic()
+                if len(records) >= count:
+                    return records
+                if left <= 0:
+                    raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
+                # Polled: the record tells of a command as it settles (`lastCommand`), not as it arrives.
+                _real_sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
 
     def assert_command(
         self, light: str, change: dict[str, Any] | None = None, source: str | None = None,
