@@ -55,6 +55,7 @@ public final class LumenClient: Sendable {
     private let fd: Int32
     private let state = Mutex(State())
     private let writeLock = Mutex(())
+    private let sentLines = Atomic<Int>(0)
 
     private init(path: String, fd: Int32) {
         self.path = path
@@ -204,9 +205,22 @@ public final class LumenClient: Sendable {
     private func send(_ line: [UInt8]) {
         // One line at a time, so that lines from tasks sending at once never interleave.
         let sent = writeLock.withLock { _ in UnixSocket.sendAll(fd, line) }
+        sentLines.add(1, ordering: .releasing)
         // The reader sees the hang-up and fails everything waiting.
         if !sent { UnixSocket.shutdownBoth(fd) }
     }
+
+    /// How many requests this client has written to its socket so far. lumend takes a session's requests in the
+    /// order they were written, so a request written after this count has moved is taken after the ones counted:
+    /// a test that sends a write from a task of its own waits for the count to move before it moves the clock.
+    ///
+    /// ```swift
+    /// let sent = client.requestsSent
+    /// let write = Task { try await client.set("isOn", in: spot, to: true) }
+    /// while client.requestsSent == sent { await Task.yield() }
+    /// try await client.call("advance", in: simulation, arguments: ["untilIdle": true])
+    /// ```
+    public var requestsSent: Int { sentLines.load(ordering: .acquiring) }
 
     /// `hello`: the daemon's name, version and protocol.
     public func hello(client: String = "LumenClient") async throws(LumenClientError) -> JSONValue {

@@ -25,7 +25,7 @@ struct Command: Sendable {
         var command = Command(spec: spec) { words, options in
             let client = try await options.connect()
             defer { client.disconnect() }
-            let explanation = waitsForTheClock ? LumenCtl.explainWaiting(on: client, options) : nil
+            let explanation = waitsForTheClock ? LumenCtl.explainWaiting(options) : nil
             defer { explanation?.cancel() }
             try await body(HomeReader(client: client), words, options)
         }
@@ -209,12 +209,16 @@ public enum LumenCtl {
 
     /// Once a command has waited a moment (a second, or half its `--timeout`), says why when lumend's clock is
     /// virtual: nothing is confirmed there until someone advances it, and a command left waiting looks hung.
-    /// Said once, on stderr; nothing without the simulation scope (another user's lumend).
-    static func explainWaiting(on client: LumenClient, _ options: CommonOptions) -> Task<Void, Never> {
+    /// Said once, on stderr; nothing without the simulation scope (another user's lumend). Asked on a connection
+    /// of its own: on the command's, the answer would come after the command's, in its request's place.
+    static func explainWaiting(_ options: CommonOptions) -> Task<Void, Never> {
         let delay = min(1, (options.timeoutSeconds ?? 2) / 2)
         return Task {
             guard (try? await Task.sleep(for: .milliseconds(Int(delay * 1_000)))) != nil,
-                let simulation = try? await client.open("simulation", in: .root),
+                let client = try? await options.connect()
+            else { return }
+            defer { client.disconnect() }
+            guard let simulation = try? await client.open("simulation", in: .root),
                 (try? await client.get("clock", in: simulation))?["mode"] == "virtual", !Task.isCancelled
             else { return }
             Output.error(

@@ -123,6 +123,15 @@ public struct WriteCompletion: Sendable {
         }
     }
 
+    /// The outcome when it was known as the write was made (an instant device on the real clock), inside the
+    /// home's turn that made it; `nil` otherwise, even when it has become known since. A reply given its place
+    /// by this is placed in the order of the home's changes, as one placed by the home's telling ``whenKnown(_:)``
+    /// is; one placed because ``knownOutcome`` became known meanwhile (another client's step settled it) could
+    /// pass that step's notices.
+    public var outcomeAsMade: Result<JSONValue, LumenError>? {
+        if case .settled(let result) = form { result } else { nil }
+    }
+
     /// Calls `observer` with the outcome: now when it is known, else on the home's executor as it becomes
     /// known.
     public func whenKnown(_ observer: @escaping Observer) {

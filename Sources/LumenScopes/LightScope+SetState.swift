@@ -12,10 +12,13 @@ extension LightScope {
         return Action(waitingForDevices: { arguments async throws(LumenError) in
             let (change, transitionMs) = try LightChange.command(
                 arguments, connection: "setState", at: ["light": .string(id.rawValue)])
-            let ticket = try await scopeContext.home.send(change, to: id, transitionMs: transitionMs).ticket
-            return WriteCompletion(ticket) { state in
+            let receipt = try await scopeContext.home.send(change, to: id, transitionMs: transitionMs)
+            let applied: @Sendable (LightState) -> JSONValue = { state in
                 .object(JSONObject(change.properties.map { ($0.rawValue, state.value(of: $0) ?? .null) }))
             }
+            // An instant device has answered already, inside the home's turn that sent it: known as it was made.
+            if case .settled(let result) = receipt { return .settled(result.map(applied)) }
+            return WriteCompletion(receipt.ticket, value: applied)
         })
     }
 }

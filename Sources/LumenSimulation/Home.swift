@@ -564,11 +564,6 @@ public actor Home {
 }
 
 extension Home {
-    /// Returns once what the home is doing now (a step of the clock, say) is done: it is a turn of the home's
-    /// own, queued behind it, and a caller that hands something to an event loop after it does so behind
-    /// everything the step handed that loop.
-    public func finishStep() {}
-
     /// Runs `body` on the home's event loop, so that what it reads and what it registers happen with no change
     /// in between (a subscription's first value and its registration, for instance).
     public func withIsolation<T: Sendable>(_ body: @Sendable (isolated Home) throws(LumenError) -> T)

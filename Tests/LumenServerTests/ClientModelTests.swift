@@ -15,10 +15,21 @@ struct ClientModelTests {
         }
     }
 
-    /// Waits until the daemon has a device command queued (a `set` sent from another task has arrived).
-    func untilQueued(_ server: TestServer, _ client: LumenClient) async throws {
-        for _ in 0..<10_000 where await server.home.scheduledEventCount == 0 { _ = try await client.hello() }
-        #expect(await server.home.scheduledEventCount > 0, "the write never reached the daemon")
+    /// ``eventually(_:rounds:_:)`` while a write is still waiting, whose reply a round trip's would wait behind:
+    /// looks again each millisecond (for at most ten seconds), as the client's own thread reads the notices.
+    @MainActor
+    func eventuallyWhileWriting(_ condition: @MainActor () -> Bool) async {
+        for _ in 0..<10_000 where !condition() { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// Waits until the daemon has `count` device commands queued (a `set` sent from another task has arrived),
+    /// looking each millisecond for at most ten seconds. A round trip cannot tell: its reply would come after the
+    /// `set`'s, in its request's place.
+    func untilQueued(_ server: TestServer, count: Int = 1) async {
+        for _ in 0..<10_000 where await server.home.scheduledEventCount < count {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(await server.home.scheduledEventCount >= count, "the write never reached the daemon")
     }
 
     @MainActor
@@ -36,7 +47,7 @@ struct ClientModelTests {
         light.isOn = true
         #expect(light.isOn == false)
         #expect(light.writes.pending == ["isOn"])
-        try await untilQueued(server, client)
+        await untilQueued(server)
         try await server.home.advance(byMilliseconds: 0)
         try await eventually(client) { light.isOn && light.writes.pending.isEmpty }
         #expect(light.isOn)
@@ -45,11 +56,11 @@ struct ClientModelTests {
         // Another session's change arrives in the model.
         let other = try server.connect()
         let scope = try await other.openLight("lab", "lab.dim")
+        let simulation = try await other.openSimulation()
         other.send(
             #"{"jsonrpc":"2.0","id":9,"method":"set","params":{"scope":\#(scope.serialized()),"connection":"brightness","value":80}}"#
         )
-        _ = try await other.result("hello")
-        try await server.home.advance(byMilliseconds: 0)
+        try await other.advance(byMilliseconds: 0, in: simulation)
         try await eventually(client) { light.brightness == 80 }
         #expect(light.brightness == 80)
 
@@ -77,13 +88,13 @@ struct ClientModelTests {
         defer { client.disconnect() }
         let lamp = try await LightModel.open("lamp", in: "lab", client: client)
         lamp.isOn = false
-        try await untilQueued(server, client)
+        await untilQueued(server)
         try await server.home.advance(byMilliseconds: 50)
         lamp.isOn = true
-        for _ in 0..<10_000 where await server.home.scheduledEventCount < 2 { _ = try await client.hello() }
+        await untilQueued(server, count: 2)
         // The first lands at 100 ms, the second (queued behind it) at 150 ms.
         try await server.home.advance(byMilliseconds: 50)
-        try await eventually(client) { lamp.isOn == false }
+        await eventuallyWhileWriting { lamp.isOn == false }
         #expect(lamp.isOn == false)
         #expect(lamp.writes.pending == ["isOn"])
         try await server.home.advance(byMilliseconds: 50)
@@ -129,7 +140,7 @@ struct ClientModelTests {
         let room = try await RoomModel.open("lab", client: client)
         #expect(room.anyOn && !room.allOn)
         let group = Task { try await room.setAll(["isOn": true]) }
-        try await untilQueued(server, client)
+        await untilQueued(server)
         try await server.home.advance(byMilliseconds: 0)
         let lights = try await group.value
         #expect(lights.map { $0["light"] } == ["lab.color", "lab.plug", "lab.dim"])
@@ -144,7 +155,7 @@ struct ClientModelTests {
         let room = try await client.open("room", in: .root, configuration: "lab")
         let light = try await client.open("light", in: room, configuration: "lab.dim")
         let applied = Task { try await client.setState(["isOn": true, "brightness": 20], of: light, transitionMs: 0) }
-        try await untilQueued(server, client)
+        await untilQueued(server)
         // One command: one event queued for the light, not one a property.
         #expect(await server.home.scheduledEventCount == 1)
         try await server.home.advance(byMilliseconds: 0)
@@ -179,7 +190,7 @@ struct ClientModelTests {
             return seen
         }
         let write = Task { try await client.set("isOn", in: plug, to: true) }
-        try await untilQueued(server, client)
+        await untilQueued(server)
         try await server.home.advance(byMilliseconds: 0)
         #expect(try await write.value == true)
         try await client.close(room)
@@ -195,13 +206,10 @@ struct ClientModelTests {
         let spot = try await client.open("light", in: room, configuration: "lab.dim")
 
         let simulation = try await client.open("simulation", in: .root)
-        func lastCommand() async throws -> JSONValue? {  // the number of the last command lumend holds
-            try await client.call("commands", in: simulation, arguments: [:])["commands"]?.arrayValue?.last?["number"]
-        }
-        let before = try await lastCommand()
-        let write = Task { try await client.set("isOn", in: spot, to: true, timeout: .seconds(60)) }
-        for _ in 0..<1_000 where try await lastCommand() == before {}  // until lumend holds the set
-        try await client.call("advance", in: simulation, arguments: ["untilIdle": true])  // settle the clock
+        let sent = client.requestsSent
+        let write = Task { try await client.set("isOn", in: spot, to: true, timeout: .seconds(60)) }  // once applied
+        while client.requestsSent == sent { await Task.yield() }  // until the task has sent its set
+        try await client.call("advance", in: simulation, arguments: ["untilIdle": true])  // taken after the set
         #expect(try await write.value == true)
     }
 

@@ -49,25 +49,28 @@ struct ErrorContextTests {
         #expect(unsupported["data"]?["connection"] == "brightness" && unsupported["data"]?["value"] == 20)
 
         let color = try await client.openLight("lab", "lab.color")
+        let simulation = try await client.openSimulation()
         // The first takes the light's one token; it is answered once the virtual clock moves. Requests are
-        // taken in order, so the next reply means it was queued.
+        // taken in order, so the second finds the token taken, and its reply comes after the first's.
         client.send(
             #"{"jsonrpc":"2.0","id":"first","method":"set","params":{"scope":\#(color.serialized()),"connection":"brightness","value":10}}"#
         )
-        let busy = try await error(client, ["scope": color, "connection": "brightness", "value": 20])
+        client.send(
+            #"{"jsonrpc":"2.0","id":"busy","method":"set","params":{"scope":\#(color.serialized()),"connection":"brightness","value":20}}"#
+        )
+        try await client.advance(byMilliseconds: 0, in: simulation)
+        #expect(try await client.response(to: "first")["result"] != nil)
+        let busy = try #require(try await client.response(to: "busy")["error"])
         #expect(busy["code"] == -32012)
         #expect(busy["data"]?["light"] == "lab.color" && busy["data"]?["scope"] == color)
         #expect(busy["data"]?["connection"] == "brightness" && busy["data"]?["value"] == 20)
-        try await server.home.advance(byMilliseconds: 0)
-        #expect(try await client.response(to: "first")["result"] != nil)
 
         // Refused by the device after its latency: the later reply carries the context too.
         let hue = try await client.openLight("lab", "lab.hue")
         client.send(
             #"{"jsonrpc":"2.0","id":"off","method":"set","params":{"scope":\#(hue.serialized()),"connection":"color","value":{"x":0.2,"y":0.2}}}"#
         )
-        _ = try await client.result("hello")
-        try await server.home.advance(byMilliseconds: 0)
+        try await client.advance(byMilliseconds: 0, in: simulation)
         let off = try #require(try await client.response(to: "off")["error"])
         #expect(off["code"] == -32013)
         #expect(off["data"]?["light"] == "lab.hue" && off["data"]?["scope"] == hue)

@@ -121,6 +121,7 @@ struct ErrorDataTests {
             keys: Self.setOnLight)
 
         // Devices that fail after their timeout: the later reply names the request too.
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
         try await server.home.setReachable(false, light: "lab.far")
         let far = try await lightScope("lab.far")
         let lossy = try await lightScope("lab.lossy")
@@ -130,8 +131,7 @@ struct ErrorDataTests {
         client.send(
             #"{"jsonrpc":"2.0","id":"lossy","method":"set","params":{"scope":\#(lossy.serialized()),"connection":"isOn","value":true}}"#
         )
-        _ = try await client.result("hello")  // both are queued before the clock moves
-        try await server.home.advance(byMilliseconds: 1_000)
+        try await client.advance(byMilliseconds: 1_000, in: simulation)  // taken after both
         seen.expect(try await client.response(to: "far"), -32010, keys: Self.setOnLight)
         seen.expect(try await client.response(to: "lossy"), -32011, keys: Self.setOnLight)
 
@@ -139,19 +139,19 @@ struct ErrorDataTests {
         client.send(
             #"{"jsonrpc":"2.0","id":"token","method":"set","params":{"scope":\#(color.serialized()),"connection":"isOn","value":true}}"#
         )
-        seen.expect(
-            try await client.request("set", ["scope": color, "connection": "brightness", "value": 20]), -32012,
-            keys: Self.setOnLight)
+        client.send(
+            #"{"jsonrpc":"2.0","id":"busy","method":"set","params":{"scope":\#(color.serialized()),"connection":"brightness","value":20}}"#
+        )
+        try await client.advance(byMilliseconds: 0, in: simulation)
+        #expect(try await client.response(to: "token")["result"] != nil)
+        seen.expect(try await client.response(to: "busy"), -32012, keys: Self.setOnLight)
         let hue = try await lightScope("lab.hue")
         client.send(
             #"{"jsonrpc":"2.0","id":"off","method":"set","params":{"scope":\#(hue.serialized()),"connection":"brightness","value":50}}"#
         )
-        _ = try await client.result("hello")
-        try await server.home.advance(byMilliseconds: 0)
-        #expect(try await client.response(to: "token")["result"] != nil)
+        try await client.advance(byMilliseconds: 0, in: simulation)
         seen.expect(try await client.response(to: "off"), -32013, keys: Self.setOnLight)
 
-        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
         seen.expect(
             try await client.request(
                 "call", ["scope": simulation, "connection": "addRoom", "arguments": ["id": "lab"]]), -32021,
@@ -211,14 +211,16 @@ struct ErrorDataTests {
             })
         let brokenClient = try broken.connect()
         let plug = try await brokenClient.openLight("lab", "lab.plug")
+        let brokenSimulation = try await brokenClient.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
         brokenClient.send(
             #"{"jsonrpc":"2.0","id":"saved","method":"set","params":{"scope":\#(plug.serialized()),"connection":"isOn","value":true}}"#
         )
-        _ = try await brokenClient.result("hello")
-        try await broken.home.advance(byMilliseconds: 0)
+        // The advance is taken after the set, and answered after it; its own reply, failing to save too, is
+        // checked below.
+        _ = try await brokenClient.request(
+            "call", ["scope": brokenSimulation, "connection": "advance", "arguments": ["ms": 0]])
         seen.expect(
             try await brokenClient.response(to: "saved"), -32040, keys: Self.setOnLight.union(["stateFile", "errno"]))
-        let brokenSimulation = try await brokenClient.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
         seen.expect(
             try await brokenClient.request("call", ["scope": brokenSimulation, "connection": "reset"]), -32603,
             keys: Self.onScope)

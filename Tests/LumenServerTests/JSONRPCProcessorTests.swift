@@ -12,16 +12,19 @@ final class LaterHandler: RPCHandler {
 
     func decode(method: String, params: JSONValue?) -> String { method }
 
-    func answer(_ method: String) -> RPCAnswer {
+    func answer(_ method: String, reply: Reply) -> RPCWork? {
         answered.add(1, ordering: .relaxed)
         switch method {
-        case "later": return .later { .success("settled") }
-        case "after": return .after { .result("worked") }
-        default: return .result("handled")
+        case "later":
+            Task {
+                reply.send(.success("settled"))
+                self.laterSent.add(1, ordering: .relaxed)
+            }
+        case "after": return { reply.send(.success("worked")) }
+        default: reply.send(.success("handled"))
         }
+        return nil
     }
-
-    func laterAnswerSent() { laterSent.add(1, ordering: .relaxed) }
 }
 
 @Suite("Answering at once", .timeLimit(.minutes(1)))
@@ -64,7 +67,7 @@ struct JSONRPCProcessorTests {
         let pending = try #require(
             processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":1,"method":"after"}"#.utf8), reply: reply))
         #expect(replies.withLock { $0 }.isEmpty, "not answered before its work is done")
-        await processor.finish(pending, reply: reply)
+        await processor.finish(pending)
         let answers = try replies.withLock { $0 }.map { try JSONParser.parse($0) }
         #expect(answers == [["jsonrpc": "2.0", "result": "worked", "id": 1]])
     }

@@ -13,23 +13,28 @@ struct SpecificationHandler: RPCHandler {
 
     func decode(method: String, params: JSONValue?) -> Call { Call(method: method, params: params) }
 
-    func answer(_ call: Call) -> RPCAnswer {
+    func answer(_ call: Call, reply: Reply) -> RPCWork? {
+        reply.send(result(of: call))
+        return nil
+    }
+
+    func result(of call: Call) -> Result<JSONValue, LumenError> {
         let params = call.params
         switch call.method {
         case "subtract":
             if let list = params?.arrayValue, list.count == 2, let a = list[0].intValue, let b = list[1].intValue {
-                return .result(.int(a - b))
+                return .success(.int(a - b))
             }
             if let a = params?["minuend"]?.intValue, let b = params?["subtrahend"]?.intValue {
-                return .result(.int(a - b))
+                return .success(.int(a - b))
             }
             return .failure(LumenError(.invalidParams, "Invalid params"))
         case "sum":
-            return .result(.int(params?.arrayValue?.compactMap(\.intValue).reduce(0, +) ?? 0))
+            return .success(.int(params?.arrayValue?.compactMap(\.intValue).reduce(0, +) ?? 0))
         case "get_data":
-            return .result(["hello", 5])
+            return .success(["hello", 5])
         case "update", "notify_hello", "notify_sum":
-            return .result(.null)
+            return .success(.null)
         default:
             return .failure(LumenError(.methodNotFound, "Method not found"))
         }

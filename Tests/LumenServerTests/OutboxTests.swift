@@ -76,3 +76,58 @@ struct OutboxTests {
         }
     }
 }
+
+@Suite("Reply places in the outbox", .timeLimit(.minutes(1)))
+struct OutboxReplyPlaceTests {
+    /// The lines waiting, as text.
+    static func lines(_ outbox: Outbox) -> [String] {
+        String(decoding: outbox.take(maxBytes: 1 << 20), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test func aReplyFilledEarlyWaitsForTheRepliesBeforeItButANoticeDoesNot() async throws {
+        try await onTestLoop { loop throws in
+            let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
+            outbox.addSubscription(1, value: 0)
+            let slow = outbox.reserveReply()
+            let fast = outbox.reserveReply()
+            outbox.fillReply(fast, with: Array("fast".utf8))
+            outbox.publish(1, value: 1)
+            #expect(
+                Self.lines(outbox) == [
+                    #"{"jsonrpc":"2.0","method":"changed","params":{"subscription":1,"value":1,"seq":1}}"#
+                ])
+            outbox.fillReply(slow, with: Array("slow".utf8))
+            #expect(Self.lines(outbox) == ["slow", "fast"])
+        }
+    }
+
+    @Test func aHeldReplyKeepsItsPlaceAndWhatComesAfterWaitsForIt() async throws {
+        try await onTestLoop { loop throws in
+            let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
+            outbox.addSubscription(1, value: 0)
+            let durable = outbox.reserveReply()
+            let next = outbox.reserveReply()
+            outbox.holdReply(durable)
+            outbox.publish(1, value: 1)
+            outbox.fillReply(next, with: Array("next".utf8))
+            #expect(Self.lines(outbox).isEmpty, "all of it behind the held reply")
+            outbox.fillReply(durable, with: Array("durable".utf8))
+            let lines = Self.lines(outbox)
+            #expect(lines.count == 3)
+            #expect(lines.first == "durable" && lines.last == "next")
+            #expect(outbox.pendingReplyBytes == 0)
+        }
+    }
+
+    @Test func aRequestWithNoReplyLetsTheNextGo() async throws {
+        try await onTestLoop { loop throws in
+            let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
+            let notification = outbox.reserveReply()
+            let request = outbox.reserveReply()
+            outbox.fillReply(request, with: Array("answer".utf8))
+            #expect(Self.lines(outbox).isEmpty)
+            outbox.fillReply(notification, with: nil)
+            #expect(Self.lines(outbox) == ["answer"])
+        }
+    }
+}

@@ -3,6 +3,7 @@ import LumenProtocol
 import LumenScopes
 import LumenSimulation
 import LumenTestSupport
+import Synchronization
 import Testing
 
 @testable import LumenServer
@@ -121,34 +122,30 @@ struct PlainRequestSessionTests {
         // A value is published once the actor has read it; until then a get goes the asynchronous way.
         _ = await session.feed(
             Array(Self.request("3", "get", #""scope":2,"connection":"brightness""#).utf8) + [0x0A])
-        /// The session's answer to a plain line, asked on the session's loop.
-        func answered(_ line: String) async throws -> RPCAnswer {
-            let request = try #require(PlainRequest(line: Array(line.utf8)))
+        /// Whether the session answers a plain line at once (its reply, when so) or leaves work to do first,
+        /// asked on the session's loop.
+        func answered(_ line: String) async throws -> (reply: [UInt8]?, leftWork: Bool) {
+            #expect(PlainRequest(line: Array(line.utf8)) != nil, "a plain line")
             let session = session.session
             return await Task(executorPreference: InProcessSession.loop) {
-                session.answer(session.decode(method: request.method, params: request.params))
+                let replies = Mutex<[UInt8]?>(nil)
+                let sink = RepliesAsFilled { bytes in replies.withLock { $0 = bytes } }
+                let processor = JSONRPCProcessor(handler: session)
+                let work = processor.processNow(line: Array(line.utf8), replies: sink)
+                return (replies.withLock { $0 }, work != nil)
             }.value
         }
         // A write is made on the home's own loop: it is answered after that work.
         let set = Self.request("3", "set", #""scope":2,"connection":"brightness","value":30"#)
-        guard case .after = try await answered(set) else {
-            Issue.record("a set was answered without going to the home")
-            return
-        }
+        let setAnswer = try await answered(set)
+        #expect(setAnswer.leftWork && setAnswer.reply == nil, "a set was answered without going to the home")
         #expect(String(decoding: await session.feed(Array(set.utf8) + [0x0A]), as: UTF8.self).contains(#""value":30"#))
-        guard
-            case .now(.success(let get)) = try await answered(
-                Self.request("4", "get", #""scope":2,"connection":"brightness""#))
-        else {
-            Issue.record("a get of a published value was not answered at once")
-            return
-        }
-        #expect(get == ["value": 30])
+        let get = try await answered(Self.request("4", "get", #""scope":2,"connection":"brightness""#))
+        #expect(!get.leftWork, "a get of a published value was not answered at once")
+        #expect(try get.reply.map { try JSONParser.parse($0)["result"] } == ["value": 30])
         // An error is answered after, where it is worded with its request's context.
-        guard case .after = try await answered(Self.request("5", "get", #""scope":2,"connection":"nope""#)) else {
-            Issue.record("a get of no connection was answered at once")
-            return
-        }
+        let error = try await answered(Self.request("5", "get", #""scope":2,"connection":"nope""#))
+        #expect(error.leftWork && error.reply == nil, "a get of no connection was answered at once")
         await session.close()
         await home.shutDown()
     }

@@ -14,17 +14,18 @@ struct RoomGroupTests {
         #expect(try await client.result("get", ["scope": scope, "connection": "allOn"])["value"] == false)
         let subscription = try await client.result("subscribe", ["scope": scope, "connection": "allOn"])
         #expect(subscription["value"] == false)
-        // On the virtual clock the lights apply it once another client moves the clock. It is sent before
-        // the clock moves (not from a task that might start after), or the lights would wait for ever.
+        // On the virtual clock the lights apply it once the clock moves, which this session asks after it: the
+        // session takes its requests in order, so the command has reached the home by then.
+        let simulation = try await client.openSimulation()
         client.send(
             #"{"jsonrpc":"2.0","id":"all","method":"call","params":{"scope":\#(scope.serialized()),"connection":"setAll","arguments":{"isOn":true,"colorTemperature":250}}}"#
         )
-        // A session handles its requests in order: once this is answered, the lights have the command queued.
-        #expect(try await client.result("get", ["scope": scope, "connection": "allOn"])["value"] == false)
-        let harness = try server.connect()
-        let simulation = try await harness.result("open", ["scope": 0, "connection": "simulation"])
-        _ = try await harness.result(
-            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": 10]])
+        // Read before the lights apply it, though answered after the command (replies keep their requests' order).
+        client.send(
+            #"{"jsonrpc":"2.0","id":"before","method":"get","params":{"scope":\#(scope.serialized()),"connection":"allOn"}}"#
+        )
+        try await client.advance(byMilliseconds: 10, in: simulation)
+        #expect(try await client.response(to: "before")["result"]?["value"] == false)
         let reply = try await client.response(to: "all")["result"]?["value"]
         #expect(
             reply

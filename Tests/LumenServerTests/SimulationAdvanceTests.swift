@@ -68,8 +68,7 @@ struct SimulationAdvanceTests {
         client.send(
             #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"brightness","value":30}}"#
         )
-        // A session answers in order: once this is answered, the set was sent.
-        _ = try await client.result("hello")
+        // A session takes its requests in order: the advance comes after the set has reached the home.
         _ = try await client.result(
             "call", ["scope": simulation, "connection": "advance", "arguments": ["untilIdle": true]])
         _ = try await client.response(to: "on")

@@ -79,6 +79,19 @@ extension LineClient {
         return lightScope["scope"]!
     }
 
+    /// Opens the `simulation` scope; returns its ID.
+    func openSimulation() async throws -> JSONValue {
+        try await result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+    }
+
+    /// Advances the virtual clock by `ms` through the session's `simulation` scope: after the requests sent
+    /// before it, which the session has taken to the home by then. Replies come in the order of their requests,
+    /// so the advance's comes after theirs, which it keeps (``response(to:timeout:)``) for the caller.
+    @discardableResult
+    func advance(byMilliseconds ms: Int, in simulation: JSONValue) async throws -> JSONValue {
+        try await result("call", ["scope": simulation, "connection": "advance", "arguments": ["ms": .int(ms)]])
+    }
+
     /// The error code of a response.
     func errorCode(_ method: String, _ params: JSONValue? = nil) async throws -> Int? {
         try await request(method, params)["error"]?["code"]?.intValue

@@ -234,8 +234,15 @@ struct DaemonLifecycleTests {
         client.send(
             #"{"jsonrpc":"2.0","id":"c","method":"set","params":{"scope":\#(light["scope"]!.serialized()),"connection":"isOn","value":false}}"#
         )
-        // Make sure the last write was received before signalling.
-        _ = try await client.result("hello")
+        // Make sure the last write was received before signalling: another session reads the command record,
+        // as a request of this one would be answered only after the write.
+        let watcher = try daemon.connect()
+        let watching = try await watcher.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+        for _ in 0..<10_000 {
+            let commands = try await watcher.result(
+                "call", ["scope": watching, "connection": "commands", "arguments": ["light": "lab.plug"]])
+            if commands["value"]?["commands"]?.arrayValue?.last?["change"] == ["isOn": false] { break }
+        }
         daemon.signal(SIGTERM)
         let pending = try await client.response(to: "c")
         #expect(pending["error"]?["code"] == .int(LumenError.Code.shuttingDown.rawValue))

@@ -4,10 +4,10 @@
 /// A large batch can then be parsed one element at a time, with turns for others between, rather than as one
 /// tree in one go. The ranges only say where elements would be: each must still be parsed, and whatever the
 /// splitter does not recognise (`nil`) is left to the parser, which says what is wrong.
-public enum JSONArraySplitter {
+package enum JSONArraySplitter {
     /// The byte ranges of the array's elements, in order, when `bytes` holds one array (with optional white
     /// space around it and between its parts); `nil` when it does not have that shape.
-    public static func elements(in bytes: [UInt8]) -> [Range<Int>]? {
+    package static func elements(in bytes: [UInt8]) -> [Range<Int>]? {
         var index = skipSpace(bytes, from: 0)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
         index = skipSpace(bytes, from: index + 1)

@@ -12,22 +12,22 @@
 /// let request = PlainRequest(line: Array(#"{"jsonrpc":"2.0","id":7,"method":"get","params":{"scope":0,"connection":"name"}}"#.utf8))
 /// request?.connection  // "name"
 /// ```
-public struct PlainRequest: Sendable, Equatable {
+package struct PlainRequest: Sendable, Equatable {
     /// The request's `id`: a number (as written) or a string.
-    public var id: JSONValue
+    package var id: JSONValue
     /// The method's name.
-    public var method: String
+    package var method: String
     /// `params.scope`, as written (it may not be an integer: the reader of the request checks that).
-    public var scope: JSONNumber
+    package var scope: JSONNumber
     /// `params.connection`.
-    public var connection: String
+    package var connection: String
     /// `params.value`, when there is one.
-    public var value: JSONValue?
+    package var value: JSONValue?
     /// `params.transitionMs`, when there is one.
-    public var transitionMs: JSONNumber?
+    package var transitionMs: JSONNumber?
 
     /// Reads `line` when it is a request of the plain shape; `nil` otherwise.
-    public init?(line: [UInt8]) {
+    package init?(line: [UInt8]) {
         guard
             let request = line.withUnsafeBufferPointer({ bytes in
                 var reader = Reader(bytes: bytes)
@@ -38,7 +38,7 @@ public struct PlainRequest: Sendable, Equatable {
     }
 
     /// The request's `params`, as ``JSONParser`` would read them (the members in this order).
-    public var params: JSONValue {
+    package var params: JSONValue {
         var params: JSONObject = ["scope": .number(scope), "connection": .string(connection)]
         if let value { params["value"] = value }
         if let transitionMs { params["transitionMs"] = .number(transitionMs) }
@@ -47,7 +47,7 @@ public struct PlainRequest: Sendable, Equatable {
 
     /// Whether `document` (a line as ``JSONParser`` reads it) is this request: the same members with the same
     /// values, in whatever order. A line this type reads always matches its own parse.
-    public func matches(_ document: JSONValue) -> Bool {
+    package func matches(_ document: JSONValue) -> Bool {
         let request: JSONObject = ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
         return Self.sameMembers(.object(request), document)
     }

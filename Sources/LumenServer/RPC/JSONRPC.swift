@@ -1,26 +1,66 @@
 import LumenProtocol
+import Synchronization
 
-/// How a handler answers a call: at once, after work the session's next requests wait for, or later.
-public enum RPCAnswer: Sendable {
-    /// The answer is ready.
-    case now(Result<JSONValue, LumenError>)
-    /// Work the session's next requests wait for (opening a scope, making a write on the home), which then
-    /// answers, at once or later.
-    case after(@Sendable () async -> RPCAnswer)
-    /// The answer comes when this finishes (a device confirming a write); the session's next requests do not
-    /// wait for it.
-    case later(@Sendable () async -> Result<JSONValue, LumenError>)
-    /// The answer comes when the handler hands it to the function this is given (called at once), on the thread
-    /// that replies are sent from; the session's next requests do not wait for it. A handler that hands it over
-    /// from work queued on that thread in the order of the home's changes (as ``Session`` does) puts the reply
-    /// exactly there among its notices, with no task's resumption to race.
-    case handed(@Sendable (_ answer: @escaping @Sendable (Result<JSONValue, LumenError>) -> Void) -> Void)
-
-    /// A successful answer.
-    public static func result(_ value: JSONValue) -> RPCAnswer { .now(.success(value)) }
-    /// A failure.
-    public static func failure(_ error: LumenError) -> RPCAnswer { .now(.failure(error)) }
+/// Where a connection's replies go, each in the place its request took when it was read: a place is reserved
+/// for each line as it is read, filled whenever its answer is ready, and what is filled goes out in the order
+/// the places were reserved, as a pipelining HTTP server keeps its responses in the order of its requests.
+/// What else the connection is sent (notices) takes its place when it comes, so a reply filled while places
+/// before it are still open waits for them, and a notice does not.
+public protocol ReplySink: Sendable {
+    /// Reserves the place of the next reply, on the connection's loop.
+    func reserve() -> UInt64
+    /// Fills a place with its reply (`nil`: the line asked for none, a notification's), on the loop.
+    func fill(_ slot: UInt64, with bytes: [UInt8]?)
+    /// Fixes a place among what the connection is sent, as if it were filled now, while its bytes come later
+    /// with ``fill(_:with:)``: for a reply whose place is known before it can go out (one that waits for the
+    /// disk), so that what comes meanwhile is sent after it, whenever the disk confirms.
+    func hold(_ slot: UInt64)
 }
+
+/// Replies sent as they are filled, for a caller that serves one request at a time (a test, an HTTP request).
+public struct RepliesAsFilled: ReplySink {
+    let send: @Sendable ([UInt8]) -> Void
+
+    /// Replies handed to `send` as they are filled.
+    public init(_ send: @escaping @Sendable ([UInt8]) -> Void) { self.send = send }
+
+    public func reserve() -> UInt64 { 0 }
+    public func fill(_ slot: UInt64, with bytes: [UInt8]?) { if let bytes { send(bytes) } }
+    public func hold(_ slot: UInt64) {}
+}
+
+/// The reply to one request: its place, and its `id` (none for a notification, which is answered with nothing).
+/// A handler sends the outcome through it exactly once, at once or whenever it is known.
+public struct Reply: Sendable {
+    fileprivate enum Place: Sendable {
+        case slot(any ReplySink, UInt64)
+        /// An answer of a batch's, gathered into the batch's one reply.
+        case batch(BatchReplies, Int)
+    }
+
+    /// The request's `id`; `nil` for a notification.
+    public let id: JSONValue?
+    fileprivate let place: Place
+
+    /// Sends the outcome (nothing to a notification). Called once.
+    public func send(_ result: Result<JSONValue, LumenError>) {
+        let bytes = id.map { Wire.response(id: $0, result.mapError(\.boundedForReply)) }
+        switch place {
+        case .slot(let sink, let slot): sink.fill(slot, with: bytes)
+        case .batch(let batch, let index): batch.fill(index, with: bytes)
+        }
+    }
+
+    /// Fixes the reply's place among what the connection is sent now, its outcome to be sent later (after the
+    /// disk confirms it): see ``ReplySink/hold(_:)``. A batch's answer has its place with the batch's reply.
+    public func hold() {
+        if case .slot(let sink, let slot) = place { sink.hold(slot) }
+    }
+}
+
+/// Work a session's next requests wait for (opening a scope, making a write on the home); it sends its
+/// request's reply, or arranges for it to be sent.
+public typealias RPCWork = @Sendable () async -> Void
 
 /// Answers JSON-RPC methods: decodes each request into a call of its own type, then answers the call. The
 /// requests of one session are handed over one at a time, in order.
@@ -29,19 +69,63 @@ public protocol RPCHandler: Sendable {
     associatedtype Call: Sendable
     /// Decodes one request's method and parameters.
     func decode(method: String, params: JSONValue?) -> Call
-    /// Answers one call, without suspending: the answer, or the work that gives it.
-    func answer(_ call: Call) -> RPCAnswer
-    /// Called once for each ``RPCAnswer/later(_:)`` and ``RPCAnswer/handed(_:)`` after its response has been
-    /// handed to `reply` (or dropped, for a notification), so a handler can tell when nothing is left to answer.
-    func laterAnswerSent()
+    /// Answers one call, without suspending: sends the reply through `reply` at once, or returns work the
+    /// session's next requests wait for, or arranges for the reply to be sent later (a device's confirmation),
+    /// the next requests not waiting for it.
+    func answer(_ call: Call, reply: Reply) -> RPCWork?
     /// `error`, the answer to `call` when it is not carried out (a batch's request after its replies passed
     /// their limit), with whatever the handler's errors name of such a call added.
     func annotate(_ error: LumenError, refusing call: Call) -> LumenError
 }
 
 extension RPCHandler {
-    public func laterAnswerSent() {}
     public func annotate(_ error: LumenError, refusing call: Call) -> LumenError { error }
+}
+
+/// A batch's answers, gathered: its one reply is sent once every answer in it is known.
+final class BatchReplies: Sendable {
+    private struct State {
+        var responses: [[UInt8]?]
+        var waiting: Int
+        var bytes = 0
+        var done: CheckedContinuation<Void, Never>?
+    }
+    private let state: Mutex<State>
+
+    init(count: Int) { state = Mutex(State(responses: Array(repeating: nil, count: count), waiting: count)) }
+
+    func fill(_ index: Int, with bytes: [UInt8]?) {
+        let done = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.responses[index] = bytes
+            state.bytes += (bytes?.count ?? -1) + 1
+            state.waiting -= 1
+            guard state.waiting == 0 else { return nil }
+            defer { state.done = nil }
+            return state.done
+        }
+        done?.resume()
+    }
+
+    /// The bytes of the responses known so far.
+    var gatheredBytes: Int { state.withLock { $0.bytes } }
+
+    /// The responses, when every answer is known already.
+    var responsesIfKnown: [[UInt8]]? {
+        state.withLock { $0.waiting == 0 ? $0.responses.compactMap { $0 } : nil }
+    }
+
+    /// The responses, in order, once every answer is known; those to notifications left out.
+    func responses() async -> [[UInt8]] {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.waiting == 0 { return true }
+                state.done = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        return state.withLock { $0.responses.compactMap { $0 } }
+    }
 }
 
 /// JSON-RPC 2.0 framing over lines: requests, notifications and batches in; responses out, each echoing its
@@ -63,7 +147,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public let maxDepth: Int
     /// What a batch's replies may come to before the rest of the batch is refused.
     public let maxBatchReplyBytes: Int
-    /// Where answers that come later are awaited: the connection's loop, so that a confirmation resumes there.
+    /// Where a batch waits for its answers that come later, to send its one reply: the connection's loop.
     public let executor: (any TaskExecutor)?
     /// Whether lines of the plain shape are read as they lie (``PlainRequest``). Either way every line is
     /// answered alike; tests and the fuzz target hold the two readings to that.
@@ -82,69 +166,83 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// What is left of a line once what could be answered at once has been: work the session's next
-    /// requests wait for, handed to ``finish(_:reply:)``.
+    /// requests wait for, handed to ``finish(_:)``.
     public struct Pending: Sendable {
         fileprivate enum Work: Sendable {
-            case request(id: JSONValue?, @Sendable () async -> RPCAnswer)
-            case batch([JSONValue])
+            case request(RPCWork)
+            case batch([JSONValue], LinePlace)
             /// A large batch, parsed in slices.
-            case largeBatch([UInt8])
+            case largeBatch([UInt8], LinePlace)
         }
         fileprivate let work: Work
     }
 
-    /// Processes one line: sends each response (one JSON text, no newline) to `reply`, and returns once
-    /// every request in it has been handed to the handler; answers that come later are sent from their own
-    /// tasks.
-    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        if let pending = processNow(line: line, reply: reply) { await finish(pending, reply: reply) }
+    /// The place reserved for the reply to one line (a request's, or a batch's).
+    fileprivate struct LinePlace: Sendable {
+        let sink: any ReplySink
+        let slot: UInt64
+
+        func fill(_ bytes: [UInt8]?) { sink.fill(slot, with: bytes) }
+        func reply(id: JSONValue?) -> Reply { Reply(id: id, place: .slot(sink, slot)) }
     }
 
-    /// Answers what of `line` can be answered without suspending; returns the rest, for
-    /// ``finish(_:reply:)``. A large batch is left whole, to be parsed in slices.
-    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
-        if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line)) }
+    /// Processes one line: reserves its reply's place in `replies`, hands each request in it to the handler, and
+    /// returns once every one has been; answers that come later fill the place when they come.
+    public func process(line: [UInt8], replies: any ReplySink) async {
+        if let pending = processNow(line: line, replies: replies) { await finish(pending) }
+    }
+
+    /// ``process(line:replies:)`` with each reply (one JSON text, no newline) handed to `reply` as it is known.
+    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
+        await process(line: line, replies: RepliesAsFilled(reply))
+    }
+
+    /// Reserves the line's reply's place and answers what of it can be answered without suspending; returns the
+    /// rest, for ``finish(_:)``. A large batch is left whole, to be parsed in slices.
+    public func processNow(line: [UInt8], replies: any ReplySink) -> Pending? {
+        let place = LinePlace(sink: replies, slot: replies.reserve())
+        if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line, place)) }
         // A plain line nests two deep; under a lower limit the parser's depth check answers it.
         if readsPlainRequests, maxDepth >= 2, let request = PlainRequest(line: line) {
             let call = handler.decode(method: request.method, params: request.params)
-            return send(handler.answer(call), id: request.id, reply: reply)
+            return handler.answer(call, reply: place.reply(id: request.id)).map { Pending(work: .request($0)) }
         }
-        return processNow(parsing: line, reply: reply)
+        return processNow(parsing: line, place: place)
     }
 
-    /// ``processNow(line:reply:)`` for a line parsed whole.
-    private func processNow(parsing line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
-        guard let document = parse(line, reply: reply) else { return nil }
+    /// ``processNow(line:replies:)`` with each reply handed to `reply` as it is known.
+    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
+        processNow(line: line, replies: RepliesAsFilled(reply))
+    }
+
+    /// ``processNow(line:replies:)`` for a line parsed whole.
+    private func processNow(parsing line: [UInt8], place: LinePlace) -> Pending? {
+        guard let document = parse(line, place: place) else { return nil }
         if case .array(let elements) = document {
             guard !elements.isEmpty else {
-                reply(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
+                place.fill(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
                 return nil
             }
-            return Pending(work: .batch(elements))
+            return Pending(work: .batch(elements, place))
         }
-        let (id, answer) = answer(document)
-        return send(answer, id: id, reply: reply)
+        return answer(document, reply: place.reply(id:)).map { Pending(work: .request($0)) }
     }
 
-    /// Finishes what ``processNow(line:reply:)`` left.
-    public func finish(_ pending: Pending, reply: @escaping @Sendable ([UInt8]) -> Void) async {
+    /// Finishes what ``processNow(line:replies:)`` left.
+    public func finish(_ pending: Pending) async {
         switch pending.work {
-        case .request(let id, let work):
-            var next = work
-            while let more = send(await next(), id: id, reply: reply)?.work {
-                guard case .request(_, let work) = more else { return }
-                next = work
-            }
-        case .batch(let elements):
-            await process(batch: elements, reply: reply)
-        case .largeBatch(let line):
+        case .request(let work):
+            await work()
+        case .batch(let elements, let place):
+            await process(batch: elements, place: place)
+        case .largeBatch(let line, let place):
             guard let ranges = JSONArraySplitter.elements(in: line), !ranges.isEmpty else {
                 // Not a well-formed batch after all: the parser words what is wrong with it.
-                guard let pending = processNow(parsing: line, reply: reply) else { return }
-                return await finish(pending, reply: reply)
+                guard let pending = processNow(parsing: line, place: place) else { return }
+                return await finish(pending)
             }
-            guard let elements = await parseInSlices(line, ranges, reply: reply) else { return }
-            await process(batch: elements, reply: reply)
+            guard let elements = await parseInSlices(line, ranges, place: place) else { return }
+            await process(batch: elements, place: place)
         }
     }
 
@@ -161,9 +259,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     /// A batch's elements, each parsed in turn with a yield every 16; `nil` after answering an element that is
     /// not JSON, as a parse error of the whole line (nothing in it is carried out).
-    private func parseInSlices(_ line: [UInt8], _ ranges: [Range<Int>], reply: @Sendable ([UInt8]) -> Void) async
-        -> [JSONValue]?
-    {
+    private func parseInSlices(_ line: [UInt8], _ ranges: [Range<Int>], place: LinePlace) async -> [JSONValue]? {
         var elements: [JSONValue] = []
         elements.reserveCapacity(ranges.count)
         for (index, range) in ranges.enumerated() {
@@ -171,7 +267,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
                 // The batch's own brackets are one level of the line's depth.
                 elements.append(try JSONParser.parse(line[range], maxDepth: maxDepth - 1))
             } catch {
-                reply(Self.parseErrorResponse(error.shifted(by: range.lowerBound), maxDepth: maxDepth))
+                place.fill(Self.parseErrorResponse(error.shifted(by: range.lowerBound), maxDepth: maxDepth))
                 return nil
             }
             if index % 16 == 15 { await Task.yield() }
@@ -180,11 +276,11 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// The line as JSON, or `nil` after answering a line that is not.
-    private func parse(_ line: [UInt8], reply: @Sendable ([UInt8]) -> Void) -> JSONValue? {
+    private func parse(_ line: [UInt8], place: LinePlace) -> JSONValue? {
         do {
             return try JSONParser.parse(line, maxDepth: maxDepth)
         } catch {
-            reply(Self.parseErrorResponse(error, maxDepth: maxDepth))
+            place.fill(Self.parseErrorResponse(error, maxDepth: maxDepth))
             return nil
         }
     }
@@ -196,114 +292,52 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             : errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
     }
 
-    /// Sends an answer known now (none to a notification), or starts waiting for one that comes later;
-    /// returns work the session's next requests wait for.
-    private func send(_ answer: RPCAnswer, id: JSONValue?, reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
-        switch answer {
-        case .now(let result):
-            if let id { reply(Self.response(id: id, result)) }
-            return nil
-        case .after(let work):
-            return Pending(work: .request(id: id, work))
-        case .later(let wait):
-            // A notification's work goes on, but nothing is said.
-            Task(executorPreference: executor) { [handler] in
-                let result = await wait()
-                if let id { reply(Self.response(id: id, result)) }
-                handler.laterAnswerSent()
-            }
-            return nil
-        case .handed(let start):
-            start { [handler] result in
-                if let id { reply(Self.response(id: id, result)) }
-                handler.laterAnswerSent()
-            }
-            return nil
-        }
-    }
-
-    /// One answer of a batch's: its response, or what it waits for.
-    private enum BatchAnswer {
-        case ready([UInt8])
-        case later(id: JSONValue, @Sendable () async -> Result<JSONValue, LumenError>)
-    }
-
-    /// Hands a batch's requests to the handler in order and sends their responses as one array, once every
-    /// one is known.
-    private func process(batch elements: [JSONValue], reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        var answers: [BatchAnswer] = []
-        // The bytes of the responses known so far: what this batch's reply holds at the least.
-        var gathered = 0
+    /// Hands a batch's requests to the handler in order and fills the batch's place with their responses as one
+    /// array, once every one is known (nothing, when it held only notifications).
+    private func process(batch elements: [JSONValue], place: LinePlace) async {
+        let answers = BatchReplies(count: elements.count)
         for (index, element) in elements.enumerated() {
-            var (id, answer) = gathered > maxBatchReplyBytes ? refused(element) : answer(element)
-            while case .after(let work) = answer { answer = await work() }
-            switch (id, answer) {
-            case (let id?, .now(let result)):
-                let response = Self.response(id: id, result)
-                gathered += response.count + 1
-                answers.append(.ready(response))
-            case (let id?, .later(let wait)):
-                answers.append(.later(id: id, wait))
-            case (let id?, .handed(let start)):
-                // A batch is one reply, sent once every answer in it is known: its place among the session's
-                // other replies is where its last answer comes.
-                answers.append(
-                    .later(id: id) {
-                        await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
-                    })
-            case (nil, .later(let wait)):
-                // A notification's work goes on, but nothing is said.
-                Task(executorPreference: executor) { [handler] in
-                    _ = await wait()
-                    handler.laterAnswerSent()
-                }
-            case (nil, .handed(let start)):
-                start { [handler] _ in handler.laterAnswerSent() }
-            case (_, .now), (_, .after):
-                break
+            let reply = { (id: JSONValue?) in Reply(id: id, place: .batch(answers, index)) }
+            // The bytes of the responses known so far are what this batch's reply holds at the least.
+            if answers.gatheredBytes > maxBatchReplyBytes {
+                refuse(element, reply: reply)
+            } else if let work = answer(element, reply: reply) {
+                await work()
             }
             // A batch of thousands is one line: others sharing the executor get turns within it.
             if index % 16 == 15 { await Task.yield() }
         }
-        guard !answers.isEmpty else { return }
-        let ready = answers.compactMap { if case .ready(let bytes) = $0 { bytes } else { nil } }
-        let laters = answers.count - ready.count
-        guard laters > 0 else {
-            reply(Self.batchResponse(ready))
+        if let responses = answers.responsesIfKnown {
+            place.fill(responses.isEmpty ? nil : Self.batchResponse(responses))
             return
         }
         Task(executorPreference: executor) {
-            var responses: [[UInt8]] = []
-            for answer in answers {
-                switch answer {
-                case .ready(let bytes): responses.append(bytes)
-                case .later(let id, let wait): responses.append(Self.response(id: id, await wait()))
-                }
-            }
-            reply(Self.batchResponse(responses))
-            for _ in 0..<laters { handler.laterAnswerSent() }
+            let responses = await answers.responses()
+            place.fill(responses.isEmpty ? nil : Self.batchResponse(responses))
         }
     }
 
-    /// The answer to a batch's request that comes after its replies passed the limit: not carried out.
-    private func refused(_ element: JSONValue) -> (id: JSONValue?, answer: RPCAnswer) {
+    /// Answers a batch's request that comes after its replies passed the limit: not carried out.
+    private func refuse(_ element: JSONValue, reply: (JSONValue?) -> Reply) {
         switch validate(element) {
-        case .invalid(let error, let id): return (id, .failure(error))
+        case .invalid(let error, let id): reply(id).send(.failure(error))
         case .request(let id, let method, let params):
             let why =
                 "not carried out: this batch's replies passed \(maxBatchReplyBytes) bytes; send the rest in another batch"
             let call = handler.decode(method: method, params: params)
-            return (id, .failure(handler.annotate(LumenError(.limitExceeded, why), refusing: call)))
+            reply(id).send(.failure(handler.annotate(LumenError(.limitExceeded, why), refusing: call)))
         }
     }
 
-    /// One request's `id` (`nil`: a notification) and the handler's answer to it, or the error that it is not
-    /// a request.
-    private func answer(_ element: JSONValue) -> (id: JSONValue?, answer: RPCAnswer) {
+    /// Hands one request to the handler, with its reply (`id` `nil`: a notification), or answers the error that
+    /// it is not a request; returns the work the session's next requests wait for.
+    private func answer(_ element: JSONValue, reply: (JSONValue?) -> Reply) -> RPCWork? {
         switch validate(element) {
-        case .invalid(let error, let id): return (id, .failure(error))
+        case .invalid(let error, let id):
+            reply(id).send(.failure(error))
+            return nil
         case .request(let id, let method, let params):
-            return (id, handler.answer(handler.decode(method: method, params: params)))
+            return handler.answer(handler.decode(method: method, params: params), reply: reply(id))
         }
     }
 

@@ -57,12 +57,10 @@ public final class InProcessSession: Sendable {
                 let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
                 _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
             }
-            let outbox = session.outbox
-            let reply: @Sendable ([UInt8]) -> Void = { reply in _ = outbox.enqueue(reply, wakeWriter: false) }
             for line in lines {
-                await processor.process(line: line, reply: reply)
+                await processor.process(line: line, replies: session.outbox)
             }
-            return outbox.take(maxBytes: .max)
+            return session.outbox.take(maxBytes: .max)
         }.value
     }
 

@@ -4,6 +4,13 @@ import LumenProtocol
 /// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced for a
 /// client that does not keep up).
 ///
+/// Replies go out in the order their requests were read: each request's place is reserved as it is read
+/// (``reserveReply()``), and a reply filled while a place before it is still open waits for it. A reply takes its
+/// place among the notices when it and every reply before it are filled; a notice, when it comes. So what a
+/// client reads depends on the order things happened on the session's loop, never on when the loop got round
+/// to writing, and a reply that waits for the disk (``holdReply(_:)``) keeps the place it was given, with what
+/// comes after it waiting behind it.
+///
 /// While less than ``coalescingBytes`` wait unsent, each change is a notice of its own, written out as it
 /// comes: what a client that keeps up reads does not depend on when the loop got round to writing. Past that,
 /// a subscription has at most one notice waiting. When its value changes again before the notice is sent,
@@ -15,6 +22,8 @@ final class Outbox: Sendable {
         /// Whole lines, newlines included: replies queued one after another share a chunk.
         case bytes([UInt8])
         case notice(UInt64)
+        /// A reply given its place before its bytes (``Outbox/holdReply(_:)``): what comes after it waits for them.
+        case held(UInt64)
         /// Already taken: left in the taken item's place, so the item's bytes have a single owner.
         case taken
     }
@@ -36,7 +45,28 @@ final class Outbox: Sendable {
         var queued: Bool
     }
 
+    /// A reply whose place was reserved and that is not yet among the items.
+    private enum OpenReply {
+        case reserved
+        /// Filled: its line, without the newline (none for a request that has no reply).
+        case filled([UInt8]?)
+        case held
+    }
+
+    /// A reply held in its place among the items.
+    private enum HeldReply {
+        case waiting
+        /// Filled: its line, without the newline (none for a request that has no reply).
+        case filled([UInt8]?)
+    }
+
     private struct State {
+        /// Replies reserved and not yet placed, from `open[openHead]`, whose number is `firstOpen`, on.
+        var open: [OpenReply] = []
+        var openHead = 0
+        var firstOpen: UInt64 = 0
+        /// Held replies among the items, by their numbers.
+        var held: [UInt64: HeldReply] = [:]
         var items: [Item] = []
         var head = 0
         /// Replies after the last item, still being gathered into a chunk.
@@ -79,6 +109,77 @@ final class Outbox: Sendable {
         }
         if needsWake { wake() }
         return accepted
+    }
+
+    /// Reserves the place of the next reply, in the order requests are read.
+    func reserveReply() -> UInt64 {
+        state.with { state in
+            state.open.append(.reserved)
+            return state.firstOpen + UInt64(state.open.count - state.openHead - 1)
+        }
+    }
+
+    /// Fills a reserved (or held) place with its reply (`nil`: none is owed), and places what that lets go.
+    /// - Returns: `false` when the unsent replies before this one have passed the limit, as ``enqueue(_:wakeWriter:)``.
+    /// - Parameter wakeWriter: `false` when the caller flushes right away itself.
+    @discardableResult
+    func fillReply(_ slot: UInt64, with bytes: [UInt8]?, wakeWriter: Bool = true) -> Bool {
+        let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
+            guard !state.closed else { return (true, false) }
+            let unreadBefore = state.replyBytes
+            state.replyBytes += bytes.map { $0.count + 1 } ?? 0
+            if slot < state.firstOpen {
+                // Held: its place among the items is fixed; what waits behind it may go once it does.
+                guard state.held[slot] != nil else { return (true, false) }
+                state.held[slot] = .filled(bytes)
+            } else {
+                state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(bytes)
+                Self.placeReplies(&state)
+            }
+            return (unreadBefore <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
+        }
+        if needsWake { wake() }
+        return accepted
+    }
+
+    /// Gives a reserved place its position among what is sent, as if it were filled now, its bytes to come with
+    /// ``fillReply(_:with:wakeWriter:)``: what comes meanwhile waits behind it.
+    func holdReply(_ slot: UInt64) {
+        state.with { state in
+            guard !state.closed, slot >= state.firstOpen else { return }
+            state.open[state.openHead + Int(slot - state.firstOpen)] = .held
+            Self.placeReplies(&state)
+        }
+    }
+
+    /// Moves the replies at the head of the open ones, as far as the first still reserved, among the items.
+    private static func placeReplies(_ state: inout State) {
+        while state.openHead < state.open.count {
+            switch state.open[state.openHead] {
+            case .reserved:
+                return
+            case .filled(let line):
+                if let line {
+                    state.gathering.append(contentsOf: line)
+                    state.gathering.append(UInt8(ascii: "\n"))
+                    if state.gathering.count >= chunkBytes { closeChunk(&state) }
+                }
+            case .held:
+                closeChunk(&state)
+                state.items.append(.held(state.firstOpen))
+                state.held[state.firstOpen] = .waiting
+            }
+            state.open[state.openHead] = .reserved
+            state.openHead += 1
+            state.firstOpen += 1
+            if state.openHead == state.open.count {
+                state.open.removeAll(keepingCapacity: state.open.count < 1_024)
+                state.openHead = 0
+            } else if state.openHead > 4_096 {
+                state.open.removeFirst(state.openHead)
+                state.openHead = 0
+            }
+        }
     }
 
     /// Registers a subscription at `seq` 0 with its current value.
@@ -165,15 +266,32 @@ final class Outbox: Sendable {
         state.with { state in
             Self.closeChunk(&state)
             var output: [UInt8] = []
+            var blocked = false
             while state.head < state.items.count, output.count < maxBytes {
                 let item = state.items[state.head]
+                if case .held(let slot) = item {
+                    // What comes after a reply waiting for its bytes waits with it.
+                    guard case .filled(let line)? = state.held[slot] else {
+                        blocked = true
+                        break
+                    }
+                    state.held[slot] = nil
+                    if let line {
+                        state.replyBytes -= line.count + 1
+                        output.append(contentsOf: line)
+                        output.append(UInt8(ascii: "\n"))
+                    }
+                    state.items[state.head] = .taken
+                    state.head += 1
+                    continue
+                }
                 state.items[state.head] = .taken
                 state.head += 1
                 switch item {
                 case .bytes(let bytes):
                     state.replyBytes -= bytes.count
                     if output.isEmpty { output = bytes } else { output.append(contentsOf: bytes) }
-                case .taken:
+                case .taken, .held:
                     continue
                 case .notice(let id):
                     guard let index = state.subscriptions.index(forKey: id), state.subscriptions.values[index].queued
@@ -186,7 +304,11 @@ final class Outbox: Sendable {
                 state.items.removeAll(keepingCapacity: state.items.count < 1_024)
                 state.head = 0
                 state.wakeScheduled = false
-            } else if state.head > 4_096 {
+            } else if blocked {
+                // Woken again when the held reply is filled.
+                state.wakeScheduled = false
+            }
+            if state.head > 4_096 {
                 state.items.removeFirst(state.head)
                 state.head = 0
             }
@@ -205,6 +327,16 @@ final class Outbox: Sendable {
             state.gathering = []
             state.head = 0
             state.subscriptions = [:]
+            state.open = []
+            state.held = [:]
         }
     }
+}
+
+/// The outbox as the place of a session's replies, when nothing else is to happen as one is filled (an in-process
+/// session reads what is waiting when it is done).
+extension Outbox: ReplySink {
+    func reserve() -> UInt64 { reserveReply() }
+    func fill(_ slot: UInt64, with bytes: [UInt8]?) { fillReply(slot, with: bytes) }
+    func hold(_ slot: UInt64) { holdReply(slot) }
 }

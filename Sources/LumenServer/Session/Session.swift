@@ -5,9 +5,10 @@ import LumenSimulation
 
 /// One client's conversation: its scope tree, its subscriptions and its outgoing queue.
 ///
-/// Requests are decoded into calls and handed over one at a time in the order they arrived; writes that wait
-/// for a device answer later (``RPCAnswer/later(_:)``), so a slow `set` on one light never holds up a `get` on
-/// another. Everything it holds belongs to its loop.
+/// Requests are decoded into calls and handed over one at a time in the order they arrived, each with the place
+/// of its reply, reserved as it was read; a write that waits for a device fills its place when the device
+/// answers, so a slow `set` on one light never holds up the work of a `get` on another (its reply, which comes
+/// after the `set`'s, waits for it). Everything it holds belongs to its loop.
 final class Session: RPCHandler {
     struct ScopeRecord {
         var scope: AnyScope
@@ -23,17 +24,14 @@ final class Session: RPCHandler {
         var nextScope = 1
         var subscriptions: [UInt64: (scope: Int, key: PropertyKey?)] = [:]
         var closed = false
-        /// Requests that are waiting on a device.
+        /// Requests that are waiting on a device or the disk.
         var inflight = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Under full durability, answers waiting for the disk, in the order they are to go out; a task sends
-        /// them, one after another, while there are any.
-        var waitingForDisk: [(result: Result<JSONValue, LumenError>, midStep: Bool, answer: Answer)] = []
-        var sendingAfterDisk = false
+        /// Under full durability, replies held in their places until the disk has what they answer; a task
+        /// commits and sends them, one round after another, while there are any.
+        var waitingForDisk: [(result: Result<JSONValue, LumenError>, reply: Reply, request: RequestContext?)] = []
+        var committing = false
     }
-
-    /// Hands an answer over, to be sent.
-    typealias Answer = @Sendable (Result<JSONValue, LumenError>) -> Void
 
     let id: UInt64
     let context: ServerContext
@@ -65,7 +63,7 @@ final class Session: RPCHandler {
 
     var scopeCount: Int { state.with { $0.scopes.count } }
 
-    /// Requests waiting on a device.
+    /// Requests waiting on a device or the disk.
     var inflight: Int { state.with { $0.inflight } }
 
     // MARK: - RPCHandler
@@ -74,47 +72,63 @@ final class Session: RPCHandler {
 
     /// Answers a call: at once when nothing needs the home's loop (a `get` of a published value, say), after
     /// a trip to it otherwise.
-    func answer(_ call: Call) -> RPCAnswer {
-        if context.isShuttingDown { return .failure(annotate(LumenError.shuttingDown, refusing: call)) }
+    func answer(_ call: Call, reply: Reply) -> RPCWork? {
+        if context.isShuttingDown {
+            reply.send(.failure(annotate(LumenError.shuttingDown, refusing: call)))
+            return nil
+        }
         switch call {
         case .refused(let error), .refusedOnConnection(let error, _):
-            return .failure(annotate(error, refusing: call))
+            reply.send(.failure(annotate(error, refusing: call)))
         case .hello:
-            return .result([
-                "server": "lumend", "version": .string(LumenVersion.string),
-                "protocol": .int(LumenVersion.wireProtocol), "root": 0,
-            ])
+            reply.send(
+                .success([
+                    "server": "lumend", "version": .string(LumenVersion.string),
+                    "protocol": .int(LumenVersion.wireProtocol), "root": 0,
+                ]))
         case .describe:
-            return .result(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContext.scopeTypes])
+            reply.send(.success(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContext.scopeTypes]))
         case .close(let scope):
-            return answering { () throws(LumenError) in try close(scope) }
+            reply.send(answering { () throws(LumenError) in try close(scope) })
         case .unsubscribe(let subscription):
-            return answering { () throws(LumenError) in try unsubscribe(subscription) }
+            reply.send(answering { () throws(LumenError) in try unsubscribe(subscription) })
         case .get(let target):
             // The common case, a value already published, at once; anything else (errors included) after.
-            if let value = try? lookup(target).connection.peek?() { return .result(["value": value]) }
-            return .after { await self.answering { () async throws(LumenError) in try await self.get(target) } }
+            if let value = try? lookup(target).connection.peek?() {
+                reply.send(.success(["value": value]))
+                return nil
+            }
+            return { reply.send(await self.answering { () async throws(LumenError) in try await self.get(target) }) }
         case .set(let target, let value, let transitionMs):
-            return .after {
-                await self.sending { () async throws(LumenError) in try await self.set(target, value, transitionMs) }
+            return {
+                await self.sending(reply) { () async throws(LumenError) in
+                    try await self.set(target, value, transitionMs, reply: reply)
+                }
             }
         case .call(let target, let arguments):
-            return .after {
-                await self.sending { () async throws(LumenError) in try await self.call(target, arguments) }
+            return {
+                await self.sending(reply) { () async throws(LumenError) in
+                    try await self.call(target, arguments, reply: reply)
+                }
             }
         case .open(let target, let configuration):
-            return .after {
-                await self.answering { () async throws(LumenError) in try await self.open(target, configuration) }
+            return {
+                reply.send(
+                    await self.answering { () async throws(LumenError) in try await self.open(target, configuration) })
             }
         case .subscribe(let target):
-            return .after { await self.answering { () async throws(LumenError) in try await self.subscribe(target) } }
+            return {
+                reply.send(await self.answering { () async throws(LumenError) in try await self.subscribe(target) })
+            }
         }
+        return nil
     }
 
-    /// Runs work that may send commands to lights, which the command record then says this session sent.
-    private func sending(_ body: () async throws(LumenError) -> RPCAnswer) async -> RPCAnswer {
+    /// Runs work that may send commands to lights, which the command record then says this session sent; the
+    /// work arranges its reply, and an error it throws is the reply.
+    private func sending(_ reply: Reply, _ body: () async throws(LumenError) -> Void) async {
         await CommandSource.$current.withValue(commandSource) {
-            do throws(LumenError) { return try await body() } catch { return .failure(error) }
+            do throws(LumenError) { try await body() } catch { reply.send(.failure(error)) }
         }
     }
 
@@ -127,15 +141,19 @@ final class Session: RPCHandler {
             .annotate(error)
     }
 
-    private func answering(_ body: () throws(LumenError) -> JSONValue) -> RPCAnswer {
-        do throws(LumenError) { return .result(try body()) } catch { return .failure(error) }
+    private func answering(_ body: () throws(LumenError) -> JSONValue) -> Result<JSONValue, LumenError> {
+        do throws(LumenError) { return .success(try body()) } catch { return .failure(error) }
     }
 
-    private func answering(_ body: () async throws(LumenError) -> JSONValue) async -> RPCAnswer {
-        do throws(LumenError) { return .result(try await body()) } catch { return .failure(error) }
+    private func answering(_ body: () async throws(LumenError) -> JSONValue) async -> Result<JSONValue, LumenError> {
+        do throws(LumenError) { return .success(try await body()) } catch { return .failure(error) }
     }
 
-    func laterAnswerSent() {
+    /// A request begins to wait on a device or the disk.
+    private func beginWaiting() { state.with { $0.inflight += 1 } }
+
+    /// A request that waited has been answered.
+    private func endWaiting() {
         let waiters = state.with { state -> [CheckedContinuation<Void, Never>] in
             state.inflight -= 1
             guard state.inflight == 0 else { return [] }
@@ -145,7 +163,7 @@ final class Session: RPCHandler {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once no request is waiting on a device.
+    /// Returns once no request is waiting on a device or the disk.
     func waitUntilIdle() async {
         guard inflight > 0 else { return }
         await withCheckedContinuation { continuation in state.with { $0.idleWaiters.append(continuation) } }
@@ -249,87 +267,61 @@ final class Session: RPCHandler {
         }
     }
 
-    /// The answer to work queued on devices: now, when its outcome is known already and nothing waits for the
-    /// disk; else handed over when it is known, among the session's writes waiting on devices, so that its next
-    /// requests are not held up behind it.
+    /// Replies with the outcome of work queued on devices: at once when it was known as the work was made, else
+    /// when the home settles it (even when that has happened meanwhile: the home's telling comes after the
+    /// notices of the step that settled it).
     ///
-    /// The outcome is handed over on this loop by work the home's executor queues as the device answers, so
-    /// the reply takes its place there: after the notices of the changes the home made before (the write's own
-    /// among them) and before those it makes after, and before the reply of the `advance` whose step it was,
-    /// which resumes only once that step is over.
-    private func answer(_ completion: WriteCompletion, _ request: RequestContext) -> RPCAnswer {
-        if let known = completion.knownOutcome {
-            let result: Result<JSONValue, LumenError> = known.map { ["value": $0] }.mapError(request.annotate)
-            // An instant device with nothing to wait for on disk: the answer is known, and goes out now.
-            guard context.scopeContext.durable != nil else { return .now(result) }
-            state.with { $0.inflight += 1 }
-            // A failure of the disk names the write too, as the write's own errors do.
-            return .handed { answer in
-                self.answerDurably(result, midStep: false) { answer($0.mapError(request.annotate)) }
-            }
+    /// The outcome is handed over on this loop by work the home's executor queues as the device answers, so the
+    /// reply takes its place there (``settle(_:_:request:)``): after the notices of the changes the home made
+    /// before (the write's own among them) and before those it makes after.
+    private func reply(with completion: WriteCompletion, _ request: RequestContext, _ reply: Reply) {
+        if let known = completion.outcomeAsMade {
+            return settle(known.map { ["value": $0] }, reply, request: request)
         }
-        state.with { $0.inflight += 1 }
+        beginWaiting()
         let loop = eventLoop
-        return .handed { answer in
-            completion.whenKnown { result in
-                // On the loop, in the home's order; what waits for the disk keeps that order.
-                loop.execute { _ in
-                    self.answerDurably(result.map { ["value": $0] }, midStep: true) {
-                        answer($0.mapError(request.annotate))
-                    }
-                }
+        completion.whenKnown { result in
+            loop.execute { _ in
+                self.settle(result.map { ["value": $0] }, reply, request: request)
+                self.endWaiting()
             }
         }
     }
 
-    /// Sends `result` through `answer` at once when nothing waits for the disk; else once what the session's
-    /// writes and actions applied is on disk (full durability), after the answers that began waiting before
-    /// it. A failure does not wait for the disk (nothing was applied) but keeps its place.
-    ///
-    /// An answer handed over by the home in the middle of a step (`midStep`) waits first for that step to end
-    /// (``Home/finishStep()``), so the commit covers the whole step and the answer goes out after every notice
-    /// of it, however soon the disk confirms.
-    ///
-    /// The session's answers that wait for the disk go out in the order they began to wait, which is the
-    /// order of the home's: a write's answer begins as the home settles it, and an `advance` that settled
-    /// writes resumes after them, so it is answered after them, as it is when nothing waits for the disk.
-    private func answerDurably(_ result: Result<JSONValue, LumenError>, midStep: Bool, _ answer: @escaping Answer) {
-        guard context.scopeContext.durable != nil else { return answer(result) }
+    /// Gives a write's or an action's reply its place now, on the loop, in the order of what the home did: sent
+    /// at once when nothing waits for the disk; else (full durability) held in its place until what the session's
+    /// writes and actions applied is on disk, so that whatever comes after it (notices, replies) waits behind it
+    /// however soon or late the disk confirms. A failure does not wait (nothing was applied). `request` names
+    /// the request in its errors, a failure of the disk's included.
+    private func settle(_ result: Result<JSONValue, LumenError>, _ reply: Reply, request: RequestContext?) {
+        guard context.scopeContext.durable != nil, case .success = result else {
+            return reply.send(result.mapError { request?.annotate($0) ?? $0 })
+        }
+        reply.hold()
+        beginWaiting()
         let start = state.with { state -> Bool in
-            state.waitingForDisk.append((result, midStep, answer))
-            defer { state.sendingAfterDisk = true }
-            return !state.sendingAfterDisk
+            state.waitingForDisk.append((result, reply, request))
+            defer { state.committing = true }
+            return !state.committing
         }
         guard start else { return }
         Task(executorPreference: eventLoop) { [self] in
-            // Every answer waiting now is sent after one end of step and one commit: those cover them all,
-            // since each one's change was made before it began to wait. What begins to wait meanwhile is the
-            // next round's.
-            while case let queued = state.with({ $0.waitingForDisk }), !queued.isEmpty {
-                // Failures at the head wait for no disk: they go at once (after their step), on their own.
-                let failures = queued.prefix { !$0.result.isSuccess }
-                let waiting = failures.isEmpty ? queued[...] : failures
-                if waiting.contains(where: \.midStep) { await context.scopeContext.home.finishStep() }
+            // One commit covers every reply waiting when it starts: each one's change was noted before it was
+            // settled. What is settled meanwhile is the next round's.
+            while case let waiting = state.with({ state in
+                defer { state.waitingForDisk = [] }
+                return state.waitingForDisk
+            }), !waiting.isEmpty {
                 var diskFailure: LumenError?
-                if waiting.contains(where: \.result.isSuccess) {
-                    do throws(LumenError) { try await context.scopeContext.commit() } catch { diskFailure = error }
-                }
-                state.with { $0.waitingForDisk.removeFirst(waiting.count) }
-                for (result, _, answer) in waiting {
-                    // A failure did not wait for the disk (nothing was applied); a success waited, and shares its fate.
-                    if case .success = result, let diskFailure { answer(.failure(diskFailure)) } else { answer(result) }
+                do throws(LumenError) { try await context.scopeContext.commit() } catch { diskFailure = error }
+                for (result, reply, request) in waiting {
+                    // A success waited for the disk, and shares its fate.
+                    let failure = diskFailure.map { request?.annotate($0) ?? $0 }
+                    reply.send(failure.map { .failure($0) } ?? result)
+                    endWaiting()
                 }
             }
-            state.with { $0.sendingAfterDisk = false }
-        }
-    }
-
-    /// ``answerDurably(_:midStep:_:)`` for an answer the session's next requests wait for (an action's).
-    private func durable(_ result: Result<JSONValue, LumenError>) async -> Result<JSONValue, LumenError> {
-        guard context.scopeContext.durable != nil else { return result }
-        // The step the action made, if any, is over: the session's task has come back from it.
-        return await withCheckedContinuation { sent in
-            answerDurably(result, midStep: false) { sent.resume(returning: $0) }
+            state.with { $0.committing = false }
         }
     }
 
@@ -390,8 +382,8 @@ final class Session: RPCHandler {
     }
 
     /// Checks a `set` and makes the write on the home's loop; the answer comes when the device confirms it.
-    private func set(_ target: Call.Target, _ value: JSONCursor, _ transitionMs: JSONCursor)
-        async throws(LumenError) -> RPCAnswer
+    private func set(_ target: Call.Target, _ value: JSONCursor, _ transitionMs: JSONCursor, reply: Reply)
+        async throws(LumenError)
     {
         let request = context(of: target, value: value.value)
         do throws(LumenError) {
@@ -413,13 +405,13 @@ final class Session: RPCHandler {
             let completion = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
                 try write(home, value, options)
             }
-            return answer(completion, request)
+            self.reply(with: completion, request, reply)
         } catch {
             throw request.annotate(error)
         }
     }
 
-    private func call(_ target: Call.Target, _ arguments: JSONCursor) async throws(LumenError) -> RPCAnswer {
+    private func call(_ target: Call.Target, _ arguments: JSONCursor, reply: Reply) async throws(LumenError) {
         let request = context(of: target)
         do throws(LumenError) {
             let found = try lookup(target)
@@ -428,10 +420,11 @@ final class Session: RPCHandler {
             // the session's next requests (the advance its lights wait for, say) are not held up behind it.
             guard action.waitsForDevices else {
                 let value = try await action.call(arguments)
-                return .now(await durable(.success(["value": value])).mapError(request.annotate))
+                // Back on the loop after the step the action made, if any: after its notices.
+                return settle(.success(["value": value]), reply, request: request)
             }
             try checkInflightLimit()
-            return answer(try await action.start(arguments), request)
+            self.reply(with: try await action.start(arguments), request, reply)
         } catch {
             throw request.annotate(error)
         }
@@ -563,12 +556,5 @@ final class Session: RPCHandler {
         for (subscription, key) in subscriptions { drop(subscription, key: key) }
         context.hub.unregister(self)
         outbox.close()
-    }
-}
-
-extension Result {
-    /// Whether it is a success.
-    fileprivate var isSuccess: Bool {
-        if case .success = self { true } else { false }
     }
 }

@@ -42,7 +42,24 @@ final class ClientConnection: Sendable {
     /// How the session's requests are handled and answered: set once, when serving starts.
     private struct Serving: Sendable {
         let processor: JSONRPCProcessor<Session>
-        let reply: @Sendable ([UInt8]) -> Void
+        let replies: Replies
+    }
+
+    /// The places of the session's replies: its outbox's, each fill written out at once.
+    private struct Replies: ReplySink {
+        let outbox: Outbox
+        /// Weak: a write waiting on a device holds its reply, which must not keep a closed connection.
+        weak var connection: ClientConnection?
+
+        func reserve() -> UInt64 { outbox.reserveReply() }
+
+        func fill(_ slot: UInt64, with bytes: [UInt8]?) {
+            guard let connection else { return }
+            guard outbox.fillReply(slot, with: bytes, wakeWriter: false) else { return connection.overflowed() }
+            connection.flush()
+        }
+
+        func hold(_ slot: UInt64) { outbox.holdReply(slot) }
     }
 
     let fd: Int32
@@ -79,13 +96,13 @@ final class ClientConnection: Sendable {
 
     /// Starts reading and serving `session`, on the loop's thread.
     func start(session: Session) {
-        let reply: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.send(reply: bytes) }
+        let replies = Replies(outbox: session.outbox, connection: self)
         let processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
             executor: loop.eventLoop)
         io.with { io in
             io.session = session
-            io.serving = Serving(processor: processor, reply: reply)
+            io.serving = Serving(processor: processor, replies: replies)
         }
         loop.start { [weak self] context in
             self?.readAvailable(context)
@@ -122,7 +139,7 @@ final class ClientConnection: Sendable {
             // batch in slices.
             if bytes > Self.bytesAnsweredPerRead { break }
             index += 1
-            if let pending = serving.processor.processNow(line: line, reply: serving.reply) {
+            if let pending = serving.processor.processNow(line: line, replies: serving.replies) {
                 io.with { $0.processing = true }
                 startProcessing(serving, first: pending)
                 break
@@ -145,11 +162,11 @@ final class ClientConnection: Sendable {
     /// more wait so the loop's other connections get their turns; ends when none is left.
     private func startProcessing(_ serving: Serving, first: JSONRPCProcessor<Session>.Pending?) {
         Task(executorPreference: loop.eventLoop) { [self] in
-            if let first { await serving.processor.finish(first, reply: serving.reply) }
+            if let first { await serving.processor.finish(first) }
             while let (line, waiting) = nextQueued() {
                 // Answered at once when it can be, as lines read while nothing waits are; a large batch is
                 // parsed in slices, with turns for the loop's other connections between them.
-                await serving.processor.process(line: line, reply: serving.reply)
+                await serving.processor.process(line: line, replies: serving.replies)
                 if waiting == Self.lowWater { resumeReading() }
                 // A client with more requests queued yields after each; one that waits for each reply has
                 // nothing queued and loses no time to it.

@@ -319,7 +319,9 @@ class AsyncClient:
         return datetime.datetime.fromisoformat(clock["wallTime"])
 
     async def simulation(self, timeout: float | None = 30) -> int:
-        """Opens the simulation scope (the clock, faults), once; see `Client.simulation`."""
+        """Opens the simulation scope (the clock, faults), once; see `Client.simulation`. Open it before starting a
+        write on a task of its own that an `advance()` is to answer: lumend answers a session's requests in the
+        order they were sent, so opening it after the write would wait for the write's answer."""
         async with self._opening_simulation:
             if self._simulation is None:
                 self._simulation = await self.open("simulation", timeout=timeout)

@@ -127,6 +127,7 @@ class Client:
         # Subscribe requests given up on (timed out): a subscription their late reply opens is unsubscribed.
         self._abandoned_subscribe: set[int] = set()
         self._simulation: int | None = None
+        self._simulation_refused = False
         self._closed = False
         self._reader = threading.Thread(target=self._read, name="lumen-client-reader", daemon=True)
         self._reader.start()
@@ -242,6 +243,8 @@ class Client:
         params: dict[str, Any] = {"scope": in_scope, "connection": connection, "value": value}
         if transition_ms is not None:
             params["transitionMs"] = transition_ms
+        if not wait:
+            self._ready_to_advance(timeout)
         pending = self.send("set", params, lambda result: result["value"])
         return pending.result(timeout) if wait else pending
 
@@ -263,6 +266,8 @@ class Client:
         params: dict[str, Any] = {"scope": in_scope, "connection": connection}
         if arguments is not None:
             params["arguments"] = arguments
+        if not wait:
+            self._ready_to_advance(timeout)
         pending = self.send("call", params, lambda result: result["value"])
         return pending.result(timeout) if wait else pending
 
@@ -300,6 +305,16 @@ class Client:
         if self._simulation is None:
             self._simulation = self.open("simulation", timeout=timeout)
         return self._simulation
+
+    def _ready_to_advance(self, timeout: float | None) -> None:
+        """Opens the simulation scope, if lumend lets this client, before a request that is not waited for: lumend
+        answers a session's requests in the order they were sent, so opening it afterwards, for the `advance()`
+        that request waits for, would wait for that request's answer in turn."""
+        if self._simulation is None and not self._simulation_refused:
+            try:
+                self.simulation(timeout)
+            except LumenError:
+                self._simulation_refused = True
 
     def advance(self, ms: float, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock forward; returns once everything due by then was applied."""

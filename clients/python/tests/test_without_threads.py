@@ -25,6 +25,8 @@ def test_a_set_that_waits_for_the_clock_is_settled_without_a_thread(lumend, seed
 
 def test_a_set_that_would_wait_forever_times_out_saying_why(lumend):
     spot = lumend.open("light", in_scope=lumend.open("room", configuration="kitchen"), configuration="kitchen.spot-1")
+    # Opened first: lumend answers in order, so once the set waits, so would the scope's opening.
+    lumend.simulation()
     with pytest.raises(Timeout) as caught:
         lumend.set("brightness", 55, in_scope=spot, timeout=0.2)
     assert "set" in str(caught.value) and "advance" in str(caught.value)
