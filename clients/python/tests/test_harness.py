@@ -125,6 +125,7 @@ def test_the_async_client_asserts_alike(lumend):
             await client.call("setReachable", {"light": "lab.lamp", "reachable": False}, in_scope=simulation)
             room = await client.open("room", configuration="lab")
             lamp = await client.open("light", in_scope=room, configuration="lab.lamp")
+            await client.simulation()  # opened before the write: after it, its answer would wait behind it
             sent = asyncio.create_task(client.set("isOn", True, in_scope=lamp))
             await client.wait_for_commands(1, light="lab.lamp")
             await client.settle()
