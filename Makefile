@@ -13,9 +13,11 @@ PYTHON     ?= /usr/bin/python3
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CONFIG     ?= release
-# What `swift build` is given for install, and where the binaries it installs are (make deb builds static).
-SWIFT_BUILD_FLAGS ?=
-BINARIES   ?= $(BUILD_DIR)/$(CONFIG)
+# What `swift build` is given for install, and where the binaries it installs are: linked as the package is,
+# the Swift runtime inside, so that what is installed runs without the toolchain (a plain build's binaries find
+# the runtime through a RUNPATH into the toolchain, and stop working once it is gone or moves).
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib --build-path $(BUILD_DIR)/static
+BINARIES   ?= $(BUILD_DIR)/static/$(CONFIG)
 BINDIR     := $(PREFIX)/bin
 DATADIR    := $(PREFIX)/share
 DOCDIR     := $(DATADIR)/doc/lumen
@@ -40,7 +42,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python interop ha-venv check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python python-api interop ha-venv check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
 
 all: build
 
@@ -91,6 +93,11 @@ test: deps
 test-python: build
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(PYTHON) -m pytest -q -rs -p no:cacheprovider tests
+
+## python-api: write docs/python-api.md, the Python client's API reference, from its docstrings (make
+## test-python fails while it is not current).
+python-api:
+	$(PYTHON) scripts/python-api.py
 
 ## interop: the HTTP fronts driven by clients Lumen did not write (aiohue and phue for the Hue bridge), from
 ## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients (lifxlan,

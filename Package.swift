@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "lumen", targets: ["lumen"]),
         .library(name: "LumenClient", targets: ["LumenClient"]),
         .library(name: "LumenProtocol", targets: ["LumenProtocol"]),
+        // For a Swift test suite driving a lumend: its clock, the command record and assertions on them.
+        .library(name: "LumenTesting", targets: ["LumenTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -72,6 +74,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "LumenClient", dependencies: ["LumenProtocol"], swiftSettings: swiftSettings),
+        .target(name: "LumenTesting", dependencies: ["LumenClient", "LumenProtocol"], swiftSettings: swiftSettings),
         .executableTarget(name: "lumend", dependencies: ["LumenDaemon", "LumenService"], swiftSettings: swiftSettings),
         .target(
             name: "LumenCtlTool", dependencies: ["CEdit", "LumenCommandLine", "LumenClient", "LumenProtocol"],
@@ -136,6 +139,11 @@ let package = Package(
         .testTarget(
             name: "LumenFuzzingTests",
             dependencies: ["LumenFuzzing", "LumenTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LumenTestingTests",
+            dependencies: ["LumenTesting", "LumenClient", "LumenProtocol", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

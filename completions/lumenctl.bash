@@ -42,7 +42,7 @@ _lumenctl() {
             esac ;;
         sim)
             case $position in
-                0) COMPREPLY=($(compgen -W 'clock advance settle next log reset checkpoint restore drop-checkpoint reachable power-cycle device link-button faults add-room add-light remove-room remove-light snapshot' -- "$cur")) ;;
+                0) COMPREPLY=($(compgen -W 'clock advance settle next log clear-log reset checkpoint restore drop-checkpoint reachable power-cycle device link-button faults add-room add-light remove-room remove-light snapshot' -- "$cur")) ;;
                 1) COMPREPLY=($(compgen -W "$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')" -- "$cur")) ;;
             esac ;;
         describe)

@@ -47,7 +47,7 @@ complete -c lumenctl -n 'test (__lumenctl_position) = set:0' -f -a '(lumenctl --
 complete -c lumenctl -n 'string match -qr '\''^set:([1-9]|[0-9][0-9]+)$'\'' (__lumenctl_position)' -f -a 'on off brightness= ct= xy= color= rgb='
 complete -c lumenctl -n 'test (__lumenctl_position) = rename:0' -f -a 'home room light'
 complete -c lumenctl -n 'test (__lumenctl_position) = discover:0' -f -a '(lumenctl --no-legend rooms 2>/dev/null | awk '\''{print $1}'\'')'
-complete -c lumenctl -n 'test (__lumenctl_position) = sim:0' -f -a 'clock advance settle next log reset checkpoint restore drop-checkpoint reachable power-cycle device link-button faults add-room add-light remove-room remove-light snapshot'
+complete -c lumenctl -n 'test (__lumenctl_position) = sim:0' -f -a 'clock advance settle next log clear-log reset checkpoint restore drop-checkpoint reachable power-cycle device link-button faults add-room add-light remove-room remove-light snapshot'
 complete -c lumenctl -n 'test (__lumenctl_position) = sim:1' -f -a '(lumenctl --no-legend lights 2>/dev/null | awk '\''{print $1}'\'')'
 complete -c lumenctl -n 'test (__lumenctl_position) = describe:0' -f -a 'home room light simulation'
 complete -c lumenctl -n 'test (__lumenctl_position) = call:0' -f -a 'hello describe open close get set call subscribe unsubscribe'

@@ -62,7 +62,7 @@ _lumenctl() {
                     esac ;;
                 sim)
                     case $position in
-                        0) compadd -- 'clock' 'advance' 'settle' 'next' 'log' 'reset' 'checkpoint' 'restore' 'drop-checkpoint' 'reachable' 'power-cycle' 'device' 'link-button' 'faults' 'add-room' 'add-light' 'remove-room' 'remove-light' 'snapshot' ;;
+                        0) compadd -- 'clock' 'advance' 'settle' 'next' 'log' 'clear-log' 'reset' 'checkpoint' 'restore' 'drop-checkpoint' 'reachable' 'power-cycle' 'device' 'link-button' 'faults' 'add-room' 'add-light' 'remove-room' 'remove-light' 'snapshot' ;;
                         1) compadd -- ${(f)"$(lumenctl --no-legend lights 2>/dev/null | awk '{print $1}')"} ;;
                     esac ;;
                 describe)

@@ -116,7 +116,7 @@ public enum LumenCtl {
             CommandLineCommand(
                 "sim",
                 synopsis: [
-                    "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM]",
+                    "sim clock | advance MS | settle [MAX-MS] | next | log [LIGHT|ROOM] | clear-log",
                     "sim reset | checkpoint NAME | restore NAME | drop-checkpoint NAME",
                     "sim reachable LIGHT yes|no | power-cycle LIGHT [MS] | device LIGHT | link-button",
                     "sim faults LIGHT KEY=VALUE… | add-room ID [NAME] | add-light ROOM ID KIND [NAME]",
@@ -131,7 +131,7 @@ public enum LumenCtl {
                     + "presses the Hue bridge's link button: apps may pair for the next 30 s. sim settle advances the virtual clock until no "
                     + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
                     + "next scheduled event. sim log shows the command record: each command a light received, "
-                    + "when, from whom, and what became of it. sim reset brings the home back to its fixture while "
+                    + "when, from whom, and what became of it; sim clear-log empties it. sim reset brings the home back to its fixture while "
                     + "lumend runs, sim checkpoint NAME keeps it as it is (at most 64 at once; NAME as an ID is), "
                     + "sim restore NAME brings that back and sim drop-checkpoint NAME forgets it; what changes is "
                     + "saved as any change is.",

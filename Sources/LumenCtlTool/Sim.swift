@@ -6,7 +6,7 @@ import LumenProtocol
 enum Sim {
     /// The words after `sim`.
     static let commands = [
-        "clock", "advance", "settle", "next", "log", "reset", "checkpoint", "restore", "drop-checkpoint",
+        "clock", "advance", "settle", "next", "log", "clear-log", "reset", "checkpoint", "restore", "drop-checkpoint",
         "reachable", "power-cycle", "device", "link-button",
         "faults", "add-room", "add-light",
         "remove-room",
@@ -68,6 +68,8 @@ enum Sim {
                 line += " (+\(advanced) ms\(state))"
             }
             Output.line(line)
+        } else if let cleared = result["cleared"]?.intValue {
+            Output.line("cleared \(cleared) command\(cleared == 1 ? "" : "s") from the record")
         } else {
             Output.line("ok")
         }
@@ -149,6 +151,9 @@ enum Sim {
         case "log":
             try need(0...1, "log [LIGHT|ROOM]")
             return .log(rest.first)
+        case "clear-log":
+            try need(0...0, "clear-log")
+            return .call("clearCommands", [:])
         case "link-button":
             try need(0...0, "link-button")
             return .call("pressLinkButton", [:])

@@ -80,6 +80,9 @@ extension Daemon {
             StatusReporter(home: home, server: server, health: health, notifier: notifier, clock: clock),
             HeapReclaimingService(clock: clock, logger: logger),
         ]
+        // Where the fronts listen, said with READY=1 too, for a test harness that asked for port 0: read from
+        // the notification rather than the log, whose wording may change.
+        var fronts: [String] = []
         if httpFD != nil || httpsFD != nil {
             let tls = try httpsFD.map { _ in try tlsCredentials(options: options, state: state, logger: logger) }
             var listeners = httpFD.map { [HTTPListener(fd: $0)] } ?? []
@@ -87,14 +90,19 @@ extension Daemon {
             services.append(
                 try await httpServer(
                     on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
+            if let httpFD, let bound = TCPListener.boundAddress(httpFD) { fronts.append("X_LUMEN_HTTP=\(bound)") }
         }
         if let address = options.mdnsAddress {
             services.append(
                 try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
         }
         if let address = options.lifxAddress {
-            services.append(try await lifxServer(on: address, scopeContext: scopeContext, logger: logger))
+            let (lifx, port, bulbs) = try await lifxServer(on: address, scopeContext: scopeContext, logger: logger)
+            services.append(lifx)
+            fronts.append("X_LUMEN_LIFX_PORT=\(port)")
+            fronts.append("X_LUMEN_LIFX_BULBS=" + bulbs.map { "\($0.light.id)=\($0.address)" }.joined(separator: " "))
         }
+        let ready = (["READY=1"] + fronts).joined(separator: "\n")
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
                 Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
@@ -107,7 +115,7 @@ extension Daemon {
             ], signalWatcher: mainLoop ?? DispatchReadableWatcher()
         ) {
             // Last: the socket serves and every signal that could stop lumend is being read.
-            notifier.notify("READY=1")
+            notifier.notify(ready)
         } onShutdown: {
             // One message, the status first: after STOPPING=1 the notifier lets no status through, so the
             // status reporter, until it is stopped, cannot say "Simulating" over it.
@@ -201,8 +209,9 @@ extension Daemon {
     /// One socket on the wildcard address serves them all: it gets the datagrams sent to any bulb's address and
     /// the broadcasts, the kernel tells each datagram's destination, and each reply leaves from its bulb's
     /// address (docs/architecture.md says why one socket rather than one a bulb).
+    /// - Returns: the server, the port it listens on and the bulbs as they were at start.
     static func lifxServer(on address: TCPAddress, scopeContext: ScopeContext, logger: Logger) async throws
-        -> UDPServer
+        -> (server: UDPServer, port: UInt16, bulbs: [LIFXLight])
     {
         guard let first = IPv4Address(address.host) else {
             throw StartupError(description: "--lifx takes an IPv4 address, not \(address)")
@@ -233,7 +242,7 @@ extension Daemon {
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
             [("lifx", "\(first):\(port)")])
-        return UDPServer(fd: fd) { dropped in
+        let server = UDPServer(fd: fd) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
             let overBudget = front.budget.dropped.load(ordering: .relaxed)
             let broadcasts = front.budget.droppedBroadcasts.load(ordering: .relaxed)
@@ -258,6 +267,7 @@ extension Daemon {
             case .unknown: return nil
             }
         }
+        return (server, port, bulbs)
     }
 
     /// The fixture in `bytes`, for a reset.

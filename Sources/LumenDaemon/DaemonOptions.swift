@@ -160,7 +160,9 @@ public struct DaemonOptions: Sendable, Hashable {
         ) { (options, durability: Durability) in options.durability = durability },
         .flag(
             "--reset",
-            help: "Start from the fixture, moving the existing state and journals aside (never deleted)."
+            help:
+                "Start from the fixture, moving the existing state and journals aside (the state an earlier reset "
+                + "moved aside is removed: only the last is kept)."
         ) { $0.reset = true },
         .flag(
             "--accept-loss",
@@ -348,7 +350,8 @@ public struct DaemonOptions: Sendable, Hashable {
             "--check", valueName: "FIXTURE",
             help:
                 "Check a fixture without starting: print each problem with its line, column and JSON path, and exit "
-                + "1 if there is any (0 if lumend would load it). May be given more than once.",
+                + "1 if there is any (0 if lumend would load it). Files named after it are checked too "
+                + "(--check *.json); it may also be given more than once.",
             completion: .file
         ) { options, path in options.checkFixtures.append(path) },
         .value(
@@ -377,7 +380,10 @@ public struct DaemonOptions: Sendable, Hashable {
     {
         var options = DaemonOptions(environment: environment)
         let operands = try parser.parse(arguments, into: &options)
-        if let operand = operands.first {
+        // `--check a.json b.json`, as a shell's glob gives them: the files after it are checked too.
+        if !options.checkFixtures.isEmpty {
+            options.checkFixtures += operands
+        } else if let operand = operands.first {
             throw UsageError("unexpected argument '\(operand)'; to simulate a fixture, use --fixture \(operand)")
         }
         // One user may hold three sessions in four unless told otherwise, and always fewer than all of them.

@@ -41,6 +41,7 @@ public struct SimulationScope: Scope {
             "commands", arguments: "{light?, room?, sinceMs?}",
             result: "{commands: [{number, atMs, source, light, room?, change, transitionMs, outcome, code?}]}"
         ) { $0.commands },
+        .action("clearCommands", arguments: "none", result: "{cleared}") { $0.clearCommands },
         .value("lastCommand") { $0.lastCommand },
         .action("reset", arguments: "none", result: "{}") { $0.reset },
         .action("checkpoint", arguments: "{name}", result: "{}") { $0.checkpoint },
@@ -70,6 +71,16 @@ public struct SimulationScope: Scope {
             return { () async throws(LumenError) in
                 let records = await home.commandRecords(light: light, room: room, sinceMs: since)
                 return .object(["commands": .array(records.map(\.jsonValue))])
+            }
+        }
+    }
+
+    /// `clearCommands`: the command record emptied (``Home/clearCommandRecords()``); answered with how many
+    /// records it held.
+    var clearCommands: Action {
+        action([]) { home, _ throws(JSONShapeError) in
+            return { () async throws(LumenError) in
+                .object(["cleared": .int(await home.clearCommandRecords())])
             }
         }
     }

@@ -122,4 +122,14 @@ struct CommandLog: Sendable {
 
     /// The records kept, oldest first.
     var records: [CommandRecord] { Array(ring[oldest...] + ring[..<oldest]) }
+
+    /// Forgets every record kept; returns how many there were. Numbers go on from where they were, so a number
+    /// still says a command's place among all the home received; a command pending now has left the ring, and
+    /// its outcome is not recorded when it comes (`settle` finds its number older than every record kept).
+    mutating func removeAll() -> Int {
+        let count = ring.count
+        ring.removeAll(keepingCapacity: true)
+        oldest = 0
+        return count
+    }
 }

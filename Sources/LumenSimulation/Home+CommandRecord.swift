@@ -18,6 +18,11 @@ extension Home {
         }
     }
 
+    /// Empties the command record, so that a test's next assertions see only what came after; returns how many
+    /// records it held. The last command whose outcome became known (`lastCommand`) stays what it was.
+    @discardableResult
+    public func clearCommandRecords() -> Int { commandLog.removeAll() }
+
     /// Records a command as received, from the current task's ``CommandSource``; returns its number. A
     /// command whose outcome is known already is announced at once.
     @discardableResult

@@ -198,13 +198,19 @@ public struct StateLoader: Sendable {
             guard let candidate else { continue }
             // The same bytes have the same origin: only a snapshot from other bytes needs the fixture read.
             let sameBytes = candidate.origin?.digest == digest
+            // The fixture named was edited since the state was saved from it: the two are reconciled once the
+            // journals are replayed. A fixture of another home is not this state's at all.
+            var edited: Fixture?
             if let stateOrigin = candidate.origin, fixtureIsExplicit, !sameBytes, stateOrigin != (try given().1) {
-                let origin = try given().1
-                throw Refusal(
-                    description:
-                        "the state in \(directory) came from fixture '\(stateOrigin.id)' (\(stateOrigin.digest)), "
-                        + "not the one given ('\(origin.id)', \(origin.digest)); start with --reset to "
-                        + "discard it (it is moved aside, not deleted) or point --state-dir elsewhere")
+                let (fixture, origin) = try given()
+                guard stateOrigin.id == origin.id else {
+                    throw Refusal(
+                        description:
+                            "the state in \(directory) came from fixture '\(stateOrigin.id)' (\(stateOrigin.digest)), "
+                            + "a home other than the one given ('\(origin.id)', \(origin.digest)); start with --reset "
+                            + "to discard it (it is moved aside, not deleted) or point --state-dir elsewhere")
+                }
+                edited = fixture
             }
             let origin = sameBytes ? candidate.origin! : try given().1
             var outcome = Outcome(
@@ -219,6 +225,18 @@ public struct StateLoader: Sendable {
             {
                 outcome.resumableJournal = ResumableJournal(
                     end: journal.end, size: journalSize, commits: journal.batches.count)
+            }
+            if let edited, let stateOrigin = candidate.origin {
+                let (reconciled, report) = edited.reconciled(keeping: outcome.fixture)
+                outcome.fixture = reconciled
+                // Saved afresh at start under the new origin: the journal there belongs to the old one.
+                outcome.resumableJournal = nil
+                let kept =
+                    reconciled.rooms.reduce(0) { $0 + $1.lights.count } - report.added.count
+                    - report.restarted.count
+                findings.notices.append(
+                    "the fixture changed since the state was saved (\(stateOrigin.digest), now \(outcome.origin.digest)); "
+                        + "reconciled: \(report.summary(kept: kept))")
             }
             if source == .previous {
                 let why =
@@ -474,6 +492,9 @@ public struct StateLoader: Sendable {
     private func carryOut(_ findings: Findings, into outcome: inout Outcome) throws(Refusal) {
         var warnings: [String] = []
         var notices = findings.notices
+        // One time for every file a reset moves aside, so that they are told apart from older resets' as a set.
+        let resetTime = now()
+        var movedForReset = false
         for action in findings.actions {
             switch action {
             case .moveAside(let path, let problem):
@@ -493,11 +514,12 @@ public struct StateLoader: Sendable {
                     warnings.append("\(path): \(why); no copy could be kept (\(error))")
                 }
             case .moveAsideForReset(let path):
-                let aside = "\(path).reset-\(now())"
+                let aside = "\(path).reset-\(resetTime)"
                 do { try fileSystem.rename(path, to: aside) } catch {
                     throw Refusal(description: "cannot move \(path) aside for --reset: \(error)")
                 }
                 warnings.append("--reset: moved \(path) to \(aside)")
+                movedForReset = true
             case .removeTemporaries(let names):
                 // Safe only under the directory lock, when no other lumend can be writing one.
                 let removed = names.filter { (try? fileSystem.remove("\(directory)/\($0)")) != nil }
@@ -508,8 +530,36 @@ public struct StateLoader: Sendable {
                 }
             }
         }
+        // Only the state the last reset moved aside is kept: a fixture edited and reset over and over would
+        // otherwise leave a whole state behind each time. Removed only once this reset's files are in place.
+        if movedForReset {
+            let earlier = earlierResetFiles(than: resetTime)
+            let removed = earlier.filter { (try? fileSystem.remove("\(directory)/\($0)")) != nil }
+            if !removed.isEmpty {
+                notices.append(
+                    "--reset: removed the state an earlier reset moved aside (\(removed.sorted().joined(separator: ", "))); "
+                        + "only the last is kept")
+            }
+        }
         outcome.warnings = warnings + outcome.warnings + findings.warnings
         outcome.notices = notices
+    }
+
+    /// The files an earlier `--reset` moved aside: a state file's name, `.reset-` and a time other than `time`.
+    private func earlierResetFiles(than time: Int) -> [String] {
+        guard let names = try? fileSystem.listDirectory(directory) else { return [] }
+        let stateFiles = [
+            StateStore.stateFileName, StateStore.previousFileName, StateStore.journalFileName,
+            StateStore.previousJournalFileName,
+        ]
+        return names.filter { name in
+            stateFiles.contains { file in
+                guard name.hasPrefix(file + ".reset-") else { return false }
+                let stamp = name.dropFirst(file.count + ".reset-".count)
+                return !stamp.isEmpty && stamp.allSatisfy(\.isASCII) && stamp.allSatisfy(\.isNumber)
+                    && stamp != "\(time)"
+            }
+        }
     }
 
     /// The temporary files snapshots interrupted by a crash left: `state.json.tmp-<pid>`,

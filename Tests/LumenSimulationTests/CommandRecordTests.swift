@@ -90,6 +90,30 @@ struct CommandRecordTests {
         #expect(await home.commandRecords().allSatisfy { $0.outcome == .applied })
     }
 
+    @Test func aClearedRecordHoldsOnlyWhatCameAfterAndNumbersGoOn() async throws {
+        let (home, _) = try await makeHome(Self.twoRooms)
+        _ = try await home.submit(LightChange(isOn: true), to: "kitchen.spot")
+        _ = try await home.submit(LightChange(isOn: true), to: "hall.lamp")
+        #expect(await home.clearCommandRecords() == 2)
+        #expect(await home.commandRecords().isEmpty)
+        _ = try await home.submit(LightChange(brightness: 10), to: "kitchen.spot")
+        // The two sent before the clear settle now: their outcomes go nowhere, the later record keeps its own.
+        _ = try await home.advanceUntilIdle(maxMs: 10_000)
+        let records = await home.commandRecords()
+        #expect(records.map(\.number) == [3] && records.map(\.outcome) == [.applied])
+    }
+
+    @Test func aFullRingClearedFillsAgainFromTheStart() async throws {
+        let json = singleLight(settings: #""latency": {"kind": "fixed", "ms": 50}"#)
+        let home = Home(fixture: try Fixture(json: Array(json.utf8)), clock: .virtual, commandRecordLimit: 2)
+        for brightness in 1...3 { _ = try await home.submit(LightChange(brightness: Double(brightness)), to: "bulb") }
+        #expect(await home.clearCommandRecords() == 2)
+        _ = try await home.submit(LightChange(brightness: 4), to: "bulb")
+        _ = try await home.advanceUntilIdle(maxMs: 1_000)
+        #expect(await home.commandRecords().map(\.number) == [4])
+        #expect(await home.commandRecords().map(\.outcome) == [.applied])
+    }
+
     @Test func theLastOutcomeIsToldToWatchersOnceSomeoneWatchesIt() async throws {
         let (home, log) = try await makeHome(singleLight(settings: #""latency": {"kind": "fixed", "ms": 50}"#))
         let watched = EventLog()

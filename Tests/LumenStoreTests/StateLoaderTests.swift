@@ -124,6 +124,49 @@ struct StateLoaderTests {
         #expect(outcome.fixture.name == "Other")
     }
 
+    @Test func aStateFromAnEarlierVersionOfTheFixtureIsReconciledWithIt() throws {
+        let earlier = FixtureOrigin(id: "test-home", digest: "fnv1a64:0")
+        var state = fixture
+        state.rooms[0].lights.removeAll { $0.id == "lab.plug" }
+        state.rooms[0].lights[0].state.brightness = 12
+        state.rooms[0].lights.append(LightFixture(id: "lab.gone", name: "Gone", model: state.rooms[0].lights[0].model))
+        state.generation = 4
+        state.origin = earlier
+        write(state.prettyJSON())
+        journal(base: 4, origin: earlier)
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: false)
+        #expect(outcome.source == .state && outcome.generation == 4 && outcome.origin == origin)
+        #expect(outcome.fixture.rooms[0].lights.map(\.id) == ["lab.color", "lab.plug", "lab.dim"])
+        #expect(outcome.fixture.rooms[0].lights[0].state.brightness == 12)
+        // Written afresh at start, under the fixture's new origin, rather than appended to the old journal.
+        #expect(outcome.resumableJournal == nil)
+        #expect(outcome.warnings.isEmpty, "\(outcome.warnings)")
+        #expect(
+            outcome.notices.last
+                == "the fixture changed since the state was saved (fnv1a64:0, now fnv1a64:1); reconciled: 3 lights kept "
+                + "their saved state; added from the fixture: lab.plug; removed, as the fixture no longer has "
+                + "them: lab.gone")
+    }
+
+    @Test func resetKeepsOnlyTheStateTheLastResetMovedAside() throws {
+        write(snapshot(name: "First", generation: 2))
+        journal(base: 2)
+        write("an older reset's journal", to: "state.journal.reset-1600000000")
+        write("not lumend's", to: "notes.reset-1600000000")
+        write("a damaged snapshot kept", to: "state.json.corrupt-1600000000")
+        let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(
+            names == [
+                "notes.reset-1600000000", "state.journal.reset-1700000000", "state.json.corrupt-1600000000",
+                "state.json.reset-1700000000",
+            ])
+        #expect(outcome.notices.contains { $0.contains("only the last is kept") }, "\(outcome.notices)")
+        // A reset with nothing to move aside keeps what the last one moved.
+        _ = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: true)
+        #expect(FileManager.default.fileExists(atPath: directory.file("state.json.reset-1700000000")))
+    }
+
     @Test func resetMovesTheStateAside() throws {
         write(snapshot(name: "Saved", generation: 2))
         let outcome = try loader.load(fixture: fixture, origin: origin, fixtureIsExplicit: true, reset: true)

@@ -245,6 +245,44 @@ struct FixtureCheckTests {
         #expect(result.stderr.contains("missing.json: no such file"))
     }
 
+    @Test func severalFilesNamedAfterCheckAreEachChecked() async throws {
+        let directory = TemporaryDirectory()
+        let good = directory.file("good.json")
+        let bad = directory.file("bad.json")
+        _ = FileManager.default.createFile(
+            atPath: good,
+            contents: Data(
+                #"{"schema": 1, "id": "g", "name": "G", "rooms": [{"id": "r", "name": "R", "lights": []}]}"#.utf8))
+        _ = FileManager.default.createFile(atPath: bad, contents: Data(#"{"schema": 1, "id": "b"}"#.utf8))
+        let result = try await runTool("lumend", ["--check", good, bad, directory.file("gone.json")])
+        #expect(result.status == 1)
+        #expect(result.stdout == "\(good): ok (1 room, 0 lights)\n", "\(result.stdout)")
+        #expect(result.stderr.contains("\(bad):1:1: name: is required"), "\(result.stderr)")
+        #expect(result.stderr.contains("gone.json: no such file"), "\(result.stderr)")
+        // Without --check, a file named is still a mistake said as one.
+        let mistaken = try await runTool("lumend", [good])
+        #expect(mistaken.status == 2 && mistaken.stderr.contains("use --fixture \(good)"), "\(mistaken.stderr)")
+    }
+
+    @Test func aFaultWindowEndingBeforeItStartsLeavesTheScheduleOtherProblemsReported() async throws {
+        let (path, result) = try await check(
+            """
+            {"schema": 1, "id": "f", "name": "F", "rooms": [
+              {"id": "r", "name": "R", "lights": [{"id": "r.l", "name": "L", "kind": "dimmable"}]}],
+             "faultSchedule": [
+              {"light": "r.l", "fault": "unreachable", "fromMs": 100, "untilMs": 50},
+              {"light": "r.l", "fault": "bogus", "fromMs": 1000, "untilMs": 5000},
+              {"light": "r.nope", "fault": "unreachable", "fromMs": 1, "untilMs": 5}
+             ]}
+            """)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stderr)")
+        #expect(lines.first == "\(path):4:70: faultSchedule[0].untilMs: must be later than fromMs (100)")
+        #expect(lines.contains { $0.contains("faultSchedule[1].fault:") }, "\(result.stderr)")
+        #expect(lines.contains { $0.contains("faultSchedule[2].light:") }, "\(result.stderr)")
+    }
+
     @Test func anEmbeddedFixtureIsPrintedAsBuiltIn() async throws {
         let result = try await runTool("lumend", ["--print-fixture", "demo-home"])
         #expect(result.status == 0)

@@ -426,6 +426,7 @@ struct LumenctlTests {
         #expect(log.status == 0 && log.stdout.isEmpty, "\(log.stdout)\(log.stderr)")
         let typo = try await ctl(daemon, "sim", "log", "lab.dimm")
         #expect(typo.status == 1 && typo.stderr.contains("no light or room 'lab.dimm'"), "\(typo.stderr)")
+        #expect(try await ctl(daemon, "sim", "clear-log").stdout == "cleared 0 commands from the record\n")
         #expect(try await ctl(daemon, "sim", "reachable", "lab.dim", "no").status == 0)
         #expect(try await ctl(daemon, "get", "lab.dim", "isReachable").stdout == "false\n")
         let truth = try await ctl(daemon, "sim", "device", "lab.dim").stdout

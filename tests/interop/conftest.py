@@ -5,8 +5,6 @@ HTTP listener on a free port. A command waits for its light's latency, so a test
 thread and moves the clock until the call returns (`drive`).
 """
 
-import re
-
 import pytest
 
 from harness import drive, light_scope  # noqa: F401 - the tests import them from here
@@ -17,10 +15,9 @@ HTTP_ARGS = ["--http", "127.0.0.1:0"]
 
 
 def bridge_address(lumend) -> str:
-    """`127.0.0.1:PORT` of the Hue bridge, from lumend's log."""
-    match = re.search(r"Hue bridge \(API v1\) on http://(127\.0\.0\.1:\d+)/api", lumend.daemon.stderr)
-    assert match, lumend.daemon.stderr
-    return match.group(1)
+    """`127.0.0.1:PORT` of the Hue bridge, as lumend said with READY=1."""
+    assert lumend.hue_url, lumend.daemon.stderr
+    return lumend.hue_url.removeprefix("http://")
 
 
 @pytest.fixture

@@ -572,7 +572,11 @@ extension ScheduledFault {
         let from = try object.required("fromMs").double(in: 0...1e12)
         let untilCursor = try object.required("untilMs")
         let until = try untilCursor.double(in: 0...1e12)
-        guard until > from else { throw untilCursor.error("must be later than fromMs (\(JSONCursor.format(from)))") }
+        guard until > from else {
+            // The stand-in, a window a millisecond long, lets a check read on to the schedule's other problems.
+            throw untilCursor.error(
+                "must be later than fromMs (\(JSONCursor.format(from)))", standIn: .double(from + 1))
+        }
         self.init(
             light: LightID(try object.required("light").string()),
             kind: try object.required("fault").enumeration(Kind.self), fromMs: from, untilMs: until)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from asyncio import sleep as _real_sleep
 import datetime
 from typing import Any, AsyncIterator
 
+from . import _assertions
 from ._wire import (
     CLOCK_HINT,
     ROOT,
     ConnectionClosed,
+    LumenError,
     Message,
     candidates_for,
     closing_scopes,
@@ -150,9 +153,11 @@ class AsyncClient:
         return message
 
     async def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        """Says who is connecting; see `Client.hello`."""
         return await self.request("hello", {"client": client}, timeout)
 
     async def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        """What lumend serves; see `Client.describe`."""
         return await self.request("describe", timeout=timeout)
 
     async def open(
@@ -172,6 +177,7 @@ class AsyncClient:
         self._scope_closed(scope)
 
     async def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        """Reads a value; see `Client.get`."""
         return (await self.request("get", {"scope": in_scope, "connection": connection}, timeout))["value"]
 
     async def set(
@@ -223,6 +229,61 @@ class AsyncClient:
     ) -> list[dict[str, Any]]:
         """The command record; see `Client.commands`."""
         return (await self._simulate(command_filter(light, room, since_ms), timeout, "commands"))["commands"]
+
+    async def clear_commands(self, timeout: float | None = 30) -> int:
+        """Empties the command record; see `Client.clear_commands`."""
+        return (await self._simulate(None, timeout, "clearCommands"))["cleared"]
+
+    async def wait_for_commands(
+        self, count: int = 1, light: str | None = None, room: str | None = None, source: str | None = None,
+        within: float = 10, timeout: float | None = 30,
+    ) -> list[dict[str, Any]]:
+        """Waits until the command record holds at least `count` commands; see `Client.wait_for_commands`."""
+        deadline = asyncio.get_running_loop().time() + within
+        pause = 0.001
+        # On a connection of its own, as `Client.wait_for_commands` reads.
+        watcher = await AsyncClient.connect(self.path, timeout=timeout)
+        try:
+            while True:
+                found = await watcher.commands(light=light, room=room, timeout=timeout)
+                records = _assertions.filtered(found, source)
+                left = deadline - asyncio.get_running_loop().time()
+                if len(records) >= count:
+                    return records
+                if left <= 0:
+                    raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
+                # Real time, whatever stands in for asyncio.sleep meanwhile (see Client.wait_for_commands).
+                await _real_sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
+        finally:
+            await watcher.close_connection()
+
+    async def assert_command(
+        self, light: str, change: dict[str, Any] | None = None, source: str | None = None,
+        outcome: str | None = None, transition_ms: float | None = None, count: int | None = None,
+        timeout: float | None = 30,
+    ) -> dict[str, Any] | None:
+        """Asserts that `light` received such a command; see `Client.assert_command`."""
+        records = await self.commands(light=light, timeout=timeout)
+        matching = [r for r in records if _assertions.record_matches(r, change, source, outcome, transition_ms)]
+        failure = _assertions.command_failure(light, change, source, outcome, transition_ms, count, len(matching))
+        if failure is None:
+            return matching[-1] if matching else None
+        try:
+            device: dict[str, Any] | Exception = await self.device(light, timeout=timeout)
+        except LumenError as error:
+            device = error
+        raise AssertionError(_assertions.light_report(light, failure, device, records))
+
+    async def assert_state(self, light: str, timeout: float | None = 30, **expected: Any) -> dict[str, Any]:
+        """Asserts that `light` shows each property given; see `Client.assert_state`."""
+        if not expected:
+            raise ValueError("assert_state needs a property to check, as isOn=True")
+        device = await self.device(light, timeout=timeout)
+        failure = _assertions.state_failure(light, expected, device.get("state", {}))
+        if failure is None:
+            return device["state"]
+        raise AssertionError(_assertions.light_report(light, failure, device, await self.commands(light=light)))
 
     async def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture; see `Client.reset`."""

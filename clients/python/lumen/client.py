@@ -7,7 +7,10 @@ import queue
 import select
 import socket
 import threading
+from time import monotonic as _real_monotonic, sleep as _real_sleep
 from typing import Any, Callable, Iterator
+
+from . import _assertions
 
 from ._wire import (
     CLOCK_HINT,
@@ -77,6 +80,7 @@ class Pending:
         self._message: Message | None = None
 
     def done(self) -> bool:
+        """Whether the answer has come (without waiting for it)."""
         if self._message is None:
             try:
                 self._message = self._answer.get_nowait()
@@ -85,6 +89,8 @@ class Pending:
         return True
 
     def result(self, timeout: float | None = 30) -> Any:
+        """The answer, waiting at most `timeout` seconds for it: lumend's result, or its error raised as
+        `LumenError`; `Timeout` when none came, `ConnectionClosed` when the connection ended first."""
         if self._message is None:
             try:
                 self._message = self._answer.get(timeout=timeout)
@@ -201,9 +207,12 @@ class Client:
         return Pending(f"{method} {connection}" if connection else method, answer, unwrap, request_id)
 
     def hello(self, client: str = "lumen-python", timeout: float | None = 30) -> dict[str, Any]:
+        """Says who is connecting (`client`, shown in lumend's log); returns lumend's version and protocol.
+        `connect` says it already."""
         return self.request("hello", {"client": client}, timeout)
 
     def describe(self, timeout: float | None = 30) -> dict[str, Any]:
+        """What lumend serves: each scope type with its values and actions, their arguments and results."""
         return self.request("describe", timeout=timeout)
 
     def open(self, connection: str, in_scope: int = ROOT, configuration: Any = None, timeout: float | None = 30) -> int:
@@ -222,6 +231,7 @@ class Client:
         self._scope_closed(scope)
 
     def get(self, connection: str, in_scope: int = ROOT, timeout: float | None = 30) -> Any:
+        """Reads a value of a scope (`isOn` of a light, `clock` of the simulation) as lumend holds it now."""
         return self.request("get", {"scope": in_scope, "connection": connection}, timeout)["value"]
 
     def set(
@@ -326,6 +336,81 @@ class Client:
         of a group command, `change`, `transitionMs`) and its `outcome` (`applied`, `refused` with its `code`,
         `dropped`, `unreachable`, or still `pending`); only a light's, a room's or those since a time if asked."""
         return self._simulate(command_filter(light, room, since_ms), timeout, "commands")["commands"]
+
+    def clear_commands(self, timeout: float | None = 30) -> int:
+        """Empties the command record, so that what a test asserts next is about what came after; returns how
+        many records it held. Numbers go on where they were; a command still pending is not recorded when it
+        settles (settle first to keep it). `reset()` and `restore()` leave the record as it is."""
+        return self._simulate(None, timeout, "clearCommands")["cleared"]
+
+    # Assertions
+
+    def wait_for_commands(
+        self, count: int = 1, light: str | None = None, room: str | None = None, source: str | None = None,
+        within: float = 10, timeout: float | None = 30,
+    ) -> list[dict[str, Any]]:
+        """Waits until the command record holds at least `count` commands (only a light's, a room's or a
+        sender's, if asked) and returns them, oldest first; raises `Timeout`, listing what it holds, when
+        `within` seconds of real time pass first.
+
+        For code under test that sends on its own (another thread, process or front), or a write this client
+        sent without waiting: once the commands are recorded they are pending on the virtual clock, and
+        `settle()` carries them out. It reads the record on a connection of its own. `source` is a record's
+        whole `source` or its kind (`hue`, `lifx`, `session`)."""
+        # Real time, whatever stands in for time.sleep meanwhile (the plugin's sleep on the simulation's clock
+        # would move the clock the test waits to move itself).
+        deadline = _real_monotonic() + within
+        pause = 0.001
+        # Read on a connection of its own: on this one, the answer to a look at the record could wait behind a
+        # write this client sent without waiting, which only a move of the clock answers.
+        with Client.connect(self.path, timeout=timeout) as watcher:
+            while True:
+                records = _assertions.filtered(watcher.commands(light=light, room=room, timeout=timeout), source)
+                left = deadline - _real_monotonic()
+                if len(records) >= count:
+                    return records
+                if left <= 0:
+                    raise Timeout(_assertions.wait_failure(count, light, room, source, within, records))
+                # Polled: the record tells of a command as it settles (`lastCommand`), not as it arrives.
+                _real_sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
+
+    def assert_command(
+        self, light: str, change: dict[str, Any] | None = None, source: str | None = None,
+        outcome: str | None = None, transition_ms: float | None = None, count: int | None = None,
+        timeout: float | None = 30,
+    ) -> dict[str, Any] | None:
+        """Asserts that `light` received a command asking exactly `change` (every property it asked, as the
+        record has it: `{"isOn": True, "brightness": 40}`), from `source` (a whole `source`, or its kind:
+        `hue`, `lifx`, `session`), with that `outcome` (`applied`, `refused`, `dropped`, `unreachable`,
+        `pending`) and `transition_ms`, each only when given; with `count`, exactly that many such commands
+        (`count=0`: none). Returns the last such record. Raises `AssertionError` saying what was expected, what
+        the light shows and the last commands it received."""
+        records = self.commands(light=light, timeout=timeout)
+        matching = [r for r in records if _assertions.record_matches(r, change, source, outcome, transition_ms)]
+        failure = _assertions.command_failure(light, change, source, outcome, transition_ms, count, len(matching))
+        if failure is None:
+            return matching[-1] if matching else None
+        raise AssertionError(_assertions.light_report(light, failure, self._device_or_error(light, timeout), records))
+
+    def assert_state(self, light: str, timeout: float | None = 30, **expected: Any) -> dict[str, Any]:
+        """Asserts that `light` shows each property given (`isOn=True, brightness=40`, as `device()` has its
+        `state`: numbers within a thousandth, a `color` as `{"x", "y"}`), whatever its controller reports;
+        returns its state. Raises `AssertionError` saying what was expected, what the light shows and the last
+        commands it received."""
+        if not expected:
+            raise ValueError("assert_state needs a property to check, as isOn=True")
+        device = self.device(light, timeout=timeout)
+        failure = _assertions.state_failure(light, expected, device.get("state", {}))
+        if failure is None:
+            return device["state"]
+        raise AssertionError(_assertions.light_report(light, failure, device, self.commands(light=light)))
+
+    def _device_or_error(self, light: str, timeout: float | None) -> dict[str, Any] | Exception:
+        try:
+            return self.device(light, timeout=timeout)
+        except LumenError as error:
+            return error
 
     def reset(self, timeout: float | None = 30) -> None:
         """Brings the home back to its fixture while lumend runs; open scopes hear the changes."""

@@ -21,6 +21,18 @@ stops the daemon and fails the test if it did not exit cleanly. Mark a test to c
 A relative fixture path is taken from the test file's directory (else from the working directory); with none,
 lumend runs its demo home.
 
+`hue=True` starts the Hue bridge on a free port of 127.0.0.1 and pairs a user; `lifx=True` starts the LIFX
+bulbs from 127.0.0.10 on, on a free UDP port (or from the address given, `lifx="127.0.0.40"`). The client the
+fixture gives then knows where they are:
+
+    @pytest.mark.lumend(hue=True, lifx=True)
+    def test_both_fronts(lumend):
+        url = f"{lumend.hue_url}/api/{lumend.hue_user}/lights"     # http://127.0.0.1:PORT/api/lumen-test/lights
+        host, port = lumend.lifx_addresses["bedroom.bedside-left"]  # ("127.0.0.11", PORT)
+
+lumend says where its fronts listen with `READY=1` on the notification socket (`X_LUMEN_HTTP`,
+`X_LUMEN_LIFX_PORT`, `X_LUMEN_LIFX_BULBS`), so nothing is read from its log.
+
 The lumend binary is `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`.
 """
 
@@ -55,7 +67,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "lumend(fixture=None, seed=1, clock='auto', args=()): how the lumend fixture starts lumend")
+    config.addinivalue_line(
+        "markers",
+        "lumend(fixture=None, seed=1, clock='auto', args=(), hue=False, lifx=False): how the lumend fixture starts "
+        "lumend",
+    )
+
+
+# The user `hue=True` pairs: a fixed name, so that a failing test's log and requests read the same each run.
+HUE_USER = "lumen-test"
+# The first LIFX bulb's address when `lifx=True`: any address of 127.0.0.0/8 is this machine's, unconfigured.
+LIFX_FIRST_ADDRESS = "127.0.0.10"
 
 
 @dataclass
@@ -68,9 +90,26 @@ class Daemon:
     state_directory: str
     stderr_path: str
     stopped: bool = field(default=False)
+    # What lumend said with READY=1 beside it (`X_LUMEN_HTTP`, …), by name.
+    announced: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def http_address(self) -> str | None:
+        """`HOST:PORT` of the HTTP listener (the Hue bridge and the dashboard), when lumend runs one."""
+        return self.announced.get("X_LUMEN_HTTP")
+
+    @property
+    def lifx_addresses(self) -> dict[str, tuple[str, int]]:
+        """Where each LIFX bulb answered at start, by light ID: `(address, port)`."""
+        port = self.announced.get("X_LUMEN_LIFX_PORT")
+        if port is None:
+            return {}
+        bulbs = (entry.partition("=") for entry in self.announced.get("X_LUMEN_LIFX_BULBS", "").split())
+        return {light: (address, int(port)) for light, _, address in bulbs}
 
     @property
     def stderr(self) -> str:
+        """What lumend has written to its standard error so far: its log."""
         with open(self.stderr_path, encoding="utf-8", errors="replace") as file:
             return file.read()
 
@@ -87,7 +126,33 @@ class Daemon:
         return status
 
 
+class Lumend(Client):
+    """The `lumend` fixture's client: a `Client` that also knows the lumend it talks to and its fronts.
+
+    `daemon` is the process (`daemon.stderr` its log so far, `daemon.state_directory`); `hue_url` the Hue
+    bridge's base (`http://127.0.0.1:PORT`, the API under `/api`) and `hue_user` a user paired on it;
+    `lifx_addresses` where each LIFX bulb answers, by light ID. Each is `None` (or empty) when the front does
+    not run.
+    """
+
+    daemon: Daemon
+    hue_user: str | None = None
+
+    @property
+    def hue_url(self) -> str | None:
+        """`http://HOST:PORT` of the Hue bridge (its API under `/api`), when lumend runs its HTTP front."""
+        address = self.daemon.http_address
+        return f"http://{address}" if address else None
+
+    @property
+    def lifx_addresses(self) -> dict[str, tuple[str, int]]:
+        """Where each LIFX bulb answered when lumend started, by light ID: `(address, port)`."""
+        return self.daemon.lifx_addresses
+
+
 def lumend_binary(config: pytest.Config) -> str:
+    """The lumend the fixture starts: `--lumend PATH`, else `$LUMEND`, else `lumend` on `PATH`; fails the test
+    when there is none."""
     candidate = config.getoption("--lumend") or os.environ.get("LUMEND") or shutil.which("lumend")
     if not candidate or not os.access(candidate, os.X_OK):
         pytest.fail("no lumend to start: pass --lumend PATH, set $LUMEND, or put lumend on PATH")
@@ -96,10 +161,13 @@ def lumend_binary(config: pytest.Config) -> str:
 
 def start(
     binary: str, fixture: str | None = None, seed: int = 1, args: tuple[str, ...] | list[str] = (),
-    clock: str = "virtual",
+    clock: str = "virtual", hue: bool = False, lifx: bool | str = False,
 ) -> Daemon:
     """Starts lumend on a temporary state directory and `clock` (`virtual`, `auto` or `real`); returns once it
-    is ready."""
+    is ready.
+
+    `hue` starts the HTTP front on a free port of 127.0.0.1; `lifx` the LIFX bulbs on a free UDP port, from
+    127.0.0.10 on (or from the address it gives)."""
     # Socket paths are short (108 bytes at most), so not under pytest's deep temporary paths.
     directory = tempfile.mkdtemp(prefix="lumen-")
     notify_path = os.path.join(directory, "notify.sock")
@@ -113,6 +181,10 @@ def start(
     command += ["--exit-with-parent"]
     if fixture:
         command += ["--fixture", fixture]
+    if hue:
+        command += ["--http", "127.0.0.1:0"]
+    if lifx:
+        command += ["--lifx", f"{LIFX_FIRST_ADDRESS if lifx is True else lifx}:0"]
     command += list(args)
     with open(stderr_path, "wb") as stderr:
         process = subprocess.Popen(
@@ -129,14 +201,18 @@ def start(
                 daemon.stop()
                 pytest.fail(f"lumend did not say READY=1 within 30 s:\n{daemon.stderr}")
             ready, _, _ = select.select([listener], [], [], min(left, 0.5))
-            if ready and b"READY=1" in listener.recv(4096).split(b"\n"):
+            if not ready:
+                continue
+            lines = listener.recv(65536).decode("utf-8", errors="replace").split("\n")
+            if "READY=1" in lines:
+                daemon.announced = dict(line.partition("=")[::2] for line in lines if line.startswith("X_LUMEN_"))
                 return daemon
     finally:
         listener.close()
 
 
 @pytest.fixture
-def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
+def lumend(request: pytest.FixtureRequest) -> Iterator[Lumend]:
     """A client connected to a lumend of this test's own (see the module's documentation)."""
     # Every lumend marker counts, the closest deciding each option: a module's clock and a test's seed, say.
     options: dict = {}
@@ -150,12 +226,16 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Client]:
     clock = options.get("clock", "auto")
     daemon = start(
         lumend_binary(request.config), fixture=fixture, seed=options.get("seed", 1), args=options.get("args", ()),
-        clock=clock,
+        clock=clock, hue=options.get("hue", False), lifx=options.get("lifx", False),
     )
-    client = Client.connect(daemon.socket_path)
-    client.daemon = daemon  # type: ignore[attr-defined]
+    client = Lumend.connect(daemon.socket_path)
+    client.daemon = daemon
     restore = _sleep_on_the_simulation(client) if clock == "auto" else None
     try:
+        if options.get("hue"):
+            # Paired through the simulation scope: no link button to press, no name to learn from a reply.
+            client.call("pairHueUser", {"username": HUE_USER, "devicetype": "pytest#lumen"}, in_scope=client.simulation())
+            client.hue_user = HUE_USER
         yield client
     finally:
         if restore:

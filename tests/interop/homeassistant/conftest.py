@@ -21,7 +21,6 @@ import asyncio
 import json
 import logging
 import os
-import re
 import socket
 import sys
 import time
@@ -75,10 +74,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def bridge_address(lumend) -> str:
-    """`127.0.0.1:PORT` of the Hue bridge, from lumend's log."""
-    match = re.search(r"Hue bridge \(API v1\) on http://(127\.0\.0\.1:\d+)/api", lumend.daemon.stderr)
-    assert match, lumend.daemon.stderr
-    return match.group(1)
+    """`HOST:PORT` of the Hue bridge, as lumend said with READY=1."""
+    assert lumend.hue_url, lumend.daemon.stderr
+    return lumend.hue_url.removeprefix("http://")
 
 
 def bridge_get(address: str, path: str) -> Any:
