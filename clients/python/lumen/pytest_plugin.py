@@ -264,7 +264,9 @@ def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
         minutes = int(abs(offset.total_seconds()) // 60)
         os.environ["TZ"] = f"LUMEN{'+' if offset < datetime.timedelta() else '-'}{minutes // 60:02d}:{minutes % 60:02d}"
         time.tzset()
-        travel = time_machine.travel(now, tick=False)
+        # Ticking on from each moment the simulation gives, so that a client's own timeouts, counted on time.time(),
+        # still run out while it waits on a socket.
+        travel = time_machine.travel(now, tick=True)
         traveller = travel.start()
 
     def simulated_sleep(seconds: float) -> None:
