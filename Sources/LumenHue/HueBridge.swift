@@ -56,6 +56,7 @@ public final class HueBridge: Sendable {
     /// Answers one request under `/api`, and `/description.xml`; `nil` for a path elsewhere, which another front
     /// may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
+        home.noteRequest()
         if request.path == "/description.xml", request.method == "GET" {
             if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
             return .later { await self.description(for: request) }

@@ -64,6 +64,7 @@ public final class LIFXFront: Sendable {
     public func respond(
         to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String
     ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
+        home.noteRequest()
         guard let packet = try? LIFXPacket(bytes: datagram) else {
             malformed.add(1, ordering: .relaxed)
             return nil

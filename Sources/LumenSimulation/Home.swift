@@ -1,6 +1,7 @@
 import LumenLoop
 import LumenModel
 import LumenProtocol
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -113,6 +114,9 @@ public actor Home {
     public nonisolated let clockRunsItself: Bool
     /// A clock that runs itself: whether a jump is already waiting for its quiet moment.
     var isJumpArmed = false
+    /// A clock that runs itself: how many requests the fronts have taken (``noteRequest()``), so that a jump
+    /// waits until none has come for a quiet moment.
+    nonisolated let requestsTaken = Atomic<UInt64>(0)
     /// Those sleeping on the simulation's clock (``sleep(milliseconds:)``), by number: each resumed with
     /// `true` when its time comes, `false` when the home stops first.
     var sleepers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
@@ -365,8 +369,6 @@ public actor Home {
         nowMicros = max(nowMicros, Self.continuousMicros() - realStartMicros)
     }
 
-    /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
-    /// `Duration`: every command reads it.
     /// The real date and time now, read in the machine's time zone: the wall clock of a home on the real clock
     /// that was given none.
     static func realWallClock() -> WallClock {
@@ -386,6 +388,8 @@ public actor Home {
         return wallClock.time(atMicros: nowMicros)
     }
 
+    /// The clock `ContinuousClock` reads on Linux (`CLOCK_BOOTTIME`), in microseconds, read without building a
+    /// `Duration`: every command reads it.
     static func continuousMicros() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_BOOTTIME, &now)

@@ -1,8 +1,9 @@
 import LumenModel
 import LumenProtocol
-import LumenSimulation
 import Synchronization
 import Testing
+
+@testable import LumenSimulation
 
 /// A virtual clock that runs itself, and sleeping on the simulation's clock.
 @Suite("A clock that runs itself")
@@ -77,5 +78,19 @@ struct ClockRunningItselfTests {
         await home.shutDown()
         await #expect(throws: LumenError.shuttingDown) { try await sleeper.value }
         await #expect(throws: LumenError.self) { try await home.sleep(milliseconds: -1) }
+    }
+
+    @Test func sleepersAreBoundedAndOneTooManyIsToldWhy() async throws {
+        let home = try makeHome(runsItself: false)
+        let sleepers = (0..<Home.sleeperLimit).map { _ in Task { try await home.sleep(milliseconds: 1_000) } }
+        // Every one of them asleep: the clock has them all to wake at one moment.
+        while await home.sleepers.count < Home.sleeperLimit { await Task.yield() }
+        await #expect {
+            try await home.sleep(milliseconds: 1)
+        } throws: { error in
+            (error as? LumenError)?.code == .busy
+        }
+        try await home.advance(byMilliseconds: 1_000)
+        for sleeper in sleepers { try await sleeper.value }
     }
 }

@@ -74,6 +74,7 @@ final class Session: RPCHandler {
     /// Answers a call: at once when nothing needs the home's loop (a `get` of a published value, say), after
     /// a trip to it otherwise.
     func answer(_ call: Call, reply: Reply) -> RPCWork? {
+        context.scopeContext.home.noteRequest()
         if context.isShuttingDown {
             reply.send(.failure(annotate(LumenError.shuttingDown, refusing: call)))
             return nil

@@ -53,7 +53,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from ._wire import ConnectionClosed, LumenError
+from ._wire import CannotConnect, ConnectionClosed, ErrorCode, LumenError
 from .client import Client
 
 try:
@@ -230,7 +230,7 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Lumend]:
     )
     client = Lumend.connect(daemon.socket_path)
     client.daemon = daemon
-    restore = _sleep_on_the_simulation(client) if clock == "auto" else None
+    restore = simulated_time(client, daemon.socket_path) if clock == "auto" else None
     try:
         if options.get("hue"):
             # Paired through the simulation scope: no link button to press, no name to learn from a reply.
@@ -248,10 +248,18 @@ def lumend(request: pytest.FixtureRequest) -> Iterator[Lumend]:
             pytest.fail(f"lumend did not exit cleanly (status {status}):\n{stderr}")
 
 
-def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
-    """Puts sleeping on the simulation's clock in place of `time.sleep` and `asyncio.sleep` for one test, and,
-    with time-machine, the simulation's wall clock and its UTC offset in place of the real ones; returns what puts
-    them back."""
+# The longest sleep lumend takes at once, in milliseconds (a day).
+_LONGEST_SLEEP_MS = 86_400_000
+
+
+def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
+    """Puts sleeping on the simulation's clock of the lumend at `socket_path` in place of `time.sleep` and
+    `asyncio.sleep`, and, with time-machine, the simulation's wall clock and its UTC offset in place of the real
+    ones; returns what puts them back. The `lumend` fixture does this on a clock that runs itself.
+
+    Each sleep goes over a connection of its own, so that sleepers wake in the order of their times and none
+    holds back the test's own requests (lumend answers a connection's requests in order). Code that took
+    `from time import sleep` before the test keeps the real one."""
     real_sleep = time.sleep
     real_async_sleep = asyncio.sleep
     real_zone = os.environ.get("TZ")
@@ -274,9 +282,21 @@ def _sleep_on_the_simulation(client: Client) -> Callable[[], None]:
             real_sleep(seconds)
             return
         try:
-            clock = client.sleep(seconds * 1000)
-        except (ConnectionClosed, LumenError):
-            # lumend is gone or going (a test stopping it waits for the process, which sleeps): real time then.
+            with Client.connect(socket_path) as sleeper:
+                left = seconds * 1000
+                while True:
+                    # lumend takes a day at most at a time.
+                    clock = sleeper.sleep(min(left, _LONGEST_SLEEP_MS), timeout=None)
+                    left -= _LONGEST_SLEEP_MS
+                    if left <= 0:
+                        break
+        except (CannotConnect, ConnectionClosed):
+            # lumend is gone (a test that stops it waits for the process, which sleeps): real time then.
+            real_sleep(seconds)
+            return
+        except LumenError as error:
+            if error.code != ErrorCode.SHUTTING_DOWN:
+                raise
             real_sleep(seconds)
             return
         if traveller is not None:

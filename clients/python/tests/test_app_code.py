@@ -1,13 +1,15 @@
 """Ordinary application code, unchanged, on the plugin's clock that runs itself: it sends commands and waits for
 their answers, and sleeps between polls, and the simulation's time moves only as far as it waits."""
 
+import asyncio
 import datetime
+import json
 import time
 
 import pytest
 
 from lumen import Client
-from lumen.pytest_plugin import _sleep_on_the_simulation, lumend_binary, start, time_machine
+from lumen.pytest_plugin import lumend_binary, simulated_time, start, time_machine
 
 # The demo home's lights have real latencies (tens to hundreds of milliseconds) drawn from the seed.
 pytestmark = pytest.mark.lumend(seed=4, args=["--start", "2026-12-04T22:55:30+01:00"])
@@ -52,17 +54,18 @@ def test_the_same_code_gives_the_same_transcript_on_every_run(request):
             lumend_binary(request.config), seed=4, clock="auto", args=["--start", "2026-12-04T22:55:30+01:00"]
         )
         client = Client.connect(daemon.socket_path)
-        restore = _sleep_on_the_simulation(client)
+        restore = simulated_time(client, daemon.socket_path)
         try:
             dim_the_kitchen(client, 30)
             dim_the_kitchen(client, 70)
             lights_out_at_eleven(client)
-            transcripts.append([client.commands(), client.get("clock", in_scope=client.simulation())])
+            # The answers' text as lumend wrote them, keys in its order.
+            transcripts.append(json.dumps([client.commands(), client.get("clock", in_scope=client.simulation())]))
         finally:
             restore()
             client.close_connection()
             daemon.stop()
-    assert transcripts[0][0] and transcripts[1] == transcripts[0] and transcripts[2] == transcripts[0]
+    assert '"applied"' in transcripts[0] and transcripts[1] == transcripts[0] and transcripts[2] == transcripts[0]
 
 
 def lights_out_at_eleven_by_the_system_clock(client: Client) -> int:
@@ -80,3 +83,20 @@ def test_code_that_reads_the_system_clock_reads_the_simulated_one(lumend):
     assert lights_out_at_eleven_by_the_system_clock(lumend) == 5
     assert datetime.datetime.now().strftime("%H:%M") == "23:00"
     assert time.strftime("%z") == "+0100"
+
+
+def test_async_sleepers_wake_in_the_order_of_their_times(lumend):
+    async def app() -> list[str]:
+        woken: list[str] = []
+
+        async def wait(name: str, seconds: float) -> None:
+            await asyncio.sleep(seconds)
+            woken.append(name)
+
+        await asyncio.gather(wait("late", 120), wait("early", 60))
+        return woken
+
+    began = time.monotonic()
+    assert asyncio.run(app()) == ["early", "late"]
+    assert time.monotonic() - began < 1
+    assert lumend.wall_time().strftime("%H:%M:%S") == "22:57:30"
