@@ -1,11 +1,12 @@
 import LumenModel
 import Synchronization
 
-/// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
-/// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
-/// infrared level, its HEV cycles, its zones or pixels, where its tiles are and the effect it was asked to run.
+/// What the bulbs keep as devices rather than as lights: when each last rebooted and for how long it was down,
+/// the location and group a client put it in (`SetLocation`, `SetGroup`), its infrared level, its HEV cycles, its
+/// zones or pixels, where its tiles are, the effect it was asked to run and the colour a client gave it. All but
+/// the boots are saved with the home as the bulbs' record (`LIFXDeviceRecords+Saving.swift`).
 ///
-/// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
+/// One entry a bulb at most, made only when a client sends one such a message: bounded by the lights on the LAN.
 final class LIFXDeviceRecords: Sendable {
     /// A location or group a client gave a bulb.
     struct Membership: Sendable, Hashable {
@@ -27,8 +28,8 @@ final class LIFXDeviceRecords: Sendable {
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
     private let boots = Mutex<[LightID: Boot]>([:])
-    private let locations = Mutex<[LightID: Membership]>([:])
-    private let groups = Mutex<[LightID: Membership]>([:])
+    let locations = Mutex<[LightID: Membership]>([:])
+    let groups = Mutex<[LightID: Membership]>([:])
     /// The infrared level clients set, for bulbs with infrared.
     let infraredLevels = Mutex<[LightID: UInt16]>([:])
     /// The HEV cycles and settings, for bulbs with HEV.
@@ -43,7 +44,9 @@ final class LIFXDeviceRecords: Sendable {
     let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
     let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
-    private let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+    let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+    /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
+    let isLoaded = Mutex(false)
 
     /// Notes that `color` left `light` in `state`.
     func note(_ color: HSBK, gave state: LightState, to light: LightID) {

@@ -145,6 +145,11 @@ public final class LIFXFront: Sendable {
         // answers it.
         let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
         if let state = await carryOut(request, on: bulb, from: sender) {
+            // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
+            // light is.
+            if request.changesRecords {
+                guard await saveRecords() else { return [] }
+            }
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply {
                 replies += await states(answering: request, of: bulb, after: state)
@@ -269,6 +274,19 @@ public final class LIFXFront: Sendable {
         } catch {
             // A bulb answers nothing it did not take: the client times out.
             return nil
+        }
+    }
+
+    /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are
+    /// answered.
+    /// - Returns: whether it was saved; a bulb whose change could not be made durable answers nothing.
+    func saveRecords() async -> Bool {
+        await home.reading { home in self.records.save(to: home) }
+        do {
+            try await scopeContext.commit()
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -214,6 +214,18 @@ public enum LIFXRequest: Sendable, Hashable {
         }
     }
 
+    /// Whether carrying it out changes what the bulb keeps beside its light (``LIFXDeviceRecords``), which is
+    /// saved with the home.
+    var changesRecords: Bool {
+        switch self {
+        case .setColor, .setWaveform, .setWaveformOptional, .setLocation, .setGroup, .setInfrared, .setHevCycle,
+            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .set64, .setUserPosition,
+            .setTileEffect, .setMultiZoneEffect:
+            true
+        default: false
+        }
+    }
+
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
     public var stateReplySize: Int {
