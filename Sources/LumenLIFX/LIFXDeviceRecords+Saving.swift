@@ -200,7 +200,8 @@ extension LIFXZones {
         else { return nil }
         let pending = json["pending"].flatMap([HSBK].init(json:))
         guard pending == nil || pending?.count == Self.count else { return nil }
-        self.init(base: base, colors: colors, pending: pending)
+        // A fade under way is saved landed: after a restart the zones show where it was going.
+        self.init(base: base, colors: colors, pending: pending, fade: nil)
     }
 }
 
