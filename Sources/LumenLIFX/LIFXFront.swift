@@ -181,8 +181,9 @@ public final class LIFXFront: Sendable {
             transitionMs = Double(duration)
         case .setWaveform(let transient, let color, let period, let cycles):
             // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
-            // the colour, reached over the wave's whole length.
-            if kind.supports(.color), !transient {
+            // the colour, reached over the wave's whole length; on a white bulb, the colour's brightness and
+            // kelvin, as its `SetColor` takes them.
+            if !transient {
                 change = color.change(for: kind)
                 given = color
                 transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
