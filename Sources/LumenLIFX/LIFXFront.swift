@@ -61,15 +61,20 @@ public final class LIFXFront: Sendable {
     /// `sender` (its address, `127.0.0.1:51234`, which the command record names as the commands' sender), sending
     /// each bulb's replies through `send` from that bulb's address as that bulb is done; `nil` for a malformed
     /// datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
+    /// - Parameter reaches: for a broadcast, whether it reaches the bulb at an address (`nil`: every bulb), asked
+    ///   of each bulb as it is answered, so that a bulb added meanwhile is asked about as one found at start.
     public func respond(
-        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String
+        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String,
+        reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil
     ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
         guard let packet = try? LIFXPacket(bytes: datagram) else {
             malformed.add(1, ordering: .relaxed)
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        return { [self] send in await answer(packet, at: address, from: { "lifx \(sender())" }, send) }
+        return { [self] send in
+            await answer(packet, at: address, from: { "lifx \(sender())" }, reaching: reaches, send)
+        }
     }
 
     /// The bulbs a datagram reaches: sent to one bulb's address, that bulb alone (if it names no other, as a
@@ -91,7 +96,7 @@ public final class LIFXFront: Sendable {
     /// that do not fit stay silent.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
-        _ send: @escaping Send
+        reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
     ) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let addressee = addressee(of: packet, at: address)
@@ -100,7 +105,9 @@ public final class LIFXFront: Sendable {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await bulbs(addressee).filter(\.isReachable)
+        let addressed = await bulbs(addressee).filter { bulb in
+            bulb.isReachable && (address != nil || reaches?(bulb.address) ?? true)
+        }
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
