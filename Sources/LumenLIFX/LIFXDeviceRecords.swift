@@ -38,6 +38,9 @@ final class LIFXDeviceRecords: Sendable {
     let zoneStates = Mutex<[LightID: LIFXZones]>([:])
     /// The pixels clients gave different colours, for matrix products.
     let matrixStates = Mutex<[LightID: LIFXMatrix]>([:])
+    /// The frame buffers other than the one shown that clients drew into, for matrix products, by index (1–7):
+    /// at most seven chains' pixels a bulb. Not saved: a bulb's frame buffers do not outlive its power.
+    let frameBuffers = Mutex<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
     let tilePositions = Mutex<[LightID: [Int: SIMD2<Float>]]>([:])
     /// The firmware effects clients started on strips, and on matrices.

@@ -82,7 +82,7 @@ extension LIFXFront {
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
         case .get64(let rect): return pixelStates(rect, of: bulb, in: state).first
         // Neither has a state message, as firmware sends none.
-        case .setUserPosition, .set64: return nil
+        case .setUserPosition, .set64, .copyFrameBuffer: return nil
         case .getTileEffect, .setTileEffect:
             return .stateTileEffect(records.tileEffects.withLock { $0[bulb.light.id] } ?? .none)
         case .unhandled(let type): return .stateUnhandled(type: type)

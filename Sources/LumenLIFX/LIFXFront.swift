@@ -251,6 +251,8 @@ public final class LIFXFront: Sendable {
                 colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
         case .set64(let rect, let duration, let colors):
             return await setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender)
+        case .copyFrameBuffer(let copy):
+            return await copyFrame(copy, on: bulb, from: sender)
         case .setUserPosition(let tile, let x, let y):
             guard let state = await delivered(to: bulb) else { return nil }
             placeTile(tile, x: x, y: y, of: bulb)

@@ -107,6 +107,8 @@ public enum LIFXRequest: Sendable, Hashable {
     case get64(LIFXTileRect)
     /// A rectangle of tiles to `colors` (up to 64, row by row) over `durationMs` (a matrix product).
     case set64(LIFXTileRect, durationMs: UInt32, colors: [HSBK])
+    /// A rectangle copied from one frame buffer to another on each tile named (a matrix product).
+    case copyFrameBuffer(LIFXFrameCopy)
     /// The firmware effect a matrix runs.
     case getTileEffect
     /// Run a firmware effect on a matrix (Lumen's keep and report it).
@@ -219,7 +221,8 @@ public enum LIFXRequest: Sendable, Hashable {
     var changesRecords: Bool {
         switch self {
         case .setColor, .setWaveform, .setWaveformOptional, .setLocation, .setGroup, .setInfrared, .setHevCycle,
-            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .set64, .setUserPosition,
+            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .set64, .copyFrameBuffer,
+            .setUserPosition,
             .setTileEffect, .setMultiZoneEffect:
             true
         default: false
@@ -259,7 +262,7 @@ public enum LIFXRequest: Sendable, Hashable {
             case .getMultiZoneEffect, .setMultiZoneEffect: 59
             case .getDeviceChain: 882
             // Neither has a state message: acknowledged, never answered with a state.
-            case .setUserPosition, .set64: 0
+            case .setUserPosition, .set64, .copyFrameBuffer: 0
             case .getTileEffect, .setTileEffect: 187
             case .get64: 0
             case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones: 0
