@@ -18,8 +18,17 @@ extension LIFXDeviceRecords {
 
     /// Saves what the bulbs keep across restarts with `home`, for the lights it still has: a light removed takes
     /// its entry with it, so the record holds one entry a bulb at most.
+    ///
+    /// Saves only when something changed since the last save: bulbs answering side by side save once for them all.
     func save(to home: isolated Home) {
         loadOnce(from: home)
+        // Read before the record, so that a change made while it is read is saved again by the next save.
+        let count = changes.load(ordering: .acquiring)
+        let isUnsaved = savedChanges.withLock { saved in
+            defer { saved = count }
+            return saved != count
+        }
+        guard isUnsaved else { return }
         home.saveFrontRecord(Self.recordName, jsonValue { home.hasLight($0) })
     }
 

@@ -51,9 +51,23 @@ final class LIFXDeviceRecords: Sendable {
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
     let isLoaded = Mutex(false)
 
-    /// Notes that `color` left `light` in `state`.
+    /// How many times what is saved changed: counted after each change, so that a save that reads the count
+    /// first takes every change counted (``LIFXDeviceRecords/save(to:)``).
+    let changes = Atomic<Int>(0)
+    /// The count of changes the last save took.
+    let savedChanges = Mutex<Int>(0)
+
+    /// Counts a change to what is saved.
+    func changed() { changes.add(1, ordering: .releasing) }
+
+    /// Notes that `color` left `light` in `state`; counted as a change only when it is one, so that a client
+    /// sending the same colour again and again costs no save.
     func note(_ color: HSBK, gave state: LightState, to light: LightID) {
-        givenColors.withLock { $0[light] = (color, state) }
+        let isNew = givenColors.withLock { given in
+            defer { given[light] = (color, state) }
+            return given[light].map { $0.color != color || $0.state != state } ?? true
+        }
+        if isNew { changed() }
     }
 
     /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows

@@ -151,10 +151,12 @@ public final class LIFXFront: Sendable {
         // A message for a capability the product lacks (infrared, HEV) is one it does not handle, as firmware
         // answers it.
         let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        let changesBefore = records.changes.load(ordering: .acquiring)
         if let state = await carryOut(request, on: bulb, from: sender) {
             // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
-            // light is.
-            if request.changesRecords {
+            // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
+            if request.changesRecords, !request.givesColor { records.changed() }
+            if records.changes.load(ordering: .acquiring) != changesBefore {
                 guard await saveRecords() else { return [] }
             }
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }

@@ -229,6 +229,15 @@ public enum LIFXRequest: Sendable, Hashable {
         }
     }
 
+    /// Whether it gives the light a colour as a client wrote it, which the bulb keeps only when it differs from the
+    /// one it kept.
+    var givesColor: Bool {
+        switch self {
+        case .setColor, .setWaveform, .setWaveformOptional: true
+        default: false
+        }
+    }
+
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
     public var stateReplySize: Int {

@@ -23,15 +23,21 @@ public struct BroadcastRule: Sendable {
     /// Whether a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`) reaches the bulb at
     /// `bulb`.
     public func reaches(_ bulb: IPv4Address, interface: Int32, sender: String) -> Bool {
-        if let chosen = NetworkInterface.broadcastInterfaces(for: [bulb], among: interfaces),
-            !chosen.contains(interface)
-        {
-            return false
+        reaching(interface: interface, sender: sender)(bulb)
+    }
+
+    /// Which bulbs, by address, a broadcast that came in on `interface` from `sender` reaches: the sender read
+    /// once for every bulb a broadcast is offered to.
+    public func reaching(interface: Int32, sender: String) -> @Sendable (IPv4Address) -> Bool {
+        let address = sender.split(separator: ":").first.flatMap { IPv4Address(String($0)) }
+        let fromThisMachine = address.map { $0.isLoopback || localAddresses.contains($0) } ?? false
+        let interfaces = self.interfaces
+        return { bulb in
+            // A LAN bulb takes its own interface's broadcasts; a bulb on no interface's network, any.
+            let home =
+                interfaces.first(where: { $0.address == bulb }) ?? interfaces.first(where: { $0.contains(bulb) })
+            if let home, !home.isLoopback, home.index != interface { return false }
+            return !bulb.isLoopback || fromThisMachine
         }
-        guard bulb.isLoopback else { return true }
-        guard let host = sender.split(separator: ":").first, let address = IPv4Address(String(host)) else {
-            return false
-        }
-        return address.isLoopback || localAddresses.contains(address)
     }
 }
