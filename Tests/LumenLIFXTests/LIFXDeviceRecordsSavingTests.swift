@@ -105,6 +105,19 @@ struct LIFXDeviceRecordsSavingTests {
         }
     }
 
+    @Test func theSameColourAgainIsNoChangeToSave() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        let setColor =
+            [0] + Self.color(HSBK(hue: 100, saturation: 0, brightness: 30_000, kelvin: 3_000)) + [0, 0, 0, 0]
+        _ = try await Self.replies(102, setColor, to: "den.nv", of: front, home: home)
+        let saved = front.records.changes.load(ordering: .relaxed)
+        #expect(saved > 0 && front.records.savedChanges.withLock { $0 } == saved, "the first is saved")
+        // A client flooding the bulb with the colour it shows costs no save.
+        _ = try await Self.replies(102, setColor, to: "den.nv", of: front, home: home)
+        #expect(front.records.changes.load(ordering: .relaxed) == saved)
+    }
+
     @Test func theRecordIsAJournalLineOfItsOwnAndForgetsALightRemoved() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
