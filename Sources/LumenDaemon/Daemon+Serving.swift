@@ -236,8 +236,9 @@ extension Daemon {
                         + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
             }
         }
-        // Which broadcasts are the bulbs': a LAN's, from their own interfaces; loopback bulbs', this machine's.
-        let broadcasts = BroadcastRule(bulbs: bulbs.map(\.address), interfaces: NetworkInterface.current())
+        // Which broadcasts each bulb takes: a LAN's, from its own interface; a loopback bulb, this machine's. Judged
+        // bulb by bulb as each broadcast is answered, so that a bulb added while lumend runs is judged by its own.
+        let broadcasts = BroadcastRule(interfaces: NetworkInterface.current())
         let listing = bulbs.map { "\($0.light.name) at \($0.address)" }.joined(separator: ", ")
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
@@ -260,8 +261,8 @@ extension Daemon {
             switch destination {
             case .address(let address): return front.respond(to: datagram, at: address, from: sender)
             case .broadcast(let interface):
-                guard broadcasts.accepts(interface: interface, sender: sender()) else { return nil }
-                return front.respond(to: datagram, from: sender)
+                return front.respond(
+                    to: datagram, from: sender, reaching: broadcasts.reaching(interface: interface, sender: sender()))
             // The socket is IPv4's and the kernel names every datagram's destination; one it does not is not
             // known to be any bulb's.
             case .unknown: return nil

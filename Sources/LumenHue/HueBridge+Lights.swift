@@ -42,16 +42,15 @@ extension HueBridge {
         let light = hueLight.light
         let kind = light.model.kind
         var state: JSONObject = ["on": .bool(light.state.isOn)]
-        if kind.supports(.brightness) {
-            state["bri"] = .int(HueValues.bri(brightness: light.state.brightness))
-            // Reported while the light breathes, as a bridge reports an alert under way.
-            state["alert"] =
-                switch hueLight.effect.breathing {
-                case .once: "select"
-                case .long: "lselect"
-                case nil: "none"
-                }
-        }
+        if kind.supports(.brightness) { state["bri"] = .int(HueValues.bri(brightness: light.state.brightness)) }
+        // Every light has it, plugs too, as a bridge lists them; reported while the light breathes, as a bridge
+        // reports an alert under way.
+        state["alert"] =
+            switch hueLight.effect.breathing {
+            case .once: "select"
+            case .long: "lselect"
+            case nil: "none"
+            }
         if kind.supports(.color) { state["effect"] = hueLight.effect.colorLoop ? "colorloop" : "none" }
         for (key, value) in HueValues.colorFields(of: light.state, kind: kind) { state[key] = value }
         state["mode"] = "homeautomation"
@@ -108,6 +107,7 @@ extension HueBridge {
                 let light = try memory.light(number, in: home)
                 let kind = light.light.model.kind
                 let command = try HueCommand(try bodyObject(request, address: address), kind: kind, at: address)
+                try command.checkEffects(forLightOn: light.light.state.isOn)
                 let change = command.change(over: light.light.state, kind: kind)
                 guard !change.properties.isEmpty else { return (light.light.id, command, nil as CommandReceipt?) }
                 do {

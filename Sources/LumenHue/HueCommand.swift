@@ -24,6 +24,8 @@ struct HueCommand {
     var effect: String?
     /// The `alert` given (`select`, `lselect`, `none`).
     var alert: String?
+    /// The first of `effect` and `alert` the body gave, as sent: what a bridge refuses for a light that is off.
+    var firstEffectParameter: String?
 
     /// A command that changes nothing, to map a refusal of what was sent at `address` to Hue's error.
     init(address: String, firstParameter: String?) {
@@ -88,6 +90,7 @@ struct HueCommand {
             default:
                 throw HueError.parameterNotAvailable(name, at: address)
             }
+            if name == "effect" || name == "alert", firstEffectParameter == nil { firstEffectParameter = name }
             if let property = Self.property(for: name), sentParameters[property] == nil {
                 sentParameters[property] = name
             }
@@ -96,6 +99,16 @@ struct HueCommand {
         if hueAndSat.hue != nil || hueAndSat.sat != nil {
             change.color = HueValues.color(hue: hueAndSat.hue ?? 0, sat: hueAndSat.sat ?? 254)
         }
+    }
+
+    /// Refuses an `effect` or `alert` for a light that is off and stays off, as a bridge does whatever the light:
+    /// it sends neither to a light that is off.
+    /// - Throws: ``HueError`` 201, naming the parameter as sent.
+    func checkEffects(forLightOn isOn: Bool) throws(HueError) {
+        guard let parameter = firstEffectParameter, !isOn, change.isOn != true else { return }
+        throw HueError(
+            type: 201, address: "\(address)/\(parameter)",
+            description: "parameter, \(parameter), is not modifiable. Device is set to off.")
     }
 
     func requires(_ property: LightProperty, _ name: String, _ kind: LightKind) throws(HueError) {

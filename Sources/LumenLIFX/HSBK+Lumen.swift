@@ -26,6 +26,21 @@ extension HSBK {
         hue == other.hue && saturation == other.saturation && kelvin == other.kelvin
     }
 
+    /// The colour `fraction` (0–1) of the way from this one to `target`, as a bulb fades: the hue the short way
+    /// round the wheel, the rest in a straight line.
+    func interpolated(to target: HSBK, by fraction: Double) -> HSBK {
+        let t = min(max(fraction, 0), 1)
+        func line(_ from: UInt16, _ to: UInt16) -> UInt16 {
+            UInt16((Double(from) + (Double(to) - Double(from)) * t).rounded())
+        }
+        var turn = Int(target.hue) - Int(hue)
+        if turn > 32_768 { turn -= 65_536 } else if turn < -32_768 { turn += 65_536 }
+        let newHue = (Int(hue) + Int((Double(turn) * t).rounded()) + 65_536) % 65_536
+        return HSBK(
+            hue: UInt16(newHue), saturation: line(saturation, target.saturation),
+            brightness: line(brightness, target.brightness), kelvin: line(kelvin, target.kelvin))
+    }
+
     /// What setting this colour asks of a light of `kind`: its brightness, to a ten-thousandth of a percent,
     /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
     /// on); the kelvin as its colour temperature, kept as a bulb keeps it; and, saturated, a colour from hue and

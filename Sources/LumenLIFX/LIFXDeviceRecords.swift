@@ -1,11 +1,12 @@
 import LumenModel
 import Synchronization
 
-/// What the bulbs keep as devices rather than as lights, for as long as lumend runs: when each last rebooted and
-/// for how long it was down, the location and group a client put it in (`SetLocation`, `SetGroup`), its
-/// infrared level, its HEV cycles, its zones or pixels, where its tiles are and the effect it was asked to run.
+/// What the bulbs keep as devices rather than as lights: when each last rebooted and for how long it was down,
+/// the location and group a client put it in (`SetLocation`, `SetGroup`), its infrared level, its HEV cycles, its
+/// zones or pixels, where its tiles are, the effect it was asked to run and the colour a client gave it. All but
+/// the boots are saved with the home as the bulbs' record (`LIFXDeviceRecords+Saving.swift`).
 ///
-/// One entry a bulb at most, made only when a client reboots or regroups one: bounded by the lights on the LAN.
+/// One entry a bulb at most, made only when a client sends one such a message: bounded by the lights on the LAN.
 final class LIFXDeviceRecords: Sendable {
     /// A location or group a client gave a bulb.
     struct Membership: Sendable, Hashable {
@@ -27,8 +28,8 @@ final class LIFXDeviceRecords: Sendable {
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
     private let boots = Mutex<[LightID: Boot]>([:])
-    private let locations = Mutex<[LightID: Membership]>([:])
-    private let groups = Mutex<[LightID: Membership]>([:])
+    let locations = Mutex<[LightID: Membership]>([:])
+    let groups = Mutex<[LightID: Membership]>([:])
     /// The infrared level clients set, for bulbs with infrared.
     let infraredLevels = Mutex<[LightID: UInt16]>([:])
     /// The HEV cycles and settings, for bulbs with HEV.
@@ -37,17 +38,36 @@ final class LIFXDeviceRecords: Sendable {
     let zoneStates = Mutex<[LightID: LIFXZones]>([:])
     /// The pixels clients gave different colours, for matrix products.
     let matrixStates = Mutex<[LightID: LIFXMatrix]>([:])
+    /// The frame buffers other than the one shown that clients drew into, for matrix products, by index (1–7):
+    /// at most seven chains' pixels a bulb. Not saved: a bulb's frame buffers do not outlive its power.
+    let frameBuffers = Mutex<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
     let tilePositions = Mutex<[LightID: [Int: SIMD2<Float>]]>([:])
     /// The firmware effects clients started on strips, and on matrices.
     let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
     let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
-    private let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+    let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+    /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
+    let isLoaded = Mutex(false)
 
-    /// Notes that `color` left `light` in `state`.
+    /// How many times what is saved changed: counted after each change, so that a save that reads the count
+    /// first takes every change counted (``LIFXDeviceRecords/save(to:)``).
+    let changes = Atomic<Int>(0)
+    /// The count of changes the last save took.
+    let savedChanges = Mutex<Int>(0)
+
+    /// Counts a change to what is saved.
+    func changed() { changes.add(1, ordering: .releasing) }
+
+    /// Notes that `color` left `light` in `state`; counted as a change only when it is one, so that a client
+    /// sending the same colour again and again costs no save.
     func note(_ color: HSBK, gave state: LightState, to light: LightID) {
-        givenColors.withLock { $0[light] = (color, state) }
+        let isNew = givenColors.withLock { given in
+            defer { given[light] = (color, state) }
+            return given[light].map { $0.color != color || $0.state != state } ?? true
+        }
+        if isNew { changed() }
     }
 
     /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows

@@ -11,7 +11,8 @@ extension LIFXFront {
 
     /// Sets the pixels of `rect` on `bulb` to `colors` and returns its state after; `nil` when the bulb never
     /// answers. One colour over every pixel of the chain is a change to the light, made over `durationMs` as
-    /// `SetColor`'s; pixels of different colours are kept beside the light as the message arrives.
+    /// `SetColor`'s; pixels of different colours are kept beside the light as the message arrives. Into a frame
+    /// buffer other than the one shown, the colours are drawn out of sight once the bulb gets the message.
     ///
     /// Each message is placed over the pixels as the one before left them, as it arrives, under the records'
     /// lock: lifxlan paints a chain a tile a thread, all at once, and the last tile painted makes the chain one
@@ -20,12 +21,72 @@ extension LIFXFront {
         _ colors: [HSBK], in rect: LIFXTileRect, durationMs: UInt32, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String
     ) async -> LightState? {
+        guard rect.frameBuffer == 0 else {
+            guard let state = await delivered(to: bulb) else { return nil }
+            drawOutOfSight(into: rect.frameBuffer, of: bulb) { pixels in _ = pixels.draw(colors, in: rect) }
+            return state
+        }
+        return await showPixels(on: bulb, durationMs: durationMs, from: sender) { $0.set(colors, in: rect) }
+    }
+
+    /// Carries out `CopyFrameBuffer` on `bulb` and returns its state after; `nil` when the bulb never answers.
+    /// Copied to the frame buffer shown, the pixels show as `Set64`'s do; to another, out of sight once the bulb
+    /// gets the message. A frame buffer no client drew into holds what the chain showed when it was first read.
+    func copyFrame(_ copy: LIFXFrameCopy, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String) async
+        -> LightState?
+    {
+        let buffers = LIFXFrameCopy.frameBuffers
+        guard buffers.contains(copy.source), buffers.contains(copy.destination) else {
+            return await delivered(to: bulb)
+        }
+        let id = bulb.light.id
+        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        func source(showing shown: [HSBK]) -> [HSBK] {
+            copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
+        }
+        guard copy.destination == 0 else {
+            guard let state = await delivered(to: bulb) else { return nil }
+            let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light).colors
+            let copied = source(showing: shown)
+            drawOutOfSight(into: copy.destination, of: bulb) { pixels in
+                pixels.colors = copy.copy(copied, over: pixels.colors)
+            }
+            return state
+        }
+        return await showPixels(on: bulb, durationMs: copy.durationMs, from: sender) { pixels in
+            let copied = copy.copy(source(showing: pixels.colors), over: pixels.colors)
+            defer { pixels.colors = copied }
+            return copied != pixels.colors
+        }
+    }
+
+    /// Draws with `draw` into frame buffer `index` (not the one shown) of `bulb`: one the bulb lacks is left
+    /// alone.
+    func drawOutOfSight(into index: UInt8, of bulb: LIFXLight, _ draw: (inout LIFXMatrix) -> Void) {
+        guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return }
+        let id = bulb.light.id
+        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light)
+        records.frameBuffers.withLock { buffers in
+            var pixels = LIFXMatrix(base: light, colors: buffers[id]?[index] ?? shown.colors)
+            draw(&pixels)
+            buffers[id, default: [:]][index] = pixels.colors
+        }
+    }
+
+    /// Changes the pixels `bulb` shows with `change` (which says whether it placed any) as the message arrives,
+    /// and returns the bulb's state after; `nil` when the bulb never answers, the change then taken back unless
+    /// another was placed since.
+    func showPixels(
+        on bulb: LIFXLight, durationMs: UInt32, from sender: @escaping @Sendable () -> String,
+        _ change: (inout LIFXMatrix) -> Bool
+    ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
         let light = records.color(of: id, in: bulb.light.state, kind: kind)
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)
-            guard pixels.set(colors, in: rect) else { return nil }
+            guard change(&pixels) else { return nil }
             let before = kept[id]
             kept[id] = pixels.isOneColour ? nil : pixels
             return (before, pixels)

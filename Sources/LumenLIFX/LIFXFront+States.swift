@@ -7,7 +7,7 @@ extension LIFXFront {
     func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> [LIFXReply] {
         switch request {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
-            return zoneStates(answering: request, of: bulb, after: state)
+            return await zoneStates(answering: request, of: bulb, after: state)
         case .get64(let rect):
             return pixelStates(rect, of: bulb, in: state)
         default:
@@ -76,13 +76,13 @@ extension LIFXFront {
                     lastPower: cycle.lastPower)
             }
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
-            return zoneStates(answering: request, of: bulb, after: state).first
+            return await zoneStates(answering: request, of: bulb, after: state).first
         case .getMultiZoneEffect, .setMultiZoneEffect:
             return .stateMultiZoneEffect(records.multiZoneEffects.withLock { $0[bulb.light.id] } ?? .none)
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
         case .get64(let rect): return pixelStates(rect, of: bulb, in: state).first
         // Neither has a state message, as firmware sends none.
-        case .setUserPosition, .set64: return nil
+        case .setUserPosition, .set64, .copyFrameBuffer: return nil
         case .getTileEffect, .setTileEffect:
             return .stateTileEffect(records.tileEffects.withLock { $0[bulb.light.id] } ?? .none)
         case .unhandled(let type): return .stateUnhandled(type: type)

@@ -3,15 +3,17 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// The zones of `bulb` (a strip) whose light is in `state`.
-    func zones(of bulb: LIFXLight, in state: LightState) -> [HSBK] {
+    /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time: a zone fading is
+    /// read part of the way there.
+    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> [HSBK] {
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
-        return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).colors
+        return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).shown(atMs: nowMs)
     }
 
     /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
     /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
-    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light as the message arrives.
+    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light as the message arrives,
+    /// each fading over `durationMs` from what it showed.
     ///
     /// Each message is placed over the zones as the one before left them, as it arrives, under the records' lock:
     /// lifxlan sends a message a zone back to back without waiting. A message the bulb then loses is taken back,
@@ -25,11 +27,13 @@ extension LIFXFront {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
         let light = records.color(of: id, in: bulb.light.state, kind: kind)
+        let now = await home.nowMilliseconds
         let (before, after, oneColour) = records.zoneStates.withLock { kept in
             let before = kept[id]
             var zones = LIFXZones.current(before, light: light)
             let shown = zones.set(colors, from: index, apply: apply)
-            if let shown { zones.colors = shown }
+            // Zones of different colours fade from the message's arrival, as the bulb starts on it.
+            if let shown { zones.show(shown, atMs: now, durationMs: Double(durationMs)) }
             let oneColour = shown.flatMap { shown in shown.allSatisfy { $0 == shown.first } ? shown.first : nil }
             kept[id] = oneColour == nil ? zones : nil
             return (before, kept[id], oneColour)
@@ -71,8 +75,10 @@ extension LIFXFront {
 
     /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each
     /// eight from the first asked; `StateExtendedColorZones` for them all.
-    func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) -> [LIFXReply] {
-        let colors = zones(of: bulb, in: state)
+    func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async
+        -> [LIFXReply]
+    {
+        let colors = zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
         let count = UInt8(colors.count)
         switch request {
         case .getColorZones(let start, let end), .setColorZones(let start, let end, _, _, _):

@@ -61,8 +61,11 @@ public final class LIFXFront: Sendable {
     /// `sender` (its address, `127.0.0.1:51234`, which the command record names as the commands' sender), sending
     /// each bulb's replies through `send` from that bulb's address as that bulb is done; `nil` for a malformed
     /// datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
+    /// - Parameter reaches: for a broadcast, whether it reaches the bulb at an address (`nil`: every bulb), asked
+    ///   of each bulb as it is answered, so that a bulb added meanwhile is asked about as one found at start.
     public func respond(
-        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String
+        to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String,
+        reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil
     ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
         home.noteRequest()
         guard let packet = try? LIFXPacket(bytes: datagram) else {
@@ -70,7 +73,9 @@ public final class LIFXFront: Sendable {
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
-        return { [self] send in await answer(packet, at: address, from: { "lifx \(sender())" }, send) }
+        return { [self] send in
+            await answer(packet, at: address, from: { "lifx \(sender())" }, reaching: reaches, send)
+        }
     }
 
     /// The bulbs a datagram reaches: sent to one bulb's address, that bulb alone (if it names no other, as a
@@ -92,7 +97,7 @@ public final class LIFXFront: Sendable {
     /// that do not fit stay silent.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
-        _ send: @escaping Send
+        reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
     ) async {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let addressee = addressee(of: packet, at: address)
@@ -101,7 +106,9 @@ public final class LIFXFront: Sendable {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await bulbs(addressee).filter(\.isReachable)
+        let addressed = await bulbs(addressee).filter { bulb in
+            bulb.isReachable && (address != nil || reaches?(bulb.address) ?? true)
+        }
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
@@ -145,7 +152,14 @@ public final class LIFXFront: Sendable {
         // A message for a capability the product lacks (infrared, HEV) is one it does not handle, as firmware
         // answers it.
         let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        let changesBefore = records.changes.load(ordering: .acquiring)
         if let state = await carryOut(request, on: bulb, from: sender) {
+            // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
+            // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
+            if request.changesRecords, !request.givesColor { records.changed() }
+            if records.changes.load(ordering: .acquiring) != changesBefore {
+                guard await saveRecords() else { return [] }
+            }
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply {
                 replies += await states(answering: request, of: bulb, after: state)
@@ -177,8 +191,9 @@ public final class LIFXFront: Sendable {
             transitionMs = Double(duration)
         case .setWaveform(let transient, let color, let period, let cycles):
             // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
-            // the colour, reached over the wave's whole length.
-            if kind.supports(.color), !transient {
+            // the colour, reached over the wave's whole length; on a white bulb, the colour's brightness and
+            // kelvin, as its `SetColor` takes them.
+            if !transient {
                 change = color.change(for: kind)
                 given = color
                 transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
@@ -239,6 +254,8 @@ public final class LIFXFront: Sendable {
                 colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
         case .set64(let rect, let duration, let colors):
             return await setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender)
+        case .copyFrameBuffer(let copy):
+            return await copyFrame(copy, on: bulb, from: sender)
         case .setUserPosition(let tile, let x, let y):
             guard let state = await delivered(to: bulb) else { return nil }
             placeTile(tile, x: x, y: y, of: bulb)
@@ -270,6 +287,19 @@ public final class LIFXFront: Sendable {
         } catch {
             // A bulb answers nothing it did not take: the client times out.
             return nil
+        }
+    }
+
+    /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are
+    /// answered.
+    /// - Returns: whether it was saved; a bulb whose change could not be made durable answers nothing.
+    func saveRecords() async -> Bool {
+        await home.reading { home in self.records.save(to: home) }
+        do {
+            try await scopeContext.commit()
+            return true
+        } catch {
+            return false
         }
     }
 

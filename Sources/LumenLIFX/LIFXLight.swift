@@ -39,7 +39,8 @@ extension LIFXFront {
         // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once.
         let (first, homeDigest) = (firstAddress, DeviceSerial.digest(home: home.fixtureID))
         return await home.reading { home in
-            self.counted.withLock { counted in
+            self.records.loadOnce(from: home)
+            return self.counted.withLock { counted in
                 var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
                 var taken: Set<IPv4Address>?
                 let devices = home.devices(on: .lifxLAN) { id, fixtureAddress in

@@ -11,7 +11,7 @@ public struct LIFXTileRect: Sendable, Hashable {
     public var y: UInt8
     /// The rectangle's width: how many colours fill a row before the next.
     public var width: UInt8
-    /// The frame buffer: 0 is the one shown; newer firmware draws into others to copy later, which Lumen lacks.
+    /// The frame buffer: 0 is the one shown; 1–7 are drawn into out of sight, to be copied (`CopyFrameBuffer`).
     public var frameBuffer: UInt8
 
     /// A rectangle on `length` tiles from `tile`, in frame buffer `frameBuffer`.
@@ -75,8 +75,15 @@ struct LIFXMatrix: Sendable, Hashable {
     /// - Returns: whether any pixel was placed (none for a width of 0, tiles the chain lacks or a frame buffer
     ///   other than the one shown).
     mutating func set(_ newColors: [HSBK], in rect: LIFXTileRect) -> Bool {
+        rect.frameBuffer == 0 && draw(newColors, in: rect)
+    }
+
+    /// Places `newColors` into `rect` on each tile it names, whichever frame buffer it names: `colors` are then
+    /// that buffer's.
+    /// - Returns: whether any pixel was placed.
+    mutating func draw(_ newColors: [HSBK], in rect: LIFXTileRect) -> Bool {
         let width = Int(rect.width)
-        guard width > 0, rect.frameBuffer == 0 else { return false }
+        guard width > 0 else { return false }
         var placed = false
         for tile in rect.tiles {
             for (index, color) in newColors.prefix(Self.pixelsPerTile).enumerated() {
@@ -99,5 +106,66 @@ struct LIFXMatrix: Sendable, Hashable {
             }
             return (tile, shown)
         }
+    }
+}
+
+/// `CopyFrameBuffer`: a rectangle copied from one frame buffer to another, on each of `length` tiles from `tile`
+/// (a `length` of 0 is one tile), as clients show a frame drawn out of sight (Home Assistant and lifx-async draw
+/// into frame buffer 1 and copy it to 0, the one shown).
+public struct LIFXFrameCopy: Sendable, Hashable {
+    /// The first tile and how many from it.
+    public var tile: UInt8
+    public var length: UInt8
+    /// The frame buffer copied from and the one copied to.
+    public var source: UInt8
+    public var destination: UInt8
+    /// The rectangle's top left corner in each.
+    public var from: SIMD2<UInt8>
+    public var to: SIMD2<UInt8>
+    /// The rectangle's size.
+    public var width: UInt8
+    public var height: UInt8
+    /// How long the frame shown takes to change.
+    public var durationMs: UInt32
+
+    /// A copy of the `width` × `height` rectangle at `from` in frame buffer `source` to `to` in `destination`.
+    public init(
+        tile: UInt8, length: UInt8, source: UInt8, destination: UInt8, from: SIMD2<UInt8>, to: SIMD2<UInt8>,
+        width: UInt8, height: UInt8, durationMs: UInt32
+    ) {
+        self.tile = tile
+        self.length = length
+        self.source = source
+        self.destination = destination
+        self.from = from
+        self.to = to
+        self.width = width
+        self.height = height
+        self.durationMs = durationMs
+    }
+
+    /// The frame buffers a chain has: 0, the one shown, and seven to draw into out of sight.
+    static let frameBuffers: ClosedRange<UInt8> = 0...7
+
+    /// `destination`'s pixels with the rectangle copied from `source`'s, on each tile named the chain has; pixels
+    /// that fall off a tile are left out.
+    func copy(_ source: [HSBK], over destination: [HSBK]) -> [HSBK] {
+        var copied = destination
+        let first = min(Int(tile), LIFXMatrix.tiles)
+        let tiles = first..<min(first + max(1, Int(length)), LIFXMatrix.tiles)
+        for tile in tiles {
+            let offset = tile * LIFXMatrix.pixelsPerTile
+            for row in 0..<Int(height) {
+                for column in 0..<Int(width) {
+                    let (fromX, fromY) = (Int(from.x) + column, Int(from.y) + row)
+                    let (toX, toY) = (Int(to.x) + column, Int(to.y) + row)
+                    guard fromX < LIFXMatrix.width, fromY < LIFXMatrix.height, toX < LIFXMatrix.width,
+                        toY < LIFXMatrix.height
+                    else { continue }
+                    copied[offset + toY * LIFXMatrix.width + toX] = source[offset + fromY * LIFXMatrix.width + fromX]
+                }
+            }
+        }
+        return copied
     }
 }

@@ -16,6 +16,16 @@ extension LIFXRequest {
             let duration = reader.uint32()
             let colors = (0..<LIFXMatrix.pixelsPerTile).map { _ in HSBK(&reader) }
             return .set64(rect, durationMs: duration, colors: colors)
+        case 716:
+            let (tile, length, source, destination) = (reader.uint8(), reader.uint8(), reader.uint8(), reader.uint8())
+            let (sourceX, sourceY, destinationX, destinationY) = (
+                reader.uint8(), reader.uint8(), reader.uint8(), reader.uint8()
+            )
+            let (width, height) = (reader.uint8(), reader.uint8())
+            return .copyFrameBuffer(
+                LIFXFrameCopy(
+                    tile: tile, length: length, source: source, destination: destination, from: SIMD2(sourceX, sourceY),
+                    to: SIMD2(destinationX, destinationY), width: width, height: height, durationMs: reader.uint32()))
         case 718: return .getTileEffect
         case 719:
             reader.skip(2)

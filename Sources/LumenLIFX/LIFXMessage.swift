@@ -107,6 +107,8 @@ public enum LIFXRequest: Sendable, Hashable {
     case get64(LIFXTileRect)
     /// A rectangle of tiles to `colors` (up to 64, row by row) over `durationMs` (a matrix product).
     case set64(LIFXTileRect, durationMs: UInt32, colors: [HSBK])
+    /// A rectangle copied from one frame buffer to another on each tile named (a matrix product).
+    case copyFrameBuffer(LIFXFrameCopy)
     /// The firmware effect a matrix runs.
     case getTileEffect
     /// Run a firmware effect on a matrix (Lumen's keep and report it).
@@ -214,6 +216,28 @@ public enum LIFXRequest: Sendable, Hashable {
         }
     }
 
+    /// Whether carrying it out changes what the bulb keeps beside its light (``LIFXDeviceRecords``), which is
+    /// saved with the home.
+    var changesRecords: Bool {
+        switch self {
+        case .setColor, .setWaveform, .setWaveformOptional, .setLocation, .setGroup, .setInfrared, .setHevCycle,
+            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .set64, .copyFrameBuffer,
+            .setUserPosition,
+            .setTileEffect, .setMultiZoneEffect:
+            true
+        default: false
+        }
+    }
+
+    /// Whether it gives the light a colour as a client wrote it, which the bulb keeps only when it differs from the
+    /// one it kept.
+    var givesColor: Bool {
+        switch self {
+        case .setColor, .setWaveform, .setWaveformOptional: true
+        default: false
+        }
+    }
+
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
     public var stateReplySize: Int {
@@ -247,7 +271,7 @@ public enum LIFXRequest: Sendable, Hashable {
             case .getMultiZoneEffect, .setMultiZoneEffect: 59
             case .getDeviceChain: 882
             // Neither has a state message: acknowledged, never answered with a state.
-            case .setUserPosition, .set64: 0
+            case .setUserPosition, .set64, .copyFrameBuffer: 0
             case .getTileEffect, .setTileEffect: 187
             case .get64: 0
             case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones: 0

@@ -90,7 +90,7 @@ extension LIFXRequest {
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.multizone)
         case .getExtendedColorZones, .setExtendedColorZones:
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.extendedMultizone)
-        case .getDeviceChain, .setUserPosition, .get64, .set64, .getTileEffect, .setTileEffect:
+        case .getDeviceChain, .setUserPosition, .get64, .set64, .copyFrameBuffer, .getTileEffect, .setTileEffect:
             LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.matrix)
         default: true
         }

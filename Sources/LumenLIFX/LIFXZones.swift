@@ -14,12 +14,40 @@ struct LIFXZones: Sendable, Hashable {
     var colors: [HSBK]
     /// Colours set to be applied later (`apply` 0), over ``colors``.
     var pending: [HSBK]?
+    /// The fade under way to ``colors``, if any.
+    var fade: Fade?
+
+    /// A fade of the zones from the colours they showed to ``colors``, on the simulation clock.
+    struct Fade: Sendable, Hashable {
+        /// The colours the zones showed when it began.
+        var from: [HSBK]
+        /// When it began, in simulation milliseconds.
+        var startMs: Double
+        /// How long it takes.
+        var durationMs: Double
+    }
+
+    /// The zones' colours at `nowMs`: each the share of the way from where its fade began to its colour that the
+    /// fade's time has run, as a strip fades each zone on its own.
+    func shown(atMs nowMs: Double) -> [HSBK] {
+        guard let fade, fade.durationMs > 0, nowMs < fade.startMs + fade.durationMs, fade.from.count == colors.count
+        else { return colors }
+        let fraction = (nowMs - fade.startMs) / fade.durationMs
+        return zip(fade.from, colors).map { $0.interpolated(to: $1, by: fraction) }
+    }
+
+    /// Shows `newColors` from `nowMs`, faded to over `durationMs` from what the zones show then.
+    mutating func show(_ newColors: [HSBK], atMs nowMs: Double, durationMs: Double) {
+        let from = shown(atMs: nowMs)
+        fade = durationMs > 0 && from != newColors ? Fade(from: from, startMs: nowMs, durationMs: durationMs) : nil
+        colors = newColors
+    }
 
     /// The zones now of a strip whose light shows `light`, from those `kept` when they were set: kept while the
     /// light shows the same colour, whatever its level (a fade on or off moves the level, not the zones).
     static func current(_ kept: LIFXZones?, light: HSBK) -> LIFXZones {
         if let kept, kept.base.hasSameColor(as: light) { return kept }
-        return LIFXZones(base: light, colors: Array(repeating: light, count: count), pending: nil)
+        return LIFXZones(base: light, colors: Array(repeating: light, count: count), pending: nil, fade: nil)
     }
 
     /// Sets the zones from `index` on to `newColors`, as `apply` says: 0 keeps them for later; 1 applies them

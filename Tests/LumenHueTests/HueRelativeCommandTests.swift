@@ -63,6 +63,7 @@ struct HueRelativeCommandTests {
 
     @Test func effectAndAlertAreTakenAndReported() async throws {
         let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#)
         let answer = try await bridge.answer("PUT", "/lights/1/state", #"{"effect": "colorloop", "alert": "lselect"}"#)
         #expect(
             answer == [
@@ -82,6 +83,36 @@ struct HueRelativeCommandTests {
         #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"effect": "sparkle"}"#) == 7)
         #expect(try await bridge.errorType("PUT", "/lights/1/state", #"{"alert": "blink"}"#) == 7)
         #expect(try await bridge.errorType("PUT", "/lights/4/state", #"{"effect": "colorloop"}"#) == 6)
+    }
+
+    @Test func anEffectOrAlertForALightThatIsOffIsRefusedAsABridgeRefusesIt() async throws {
+        let bridge = try await HueTestBridge()
+        for (light, body, parameter) in [
+            (1, #"{"alert": "select"}"#, "alert"), (1, #"{"effect": "colorloop", "alert": "none"}"#, "effect"),
+            (3, #"{"alert": "lselect"}"#, "alert"),
+        ] {
+            let answer = try await bridge.answer("PUT", "/lights/\(light)/state", body)
+            #expect(
+                answer == [
+                    [
+                        "error": [
+                            "type": 201, "address": .string("/lights/\(light)/state/\(parameter)"),
+                            "description": .string("parameter, \(parameter), is not modifiable. Device is set to off."),
+                        ]
+                    ]
+                ], "\(answer)")
+        }
+        #expect(try await bridge.home.value(of: .light("den.lamp", .effect)) == "none", "nothing started")
+        // Switched on by the same body, the light takes it.
+        let on = try await bridge.answer("PUT", "/lights/3/state", #"{"on": true, "alert": "select"}"#)
+        #expect(on.arrayValue?.count == 2 && on.arrayValue?.allSatisfy { $0["success"] != nil } == true, "\(on)")
+    }
+
+    @Test func everyLightReportsAnAlertPlugsToo() async throws {
+        let bridge = try await HueTestBridge()
+        let lights = try await bridge.answer("GET", "/lights")
+        for number in ["1", "3", "4"] { #expect(lights[number]?["state"]?["alert"] == "none", "light \(number)") }
+        #expect(lights["3"]?["state"]?["bri"] == nil && lights["3"]?["state"]?["effect"] == nil)
     }
 
     @Test func aColourRefusedByALightThatIsOffNamesTheParameterAsSent() async throws {

@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -40,6 +41,28 @@ struct LIFXAddressCountTests {
                 id: "hall.new", name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19")),
             to: "hall")
         #expect(await addresses() == ["hall.b": "127.0.0.11", "den.c": "127.0.0.12", "hall.new": "127.0.0.13"])
+    }
+
+    @Test func aBulbAddedWhileRunningAnswersABroadcastFromItsAddressUnlessItsAddressIsNotReached() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
+        _ = await front.bulbs()
+        try await home.addLight(
+            LightFixture(
+                id: "hall.new", name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19")),
+            to: "hall")
+        let discovery = LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2)
+        func answeredFrom(reaching reaches: (@Sendable (IPv4Address) -> Bool)?) async throws -> Set<String> {
+            let answering = front.respond(to: discovery.bytes, from: { "127.0.0.1:5" }, reaching: reaches)
+            let work = try #require(answering)
+            let from = Mutex<Set<String>>([])
+            await work { _, address in from.withLock { _ = $0.insert(address?.description ?? "none") } }
+            return from.withLock { $0 }
+        }
+        #expect(try await answeredFrom(reaching: nil) == ["127.0.0.10", "127.0.0.11", "127.0.0.12", "127.0.0.13"])
+        let notTheNewOne: @Sendable (IPv4Address) -> Bool = { $0.description != "127.0.0.13" }
+        #expect(try await answeredFrom(reaching: notTheNewOne) == ["127.0.0.10", "127.0.0.11", "127.0.0.12"])
     }
 
     @Test func aCountNeverGivesALANsOwnOrBroadcastAddress() async throws {

@@ -50,7 +50,7 @@ struct LIFXCodecTests {
         otherProtocol[2] = 0x01
         #expect(throws: LIFXPacket.Malformed.notLIFX) { try LIFXPacket(bytes: otherProtocol) }
         // A message Lumen does not model is read as such, to be answered StateUnhandled.
-        #expect(LIFXRequest(type: 716, payload: []) == .unhandled(type: 716))
+        #expect(LIFXRequest(type: 401, payload: []) == .unhandled(type: 401))
     }
 
     @Test func labelsAreCutAtACharacterAndReadToTheirFirstZero() {

@@ -159,7 +159,7 @@ struct LIFXMatrixTests {
             (0..<5).map { _ in HSBK(&reader) } == [
                 Self.red, Self.blue, Self.blue, Self.red, HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0),
             ])
-        // No width, a tile past the chain, a short payload, a frame buffer not shown: nothing placed, and the bulb
+        // No width, a tile past the chain, a short payload, a frame buffer not shown: nothing shown, and the bulb
         // still answers.
         var otherBuffer = Self.set64(tile: 0, [Self.red])
         otherBuffer[2] = 1
@@ -171,6 +171,35 @@ struct LIFXMatrixTests {
         }
         #expect(try await pixels(of: 0) == Array(repeating: light, count: 64))
         #expect(try await replies(707, [0, 1, 0, 0, 0, 0]).map(\.type) == [711], "a width of 0 reads as 8")
+    }
+
+    /// A `CopyFrameBuffer`'s payload.
+    static func copyFrame(
+        tile: UInt8, length: UInt8 = 1, from source: UInt8, to destination: UInt8, at corner: (UInt8, UInt8) = (0, 0),
+        onto target: (UInt8, UInt8) = (0, 0), width: UInt8 = 8, height: UInt8 = 8
+    ) -> [UInt8] {
+        [tile, length, source, destination, corner.0, corner.1, target.0, target.1, width, height, 0, 0, 0, 0, 0]
+    }
+
+    @Test func aFrameDrawnOutOfSightShowsWhenCopiedToTheFrameBufferShown() async throws {
+        let light = try await light
+        // As Home Assistant and lifx-async paint a tile: into frame buffer 1, then copied to 0.
+        var hidden = Self.set64(tile: 1, [Self.red, Self.blue] + Array(repeating: Self.red, count: 62))
+        hidden[2] = 1
+        #expect(try await replies(715, hidden, ack: true).map(\.type) == [45])
+        #expect(try await pixels(of: 1) == Array(repeating: light, count: 64), "out of sight")
+        #expect(try await replies(716, Self.copyFrame(tile: 1, from: 1, to: 0), ack: true).map(\.type) == [45])
+        #expect(try await pixels(of: 1) == [Self.red, Self.blue] + Array(repeating: Self.red, count: 62))
+        #expect(try await pixels(of: 0) == Array(repeating: light, count: 64), "the other tiles as they were")
+        // A rectangle copied within the shown frame, and off the tile's edge: what falls off is left out.
+        _ = try await replies(
+            716, Self.copyFrame(tile: 1, from: 0, to: 0, at: (1, 0), onto: (7, 7), width: 2, height: 1))
+        let copied = try await pixels(of: 1)
+        #expect(copied[63] == Self.blue && copied[0] == Self.red && copied[1] == Self.blue)
+        // A frame buffer the chain lacks: nothing copied, and the bulb still answers.
+        #expect(try await replies(716, Self.copyFrame(tile: 1, from: 9, to: 0), ack: true).map(\.type) == [45])
+        #expect(try await pixels(of: 1) == copied)
+        #expect(try await replies(716, Self.copyFrame(tile: 0, from: 1, to: 0), to: "den.bulb").map(\.type) == [223])
     }
 
     @Test func aClientPlacesTheTilesAndTheChainSaysWhere() async throws {

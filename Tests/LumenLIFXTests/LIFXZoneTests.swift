@@ -106,6 +106,30 @@ struct LIFXZoneTests {
         #expect(await home.commandRecords(light: "den.strip").count == 1)
     }
 
+    @Test func zonesOfDifferentColoursFadeOverTheDurationOnTheSimulationClock() async throws {
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        let zoneMessage = try await replies(501, Self.setZones(0, 7, Self.red, durationMs: 1_000))
+        #expect(zoneMessage.map(\.type) == [506])
+        let started = try await zones()
+        // Answered after the bulb's latency of 10 ms (and the steps that moved the clock to it): barely begun.
+        #expect(started[0] != Self.red && started[8] == light)
+        try await home.advance(byMilliseconds: 490)
+        let halfway = try await zones()
+        #expect(halfway[0] != started[0] && halfway[0] != Self.red, "on its way")
+        #expect(halfway[0].saturation > light.saturation && halfway[0].saturation < Self.red.saturation)
+        #expect(Array(halfway[8...]) == Array(repeating: light, count: 8), "the zones not set stay")
+        try await home.advance(byMilliseconds: 600)
+        #expect(try await zones() == Array(repeating: Self.red, count: 8) + Array(repeating: light, count: 8))
+    }
+
+    @Test func aHueFadesTheShortWayRound() {
+        let from = HSBK(hue: 65_000, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let to = HSBK(hue: 1_000, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let halfway = from.interpolated(to: to, by: 0.5)
+        #expect(halfway.hue < 1_000 || halfway.hue > 65_000, "through red, not round the wheel")
+        #expect(from.interpolated(to: to, by: 0) == from && from.interpolated(to: to, by: 1) == to)
+    }
+
     @Test func zonesKeptForLaterShowOnlyWhenApplied() async throws {
         let light = HSBK(try await home.light("den.strip").state, kind: .color)
         _ = try await replies(501, Self.setZones(0, 3, Self.red, apply: 0))

@@ -122,13 +122,29 @@ struct UDPServerTests {
         #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
         // Loopback bulbs take this machine's broadcasts, on whichever interface they loop back, and no other
         // host's; bulbs on the macvlan take the LAN's, from their interface.
-        let loopbackBulbs = BroadcastRule(bulbs: [IPv4Address("127.0.0.10")!], interfaces: interfaces)
-        #expect(loopbackBulbs.accepts(interface: 1, sender: "127.0.0.1:51234"))
-        #expect(loopbackBulbs.accepts(interface: 2, sender: "192.168.1.10:51234"), "this machine's LAN address")
-        #expect(!loopbackBulbs.accepts(interface: 2, sender: "192.168.1.77:51234"), "another host on the LAN")
-        #expect(!loopbackBulbs.accepts(interface: 2, sender: "not an address"))
-        let lanBulbs = BroadcastRule(bulbs: [IPv4Address("192.168.1.50")!], interfaces: interfaces)
-        #expect(lanBulbs.accepts(interface: 5, sender: "192.168.1.77:51234"))
-        #expect(!lanBulbs.accepts(interface: 2, sender: "192.168.1.77:51234"))
+        let rule = BroadcastRule(interfaces: interfaces)
+        func reaches(_ bulb: String, on interface: Int32, from sender: String) -> Bool {
+            rule.reaches(IPv4Address(bulb)!, interface: interface, sender: sender)
+        }
+        #expect(reaches("127.0.0.10", on: 1, from: "127.0.0.1:51234"))
+        #expect(reaches("127.0.0.10", on: 2, from: "192.168.1.10:51234"), "this machine's LAN address")
+        #expect(!reaches("127.0.0.10", on: 2, from: "192.168.1.77:51234"), "another host on the LAN")
+        #expect(!reaches("127.0.0.10", on: 2, from: "not an address"))
+        #expect(reaches("192.168.1.50", on: 5, from: "192.168.1.77:51234"))
+        #expect(!reaches("192.168.1.50", on: 2, from: "192.168.1.77:51234"))
+    }
+
+    /// A bulb added while lumend runs is judged by its own address, as one found at start: loopback bulbs beside
+    /// LAN bulbs take only this machine's broadcasts, and the LAN bulbs the LAN's, whichever came first.
+    @Test func eachBulbTakesTheBroadcastsItsOwnAddressReaches() {
+        let macvlan = NetworkInterface(
+            index: 5, address: IPv4Address("192.168.1.50")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
+        let loopback = NetworkInterface(
+            index: 1, address: IPv4Address("127.0.0.1")!, netmask: IPv4Address("255.0.0.0")!, isLoopback: true)
+        let rule = BroadcastRule(interfaces: [loopback, macvlan])
+        let fromTheLAN = rule.reaches(_:interface:sender:)
+        #expect(fromTheLAN(IPv4Address("192.168.1.51")!, 5, "192.168.1.77:56700"), "a LAN bulb added later")
+        #expect(!fromTheLAN(IPv4Address("127.0.0.12")!, 5, "192.168.1.77:56700"), "a loopback bulb added later")
+        #expect(fromTheLAN(IPv4Address("127.0.0.12")!, 1, "127.0.0.1:56700"))
     }
 }

@@ -16,7 +16,7 @@ public struct Fixture: Sendable, Hashable {
     public static let currentSchema = 1
 
     /// The names of the fronts whose records a fixture or state may hold, each a key of the document.
-    public static let frontNames = ["hue"]
+    public static let frontNames = ["hue", "lifx"]
 
     /// The schema version of the document.
     public var schema: Int = Fixture.currentSchema

@@ -1,34 +1,43 @@
 import LumenModel
 
-/// Which broadcasts the bulbs at some addresses take, heard on a socket on the wildcard address (which hears
-/// them from every network the machine is on).
+/// Which broadcasts a LIFX bulb at an address takes, heard on a socket on the wildcard address (which hears them
+/// from every network the machine is on).
 ///
-/// Bulbs on a LAN's addresses take that LAN's broadcasts, once: from their own interfaces only (a macvlan's
-/// broadcast arrives on the interface under it too). Bulbs on loopback are this machine's alone: they take a
-/// broadcast only from one of its own addresses, whichever interface it looped back on, never one another host
-/// sent (a tagged `SetPower` from anyone on the LAN, say).
+/// Each bulb is judged by its own address, so that a bulb added while lumend runs is judged as one found at start:
+/// a bulb on a LAN's address takes that LAN's broadcasts, once: from its own interface only (a macvlan's broadcast
+/// arrives on the interface under it too). A bulb on loopback is this machine's alone: it takes a broadcast only
+/// from one of the machine's own addresses, whichever interface it looped back on, never one another host sent (a
+/// tagged `SetPower` from anyone on the LAN, say).
 public struct BroadcastRule: Sendable {
-    /// The interfaces whose broadcasts count; `nil` for any.
-    let interfaces: Set<Int32>?
-    /// Whether only this machine's own broadcasts count.
-    let localOnly: Bool
+    /// The machine's interfaces.
+    let interfaces: [NetworkInterface]
     /// This machine's addresses, beside loopback's.
     let localAddresses: Set<IPv4Address>
 
-    /// The rule for bulbs at `bulbs`, on a machine with `interfaces`.
-    public init(bulbs: [IPv4Address], interfaces: [NetworkInterface]) {
-        self.interfaces = NetworkInterface.broadcastInterfaces(for: bulbs, among: interfaces)
-        localOnly = bulbs.contains(where: \.isLoopback)
+    /// The rule on a machine with `interfaces`.
+    public init(interfaces: [NetworkInterface]) {
+        self.interfaces = interfaces
         localAddresses = Set(interfaces.map(\.address))
     }
 
-    /// Whether a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`) counts.
-    public func accepts(interface: Int32, sender: String) -> Bool {
-        if let interfaces, !interfaces.contains(interface) { return false }
-        guard localOnly else { return true }
-        guard let host = sender.split(separator: ":").first, let address = IPv4Address(String(host)) else {
-            return false
+    /// Whether a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`) reaches the bulb at
+    /// `bulb`.
+    public func reaches(_ bulb: IPv4Address, interface: Int32, sender: String) -> Bool {
+        reaching(interface: interface, sender: sender)(bulb)
+    }
+
+    /// Which bulbs, by address, a broadcast that came in on `interface` from `sender` reaches: the sender read
+    /// once for every bulb a broadcast is offered to.
+    public func reaching(interface: Int32, sender: String) -> @Sendable (IPv4Address) -> Bool {
+        let address = sender.split(separator: ":").first.flatMap { IPv4Address(String($0)) }
+        let fromThisMachine = address.map { $0.isLoopback || localAddresses.contains($0) } ?? false
+        let interfaces = self.interfaces
+        return { bulb in
+            // A LAN bulb takes its own interface's broadcasts; a bulb on no interface's network, any.
+            let home =
+                interfaces.first(where: { $0.address == bulb }) ?? interfaces.first(where: { $0.contains(bulb) })
+            if let home, !home.isLoopback, home.index != interface { return false }
+            return !bulb.isLoopback || fromThisMachine
         }
-        return address.isLoopback || localAddresses.contains(address)
     }
 }

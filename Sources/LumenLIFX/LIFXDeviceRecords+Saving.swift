@@ -1,0 +1,263 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension LIFXDeviceRecords {
+    /// The name the bulbs' record is saved under with the home (``Fixture/fronts``).
+    static let recordName = "lifx"
+
+    /// Reads what the home keeps for the bulbs, once: on the front's first turn of the home, before anything a
+    /// client sends is placed over it.
+    func loadOnce(from home: isolated Home) {
+        let first = isLoaded.withLock { loaded in
+            defer { loaded = true }
+            return !loaded
+        }
+        if first { load(home.frontRecord(Self.recordName)) }
+    }
+
+    /// Saves what the bulbs keep across restarts with `home`, for the lights it still has: a light removed takes
+    /// its entry with it, so the record holds one entry a bulb at most.
+    ///
+    /// Saves only when something changed since the last save: bulbs answering side by side save once for them all.
+    func save(to home: isolated Home) {
+        loadOnce(from: home)
+        // Read before the record, so that a change made while it is read is saved again by the next save.
+        let count = changes.load(ordering: .acquiring)
+        let isUnsaved = savedChanges.withLock { saved in
+            defer { saved = count }
+            return saved != count
+        }
+        guard isUnsaved else { return }
+        home.saveFrontRecord(Self.recordName, jsonValue { home.hasLight($0) })
+    }
+
+    /// What the bulbs keep across restarts, by light, for the lights `isKept` keeps: the location and group a
+    /// client gave each, its infrared level, its HEV settings and cycle, its zones or pixels, where its tiles
+    /// are, its effects and the colour a client last gave it. Boots are left out: a restart is a boot.
+    func jsonValue(keeping isKept: (LightID) -> Bool) -> JSONValue {
+        var entries: [LightID: JSONObject] = [:]
+        func put(_ key: String, _ value: JSONValue, for light: LightID) {
+            guard isKept(light) else { return }
+            entries[light, default: JSONObject()][key] = value
+        }
+        for (light, membership) in locations.withLock({ $0 }) { put("location", membership.jsonValue, for: light) }
+        for (light, membership) in groups.withLock({ $0 }) { put("group", membership.jsonValue, for: light) }
+        for (light, level) in infraredLevels.withLock({ $0 }) { put("infrared", .int(Int(level)), for: light) }
+        for (light, hev) in hevStates.withLock({ $0 }) { put("hev", hevJSON(hev), for: light) }
+        for (light, zones) in zoneStates.withLock({ $0 }) { put("zones", zones.jsonValue, for: light) }
+        for (light, pixels) in matrixStates.withLock({ $0 }) {
+            put("pixels", .object(["base": pixels.base.jsonValue, "colors": pixels.colors.jsonValue]), for: light)
+        }
+        for (light, tiles) in tilePositions.withLock({ $0 }) {
+            let placed = tiles.sorted { $0.key < $1.key }.map { tile, position -> JSONValue in
+                .array([.int(tile), .double(Double(position.x)), .double(Double(position.y))])
+            }
+            put("tiles", .array(placed), for: light)
+        }
+        for (light, effect) in multiZoneEffects.withLock({ $0 }) {
+            put("multiZoneEffect", effect.jsonValue, for: light)
+        }
+        for (light, effect) in tileEffects.withLock({ $0 }) { put("tileEffect", effect.jsonValue, for: light) }
+        for (light, given) in givenColors.withLock({ $0 }) {
+            let state = given.state
+            put(
+                "color",
+                .object([
+                    "hsbk": given.color.jsonValue, "brightness": .double(state.brightness),
+                    "mireds": .int(state.colorTemperature), "x": .double(state.color.x), "y": .double(state.color.y),
+                ]), for: light)
+        }
+        let sorted = entries.sorted { $0.key.rawValue < $1.key.rawValue }
+        return .object(JSONObject(sorted.map { (key: $0.key.rawValue, value: .object($0.value)) }))
+    }
+
+    /// Takes back what ``jsonValue(keeping:)`` wrote. The record is the front's own: a part that does not read
+    /// (written by another build, say) is left out, and the bulb reports that part as if never set.
+    func load(_ record: JSONValue?) {
+        guard let entries = record?.objectValue else { return }
+        for (key, value) in entries {
+            guard let entry = value.objectValue else { continue }
+            let light = LightID(key)
+            if let membership = entry["location"].flatMap(Membership.init(json:)) {
+                locations.withLock { $0[light] = membership }
+            }
+            if let membership = entry["group"].flatMap(Membership.init(json:)) {
+                groups.withLock { $0[light] = membership }
+            }
+            if let level = entry["infrared"]?.intValue.flatMap(UInt16.init(exactly:)) {
+                infraredLevels.withLock { $0[light] = level }
+            }
+            if let hev = entry["hev"].flatMap(hev(json:)) { hevStates.withLock { $0[light] = hev } }
+            if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
+            if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
+                let colors = pixels["colors"].flatMap([HSBK].init(json:)),
+                colors.count == LIFXMatrix.tiles * LIFXMatrix.pixelsPerTile
+            {
+                matrixStates.withLock { $0[light] = LIFXMatrix(base: base, colors: colors) }
+            }
+            if let tiles = entry["tiles"]?.arrayValue {
+                var placed: [Int: SIMD2<Float>] = [:]
+                for tile in tiles {
+                    guard let parts = tile.arrayValue, parts.count == 3, let index = parts[0].intValue,
+                        (0..<LIFXMatrix.tiles).contains(index), let x = parts[1].doubleValue,
+                        let y = parts[2].doubleValue
+                    else { continue }
+                    placed[index] = SIMD2(Float(x), Float(y))
+                }
+                if !placed.isEmpty { tilePositions.withLock { $0[light] = placed } }
+            }
+            if let effect = entry["multiZoneEffect"].flatMap(LIFXEffect.init(json:)) {
+                multiZoneEffects.withLock { $0[light] = effect }
+            }
+            if let effect = entry["tileEffect"].flatMap(LIFXEffect.init(json:)) {
+                tileEffects.withLock { $0[light] = effect }
+            }
+            if let given = entry["color"], let color = given["hsbk"].flatMap(HSBK.init(json:)),
+                let brightness = given["brightness"]?.doubleValue, let mireds = given["mireds"]?.intValue,
+                let x = given["x"]?.doubleValue, let y = given["y"]?.doubleValue
+            {
+                // Whether the light is on is no part of what the colour left: only the colour is compared.
+                let state = LightState(
+                    isOn: true, brightness: brightness, colorTemperature: mireds, color: CIEColor(x: x, y: y))
+                givenColors.withLock { $0[light] = (color, state) }
+            }
+        }
+    }
+
+    /// A HEV bulb's settings and cycle as JSON; a cycle under way by its start on the simulated wall clock, in
+    /// nanoseconds since 1970, since the simulation's time starts again with lumend.
+    private func hevJSON(_ hev: HEV) -> JSONValue {
+        var object: JSONObject = [
+            "lastResult": .int(Int(hev.lastResult)), "indication": .bool(hev.indication),
+            "defaultDurationS": .int(Int(hev.defaultDurationS)),
+        ]
+        if let cycle = hev.cycle {
+            object["cycle"] = .object([
+                "startNs": .number(JSONNumber(time(atMs: cycle.startMs))), "durationS": .int(Int(cycle.durationS)),
+                "lastPower": .bool(cycle.lastPower),
+            ])
+        }
+        return .object(object)
+    }
+
+    private func hev(json: JSONValue) -> HEV? {
+        guard let lastResult = json["lastResult"]?.intValue.flatMap(UInt8.init(exactly:)),
+            let indication = json["indication"]?.boolValue,
+            let defaultDurationS = json["defaultDurationS"]?.intValue.flatMap(UInt32.init(exactly:))
+        else { return nil }
+        var hev = HEV(lastResult: lastResult, indication: indication, defaultDurationS: defaultDurationS)
+        if let cycle = json["cycle"], let startNs = cycle["startNs"]?.doubleValue,
+            let durationS = cycle["durationS"]?.intValue.flatMap(UInt32.init(exactly:)),
+            let lastPower = cycle["lastPower"]?.boolValue
+        {
+            let startMs = (startNs - Double(startedAtNanoseconds)) / 1_000_000
+            hev.cycle = HEV.Cycle(startMs: startMs, durationS: durationS, lastPower: lastPower)
+        }
+        return hev
+    }
+}
+
+extension LIFXDeviceRecords.Membership {
+    var jsonValue: JSONValue {
+        .object(["id": .string(id.hexText), "label": .string(label), "updatedAt": .number(JSONNumber(updatedAt))])
+    }
+
+    init?(json: JSONValue) {
+        guard let id = json["id"]?.stringValue.flatMap([UInt8].init(hexText:)), id.count == 16,
+            let label = json["label"]?.stringValue, let updatedAt = json["updatedAt"]?.unsignedValue
+        else { return nil }
+        self.init(id: id, label: label, updatedAt: updatedAt)
+    }
+}
+
+extension HSBK {
+    /// The colour as `[hue, saturation, brightness, kelvin]`.
+    var jsonValue: JSONValue {
+        .array([.int(Int(hue)), .int(Int(saturation)), .int(Int(brightness)), .int(Int(kelvin))])
+    }
+
+    init?(json: JSONValue) {
+        guard let parts = json.arrayValue, parts.count == 4 else { return nil }
+        let values = parts.compactMap { $0.intValue.flatMap(UInt16.init(exactly:)) }
+        guard values.count == 4 else { return nil }
+        self.init(hue: values[0], saturation: values[1], brightness: values[2], kelvin: values[3])
+    }
+}
+
+extension [HSBK] {
+    var jsonValue: JSONValue { .array(map(\.jsonValue)) }
+
+    init?(json: JSONValue) {
+        guard let parts = json.arrayValue else { return nil }
+        let colors = parts.compactMap(HSBK.init(json:))
+        guard colors.count == parts.count else { return nil }
+        self = colors
+    }
+}
+
+extension LIFXZones {
+    var jsonValue: JSONValue {
+        var object: JSONObject = ["base": base.jsonValue, "colors": colors.jsonValue]
+        if let pending { object["pending"] = pending.jsonValue }
+        return .object(object)
+    }
+
+    init?(json: JSONValue) {
+        guard let base = json["base"].flatMap(HSBK.init(json:)),
+            let colors = json["colors"].flatMap([HSBK].init(json:)), colors.count == Self.count
+        else { return nil }
+        let pending = json["pending"].flatMap([HSBK].init(json:))
+        guard pending == nil || pending?.count == Self.count else { return nil }
+        // A fade under way is saved landed: after a restart the zones show where it was going.
+        self.init(base: base, colors: colors, pending: pending, fade: nil)
+    }
+}
+
+extension LIFXEffect {
+    var jsonValue: JSONValue {
+        .object([
+            "instanceID": .int(Int(instanceID)), "type": .int(Int(type)), "speedMs": .int(Int(speedMs)),
+            "durationNs": .number(JSONNumber(durationNs)), "parameters": .string(parameters.hexText),
+            "palette": palette.jsonValue,
+        ])
+    }
+
+    init?(json: JSONValue) {
+        guard let instanceID = json["instanceID"]?.intValue.flatMap(UInt32.init(exactly:)),
+            let type = json["type"]?.intValue.flatMap(UInt8.init(exactly:)),
+            let speedMs = json["speedMs"]?.intValue.flatMap(UInt32.init(exactly:)),
+            let durationNs = json["durationNs"]?.unsignedValue,
+            let parameters = json["parameters"]?.stringValue.flatMap([UInt8].init(hexText:)),
+            let palette = json["palette"].flatMap([HSBK].init(json:))
+        else { return nil }
+        self.init(
+            instanceID: instanceID, type: type, speedMs: speedMs, durationNs: durationNs, parameters: parameters,
+            palette: palette)
+    }
+}
+
+extension JSONValue {
+    /// The value as a 64-bit unsigned integer, all its digits kept (a time in nanoseconds passes 2^53).
+    fileprivate var unsignedValue: UInt64? { if case .number(let n) = self { UInt64(n.text) } else { nil } }
+}
+
+extension [UInt8] {
+    /// The bytes as lower-case hexadecimal, two digits a byte.
+    fileprivate var hexText: String { map { String(hex: $0, digits: 2) }.joined() }
+
+    /// The bytes `text` writes as hexadecimal, two digits a byte; `nil` for anything else.
+    fileprivate init?(hexText text: String) {
+        let digits = Array(text.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        self = bytes
+    }
+}
