@@ -42,7 +42,7 @@ LIFECYCLE_ROUNDS ?= 20
 
 SOAK_MINUTES   ?= 10
 
-.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python python-api interop ha-venv check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize
+.PHONY: all deps deps-browser install-missing test-browser build run test test-swift test-python python-api interop ha-venv check-units deb check-deb bench completions man install uninstall fmt lint clean crashsim fuzz lifecycle hostile soak sanitize release
 
 all: build
 
@@ -186,8 +186,13 @@ man: deps
 ## a link to lumend), the units (their paths filled in for PREFIX), the sysusers.d file for
 ## group lumen, completions, manual pages, docs and fixtures under $(DESTDIR)$(PREFIX). uninstall removes
 ## exactly that.
-install: man
+## release: build what make install puts in place, as yourself (make install as root then only copies it).
+release:
 	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
+
+install: man
+	@# Built already by make release (sudo's PATH may not find the toolchain); else built here.
+	@[ -x $(BINARIES)/lumen ] || $(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
