@@ -53,13 +53,14 @@ public final class HueBridge: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// Answers one request under `/api`, and `/description.xml`; `nil` for a path elsewhere, which another front
+    /// Answers one request under `/api`, `/clip/v2` and `/description.xml`; `nil` for a path elsewhere, which another front
     /// may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
         if request.path == "/description.xml", request.method == "GET" {
             if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
             return .later { await self.description(for: request) }
         }
+        if let reply = respondV2(to: request) { return reply }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
             // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.
