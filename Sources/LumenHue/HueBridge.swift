@@ -29,6 +29,8 @@ public final class HueBridge: Sendable {
     /// pairing on the simulation's clock, scenes beside the lights) is taken inside one turn of the home
     /// (``visit(_:)``), so that it and the home agree. The lock is never held across a suspension.
     let memory: Mutex<HueBridgeMemory>
+    /// The API v2 event streams open, and what the bridge last showed them.
+    let events = HueEventHub()
 
     /// The name the home keeps the bridge's record under (``Fixture/fronts``).
     static let recordName = "hue"
@@ -166,6 +168,8 @@ public final class HueBridge: Sendable {
                     if memory.isUnsaved {
                         home.saveFrontRecord(Self.recordName, memory.state.jsonValue)
                         memory.isUnsaved = false
+                        // A scene or group stored is news to the event streams, as the home's changes are.
+                        self.homeChanged()
                     }
                 }
                 return try body(home, &memory)

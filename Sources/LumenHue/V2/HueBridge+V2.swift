@@ -8,7 +8,8 @@ extension HueBridge {
     /// As on a bridge, v2 is served over HTTPS only, to a paired user's key in `hue-application-key`, and under
     /// the same `Host` and `Origin` rules as `/api`.
     package func respondV2(to request: HTTPRequest) -> HTTPReply? {
-        guard request.path == "/clip/v2" || request.path.hasPrefix("/clip/v2/") else { return nil }
+        let isStream = request.path == "/eventstream/clip/v2"
+        guard isStream || request.path == "/clip/v2" || request.path.hasPrefix("/clip/v2/") else { return nil }
         if let why = access.refusal(of: request) {
             return .now(HueV2Error(description: "forbidden; \(why)", status: 403).response)
         }
@@ -16,6 +17,7 @@ extension HueBridge {
             return .now(HueV2Error(description: "the Hue API v2 is served over HTTPS only", status: 404).response)
         }
         guard let key = request.headers["hue-application-key"] else { return .now(HueV2Error.unauthorized.response) }
+        if isStream { return eventStream(request, key: key) }
         return .later { await self.answerV2(request, key: key) }
     }
 
