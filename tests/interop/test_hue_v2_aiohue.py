@@ -5,7 +5,6 @@ a client sees them.
 """
 
 import asyncio
-import re
 import time
 
 import pytest
@@ -13,17 +12,9 @@ from aiohue import HueBridgeV2
 from aiohue.util import create_app_key
 from aiohue.v2.models.resource import ResourceTypes
 
-from conftest import light_scope
+from conftest import HTTPS_ARGS, https_address, light_scope
 
-HTTPS_ARGS = ["--https", "127.0.0.1:0"]
 pytestmark = pytest.mark.lumend(args=HTTPS_ARGS, clock="real")
-
-
-def https_address(lumend) -> str:
-    """`127.0.0.1:PORT` of the HTTPS listener, from lumend's log."""
-    match = re.search(r"API v2 on https://(127\.0\.0\.1:\d+)/clip/v2", lumend.daemon.stderr)
-    assert match, lumend.daemon.stderr
-    return match.group(1)
 
 
 def paired(lumend) -> tuple[str, str]:
