@@ -82,4 +82,30 @@ import Testing
         #expect(String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Evening") == false)
         for stream in streams + [again] { stream.finish() }
     }
+
+    @Test func aStreamWhoseClientFallsBehindIsClosedNotGrown() async throws {
+        let hub = HueEventHub()
+        let (stream, _) = hub.open(lastEventID: nil)
+        #expect(hub.streamCount == 1)
+        let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+        for _ in 0..<(HueEventHub.pendingLimit / batch.count + 1) { stream.send(batch) }
+        #expect(stream.next(maxBytes: 16_384) == nil)
+        stream.finish()
+        #expect(hub.streamCount == 0)
+    }
+
+    @Test func anUnknownKeyOpensNoStream() async throws {
+        let bridge = try await HueTestBridge()
+        await bridge.bridge.watchHome()
+        var request = HTTPRequest(
+            method: "GET", path: "/eventstream/clip/v2",
+            headers: HueBridgeTests.headers.merging(["hue-application-key": "nobody"]) { $1 })
+        request.isSecure = true
+        guard case .now(let response) = try #require(bridge.bridge.respond(to: request)) else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(response.status == 403)
+        #expect(bridge.bridge.events.streamCount == 0)
+    }
 }
