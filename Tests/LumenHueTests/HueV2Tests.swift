@@ -158,5 +158,9 @@ import Testing
         #expect(abs((shown["dimming"]?["brightness"]?.doubleValue ?? 0) - 80) < 0.5)
         let restarted = try await bridge.restarted()
         #expect(try await resources(restarted, "scene").map { $0["id"]?.stringValue } == [scene])
+        let deleted = try await v2(restarted, "DELETE", "/clip/v2/resource/scene/\(scene)")
+        #expect(deleted.status == 200)
+        #expect(try await resources(restarted, "scene").isEmpty)
+        #expect(try await v2(restarted, "DELETE", "/clip/v2/resource/scene/\(scene)").status == 404)
     }
 }

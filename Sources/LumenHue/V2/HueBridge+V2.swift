@@ -65,6 +65,10 @@ extension HueBridge {
         case ("PUT", 3):
             let body = try Self.v2Body(request)
             return try await changeV2(parts[1], parts[2], body, key: key, from: sender, path: request.path)
+        case ("DELETE", 3) where parts[1] == "scene":
+            guard let scene = await v2Model().scenes[parts[2]] else { throw HueV2Error.notFound(request.path) }
+            _ = try await deleteScene(scene.id)
+            return Self.v2Changed(parts[2], "scene")
         case ("POST", 2) where parts[1] == "scene":
             return try await createSceneV2(try Self.v2Body(request), owner: key)
         default:
