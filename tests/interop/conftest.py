@@ -5,6 +5,8 @@ HTTP listener on a free port. A command waits for its light's latency, so a test
 thread and moves the clock until the call returns (`drive`).
 """
 
+import re
+
 import pytest
 
 from harness import drive, light_scope  # noqa: F401 - the tests import them from here
