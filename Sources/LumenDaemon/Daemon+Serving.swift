@@ -158,6 +158,7 @@ extension Daemon {
         let rpc = RPCOverHTTP(
             scopeContext: scopeContext, loop: loop, limits: options.limits, settings: settings, logger: logger)
         await scopeContext.home.addWatcher { rpc.publish($0) }
+        await bridge.watchHome()
         for (listener, address) in zip(listeners, bound) {
             let scheme = listener.tls == nil ? "http" : "https"
             let base =
@@ -169,7 +170,8 @@ extension Daemon {
             let controls =
                 options.httpTokenFile == nil ? "\(base)/#token=\(token)" : "\(base)/#token=<the token file's>"
             logger.notice(
-                "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api",
+                "dashboard on \(base)/ (simulation controls: \(controls)); Hue bridge (API v1) on \(base)/api"
+                    + (listener.tls == nil ? "" : ", API v2 on \(base)/clip/v2"),
                 [(scheme, base), ("pairing", options.huePairing.rawValue)])
         }
         return HTTPServer(

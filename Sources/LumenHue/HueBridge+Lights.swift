@@ -101,12 +101,26 @@ extension HueBridge {
     /// of the Hue family, the bridge) confirms it.
     func setState(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
         let address = "/lights/\(number)/state"
-        // The light found, its command read for its kind and sent, in one turn of the home.
+        let command = try await command(toLight: number, from: sender) { kind throws(HueError) in
+            try HueCommand(try self.bodyObject(request, address: address), kind: kind, at: address)
+        }
+        return .json(.array(command.successes))
+    }
+
+    /// Sends light `number` the command `read` makes for its kind, as one command, and waits until the light (or,
+    /// for a light of the Hue family, the bridge) confirms it: the light found, its command read and sent in one
+    /// turn of the home.
+    /// - Returns: the command sent.
+    /// - Throws: ``HueError`` for an unknown light, a command `read` refuses, or one the light refuses.
+    func command(
+        toLight number: String, from sender: String,
+        read: @escaping @Sendable (LightKind) throws(HueError) -> HueCommand
+    ) async throws -> HueCommand {
         let (light, command, receipt) = try await scopeContext.sending(as: sender) {
             try await visit { home, memory throws(HueError) in
                 let light = try memory.light(number, in: home)
                 let kind = light.light.model.kind
-                let command = try HueCommand(try bodyObject(request, address: address), kind: kind, at: address)
+                let command = try read(kind)
                 try command.checkEffects(forLightOn: light.light.state.isOn)
                 let change = command.change(over: light.light.state, kind: kind)
                 guard !change.properties.isEmpty else { return (light.light.id, command, nil as CommandReceipt?) }
@@ -125,7 +139,7 @@ extension HueBridge {
             do { _ = try await scopeContext.settle(receipt) } catch { throw command.hueError(for: error) }
         }
         await applyEffects(of: command, to: [light])
-        return .json(.array(command.successes))
+        return command
     }
 
     /// `POST /api/<user>/lights`: starts the bridge's search for new lights.

@@ -29,6 +29,8 @@ public final class HueBridge: Sendable {
     /// pairing on the simulation's clock, scenes beside the lights) is taken inside one turn of the home
     /// (``visit(_:)``), so that it and the home agree. The lock is never held across a suspension.
     let memory: Mutex<HueBridgeMemory>
+    /// The API v2 event streams open, and what the bridge last showed them.
+    let events = HueEventHub()
 
     /// The name the home keeps the bridge's record under (``Fixture/fronts``).
     static let recordName = "hue"
@@ -53,7 +55,7 @@ public final class HueBridge: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// Answers one request under `/api`, and `/description.xml`; `nil` for a path elsewhere, which another front
+    /// Answers one request under `/api`, `/clip/v2` and `/description.xml`; `nil` for a path elsewhere, which another front
     /// may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
         home.noteRequest()
@@ -61,6 +63,7 @@ public final class HueBridge: Sendable {
             if let why = access.refusal(of: request) { return .now(.text("forbidden; \(why)\n", status: 403)) }
             return .later { await self.description(for: request) }
         }
+        if let reply = respondV2(to: request) { return reply }
         guard request.path == "/api" || request.path.hasPrefix("/api/") else { return nil }
         if let why = access.refusal(of: request) {
             // Before anything else, pairing included: a page elsewhere must learn nothing of the bridge.
@@ -166,6 +169,8 @@ public final class HueBridge: Sendable {
                     if memory.isUnsaved {
                         home.saveFrontRecord(Self.recordName, memory.state.jsonValue)
                         memory.isUnsaved = false
+                        // A scene or group stored is news to the event streams, as the home's changes are.
+                        self.homeChanged()
                     }
                 }
                 return try body(home, &memory)

@@ -80,7 +80,8 @@ extension Benchmarks {
     /// `changes` changes of the home's name, written at once by `writer`; measured until every one of `readers`
     /// has read the last. `nil` when one has not within 30 s.
     static func burst(
-        _ changes: Int, round: Int, writer: Int32, readers: [Int32], texts: inout [Int32: ChunkedText]
+        _ changes: Int, round: Int, writer: Int32, readers: [Int32], texts: inout [Int32: ChunkedText],
+        heardAs key: String = "value"
     ) -> Measurement? {
         let last = "round \(round) last"
         var lines = ""
@@ -93,7 +94,7 @@ extension Benchmarks {
         let cpu = processCPU()
         let began = ContinuousClock.now
         UnixSocket.sendAll(writer, Array(lines.utf8))
-        guard waitForText(#""value":"\#(last)""#, on: readers, texts: &texts) else { return nil }
+        guard waitForText(#""\#(key)":"\#(last)""#, on: readers, texts: &texts) else { return nil }
         let measurement = Measurement(
             operations: changes * readers.count, seconds: seconds(ContinuousClock.now - began),
             cpu: processCPU() - cpu)

@@ -46,7 +46,7 @@ extension Benchmarks {
     }
 
     /// `rounds` GETs of `path` on each of `clients` keep-alive connections, each on its own thread.
-    static func httpGets(clients: Int, rounds: Int, port: UInt16, path: String) -> Measurement {
+    static func httpGets(clients: Int, rounds: Int, port: UInt16, path: String, headers: String = "") -> Measurement {
         let ready = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
         let ended = DispatchGroup()
@@ -57,7 +57,7 @@ extension Benchmarks {
                 let client = HTTPLoadClient(port: port)
                 ready.leave()
                 start.wait()
-                for _ in 0..<rounds { _ = client.get(path) }
+                for _ in 0..<rounds { _ = client.get(path, headers: headers) }
                 ended.leave()
             }.start()
         }
@@ -98,9 +98,10 @@ final class HTTPLoadClient {
 
     deinit { close(fd) }
 
-    /// Sends a GET of `path` and returns the answer's body.
-    func get(_ path: String) -> [UInt8] {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+    /// Sends a GET of `path`, with `headers` (each line ending in CRLF) after `Host`, and returns the answer's
+    /// body.
+    func get(_ path: String, headers: String = "") -> [UInt8] {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         let separator: [UInt8] = [13, 10, 13, 10]
         var headerEnd: Int?

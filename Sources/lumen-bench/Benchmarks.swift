@@ -5,7 +5,8 @@ import Foundation
 enum Benchmarks {
     /// The parts of the run; `--only` picks some.
     enum Section: String, CaseIterable {
-        case reads, writes, work, size, memory, startup, sessions, hue, lifx, streams
+        case reads, writes, work, size, memory, startup, sessions, hue, hueV2 = "hue-v2", lifx, streams
+        case streamsV2 = "streams-v2"
     }
 
     static let usage = """
@@ -21,8 +22,8 @@ enum Benchmarks {
         the least CPU it took alone on one thread over several runs.
         docs/benchmarks.md explains every figure and its target.
           --quick          fewer rounds (a smoke run, figures are rougher)
-          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions, hue, lifx,
-                           streams
+          --only SECTIONS  run only these: reads, writes, work, size, memory, startup, sessions, hue, hue-v2,
+                           lifx, streams, streams-v2
                            (default: all)
         """
 
@@ -38,7 +39,8 @@ enum Benchmarks {
                 let chosen = names.compactMap(Section.init(rawValue:))
                 guard !chosen.isEmpty, chosen.count == names.count else {
                     print(
-                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions, hue, lifx, streams\n\n"
+                        "lumen-bench: --only takes sections from: reads, writes, work, size, memory, startup, sessions, "
+                            + "hue, hue-v2, lifx, streams, streams-v2\n\n"
                             + usage)
                     exit(2)
                 }
@@ -71,8 +73,10 @@ enum Benchmarks {
         if sections.contains(.startup) { await benchmarkStartup(baseline) }
         if sections.contains(.sessions) { await benchmarkSessions(baseline) }
         if sections.contains(.hue) { await benchmarkHue(baseline) }
+        if sections.contains(.hueV2) { await benchmarkHueV2(baseline) }
         if sections.contains(.lifx) { await benchmarkLIFX(baseline) }
         if sections.contains(.streams) { await benchmarkEventStreams(baseline) }
+        if sections.contains(.streamsV2) { await benchmarkHueEventStreams(baseline) }
     }
 
     /// What every section compares against.

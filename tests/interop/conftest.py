@@ -5,6 +5,8 @@ HTTP listener on a free port. A command waits for its light's latency, so a test
 thread and moves the clock until the call returns (`drive`).
 """
 
+import re
+
 import pytest
 
 from harness import drive, light_scope  # noqa: F401 - the tests import them from here
@@ -12,12 +14,20 @@ from harness import drive, light_scope  # noqa: F401 - the tests import them fro
 pytest_plugins = ["lumen.pytest_plugin"]
 
 HTTP_ARGS = ["--http", "127.0.0.1:0"]
+HTTPS_ARGS = ["--https", "127.0.0.1:0"]
 
 
 def bridge_address(lumend) -> str:
     """`127.0.0.1:PORT` of the Hue bridge, as lumend said with READY=1."""
     assert lumend.hue_url, lumend.daemon.stderr
     return lumend.hue_url.removeprefix("http://")
+
+
+def https_address(lumend) -> str:
+    """`127.0.0.1:PORT` of the HTTPS listener, where the bridge serves API v2, from lumend's log."""
+    match = re.search(r"API v2 on https://(127\.0\.0\.1:\d+)/clip/v2", lumend.daemon.stderr)
+    assert match, lumend.daemon.stderr
+    return match.group(1)
 
 
 @pytest.fixture

@@ -1,0 +1,44 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// Has the event streams told of every change in the home from now on, whichever front made it.
+    package func watchHome() async {
+        // The users read now, so that a stream, answered at once, can check its key without a visit.
+        await visit { _, _ in }
+        await home.addObserver { [weak self] _ in self?.homeChanged() }
+    }
+
+    /// Something changed: the event streams, if any are open, get a look at the bridge after this turn of the
+    /// home, with every other change of the turn.
+    func homeChanged() {
+        guard events.wantsLook() else { return }
+        Task { await self.lookForEvents() }
+    }
+
+    /// Shows the event streams the bridge as it is now.
+    func lookForEvents() async {
+        events.lookStarted()
+        let snapshot = await snapshot()
+        events.looked(at: HueV2Model(snapshot, bridgeID: identity.bridgeID).resources, time: snapshot.wallTime)
+    }
+
+    /// `GET /eventstream/clip/v2`: the events of the bridge as Server-Sent Events, for a paired user's key.
+    func eventStream(_ request: HTTPRequest, key: String) -> HTTPReply {
+        let known = memory.withLock { memory in
+            memory.isLoaded ? memory.state.users.contains { $0.username == key } : nil
+        }
+        guard request.method == "GET" else {
+            return .now(HueV2Error(description: "method, \(request.method), not available", status: 405).response)
+        }
+        guard known != false else { return .now(HueV2Error.unauthorized.response) }
+        let (stream, needsLook) = events.open(lastEventID: request.headers["last-event-id"])
+        if needsLook { Task { await self.lookForEvents() } }
+        return .stream(
+            HTTPResponse(
+                status: 200,
+                headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store")]),
+            stream)
+    }
+}

@@ -1,0 +1,100 @@
+import LumenModel
+import LumenProtocol
+
+/// A v2 light or grouped light body (`{"on": {"on": true}, "dimming": {"brightness": 40}, …}`) read as the v1
+/// command it stands for, so that both APIs check and send a command the same way; with the exact brightness
+/// and transition v2 gives, which v1's steps would round.
+struct HueV2Command: Sendable {
+    /// The command in v1's words (`{"on": true, "bri": 101}`).
+    var v1Body: JSONObject = [:]
+    /// The brightness given, in per cent, exact.
+    var brightness: Double?
+    /// The transition given (`dynamics.duration`), in milliseconds, exact.
+    var transitionMs: Double?
+    /// The name given (`metadata.name`).
+    var name: String?
+
+    /// Reads `body`.
+    /// - Throws: ``HueV2Error`` 400 for a feature Lumen does not model or a value out of its range.
+    init(_ body: JSONObject) throws(HueV2Error) {
+        for (key, value) in body.members {
+            switch key {
+            case "type", "id", "id_v1", "owner":
+                continue
+            case "on":
+                guard let on = value["on"]?.boolValue else { throw Self.invalid(key, value) }
+                v1Body["on"] = .bool(on)
+            case "dimming":
+                guard let level = value["brightness"]?.doubleValue, (0...100).contains(level) else {
+                    throw Self.invalid(key, value)
+                }
+                brightness = max(1, level)
+                v1Body["bri"] = .int(HueValues.bri(brightness: max(1, level)))
+            case "dimming_delta":
+                guard let steps = try Self.delta(value, "brightness_delta", in: 0...100, key) else { continue }
+                v1Body["bri_inc"] = .int(Int((steps * 254 / 100).rounded()))
+            case "color_temperature":
+                guard let mirek = value["mirek"]?.intValue, (153...500).contains(mirek) else {
+                    throw Self.invalid(key, value)
+                }
+                v1Body["ct"] = .int(mirek)
+            case "color_temperature_delta":
+                guard let steps = try Self.delta(value, "mirek_delta", in: 0...347, key) else { continue }
+                v1Body["ct_inc"] = .int(Int(steps))
+            case "color":
+                guard let x = value["xy"]?["x"]?.doubleValue, let y = value["xy"]?["y"]?.doubleValue,
+                    (0...1).contains(x), (0...1).contains(y)
+                else { throw Self.invalid(key, value) }
+                v1Body["xy"] = [.double(x), .double(y)]
+            case "dynamics":
+                if let duration = value["duration"] {
+                    guard let ms = duration.intValue, (0...3_600_000).contains(ms) else {
+                        throw Self.invalid(key, value)
+                    }
+                    transitionMs = Double(ms)
+                    v1Body["transitiontime"] = .int((ms + 50) / 100)
+                }
+            case "alert":
+                guard value["action"]?.stringValue == "breathe" else { throw Self.invalid(key, value) }
+                v1Body["alert"] = "select"
+            case "identify":
+                guard value["action"]?.stringValue == "identify" else { throw Self.invalid(key, value) }
+                v1Body["alert"] = "select"
+            case "effects":
+                switch value["effect"]?.stringValue {
+                case "prism": v1Body["effect"] = "colorloop"
+                case "no_effect": v1Body["effect"] = "none"
+                default: throw Self.invalid(key, value)
+                }
+            case "metadata":
+                guard let name = value["name"]?.stringValue else { throw Self.invalid(key, value) }
+                self.name = name
+            default:
+                throw HueV2Error.badRequest("invalid property, \(key), for this resource")
+            }
+        }
+    }
+
+    /// The signed steps of a `*_delta` feature: `nil` for `stop`, which Lumen has nothing to stop for.
+    private static func delta(
+        _ value: JSONValue, _ field: String, in range: ClosedRange<Double>, _ key: String
+    ) throws(HueV2Error) -> Double? {
+        let action = value["action"]?.stringValue
+        if action == "stop" { return nil }
+        guard action == "up" || action == "down", let steps = value[field]?.doubleValue, range.contains(steps)
+        else { throw invalid(key, value) }
+        return action == "up" ? steps : -steps
+    }
+
+    private static func invalid(_ key: String, _ value: JSONValue) -> HueV2Error {
+        .badRequest("invalid value, \(value.serialized()), for property, \(key)")
+    }
+
+    /// The v1 command, with v2's exact brightness and transition in place of v1's steps.
+    func exact(_ command: HueCommand) -> HueCommand {
+        var command = command
+        if let brightness, command.change.brightness != nil { command.change.brightness = brightness }
+        if let transitionMs { command.transitionMs = transitionMs }
+        return command
+    }
+}

@@ -1,0 +1,280 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+/// The bridge as the Hue API v2 shows it, made from one moment's ``HueBridge/Snapshot``: every resource in the
+/// order a bridge lists them, and the lookups a change needs from a resource's ID back to what Lumen knows.
+struct HueV2Model: Sendable {
+    /// Every resource, each an object with its `id` and `type`.
+    private(set) var resources: [JSONValue] = []
+    /// The lights behind the bridge by their light resource's ID.
+    private(set) var lights: [String: HueLight] = [:]
+    /// The v1 group number each grouped light stands for (0 for the whole home) by its ID.
+    private(set) var groupedLights: [String: Int] = [:]
+    /// The v1 group number of each room and zone by its ID.
+    private(set) var groups: [String: Int] = [:]
+    /// The scenes by their scene resource's ID.
+    private(set) var scenes: [String: HueBridgeState.Scene] = [:]
+
+    /// The resource types a path may name, in the order the whole list gives them.
+    static let types = [
+        "bridge", "bridge_home", "device", "light", "room", "zone", "grouped_light", "scene", "zigbee_connectivity",
+        "device_software_update",
+    ]
+
+    /// The model of `snapshot` on the bridge called `bridgeID` (upper case, as `/api/config` gives it).
+    init(_ snapshot: HueBridge.Snapshot, bridgeID: String) {
+        func id(_ type: String, _ key: String) -> String { HueResourceID.make(bridge: bridgeID, type, key) }
+        func link(_ rid: String, _ rtype: String) -> JSONValue { ["rid": .string(rid), "rtype": .string(rtype)] }
+
+        let bridgeDevice = id("device", "bridge")
+        let bridge = id("bridge", "bridge")
+        let home = id("bridge_home", "home")
+        let homeGroup = id("grouped_light", "0")
+        add([
+            "id": .string(bridge), "id_v1": "", "type": "bridge", "owner": link(bridgeDevice, "device"),
+            "bridge_id": .string(bridgeID.lowercased()),
+            "time_zone": [
+                "time_zone": .string(HueBridge.zoneName(utcOffsetSeconds: snapshot.wallTime.utcOffsetSeconds))
+            ],
+        ])
+        var devices: [JSONValue] = [
+            .object([
+                "id": .string(bridgeDevice), "id_v1": "", "type": "device",
+                "product_data": [
+                    "model_id": "BSB002", "manufacturer_name": "Signify Netherlands B.V.",
+                    "product_name": "Hue Bridge", "product_archetype": "bridge_v2", "certified": true,
+                    "software_version": "1.56.1956106000",
+                ],
+                "metadata": ["name": .string(snapshot.name), "archetype": "bridge_v2"],
+                "identify": [:],
+                "services": [link(bridge, "bridge")],
+            ])
+        ]
+        var lightResources: [JSONValue] = []
+        var connectivity: [JSONValue] = []
+        var updates: [JSONValue] = []
+        var deviceOfLight: [Int: String] = [:]
+        var lightIDs: [Int: String] = [:]
+        for hueLight in snapshot.lights {
+            let key = hueLight.light.id.rawValue
+            let device = id("device", key)
+            let light = id("light", key)
+            let zigbee = id("zigbee_connectivity", key)
+            let update = id("device_software_update", key)
+            deviceOfLight[hueLight.number] = device
+            lightIDs[hueLight.number] = light
+            lights[light] = hueLight
+            let kind = hueLight.light.model.kind
+            let archetype = Self.archetype(of: kind)
+            devices.append(
+                .object([
+                    "id": .string(device), "id_v1": .string("/lights/\(hueLight.number)"), "type": "device",
+                    "product_data": [
+                        "model_id": .string(HueValues.modelID(of: kind)),
+                        "manufacturer_name": .string(hueLight.light.model.manufacturer),
+                        "product_name": .string(hueLight.light.model.product),
+                        "product_archetype": .string(archetype), "certified": true,
+                        "software_version": "1.104.2",
+                    ],
+                    "metadata": ["name": .string(hueLight.light.name), "archetype": .string(archetype)],
+                    "identify": [:],
+                    "services": [
+                        link(light, "light"), link(zigbee, "zigbee_connectivity"),
+                        link(update, "device_software_update"),
+                    ],
+                ]))
+            lightResources.append(Self.light(hueLight, id: light, owner: link(device, "device")))
+            connectivity.append(
+                .object([
+                    "id": .string(zigbee), "id_v1": .string("/lights/\(hueLight.number)"),
+                    "type": "zigbee_connectivity", "owner": link(device, "device"),
+                    "status": hueLight.light.isReachable ? "connected" : "connectivity_issue",
+                    "mac_address": .string(String(HueValues.uniqueID(of: hueLight.light.id).prefix(23))),
+                ]))
+            updates.append(
+                .object([
+                    "id": .string(update), "type": "device_software_update", "owner": link(device, "device"),
+                    "state": "no_update", "problems": [],
+                ]))
+        }
+        var rooms: [JSONValue] = []
+        var zones: [JSONValue] = []
+        var grouped: [JSONValue] = [
+            Self.groupedLight(id: homeGroup, number: 0, owner: link(home, "bridge_home"), lights: snapshot.lights)
+        ]
+        groupedLights[homeGroup] = 0
+        for room in snapshot.rooms {
+            let roomID = id("room", room.id.rawValue)
+            let groupID = id("grouped_light", String(room.number))
+            groups[roomID] = room.number
+            groupedLights[groupID] = room.number
+            rooms.append(
+                .object([
+                    "id": .string(roomID), "id_v1": .string("/groups/\(room.number)"), "type": "room",
+                    "metadata": ["name": .string(room.name), "archetype": "other"],
+                    "children": .array(room.lights.compactMap { deviceOfLight[$0].map { link($0, "device") } }),
+                    "services": [link(groupID, "grouped_light")],
+                ]))
+            grouped.append(
+                Self.groupedLight(
+                    id: groupID, number: room.number, owner: link(roomID, "room"),
+                    lights: snapshot.lights.filter { room.lights.contains($0.number) }))
+        }
+        for group in snapshot.state.groups where group.kind == .zone {
+            let zoneID = id("zone", String(group.number))
+            let groupID = id("grouped_light", String(group.number))
+            let members = snapshot.groupLights(group.number) ?? []
+            groups[zoneID] = group.number
+            groupedLights[groupID] = group.number
+            zones.append(
+                .object([
+                    "id": .string(zoneID), "id_v1": .string("/groups/\(group.number)"), "type": "zone",
+                    "metadata": ["name": .string(group.name), "archetype": "other"],
+                    "children": .array(members.compactMap { lightIDs[$0].map { link($0, "light") } }),
+                    "services": [link(groupID, "grouped_light")],
+                ]))
+            grouped.append(
+                Self.groupedLight(
+                    id: groupID, number: group.number, owner: link(zoneID, "zone"),
+                    lights: snapshot.lights.filter { members.contains($0.number) }))
+        }
+        add([
+            "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",
+            "children": .array(snapshot.rooms.map { link(id("room", $0.id.rawValue), "room") }),
+            "services": [link(homeGroup, "grouped_light")],
+        ])
+        resources += devices + lightResources + rooms + zones + grouped
+        let groupOwner = Dictionary(uniqueKeysWithValues: groups.map { ($0.value, $0.key) })
+        for scene in snapshot.state.scenes {
+            // A v2 scene belongs to a room or a zone: scenes of lights alone or of an app's light group are v1's.
+            guard let number = scene.group, let owner = groupOwner[number] else { continue }
+            let sceneID = id("scene", scene.id)
+            scenes[sceneID] = scene
+            let isRoom = snapshot.rooms.contains { $0.number == number }
+            resources.append(
+                .object([
+                    "id": .string(sceneID), "id_v1": .string("/scenes/\(scene.id)"), "type": "scene",
+                    "metadata": ["name": .string(scene.name)],
+                    "group": link(owner, isRoom ? "room" : "zone"),
+                    "actions": .array(
+                        scene.lights.compactMap { number in
+                            guard let light = lightIDs[number], let state = scene.lightStates[number] else {
+                                return nil
+                            }
+                            return ["target": link(light, "light"), "action": .object(Self.action(of: state))]
+                        }),
+                    "palette": ["color": [], "dimming": [], "color_temperature": [], "effects": []],
+                    "speed": 0.5, "auto_dynamic": false, "status": ["active": "inactive"],
+                ]))
+        }
+        resources += connectivity + updates
+    }
+
+    private mutating func add(_ object: JSONObject) { resources.append(.object(object)) }
+
+    /// The resources of `type`, as `GET /clip/v2/resource/{type}` lists them.
+    func resources(of type: String) -> [JSONValue] {
+        resources.filter { $0["type"]?.stringValue == type }
+    }
+
+    /// The resource of `type` with the ID `id`, if there is one.
+    func resource(_ type: String, _ id: String) -> JSONValue? {
+        resources.first { $0["type"]?.stringValue == type && $0["id"]?.stringValue == id }
+    }
+
+    /// The Hue archetype of a kind of light: the shape a bridge gives the commonest Signify model of each.
+    static func archetype(of kind: LightKind) -> String {
+        switch kind {
+        case .onoff: "plug"
+        case .color: "sultan_bulb"
+        case .dimmable, .ambiance: "classic_bulb"
+        }
+    }
+
+    /// A light resource: what the light has, in the v2 features, and nothing it lacks.
+    static func light(_ hueLight: HueLight, id: String, owner: JSONValue) -> JSONValue {
+        let light = hueLight.light
+        let kind = light.model.kind
+        var object: JSONObject = [
+            "id": .string(id), "id_v1": .string("/lights/\(hueLight.number)"), "type": "light", "owner": owner,
+            "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": "mixed"],
+            "product_data": ["function": "mixed"], "identify": [:], "service_id": 0,
+            "on": ["on": .bool(light.state.isOn)], "mode": "normal",
+            "dynamics": [
+                "status": "none", "status_values": ["none"], "speed": 0, "speed_valid": false,
+            ],
+        ]
+        var signals: [JSONValue] = ["no_signal", "on_off"]
+        if kind.supports(.brightness) {
+            object["dimming"] = ["brightness": .double(light.state.brightness), "min_dim_level": 1]
+            object["dimming_delta"] = [:]
+            object["alert"] = ["action_values": ["breathe"]]
+        }
+        if kind.supports(.colorTemperature) {
+            let range = CIEColor.miredRange
+            // A colour light showing a colour has no colour temperature to report, as on a bridge.
+            let valid = !kind.supports(.color) || light.state.showsColorTemperature
+            object["color_temperature"] = [
+                "mirek": valid ? .int(light.state.colorTemperature) : .null, "mirek_valid": .bool(valid),
+                "mirek_schema": ["mirek_minimum": .int(range.lowerBound), "mirek_maximum": .int(range.upperBound)],
+            ]
+            object["color_temperature_delta"] = [:]
+        }
+        if kind.supports(.color) {
+            let (red, green, blue) = CIEColor.gamut
+            func point(_ color: CIEColor) -> JSONValue { ["x": .double(color.x), "y": .double(color.y)] }
+            object["color"] = [
+                "xy": point(light.state.color), "gamut_type": "C",
+                "gamut": ["red": point(red), "green": point(green), "blue": point(blue)],
+            ]
+            // Lumen's colour loop is the effect that walks the colours: `prism` in v2's words.
+            let effect: JSONValue = hueLight.effect.colorLoop ? "prism" : "no_effect"
+            object["effects"] = [
+                "status": effect, "status_values": ["no_effect", "prism"], "effect_values": ["no_effect", "prism"],
+            ]
+            signals.append("on_off_color")
+        }
+        object["signaling"] = ["signal_values": .array(signals)]
+        return .object(object)
+    }
+
+    /// A grouped light: on when any of `lights` is, at their mean brightness.
+    static func groupedLight(id: String, number: Int, owner: JSONValue, lights: [HueLight]) -> JSONValue {
+        let dimmable = lights.filter { $0.light.model.kind.supports(.brightness) }
+        var object: JSONObject = [
+            "id": .string(id), "id_v1": .string("/groups/\(number)"), "type": "grouped_light", "owner": owner,
+            "on": ["on": .bool(lights.contains { $0.light.state.isOn })],
+            "alert": ["action_values": ["breathe"]], "signaling": ["signal_values": ["no_signal", "on_off"]],
+        ]
+        if !dimmable.isEmpty {
+            let mean = dimmable.map(\.light.state.brightness).reduce(0, +) / Double(dimmable.count)
+            object["dimming"] = ["brightness": .double((mean * 10).rounded() / 10)]
+            object["dimming_delta"] = [:]
+        }
+        if lights.contains(where: { $0.light.model.kind.supports(.colorTemperature) }) {
+            object["color_temperature"] = [:]
+            object["color_temperature_delta"] = [:]
+        }
+        if lights.contains(where: { $0.light.model.kind.supports(.color) }) { object["color"] = [:] }
+        return .object(object)
+    }
+
+    /// A scene's v1 light state as a v2 action.
+    static func action(of state: JSONObject) -> JSONObject {
+        var action: JSONObject = [:]
+        if let on = state["on"]?.boolValue { action["on"] = ["on": .bool(on)] }
+        if let bri = state["bri"]?.intValue {
+            action["dimming"] = ["brightness": .double(HueValues.brightness(bri: bri))]
+        }
+        if let xy = state["xy"]?.arrayValue, xy.count == 2, let x = xy[0].doubleValue, let y = xy[1].doubleValue {
+            action["color"] = ["xy": ["x": .double(x), "y": .double(y)]]
+        } else if state["hue"] != nil || state["sat"] != nil {
+            let color = HueValues.color(hue: state["hue"]?.intValue ?? 0, sat: state["sat"]?.intValue ?? 254)
+            action["color"] = ["xy": ["x": .double(color.x), "y": .double(color.y)]]
+        }
+        if let ct = state["ct"]?.intValue { action["color_temperature"] = ["mirek": .int(ct)] }
+        if let tenths = state["transitiontime"]?.intValue { action["dynamics"] = ["duration": .int(tenths * 100)] }
+        return action
+    }
+}

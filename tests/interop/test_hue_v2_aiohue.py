@@ -1,0 +1,129 @@
+"""aiohue's HueBridgeV2 (Home Assistant's Hue library, its API v2 path) against lumend's bridge over HTTPS.
+
+lumend runs on the real clock here, so that aiohue's own waits and the event stream's promptness are measured as
+a client sees them.
+"""
+
+import asyncio
+import time
+
+import pytest
+from aiohue import HueBridgeV2
+from aiohue.util import create_app_key
+
+from conftest import HTTPS_ARGS, https_address, light_scope
+
+pytestmark = pytest.mark.lumend(args=HTTPS_ARGS, clock="real")
+
+
+def paired(lumend) -> tuple[str, str]:
+    lumend.call("pressLinkButton", in_scope=lumend.simulation())
+    address = https_address(lumend)
+    return address, asyncio.run(create_app_key(address, "lumen-interop#aiohue-v2"))
+
+
+async def wait_for(condition, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        await asyncio.sleep(0.01)
+
+
+def test_initialize_lists_every_light_room_and_scene(lumend):
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            lights = sorted(light.metadata.name for light in bridge.lights)
+            rooms = sorted(room.metadata.name for room in bridge.groups.room)
+            v1 = sorted(light.id_v1 for light in bridge.lights)
+            return bridge.bridge_id, lights, rooms, v1, len(bridge.devices.items), len(bridge.groups.grouped_light.items)
+
+    bridge_id, lights, rooms, v1, devices, grouped = asyncio.run(read())
+    assert bridge_id and len(bridge_id) == 16
+    assert lights and v1 == sorted(v1) and all(link.startswith("/lights/") for link in v1)
+    assert rooms
+    assert devices == len(lights) + 1  # the bridge is a device too
+    assert grouped == len(rooms) + 1  # one for each room and one for the whole home
+
+
+def test_a_light_switches_dims_and_colours(lumend):
+    address, key = paired(lumend)
+
+    async def drive_light():
+        async with HueBridgeV2(address, key) as bridge:
+            light = next(light for light in bridge.lights if light.supports_color)
+            await wait_for(lambda: bridge.events.connected)
+            # At once: switching off during a fade keeps the level the fade had reached, not the one asked for.
+            await bridge.lights.set_brightness(light.id, 42, transition_time=0)
+            await wait_for(lambda: bridge.lights[light.id].on.on and bridge.lights[light.id].dimming.brightness == 42)
+            await bridge.lights.set_color(light.id, 0.3, 0.35, transition_time=0)
+            await wait_for(lambda: abs(bridge.lights[light.id].color.xy.x - 0.3) < 1e-6)
+            await bridge.lights.turn_off(light.id)
+            await wait_for(lambda: not bridge.lights[light.id].on.on)
+            return light.id_v1, light.metadata.name
+
+    id_v1, _ = asyncio.run(drive_light())
+    # What aiohue was told is what the home holds: the light found by its v1 number in the bridge's record.
+    home = lumend.call("snapshot", in_scope=lumend.simulation())
+    number = int(id_v1.rsplit("/", 1)[1])
+    lumen_id = next(light for light, n in home["hue"]["lights"].items() if n == number)
+    lumen_light = next(entry for room in home["rooms"] for entry in room["lights"] if entry["id"] == lumen_id)
+    assert lumen_light["state"]["isOn"] is False
+    assert lumen_light["state"]["brightness"] == 42
+
+
+def test_a_scene_is_made_and_recalled(lumend):
+    address, key = paired(lumend)
+
+    async def scene():
+        async with HueBridgeV2(address, key) as bridge:
+            room = next(iter(bridge.groups.room))
+            lights = [light for light in bridge.lights if any(child.rid == light.owner.rid for child in room.children)]
+            assert lights
+            # A bridge tells a stream of what happens after it connected, so the test waits for it.
+            await wait_for(lambda: bridge.events.connected)
+            body = {
+                "type": "scene", "metadata": {"name": "Interop"}, "group": {"rid": room.id, "rtype": "room"},
+                "actions": [{"target": {"rid": light.id, "rtype": "light"},
+                             "action": {"on": {"on": True}, "dimming": {"brightness": 30.0}}} for light in lights],
+            }
+            made = await bridge.request("post", "clip/v2/resource/scene", json=body)
+            scene_id = made[0]["rid"]
+            await wait_for(lambda: scene_id in bridge.scenes)
+            await bridge.scenes.recall(scene_id)
+            await wait_for(lambda: all(bridge.lights[light.id].on.on for light in lights))
+            return sorted(scene.metadata.name for scene in bridge.scenes)
+
+    assert "Interop" in asyncio.run(scene())
+
+
+def test_a_change_over_the_scope_protocol_is_an_event_within_200_ms(lumend):
+    address, key = paired(lumend)
+
+    async def listen():
+        async with HueBridgeV2(address, key) as bridge:
+            light = next(iter(bridge.lights))
+            heard = asyncio.get_running_loop().create_future()
+
+            def event(event_type, item):
+                if getattr(item, "id", None) == light.id and not heard.done():
+                    heard.set_result(time.monotonic())
+
+            bridge.lights.subscribe(event)
+            await wait_for(lambda: bridge.events.connected)
+            await asyncio.sleep(0.2)
+            # The light's ID in Lumen, found by its v1 number in the bridge's record.
+            home = lumend.call("snapshot", in_scope=lumend.simulation())
+            number = int(light.id_v1.rsplit("/", 1)[1])
+            lumen_id = next(each for each, n in home["hue"]["lights"].items() if n == number)
+            scope = light_scope(lumend, lumen_id)
+            was_on = bridge.lights[light.id].on.on
+            sent = time.monotonic()
+            await asyncio.to_thread(lumend.set, "isOn", not was_on, scope)
+            heard_at = await asyncio.wait_for(heard, 5)
+            return heard_at - sent, bridge.lights[light.id].on.on == (not was_on)
+
+    delay, applied = asyncio.run(listen())
+    assert applied
+    assert delay < 0.2, f"the event came {delay * 1000:.0f} ms after the change"
