@@ -90,7 +90,9 @@ struct HueCommand {
             default:
                 throw HueError.parameterNotAvailable(name, at: address)
             }
-            if name == "effect" || name == "alert", firstEffectParameter == nil { firstEffectParameter = name }
+            // A bridge flashes an off light for `alert` (Home Assistant turns lights off with `alert: none`), but
+            // shows no `effect` on one.
+            if name == "effect", firstEffectParameter == nil { firstEffectParameter = name }
             if let property = Self.property(for: name), sentParameters[property] == nil {
                 sentParameters[property] = name
             }

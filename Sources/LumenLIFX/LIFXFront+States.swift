@@ -70,10 +70,12 @@ extension LIFXFront {
                 guard let cycle = hev.cycle else {
                     return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)
                 }
-                let leftMs = cycle.startMs + Double(cycle.durationS) * 1_000 - now
+                // Never more than the cycle's length, nor less than nothing, whatever a restart did to its start.
+                let leftS = min(
+                    Double(cycle.durationS),
+                    max(0, ((cycle.startMs + Double(cycle.durationS) * 1_000 - now) / 1_000).rounded(.up)))
                 return .stateHevCycle(
-                    durationS: cycle.durationS, remainingS: UInt32((leftMs / 1_000).rounded(.up)),
-                    lastPower: cycle.lastPower)
+                    durationS: cycle.durationS, remainingS: UInt32(leftS), lastPower: cycle.lastPower)
             }
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return await zoneStates(answering: request, of: bulb, after: state).first

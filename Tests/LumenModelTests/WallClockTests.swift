@@ -23,6 +23,7 @@ struct WallClockTests {
         #expect(utc == .virtualDefault)
         #expect(utc.time(atMicros: 0).iso8601 == "2026-01-01T00:00:00.000Z")
         let fraction = try WallClock(parsing: "2024-02-29t12:30:15.5-05:30")
+        #expect(throws: Never.self) { try WallClock(parsing: "2500-12-31T23:59:59Z") }
         #expect(fraction.utcOffsetSeconds == -(5 * 3_600 + 30 * 60))
         #expect(fraction.time(atMicros: 0).iso8601 == "2024-02-29T12:30:15.500-05:30")
         #expect(fraction.time(atMicros: 0).utcText == "2024-02-29T18:00:15")
@@ -34,7 +35,7 @@ struct WallClockTests {
     @Test(arguments: [
         "2026-12-04", "2026-12-04T23:00:00", "2026-13-04T23:00:00Z", "2025-02-29T00:00:00Z",
         "2026-12-04T24:00:00Z", "2026-12-04T23:00:00+19:00", "2026-12-04T23:00:00.Z", "2026-12-04 23:00:00Z",
-        "2026-12-04T23:00:00+0100", "tomorrow",
+        "2026-12-04T23:00:00+0100", "tomorrow", "1969-12-31T23:59:59Z", "2600-01-01T00:00:00Z",
     ])
     func anythingElseIsRefusedWithTheFormItTakes(_ text: String) {
         #expect {

@@ -17,6 +17,9 @@ public struct WallClock: Sendable, Hashable {
     /// that a session replays byte for byte on every day it runs.
     public static let virtualDefault = WallClock(startMicroseconds: 1_767_225_600_000_000, utcOffsetSeconds: 0)
 
+    /// The years a start may fall in.
+    static let years = 1970...2500
+
     /// The widest offset from UTC a zone has (±18:00, as ISO 8601 and Foundation allow).
     static let widestOffsetSeconds = 18 * 3_600
 
@@ -52,6 +55,8 @@ public struct WallClock: Sendable, Hashable {
             let day = number(8, 2), expect(0x54, at: 10) || expect(0x74, at: 10), let hour = number(11, 2),
             expect(0x3A, at: 13), let minute = number(14, 2), expect(0x3A, at: 16), let second = number(17, 2)
         else { throw fail("is not in that form") }
+        // Devices count time in unsigned nanoseconds since 1970 (LIFX's run out in 2554).
+        guard Self.years.contains(year) else { throw fail("is not between the years 1970 and 2500") }
         guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), hour < 24,
             minute < 60, second < 60
         else { throw fail("names no such day or time") }
