@@ -201,8 +201,10 @@ release:
 	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
 
 install: man
-	@# Built already by make release (sudo's PATH may not find the toolchain); else built here.
-	@[ -x $(BINARIES)/lumen ] || $(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen
+	@# Brought up to date where the toolchain is found; under sudo, whose PATH may not find it, what make release
+	@# built is installed.
+	@if command -v $(SWIFT) >/dev/null; then $(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS) --product lumen; \
+	elif [ ! -x $(BINARIES)/lumen ]; then echo "no $(SWIFT) on PATH: run make release first, as yourself"; exit 1; fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR)/lumen/fixtures $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d

@@ -195,11 +195,15 @@ def start(
         deadline = time.monotonic() + 30
         while True:
             if process.poll() is not None:
-                pytest.fail(f"lumend exited with status {process.returncode} before it was ready:\n{daemon.stderr}")
+                said = daemon.stderr
+                shutil.rmtree(directory, ignore_errors=True)
+                pytest.fail(f"lumend exited with status {process.returncode} before it was ready:\n{said}")
             left = deadline - time.monotonic()
             if left <= 0:
                 daemon.stop()
-                pytest.fail(f"lumend did not say READY=1 within 30 s:\n{daemon.stderr}")
+                said = daemon.stderr
+                shutil.rmtree(directory, ignore_errors=True)
+                pytest.fail(f"lumend did not say READY=1 within 30 s:\n{said}")
             ready, _, _ = select.select([listener], [], [], min(left, 0.5))
             if not ready:
                 continue
