@@ -1,6 +1,6 @@
 """The dashboard in a real browser: headless Chromium, driven by Selenium, against a real lumend.
 
-Each test gets a fresh lumend on the virtual clock (the `lumend` fixture of Lumen's pytest plugin) with its
+Each test gets a fresh lumend on the plain virtual clock (the `lumend` fixture of Lumen's pytest plugin) with its
 HTTP listener on a free port, and a Chromium of its own. The page's address, with the token that opens the
 simulation controls, is read from lumend's log, as a user reads it.
 """

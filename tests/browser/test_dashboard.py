@@ -11,6 +11,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import HTTP_ARGS, page_address
 
+# The page's writes are seen pending until the test moves the clock: the plain virtual clock, not one that runs
+# itself.
+pytestmark = pytest.mark.lumend(clock="virtual")
+
 LIGHT = "living-room.floor-lamp"
 OFF = "#161616"  # the swatch of a light that is off (dashboard.md)
 
