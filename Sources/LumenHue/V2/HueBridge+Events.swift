@@ -17,11 +17,14 @@ extension HueBridge {
         Task { await self.lookForEvents() }
     }
 
-    /// Shows the event streams the bridge as it is now.
+    /// Shows the event streams the bridge as it is now: one look at a time, each compared with the one before, so
+    /// that a look taken earlier never lands after a later one.
     func lookForEvents() async {
-        events.lookStarted()
-        let snapshot = await snapshot()
-        events.looked(at: HueV2Model(snapshot, bridgeID: identity.bridgeID).resources, time: snapshot.wallTime)
+        guard events.startLook() else { return }
+        repeat {
+            let snapshot = await snapshot()
+            events.looked(at: HueV2Model(snapshot, bridgeID: identity.bridgeID).resources, time: snapshot.wallTime)
+        } while events.lookAgain()
     }
 
     /// `GET /eventstream/clip/v2`: the events of the bridge as Server-Sent Events, for a paired user's key.

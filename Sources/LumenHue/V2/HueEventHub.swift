@@ -21,6 +21,8 @@ final class HueEventHub: Sendable {
         /// What the bridge showed at the last look, by ID; `nil` until a stream asks for a first look.
         var shown: [String: JSONValue]?
         var isLookPending = false
+        /// A look is being taken: another waits for it, so that looks land in the order they were taken.
+        var isLooking = false
         var nextBatch: UInt64 = 0
         var kept: [(number: UInt64, bytes: [UInt8])] = []
     }
@@ -37,8 +39,29 @@ final class HueEventHub: Sendable {
         }
     }
 
-    /// The look is being taken: a change from now on asks for another.
-    func lookStarted() { state.withLock { $0.isLookPending = false } }
+    /// Takes the look asked for, unless one is being taken already (which then takes it after its own): `true`
+    /// when the caller is to take it. A change from now on asks for another.
+    func startLook() -> Bool {
+        state.withLock { state in
+            guard !state.isLooking else { return false }
+            state.isLooking = true
+            state.isLookPending = false
+            return true
+        }
+    }
+
+    /// The look taken has been shown: `true` when another was asked for meanwhile, which the caller is to take
+    /// now; else the hub takes none until asked.
+    func lookAgain() -> Bool {
+        state.withLock { state in
+            guard state.isLookPending else {
+                state.isLooking = false
+                return false
+            }
+            state.isLookPending = false
+            return true
+        }
+    }
 
     /// Sends every open stream the events between the last look and `resources`, in one batch at `time`.
     func looked(at resources: [JSONValue], time: WallTime) {
