@@ -157,7 +157,9 @@ public final class LIFXFront: Sendable {
             // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
             // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
             if request.changesRecords, !request.givesColor { records.changed() }
-            if records.changes.load(ordering: .acquiring) != changesBefore {
+            // Only a message that changes the records waits for them to be saved: a query answers at once, whatever
+            // another bulb's message changed meanwhile.
+            if request.changesRecords, records.changes.load(ordering: .acquiring) != changesBefore {
                 guard await saveRecords() else { return [] }
             }
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
