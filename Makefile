@@ -99,7 +99,7 @@ test-python: build
 python-api:
 	$(PYTHON) scripts/python-api.py
 
-## interop: the HTTP fronts driven by clients Lumen did not write (aiohue, phue, python-hue-v2 and huesdk for the
+## interop: the HTTP fronts driven by clients Lumen did not write (aiohue, phue, qhue, python-hue-v2 and huesdk for the
 ## Hue bridge), from
 ## PyPI in a virtual environment of their own, against the lumend just built; then the LIFX clients (lifxlan,
 ## aiolifx, lifx-async, photons), and Home Assistant's own Hue and LIFX integrations (on Python 3.13 or newer, in
@@ -108,7 +108,7 @@ python-api:
 ## bulb's Wi-Fi signal with bitstring 5. time-machine is there for the pytest plugin's tests of application code
 ## that reads the system clock (it is on PyPI, not in Debian).
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
-INTEROP_PKGS := aiohue==4.9.0 phue==1.1 python-hue-v2==2.3.1 huesdk==1.8 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
+INTEROP_PKGS := aiohue==4.9.0 phue==1.1 qhue==2.0.1 python-hue-v2==2.3.1 huesdk==1.8 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
 	bitstring==4.4.0 time-machine==3.6.0 pytest==8.3.4
 HA_VENV      := $(BUILD_DIR)/ha-venv
 interop: build ha-venv

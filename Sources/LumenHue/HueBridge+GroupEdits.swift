@@ -41,8 +41,8 @@ extension HueBridge {
     }
 
     /// `PUT /api/<user>/groups/<n>`: a created group's `name`, `lights` and (a zone's) `class`; a room's `name`,
-    /// which renames the home's room. A room's lights are the home's, and group 0 is every light: changing
-    /// either is refused as a bridge refuses it (error 305).
+    /// which renames the home's room, and `class`, which the bridge keeps. A room's lights are the home's, and
+    /// group 0 is every light: changing either is refused as a bridge refuses it (error 305).
     func changeGroup(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
         let address = "/groups/\(number)"
         let snapshot = await snapshot()
@@ -53,18 +53,10 @@ extension HueBridge {
         }
         let successes = Self.successes(for: body, at: address)
         guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
-            let room = snapshot.rooms.first { $0.number == value }
-            guard let room, body.keys == ["name"], let name = body["name"] else {
+            guard let room = snapshot.rooms.first(where: { $0.number == value }), body["lights"] == nil else {
                 throw Self.notModifiable(address)
             }
-            let newName = try Self.groupName(name, at: address)
-            do {
-                try await scopeContext.rename(.room(room.id), to: newName)
-            } catch  where error.code == .notPersisted {
-                throw Self.internalError(error)
-            } catch {
-                throw HueError(type: 7, address: "\(address)/name", description: error.message)
-            }
+            try await changeRoom(room.id, body, at: address)
             return .json(.array(successes))
         }
         var changed = group
@@ -81,6 +73,26 @@ extension HueBridge {
         }
         try await commit()
         return .json(.array(successes))
+    }
+
+    /// A room's `name` (the home's room renamed) and `class` (kept by the bridge), each checked before either
+    /// is changed.
+    private func changeRoom(_ room: RoomID, _ body: JSONObject, at address: String) async throws {
+        let newName = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
+        let roomClass = try Self.roomClass(body["class"], at: address)
+        if let newName {
+            do {
+                try await scopeContext.rename(.room(room), to: newName)
+            } catch  where error.code == .notPersisted {
+                throw Self.internalError(error)
+            } catch {
+                throw HueError(type: 7, address: "\(address)/name", description: error.message)
+            }
+        }
+        if let roomClass {
+            await changeState { state in state.roomClasses[room] = roomClass }
+            try await commit()
+        }
     }
 
     /// `DELETE /api/<user>/groups/<n>`: forgets a group an app created, and the scenes stored for it. A room

@@ -68,7 +68,7 @@ extension HueBridge {
             "name": .string(room.name), "lights": .array(room.lights.map { .string(String($0)) }), "sensors": [],
             "type": "Room",
             "state": .object(["all_on": .bool(!members.isEmpty && on == members.count), "any_on": .bool(on > 0)]),
-            "recycle": false, "class": "Other", "action": .object(action),
+            "recycle": false, "class": .string(room.roomClass), "action": .object(action),
         ])
     }
 

@@ -148,6 +148,8 @@ public final class HueBridge: Sendable {
             return .json(.object([:]))
         default:
             let address = "/" + rest.joined(separator: "/")
+            // An item of a resource Lumen keeps none of is not there, whatever is asked of it.
+            if rest.count > 1, Self.emptyResources.contains(rest[0]) { throw HueError.notAvailable(address) }
             if Self.knownResources.contains(rest.first ?? "") {
                 throw HueError(
                     type: 4, address: address,

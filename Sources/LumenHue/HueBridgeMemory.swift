@@ -31,6 +31,8 @@ struct HueRoom: Sendable, Hashable {
     var name: String
     /// The numbers of its lights that stand behind the bridge, in the room's order.
     var lights: [Int]
+    /// Its class (`Living room`, `Kitchen`…).
+    var roomClass = "Other"
 }
 
 /// What pairing with the Hue bridge did: the user it made, and those it forgot to make room.
@@ -112,7 +114,9 @@ struct HueBridgeMemory: Sendable {
         return home.roomList.compactMap { room -> HueRoom? in
             guard let number = state.roomNumbers[room.id] else { return nil }
             let numbers = room.lights.compactMap { behindBridge.contains($0) ? state.lightNumbers[$0] : nil }
-            return HueRoom(number: number, id: room.id, name: room.name, lights: numbers)
+            return HueRoom(
+                number: number, id: room.id, name: room.name, lights: numbers,
+                roomClass: state.roomClasses[room.id] ?? "Other")
         }.sorted { $0.number < $1.number }
     }
 

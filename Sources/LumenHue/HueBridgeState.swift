@@ -39,6 +39,9 @@ public struct HueBridgeState: Sendable, Hashable {
     public var scenes: [Scene] = []
     /// The groups apps created (rooms are the home's), in the order of their numbers.
     public private(set) var groups: [Group] = []
+    /// The class an app gave a room (`Living room`, `Kitchen`…, which the Hue app shows as an icon); a room
+    /// given none is `Other`.
+    public var roomClasses: [RoomID: String] = [:]
     /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
@@ -86,6 +89,7 @@ public struct HueBridgeState: Sendable, Hashable {
     public static func == (left: HueBridgeState, right: HueBridgeState) -> Bool {
         left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
             && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
+            && left.roomClasses == right.roomClasses
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -124,7 +128,7 @@ public struct HueBridgeState: Sendable, Hashable {
 
 extension HueBridgeState {
     /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}, "scenes": [scene],
-    /// "groups": [group]}`, the last two only when there are some.
+    /// "groups": [group], "roomClasses": {id: class}}`, the last three only when there are some.
     public var jsonValue: JSONValue {
         let value: JSONValue = .object([
             "users": .array(
@@ -139,9 +143,18 @@ extension HueBridgeState {
             "pairings": .int(pairings),
         ])
         // Written only when there are some, so a bridge without them saves what it always saved.
-        guard !scenes.isEmpty || !groups.isEmpty, case .object(var object) = value else { return value }
+        guard !scenes.isEmpty || !groups.isEmpty || !roomClasses.isEmpty, case .object(var object) = value else {
+            return value
+        }
         if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
         if !groups.isEmpty { object["groups"] = .array(groups.map(\.jsonValue)) }
+        if !roomClasses.isEmpty {
+            object["roomClasses"] = .object(
+                JSONObject(
+                    roomClasses.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                        (key: $0.key.rawValue, value: .string($0.value))
+                    }))
+        }
         return .object(object)
     }
 
@@ -171,7 +184,9 @@ extension HueBridgeState {
     /// Reads what ``jsonValue`` writes.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
-        let object = try cursor.object(allowing: ["users", "lights", "rooms", "pairings", "scenes", "groups"])
+        let object = try cursor.object(allowing: [
+            "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses",
+        ])
         pairings = try object.optional("pairings")?.int(in: 0...Int.max) ?? 0
         users =
             try object.optional("users")?.array().map { element throws(JSONShapeError) in
@@ -193,6 +208,15 @@ extension HueBridgeState {
         (lightNumbers, lightsByNumber, roomNumbers) = (lights.numbers, lights.byNumber, rooms.numbers)
         groups = try Self.groups(object.optional("groups"), besides: rooms.byNumber)
         scenes = try Self.scenes(object.optional("scenes"))
+        if let classes = object.optional("roomClasses") {
+            guard case .object(let given) = classes.value else {
+                throw classes.error("expected an object of room IDs and classes")
+            }
+            for (room, _) in given.members {
+                let member = JSONCursor(given[room]!, path: classes.path.appending(room))
+                roomClasses[RoomID(room)] = try member.string()
+            }
+        }
         highest = (
             lights.byNumber.keys.max() ?? 0, max(rooms.byNumber.keys.max() ?? 0, groups.last?.number ?? 0)
         )

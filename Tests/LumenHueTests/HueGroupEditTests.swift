@@ -62,6 +62,30 @@ struct HueGroupEditTests {
         #expect(await bridge.bridge.snapshot().rooms.first?.name == "Study")
     }
 
+    @Test func aRoomTakesAClassItKeepsAcrossARestartAndNameAndClassAreCheckedTogether() async throws {
+        let bridge = try await HueTestBridge()
+        #expect(try await bridge.answer("GET", "/groups/1")["class"] == "Other")
+        #expect(
+            try await bridge.answer("PUT", "/groups/1", #"{"class": "Hallway"}"#) == [
+                ["success": ["/groups/1/class": "Hallway"]]
+            ])
+        #expect(try await bridge.answer("GET", "/groups")["1"]?["class"] == "Hallway")
+        // A bad class changes neither the name nor the class.
+        #expect(try await bridge.errorType("PUT", "/groups/1", #"{"name": "Study", "class": ""}"#) == 7)
+        #expect(await bridge.bridge.snapshot().rooms.first?.name == "Den")
+        let again = try await bridge.restarted()
+        #expect(try await again.answer("GET", "/groups/1")["class"] == "Hallway")
+        #expect(try await again.answer("GET", "/groups/2")["class"] == "Other")
+    }
+
+    @Test func anItemOfAResourceLumenKeepsNoneOfIsNotThere() async throws {
+        let bridge = try await HueTestBridge()
+        for (method, path) in [("DELETE", "/rules/1"), ("GET", "/sensors/1"), ("PUT", "/schedules/2")] {
+            #expect(try await bridge.errorType(method, path, #"{"name": "x"}"#) == 3, "\(method) \(path)")
+        }
+        #expect(try await bridge.answer("GET", "/rules") == [:])
+    }
+
     @Test func createdGroupsAreKeptAcrossACrashAndTheTableHoldsSixtyFour() async throws {
         let bridge = try await HueTestBridge()
         _ = try await bridge.answer("POST", "/groups", #"{"name": "Kept", "type": "Zone", "lights": ["1"]}"#)
