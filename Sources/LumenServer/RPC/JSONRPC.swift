@@ -137,9 +137,7 @@ final class BatchReplies: Sendable {
 /// is one reply, however many requests it holds: once its replies pass ``maxBatchReplyBytes``, the requests
 /// after are not carried out, each answered -32020 under its own `id`.
 ///
-/// A line is read once. One of the plain shape nearly every `get` and `set` has (``PlainRequest``) is read
-/// straight from its bytes, with no tree; any other is parsed. Either way its request is decoded into the
-/// handler's call, and the call answered, the same way.
+/// A line is parsed once, by the one JSON parser, and its request decoded into the handler's call.
 public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Answers methods.
     public let handler: Handler
@@ -149,20 +147,16 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public let maxBatchReplyBytes: Int
     /// Where a batch waits for its answers that come later, to send its one reply: the connection's loop.
     public let executor: (any TaskExecutor)?
-    /// Whether lines of the plain shape are read as they lie (``PlainRequest``). Either way every line is
-    /// answered alike; tests and the fuzz target hold the two readings to that.
-    public let readsPlainRequests: Bool
 
     /// A processor.
     public init(
         handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, maxBatchReplyBytes: Int = 8 << 20,
-        executor: (any TaskExecutor)? = nil, readsPlainRequests: Bool = true
+        executor: (any TaskExecutor)? = nil
     ) {
         self.handler = handler
         self.maxDepth = maxDepth
         self.maxBatchReplyBytes = maxBatchReplyBytes
         self.executor = executor
-        self.readsPlainRequests = readsPlainRequests
     }
 
     /// What is left of a line once what could be answered at once has been: work the session's next
@@ -202,11 +196,6 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     public func processNow(line: [UInt8], replies: any ReplySink) -> Pending? {
         let place = LinePlace(sink: replies, slot: replies.reserve())
         if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line, place)) }
-        // A plain line nests two deep; under a lower limit the parser's depth check answers it.
-        if readsPlainRequests, maxDepth >= 2, let request = PlainRequest(line: line) {
-            let call = handler.decode(method: request.method, params: request.params)
-            return handler.answer(call, reply: place.reply(id: request.id)).map { Pending(work: .request($0)) }
-        }
         return processNow(parsing: line, place: place)
     }
 
@@ -383,20 +372,6 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             }
         }
         return .request(id: id, method: method, params: params)
-    }
-
-    /// How `line` reads as a request, by the plain reader (`nil` when it does not take the line) and by the
-    /// parser (`nil` when the line is not one valid request): the fuzz target holds the two to agree.
-    public func readings(of line: [UInt8]) -> (
-        plain: (id: JSONValue, call: Handler.Call)?, parsed: (id: JSONValue?, call: Handler.Call)?
-    ) {
-        let plain = PlainRequest(line: line).map { request in
-            (request.id, handler.decode(method: request.method, params: request.params))
-        }
-        guard let document = try? JSONParser.parse(line, maxDepth: maxDepth),
-            case .request(let id, let method, let params) = validate(document)
-        else { return (plain, nil) }
-        return (plain, (id, handler.decode(method: method, params: params)))
     }
 
     /// A response, with an error cut to what a reply may carry (``LumenError/boundedForReply``).

@@ -27,13 +27,7 @@ public final class InProcessSession: Sendable {
     static let loop = EventLoop(name: "lumen.in-process")
 
     /// A session on `scopeContext`'s home, with `limits`.
-    public convenience init(scopeContext: ScopeContext, limits: ServerLimits = ServerLimits()) {
-        self.init(scopeContext: scopeContext, limits: limits, readsPlainRequests: true)
-    }
-
-    /// A session that reads plain requests as they lie or, with `readsPlainRequests` false, every line as a
-    /// tree: tests hold the two to the same answers.
-    init(scopeContext: ScopeContext, limits: ServerLimits, readsPlainRequests: Bool) {
+    public init(scopeContext: ScopeContext, limits: ServerLimits = ServerLimits()) {
         let context = ServerContext(
             scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits,
             logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
@@ -45,7 +39,7 @@ public final class InProcessSession: Sendable {
         framer = LoopBound(LineFramer(maxLineBytes: limits.maxLineBytes), on: Self.loop)
         processor = JSONRPCProcessor(
             handler: session, maxDepth: limits.maxDepth, maxBatchReplyBytes: limits.maxPendingReplyBytes,
-            executor: Self.loop, readsPlainRequests: readsPlainRequests)
+            executor: Self.loop)
     }
 
     /// Feeds bytes as a client would send them; returns what the client would read once every request they
@@ -63,16 +57,6 @@ public final class InProcessSession: Sendable {
             }
             return session.outbox.take(maxBytes: .max)
         }.value
-    }
-
-    /// How the plain reader and the parser each read `line` as a request, its `id` and its decoded call
-    /// written out; `nil` where one does not take the line. The fuzz target holds the two to agree.
-    public func readings(of line: [UInt8]) -> (plain: String?, parsed: String?) {
-        let (plain, parsed) = processor.readings(of: line)
-        return (
-            plain.map { "\($0.id.serialized()) \($0.call)" },
-            parsed.map { "\($0.id?.serialized() ?? "none") \($0.call)" }
-        )
     }
 
     /// Ends the session: its scopes close, its subscriptions end and the home stops telling it of changes.
