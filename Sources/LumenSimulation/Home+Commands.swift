@@ -77,7 +77,7 @@ extension Home {
         refreshRealTime()
         let settings = governingSettings(at: index)
         let change = try change.levelZeroResolved(for: settings.family, light: light)
-        if settings.family.isBehindBridge || throughBridge { try takeBridgeToken(group: false) }
+        if settings.family.isBehindBridge || throughBridge { try bridge.take(group: false, at: nowMicros) }
         // Beyond the rate limit a device either answers busy at once or drops the command unanswered.
         var overloaded = false
         if let rate = settings.rateLimitPerSecond, !takeToken(for: light, rate: rate) {
@@ -153,38 +153,7 @@ extension Home {
 
     /// Takes a token from the bucket of a light whose rate limit is `rate`; `false` when it has none.
     func takeToken(for light: LightID, rate: Double) -> Bool {
-        Self.take(from: &rateBuckets[light], rate: rate, at: nowMicros)
-    }
-
-    /// Takes a token from the bridge's budget for light commands, or for group commands.
-    /// - Throws: ``LumenError`` `busy` when the bridge has none left, as a Hue bridge answers a flood.
-    func takeBridgeToken(group: Bool) throws(LumenError) {
-        let rate = group ? bridge.groupCommandsPerSecond : bridge.lightCommandsPerSecond
-        let taken =
-            group
-            ? Self.take(from: &bridgeBuckets.group, rate: rate, at: nowMicros)
-            : Self.take(from: &bridgeBuckets.light, rate: rate, at: nowMicros)
-        guard !taken else { return }
-        let what = group ? "group command" : "light command"
-        throw LumenError(
-            .busy,
-            "the bridge accepts at most \(JSONNumber(rate)) \(what)\(rate == 1 ? "" : "s") a second across its lights; "
-                + "slow down and retry",
-            data: ["bridge": .string(group ? "groups" : "lights")])
-    }
-
-    /// Takes a token from a bucket refilled at `rate` a second and holding one second's worth (at least one);
-    /// `false` when it has none. A missing bucket starts full.
-    static func take(from bucket: inout RateBucket?, rate: Double, at now: Int64) -> Bool {
-        let capacity = max(1, rate)
-        var current = bucket ?? RateBucket(tokens: capacity, updatedAt: now)
-        let elapsed = Double(now - current.updatedAt) / 1_000_000
-        current.tokens = min(capacity, current.tokens + elapsed * rate)
-        current.updatedAt = now
-        defer { bucket = current }
-        guard current.tokens >= 1 else { return false }
-        current.tokens -= 1
-        return true
+        RateBucket.take(from: &rateBuckets[light], rate: rate, at: nowMicros)
     }
 
     func applyCommand(_ id: UInt64) {

@@ -36,7 +36,7 @@ extension Home {
         for roomID in roomOrder {
             guard let room = rooms[roomID] else { continue }
             for pending in room.undiscovered where Self.micros(pending.delayMs) < duration {
-                let jitter = discovery.jitterMs > 0 ? Double.random(in: -1...1, using: &bridgeRandom) : 0
+                let jitter = discovery.jitterMs > 0 ? Double.random(in: -1...1, using: &bridge.random) : 0
                 let delay = min(max(0, Self.micros(pending.delayMs + jitter * discovery.jitterMs)), duration - 1)
                 findable.append((delay, findable.count, roomID, pending.light.id))
             }

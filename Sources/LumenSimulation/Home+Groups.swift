@@ -172,7 +172,7 @@ extension Home {
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
         }
         if network == .hueBridge || members.contains(where: { governingSettings(at: $0.1).family.isBehindBridge }) {
-            try takeBridgeToken(group: true)
+            try bridge.take(group: true, at: nowMicros)
         }
         let transitionMicros = Self.micros(transitionMs)
         // One frame a family: Hue lights and Matter lights hear their own group's broadcast.
@@ -196,7 +196,7 @@ extension Home {
             if family.groupCommandIsBroadcast {
                 // One frame for the whole group: its latency is drawn once, by the bridge.
                 let due =
-                    broadcastDue[family] ?? nowMicros + Self.micros(settings.latency.sample(using: &bridgeRandom))
+                    broadcastDue[family] ?? nowMicros + Self.micros(settings.latency.sample(using: &bridge.random))
                 broadcastDue[family] = due
                 latency = due - nowMicros
             }

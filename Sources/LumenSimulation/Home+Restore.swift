@@ -18,7 +18,7 @@ extension Home {
         // The home's own settings; every light's are worked out afresh.
         defaults = target.defaults
         discovery = target.discovery
-        bridge = target.bridge
+        bridge.settings = target.bridge
         for room in roomOrder {
             for id in rooms[room]!.lightIDs {
                 if let slot = lights.slot(of: id) { lights[slot: slot].governingSettings = nil }

@@ -16,7 +16,7 @@ extension Home {
         fixture.start = fixtureStart
         fixture.defaults = defaults
         fixture.discovery = discovery
-        fixture.bridge = bridge
+        fixture.bridge = bridge.settings
         fixture.fronts = frontRecords
         // Run-time power cycles are not part of the home's description.
         fixture.faultSchedule = Array(faultSchedule.prefix(fixtureFaultCount))

@@ -82,12 +82,8 @@ public actor Home {
     var commandLog: CommandLog
     /// Whether someone subscribed to the last command's outcome: only then is each told to the watchers.
     var isLastCommandWatched = false
-    /// The bridge's command budget.
-    var bridge: BridgeSettings
-    /// The bridge's token buckets, for light commands and for group commands, once it has been sent some.
-    var bridgeBuckets: (light: RateBucket?, group: RateBucket?) = (nil, nil)
-    /// The random stream of the bridge's own choices: a group broadcast's latency, discovery's jitter.
-    var bridgeRandom: SeededRandom
+    /// The bridge's command budget, and the random stream of its own choices.
+    var bridge: BridgeBudget
     /// What each front keeps, by its name (``Fixture/fronts``): saved with the home, read only by the front.
     var frontRecords: [String: JSONValue]
     /// How many times a room or light came or went: a front that numbers them looks again only when it moved.
@@ -194,8 +190,7 @@ public actor Home {
         name = fixture.name
         defaults = fixture.defaults
         discovery = fixture.discovery
-        bridge = fixture.bridge
-        bridgeRandom = SeededRandom(seed: seed, label: "bridge")
+        bridge = BridgeBudget(fixture.bridge, seed: seed)
         frontRecords = fixture.fronts
         faultSchedule = fixture.faultSchedule
         fixtureFaultCount = fixture.faultSchedule.count

@@ -54,12 +54,6 @@ struct SimulatedLight: Sendable {
     }
 }
 
-/// The rate limit's token bucket for one light.
-struct RateBucket: Sendable {
-    var tokens: Double
-    var updatedAt: Int64
-}
-
 /// A room: its lights in order, the lights waiting to be discovered, and any scan under way.
 struct SimulatedRoom: Sendable {
     let id: RoomID
