@@ -53,47 +53,26 @@ extension Home {
     }
 
     /// The most checkpoints kept at once: each is a copy of the whole home.
-    public static let maxCheckpoints = 64
+    public static let maxCheckpoints = Checkpoints.limit
 
     /// Keeps the home as it is now under `name` (replacing one of that name), to ``restore(checkpoint:)``
     /// later. Checkpoints live as long as the process, at most ``maxCheckpoints`` of them.
     /// - Throws: ``LumenError`` `invalidParams` for a name that breaks the rules of IDs
     ///   (``EntityID/validate(_:)``), `limitExceeded` for a new name when ``maxCheckpoints`` are kept.
     public func checkpoint(_ name: String) throws(LumenError) {
-        if let why = EntityID.validate(name) {
-            throw LumenError(
-                .invalidParams, "a checkpoint is named as an ID is: \(why)", data: ["checkpoint": .string(name)])
-        }
-        guard checkpoints[name] != nil || checkpoints.count < Self.maxCheckpoints else {
-            throw LumenError(
-                .limitExceeded,
-                "lumend keeps at most \(Self.maxCheckpoints) checkpoints; drop one with dropCheckpoint first, "
-                    + "or take this one under a name already taken",
-                data: ["checkpoint": .string(name)])
-        }
-        checkpoints[name] = snapshot()
+        try checkpoints.keep(snapshot(), as: name)
     }
 
     /// Forgets the checkpoint `name`, making room for another.
     /// - Throws: ``LumenError`` `noSuchEntity` for a checkpoint never taken.
     public func dropCheckpoint(_ name: String) throws(LumenError) {
-        guard checkpoints.removeValue(forKey: name) != nil else { throw noSuchCheckpoint(name) }
+        try checkpoints.drop(name)
     }
 
     /// Brings the home back to the checkpoint `name`, as ``restore(to:)`` does.
     /// - Throws: ``LumenError`` `noSuchEntity` for a checkpoint never taken.
     public func restore(checkpoint name: String) throws(LumenError) {
-        guard let checkpoint = checkpoints[name] else { throw noSuchCheckpoint(name) }
-        try restore(to: checkpoint)
-    }
-
-    /// The error for a checkpoint never taken (or dropped), naming those that are kept.
-    private func noSuchCheckpoint(_ name: String) -> LumenError {
-        let taken = checkpoints.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        return LumenError(
-            .noSuchEntity,
-            "no checkpoint '\(name)'; take one with checkpoint first" + (taken.isEmpty ? "" : " (taken: \(taken))"),
-            data: ["checkpoint": .string(name)])
+        try restore(to: checkpoints.fixture(named: name))
     }
 
     /// A light that stays, brought to its target's name, state, settings and reachability.

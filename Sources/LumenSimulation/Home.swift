@@ -89,7 +89,7 @@ public actor Home {
     /// How many times a room or light came or went: a front that numbers them looks again only when it moved.
     public internal(set) var topologyGeneration = 0
     /// The checkpoints taken, by name.
-    var checkpoints: [String: Fixture] = [:]
+    var checkpoints = Checkpoints()
     var nextScanID: UInt64 = 1
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
