@@ -35,37 +35,24 @@ extension Home {
     public func powerCycle(light id: LightID, durationMs: Double = 1_000) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         refreshRealTime()
-        faultSchedule.append(
-            ScheduledFault(
-                light: id, kind: .powerCycle, fromMs: Double(nowMicros) / 1_000,
-                untilMs: Double(nowMicros) / 1_000 + durationMs))
-        let index = faultSchedule.count - 1
-        applyScheduledFault(index, begins: true)
-        schedule(.fault(index: index, begins: false), at: nowMicros + Self.micros(durationMs))
+        let cycle = faults.addPowerCycle(of: id, at: nowMicros, durationMs: durationMs)
+        applyScheduledFault(cycle.index, begins: true)
+        schedule(.fault(index: cycle.index, begins: false), at: cycle.endsAt)
     }
 
+    /// Carries out the beginning or end of the fault at `index` of the plan, as ``FaultPlan`` decides it.
     func applyScheduledFault(_ index: Int, begins: Bool) {
-        let fault = faultSchedule[index]
+        let fault = faults[index]
         guard var light = lights[fault.light] else { return }
         let was = light.isReachable
-        light.activeFaults += begins ? 1 : -1
-        light.activeFaults = max(0, light.activeFaults)
-        if begins, fault.kind == .powerCycle {
-            // Power loss ends any transition where it stands.
-            light.transitionGeneration &+= 1
-            transitions[fault.light] = nil
-        }
+        if FaultPlan.apply(fault, begins: begins, to: &light) { transitions[fault.light] = nil }
         lights[fault.light] = light
         if was != light.isReachable, let index = lights.slot(of: fault.light) { reachabilityChanged(at: index) }
-        if !begins, fault.kind == .powerCycle, let index = lights.slot(of: fault.light) {
-            switch governingSettings(at: index).powerOn {
-            case .restore: break
-            case .default: setState(at: index, to: .factoryDefault)
-            case .on:
-                var state = lights[slot: index].state
-                state.isOn = true
-                setState(at: index, to: state)
-            }
+        if !begins, fault.kind == .powerCycle, let index = lights.slot(of: fault.light),
+            let state = FaultPlan.stateAfterPowerReturns(
+                governingSettings(at: index).powerOn, from: lights[slot: index].state)
+        {
+            setState(at: index, to: state)
         }
         // A power cut ends a fade where it stands, and a restart may restore the factory default: both are saved.
         if fault.kind == .powerCycle { persist(.light(fault.light)) }

@@ -18,8 +18,7 @@ extension Home {
         fixture.discovery = discovery
         fixture.bridge = bridge.settings
         fixture.fronts = frontRecords
-        // Run-time power cycles are not part of the home's description.
-        fixture.faultSchedule = Array(faultSchedule.prefix(fixtureFaultCount))
+        fixture.faultSchedule = faults.fixtureFaults
         return fixture
     }
 

@@ -54,9 +54,8 @@ public actor Home {
     public internal(set) var name: String
     var defaults: DeviceSettings
     var discovery: DiscoverySettings
-    var faultSchedule: [ScheduledFault]
-    /// How many entries of `faultSchedule` came from the fixture; later ones were added at run time.
-    let fixtureFaultCount: Int
+    /// The scheduled faults: the fixture's, and power cycles asked for since.
+    var faults: FaultPlan
     var durability: Durability?
     /// The fixture's own `start`, which a snapshot keeps (a start given on the command line is not saved).
     let fixtureStart: WallClock?
@@ -192,8 +191,7 @@ public actor Home {
         discovery = fixture.discovery
         bridge = BridgeBudget(fixture.bridge, seed: seed)
         frontRecords = fixture.fronts
-        faultSchedule = fixture.faultSchedule
-        fixtureFaultCount = fixture.faultSchedule.count
+        faults = FaultPlan(fixture.faultSchedule)
         durability = fixture.durability
         lights.reserveCapacity(fixture.rooms.reduce(0) { $0 + $1.lights.count })
         for room in fixture.rooms {
@@ -208,10 +206,7 @@ public actor Home {
             }
             rooms[room.id]?.onCount = room.lights.count { $0.state.isOn }
         }
-        for (index, fault) in faultSchedule.enumerated() {
-            queue.schedule(.fault(index: index, begins: true), at: Self.micros(fault.fromMs))
-            queue.schedule(.fault(index: index, begins: false), at: Self.micros(fault.untilMs))
-        }
+        for (event, due) in faults.fixtureEvents { queue.schedule(event, at: due) }
     }
 
     // MARK: - Observing
