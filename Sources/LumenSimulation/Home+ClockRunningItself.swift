@@ -36,22 +36,21 @@ extension Home {
     public func sleep(milliseconds ms: Double) async throws(LumenError) {
         guard !isShutDown else { throw LumenError.shuttingDown }
         if let problem = SimulatedDurations.advanceProblem(ms, "ms") { throw LumenError(.invalidParams, problem) }
-        guard sleepers.count < Self.sleeperLimit else {
+        guard pending.sleeperCount < Self.sleeperLimit else {
             throw LumenError(
                 .busy, "\(Self.sleeperLimit) are asleep on the simulation's clock already; wait for some to wake")
         }
         refreshRealTime()
-        let number = nextCommandID
-        nextCommandID += 1
+        let number = pending.takeNumber()
         let woken = await withCheckedContinuation { continuation in
-            sleepers[number] = continuation
+            pending.addSleeper(continuation, as: number)
             schedule(.wake(number), at: nowMicros + Self.micros(ms))
         }
         guard woken else { throw LumenError.shuttingDown }
     }
 
     /// How many are waiting on the simulation: commands not yet answered, questions to lights, and sleepers.
-    var waitingOnSimulation: Int { pending.count + queries.count + sleepers.count }
+    var waitingOnSimulation: Int { pending.count }
 
     /// A clock that runs itself: makes sure a jump follows once nothing has come for a moment, when someone
     /// waits on the simulation.

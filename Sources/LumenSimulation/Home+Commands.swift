@@ -100,8 +100,7 @@ extension Home {
             recordCommand(change, to: light, transitionMicros: transitionMicros, Self.outcome(of: result))
             return .settled(result)
         }
-        let id = nextCommandID
-        nextCommandID += 1
+        let id = pending.takeNumber()
         let ticket = CommandTicket()
         let record = recordCommand(change, to: light, transitionMicros: transitionMicros)
         var command = PendingCommand(
@@ -128,7 +127,7 @@ extension Home {
         case (.lost, _):
             events = [(.failCommand(id, Self.timedOutBox), timeout)]
         }
-        pending[id] = command
+        pending.add(command, as: id)
         for (event, due) in events { queue.schedule(event, at: due) }
         if clockMode == .real, events.contains(where: { $0.1 <= now }) {
             // Already due: handled now rather than after a timer task's round trip. Anything else due by now goes
@@ -157,7 +156,7 @@ extension Home {
     }
 
     func applyCommand(_ id: UInt64) {
-        guard let command = pending.removeValue(forKey: id) else { return }
+        guard let command = pending.removeCommand(id) else { return }
         apply(command, id: id)
     }
 
@@ -182,7 +181,7 @@ extension Home {
         case .answerLost:
             // The record says what the light did now; the sender's ticket waits for its timeout, scheduled already.
             let result = reachable ? carryOut(command, at: index) : .failure(LumenError(.unreachable, "missed"))
-            pending[id] = command
+            pending.add(command, as: id)
             recordUnanswered(command, result)
             return
         case .arrives:
@@ -198,7 +197,7 @@ extension Home {
                 // It went away while the command was in flight: the sender hears nothing until its timeout.
                 var command = command
                 command.truth = .unreachable
-                pending[id] = command
+                pending.add(command, as: id)
                 let code = settings.family.faultReport == .exact ? Self.unreachableBox : Self.timedOutBox
                 schedule(.failCommand(id, code), at: max(nowMicros, command.submittedAt + settings.timeoutMicros))
             }
@@ -281,7 +280,7 @@ extension Home {
     }
 
     func failCommand(_ id: UInt64, code: LumenError.Code) {
-        guard let command = pending.removeValue(forKey: id) else { return }
+        guard let command = pending.removeCommand(id) else { return }
         let light = command.light.rawValue
         let error: LumenError
         switch code {

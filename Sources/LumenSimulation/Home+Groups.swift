@@ -218,13 +218,14 @@ extension Home {
                 recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros, outcome)
                 continue
             }
-            let id = nextCommandID
-            nextCommandID += 1
+            let id = pending.takeNumber()
             let ticket = CommandTicket(group: completion)
             let record = recordCommand(own, to: lightID, in: roomID, transitionMicros: transitionMicros)
-            pending[id] = PendingCommand(
-                light: lightID, change: own, transitionMicros: transitionMicros, submittedAt: nowMicros,
-                ticket: ticket, record: record, isGroup: true)
+            pending.add(
+                PendingCommand(
+                    light: lightID, change: own, transitionMicros: transitionMicros, submittedAt: nowMicros,
+                    ticket: ticket, record: record, isGroup: true),
+                as: id)
             let due = max(nowMicros + latency, lights[slot: index].lastApplyAt)
             lights[slot: index].lastApplyAt = due
             queue.schedule(.applyCommand(id), at: due)

@@ -16,10 +16,8 @@ extension Home {
         if let rate = settings.rateLimitPerSecond, !takeToken(for: id, rate: rate) { return nil }
         let (latency, dropped) = lights[slot: index].drawDelivery(settings)
         guard lights[slot: index].isReachable, !dropped else { return nil }
-        let number = nextCommandID
-        nextCommandID += 1
         let ticket = CommandTicket()
-        queries[number] = (id, ticket)
+        let number = pending.addQuery(to: id, ticket: ticket)
         queue.schedule(.answerQuery(number), at: nowMicros + latency)
         if clockMode == .real, latency <= 0 { runEvents(notAfter: nowMicros) }
         armRealClock()
@@ -48,7 +46,7 @@ extension Home {
 
     /// A question reaches its light, which answers with its state, unless it went away meanwhile.
     func answerQuery(_ number: UInt64) {
-        guard let (light, ticket) = queries.removeValue(forKey: number) else { return }
+        guard let (light, ticket) = pending.removeQuery(number) else { return }
         guard let index = lights.slot(of: light), lights[slot: index].isReachable else {
             ticket.settle(.failure(LumenError(.unreachable, "light '\(light)' did not answer")))
             return

@@ -61,11 +61,7 @@ extension Home {
             throw Self.noSuchLight(id, listedBy: .simulation)
         }
         rooms[light.room]?.lightIDs.removeAll { $0 == id }
-        let orphaned = pending.filter { $0.value.light == id }
-        for (commandID, command) in orphaned.sorted(by: { $0.key < $1.key }) {
-            pending[commandID] = nil
-            settle(command, .failure(Self.noSuchLight(id)))
-        }
+        for (_, command) in pending.removeCommands(to: id) { settle(command, .failure(Self.noSuchLight(id))) }
         emitRemoval(of: .light(id))
         if let room = rooms[light.room] {
             emit(.room(light.room, .lightIDs), .array(room.lightIDs.map { .string($0.rawValue) }))

@@ -73,10 +73,8 @@ public actor Home {
     /// Rate-limit buckets, for lights that have a rate limit and have been sent commands.
     var rateBuckets: [LightID: RateBucket] = [:]
     var queue = EventQueue()
-    var pending: [UInt64: PendingCommand] = [:]
-    /// Questions on their way to their lights (``Home/query(_:)``), by number.
-    var queries: [UInt64: (light: LightID, ticket: CommandTicket)] = [:]
-    var nextCommandID: UInt64 = 1
+    /// Commands and questions on their way to their lights, and sleepers on the clock.
+    var pending = PendingCommands()
     /// The last commands received, and what became of them.
     var commandLog: CommandLog
     /// Whether someone subscribed to the last command's outcome: only then is each told to the watchers.
@@ -112,9 +110,6 @@ public actor Home {
     /// A clock that runs itself: how many requests the fronts have taken (``noteRequest()``), so that a jump
     /// waits until none has come for a quiet moment.
     nonisolated let requestsTaken = Atomic<UInt64>(0)
-    /// Those sleeping on the simulation's clock (``sleep(milliseconds:)``), by number: each resumed with
-    /// `true` when its time comes, `false` when the home stops first.
-    var sleepers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
 
     /// A watcher's registration (``addWatcher(_:)``), to remove it by.
     public struct WatcherID: Hashable, Sendable {
@@ -125,35 +120,6 @@ public actor Home {
     struct Watcher: Sendable {
         let id: WatcherID
         let notify: Observer
-    }
-
-    struct PendingCommand: Sendable {
-        let light: LightID
-        let change: LightChange
-        let transitionMicros: Int64
-        let submittedAt: Int64
-        let ticket: CommandTicket
-        /// Its number in ``Home/commandLog``.
-        let record: UInt64
-        /// Part of a room's group command: a light that cannot be reached misses it at once, unanswered, rather
-        /// than failing after its timeout.
-        var isGroup = false
-        /// What the sender will hear of it, beside what the light does.
-        var fate = Fate.arrives
-        /// What really became of it, when the error its sender hears does not say (a timeout for a light that
-        /// could not be reached).
-        var truth: CommandRecord.Outcome?
-
-        /// What the sender hears of a command, beside what the light does with it.
-        enum Fate: Sendable, Equatable {
-            /// The light's answer, when it comes.
-            case arrives
-            /// Nothing: the light takes it but its acknowledgement is lost, and the sender times out.
-            case answerLost
-            /// The bridge's confirmation, though the light never saw it (it was unreachable, or the frame was
-            /// lost): the record keeps what really became of it.
-            case missed(CommandRecord.Outcome)
-        }
     }
 
     /// What real-clock wake-ups sleep on.
@@ -473,7 +439,7 @@ public actor Home {
         case .reportUnreachable(let light, let spell): reportUnreachable(light, spell: spell)
         case .answerQuery(let id): answerQuery(id)
         case .endBreathing(let light): endBreathing(light)
-        case .wake(let sleeper): sleepers.removeValue(forKey: sleeper)?.resume(returning: true)
+        case .wake(let sleeper): pending.removeSleeper(sleeper)?.resume(returning: true)
         }
     }
 
@@ -549,15 +515,10 @@ public actor Home {
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.
     public func shutDown() {
         isShutDown = true
-        let waiting = pending.values.sorted { $0.record < $1.record }
-        pending.removeAll()
-        for (_, query) in queries.sorted(by: { $0.key < $1.key }) {
-            query.ticket.settle(.failure(LumenError.shuttingDown))
-        }
-        queries.removeAll()
-        for command in waiting { settle(command, .failure(LumenError.shuttingDown)) }
-        for (_, sleeper) in sleepers.sorted(by: { $0.key < $1.key }) { sleeper.resume(returning: false) }
-        sleepers.removeAll()
+        let waiting = pending.removeAll()
+        for ticket in waiting.queries { ticket.settle(.failure(LumenError.shuttingDown)) }
+        for command in waiting.commands { settle(command, .failure(LumenError.shuttingDown)) }
+        for sleeper in waiting.sleepers { sleeper.resume(returning: false) }
     }
 }
 

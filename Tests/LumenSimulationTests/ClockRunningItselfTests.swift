@@ -84,7 +84,7 @@ struct ClockRunningItselfTests {
         let home = try makeHome(runsItself: false)
         let sleepers = (0..<Home.sleeperLimit).map { _ in Task { try await home.sleep(milliseconds: 1_000) } }
         // Every one of them asleep: the clock has them all to wake at one moment.
-        while await home.sleepers.count < Home.sleeperLimit { await Task.yield() }
+        while await home.pending.sleeperCount < Home.sleeperLimit { await Task.yield() }
         await #expect {
             try await home.sleep(milliseconds: 1)
         } throws: { error in
