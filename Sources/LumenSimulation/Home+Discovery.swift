@@ -14,48 +14,32 @@ extension Home {
     @discardableResult
     public func detectLights(in roomID: RoomID) throws(LumenError) -> DiscoveryScan {
         guard !isShutDown else { throw LumenError.shuttingDown }
-        guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID) }
-        if let scan = room.scan { return scan }
+        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID) }
+        if let scan = discovery.scan(in: roomID) { return scan }
         // A room added during a search joins it rather than starting another.
-        if let running = roomOrder.lazy.compactMap({ self.rooms[$0]?.scan }).first {
-            rooms[roomID]?.scan = running
+        if let running = discovery.runningSearch(in: roomOrder) {
+            discovery.join(roomID, running)
             schedule(.endScan(roomID, scan: running.id), at: Self.micros(running.endsMs))
             emit(.room(roomID, .isScanning), true)
             emit(.room(roomID, .scan), running.jsonValue(isScanning: true))
             return running
         }
         refreshRealTime()
-        let id = nextScanID
-        nextScanID += 1
-        let duration = Self.micros(discovery.scanDurationMs)
-        let scan = DiscoveryScan(
-            id: id, startedMs: Double(nowMicros) / 1_000, endsMs: Double(nowMicros + duration) / 1_000, found: [])
-        // Every light waiting anywhere, with the moment this search reaches it; the earliest are found first,
-        // ties in room order, then fixture order.
-        var findable: [(due: Int64, order: Int, room: RoomID, light: LightID)] = []
-        for roomID in roomOrder {
-            guard let room = rooms[roomID] else { continue }
-            for pending in room.undiscovered where Self.micros(pending.delayMs) < duration {
-                let jitter = discovery.jitterMs > 0 ? Double.random(in: -1...1, using: &bridge.random) : 0
-                let delay = min(max(0, Self.micros(pending.delayMs + jitter * discovery.jitterMs)), duration - 1)
-                findable.append((delay, findable.count, roomID, pending.light.id))
-            }
+        let waiting = roomOrder.compactMap { id in rooms[id].map { (id: id, waiting: $0.undiscovered) } }
+        let search = discovery.begin(at: nowMicros, rooms: waiting, random: &bridge.random)
+        for found in search.finds {
+            schedule(.discoverLight(found.room, scan: search.scan.id, found.light), at: found.at)
         }
-        findable.sort { ($0.due, $0.order) < ($1.due, $1.order) }
-        for found in findable.prefix(discovery.maxLightsPerScan) {
-            schedule(.discoverLight(found.room, scan: id, found.light), at: nowMicros + found.due)
-        }
-        for roomID in roomOrder where rooms[roomID]?.scan == nil {
-            rooms[roomID]?.scan = scan
-            schedule(.endScan(roomID, scan: id), at: nowMicros + duration)
+        for roomID in search.rooms {
+            schedule(.endScan(roomID, scan: search.scan.id), at: search.endsAt)
             emit(.room(roomID, .isScanning), true)
-            emit(.room(roomID, .scan), scan.jsonValue(isScanning: true))
+            emit(.room(roomID, .scan), search.scan.jsonValue(isScanning: true))
         }
-        return scan
+        return search.scan
     }
 
     func discover(_ lightID: LightID, in roomID: RoomID, scan: UInt64) {
-        guard var room = rooms[roomID], room.scan?.id == scan,
+        guard var room = rooms[roomID], discovery.scan(in: roomID)?.id == scan,
             let index = room.undiscovered.firstIndex(where: { $0.light.id == lightID })
         else { return }
         let pending = room.undiscovered.remove(at: index)
@@ -67,21 +51,19 @@ extension Home {
         }
         let before = room.groupState
         room.lightIDs.append(lightID)
-        room.scan?.found.append(lightID)
+        let shown = discovery.noteFound(lightID, in: roomID)
         rooms[roomID] = room
         insertLight(pending.light, room: roomID)
         emit(.room(roomID, .lightIDs), .array(room.lightIDs.map { .string($0.rawValue) }))
         emitGroupChange(of: roomID, since: before)
-        if let scan = room.scan { emit(.room(roomID, .scan), scan.jsonValue(isScanning: true)) }
+        if let shown { emit(.room(roomID, .scan), shown.jsonValue(isScanning: true)) }
         persist(.light(lightID))
         persist(.room(roomID))
     }
 
     func endScan(in roomID: RoomID, scan: UInt64) {
-        guard let room = rooms[roomID], let current = room.scan, current.id == scan else { return }
-        rooms[roomID]?.scan = nil
-        rooms[roomID]?.lastScan = current
+        guard rooms[roomID] != nil, let ended = discovery.end(in: roomID, scan: scan) else { return }
         emit(.room(roomID, .isScanning), false)
-        emit(.room(roomID, .scan), current.jsonValue(isScanning: false))
+        emit(.room(roomID, .scan), ended.jsonValue(isScanning: false))
     }
 }

@@ -66,11 +66,7 @@ extension Home {
     /// The latest discovery search, which every room shows: under way or not, when it ended (simulation
     /// milliseconds), and the lights it found, in the order found.
     public func latestSearch() -> (active: Bool, endedMs: Double?, found: [LightID]) {
-        let scans = roomOrder.compactMap { id in rooms[id].flatMap { $0.scan ?? $0.lastScan } }
-        guard let latest = scans.map(\.id).max() else { return (false, nil, []) }
-        let these = scans.filter { $0.id == latest }
-        let active = roomOrder.contains { rooms[$0]?.scan?.id == latest }
-        return (active, active ? nil : these.first?.endsMs, these.flatMap(\.found))
+        discovery.latestSearch(in: roomOrder)
     }
 
     /// What the front called `name` keeps (``Fixture/fronts``), as it last saved it.

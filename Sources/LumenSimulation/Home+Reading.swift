@@ -70,8 +70,8 @@ extension Home {
             switch property {
             case .name: return .string(room.name)
             case .lightIDs: return .array(room.lightIDs.map { .string($0.rawValue) })
-            case .isScanning: return .bool(room.scan != nil)
-            case .scan: return scanValue(of: room)
+            case .isScanning: return .bool(discovery.scan(in: id) != nil)
+            case .scan: return discovery.scanValue(in: id)
             case .anyOn: return .bool(room.groupState.anyOn)
             case .allOn: return .bool(room.groupState.allOn)
             }
@@ -121,12 +121,6 @@ extension Home {
             if let slot = lights.slot(of: id) { lights[slot: slot].audience.markPublished(property) }
         }
         return value
-    }
-
-    func scanValue(of room: SimulatedRoom) -> JSONValue {
-        if let scan = room.scan { return scan.jsonValue(isScanning: true) }
-        // Between scans, the last one's outcome, as the change that ended it announced.
-        return room.lastScan?.jsonValue(isScanning: false) ?? .object(["isScanning": false])
     }
 }
 

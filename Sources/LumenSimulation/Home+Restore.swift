@@ -17,7 +17,7 @@ extension Home {
         let targetRooms = Set(target.rooms.map(\.id))
         // The home's own settings; every light's are worked out afresh.
         defaults = target.defaults
-        discovery = target.discovery
+        discovery.settings = target.discovery
         bridge.settings = target.bridge
         for room in roomOrder {
             for id in rooms[room]!.lightIDs {
@@ -37,7 +37,7 @@ extension Home {
             try setName(room.name, of: .room(room.id))
             rooms[room.id]?.defaults = room.defaults
             rooms[room.id]?.undiscovered = room.undiscovered
-            if let scan = rooms[room.id]?.scan { endScan(in: room.id, scan: scan.id) }
+            if let scan = discovery.scan(in: room.id) { endScan(in: room.id, scan: scan.id) }
             for light in room.lights {
                 if lights[light.id] == nil { try addLight(light, to: room.id) } else { try restore(light) }
             }

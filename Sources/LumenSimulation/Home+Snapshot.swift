@@ -15,7 +15,7 @@ extension Home {
         fixture.durability = durability
         fixture.start = fixtureStart
         fixture.defaults = defaults
-        fixture.discovery = discovery
+        fixture.discovery = discovery.settings
         fixture.bridge = bridge.settings
         fixture.fronts = frontRecords
         fixture.faultSchedule = faults.fixtureFaults

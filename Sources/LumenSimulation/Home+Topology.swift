@@ -12,7 +12,7 @@ extension Home {
             throw LumenError(.alreadyExists, "room '\(id)' already exists; give the new room another ID", data: room)
         }
         rooms[id] = SimulatedRoom(
-            id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [], scan: nil)
+            id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [])
         roomOrder.append(id)
         emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))
@@ -25,6 +25,7 @@ extension Home {
         guard let room = rooms[id] else { throw Self.noSuchRoom(id, listedBy: .simulation) }
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
+        discovery.forget(id)
         roomOrder.removeAll { $0 == id }
         topologyGeneration += 1
         emitRemoval(of: .room(id))

@@ -53,7 +53,8 @@ public actor Home {
     /// The home's name: also the Hue bridge's, and the LIFX bulbs' location.
     public internal(set) var name: String
     var defaults: DeviceSettings
-    var discovery: DiscoverySettings
+    /// Discovery: its settings, and the search each room shows.
+    var discovery: Discovery
     /// The scheduled faults: the fixture's, and power cycles asked for since.
     var faults: FaultPlan
     var durability: Durability?
@@ -87,7 +88,6 @@ public actor Home {
     public internal(set) var topologyGeneration = 0
     /// The checkpoints taken, by name.
     var checkpoints = Checkpoints()
-    var nextScanID: UInt64 = 1
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
     /// In the order they were added.
@@ -154,7 +154,7 @@ public actor Home {
         fixtureIdentity = (fixture.id, seed)
         name = fixture.name
         defaults = fixture.defaults
-        discovery = fixture.discovery
+        discovery = Discovery(fixture.discovery)
         bridge = BridgeBudget(fixture.bridge, seed: seed)
         frontRecords = fixture.fronts
         faults = FaultPlan(fixture.faultSchedule)
@@ -164,7 +164,7 @@ public actor Home {
             roomOrder.append(room.id)
             rooms[room.id] = SimulatedRoom(
                 id: room.id, name: room.name, defaults: room.defaults, lightIDs: room.lights.map(\.id),
-                undiscovered: room.undiscovered, scan: nil)
+                undiscovered: room.undiscovered)
             for light in room.lights {
                 lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)
                 if !light.settings.isEmpty { lightSettings[light.id] = light.settings }

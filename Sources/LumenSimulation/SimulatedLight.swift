@@ -54,16 +54,13 @@ struct SimulatedLight: Sendable {
     }
 }
 
-/// A room: its lights in order, the lights waiting to be discovered, and any scan under way.
+/// A room: its lights in order, and the lights waiting to be discovered.
 struct SimulatedRoom: Sendable {
     let id: RoomID
     var name: String
     var defaults: DeviceSettings
     var lightIDs: [LightID]
     var undiscovered: [PendingLight]
-    var scan: DiscoveryScan?
-    /// The last scan that ended: what `scan` reads between scans, as its last change announced.
-    var lastScan: DiscoveryScan? = nil
     /// How many of its lights are on: what `anyOn` and `allOn` are read from.
     var onCount = 0
     /// Which of its properties a read has published, and which a subscriber watches.
