@@ -70,6 +70,6 @@ extension Home {
         // state (observers, which hear every change, do not hear it), and no command pays for an unread copy.
         guard let record = commandLog.settle(number, outcome), isLastCommandWatched else { return }
         let event = ChangeEvent(.property(.home(.lastCommand), record.jsonValue), timeMicros: nowMicros)
-        for watcher in watchers { watcher.notify(event) }
+        listeners.tellWatchers(event)
     }
 }

@@ -90,11 +90,9 @@ public actor Home {
     var checkpoints = Checkpoints()
     /// Simulation time in microseconds since the home started.
     var nowMicros: Int64 = 0
-    /// In the order they were added.
-    var observers: [Observer] = []
-    /// Told only of changes to watched properties, and of removals; in the order they were added.
-    var watchers: [Watcher] = []
-    var nextWatcherID: UInt64 = 1
+    /// Who hears of changes: observers, and watchers (told only of changes to watched properties, of removals
+    /// and of commands' outcomes).
+    var listeners = ChangeListeners()
     /// Told the saved form of each entity whose saved form changes (the state store's journal).
     var persistenceSink: (any StateRecordSink)?
     var isShutDown = false
@@ -114,12 +112,6 @@ public actor Home {
     /// A watcher's registration (``addWatcher(_:)``), to remove it by.
     public struct WatcherID: Hashable, Sendable {
         let value: UInt64
-    }
-
-    /// A watcher, and the registration it was added under.
-    struct Watcher: Sendable {
-        let id: WatcherID
-        let notify: Observer
     }
 
     /// What real-clock wake-ups sleep on.
@@ -182,7 +174,7 @@ public actor Home {
     /// Observers must return quickly and never block: they run on the home's event loop, for as long as the
     /// home lives.
     public func addObserver(_ observer: @escaping Observer) {
-        observers.append(observer)
+        listeners.addObserver(observer)
     }
 
     /// Calls `watcher` as ``addObserver(_:)`` calls an observer, but only with the changes of properties
@@ -191,15 +183,12 @@ public actor Home {
     /// - Returns: the watcher's registration, for ``removeWatcher(_:)``.
     @discardableResult
     public func addWatcher(_ watcher: @escaping Observer) -> WatcherID {
-        let id = WatcherID(value: nextWatcherID)
-        nextWatcherID += 1
-        watchers.append(Watcher(id: id, notify: watcher))
-        return id
+        listeners.addWatcher(watcher)
     }
 
     /// Stops telling a watcher of changes (a session that closes, say); one removed already is ignored.
     public func removeWatcher(_ id: WatcherID) {
-        watchers.removeAll { $0.id == id }
+        listeners.removeWatcher(id)
     }
 
     /// Marks `key` as watched: from now on its changes go to the watchers (``addWatcher(_:)``) too. Call it
@@ -276,10 +265,8 @@ public actor Home {
     /// hear of (see ``PropertyAudience``).
     func emit(_ key: PropertyKey, _ value: JSONValue, published isPublished: Bool = true, watched: Bool = true) {
         if isPublished { published.update(key, value) }
-        guard !observers.isEmpty || (watched && !watchers.isEmpty) else { return }
-        let event = ChangeEvent(.property(key, value), timeMicros: nowMicros)
-        for observer in observers { observer(event) }
-        if watched { for watcher in watchers { watcher.notify(event) } }
+        guard listeners.hear(watched: watched) else { return }
+        listeners.tell(ChangeEvent(.property(key, value), timeMicros: nowMicros), watched: watched)
     }
 
     /// Announces a change of a light's property, to those of `audience`.
@@ -299,12 +286,7 @@ public actor Home {
     /// Announces that an entity was removed.
     func emitRemoval(of entity: Entity) {
         published.remove(entity)
-        deliver(ChangeEvent(.removed(entity), timeMicros: nowMicros))
-    }
-
-    private func deliver(_ event: ChangeEvent) {
-        for observer in observers { observer(event) }
-        for watcher in watchers { watcher.notify(event) }
+        listeners.tell(ChangeEvent(.removed(entity), timeMicros: nowMicros), watched: true)
     }
 
     // MARK: - Time

@@ -37,9 +37,9 @@ struct InProcessSessionTests {
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .real)
         let session = InProcessSession(scopeContext: ScopeContext(home: home))
         _ = await session.feed(Self.line(1, "hello", ""))
-        #expect(await home.watchers.count == 1)
+        #expect(await home.listeners.watcherCount == 1)
         await session.close()
-        #expect(await home.watchers.count == 0)
+        #expect(await home.listeners.watcherCount == 0)
         await home.shutDown()
     }
 }
