@@ -8,7 +8,6 @@ import LumenServer
 import LumenService
 import LumenSimulation
 import LumenStore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +23,7 @@ public enum Daemon {
     /// lumend's threads; nothing waits on Dispatch's or the shared executor's.
     public static func mainOnCurrentThread(arguments: [String], environment: [String: String]) -> Int32 {
         let loop = EventLoop(name: "lumend.main", startingThread: false)
-        let status = Mutex<Int32>(1)
+        let status = Locked<Int32>(1)
         Task(executorPreference: loop) {
             let result = await main(arguments: arguments, environment: environment, mainLoop: loop)
             status.withLock { $0 = result }

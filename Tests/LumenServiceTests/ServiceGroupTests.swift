@@ -1,10 +1,10 @@
+import LumenProtocol
 import LumenService
-import Synchronization
 import Testing
 
 /// What the services of a test did, in order.
 final class Journal: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func note(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
 }
@@ -88,7 +88,7 @@ struct ServiceGroupTests {
     @Test func aHandlerAddedAfterTheRequestRunsAtOnceAndOneOutsideAGroupNever() async {
         let shutdown = GracefulShutdown()
         shutdown.trigger()
-        let ran = Mutex(0)
+        let ran = Locked(0)
         await GracefulShutdown.$current.withValue(shutdown) {
             await withGracefulShutdownHandler {
                 #expect(ran.withLock { $0 } == 1)
