@@ -11,11 +11,14 @@
 /// holds the lock from one that does not; it sees `pthread_mutex_lock`, so every access made here is checked.
 /// Hold it only for a few instructions, never across a system call that can wait or a call out to code that
 /// could take it again (it is not recursive).
-package final class Locked<Value: ~Copyable>: @unchecked Sendable {
-    // Sendable because `value` is touched only inside `withLock`, under `mutex`, and crosses into and out of
-    // it as `sending`, as `Mutex` does. The mutex lives on the heap: a `pthread_mutex_t` must not move.
+package final class Locked<Value>: @unchecked Sendable {
+    // Sendable because the value is touched only inside `withLock`, under `mutex`, and crosses into and out of
+    // it as `sending`, as `Mutex` does. Both live on the heap: a `pthread_mutex_t` must not move, and a value
+    // reached through a pointer is not an exclusivity-checked access of the object, which ThreadSanitizer would
+    // place at the object's own address when the value is empty (`Locked(())`) and call a race with the
+    // unlocked read of the object's header in the next `withLock`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    private let value: UnsafeMutablePointer<Value>
 
     /// Puts `initialValue` behind a new lock.
     package init(_ initialValue: consuming sending Value) {
@@ -23,12 +26,15 @@ package final class Locked<Value: ~Copyable>: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
         precondition(status == 0, "pthread_mutex_init: \(status)")
-        value = initialValue
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` on the value with the lock held, and returns what it returns.
@@ -37,6 +43,6 @@ package final class Locked<Value: ~Copyable>: @unchecked Sendable {
     ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
