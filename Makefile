@@ -297,8 +297,10 @@ soak: deps
 
 ## sanitize: every test under AddressSanitizer, then under ThreadSanitizer, one test at a time (sanitizers slow
 ## everything several times over, and tests that drive many sockets at once then starve each other) and with
-## shorter simulations. Suppressions, each with the reason, are in Tests/Sanitizers. Each build starts clean: an
-## incremental one over a change to a stored type's layout has given failures that were not in the code.
+## shorter simulations. Every lock is a pthread mutex (Locked), which ThreadSanitizer sees, so nothing is
+## suppressed: Tests/Sanitizers/tsan.supp takes only what the toolchain itself needs, each with the reason. Each
+## build starts clean: an incremental one over a change to a stored type's layout has given failures that were not
+## in the code.
 sanitize: deps
 	rm -rf $(BUILD_DIR)/asan $(BUILD_DIR)/tsan
 	$(SWIFT) build --build-tests --sanitize=address --build-path $(BUILD_DIR)/asan

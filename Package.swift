@@ -45,7 +45,8 @@ let package = Package(
         .target(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),
-        .target(name: "LumenService", dependencies: ["CLinux", "CSystemd"], swiftSettings: swiftSettings),
+        .target(
+            name: "LumenService", dependencies: ["CLinux", "CSystemd", "LumenProtocol"], swiftSettings: swiftSettings),
         .target(
             name: "LumenLIFX", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes"],
             swiftSettings: swiftSettings),

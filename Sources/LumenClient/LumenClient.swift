@@ -53,8 +53,8 @@ public final class LumenClient: Sendable {
     /// The socket path this client is connected to.
     public let path: String
     private let fd: Int32
-    private let state = Mutex(State())
-    private let writeLock = Mutex(())
+    private let state = Locked(State())
+    private let writeLock = Locked(())
     private let sentLines = Atomic<Int>(0)
 
     private init(path: String, fd: Int32) {

@@ -20,7 +20,7 @@ extension Daemon {
     static func serve(
         _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?,
         options: DaemonOptions,
-        clock: any Clock<Duration>, mainLoop: EventLoop?, notifier: StopAwareNotifier, logger: Logger
+        clock: any Clock<Duration>, mainLoop: EventLoop, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
         let (home, store, health, outcome, durability, fresh) = (
             state.home, state.store, state.health, state.outcome, state.durability, state.fresh
@@ -112,7 +112,7 @@ extension Daemon {
             services: services, logger: logger,
             ignoredSignals: [
                 (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
-            ], signalWatcher: mainLoop ?? DispatchReadableWatcher()
+            ], signalWatcher: mainLoop
         ) {
             // Last: the socket serves and every signal that could stop lumend is being read.
             notifier.notify(ready)

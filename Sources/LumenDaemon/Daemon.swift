@@ -8,7 +8,6 @@ import LumenServer
 import LumenService
 import LumenSimulation
 import LumenStore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +23,7 @@ public enum Daemon {
     /// lumend's threads; nothing waits on Dispatch's or the shared executor's.
     public static func mainOnCurrentThread(arguments: [String], environment: [String: String]) -> Int32 {
         let loop = EventLoop(name: "lumend.main", startingThread: false)
-        let status = Mutex<Int32>(1)
+        let status = Locked<Int32>(1)
         Task(executorPreference: loop) {
             let result = await main(arguments: arguments, environment: environment, mainLoop: loop)
             status.withLock { $0 = result }
@@ -35,10 +34,10 @@ public enum Daemon {
     }
 
     /// Runs the daemon and returns its exit status: 0 after a clean stop, 1 on failure, 2 on bad usage.
-    /// - Parameter mainLoop: the loop that runs lumend's own tasks and timers (see ``mainOnCurrentThread``);
-    ///   `nil` leaves them to the shared executor and Dispatch.
+    /// - Parameter mainLoop: the loop that runs lumend's own tasks and timers and watches its stop signals (see
+    ///   ``mainOnCurrentThread``).
     public static func main(
-        arguments: [String], environment: [String: String], mainLoop: EventLoop? = nil
+        arguments: [String], environment: [String: String], mainLoop: EventLoop
     ) async -> Int32 {
         let options: DaemonOptions
         do {
@@ -85,18 +84,18 @@ public enum Daemon {
 
     /// Runs until a signal or a failure.
     public static func run(
-        options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier, mainLoop: EventLoop? = nil
+        options: DaemonOptions, logger: Logger, notifier: any ServiceNotifier, mainLoop: EventLoop
     ) async throws {
         // Every notification goes through it: no STATUS= reaches systemd after STOPPING=1.
         let notifier = StopAwareNotifier(sending: notifier)
-        let clock: any Clock<Duration> = mainLoop.map { EventLoopClock(loop: $0) } ?? ContinuousClock()
+        let clock: any Clock<Duration> = EventLoopClock(loop: mainLoop)
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM, SIGINT and SIGHUP wait until the service group reads them; lumend's main caught them before
         // anything else, and this covers a caller that did not.
         StopSignals.install()
         if options.exitWithParent {
             // Its SIGTERM waits in the stop signals' pipe until the service group reads it, however early.
-            do { try ParentWatch.start(watcher: mainLoop ?? DispatchReadableWatcher(), logger: logger) } catch {
+            do { try ParentWatch.start(watcher: mainLoop, logger: logger) } catch {
                 throw StartupError(description: error.description)
             }
         }

@@ -1,6 +1,6 @@
 import CLinux
+import LumenProtocol
 import LumenService
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -38,7 +38,7 @@ enum ParentWatch {
                 [("parent_pid", String(parent))])
             kill(getpid(), SIGTERM)
         }
-        let stopWatching = Mutex<(@Sendable () -> Void)?>(nil)
+        let stopWatching = Locked<(@Sendable () -> Void)?>(nil)
         let stop = watcher.watchReadable(fd) {
             // The pidfd stays readable: the first call stops the watch, and only it acts.
             guard let stop = stopWatching.withLock({ $0.take() }) else { return }

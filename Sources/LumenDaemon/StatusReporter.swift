@@ -1,7 +1,7 @@
+import LumenProtocol
 import LumenServer
 import LumenService
 import LumenSimulation
-import Synchronization
 
 /// Sends `STATUS=` whenever what it says changes: lights simulated, clients connected, persistence health.
 struct StatusReporter: Service {
@@ -35,8 +35,8 @@ struct StatusReporter: Service {
 
 /// What `STATUS=` says about persistence, updated by the store and read by the status reporter.
 final class PersistenceHealth: Sendable {
-    private let state = Mutex<(failure: String?, warnings: [String])>((nil, []))
-    private let snapshotProblem = Mutex<(@Sendable () -> String?)?>(nil)
+    private let state = Locked<(failure: String?, warnings: [String])>((nil, []))
+    private let snapshotProblem = Locked<(@Sendable () -> String?)?>(nil)
 
     /// Sets where to ask whether snapshots are failing while the journal still takes every change.
     func watchSnapshots(_ problem: @escaping @Sendable () -> String?) { snapshotProblem.withLock { $0 = problem } }

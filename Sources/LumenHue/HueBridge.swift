@@ -3,7 +3,6 @@ import LumenProtocol
 import LumenScopes
 import LumenService
 import LumenSimulation
-import Synchronization
 
 /// A Hue bridge (API v1) over the simulated home: the lights behind it, its rooms as groups, pairing with the
 /// link button, and commands that take each light's latency, faults and the bridge's own limits.
@@ -28,7 +27,7 @@ public final class HueBridge: Sendable {
     /// on the HTTP loop, with no hop to the home; everything read or changed together with the home (numbers,
     /// pairing on the simulation's clock, scenes beside the lights) is taken inside one turn of the home
     /// (``visit(_:)``), so that it and the home agree. The lock is never held across a suspension.
-    let memory: Mutex<HueBridgeMemory>
+    let memory: Locked<HueBridgeMemory>
     /// The API v2 event streams open, and what the bridge last showed them.
     let events = HueEventHub()
 
@@ -46,7 +45,7 @@ public final class HueBridge: Sendable {
         logger: Logger = Logger(handler: StderrLogHandler()), userLimit: Int = HueBridge.defaultUserLimit,
         pairingOpen: Bool = false
     ) {
-        memory = Mutex(HueBridgeMemory(isPairingOpen: pairingOpen, userLimit: max(1, userLimit)))
+        memory = Locked(HueBridgeMemory(isPairingOpen: pairingOpen, userLimit: max(1, userLimit)))
         self.scopeContext = scopeContext
         self.access = access
         self.logger = logger

@@ -1,3 +1,4 @@
+import LumenProtocol
 import Synchronization
 
 /// The bulb answers in progress across every bulb of the LAN, bounded in answers and in the bytes of the replies
@@ -46,7 +47,7 @@ public final class LIFXAnswerBudget: Sendable {
     /// Answers, bytes and broadcasts in progress, and the most answers and bytes seen at once. One lock rather
     /// than atomics: an answer reserves both its place and its bytes or neither, which two atomics cannot check
     /// and take together.
-    private let usage = Mutex(Usage())
+    private let usage = Locked(Usage())
     /// Bulb answers dropped because they did not fit.
     public let dropped = Atomic<Int>(0)
     /// Broadcasts dropped whole, before their bulbs were looked up, because too many were in progress.

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import Synchronization
 
 /// What the bulbs keep as devices rather than as lights: when each last rebooted and for how long it was down,
@@ -27,35 +28,35 @@ final class LIFXDeviceRecords: Sendable {
     let startedAtNanoseconds: UInt64
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
-    private let boots = Mutex<[LightID: Boot]>([:])
-    let locations = Mutex<[LightID: Membership]>([:])
-    let groups = Mutex<[LightID: Membership]>([:])
+    private let boots = Locked<[LightID: Boot]>([:])
+    let locations = Locked<[LightID: Membership]>([:])
+    let groups = Locked<[LightID: Membership]>([:])
     /// The infrared level clients set, for bulbs with infrared.
-    let infraredLevels = Mutex<[LightID: UInt16]>([:])
+    let infraredLevels = Locked<[LightID: UInt16]>([:])
     /// The HEV cycles and settings, for bulbs with HEV.
-    let hevStates = Mutex<[LightID: HEV]>([:])
+    let hevStates = Locked<[LightID: HEV]>([:])
     /// The zones clients gave different colours, for strips.
-    let zoneStates = Mutex<[LightID: LIFXZones]>([:])
+    let zoneStates = Locked<[LightID: LIFXZones]>([:])
     /// The pixels clients gave different colours, for matrix products.
-    let matrixStates = Mutex<[LightID: LIFXMatrix]>([:])
+    let matrixStates = Locked<[LightID: LIFXMatrix]>([:])
     /// The frame buffers other than the one shown that clients drew into, for matrix products, by index (1–7):
     /// at most seven chains' pixels a bulb. Not saved: a bulb's frame buffers do not outlive its power.
-    let frameBuffers = Mutex<[LightID: [UInt8: [HSBK]]]>([:])
+    let frameBuffers = Locked<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
-    let tilePositions = Mutex<[LightID: [Int: SIMD2<Float>]]>([:])
+    let tilePositions = Locked<[LightID: [Int: SIMD2<Float>]]>([:])
     /// The firmware effects clients started on strips, and on matrices.
-    let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
-    let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
+    let multiZoneEffects = Locked<[LightID: LIFXEffect]>([:])
+    let tileEffects = Locked<[LightID: LIFXEffect]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
-    let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
+    let givenColors = Locked<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
-    let isLoaded = Mutex(false)
+    let isLoaded = Locked(false)
 
     /// How many times what is saved changed: counted after each change, so that a save that reads the count
     /// first takes every change counted (``LIFXDeviceRecords/save(to:)``).
     let changes = Atomic<Int>(0)
     /// The count of changes the last save took.
-    let savedChanges = Mutex<Int>(0)
+    let savedChanges = Locked<Int>(0)
 
     /// Counts a change to what is saved.
     func changed() { changes.add(1, ordering: .releasing) }

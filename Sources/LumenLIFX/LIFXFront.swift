@@ -29,7 +29,7 @@ public final class LIFXFront: Sendable {
     /// The addresses given by count to bulbs with none of their own (``bulbs(_:)``), each kept while lumend runs,
     /// so that a bulb added or removed does not move the others. Taken only in a turn of the home, which orders
     /// the bulbs it counts.
-    let counted = Mutex<[LightID: IPv4Address]>([:])
+    let counted = Locked<[LightID: IPv4Address]>([:])
 
     /// How long a bulb is dark when a client reboots it (`SetReboot`).
     static let rebootMs: Double = 2_000
@@ -137,7 +137,7 @@ public final class LIFXFront: Sendable {
     func answer(_ packet: LIFXPacket, at address: IPv4Address? = nil, from sender: String = "lifx test") async
         -> [[UInt8]]
     {
-        let gathered = Mutex<[[UInt8]]>([])
+        let gathered = Locked<[[UInt8]]>([])
         await answer(packet, at: address, from: { sender }) { replies, _ in gathered.withLock { $0 += replies } }
         return gathered.withLock { $0 }
     }

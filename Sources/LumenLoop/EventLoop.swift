@@ -71,8 +71,8 @@ public final class EventLoop: TaskExecutor, SerialExecutor {
     package let name: String
     private let epfd: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex(Inbox())
-    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    private let inbox = Locked(Inbox())
+    private let finished = Locked<[CheckedContinuation<Void, Never>]?>([])
     package static let wakeKey: UInt64 = 0
 
     /// A loop with its thread started, or (`startingThread: false`) one that runs when a thread calls
@@ -110,7 +110,7 @@ public final class EventLoop: TaskExecutor, SerialExecutor {
         }
     }
 
-    private static let lateWorkLoop = Mutex<EventLoop?>(nil)
+    private static let lateWorkLoop = Locked<EventLoop?>(nil)
     private static var lateWorkIfStarted: EventLoop? { lateWorkLoop.withLock { $0 } }
     private let hasExited = Atomic<Bool>(false)
 

@@ -1,4 +1,4 @@
-import Synchronization
+import LumenProtocol
 
 /// The continuous clock, with sleeps that an ``EventLoop``'s timers wake: a task that sleeps on it needs
 /// no thread besides the loop's (`Task.sleep` on the system clock wakes through Dispatch's threads).
@@ -37,7 +37,7 @@ public struct EventLoopClock: Clock {
             var cancelled = false
             var finished = false
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         /// Keeps the continuation; `false` when the sleep was cancelled before it began.
         func wait(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {

@@ -20,7 +20,7 @@ public final class CommandTicket: Sendable {
         case done(Result<LightState, LumenError>)
     }
 
-    private let state = Mutex<State>(.pending([]))
+    private let state = Locked<State>(.pending([]))
     /// The room's group command this is one light's part of: told when this settles.
     private let group: GroupCompletion?
 

@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import Synchronization
 
 /// The last value announced for each property that has been read: what a `get` answers without a trip
 /// through the `Home` actor.
@@ -13,7 +12,7 @@ public final class PublishedValues: Sendable {
     /// The most properties kept: a light has seven, so this covers a home of about 37,000 lights in full.
     public static let capacity = 262_144
 
-    private let values = Mutex<[PropertyKey: JSONValue]>([:])
+    private let values = Locked<[PropertyKey: JSONValue]>([:])
 
     /// An empty table.
     public init() {}

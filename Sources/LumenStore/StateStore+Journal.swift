@@ -1,6 +1,5 @@
 import Dispatch
 import LumenModel
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc

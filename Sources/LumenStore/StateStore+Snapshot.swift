@@ -1,7 +1,6 @@
 import Dispatch
 import LumenModel
 import LumenProtocol
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -70,10 +70,10 @@ public final class StateStore: StateRecordSink {
     let providerExecutor: (any TaskExecutor)?
     let origin: FixtureOrigin
 
-    let shared: Mutex<Shared>
+    let shared: Locked<Shared>
     /// The writer's own state: the journal. Held by the writer thread while it commits; start-up's
     /// ``resume(_:)`` and `deinit`, on other threads, take it too.
-    let committer = Mutex(WriterState())
+    let committer = Locked(WriterState())
     /// The mark of the newest change known to be on disk, readable without the lock.
     let durable = Atomic<UInt64>(0)
     /// Wakes the writer.
@@ -158,7 +158,7 @@ public final class StateStore: StateRecordSink {
         self.relaxedDelay = relaxedDelay
         self.journalLimit = journalLimit
         self.provider = provider
-        shared = Mutex(Shared(generation: generation))
+        shared = Locked(Shared(generation: generation))
         Writer.start(for: self)
     }
 

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenHue
@@ -49,7 +48,7 @@ struct HueBridgeTests {
     /// Runs `work`, moving the virtual clock `stepMs` at a time until it is done, as a command waits for the
     /// clock on a virtual-clock lumend.
     func drive(_ work: @escaping @Sendable () async -> HTTPResponse, stepMs: Double) async throws -> HTTPResponse {
-        let answered = Mutex<HTTPResponse?>(nil)
+        let answered = Locked<HTTPResponse?>(nil)
         Task {
             let response = await work(); answered.withLock { $0 = response }
         }

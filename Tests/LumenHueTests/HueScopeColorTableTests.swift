@@ -1,7 +1,6 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenHue
@@ -32,7 +31,7 @@ struct HueScopeColorTableTests {
 
     /// Makes `change` through the door as a scope session does, moving the clock until it is made.
     func performed(_ change: LightChange, on bridge: HueTestBridge) async throws {
-        let done = Mutex(false)
+        let done = Locked(false)
         let work = Task { [context = bridge.bridge.scopeContext] in
             defer { done.withLock { $0 = true } }
             return try await context.perform(change, to: "den.lamp", transitionMs: 0, from: "session 1")

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenHue
@@ -12,7 +11,7 @@ import Testing
 final class HueTestBridge: Sendable {
     let home: Home
     let bridge: HueBridge
-    let records: Mutex<[StateRecord]>
+    let records: Locked<[StateRecord]>
     let user: String
 
     /// A bridge over `fixture` (``HueBridgeTests/home`` unless given), with the user `tests` paired.
@@ -20,7 +19,7 @@ final class HueTestBridge: Sendable {
         let fixture = try fixture ?? Fixture(json: Array(HueBridgeTests.home.utf8))
         home = Home(fixture: fixture, clock: .virtual)
         bridge = HueBridge(scopeContext: ScopeContext(home: home))
-        records = Mutex([])
+        records = Locked([])
         user = "tests"
         await home.setPersistenceSink { [self] record in records.withLock { $0.append(record) } }
         if await !bridge.users.contains(where: { $0.username == user }) {
@@ -49,7 +48,7 @@ final class HueTestBridge: Sendable {
             Issue.record("answered at once")
             return .null
         }
-        let answered = Mutex<HTTPResponse?>(nil)
+        let answered = Locked<HTTPResponse?>(nil)
         Task {
             let response = await work(); answered.withLock { $0 = response }
         }

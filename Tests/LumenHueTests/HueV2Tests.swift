@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenHue
@@ -24,7 +23,7 @@ import Testing
         case .now(let now):
             response = now
         case .later(let work):
-            let answered = Mutex<HTTPResponse?>(nil)
+            let answered = Locked<HTTPResponse?>(nil)
             Task {
                 let value = await work(); answered.withLock { $0 = value }
             }

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -39,7 +38,7 @@ struct HSBKRoundTripTests {
     /// Makes `change` through the door, moving the virtual clock until it is made: 60 ms at a time, within the
     /// bulb's 20 messages a second.
     func performed(_ change: LightChange, on light: LightID) async throws {
-        let done = Mutex(false)
+        let done = Locked(false)
         let work = Task { [context] in
             defer { done.withLock { $0 = true } }
             return try await context.perform(change, to: light, from: "lifx test")

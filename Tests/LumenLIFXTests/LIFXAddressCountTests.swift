@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -56,7 +55,7 @@ struct LIFXAddressCountTests {
         func answeredFrom(reaching reaches: (@Sendable (IPv4Address) -> Bool)?) async throws -> Set<String> {
             let answering = front.respond(to: discovery.bytes, from: { "127.0.0.1:5" }, reaching: reaches)
             let work = try #require(answering)
-            let from = Mutex<Set<String>>([])
+            let from = Locked<Set<String>>([])
             await work { _, address in from.withLock { _ = $0.insert(address?.description ?? "none") } }
             return from.withLock { $0 }
         }

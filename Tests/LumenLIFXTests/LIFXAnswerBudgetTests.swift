@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -86,7 +85,7 @@ struct LIFXAnswerBudgetTests {
         let get = LIFXPacket(
             source: 12, target: bulb + [0, 0], wantsAcknowledgement: true, sequence: 1, type: 21,
             payload: [0xFF, 0xFF])
-        let polled = Mutex<[[UInt8]]?>(nil)
+        let polled = Locked<[[UInt8]]?>(nil)
         let poll = Task {
             let replies = await front.answer(get)
             polled.withLock { $0 = replies }

@@ -1,6 +1,5 @@
 import LumenProtocol
 import LumenSimulation
-import Synchronization
 
 @testable import LumenLIFX
 
@@ -8,7 +7,7 @@ extension LIFXFront {
     /// The replies to `packet`, moving `home`'s virtual clock an event at a time until they come: how the
     /// suites that speak to one bulb at a time wait for its answer.
     func replies(to packet: LIFXPacket, movingClockOf home: Home) async throws -> [LIFXPacket] {
-        let answered = Mutex<[[UInt8]]?>(nil)
+        let answered = Locked<[[UInt8]]?>(nil)
         Task {
             let replies = await answer(packet)
             answered.withLock { $0 = replies }

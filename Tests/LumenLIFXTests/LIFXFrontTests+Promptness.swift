@@ -1,6 +1,6 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -12,7 +12,7 @@ extension LIFXFrontTests {
     /// else can happen, from event to event.
     func repliesAndWait(_ packet: LIFXPacket) async throws -> (replies: [LIFXPacket], waitedMs: Double) {
         let start = await home.nowMilliseconds
-        let answered = Mutex<[[UInt8]]?>(nil)
+        let answered = Locked<[[UInt8]]?>(nil)
         Task { [front] in
             let replies = await front.answer(packet)
             answered.withLock { $0 = replies }

@@ -2,7 +2,6 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -45,9 +44,9 @@ struct LIFXFrontTests {
         packet: LIFXPacket, from: IPv4Address?
     )] {
         let work = try #require(front.respond(to: packet.bytes, at: address, from: Self.sender))
-        let answered = Mutex<[([UInt8], IPv4Address?)]?>(nil)
+        let answered = Locked<[([UInt8], IPv4Address?)]?>(nil)
         Task {
-            let gathered = Mutex<[([UInt8], IPv4Address?)]>([])
+            let gathered = Locked<[([UInt8], IPv4Address?)]>([])
             await work { replies, source in gathered.withLock { $0 += replies.map { ($0, source) } } }
             answered.withLock { $0 = gathered.withLock { $0 } }
         }
@@ -208,7 +207,7 @@ struct LIFXFrontTests {
         let packet = LIFXPacket(
             source: 5, target: bulbSerial + [0, 0], wantsReply: true, sequence: 1, type: 24, payload: label.output)
         let start = await home.nowMilliseconds
-        let answered = Mutex<[[UInt8]]?>(nil)
+        let answered = Locked<[[UInt8]]?>(nil)
         Task {
             let replies = await front.answer(packet)
             answered.withLock { $0 = replies }

@@ -1,7 +1,7 @@
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -125,7 +125,7 @@ struct LIFXMatrixTests {
                 source: 3, target: serial + [0, 0], wantsAcknowledgement: true, sequence: tile, type: 715,
                 payload: Self.set64(tile: tile, Array(repeating: Self.red, count: 64)))
         }
-        let done = Mutex(false)
+        let done = Locked(false)
         Task { [front] in
             await withTaskGroup(of: Void.self) { group in
                 for packet in packets { group.addTask { _ = await front.answer(packet) } }

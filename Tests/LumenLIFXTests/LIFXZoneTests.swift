@@ -1,7 +1,7 @@
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenLIFX
@@ -150,7 +150,7 @@ struct LIFXZoneTests {
                 source: 3, target: serial + [0, 0], sequence: zone, type: 501,
                 payload: Self.setZones(zone, zone, Self.red, apply: 0))
         }
-        let done = Mutex(false)
+        let done = Locked(false)
         Task { [front] in
             await withTaskGroup(of: Void.self) { group in
                 for packet in packets { group.addTask { _ = await front.answer(packet) } }
@@ -260,6 +260,6 @@ struct LIFXZoneTests {
 
     /// How many messages have been answered, shared with the tasks that answer them.
     final class Answered: Sendable {
-        let count = Mutex(0)
+        let count = Locked(0)
     }
 }

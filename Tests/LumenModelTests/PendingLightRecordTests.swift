@@ -1,5 +1,5 @@
 import LumenModel
-import Synchronization
+import LumenProtocol
 import Testing
 
 @Suite("Pending light records")
@@ -33,7 +33,7 @@ struct PendingLightRecordTests {
 
     @Test func aSinkThatHoldsNothingTakesItAtOnce() {
         final class Log: StateRecordSink {
-            let records = Mutex<[StateRecord]>([])
+            let records = Locked<[StateRecord]>([])
             func record(_ record: StateRecord) { records.withLock { $0.append(record) } }
         }
         let log = Log()

@@ -64,7 +64,7 @@ struct TransportTests {
     @Test func aReaderWaitsForALineInPollNotInRead() throws {
         let pair = try SocketPair()
         let near = pair.near
-        let thread = Mutex<String?>(nil)
+        let thread = Locked<String?>(nil)
         let done = Atomic<Bool>(false)
         Thread.detachNewThread {
             // "PID/task/TID": the thread's own directory under /proc.

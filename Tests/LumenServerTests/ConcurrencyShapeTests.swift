@@ -7,7 +7,7 @@ enum ConcurrencyShapeScanner {
     /// Spellings that have no place in the sources.
     static let forbidden = ["unsafeBitCast", "sched_yield", "DispatchQueue.global"]
     /// Spellings that have no place beside loop-owned state (a file with a `LoopBound`).
-    static let locks = ["Mutex", "Atomic<", "NSLock", "pthread_mutex"]
+    static let locks = ["Locked<", "Locked(", "Mutex", "Atomic<", "NSLock", "pthread_mutex"]
 
     /// The problems in one file's text, as `file:line: what`.
     static func scan(_ text: String, file: String) -> [String] {

@@ -1,7 +1,6 @@
 import LumenProtocol
 import LumenService
 import LumenTestSupport
-import Synchronization
 import Testing
 
 @testable import LumenServer
@@ -116,7 +115,7 @@ final class RecordingStreamBody: HTTPStreamBody {
         var wake: (@Sendable () -> Void)?
         var finished = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let (finishes, finished) = AsyncStream.makeStream(of: Void.self)
     /// A yield each time the server takes bytes, and when the stream is finished.
     let (turns, turn) = AsyncStream.makeStream(of: Void.self)
@@ -370,7 +369,7 @@ extension HTTPServerTests {
         var limits = HTTPLimits()
         limits.streamsPerAddress = 2
         limits.streams = 3
-        let bodies = Mutex<[RecordingStreamBody]>([])
+        let bodies = Locked<[RecordingStreamBody]>([])
         let (_, port, task) = try start(limits: limits) { request in
             guard request.path == "/events" else { return .now(.text("ok\n", status: 200)) }
             let body = RecordingStreamBody()

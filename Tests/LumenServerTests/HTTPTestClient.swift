@@ -1,6 +1,5 @@
 import LumenProtocol
 import LumenTestSupport
-import Synchronization
 
 @testable import LumenServer
 
@@ -48,7 +47,7 @@ enum HTTPTestClient {
 /// A `GET` whose response stays open (an events stream), read as it comes.
 final class HTTPStreamReader: Sendable {
     let fd: Int32
-    private let received = Mutex("")
+    private let received = Locked("")
 
     /// Opens `path` on the server on `port`, with `headers` (lines, each ending in `\r\n`).
     init(port: UInt16, path: String, headers: String = "") throws {

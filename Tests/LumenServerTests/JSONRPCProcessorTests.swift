@@ -49,7 +49,7 @@ struct JSONRPCProcessorTests {
     @Test func aNotificationAnsweredLaterIsWorkedButNotAnswered() async throws {
         let handler = LaterHandler()
         let processor = JSONRPCProcessor(handler: handler)
-        let replies = Mutex<Int>(0)
+        let replies = Locked<Int>(0)
         let left = processor.processNow(line: Array(#"{"jsonrpc":"2.0","method":"later"}"#.utf8)) { _ in
             replies.withLock { $0 += 1 }
         }
@@ -62,7 +62,7 @@ struct JSONRPCProcessorTests {
     /// Work the next requests wait for is left to the caller, which answers once it is done.
     @Test func workARequestNeedsFirstIsLeftPendingAndThenAnswered() async throws {
         let processor = JSONRPCProcessor(handler: LaterHandler())
-        let replies = Mutex<[[UInt8]]>([])
+        let replies = Locked<[[UInt8]]>([])
         let reply: @Sendable ([UInt8]) -> Void = { bytes in replies.withLock { $0.append(bytes) } }
         let pending = try #require(
             processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":1,"method":"after"}"#.utf8), reply: reply))
@@ -87,7 +87,7 @@ struct LargeBatchTests {
 
     func replies(to line: [UInt8], handler: LaterHandler) async -> [JSONValue] {
         let processor = JSONRPCProcessor(handler: handler)
-        let replies = Mutex<[[UInt8]]>([])
+        let replies = Locked<[[UInt8]]>([])
         await processor.process(line: line) { reply in replies.withLock { $0.append(reply) } }
         return replies.withLock { $0 }.compactMap { try? JSONParser.parse($0) }
     }

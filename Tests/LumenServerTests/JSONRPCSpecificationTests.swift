@@ -1,7 +1,6 @@
 import LumenModel
 import LumenProtocol
 import LumenServer
-import Synchronization
 import Testing
 
 /// The methods the JSON-RPC 2.0 specification's examples call.
@@ -45,7 +44,7 @@ struct SpecificationHandler: RPCHandler {
 struct JSONRPCSpecificationTests {
     /// Sends one line and returns the response, or `nil` when there is none.
     func exchange(_ line: String) async throws -> JSONValue? {
-        let replies = Mutex<[[UInt8]]>([])
+        let replies = Locked<[[UInt8]]>([])
         await JSONRPCProcessor(handler: SpecificationHandler()).process(line: Array(line.utf8)) { bytes in
             replies.withLock { $0.append(bytes) }
         }

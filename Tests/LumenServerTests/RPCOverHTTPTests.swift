@@ -4,7 +4,6 @@ import LumenProtocol
 import LumenScopes
 import LumenService
 import LumenSimulation
-import Synchronization
 import Testing
 
 @testable import LumenServer
@@ -139,7 +138,7 @@ struct RPCOverHTTPTests {
         let batch =
             "[\(Self.call(4, "set", #"{"scope":\#(lightScope),"connection":"isOn","value":false}"#)),"
             + "\(Self.call(5, "get", #"{"scope":\#(lightScope),"connection":"name"}"#))]"
-        let answered = Mutex<Response?>(nil)
+        let answered = Locked<Response?>(nil)
         Task { [self] in
             let response = try await post(batch, session: session)
             answered.withLock { $0 = response }
@@ -363,9 +362,9 @@ final class Weak<Object: AnyObject & Sendable>: Sendable {
     private struct Reference {
         weak var object: Object?
     }
-    private let reference: Mutex<Reference>
+    private let reference: Locked<Reference>
 
-    init(_ object: Object) { reference = Mutex(Reference(object: object)) }
+    init(_ object: Object) { reference = Locked(Reference(object: object)) }
 
     var object: Object? { reference.withLock { $0.object } }
 }
@@ -430,7 +429,7 @@ struct RPCOverHTTPLimitTests {
 
 /// An instant that moves only when a test moves it.
 final class ManualInstant: Sendable {
-    private let offset = Mutex(Duration.zero)
+    private let offset = Locked(Duration.zero)
     private let start = ContinuousClock.now
 
     var now: ContinuousClock.Instant { start + offset.withLock { $0 } }

@@ -1,11 +1,11 @@
+import LumenProtocol
 import LumenService
 import LumenTestSupport
-import Synchronization
 import Testing
 
 /// A heap whose free bytes the test sets; trimming records itself and may free some of them (from the top).
 final class FakeHeap: ReclaimableHeap {
-    private let state = Mutex<(free: Int, trims: Int, trimReleases: Int)>((0, 0, 0))
+    private let state = Locked<(free: Int, trims: Int, trimReleases: Int)>((0, 0, 0))
     func freeBytes() -> Int { state.withLock { $0.free } }
     func trim() {
         state.withLock {

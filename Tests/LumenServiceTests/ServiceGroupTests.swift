@@ -1,10 +1,10 @@
+import LumenProtocol
 import LumenService
-import Synchronization
 import Testing
 
 /// What the services of a test did, in order.
 final class Journal: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func note(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
 }
@@ -30,6 +30,11 @@ struct Draining: Service {
 
 struct Failing: Error, Equatable {}
 
+/// A signal watcher for groups that no signal reaches here: these tests end their groups through services.
+struct NoSignals: ReadableWatcher {
+    func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void { {} }
+}
+
 @Suite("Service group", .timeLimit(.minutes(1)))
 struct ServiceGroupTests {
     let logger = Logger(level: .critical, handler: StderrLogHandler())
@@ -48,7 +53,7 @@ struct ServiceGroupTests {
                     while journal.all.count(where: { $0.hasSuffix("started") }) < 2 { await Task.yield() }
                     journal.note("one-shot ended")
                 },
-            ], logger: logger, onStarted: { started.continuation.yield() })
+            ], logger: logger, signalWatcher: NoSignals(), onStarted: { started.continuation.yield() })
         try await group.run()
         let entries = journal.all
         #expect(entries.suffix(3) == ["one-shot ended", "server drained", "store drained"], "\(entries)")
@@ -60,7 +65,7 @@ struct ServiceGroupTests {
         let ready = AsyncStream.makeStream(of: Void.self)
         let group = ServiceGroup(
             services: [Draining(name: "store", journal: journal), Draining(name: "server", journal: journal)],
-            logger: logger, onStarted: { ready.continuation.yield() })
+            logger: logger, signalWatcher: NoSignals(), onStarted: { ready.continuation.yield() })
         let running = Task { try await group.run() }
         for await _ in ready.stream { break }
         // Each service notes its start before it waits; wait for both notes, then cancel.
@@ -80,7 +85,7 @@ struct ServiceGroupTests {
                     while journal.all.isEmpty { await Task.yield() }
                     throw Failing()
                 },
-            ], logger: logger)
+            ], logger: logger, signalWatcher: NoSignals())
         await #expect(throws: Failing.self) { try await group.run() }
         #expect(journal.all == ["store started", "store drained"])
     }
@@ -88,7 +93,7 @@ struct ServiceGroupTests {
     @Test func aHandlerAddedAfterTheRequestRunsAtOnceAndOneOutsideAGroupNever() async {
         let shutdown = GracefulShutdown()
         shutdown.trigger()
-        let ran = Mutex(0)
+        let ran = Locked(0)
         await GracefulShutdown.$current.withValue(shutdown) {
             await withGracefulShutdownHandler {
                 #expect(ran.withLock { $0 } == 1)

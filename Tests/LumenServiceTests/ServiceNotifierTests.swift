@@ -1,10 +1,10 @@
+import LumenProtocol
 import LumenService
-import Synchronization
 import Testing
 
 /// What a notifier was asked to send, message by message.
 final class SentNotifications: ServiceNotifier {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
     func notify(_ state: String) { messages.withLock { $0.append(state) } }
     var all: [String] { messages.withLock { $0 } }
     /// Every assignment sent, in order, whichever message it was in.

@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import Synchronization
 import Testing
 
 @testable import LumenSimulation
@@ -59,7 +58,7 @@ struct ClockRunningItselfTests {
 
     @Test func aVirtualClockThatDoesNotRunItselfWakesASleeperOnlyWhenAdvanced() async throws {
         let home = try makeHome(runsItself: false)
-        let woken = Mutex(false)
+        let woken = Locked(false)
         let sleeper = Task {
             try await home.sleep(milliseconds: 1_000)
             woken.withLock { $0 = true }

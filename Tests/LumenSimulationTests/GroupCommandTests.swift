@@ -1,7 +1,6 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
-import Synchronization
 import Testing
 
 /// A room's group command (`setAll`) and its derived values (`anyOn`, `allOn`), as a Zigbee group behaves.
@@ -23,7 +22,7 @@ struct GroupCommandTests {
         let (home, log) = try await makeHome(Self.room)
         let lights: [LightID] = ["den.a", "den.b", "den.c", "den.d"]
         let ticket = try await home.setAll(LightChange(isOn: true), in: "den")
-        let lightsOnWhenTold = Mutex<[Int]>([])
+        let lightsOnWhenTold = Locked<[Int]>([])
         ticket.whenSettled { _ in
             let on = lights.filter { !log.values("isOn", of: $0).isEmpty }.count
             lightsOnWhenTold.withLock { $0.append(on) }

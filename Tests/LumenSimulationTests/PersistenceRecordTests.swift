@@ -7,7 +7,7 @@ import Testing
 
 /// Collects the saved forms a home hands to its persistence sink.
 final class RecordLog: Sendable {
-    private let records = Mutex<[StateRecord]>([])
+    private let records = Locked<[StateRecord]>([])
 
     func append(_ record: StateRecord) { records.withLock { $0.append(record) } }
 
@@ -28,7 +28,7 @@ final class HoldingRecordLog: StateRecordSink {
         case light(PendingLightRecord)
     }
 
-    private let held = Mutex<(records: [Held], places: [StateRecord.Subject: Int])>(([], [:]))
+    private let held = Locked<(records: [Held], places: [StateRecord.Subject: Int])>(([], [:]))
     /// How many records were noted, however many were replaced since.
     let noted = Atomic<Int>(0)
 
@@ -263,7 +263,7 @@ struct PersistenceRecordTests {
 
 /// The last value announced for each property.
 final class AnnouncedValues: Sendable {
-    private let table = Mutex<[Entity: [PropertyKey: JSONValue]]>([:])
+    private let table = Locked<[Entity: [PropertyKey: JSONValue]]>([:])
 
     func note(_ event: ChangeEvent) {
         table.withLock { table in

@@ -1,11 +1,10 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
-import Synchronization
 
 /// Records every change a home emits.
 final class EventLog: Sendable {
-    private let events = Mutex<[ChangeEvent]>([])
+    private let events = Locked<[ChangeEvent]>([])
 
     func record(_ event: ChangeEvent) { events.withLock { $0.append(event) } }
 

@@ -1,9 +1,9 @@
 import Foundation
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 import LumenStore
 import LumenTestSupport
-import Synchronization
 import Testing
 
 /// Random workloads against the real store on a ``SimulatedDisk``; at every call that changed the disk, the
@@ -85,7 +85,7 @@ struct CrashSimulation {
 
     /// The home the store saves: each entity's name, changed to `v<n>` with a number that only grows.
     final class Names: Sendable {
-        let state = Mutex<[String: Int]>([:])
+        let state = Locked<[String: Int]>([:])
 
         func fixture() -> Fixture {
             let names = state.withLock { $0 }
@@ -276,7 +276,7 @@ struct CrashSimulation {
             directory: Self.directory, fileSystem: disk, durability: .full, origin: Self.origin,
             generation: outcome.generation, preallocation: 512
         ) { loaded }
-        let saved = Mutex(false)
+        let saved = Locked(false)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {

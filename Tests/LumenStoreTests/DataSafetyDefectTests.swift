@@ -3,7 +3,6 @@ import LumenModel
 import LumenProtocol
 import LumenStore
 import LumenTestSupport
-import Synchronization
 import Testing
 
 /// Ways the state files were once damaged or misused that lost or changed saved state, each kept as a case.
@@ -161,7 +160,7 @@ struct DataSafetyDefectTests {
         let start = try await loaded()
         let journal = try #require(start.resumableJournal)
         fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
-        let health = Mutex<[FileSystemError?]>([])
+        let health = Locked<[FileSystemError?]>([])
         let store = makeStore(generation: start.generation)
         store.onHealthChange { error in health.withLock { $0.append(error) } }
         await #expect(throws: FileSystemError.self) { try await store.compact() }

@@ -1,6 +1,6 @@
 import Foundation
+import LumenProtocol
 import LumenStore
-import Synchronization
 
 /// The real file system with a record of every call and faults injected on demand.
 final class FaultyFileSystem: FileSystem {
@@ -13,7 +13,7 @@ final class FaultyFileSystem: FileSystem {
     }
 
     private let real = PosixFileSystem()
-    private let state = Mutex<(calls: [String], faults: [Fault])>(([], []))
+    private let state = Locked<(calls: [String], faults: [Fault])>(([], []))
 
     var calls: [String] { state.withLock { $0.calls } }
     func clearCalls() { state.withLock { $0.calls = [] } }

@@ -2,7 +2,6 @@ import Foundation
 import LumenProtocol
 import LumenStore
 import LumenTestSupport
-import Synchronization
 import Testing
 
 /// The real file system's reads: whole files, and a bound on what a mistaken path can make lumend hold.
@@ -47,7 +46,7 @@ struct PosixFileSystemTests {
     @Test func aFIFOInPlaceOfAStateFileIsRefusedWithoutWaitingForAWriter() throws {
         let path = directory.file("state.json")
         try #require(mkfifo(path, 0o600) == 0)
-        let outcome = Mutex<Result<[UInt8]?, FileSystemError>?>(nil)
+        let outcome = Locked<Result<[UInt8]?, FileSystemError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let result = Result { () throws(FileSystemError) in try PosixFileSystem().readFile(path) }

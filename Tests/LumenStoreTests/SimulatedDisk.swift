@@ -1,3 +1,4 @@
+import LumenProtocol
 import LumenStore
 import Synchronization
 
@@ -68,7 +69,7 @@ final class SimulatedDisk: FileSystem {
 
     let directory: String
     private let state:
-        Mutex<
+        Locked<
             (
                 model: Model, fds: [Int32: Int], nextFD: Int32, points: [CrashPoint], acks: Int, faults: Faults,
                 recording: Bool
@@ -78,7 +79,7 @@ final class SimulatedDisk: FileSystem {
     /// A disk holding `directory` (empty), recording crash points when `recording`.
     init(directory: String, recording: Bool = true) {
         self.directory = directory
-        state = Mutex((Model(), [:], 100, [], 0, Faults(), recording))
+        state = Locked((Model(), [:], 100, [], 0, Faults(), recording))
     }
 
     /// A disk whose files are `files`, all durable, recording nothing: what a restart finds.

@@ -9,7 +9,7 @@ import Testing
 
 /// A stand-in for the home: a fixture whose name changes, telling the store each time, as the home does.
 final class NamedHome: Sendable {
-    private let state = Mutex(Fixture(id: "t", name: "version 0", rooms: []))
+    private let state = Locked(Fixture(id: "t", name: "version 0", rooms: []))
     let version = Atomic<Int>(0)
 
     var fixture: Fixture { state.withLock { $0 } }
@@ -278,7 +278,7 @@ struct StateStoreTests {
 
     @Test func healthIsReportedWhenWritesFailAndWhenTheyRecover() async throws {
         let store = makeStore()
-        let reports = Mutex<[String?]>([])
+        let reports = Locked<[String?]>([])
         store.onHealthChange { error in reports.withLock { $0.append(error.map { "\($0.operation)" }) } }
         try await store.compact()
         fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
@@ -340,7 +340,7 @@ struct StateStoreTests {
     /// made is carried into the journal after it, and is on disk once confirmed, the store still open.
     @Test func aChangeNotedWhileTheSnapshotIsMadeIsCarried() async throws {
         let home = home
-        let box = Mutex<StateStore?>(nil)
+        let box = Locked<StateStore?>(nil)
         let store = StateStore(directory: directory.path, fileSystem: fileSystem, durability: .full, origin: origin) {
             let fixture = home.fixture
             if home.version.load(ordering: .relaxed) == 1, let store = box.withLock({ $0 }) { home.change(store) }
@@ -434,7 +434,7 @@ struct StateStoreTests {
     /// the test ends, and `asked` hears of it.
     final class StallingProvider: Sendable {
         let stalled = Atomic<Bool>(false)
-        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let parked = Locked<[CheckedContinuation<Void, Never>]>([])
         let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
 
         func snapshot(of home: NamedHome) async -> Fixture {

@@ -1,6 +1,6 @@
 import CLinux
 import Foundation
-import Synchronization
+import LumenProtocol
 
 /// A `lumend` process started by a test, in its own temporary directory, with its own notify socket.
 public final class DaemonProcess: Sendable {
@@ -33,7 +33,7 @@ public final class DaemonProcess: Sendable {
     public let pid: Int32
     private let stderrPath: String
     private let stdoutPath: String
-    private let exitStatus = Mutex<Int32?>(nil)
+    private let exitStatus = Locked<Int32?>(nil)
     /// The read end of a pipe whose write end only the child holds: it reports end-of-file when the child
     /// exits, so waiting for exit is a `poll` with a timeout rather than a loop of sleeps.
     private let lifeline: Int32

@@ -22,12 +22,12 @@ public final class LineClient: Sendable {
     /// The socket.
     public let fd: Int32
     /// Only one read runs at a time (a test reads from one task); the lock makes the reader shareable.
-    private let reader: Mutex<LineReader>
+    private let reader: Locked<LineReader>
     private let nextID = Atomic<Int>(1)
     /// Notifications read while waiting for responses.
-    public let notifications = Mutex<[JSONValue]>([])
+    package let notifications = Locked<[JSONValue]>([])
     /// Responses read while waiting for another one, kept for when they are asked for.
-    private let stash = Mutex<[JSONValue]>([])
+    private let stash = Locked<[JSONValue]>([])
 
     /// Connects to `path`.
     public init(path: String) throws {
@@ -36,7 +36,7 @@ public final class LineClient: Sendable {
         } catch {
             throw Failure.connect(error.errno)
         }
-        reader = Mutex(LineReader(fd: fd))
+        reader = Locked(LineReader(fd: fd))
     }
 
     deinit { UnixSocket.close(fd) }

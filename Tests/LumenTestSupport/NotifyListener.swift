@@ -20,7 +20,7 @@ public final class NotifyListener: Sendable {
         /// A self-pipe: the receiving thread writes a byte per message, `next` waits on it with `poll`.
         let signalRead: Int32
         let signalWrite: Int32
-        let received = Mutex<[(message: String, at: Double)]>([])
+        let received = Locked<[(message: String, at: Double)]>([])
         let closed = Atomic<Bool>(false)
 
         init(fd: Int32, signalRead: Int32, signalWrite: Int32) {

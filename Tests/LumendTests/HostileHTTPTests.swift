@@ -1,4 +1,5 @@
 import Foundation
+import LumenProtocol
 import LumenTestSupport
 import Synchronization
 import Testing
@@ -110,7 +111,7 @@ extension HostileSuites {
         /// Whether the attacks go on, and what each saw.
         final class Attack: Sendable {
             let going = Going()
-            let counts = Mutex<[String: Int]>([:])
+            let counts = Locked<[String: Int]>([:])
             var count: @Sendable (String) -> Void { { [self] name in counts.withLock { $0[name, default: 0] += 1 } } }
         }
 

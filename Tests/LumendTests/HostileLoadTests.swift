@@ -1,5 +1,6 @@
 import Foundation
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 import LumenTestSupport
 import Synchronization
@@ -353,6 +354,6 @@ extension HostileSuites {
             return path
         }
 
-        static let keep = Mutex<[TemporaryDirectory]>([])
+        static let keep = Locked<[TemporaryDirectory]>([])
     }
 }

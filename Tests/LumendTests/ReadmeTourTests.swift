@@ -1,7 +1,6 @@
 import Foundation
 import LumenProtocol
 import LumenTestSupport
-import Synchronization
 import Testing
 
 /// The README's tour, run as a reader would run it, line by line, on a fresh state directory and then again on
@@ -75,7 +74,7 @@ struct ReadmeTourTests {
 
     /// Whether a command has ended.
     final class Finished: Sendable {
-        let done = Mutex(false)
+        let done = Locked(false)
     }
 
     /// A lumend started as the tour's `make run` line starts it, on the virtual clock.

@@ -41,7 +41,7 @@ struct SoakTests {
 
     /// Acknowledgements across all writers in a round, and the moment to kill: once `killAt` have come.
     final class Round: Sendable {
-        private let state = Mutex<(acknowledged: Int, killAt: Int, waiter: CheckedContinuation<Void, Never>?)>(
+        private let state = Locked<(acknowledged: Int, killAt: Int, waiter: CheckedContinuation<Void, Never>?)>(
             (0, 0, nil))
 
         init(killAt: Int) { state.withLock { $0.killAt = killAt } }

@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import Synchronization
 
 /// The Hue API v2 event stream's source: what the bridge last showed, and the streams open.
 ///
@@ -27,7 +26,7 @@ final class HueEventHub: Sendable {
         var kept: [(number: UInt64, bytes: [UInt8])] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Whether a look at the bridge is wanted and not yet asked for: the caller then asks for one. Cheap while no
     /// stream is open, since the home calls it on every change.
@@ -173,7 +172,7 @@ final class HueEventStream: HTTPStreamBody {
         var isEnded = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private weak let hub: HueEventHub?
 
     init(hub: HueEventHub) { self.hub = hub }

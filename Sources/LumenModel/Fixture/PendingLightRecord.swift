@@ -1,4 +1,4 @@
-import Synchronization
+import LumenProtocol
 
 /// A light's saved form while it waits in a ``StateRecordSink`` to be written: until the sink takes it, the
 /// home brings its state up to date in place rather than building and noting a whole new record.
@@ -16,7 +16,7 @@ public final class PendingLightRecord: Sendable {
     /// The light the record is about.
     public let id: LightID
     /// The record's contents; `nil` once taken.
-    private let contents: Mutex<Contents?>
+    private let contents: Locked<Contents?>
 
     private struct Contents {
         var light: LightFixture
@@ -26,7 +26,7 @@ public final class PendingLightRecord: Sendable {
     /// A pending record of `light`, in `room`.
     public init(_ light: LightFixture, room: RoomID) {
         id = light.id
-        contents = Mutex(Contents(light: light, room: room))
+        contents = Locked(Contents(light: light, room: room))
     }
 
     /// What the record is about.

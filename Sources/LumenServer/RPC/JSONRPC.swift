@@ -1,5 +1,4 @@
 import LumenProtocol
-import Synchronization
 
 /// Where a connection's replies go, each in the place its request took when it was read: a place is reserved
 /// for each line as it is read, filled whenever its answer is ready, and what is filled goes out in the order
@@ -90,9 +89,9 @@ final class BatchReplies: Sendable {
         var bytes = 0
         var done: CheckedContinuation<Void, Never>?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(count: Int) { state = Mutex(State(responses: Array(repeating: nil, count: count), waiting: count)) }
+    init(count: Int) { state = Locked(State(responses: Array(repeating: nil, count: count), waiting: count)) }
 
     func fill(_ index: Int, with bytes: [UInt8]?) {
         let done = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -48,8 +48,8 @@ public final class SocketServer: Service, Sendable {
     let clock: any Clock<Duration>
     /// The threads that serve every connection.
     let eventLoops: EventLoopGroup
-    private let state = Mutex(State())
-    private let accepting = Mutex(Accepting())
+    private let state = Locked(State())
+    private let accepting = Locked(Accepting())
 
     /// A server.
     /// - Parameters:

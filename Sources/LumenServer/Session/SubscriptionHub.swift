@@ -1,5 +1,6 @@
 import LumenLoop
 import LumenModel
+import LumenProtocol
 import LumenScopes
 import Synchronization
 
@@ -35,7 +36,7 @@ final class SubscriptionHub: Sendable {
         var sessions: [UInt64: Session] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let nextSubscription = Atomic<UInt64>(1)
 
     /// A new subscription ID, unique in this daemon.

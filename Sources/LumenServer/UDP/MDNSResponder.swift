@@ -3,7 +3,6 @@ import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenService
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +23,7 @@ public final class MDNSResponder: Service, Sendable {
     let loop: EventLoop
     let logger: Logger
     /// When the records were last multicast, and the one-shot answers given in the current second.
-    private let pacing = Mutex<(multicast: ContinuousClock.Instant?, second: ContinuousClock.Instant, unicast: Int)>(
+    private let pacing = Locked<(multicast: ContinuousClock.Instant?, second: ContinuousClock.Instant, unicast: Int)>(
         (nil, .now, 0))
 
     /// A responder for `service` on the interface that holds `service.address`, its socket bound now.

@@ -1,4 +1,4 @@
-import Synchronization
+import LumenProtocol
 
 /// A request that a service finish what it is doing and return: distinct from cancellation, which means
 /// "stop now".
@@ -18,7 +18,7 @@ public final class GracefulShutdown: Sendable {
         var handlers: [UInt64: @Sendable () -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A request not yet made.
     public init() {}

@@ -9,7 +9,7 @@ import Synchronization
 /// signal exits at once.
 ///
 /// ```swift
-/// let group = ServiceGroup(services: [store, server, watchdog], logger: logger) {
+/// let group = ServiceGroup(services: [store, server, watchdog], logger: logger, signalWatcher: mainLoop) {
 ///     notifier.notify("STOPPING=1")
 /// }
 /// try await group.run()
@@ -38,13 +38,13 @@ public final class ServiceGroup: Sendable {
     ///   - onStarted: called once every service is started and signals are watched (the daemon sends
     ///     `READY=1` here).
     ///   - onShutdown: called once when shutdown begins (the daemon sends `STOPPING=1` here).
-    ///   - signalWatcher: what watches the signals' pipe (lumend's main event loop; Dispatch by default).
+    ///   - signalWatcher: what watches the signals' pipe (lumend's main event loop).
     ///
     /// The signals must be among ``StopSignals/handled``, caught since the process began
     /// (``StopSignals/install()``).
     public init(
         services: [any Service], logger: Logger, signals: [Int32] = [SIGTERM, SIGINT],
-        ignoredSignals: [(Int32, String)] = [], signalWatcher: any ReadableWatcher = DispatchReadableWatcher(),
+        ignoredSignals: [(Int32, String)] = [], signalWatcher: any ReadableWatcher,
         onStarted: @escaping @Sendable () -> Void = {}, onShutdown: @escaping @Sendable () -> Void = {}
     ) {
         self.onStarted = onStarted

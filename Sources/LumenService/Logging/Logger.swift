@@ -1,5 +1,5 @@
 import CSystemd
-import Synchronization
+import LumenProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -158,8 +158,8 @@ public final class MemoryLogHandler: LogHandler {
         public var metadata: [(String, String)]
     }
 
-    private let entries = Mutex<[Entry]>([])
-    private let waiters = Mutex<[(count: Int, matching: @Sendable (Entry) -> Bool, CheckedContinuation<Void, Never>)]>(
+    private let entries = Locked<[Entry]>([])
+    private let waiters = Locked<[(count: Int, matching: @Sendable (Entry) -> Bool, CheckedContinuation<Void, Never>)]>(
         [])
 
     /// An empty log.

@@ -1,5 +1,5 @@
 import CSystemd
-import Synchronization
+import LumenProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -65,7 +65,7 @@ public struct SystemdNotifier: ServiceNotifier {
 public final class StopAwareNotifier: ServiceNotifier {
     private let base: any ServiceNotifier
     /// Whether `STOPPING=1` has been sent; held while sending.
-    private let stopping = Mutex(false)
+    private let stopping = Locked(false)
 
     /// A notifier that sends through `base`.
     public init(sending base: any ServiceNotifier) { self.base = base }
