@@ -56,6 +56,9 @@ extension Home {
             transitions[fault.light] = nil
         }
         lights[fault.light] = light
+        if begins, fault.kind == .powerCycle {
+            tellFronts(.powerCut(fault.light, downMs: fault.untilMs - fault.fromMs))
+        }
         if was != light.isReachable, let index = lights.slot(of: fault.light) { reachabilityChanged(at: index) }
         if !begins, fault.kind == .powerCycle, let index = lights.slot(of: fault.light) {
             switch governingSettings(at: index).powerOn {

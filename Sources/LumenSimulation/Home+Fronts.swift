@@ -72,13 +72,4 @@ extension Home {
         let active = roomOrder.contains { rooms[$0]?.scan?.id == latest }
         return (active, active ? nil : these.first?.endsMs, these.flatMap(\.found))
     }
-
-    /// What the front called `name` keeps (``Fixture/fronts``), as it last saved it.
-    public func frontRecord(_ name: String) -> JSONValue? { frontRecords[name] }
-
-    /// Keeps `record` as what the front called `name` keeps, and saves it with the home.
-    public func saveFrontRecord(_ name: String, _ record: JSONValue) {
-        frontRecords[name] = record
-        persistenceSink?.record(.front(name, record))
-    }
 }

@@ -73,5 +73,6 @@ extension Home {
         }
         persist(.light(id))
         persist(.room(light.room))
+        forgetFrontEntries(of: id)
     }
 }
