@@ -11,7 +11,11 @@ extension HueBridge {
     /// key (Home Assistant, a test harness that paired at start), so it is not made to pair again. A light
     /// removed leaves the scenes and groups that held it at once, its number staying taken.
     func hear(_ news: FrontNews, in home: isolated Home) {
-        if case .powerCut = news { return }
+        switch news {
+        case .restored, .lightRemoved: break
+        // The bridge numbers a light that came on its next visit, as it does at start.
+        case .powerCut, .lightAdded: return
+        }
         memory.withLock { memory in
             if case .restored(let previous) = news {
                 let paired =

@@ -39,12 +39,25 @@ public final class LIFXFront: Sendable {
     /// bulb's.
     static let firmware = (build: UInt64(1_700_000_000_000_000_000), major: UInt16(3), minor: UInt16(90))
 
+    /// What is wrong with an address a bulb is to answer at (it is not this machine's), if anything: checked for
+    /// a bulb that comes while lumend runs, as lumend checks every bulb at start.
+    let addressProblem: (@Sendable (IPv4Address) -> String?)?
+    /// Where the front says what an operator should know of a bulb that came: an address it cannot answer at.
+    let report: @Sendable (String) -> Void
+
     /// A front over the home of `scopeContext`, its bulbs serving on `port` from `firstAddress` on and answering
     /// within `budget`, up since `startedAtMs` of the home's simulation time.
+    /// - Parameters:
+    ///   - addressProblem: what is wrong with a bulb's address, if anything, asked of a bulb that comes while
+    ///     lumend runs; what it says goes to `report`, with what a bulb that came moved.
     public init(
         scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
-        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget()
+        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget(),
+        addressProblem: (@Sendable (IPv4Address) -> String?)? = nil,
+        report: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.addressProblem = addressProblem
+        self.report = report
         records = LIFXDeviceRecords(startedAtMs: startedAtMs, wallClock: scopeContext.home.wallClock)
         self.scopeContext = scopeContext
         self.port = UInt32(port)
@@ -55,9 +68,10 @@ public final class LIFXFront: Sendable {
 
     /// Brings what the bulbs hold in memory to what the home now keeps, as `news` tells, in the home's turn that
     /// made the news: a reset or restore reads the bulbs' record again, a light removed is forgotten, a power cut
-    /// reboots the bulb.
+    /// reboots the bulb, a light that came is given its address.
     func hear(_ news: FrontNews, in home: isolated Home) {
         switch news {
+        case .lightAdded(let light): place(light, in: home)
         case .restored: records.reload(from: home)
         case .lightRemoved(let light): records.forget(light)
         case .powerCut(let light, let downMs): records.reboot(light, atMs: home.nowMilliseconds, downMs: downMs)

@@ -75,6 +75,7 @@ extension Home {
         if let scan = room.scan { emit(.room(roomID, .scan), scan.jsonValue(isScanning: true)) }
         persist(.light(lightID))
         persist(.room(roomID))
+        tellFronts(.lightAdded(lightID))
     }
 
     func endScan(in roomID: RoomID, scan: UInt64) {

@@ -13,6 +13,9 @@ public enum FrontNews: Sendable {
     /// The light's power is cut for `downMs` (a power cycle, a reboot): what a device holds only while powered
     /// is lost, and it boots when the power is back.
     case powerCut(LightID, downMs: Double)
+    /// The light came while lumend runs (added, found by a scan, brought back by a reset): a front that gives
+    /// it a place (an address) gives and checks it now, as it does at start.
+    case lightAdded(LightID)
 }
 
 /// A front's hook, called with the home it listens to.

@@ -58,6 +58,9 @@ extension Home {
     /// the others skips.
     public var fixtureAddresses: Dictionary<LightID, IPv4Address>.Values { lifxAddresses.values }
 
+    /// The address the light's fixture gives it on the LAN (`lifx.address`), if any.
+    public func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }
+
     /// Every room in order, with its name and its lights in order.
     public var roomList: [(id: RoomID, name: String, lights: [LightID])] {
         roomOrder.compactMap { id in rooms[id].map { (id, $0.name, $0.lightIDs) } }

@@ -35,6 +35,10 @@ extension Home {
             if let place = wanted[id], place.room == light.room, place.light.model == light.model { continue }
             try removeLight(id)
         }
+        // Addresses first, and the lights waiting to be found: a light that comes may take the address one that
+        // stays gives up, and the target gives no address twice.
+        for (id, place) in wanted where lights[id] != nil { lifxAddresses[id] = place.light.lifxAddress }
+        for room in target.rooms { rooms[room.id]?.undiscovered = room.undiscovered }
         // What comes, and what stays becomes the target's.
         for room in target.rooms {
             if rooms[room.id] == nil { try addRoom(id: room.id, name: room.name) }
