@@ -224,18 +224,25 @@ extension Daemon {
             throw StartupError(description: "cannot listen for LIFX on udp://\(wildcard): \(error)")
         }
         let port = TCPListener.boundPort(fd) ?? address.port
+        // A reply can leave only from an address of this host: one that is not is refused at start, not at each
+        // reply, and reported at once for a bulb that comes while lumend runs.
+        let addressProblem: @Sendable (IPv4Address) -> String? = { address in
+            do {
+                close(try UDPServer.bind(TCPAddress(host: address.description, port: 0)))
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
         let front = LIFXFront(
             scopeContext: scopeContext, port: port, firstAddress: first,
-            startedAtMs: await scopeContext.home.nowMilliseconds)
+            startedAtMs: await scopeContext.home.nowMilliseconds, addressProblem: addressProblem,
+            report: { logger.error($0) })
         let bulbs = await front.bulbs()
-        // A reply can leave only from an address of this host: one that is not is refused now, not at each reply.
         for bulb in bulbs {
-            do { close(try UDPServer.bind(TCPAddress(host: bulb.address.description, port: 0))) } catch {
+            if let why = addressProblem(bulb.address) {
                 close(fd)
-                throw StartupError(
-                    description: "the LIFX bulb '\(bulb.light.id)' answers at \(bulb.address), which is not an "
-                        + "address of this machine (\(error)): add it (ip address add \(bulb.address)/24 dev IFACE, or "
-                        + "a macvlan; see docs/lifx.md), or give the bulb another with lifx.address in the fixture")
+                throw StartupError(description: LIFXFront.notThisMachine(bulb, why))
             }
         }
         // Which broadcasts each bulb takes: a LAN's, from its own interface; a loopback bulb, this machine's. Judged

@@ -50,6 +50,7 @@ public final class HueBridge: Sendable {
         self.access = access
         self.logger = logger
         identity = HueValues.bridgeIdentity(homeID: scopeContext.home.fixtureID)
+        scopeContext.home.addFrontListener { [weak self] home, news in self?.hear(news, in: home) }
     }
 
     var home: Home { scopeContext.home }

@@ -10,6 +10,12 @@ extension LIFXDeviceRecords {
             var startMs: Double
             var durationS: UInt32
             var lastPower: Bool
+
+            /// The time it has left at `nowMs`: never less than nothing, nor more than its length.
+            func leftMs(atMs nowMs: Double) -> Double {
+                let lengthMs = Double(durationS) * 1_000
+                return min(lengthMs, max(0, startMs + lengthMs - nowMs))
+            }
         }
 
         var cycle: Cycle?

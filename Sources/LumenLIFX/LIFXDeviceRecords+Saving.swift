@@ -13,144 +13,159 @@ extension LIFXDeviceRecords {
             defer { loaded = true }
             return !loaded
         }
-        if first { load(home.frontRecord(Self.recordName)) }
+        if first { load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds) }
     }
 
-    /// Saves what the bulbs keep across restarts with `home`, for the lights it still has: a light removed takes
-    /// its entry with it, so the record holds one entry a bulb at most.
+    /// Reads again what the home keeps for the bulbs, in place of what they held: after a reset or a checkpoint's
+    /// restore, whose record is now the home's. Boots stay: a restore is no reboot.
+    func reload(from home: isolated Home) {
+        isLoaded.withLock { $0 = true }
+        unsaved.withLock { $0 = [] }
+        clearEntries()
+        load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds)
+    }
+
+    /// Saves the entries of the bulbs that changed since the last save with `home`, each on its own: a journal line
+    /// carries one bulb. A light removed meanwhile is forgotten instead (the home dropped its entry with it).
     ///
-    /// Saves only when something changed since the last save: bulbs answering side by side save once for them all.
+    /// Bulbs answering side by side save once for them all; a bulb sending the same again saves nothing.
     func save(to home: isolated Home) {
         loadOnce(from: home)
-        // Read before the record, so that a change made while it is read is saved again by the next save.
-        let count = changes.load(ordering: .acquiring)
-        let isUnsaved = savedChanges.withLock { saved in
-            defer { saved = count }
-            return saved != count
+        // Taken before the entries are read, so that a change made while they are read is saved by the next save.
+        let lights = unsaved.withLock { unsaved in
+            defer { unsaved = [] }
+            return unsaved
         }
-        guard isUnsaved else { return }
-        home.saveFrontRecord(Self.recordName, jsonValue { home.hasLight($0) })
+        let nowMs = home.nowMilliseconds
+        for light in lights.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard home.hasLight(light) else {
+                forget(light)
+                continue
+            }
+            home.saveFrontEntry(Self.recordName, key: light.rawValue, entry(of: light, atMs: nowMs))
+        }
     }
 
-    /// What the bulbs keep across restarts, by light, for the lights `isKept` keeps: the location and group a
-    /// client gave each, its infrared level, its HEV settings and cycle, its zones or pixels, where its tiles
-    /// are, its effects and the colour a client last gave it. Boots are left out: a restart is a boot.
-    func jsonValue(keeping isKept: (LightID) -> Bool) -> JSONValue {
-        var entries: [LightID: JSONObject] = [:]
-        func put(_ key: String, _ value: JSONValue, for light: LightID) {
-            guard isKept(light) else { return }
-            entries[light, default: JSONObject()][key] = value
+    /// What `light` keeps across restarts at `nowMs`, `nil` for nothing: the location and group a client gave
+    /// it, its infrared level, its HEV settings and cycle, its zones or the pixels it shows (frame buffer 0; the
+    /// others do not outlive the bulb's power), where its tiles are, its effects and the colour a client last gave
+    /// it. Boots are left out: a restart is a boot.
+    func entry(of light: LightID, atMs nowMs: Double) -> JSONValue? {
+        var entry = JSONObject()
+        entry["location"] = locations.withLock { $0[light] }?.jsonValue
+        entry["group"] = groups.withLock { $0[light] }?.jsonValue
+        entry["infrared"] = infraredLevels.withLock { $0[light] }.map { .int(Int($0)) }
+        entry["hev"] = hevStates.withLock { $0[light] }.map { hevJSON($0, atMs: nowMs) }
+        entry["zones"] = zoneStates.withLock { $0[light] }?.jsonValue
+        if let pixels = matrixStates.withLock({ $0[light] }) {
+            entry["pixels"] = .object(["base": pixels.base.jsonValue, "colors": pixels.colors.jsonValue])
         }
-        for (light, membership) in locations.withLock({ $0 }) { put("location", membership.jsonValue, for: light) }
-        for (light, membership) in groups.withLock({ $0 }) { put("group", membership.jsonValue, for: light) }
-        for (light, level) in infraredLevels.withLock({ $0 }) { put("infrared", .int(Int(level)), for: light) }
-        for (light, hev) in hevStates.withLock({ $0 }) { put("hev", hevJSON(hev), for: light) }
-        for (light, zones) in zoneStates.withLock({ $0 }) { put("zones", zones.jsonValue, for: light) }
-        for (light, pixels) in matrixStates.withLock({ $0 }) {
-            put("pixels", .object(["base": pixels.base.jsonValue, "colors": pixels.colors.jsonValue]), for: light)
-        }
-        for (light, tiles) in tilePositions.withLock({ $0 }) {
+        if let tiles = tilePositions.withLock({ $0[light] }) {
             let placed = tiles.sorted { $0.key < $1.key }.map { tile, position -> JSONValue in
                 .array([.int(tile), .double(Double(position.x)), .double(Double(position.y))])
             }
-            put("tiles", .array(placed), for: light)
+            entry["tiles"] = .array(placed)
         }
-        for (light, effect) in multiZoneEffects.withLock({ $0 }) {
-            put("multiZoneEffect", effect.jsonValue, for: light)
-        }
-        for (light, effect) in tileEffects.withLock({ $0 }) { put("tileEffect", effect.jsonValue, for: light) }
-        for (light, given) in givenColors.withLock({ $0 }) {
+        entry["multiZoneEffect"] = multiZoneEffects.withLock { $0[light] }?.jsonValue
+        entry["tileEffect"] = tileEffects.withLock { $0[light] }?.jsonValue
+        if let given = givenColors.withLock({ $0[light] }) {
             let state = given.state
-            put(
-                "color",
-                .object([
-                    "hsbk": given.color.jsonValue, "brightness": .double(state.brightness),
-                    "mireds": .int(state.colorTemperature), "x": .double(state.color.x), "y": .double(state.color.y),
-                ]), for: light)
+            entry["color"] = .object([
+                "hsbk": given.color.jsonValue, "brightness": .double(state.brightness),
+                "mireds": .int(state.colorTemperature), "x": .double(state.color.x), "y": .double(state.color.y),
+            ])
         }
-        let sorted = entries.sorted { $0.key.rawValue < $1.key.rawValue }
-        return .object(JSONObject(sorted.map { (key: $0.key.rawValue, value: .object($0.value)) }))
+        return entry.count == 0 ? nil : .object(entry)
     }
 
-    /// Takes back what ``jsonValue(keeping:)`` wrote. The record is the front's own: a part that does not read
-    /// (written by another build, say) is left out, and the bulb reports that part as if never set.
-    func load(_ record: JSONValue?) {
+    /// Takes back what ``entry(of:atMs:)`` wrote for each bulb, at `nowMs`. The record is the front's own: a part
+    /// that does not read (written by another build, say) is left out, and the bulb reports that part as if never
+    /// set.
+    func load(_ record: JSONValue?, atMs nowMs: Double) {
         guard let entries = record?.objectValue else { return }
         for (key, value) in entries {
-            guard let entry = value.objectValue else { continue }
-            let light = LightID(key)
-            if let membership = entry["location"].flatMap(Membership.init(json:)) {
-                locations.withLock { $0[light] = membership }
-            }
-            if let membership = entry["group"].flatMap(Membership.init(json:)) {
-                groups.withLock { $0[light] = membership }
-            }
-            if let level = entry["infrared"]?.intValue.flatMap(UInt16.init(exactly:)) {
-                infraredLevels.withLock { $0[light] = level }
-            }
-            if let hev = entry["hev"].flatMap(hev(json:)) { hevStates.withLock { $0[light] = hev } }
-            if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
-            if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
-                let colors = pixels["colors"].flatMap([HSBK].init(json:)),
-                colors.count == LIFXMatrix.tiles * LIFXMatrix.pixelsPerTile
-            {
-                matrixStates.withLock { $0[light] = LIFXMatrix(base: base, colors: colors) }
-            }
-            if let tiles = entry["tiles"]?.arrayValue {
-                var placed: [Int: SIMD2<Float>] = [:]
-                for tile in tiles {
-                    guard let parts = tile.arrayValue, parts.count == 3, let index = parts[0].intValue,
-                        (0..<LIFXMatrix.tiles).contains(index), let x = parts[1].doubleValue,
-                        let y = parts[2].doubleValue
-                    else { continue }
-                    placed[index] = SIMD2(Float(x), Float(y))
-                }
-                if !placed.isEmpty { tilePositions.withLock { $0[light] = placed } }
-            }
-            if let effect = entry["multiZoneEffect"].flatMap(LIFXEffect.init(json:)) {
-                multiZoneEffects.withLock { $0[light] = effect }
-            }
-            if let effect = entry["tileEffect"].flatMap(LIFXEffect.init(json:)) {
-                tileEffects.withLock { $0[light] = effect }
-            }
-            if let given = entry["color"], let color = given["hsbk"].flatMap(HSBK.init(json:)),
-                let brightness = given["brightness"]?.doubleValue, let mireds = given["mireds"]?.intValue,
-                let x = given["x"]?.doubleValue, let y = given["y"]?.doubleValue
-            {
-                // Whether the light is on is no part of what the colour left: only the colour is compared.
-                let state = LightState(
-                    isOn: true, brightness: brightness, colorTemperature: mireds, color: CIEColor(x: x, y: y))
-                givenColors.withLock { $0[light] = (color, state) }
-            }
+            if let entry = value.objectValue { load(entry, of: LightID(key), atMs: nowMs) }
         }
     }
 
-    /// A HEV bulb's settings and cycle as JSON; a cycle under way by its start on the simulated wall clock, in
-    /// nanoseconds since 1970, since the simulation's time starts again with lumend.
-    private func hevJSON(_ hev: HEV) -> JSONValue {
+    /// Takes back one bulb's entry.
+    private func load(_ entry: JSONObject, of light: LightID, atMs nowMs: Double) {
+        if let membership = entry["location"].flatMap(Membership.init(json:)) {
+            locations.withLock { $0[light] = membership }
+        }
+        if let membership = entry["group"].flatMap(Membership.init(json:)) {
+            groups.withLock { $0[light] = membership }
+        }
+        if let level = entry["infrared"]?.intValue.flatMap(UInt16.init(exactly:)) {
+            infraredLevels.withLock { $0[light] = level }
+        }
+        if let hev = entry["hev"].flatMap({ hev(json: $0, atMs: nowMs) }) { hevStates.withLock { $0[light] = hev } }
+        if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
+        if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
+            let colors = pixels["colors"].flatMap([HSBK].init(json:)),
+            colors.count == LIFXMatrix.tiles * LIFXMatrix.pixelsPerTile
+        {
+            matrixStates.withLock { $0[light] = LIFXMatrix(base: base, colors: colors) }
+        }
+        if let tiles = entry["tiles"]?.arrayValue {
+            var placed: [Int: SIMD2<Float>] = [:]
+            for tile in tiles {
+                guard let parts = tile.arrayValue, parts.count == 3, let index = parts[0].intValue,
+                    (0..<LIFXMatrix.tiles).contains(index), let x = parts[1].doubleValue, let y = parts[2].doubleValue
+                else { continue }
+                placed[index] = SIMD2(Float(x), Float(y))
+            }
+            if !placed.isEmpty { tilePositions.withLock { $0[light] = placed } }
+        }
+        if let effect = entry["multiZoneEffect"].flatMap(LIFXEffect.init(json:)) {
+            multiZoneEffects.withLock { $0[light] = effect }
+        }
+        if let effect = entry["tileEffect"].flatMap(LIFXEffect.init(json:)) {
+            tileEffects.withLock { $0[light] = effect }
+        }
+        if let given = entry["color"], let color = given["hsbk"].flatMap(HSBK.init(json:)),
+            let brightness = given["brightness"]?.doubleValue, let mireds = given["mireds"]?.intValue,
+            let x = given["x"]?.doubleValue, let y = given["y"]?.doubleValue
+        {
+            // Whether the light is on is no part of what the colour left: only the colour is compared.
+            let state = LightState(
+                isOn: true, brightness: brightness, colorTemperature: mireds, color: CIEColor(x: x, y: y))
+            givenColors.withLock { $0[light] = (color, state) }
+        }
+    }
+
+    /// A HEV bulb's settings and cycle as JSON at `nowMs`; a cycle under way by the time it has left then, which
+    /// runs on from wherever the simulated clock stands when it is read back.
+    private func hevJSON(_ hev: HEV, atMs nowMs: Double) -> JSONValue {
         var object: JSONObject = [
             "lastResult": .int(Int(hev.lastResult)), "indication": .bool(hev.indication),
             "defaultDurationS": .int(Int(hev.defaultDurationS)),
         ]
         if let cycle = hev.cycle {
             object["cycle"] = .object([
-                "startNs": .number(JSONNumber(time(atMs: cycle.startMs))), "durationS": .int(Int(cycle.durationS)),
+                "leftMs": .double(cycle.leftMs(atMs: nowMs)), "durationS": .int(Int(cycle.durationS)),
                 "lastPower": .bool(cycle.lastPower),
             ])
         }
         return .object(object)
     }
 
-    private func hev(json: JSONValue) -> HEV? {
+    /// A HEV bulb's settings and cycle read back at `nowMs`: a cycle by its time left, or, as records written
+    /// before kept it, by its start on the simulated wall clock in nanoseconds since 1970.
+    private func hev(json: JSONValue, atMs nowMs: Double) -> HEV? {
         guard let lastResult = json["lastResult"]?.intValue.flatMap(UInt8.init(exactly:)),
             let indication = json["indication"]?.boolValue,
             let defaultDurationS = json["defaultDurationS"]?.intValue.flatMap(UInt32.init(exactly:))
         else { return nil }
         var hev = HEV(lastResult: lastResult, indication: indication, defaultDurationS: defaultDurationS)
-        if let cycle = json["cycle"], let startNs = cycle["startNs"]?.doubleValue,
-            let durationS = cycle["durationS"]?.intValue.flatMap(UInt32.init(exactly:)),
+        guard let cycle = json["cycle"], let durationS = cycle["durationS"]?.intValue.flatMap(UInt32.init(exactly:)),
             let lastPower = cycle["lastPower"]?.boolValue
-        {
+        else { return hev }
+        let lengthMs = Double(durationS) * 1_000
+        if let leftMs = cycle["leftMs"]?.doubleValue, leftMs.isFinite {
+            let startMs = nowMs - (lengthMs - min(max(leftMs, 0), lengthMs))
+            hev.cycle = HEV.Cycle(startMs: startMs, durationS: durationS, lastPower: lastPower)
+        } else if let startNs = cycle["startNs"]?.doubleValue {
             let startMs = (startNs - Double(startedAtNanoseconds)) / 1_000_000
             hev.cycle = HEV.Cycle(startMs: startMs, durationS: durationS, lastPower: lastPower)
         }

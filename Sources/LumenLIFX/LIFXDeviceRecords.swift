@@ -40,7 +40,8 @@ final class LIFXDeviceRecords: Sendable {
     /// The pixels clients gave different colours, for matrix products.
     let matrixStates = Locked<[LightID: LIFXMatrix]>([:])
     /// The frame buffers other than the one shown that clients drew into, for matrix products, by index (1–7):
-    /// at most seven chains' pixels a bulb. Not saved: a bulb's frame buffers do not outlive its power.
+    /// at most seven chains' pixels a bulb. Not saved, and emptied when the bulb reboots or loses power: a tile's
+    /// frame buffers do not outlive its power.
     let frameBuffers = Locked<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
     let tilePositions = Locked<[LightID: [Int: SIMD2<Float>]]>([:])
@@ -52,14 +53,17 @@ final class LIFXDeviceRecords: Sendable {
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
     let isLoaded = Locked(false)
 
-    /// How many times what is saved changed: counted after each change, so that a save that reads the count
-    /// first takes every change counted (``LIFXDeviceRecords/save(to:)``).
+    /// How many times what is saved changed, for any bulb: counted after each change, so that a message can tell
+    /// whether it changed anything to save.
     let changes = Atomic<Int>(0)
-    /// The count of changes the last save took.
-    let savedChanges = Locked<Int>(0)
+    /// The bulbs whose entries changed since they were last saved (``save(to:)``).
+    let unsaved = Locked<Set<LightID>>([])
 
-    /// Counts a change to what is saved.
-    func changed() { changes.add(1, ordering: .releasing) }
+    /// Counts a change to what `light` keeps, to be saved.
+    func changed(_ light: LightID) {
+        unsaved.withLock { _ = $0.insert(light) }
+        changes.add(1, ordering: .releasing)
+    }
 
     /// Notes that `color` left `light` in `state`; counted as a change only when it is one, so that a client
     /// sending the same colour again and again costs no save.
@@ -68,7 +72,7 @@ final class LIFXDeviceRecords: Sendable {
             defer { given[light] = (color, state) }
             return given[light].map { $0.color != color || $0.state != state } ?? true
         }
-        if isNew { changed() }
+        if isNew { changed(light) }
     }
 
     /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows
@@ -100,9 +104,48 @@ final class LIFXDeviceRecords: Sendable {
         return (Self.nanoseconds(nowMs - boot.upSinceMs), Self.nanoseconds(boot.downtimeMs))
     }
 
-    /// Notes that the bulb goes down at `nowMs` for `downMs`.
+    /// Notes that the bulb goes down at `nowMs` for `downMs`: its frame buffers out of sight are lost with its
+    /// power.
     func reboot(_ light: LightID, atMs nowMs: Double, downMs: Double) {
         boots.withLock { $0[light] = Boot(upSinceMs: nowMs + downMs, downtimeMs: downMs) }
+        frameBuffers.withLock { $0[light] = nil }
+    }
+
+    /// Forgets everything kept for a light removed.
+    func forget(_ light: LightID) {
+        boots.withLock { $0[light] = nil }
+        clearEntry(of: light)
+        unsaved.withLock { _ = $0.remove(light) }
+    }
+
+    /// Empties what is saved for every bulb, and their frame buffers.
+    func clearEntries() {
+        locations.withLock { $0 = [:] }
+        groups.withLock { $0 = [:] }
+        infraredLevels.withLock { $0 = [:] }
+        hevStates.withLock { $0 = [:] }
+        zoneStates.withLock { $0 = [:] }
+        matrixStates.withLock { $0 = [:] }
+        frameBuffers.withLock { $0 = [:] }
+        tilePositions.withLock { $0 = [:] }
+        multiZoneEffects.withLock { $0 = [:] }
+        tileEffects.withLock { $0 = [:] }
+        givenColors.withLock { $0 = [:] }
+    }
+
+    /// Empties what is saved for `light`, and its frame buffers.
+    func clearEntry(of light: LightID) {
+        locations.withLock { $0[light] = nil }
+        groups.withLock { $0[light] = nil }
+        infraredLevels.withLock { $0[light] = nil }
+        hevStates.withLock { $0[light] = nil }
+        zoneStates.withLock { $0[light] = nil }
+        matrixStates.withLock { $0[light] = nil }
+        frameBuffers.withLock { $0[light] = nil }
+        tilePositions.withLock { $0[light] = nil }
+        multiZoneEffects.withLock { $0[light] = nil }
+        tileEffects.withLock { $0[light] = nil }
+        givenColors.withLock { $0[light] = nil }
     }
 
     /// The location a client put the bulb in, if one did.

@@ -70,10 +70,8 @@ extension LIFXFront {
                 guard let cycle = hev.cycle else {
                     return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)
                 }
-                // Never more than the cycle's length, nor less than nothing, whatever a restart did to its start.
-                let leftS = min(
-                    Double(cycle.durationS),
-                    max(0, ((cycle.startMs + Double(cycle.durationS) * 1_000 - now) / 1_000).rounded(.up)))
+                // Never more than the cycle's length, nor less than nothing, whatever an old record gave its start.
+                let leftS = (cycle.leftMs(atMs: now) / 1_000).rounded(.up)
                 return .stateHevCycle(
                     durationS: cycle.durationS, remainingS: UInt32(leftS), lastPower: cycle.lastPower)
             }

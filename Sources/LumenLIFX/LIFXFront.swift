@@ -39,17 +39,43 @@ public final class LIFXFront: Sendable {
     /// bulb's.
     static let firmware = (build: UInt64(1_700_000_000_000_000_000), major: UInt16(3), minor: UInt16(90))
 
+    /// What is wrong with an address a bulb is to answer at (it is not this machine's), if anything: checked for
+    /// a bulb that comes while lumend runs, as lumend checks every bulb at start.
+    let addressProblem: (@Sendable (IPv4Address) -> String?)?
+    /// Where the front says what an operator should know of a bulb that came: an address it cannot answer at.
+    let report: @Sendable (String) -> Void
+
     /// A front over the home of `scopeContext`, its bulbs serving on `port` from `firstAddress` on and answering
     /// within `budget`, up since `startedAtMs` of the home's simulation time.
+    /// - Parameters:
+    ///   - addressProblem: what is wrong with a bulb's address, if anything, asked of a bulb that comes while
+    ///     lumend runs; what it says goes to `report`, with what a bulb that came moved.
     public init(
         scopeContext: ScopeContext, port: UInt16, firstAddress: IPv4Address = IPv4Address(value: 0x7F00_0001),
-        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget()
+        startedAtMs: Double = 0, budget: LIFXAnswerBudget = LIFXAnswerBudget(),
+        addressProblem: (@Sendable (IPv4Address) -> String?)? = nil,
+        report: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.addressProblem = addressProblem
+        self.report = report
         records = LIFXDeviceRecords(startedAtMs: startedAtMs, wallClock: scopeContext.home.wallClock)
         self.scopeContext = scopeContext
         self.port = UInt32(port)
         self.firstAddress = firstAddress
         self.budget = budget
+        scopeContext.home.addFrontListener { [weak self] home, news in self?.hear(news, in: home) }
+    }
+
+    /// Brings what the bulbs hold in memory to what the home now keeps, as `news` tells, in the home's turn that
+    /// made the news: a reset or restore reads the bulbs' record again, a light removed is forgotten, a power cut
+    /// reboots the bulb, a light that came is given its address.
+    func hear(_ news: FrontNews, in home: isolated Home) {
+        switch news {
+        case .lightAdded(let light): place(light, in: home)
+        case .restored: records.reload(from: home)
+        case .lightRemoved(let light): records.forget(light)
+        case .powerCut(let light, let downMs): records.reboot(light, atMs: home.nowMilliseconds, downMs: downMs)
+        }
     }
 
     var home: Home { scopeContext.home }
@@ -156,7 +182,7 @@ public final class LIFXFront: Sendable {
         if let state = await carryOut(request, on: bulb, from: sender) {
             // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
             // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
-            if request.changesRecords, !request.givesColor { records.changed() }
+            if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
             // Only a message that changes the records waits for them to be saved: a query answers at once, whatever
             // another bulb's message changed meanwhile.
             if request.changesRecords, records.changes.load(ordering: .acquiring) != changesBefore {
@@ -228,8 +254,8 @@ public final class LIFXFront: Sendable {
             // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
             // setting says; its uptime starts again when it is back.
             guard let state = await delivered(to: bulb) else { return nil }
+            // The power cut tells the front (``hear(_:in:)``), which notes the boot and empties the frame buffers.
             try? await home.powerCycle(light: bulb.light.id, durationMs: Self.rebootMs)
-            records.reboot(bulb.light.id, atMs: await home.nowMilliseconds, downMs: Self.rebootMs)
             return state
         case .setInfrared(let level):
             // Lumen has no infrared to show: the level is kept for the bulb, taken when the bulb gets it.

@@ -40,34 +40,41 @@ extension LIFXFront {
         let (first, homeDigest) = (firstAddress, DeviceSerial.digest(home: home.fixtureID))
         return await home.reading { home in
             self.records.loadOnce(from: home)
-            return self.counted.withLock { counted in
-                var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
-                var taken: Set<IPv4Address>?
-                let devices = home.devices(on: .lifxLAN) { id, fixtureAddress in
-                    var address = fixtureAddress ?? counted[id]
-                    if address == nil {
-                        var free = taken ?? Set(home.fixtureAddresses).union(counted.values)
-                        address = Self.nextFree(after: counted.values.max(), from: first, taken: free)
-                        free.insert(address!)
-                        (counted[id], taken) = (address, free)
-                    }
-                    let serial = DeviceSerial.of(id, homeDigest: homeDigest)
-                    let isNamed =
-                        switch addressee {
-                        case .every: true
-                        case .serial(let wanted): wanted == serial
-                        case .address(let wanted): wanted == address
-                        case .both(let wanted, let wantedSerial): wanted == address && wantedSerial == serial
-                        }
-                    if isNamed { named[id] = (address!, serial) }
-                    return isNamed
+            return self.bulbs(addressee, in: home, from: first, homeDigest: homeDigest)
+        }
+    }
+
+    /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`.
+    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address, homeDigest: UInt64)
+        -> [LIFXLight]
+    {
+        counted.withLock { counted in
+            var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
+            var taken: Set<IPv4Address>?
+            let devices = home.devices(on: .lifxLAN) { id, fixtureAddress in
+                var address = fixtureAddress ?? counted[id]
+                if address == nil {
+                    var free = taken ?? Set(home.fixtureAddresses).union(counted.values)
+                    address = Self.nextFree(after: counted.values.max(), from: first, taken: free)
+                    free.insert(address!)
+                    (counted[id], taken) = (address, free)
                 }
-                return devices.compactMap { device in
-                    named[device.light.id].map {
-                        LIFXLight(
-                            serial: $0.serial, light: device.light, isReachable: device.isReachable,
-                            room: (device.light.room, device.roomName), address: $0.address)
+                let serial = DeviceSerial.of(id, homeDigest: homeDigest)
+                let isNamed =
+                    switch addressee {
+                    case .every: true
+                    case .serial(let wanted): wanted == serial
+                    case .address(let wanted): wanted == address
+                    case .both(let wanted, let wantedSerial): wanted == address && wantedSerial == serial
                     }
+                if isNamed { named[id] = (address!, serial) }
+                return isNamed
+            }
+            return devices.compactMap { device in
+                named[device.light.id].map {
+                    LIFXLight(
+                        serial: $0.serial, light: device.light, isReachable: device.isReachable,
+                        room: (device.light.room, device.roomName), address: $0.address)
                 }
             }
         }

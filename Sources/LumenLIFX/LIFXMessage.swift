@@ -221,10 +221,12 @@ public enum LIFXRequest: Sendable, Hashable {
     var changesRecords: Bool {
         switch self {
         case .setColor, .setWaveform, .setWaveformOptional, .setLocation, .setGroup, .setInfrared, .setHevCycle,
-            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .set64, .copyFrameBuffer,
-            .setUserPosition,
-            .setTileEffect, .setMultiZoneEffect:
+            .setHevCycleConfiguration, .setColorZones, .setExtendedColorZones, .setUserPosition, .setTileEffect,
+            .setMultiZoneEffect:
             true
+        // Only the frame buffer shown is kept: the others do not outlive the bulb's power.
+        case .set64(let rect, _, _): rect.frameBuffer == 0
+        case .copyFrameBuffer(let copy): copy.destination == 0
         default: false
         }
     }

@@ -59,6 +59,7 @@ extension Home {
         if let shown { emit(.room(roomID, .scan), shown.jsonValue(isScanning: true)) }
         persist(.light(lightID))
         persist(.room(roomID))
+        tellFronts(.lightAdded(lightID))
     }
 
     func endScan(in roomID: RoomID, scan: UInt64) {

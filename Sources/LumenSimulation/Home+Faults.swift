@@ -47,6 +47,9 @@ extension Home {
         let was = light.isReachable
         if FaultPlan.apply(fault, begins: begins, to: &light) { transitions[fault.light] = nil }
         lights[fault.light] = light
+        if begins, fault.kind == .powerCycle {
+            tellFronts(.powerCut(fault.light, downMs: fault.untilMs - fault.fromMs))
+        }
         if was != light.isReachable, let index = lights.slot(of: fault.light) { reachabilityChanged(at: index) }
         if !begins, fault.kind == .powerCycle, let index = lights.slot(of: fault.light),
             let state = FaultPlan.stateAfterPowerReturns(

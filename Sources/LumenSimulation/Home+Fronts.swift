@@ -58,6 +58,9 @@ extension Home {
     /// the others skips.
     public var fixtureAddresses: Dictionary<LightID, IPv4Address>.Values { lifxAddresses.values }
 
+    /// The address the light's fixture gives it on the LAN (`lifx.address`), if any.
+    public func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }
+
     /// Every room in order, with its name and its lights in order.
     public var roomList: [(id: RoomID, name: String, lights: [LightID])] {
         roomOrder.compactMap { id in rooms[id].map { (id, $0.name, $0.lightIDs) } }
@@ -67,14 +70,5 @@ extension Home {
     /// milliseconds), and the lights it found, in the order found.
     public func latestSearch() -> (active: Bool, endedMs: Double?, found: [LightID]) {
         discovery.latestSearch(in: roomOrder)
-    }
-
-    /// What the front called `name` keeps (``Fixture/fronts``), as it last saved it.
-    public func frontRecord(_ name: String) -> JSONValue? { frontRecords[name] }
-
-    /// Keeps `record` as what the front called `name` keeps, and saves it with the home.
-    public func saveFrontRecord(_ name: String, _ record: JSONValue) {
-        frontRecords[name] = record
-        persistenceSink?.record(.front(name, record))
     }
 }

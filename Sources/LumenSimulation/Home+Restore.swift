@@ -5,8 +5,12 @@ extension Home {
     /// Brings the running home to `target` (its fixture, for a reset, or a checkpoint): rooms and lights that
     /// are not in it go (their scopes close), those only in it come, and every name, light state, setting and
     /// reachability becomes the target's, each announced as a change and saved as one. Fades stop where the
-    /// target puts the light, and scans end. The clock goes on; commands already on their way to a light are
-    /// not recalled, as at a real bridge: settle the clock first for a clean start.
+    /// target puts the light, and scans end. What the fronts keep (``Fixture/fronts``: the LIFX bulbs' locations,
+    /// groups, zones and the rest, the Hue bridge's numbers, scenes and groups) becomes the target's too, saved,
+    /// and each front reads its own again (``FrontNews/restored(previous:)``); the Hue bridge keeps the
+    /// apps paired now besides the target's, as they live outside the simulation. The clock goes on; commands
+    /// already on their way to a light are not recalled, as at a real bridge: settle the clock first for a clean
+    /// start.
     /// - Throws: ``LumenError`` `shuttingDown` once the home is stopping.
     public func restore(to target: Fixture) throws(LumenError) {
         guard !isShutDown else { throw LumenError.shuttingDown }
@@ -31,6 +35,10 @@ extension Home {
             if let place = wanted[id], place.room == light.room, place.light.model == light.model { continue }
             try removeLight(id)
         }
+        // Addresses first, and the lights waiting to be found: a light that comes may take the address one that
+        // stays gives up, and the target gives no address twice.
+        for (id, place) in wanted where lights[id] != nil { lifxAddresses[id] = place.light.lifxAddress }
+        for room in target.rooms { rooms[room.id]?.undiscovered = room.undiscovered }
         // What comes, and what stays becomes the target's.
         for room in target.rooms {
             if rooms[room.id] == nil { try addRoom(id: room.id, name: room.name) }
@@ -50,6 +58,7 @@ extension Home {
         }
         try setName(target.name, of: .home)
         persist(.home)
+        restoreFrontRecords(to: target.fronts)
     }
 
     /// The most checkpoints kept at once: each is a copy of the whole home.

@@ -47,6 +47,12 @@ extension Home {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists; give the new light another ID", data: light)
         }
+        if let address = fixture.lifxAddress, let owner = lifxAddressOwner(of: address) {
+            throw LumenError(
+                .alreadyExists,
+                "the LIFX address \(address) is light '\(owner)''s already; each bulb needs its own, so give the new "
+                    + "light another lifx.address, or none to have one counted", data: light)
+        }
         let before = rooms[roomID]!.groupState
         insertLight(fixture, room: roomID)
         rooms[roomID]?.lightIDs.append(fixture.id)
@@ -54,6 +60,18 @@ extension Home {
         emitGroupChange(of: roomID, since: before)
         persist(.light(fixture.id))
         persist(.room(roomID))
+        tellFronts(.lightAdded(fixture.id))
+    }
+
+    /// The light, or the light waiting to be discovered, whose fixture gives it `address` on the LIFX LAN.
+    func lifxAddressOwner(of address: IPv4Address) -> LightID? {
+        if let owner = lifxAddresses.first(where: { $0.value == address })?.key { return owner }
+        for room in rooms.values {
+            if let pending = room.undiscovered.first(where: { $0.light.lifxAddress == address }) {
+                return pending.light.id
+            }
+        }
+        return nil
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
@@ -70,5 +88,6 @@ extension Home {
         }
         persist(.light(id))
         persist(.room(light.room))
+        forgetFrontEntries(of: id)
     }
 }

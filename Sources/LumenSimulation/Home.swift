@@ -84,6 +84,8 @@ public actor Home {
     var bridge: BridgeBudget
     /// What each front keeps, by its name (``Fixture/fronts``): saved with the home, read only by the front.
     var frontRecords: [String: JSONValue]
+    /// The fronts that asked to hear ``FrontNews`` (``addFrontListener(_:)``), in the order they asked.
+    nonisolated let frontListeners = Locked<[FrontListener]>([])
     /// How many times a room or light came or went: a front that numbers them looks again only when it moved.
     public internal(set) var topologyGeneration = 0
     /// The checkpoints taken, by name.

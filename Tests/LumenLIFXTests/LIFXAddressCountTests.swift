@@ -64,6 +64,42 @@ struct LIFXAddressCountTests {
         #expect(try await answeredFrom(reaching: notTheNewOne) == ["127.0.0.10", "127.0.0.11", "127.0.0.12"])
     }
 
+    @Test func aBulbThatComesIsGivenItsAddressAndCheckedAtOnce() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let reports = Mutex<[String]>([])
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")),
+            addressProblem: { $0.description == "127.0.0.12" ? "not here" : nil },
+            report: { message in reports.withLock { $0.append(message) } })
+        func addresses() async -> [String: String] {
+            Dictionary(uniqueKeysWithValues: await front.bulbs().map { ($0.light.id.rawValue, $0.address.description) })
+        }
+        #expect(await addresses()["den.c"] == "127.0.0.12")
+        func bulb(_ id: LightID, at address: String?) throws -> LightFixture {
+            var light = LightFixture(
+                id: id, name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19"))
+            light.lifxAddress = try address.map { try #require(IPv4Address($0)) }
+            return light
+        }
+        // A fixture's address taken by another light is refused; one given by count is the fixture's to take.
+        await #expect(throws: LumenError.self) {
+            try await home.addLight(try bulb("den.e", at: "127.0.0.11"), to: "den")
+        }
+        try await home.addLight(try bulb("den.d", at: "127.0.0.12"), to: "den")
+        // Checked as the light came, before any datagram: den.d cannot answer here, and den.c moved.
+        let said = reports.withLock { $0 }
+        #expect(said.count == 2)
+        #expect(said.first?.contains("'den.c', counted to it before, answers at 127.0.0.13 now") == true)
+        #expect(said.last?.contains("'den.d' answers at 127.0.0.12, which is not an address of this machine") == true)
+        #expect(
+            await addresses() == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.13", "den.d": "127.0.0.12",
+            ])
+        // A bulb given one by count is checked too.
+        try await home.addLight(try bulb("den.f", at: nil), to: "den")
+        #expect(await addresses()["den.f"] == "127.0.0.14" && reports.withLock { $0.count } == 2)
+    }
+
     @Test func aCountNeverGivesALANsOwnOrBroadcastAddress() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
         let front = LIFXFront(

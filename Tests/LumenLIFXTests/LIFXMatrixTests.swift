@@ -181,6 +181,24 @@ struct LIFXMatrixTests {
         [tile, length, source, destination, corner.0, corner.1, target.0, target.1, width, height, 0, 0, 0, 0, 0]
     }
 
+    @Test func aRebootOrAPowerCutEmptiesTheFrameBuffersOutOfSight() async throws {
+        for cut in ["reboot", "power cut"] {
+            var hidden = Self.set64(tile: 1, Array(repeating: Self.red, count: 64))
+            hidden[2] = 1
+            #expect(try await replies(715, hidden, ack: true).map(\.type) == [45])
+            if cut == "reboot" {
+                #expect(try await replies(38, ack: true).map(\.type) == [45])
+            } else {
+                try await home.powerCycle(light: "den.tile")
+            }
+            try await home.advance(byMilliseconds: 5_000)
+            let shown = try await pixels(of: 1)
+            #expect(shown != Array(repeating: Self.red, count: 64))
+            _ = try await replies(716, Self.copyFrame(tile: 1, from: 1, to: 0), ack: true)
+            #expect(try await pixels(of: 1) == shown, "after a \(cut), frame buffer 1 holds nothing drawn before")
+        }
+    }
+
     @Test func aFrameDrawnOutOfSightShowsWhenCopiedToTheFrameBufferShown() async throws {
         let light = try await light
         // As Home Assistant and lifx-async paint a tile: into frame buffer 1, then copied to 0.

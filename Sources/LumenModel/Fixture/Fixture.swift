@@ -17,6 +17,9 @@ public struct Fixture: Sendable, Hashable {
 
     /// The names of the fronts whose records a fixture or state may hold, each a key of the document.
     public static let frontNames = ["hue", "lifx"]
+    /// The fronts whose record holds one entry a light, under the light's ID (the LIFX bulbs'): journaled an entry
+    /// at a time (``StateRecord/frontEntry(_:key:_:)``), and an entry dropped with its light.
+    public static let entryFrontNames: Set<String> = ["lifx"]
 
     /// The schema version of the document.
     public var schema: Int = Fixture.currentSchema

@@ -21,8 +21,12 @@ public enum StateRecord: Sendable, Hashable {
     case removedRoom(RoomID)
     /// A light that no longer exists.
     case removedLight(LightID)
-    /// What a front keeps (``Fixture/fronts``), under its name: the Hue bridge's users and numbers.
+    /// What a front keeps (``Fixture/fronts``), under its name: the Hue bridge's users and numbers; `null` when
+    /// it keeps nothing.
     case front(String, JSONValue)
+    /// One entry of a front's record (``Fixture/entryFrontNames``: a LIFX bulb's), under the front's name and the
+    /// entry's key; `nil` when the entry is gone. The rest of the record stays as it was.
+    case frontEntry(String, key: String, JSONValue?)
 
     /// What a record is about: a later record about the same subject replaces it.
     public enum Subject: Sendable, Hashable {
@@ -30,6 +34,8 @@ public enum StateRecord: Sendable, Hashable {
         case entity(Entity)
         /// A front's own record, by the front's name.
         case front(String)
+        /// One entry of a front's record, by the front's name and the entry's key.
+        case frontEntry(String, key: String)
     }
 
     /// What the record is about.
@@ -41,13 +47,15 @@ public enum StateRecord: Sendable, Hashable {
         case .removedRoom(let id): .entity(.room(id))
         case .removedLight(let id): .entity(.light(id))
         case .front(let name, _): .front(name)
+        case .frontEntry(let name, let key, _): .frontEntry(name, key: key)
         }
     }
 }
 
 extension StateRecord {
     /// The record as JSON, one of `{"home":…}`, `{"room":…,"lightIDs":[…]}`, `{"light":…,"in":"room"}`,
-    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`, and a front's under its name, `{"hue":…}`.
+    /// `{"removedRoom":"id"}`, `{"removedLight":"id"}`, a front's under its name, `{"hue":…}`, and one entry of a
+    /// front's, `{"lifx":{…},"entry":"den.strip"}` (`{"lifx":null,…}` for an entry gone).
     public var jsonValue: JSONValue {
         switch self {
         case .home(let name, let roomIDs):
@@ -68,11 +76,13 @@ extension StateRecord {
             return .object(["removedLight": .string(id.rawValue)])
         case .front(let name, let record):
             return .object([name: record])
+        case .frontEntry(let name, let key, let entry):
+            return .object([name: entry ?? .null, "entry": .string(key)])
         }
     }
 
     private static let keys = Set(
-        ["home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight"] + Fixture.frontNames)
+        ["home", "room", "lightIDs", "light", "in", "removedRoom", "removedLight", "entry"] + Fixture.frontNames)
 
     /// Reads a record written by ``jsonValue``.
     public init(cursor: JSONCursor) throws(JSONShapeError) {
@@ -101,8 +111,16 @@ extension StateRecord {
             self = .removedRoom(RoomID(try room.string()))
         } else if let light = object.optional("removedLight") {
             self = .removedLight(LightID(try light.string()))
-        } else if let name = Fixture.frontNames.first(where: { object.optional($0) != nil }) {
-            self = .front(name, try object.required(name).value)
+        } else if let key = object.optional("entry") {
+            let names = Fixture.frontNames.filter { Fixture.entryFrontNames.contains($0) }
+            guard let name = names.first(where: { cursor.value[$0] != nil }) else {
+                throw key.error("an entry goes with the record it is of: one of " + names.joined(separator: ", "))
+            }
+            self = .frontEntry(name, key: try key.string(), object.optional(name)?.value)
+        } else if let name = Fixture.frontNames.first(where: { cursor.value[$0] != nil }) {
+            // Whole, as every front's was journaled before the LIFX bulbs' went an entry at a time; `null` when a
+            // reset or restore left the front none.
+            self = .front(name, cursor.value[name]!)
         } else {
             throw cursor.error(
                 "expected one of home, room, light, removedRoom, removedLight, "
@@ -132,6 +150,16 @@ extension Fixture {
             for record in batch { replay.apply(record) }
         }
         return try replay.fixture(from: self)
+    }
+}
+
+extension Fixture {
+    /// A front's record (``entryFrontNames``) with the entry `key` set to `entry` (removed for `nil`); `nil` once
+    /// it holds no entry, as a front that never saved one has no record.
+    public static func record(_ record: JSONValue?, setting key: String, to entry: JSONValue?) -> JSONValue? {
+        var object = record?.objectValue ?? JSONObject()
+        object[key] = entry
+        return object.members.isEmpty ? nil : .object(object)
     }
 }
 
@@ -187,7 +215,9 @@ private struct Replay {
             roomLights[room, default: []].append(light.id)
             listedIn[light.id] = room
         case .front(let name, let record):
-            fronts[name] = record
+            fronts[name] = record == .null ? nil : record
+        case .frontEntry(let name, let key, let entry):
+            fronts[name] = Fixture.record(fronts[name], setting: key, to: entry)
         case .removedRoom(let id):
             rooms[id] = nil
             roomOrder.removeAll { $0 == id }

@@ -147,3 +147,22 @@ def test_waiting_for_commands_waits_in_real_time_and_leaves_the_clock_that_runs_
     with pytest.raises(Timeout):
         lumend.wait_for_commands(1, within=0.05)
     assert lumend.get("clock", in_scope=lumend.simulation())["nowMs"] == 0
+
+
+@pytest.mark.lumend(hue=True)
+def test_a_reset_takes_back_what_the_hue_bridge_kept_and_keeps_the_plugins_user(lumend):
+    def hue(method, path, body=None):
+        request = urllib.request.Request(
+            f"{lumend.hue_url}/api/{lumend.hue_user}{path}", method=method,
+            data=None if body is None else json.dumps(body).encode(),
+        )
+        with urllib.request.urlopen(request) as reply:
+            return json.load(reply)
+
+    created = hue("POST", "/groups", {"name": "Reading", "lights": []})
+    number = created[0]["success"]["id"]
+    assert number in hue("GET", "/groups")
+    lumend.reset()
+    # The group an app created goes with the reset; the plugin's user stays paired, so the test goes on.
+    assert number not in hue("GET", "/groups")
+    assert lumend.hue_user in hue("GET", "/config")["whitelist"]

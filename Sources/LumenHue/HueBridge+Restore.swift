@@ -1,0 +1,44 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+
+extension HueBridge {
+    /// Brings what the bridge holds in memory to what the home now keeps for it, as `news` tells, in the home's
+    /// turn that made the news, and saves what that changed.
+    ///
+    /// Restored (a reset, a checkpoint's restore), the bridge takes the target's numbers, scenes and groups, and
+    /// the target's users together with the apps paired now: an app lives outside the simulation and keeps its
+    /// key (Home Assistant, a test harness that paired at start), so it is not made to pair again. A light
+    /// removed leaves the scenes and groups that held it at once, its number staying taken.
+    func hear(_ news: FrontNews, in home: isolated Home) {
+        switch news {
+        case .restored, .lightRemoved: break
+        // The bridge numbers a light that came on its next visit, as it does at start.
+        case .powerCut, .lightAdded: return
+        }
+        memory.withLock { memory in
+            if case .restored(let previous) = news {
+                let paired =
+                    memory.isLoaded
+                    ? memory.state.users : (try? HueBridgeState(record: previous[Self.recordName]))?.users ?? []
+                // A record that does not read was refused when the fixture was read: an empty bridge then.
+                memory.state = (try? HueBridgeState(record: home.frontRecord(Self.recordName))) ?? HueBridgeState()
+                memory.isLoaded = true
+                memory.numberedGeneration = nil
+                let known = Set(memory.state.users.map(\.username))
+                let staying = paired.filter { !known.contains($0.username) }
+                if !staying.isEmpty {
+                    memory.state.users += staying
+                    memory.isUnsaved = true
+                }
+            }
+            memory.catchUp(with: home)
+            if memory.isUnsaved {
+                home.saveFrontRecord(Self.recordName, memory.state.jsonValue)
+                memory.isUnsaved = false
+            }
+        }
+        // Scenes and groups may have come or gone: news to the event streams.
+        homeChanged()
+    }
+}

@@ -1,0 +1,38 @@
+import LumenModel
+import LumenSimulation
+
+extension LIFXFront {
+    /// Gives a bulb that came while lumend runs (added, found by a scan, brought back by a reset) its address at
+    /// once and checks it as start does: an address that is not this machine's (``addressProblem``) is reported
+    /// now, not at the next start. A fixture's address wins over one given by count, as at start: a bulb counted
+    /// to it moves to the next free one, reported too.
+    func place(_ light: LightID, in home: isolated Home) {
+        guard home.device(light, on: .lifxLAN) != nil else { return }
+        let given = home.fixtureAddress(of: light)
+        let displaced = given.flatMap { given in
+            counted.withLock { counted -> LightID? in
+                guard let other = counted.first(where: { $0.value == given && $0.key != light })?.key else {
+                    return nil
+                }
+                counted[other] = nil
+                return other
+            }
+        }
+        let bulbs = bulbs(.every, in: home, from: firstAddress, homeDigest: DeviceSerial.digest(home: home.fixtureID))
+        guard let bulb = bulbs.first(where: { $0.light.id == light }) else { return }
+        if let displaced, let moved = bulbs.first(where: { $0.light.id == displaced }) {
+            report(
+                "the LIFX bulb '\(light)' takes \(bulb.address), which its fixture gives it; '\(displaced)', counted to "
+                    + "it before, answers at \(moved.address) now")
+            if let why = addressProblem?(moved.address) { report(Self.notThisMachine(moved, why)) }
+        }
+        if let why = addressProblem?(bulb.address) { report(Self.notThisMachine(bulb, why)) }
+    }
+
+    /// What is said of a bulb whose address is not one of this machine's, at start and when it comes later.
+    public static func notThisMachine(_ bulb: LIFXLight, _ why: String) -> String {
+        "the LIFX bulb '\(bulb.light.id)' answers at \(bulb.address), which is not an address of this machine "
+            + "(\(why)): add it (ip address add \(bulb.address)/24 dev IFACE, or a macvlan; see docs/lifx.md), or "
+            + "give the bulb another with lifx.address in the fixture"
+    }
+}

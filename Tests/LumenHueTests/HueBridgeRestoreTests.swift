@@ -1,0 +1,68 @@
+import LumenModel
+import LumenProtocol
+import LumenSimulation
+import Testing
+
+@testable import LumenHue
+
+/// A reset or a checkpoint's restore brings back what the bridge keeps (numbers, scenes, groups), as the rest of
+/// the home, and keeps the apps paired; a light removed leaves the bridge's record at once.
+@Suite("The Hue bridge on a reset and a restore")
+struct HueBridgeRestoreTests {
+    @Test func aCheckpointsRestoreBringsBackTheScenesAndGroupsAndKeepsAppsPairedSince() async throws {
+        let test = try await HueTestBridge()
+        let kept = try await test.createScene(#"{"name": "Evening", "lights": ["1"]}"#)
+        try await test.home.checkpoint("before")
+        let before = await test.bridge.state
+        _ = try await test.createScene(#"{"name": "Morning", "lights": ["1"]}"#)
+        _ = try await test.answer("POST", "/groups", #"{"name": "Reading", "lights": ["1"]}"#)
+        try await test.bridge.pairUser("later", deviceType: "later#app")
+        try await test.home.addLight(
+            LightFixture(
+                id: "den.extra", name: "Extra", model: DeviceModel(kind: .dimmable, manufacturer: "Acme", product: "S")),
+            to: "den")
+        _ = try await test.answer("GET", "/lights")
+
+        try await test.home.restore(checkpoint: "before")
+        let after = await test.bridge.state
+        #expect(after.scenes.map(\.id) == [kept] && after.groups.isEmpty)
+        #expect(after.lightNumbers == before.lightNumbers, "the light added since went, and its number with it")
+        #expect(after.users.map(\.username) == ["tests", "later"], "an app paired since stays paired")
+        // Saved as restored: a restart from the journal finds the bridge as it is.
+        let restarted = try await test.restarted()
+        let again = await restarted.bridge.state
+        #expect(again.scenes.map(\.id) == [kept] && again.groups.isEmpty)
+        #expect(again.users.map(\.username) == ["tests", "later"])
+    }
+
+    @Test func aResetGivesTheFixturesNumbersAndUsers() async throws {
+        var fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
+        fixture.fronts["hue"] = try JSONParser.parse(
+            Array(
+                #"{"users": [{"username": "fixed-user", "devicetype": "fixture#app", "createdMs": 0}], "lights": {"den.lamp": 7}}"#
+                    .utf8))
+        let test = try await HueTestBridge(fixture: fixture)
+        try await test.home.removeLight("den.lamp")
+        _ = try await test.answer("POST", "/groups", #"{"name": "Reading", "lights": []}"#)
+        #expect(await test.bridge.state.groups.count == 1)
+
+        try await test.home.restore(to: fixture)
+        let state = await test.bridge.state
+        #expect(state.lightNumbers["den.lamp"] == 7, "the fixture's number, not a new one")
+        #expect(state.groups.isEmpty)
+        #expect(state.users.map(\.username) == ["fixed-user", "tests"])
+        #expect(try await test.answer("GET", "/lights/7")["name"] == .string("Lamp"))
+    }
+
+    @Test func aLightRemovedLeavesTheBridgesRecordAtOnce() async throws {
+        let test = try await HueTestBridge()
+        _ = try await test.createScene(#"{"name": "Evening", "lights": ["1"]}"#)
+        let id = try #require(await test.bridge.state.lightsByNumber[1])
+        try await test.home.removeLight(id)
+        // Nothing asked of the bridge since: the record the home keeps has forgotten the light already.
+        let record = try #require(await test.home.frontRecord("hue"))
+        let state = try HueBridgeState(record: record)
+        #expect(state.scenes.count == 1 && state.scenes.allSatisfy { $0.lights.isEmpty })
+        #expect(state.lightNumbers[id] == 1, "its number stays taken, as on a bridge")
+    }
+}
