@@ -43,9 +43,11 @@ final class LIFXDeviceRecords: Sendable {
     let frameBuffers = Mutex<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
     let tilePositions = Mutex<[LightID: [Int: SIMD2<Float>]]>([:])
-    /// The firmware effects clients started on strips, and on matrices.
+    /// The firmware effects clients started on strips, and on matrices, to run for ever (``setEffect(_:_:of:atMs:)``).
     let multiZoneEffects = Mutex<[LightID: LIFXEffect]>([:])
     let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
+    /// The firmware effects clients started for a time, until they end: not saved. At most one of each kind a bulb.
+    let timedEffects = Mutex<[LightID: [EffectKind: TimedEffect]]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).

@@ -9,7 +9,7 @@ extension LIFXFront {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return await zoneStates(answering: request, of: bulb, after: state)
         case .get64(let rect):
-            return pixelStates(rect, of: bulb, in: state)
+            return await pixelStates(rect, of: bulb, in: state)
         default:
             return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
         }
@@ -80,13 +80,14 @@ extension LIFXFront {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return await zoneStates(answering: request, of: bulb, after: state).first
         case .getMultiZoneEffect, .setMultiZoneEffect:
-            return .stateMultiZoneEffect(records.multiZoneEffects.withLock { $0[bulb.light.id] } ?? .none)
+            return .stateMultiZoneEffect(
+                records.effect(.multiZone, of: bulb.light.id, atMs: await home.nowMilliseconds))
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
-        case .get64(let rect): return pixelStates(rect, of: bulb, in: state).first
+        case .get64(let rect): return await pixelStates(rect, of: bulb, in: state).first
         // Neither has a state message, as firmware sends none.
         case .setUserPosition, .set64, .copyFrameBuffer: return nil
         case .getTileEffect, .setTileEffect:
-            return .stateTileEffect(records.tileEffects.withLock { $0[bulb.light.id] } ?? .none)
+            return .stateTileEffect(records.effect(.tile, of: bulb.light.id, atMs: await home.nowMilliseconds))
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

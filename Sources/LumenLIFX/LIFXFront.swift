@@ -263,13 +263,10 @@ public final class LIFXFront: Sendable {
             placeTile(tile, x: x, y: y, of: bulb)
             return state
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
-            // Kept and reported, not drawn: Lumen's light has one colour.
+            // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
             guard let state = await delivered(to: bulb) else { return nil }
-            if case .setTileEffect = request {
-                records.tileEffects.withLock { $0[bulb.light.id] = effect }
-            } else {
-                records.multiZoneEffects.withLock { $0[bulb.light.id] = effect }
-            }
+            let kind: LIFXDeviceRecords.EffectKind = if case .setTileEffect = request { .tile } else { .multiZone }
+            records.setEffect(effect, kind, of: bulb.light.id, atMs: await home.nowMilliseconds)
             return state
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
@@ -280,11 +277,15 @@ public final class LIFXFront: Sendable {
             return await answeredAtOnce(by: bulb)
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
+        let id = bulb.light.id
+        let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
         do {
             let state = try await scopeContext.perform(
-                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
-                from: sender())
-            if let given { records.note(given, gave: state, to: bulb.light.id) }
+                change, to: id, transitionMs: min(transitionMs, SimulatedDurations.longestMs), from: sender())
+            if let given {
+                records.note(given, gave: state, to: id)
+                followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
+            }
             return state
         } catch {
             // A bulb answers nothing it did not take: the client times out.
