@@ -8,6 +8,10 @@ extension LIFXFront {
     func matrix(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
+        // A chain draws a wave as one colour.
+        if let waving = waveColor(of: bulb, in: state, atMs: nowMs) {
+            return LIFXMatrix(base: pixels.base, colors: Array(repeating: waving, count: pixels.colors.count))
+        }
         return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
     }
 

@@ -18,7 +18,6 @@ extension LIFXFront {
     /// The state message that answers `request`; `nil` for one that has none (a reboot, `Set64`,
     /// `SetUserPosition`).
     func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
-        let kind = bulb.light.model.kind
         let power: UInt16 = state.isOn ? 65_535 : 0
         let firmware = Self.firmware
         switch request {
@@ -55,7 +54,8 @@ extension LIFXFront {
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
             return .lightState(
-                records.color(of: bulb.light.id, in: state, kind: kind), power: power, label: bulb.light.name)
+                shownColor(of: bulb, in: state, atMs: await home.nowMilliseconds), power: power,
+                label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)

@@ -6,6 +6,10 @@ extension LIFXFront {
     /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time: a zone fading is
     /// read part of the way there.
     func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> [HSBK] {
+        // A strip draws a wave as one zone.
+        if let waving = waveColor(of: bulb, in: state, atMs: nowMs) {
+            return Array(repeating: waving, count: LIFXZones.count)
+        }
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).shown(atMs: nowMs)
     }

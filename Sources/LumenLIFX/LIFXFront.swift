@@ -191,23 +191,11 @@ public final class LIFXFront: Sendable {
             change = color.change(for: kind)
             given = color
             transitionMs = Double(duration)
-        case .setWaveform(let transient, let color, let period, let cycles):
-            // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
-            // the colour, reached over the wave's whole length; on a white bulb, the colour's brightness and
-            // kelvin, as its `SetColor` takes them.
-            if !transient {
-                change = color.change(for: kind)
-                given = color
-                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
-            }
-        case .setWaveformOptional(let transient, let color, let period, let cycles, let fields):
+        case .setWaveform(let wave):
+            return await draw(wave, fields: .all, on: bulb, from: sender)
+        case .setWaveformOptional(let wave, let fields):
             // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
-            if !transient {
-                let now = records.color(of: bulb.light.id, in: bulb.light.state, kind: kind)
-                (change, given) = Self.change(
-                    towards: color, fields: fields, from: bulb.light.state, showing: now, kind: kind)
-                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
-            }
+            return await draw(wave, fields: fields, on: bulb, from: sender)
         case .setLabel(let label):
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
             // say) leaves the name as it was; the bulb still answers.

@@ -275,6 +275,28 @@ struct LIFXZoneTests {
         #expect(taken.zones == Array(repeating: brighter, count: 16), "\(taken.zones)")
     }
 
+    /// A strip draws a wave as one zone: read during it, every zone shows the colour `Get` does; a transient
+    /// wave done, the zones are back as they were.
+    @Test func aStripDrawsAWaveAsOneZone() async throws {
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        let before = try await zonesAndLight()
+        var wave = LIFXWriter()
+        wave.uint8(0)
+        wave.uint8(1)  // transient
+        Self.blue.write(&wave)
+        wave.uint32(1_000)
+        wave.uint32(Float(1).bitPattern)
+        wave.uint16(0)
+        wave.uint8(0)  // saw
+        _ = try await replies(103, wave.output)
+        try await home.advance(byMilliseconds: 400)
+        let during = try await zonesAndLight()
+        #expect(during.light != before.light && during.zones == Array(repeating: during.light, count: 16))
+        try await home.advance(byMilliseconds: 1_000)
+        let after = try await zonesAndLight()
+        #expect(after.zones == before.zones && after.light == before.light)
+    }
+
     /// A fade on or off moves the strip's level, not its zones: zones set as it fades are kept through it.
     @Test func zonesAreKeptWhileTheStripFades() async throws {
         _ = try await replies(501, Self.setZones(0, 7, Self.red))
