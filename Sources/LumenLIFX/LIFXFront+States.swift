@@ -54,8 +54,7 @@ extension LIFXFront {
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
             return .lightState(
-                shownColor(of: bulb, in: state, atMs: await home.nowMilliseconds), power: power,
-                label: bulb.light.name)
+                await shownColor(of: bulb, in: state), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)

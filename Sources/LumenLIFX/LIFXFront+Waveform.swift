@@ -40,6 +40,15 @@ extension LIFXFront {
         return state
     }
 
+    /// The colour `bulb`, whose light is in `state`, shows now: the home's clock is asked only while the bulb has
+    /// a wave, so that a `Get` to a bulb drawing none costs no turn of the home.
+    func shownColor(of bulb: LIFXLight, in state: LightState) async -> HSBK {
+        guard records.waveforms.withLock({ $0[bulb.light.id] != nil }) else {
+            return records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+        }
+        return shownColor(of: bulb, in: state, atMs: await home.nowMilliseconds)
+    }
+
     /// The colour `bulb`, whose light is in `state`, shows at `nowMs`: a wave's while it draws one, else its
     /// light's (``LIFXDeviceRecords/color(of:in:kind:)``).
     func shownColor(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> HSBK {
