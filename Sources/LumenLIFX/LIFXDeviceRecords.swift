@@ -48,9 +48,10 @@ final class LIFXDeviceRecords: Sendable {
     let tileEffects = Mutex<[LightID: LIFXEffect]>([:])
     /// The firmware effects clients started for a time, until they end: not saved. At most one of each kind a bulb.
     let timedEffects = Mutex<[LightID: [EffectKind: TimedEffect]]>([:])
-    /// The wave each bulb draws, with the state its message left the light in: drawn while the light stays so.
+    /// The wave each bulb draws, with where its message left the light bound (its landing state): drawn while it
+    /// stays so.
     /// Not saved: a wave lasts a moment. One a bulb at most.
-    let waveforms = Mutex<[LightID: (waveform: LIFXWaveform, state: LightState)]>([:])
+    let waveforms = Mutex<[LightID: (waveform: LIFXWaveform, landing: LightState)]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Mutex<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).

@@ -5,11 +5,11 @@ import LumenSimulation
 extension LIFXFront {
     /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time: a pixel
     /// fading is read part of the way there.
-    func matrix(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> LIFXMatrix {
+    func matrix(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
         // A chain draws a wave as one colour.
-        if let waving = waveColor(of: bulb, in: state, atMs: nowMs) {
+        if let waving = await waveColor(of: bulb, atMs: nowMs) {
             return LIFXMatrix(base: pixels.base, colors: Array(repeating: waving, count: pixels.colors.count))
         }
         return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
@@ -115,7 +115,7 @@ extension LIFXFront {
 
     /// A `State64` for each tile of `rect` the chain has.
     func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, in state: LightState) async -> [LIFXReply] {
-        matrix(of: bulb, in: state, atMs: await home.nowMilliseconds).read(rect).map { tile, colors in
+        await matrix(of: bulb, in: state, atMs: await home.nowMilliseconds).read(rect).map { tile, colors in
             .state64(tile: UInt8(tile), x: rect.x, y: rect.y, width: rect.width, colors)
         }
     }

@@ -5,9 +5,9 @@ import LumenSimulation
 extension LIFXFront {
     /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time: a zone fading is
     /// read part of the way there.
-    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> [HSBK] {
+    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> [HSBK] {
         // A strip draws a wave as one zone.
-        if let waving = waveColor(of: bulb, in: state, atMs: nowMs) {
+        if let waving = await waveColor(of: bulb, atMs: nowMs) {
             return Array(repeating: waving, count: LIFXZones.count)
         }
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
@@ -104,7 +104,7 @@ extension LIFXFront {
     func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async
         -> [LIFXReply]
     {
-        let colors = zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
+        let colors = await zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
         let count = UInt8(colors.count)
         switch request {
         case .getColorZones(let start, let end), .setColorZones(let start, let end, _, _, _):

@@ -139,7 +139,7 @@ extension LIFXFrontTests {
     }
 
     /// A bulb read during a wave shows it part of the way, on the simulation clock; a wave that ends on its
-    /// colour changes the light to it at once, and the bulb shows that colour once the wave is done.
+    /// colour changes the light to it over the wave's length, and the bulb shows that colour once it is done.
     @Test func aBulbReadMidWaveShowsTheWave() async throws {
         let from = try await color(of: "den.bulb")
         let saw = Self.waveform(
@@ -147,9 +147,10 @@ extension LIFXFrontTests {
         let start = try await startWave(saw)
         try await advance(to: start + 500)
         #expect(try await color(of: "den.bulb") == from.interpolated(to: Self.red, by: 0.5))
-        #expect(try await home.light("den.bulb").state.color.x > 0.6, "the light itself is already red")
+        #expect(try await home.light("den.bulb").state.color.x < 0.6, "the light itself on its way there")
         try await advance(to: start + 1_000)
         #expect(try await color(of: "den.bulb") == Self.red)
+        #expect(try await home.light("den.bulb").state.color.x > 0.6, "the light itself there")
     }
 
     /// A transient wave, and a sine, come back to where the bulb began; a pulse shows the colour for its duty
