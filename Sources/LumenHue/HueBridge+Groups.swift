@@ -88,8 +88,10 @@ extension HueBridge {
         }
         let command = try HueCommand(body, kind: .color, at: address)
         let lights = snapshot.lights.filter { members.contains($0.number) }
+        // The group's lights take no effect while off, as each refuses one; the bridge still answers a success.
+        let lit = lights.filter { $0.light.state.isOn || command.change.isOn == true }.map(\.light.id)
         guard command.changesSomething else {
-            await applyEffects(of: command, to: lights.map(\.light.id))
+            await applyEffects(of: command, to: lights.map(\.light.id), loopingOnly: lit)
             return .json(.array(command.successes))
         }
         do {
@@ -118,7 +120,7 @@ extension HueBridge {
         } catch {
             throw command.hueError(for: error)
         }
-        await applyEffects(of: command, to: lights.map(\.light.id))
+        await applyEffects(of: command, to: lights.map(\.light.id), loopingOnly: lit)
         return .json(.array(command.successes))
     }
 }

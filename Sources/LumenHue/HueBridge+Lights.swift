@@ -18,9 +18,18 @@ extension HueBridge {
         Self.json(of: try await hueLight(number))
     }
 
-    /// Starts or stops the colour loop and breathing that `command` gives (`effect`, `alert`) on `lights`.
-    func applyEffects(of command: HueCommand, to lights: [LightID]) async {
+    /// Starts or stops the colour loop and breathing that `command` gives (`effect`, `alert`) on `lights`; a colour
+    /// loop only on those of `lit` when given (a group's lights that are on or that the command turns on), as a
+    /// light that is off starts none.
+    func applyEffects(of command: HueCommand, to lights: [LightID], loopingOnly lit: [LightID]? = nil) async {
         guard command.effect != nil || command.alert != nil else { return }
+        if let lit, command.effect == "colorloop" {
+            await scopeContext.setEffect(colorLoop: true, breathing: nil, on: lit)
+            var alertAlone = command
+            alertAlone.effect = nil
+            await applyEffects(of: alertAlone, to: lights)
+            return
+        }
         let breathing: LightEffect.Breathing?? =
             switch command.alert {
             case "select": .some(.once)

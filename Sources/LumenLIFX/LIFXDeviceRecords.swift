@@ -45,9 +45,15 @@ final class LIFXDeviceRecords: Sendable {
     let frameBuffers = Locked<[LightID: [UInt8: [HSBK]]]>([:])
     /// Where clients placed each tile of a matrix, by tile: at most the chain's tiles a bulb.
     let tilePositions = Locked<[LightID: [Int: SIMD2<Float>]]>([:])
-    /// The firmware effects clients started on strips, and on matrices.
+    /// The firmware effects clients started on strips, and on matrices, to run for ever (``setEffect(_:_:of:atMs:)``).
     let multiZoneEffects = Locked<[LightID: LIFXEffect]>([:])
     let tileEffects = Locked<[LightID: LIFXEffect]>([:])
+    /// The firmware effects clients started for a time, until they end: not saved. At most one of each kind a bulb.
+    let timedEffects = Locked<[LightID: [EffectKind: TimedEffect]]>([:])
+    /// The wave each bulb draws, with where its message left the light bound (its landing state): drawn while it
+    /// stays so.
+    /// Not saved: a wave lasts a moment. One a bulb at most.
+    let waveforms = Locked<[LightID: (waveform: LIFXWaveform, landing: LightState)]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Locked<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).

@@ -3,10 +3,16 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// The pixels of `bulb` (a matrix) whose light is in `state`.
-    func matrix(of bulb: LIFXLight, in state: LightState) -> LIFXMatrix {
+    /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time: a pixel
+    /// fading is read part of the way there.
+    func matrix(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
-        return LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
+        let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
+        // A chain draws a wave as one colour.
+        if let waving = await waveColor(of: bulb, atMs: nowMs) {
+            return LIFXMatrix(base: pixels.base, colors: Array(repeating: waving, count: pixels.colors.count))
+        }
+        return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
     }
 
     /// Sets the pixels of `rect` on `bulb` to `colors` and returns its state after; `nil` when the bulb never
@@ -84,27 +90,32 @@ extension LIFXFront {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
         let light = records.color(of: id, in: bulb.light.state, kind: kind)
+        let now = await home.nowMilliseconds
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)
-            guard change(&pixels) else { return nil }
+            // Pixels of different colours fade from the message's arrival, as the bulb starts on it.
+            guard pixels.change(atMs: now, durationMs: Double(durationMs), change) else { return nil }
             let before = kept[id]
-            kept[id] = pixels.isOneColour ? nil : pixels
+            // One colour over every pixel shows when the light takes it, as the light's own colour does.
+            if !pixels.isOneColour { kept[id] = pixels }
             return (before, pixels)
         }
         func takeBack() {
-            guard let placed else { return }
+            guard let placed, !placed.after.isOneColour else { return }
             records.matrixStates.withLock { kept in
-                if kept[id] == (placed.after.isOneColour ? nil : placed.after) { kept[id] = placed.before }
+                if kept[id] == placed.after { kept[id] = placed.before }
             }
         }
         let oneColour = placed.flatMap { $0.after.isOneColour ? $0.after.colors.first : nil }
-        return await finishPlacing(
+        let state = await finishPlacing(
             oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
+        if state != nil, oneColour != nil { followLight(bulb, unlessChangedFrom: nil, pixels: placed?.before) }
+        return state
     }
 
     /// A `State64` for each tile of `rect` the chain has.
-    func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, in state: LightState) -> [LIFXReply] {
-        matrix(of: bulb, in: state).read(rect).map { tile, colors in
+    func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, in state: LightState) async -> [LIFXReply] {
+        await matrix(of: bulb, in: state, atMs: await home.nowMilliseconds).read(rect).map { tile, colors in
             .state64(tile: UInt8(tile), x: rect.x, y: rect.y, width: rect.width, colors)
         }
     }

@@ -9,7 +9,7 @@ extension LIFXFront {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return await zoneStates(answering: request, of: bulb, after: state)
         case .get64(let rect):
-            return pixelStates(rect, of: bulb, in: state)
+            return await pixelStates(rect, of: bulb, in: state)
         default:
             return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
         }
@@ -18,7 +18,6 @@ extension LIFXFront {
     /// The state message that answers `request`; `nil` for one that has none (a reboot, `Set64`,
     /// `SetUserPosition`).
     func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
-        let kind = bulb.light.model.kind
         let power: UInt16 = state.isOn ? 65_535 : 0
         let firmware = Self.firmware
         switch request {
@@ -55,7 +54,7 @@ extension LIFXFront {
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
             return .lightState(
-                records.color(of: bulb.light.id, in: state, kind: kind), power: power, label: bulb.light.name)
+                await shownColor(of: bulb, in: state), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)
@@ -78,13 +77,14 @@ extension LIFXFront {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return await zoneStates(answering: request, of: bulb, after: state).first
         case .getMultiZoneEffect, .setMultiZoneEffect:
-            return .stateMultiZoneEffect(records.multiZoneEffects.withLock { $0[bulb.light.id] } ?? .none)
+            return .stateMultiZoneEffect(
+                records.effect(.multiZone, of: bulb.light.id, atMs: await home.nowMilliseconds))
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
-        case .get64(let rect): return pixelStates(rect, of: bulb, in: state).first
+        case .get64(let rect): return await pixelStates(rect, of: bulb, in: state).first
         // Neither has a state message, as firmware sends none.
         case .setUserPosition, .set64, .copyFrameBuffer: return nil
         case .getTileEffect, .setTileEffect:
-            return .stateTileEffect(records.tileEffects.withLock { $0[bulb.light.id] } ?? .none)
+            return .stateTileEffect(records.effect(.tile, of: bulb.light.id, atMs: await home.nowMilliseconds))
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

@@ -1,11 +1,71 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// A wave's whole length, `period` × `cycles`: how long a wave that is not transient takes to reach its
-    /// colour. Cycles that are not a number, or negative, make no wave.
-    static func waveLengthMs(period: UInt32, cycles: Float) -> Double {
-        Double(period) * Double(cycles.isFinite ? max(0, cycles) : 0)
+    /// Carries out a waveform on `bulb` for the parts of its colour in `fields`, and returns the bulb's state
+    /// after; `nil` when the bulb never answers.
+    ///
+    /// A wave that ends on its colour (``LIFXWave/endsOnColor``) changes the light to it over the wave's length,
+    /// as the scope protocol and the dashboard see it; any other leaves the light as it is. Over the LAN the bulb
+    /// shows the wave itself until it ends (``LIFXWaveform``), from the colour it showed when the message came:
+    /// every zone and pixel alike, as a strip draws a wave as one zone.
+    func draw(
+        _ wave: LIFXWave, fields: LIFXColorFields, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String
+    ) async -> LightState? {
+        let kind = bulb.light.model.kind
+        let id = bulb.light.id
+        let showing = await shownColor(of: bulb, in: bulb.light.state)
+        let (change, merged) = Self.change(
+            towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: kind)
+        let state: LightState
+        if wave.endsOnColor, !change.properties.isEmpty {
+            let arrived = (
+                zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] }
+            )
+            do {
+                state = try await scopeContext.perform(
+                    change, to: id, transitionMs: min(wave.lengthMs, SimulatedDurations.longestMs), from: sender())
+            } catch {
+                // A bulb answers nothing it did not take: the client times out.
+                return nil
+            }
+            records.note(merged, gave: state, to: id)
+            followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
+        } else {
+            guard let delivered = await delivered(to: bulb) else { return nil }
+            state = delivered
+        }
+        let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: await home.nowMilliseconds)
+        let landing = (try? await home.landing(of: id)) ?? state
+        records.waveforms.withLock { $0[id] = waveform.endMs > waveform.startMs ? (waveform, landing) : nil }
+        return state
+    }
+
+    /// The colour `bulb`, whose light is in `state`, shows now: a wave's while it draws one, else its light's
+    /// (``LIFXDeviceRecords/color(of:in:kind:)``). The home is asked only while the bulb has a wave, so that a
+    /// `Get` to a bulb drawing none costs no turn of the home.
+    func shownColor(of bulb: LIFXLight, in state: LightState) async -> HSBK {
+        guard records.waveforms.withLock({ $0[bulb.light.id] != nil }) else {
+            return records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+        }
+        return await waveColor(of: bulb, atMs: await home.nowMilliseconds)
+            ?? records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+    }
+
+    /// The colour of the wave `bulb` draws at `nowMs`, if it draws one: until the wave ends, while the light is
+    /// still bound where the wave's message left it (any other command to the light ends the wave).
+    func waveColor(of bulb: LIFXLight, atMs nowMs: Double) async -> HSBK? {
+        let drawn = records.waveforms.withLock { waveforms -> (waveform: LIFXWaveform, landing: LightState)? in
+            guard let drawn = waveforms[bulb.light.id] else { return nil }
+            guard nowMs < drawn.waveform.endMs else {
+                waveforms[bulb.light.id] = nil
+                return nil
+            }
+            return drawn
+        }
+        guard let drawn, (try? await home.landing(of: bulb.light.id)) == drawn.landing else { return nil }
+        return drawn.waveform.color(atMs: nowMs)
     }
 
     /// What a wave towards `color` for only the parts in `fields` asks of a light of `kind` in `state`: the

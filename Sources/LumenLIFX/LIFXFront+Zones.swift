@@ -5,7 +5,11 @@ import LumenSimulation
 extension LIFXFront {
     /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time: a zone fading is
     /// read part of the way there.
-    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) -> [HSBK] {
+    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> [HSBK] {
+        // A strip draws a wave as one zone.
+        if let waving = await waveColor(of: bulb, atMs: nowMs) {
+            return Array(repeating: waving, count: LIFXZones.count)
+        }
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).shown(atMs: nowMs)
     }
@@ -32,10 +36,16 @@ extension LIFXFront {
             let before = kept[id]
             var zones = LIFXZones.current(before, light: light)
             let shown = zones.set(colors, from: index, apply: apply)
-            // Zones of different colours fade from the message's arrival, as the bulb starts on it.
-            if let shown { zones.show(shown, atMs: now, durationMs: Double(durationMs)) }
             let oneColour = shown.flatMap { shown in shown.allSatisfy { $0 == shown.first } ? shown.first : nil }
-            kept[id] = oneColour == nil ? zones : nil
+            if oneColour != nil {
+                // The zones show what they did until the light takes the colour, as the light does: only what was
+                // kept for later is spent. Zones following the light go on following it.
+                kept[id] = before == nil ? nil : zones
+            } else {
+                // Zones of different colours fade from the message's arrival, as the bulb starts on it.
+                if let shown { zones.show(shown, atMs: now, durationMs: Double(durationMs)) }
+                kept[id] = zones
+            }
             return (before, kept[id], oneColour)
         }
         func takeBack() {
@@ -43,8 +53,24 @@ extension LIFXFront {
                 if kept[id] == after { kept[id] = before }
             }
         }
-        return await finishPlacing(
+        let state = await finishPlacing(
             oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
+        if state != nil, oneColour != nil { followLight(bulb, unlessChangedFrom: after, pixels: nil) }
+        return state
+    }
+
+    /// Once `bulb` took one colour for the whole light, its zones and pixels follow the light again, as a strip's
+    /// zones all take the colour of a `SetColor`: even one that changes only the brightness, which leaves the
+    /// zones' own colour as it was. Zones or pixels a later message placed meanwhile (other than `zones` and
+    /// `pixels`, as this message's arrival left them) are that message's to show, and are left.
+    func followLight(_ bulb: LIFXLight, unlessChangedFrom zones: LIFXZones?, pixels: LIFXMatrix?) {
+        let id = bulb.light.id
+        records.zoneStates.withLock { kept in
+            if kept[id] == zones { kept[id] = nil }
+        }
+        records.matrixStates.withLock { kept in
+            if kept[id] == pixels { kept[id] = nil }
+        }
     }
 
     /// Finishes a zone or pixel message whose colours were placed as it arrived: one colour over the whole light,
@@ -78,7 +104,7 @@ extension LIFXFront {
     func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async
         -> [LIFXReply]
     {
-        let colors = zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
+        let colors = await zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
         let count = UInt8(colors.count)
         switch request {
         case .getColorZones(let start, let end), .setColorZones(let start, let end, _, _, _):

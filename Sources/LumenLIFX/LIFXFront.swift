@@ -217,23 +217,11 @@ public final class LIFXFront: Sendable {
             change = color.change(for: kind)
             given = color
             transitionMs = Double(duration)
-        case .setWaveform(let transient, let color, let period, let cycles):
-            // Lumen does not draw the wave: a transient one leaves the light as it was, the others end on
-            // the colour, reached over the wave's whole length; on a white bulb, the colour's brightness and
-            // kelvin, as its `SetColor` takes them.
-            if !transient {
-                change = color.change(for: kind)
-                given = color
-                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
-            }
-        case .setWaveformOptional(let transient, let color, let period, let cycles, let fields):
+        case .setWaveform(let wave):
+            return await draw(wave, fields: .all, on: bulb, from: sender)
+        case .setWaveformOptional(let wave, let fields):
             // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
-            if !transient {
-                let now = records.color(of: bulb.light.id, in: bulb.light.state, kind: kind)
-                (change, given) = Self.change(
-                    towards: color, fields: fields, from: bulb.light.state, showing: now, kind: kind)
-                transitionMs = Self.waveLengthMs(period: period, cycles: cycles)
-            }
+            return await draw(wave, fields: fields, on: bulb, from: sender)
         case .setLabel(let label):
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
             // say) leaves the name as it was; the bulb still answers.
@@ -289,13 +277,10 @@ public final class LIFXFront: Sendable {
             placeTile(tile, x: x, y: y, of: bulb)
             return state
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
-            // Kept and reported, not drawn: Lumen's light has one colour.
+            // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
             guard let state = await delivered(to: bulb) else { return nil }
-            if case .setTileEffect = request {
-                records.tileEffects.withLock { $0[bulb.light.id] = effect }
-            } else {
-                records.multiZoneEffects.withLock { $0[bulb.light.id] = effect }
-            }
+            let kind: LIFXDeviceRecords.EffectKind = if case .setTileEffect = request { .tile } else { .multiZone }
+            records.setEffect(effect, kind, of: bulb.light.id, atMs: await home.nowMilliseconds)
             return state
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
@@ -306,11 +291,15 @@ public final class LIFXFront: Sendable {
             return await answeredAtOnce(by: bulb)
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
+        let id = bulb.light.id
+        let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
         do {
             let state = try await scopeContext.perform(
-                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
-                from: sender())
-            if let given { records.note(given, gave: state, to: bulb.light.id) }
+                change, to: id, transitionMs: min(transitionMs, SimulatedDurations.longestMs), from: sender())
+            if let given {
+                records.note(given, gave: state, to: id)
+                followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
+            }
             return state
         } catch {
             // A bulb answers nothing it did not take: the client times out.

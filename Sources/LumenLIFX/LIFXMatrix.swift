@@ -55,8 +55,23 @@ struct LIFXMatrix: Sendable, Hashable {
 
     /// The light's colour when the pixels were set.
     var base: HSBK
-    /// Every tile's pixels, tile by tile, each row by row from the top left.
+    /// Every tile's pixels, tile by tile, each row by row from the top left, as last set.
     var colors: [HSBK]
+    /// The fade under way to ``colors``, if any: each pixel fades on its own, as a strip's zones do.
+    var fade: LIFXZones.Fade? = nil
+
+    /// The pixels' colours at `nowMs`, part of the way there while they fade.
+    func shown(atMs nowMs: Double) -> [HSBK] { fade?.shown(towards: colors, atMs: nowMs) ?? colors }
+
+    /// Changes the pixels with `change` (which says whether it placed any), faded to over `durationMs` from what
+    /// they show at `nowMs`.
+    /// - Returns: whether any pixel was placed.
+    mutating func change(atMs nowMs: Double, durationMs: Double, _ change: (inout LIFXMatrix) -> Bool) -> Bool {
+        let from = shown(atMs: nowMs)
+        guard change(&self) else { return false }
+        fade = LIFXZones.Fade.from(from, to: colors, atMs: nowMs, durationMs: durationMs)
+        return true
+    }
 
     /// The pixels now of a matrix whose light shows `light`, from those `kept` when they were set.
     static func current(_ kept: LIFXMatrix?, light: HSBK) -> LIFXMatrix {

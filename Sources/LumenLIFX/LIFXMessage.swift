@@ -71,11 +71,10 @@ public enum LIFXRequest: Sendable, Hashable {
     case setColor(HSBK, durationMs: UInt32)
     case getLightPower
     case setLightPower(level: UInt16, durationMs: UInt32)
-    /// A waveform towards `color`: a transient one comes back to where it started, the others stay there.
-    case setWaveform(transient: Bool, HSBK, periodMs: UInt32, cycles: Float)
-    /// ``setWaveform(transient:_:periodMs:cycles:)`` for only the parts of the colour in `fields`; the others
-    /// stay as they are.
-    case setWaveformOptional(transient: Bool, HSBK, periodMs: UInt32, cycles: Float, fields: LIFXColorFields)
+    /// A waveform towards its colour, drawn as ``LIFXWave`` says.
+    case setWaveform(LIFXWave)
+    /// ``setWaveform(_:)`` for only the parts of the colour in `fields`; the others stay as they are.
+    case setWaveformOptional(LIFXWave, fields: LIFXColorFields)
     case getInfrared
     /// Set the infrared LEDs' level, 0–65535 (a product with infrared).
     case setInfrared(UInt16)
@@ -149,25 +148,14 @@ public enum LIFXRequest: Sendable, Hashable {
             let color = HSBK(&reader)
             self = .setColor(color, durationMs: reader.uint32())
         case 103:
-            reader.skip(1)
-            let transient = reader.uint8() != 0
-            let color = HSBK(&reader)
-            let period = reader.uint32()
-            self = .setWaveform(
-                transient: transient, color, periodMs: period, cycles: Float(bitPattern: reader.uint32()))
+            self = .setWaveform(LIFXWave(&reader))
         case 119:
-            reader.skip(1)
-            let transient = reader.uint8() != 0
-            let color = HSBK(&reader)
-            let period = reader.uint32()
-            let cycles = Float(bitPattern: reader.uint32())
-            reader.skip(3)  // skew ratio, waveform: Lumen does not draw the wave
+            let wave = LIFXWave(&reader)
             var fields: LIFXColorFields = []
             for field in [LIFXColorFields.hue, .saturation, .brightness, .kelvin] where reader.uint8() != 0 {
                 fields.insert(field)
             }
-            self = .setWaveformOptional(
-                transient: transient, color, periodMs: period, cycles: cycles, fields: fields)
+            self = .setWaveformOptional(wave, fields: fields)
         case 120: self = .getInfrared
         case 122: self = .setInfrared(reader.uint16())
         case 142: self = .getHevCycle

@@ -17,29 +17,37 @@ struct LIFXZones: Sendable, Hashable {
     /// The fade under way to ``colors``, if any.
     var fade: Fade?
 
-    /// A fade of the zones from the colours they showed to ``colors``, on the simulation clock.
+    /// A fade of several colours (a strip's zones, a matrix's pixels) from those they showed to new ones, each on
+    /// its own, on the simulation clock.
     struct Fade: Sendable, Hashable {
-        /// The colours the zones showed when it began.
+        /// The colours shown when it began.
         var from: [HSBK]
         /// When it began, in simulation milliseconds.
         var startMs: Double
         /// How long it takes.
         var durationMs: Double
+
+        /// A fade from `from` to `target` starting at `nowMs` over `durationMs`; `nil` when there is nothing to
+        /// fade (no time, or no change).
+        static func from(_ from: [HSBK], to target: [HSBK], atMs nowMs: Double, durationMs: Double) -> Fade? {
+            durationMs > 0 && from != target ? Fade(from: from, startMs: nowMs, durationMs: durationMs) : nil
+        }
+
+        /// The colours shown at `nowMs` on the way to `target`: each the share of the way from where it began that
+        /// the fade's time has run, as a strip fades each zone on its own.
+        func shown(towards target: [HSBK], atMs nowMs: Double) -> [HSBK] {
+            guard durationMs > 0, nowMs < startMs + durationMs, from.count == target.count else { return target }
+            let fraction = (nowMs - startMs) / durationMs
+            return zip(from, target).map { $0.interpolated(to: $1, by: fraction) }
+        }
     }
 
-    /// The zones' colours at `nowMs`: each the share of the way from where its fade began to its colour that the
-    /// fade's time has run, as a strip fades each zone on its own.
-    func shown(atMs nowMs: Double) -> [HSBK] {
-        guard let fade, fade.durationMs > 0, nowMs < fade.startMs + fade.durationMs, fade.from.count == colors.count
-        else { return colors }
-        let fraction = (nowMs - fade.startMs) / fade.durationMs
-        return zip(fade.from, colors).map { $0.interpolated(to: $1, by: fraction) }
-    }
+    /// The zones' colours at `nowMs`, part of the way there while they fade.
+    func shown(atMs nowMs: Double) -> [HSBK] { fade?.shown(towards: colors, atMs: nowMs) ?? colors }
 
     /// Shows `newColors` from `nowMs`, faded to over `durationMs` from what the zones show then.
     mutating func show(_ newColors: [HSBK], atMs nowMs: Double, durationMs: Double) {
-        let from = shown(atMs: nowMs)
-        fade = durationMs > 0 && from != newColors ? Fade(from: from, startMs: nowMs, durationMs: durationMs) : nil
+        fade = Fade.from(shown(atMs: nowMs), to: newColors, atMs: nowMs, durationMs: durationMs)
         colors = newColors
     }
 

@@ -42,6 +42,15 @@ extension Home {
             isReachable: !light.reportsUnreachable)
     }
 
+    /// Where light `id` lands once its fades under way have (its state, when none is under way): what a
+    /// snapshot saves and a command confirms. A front that draws over a fade compares it to tell whether another
+    /// command changed the light since.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    public func landing(of id: LightID) throws(LumenError) -> LightState {
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        return savedState(at: index)
+    }
+
     /// The number of lights in the home.
     public var lightCount: Int { lights.count }
 

@@ -61,6 +61,35 @@ struct HueRelativeCommandTests {
         #expect(try await bridge.home.light("den.plug").state.isOn == false, "a plug has no level to raise")
     }
 
+    /// A group's action to lights that are off answers a success for each parameter, as a bridge does (it sends
+    /// the group one command and does not wait for each light); the lights stay off, their colour and level as
+    /// they were, and start no colour loop, as a light that is off refuses one. Only `on` wakes them.
+    @Test func aGroupActionToLightsThatAreOffSucceedsAndLeavesThemOff() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/groups/0/action", #"{"on": false, "transitiontime": 0}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let lamp = try await bridge.home.light("den.lamp").state
+        for (group, body) in [
+            ("1", #"{"bri": 100}"#), ("0", #"{"hue": 1000, "sat": 200}"#), ("1", #"{"xy": [0.3, 0.3]}"#),
+            ("2", #"{"ct": 300}"#), ("0", #"{"bri": 30, "ct": 250, "transitiontime": 4}"#),
+            ("1", #"{"effect": "colorloop", "bri": 5}"#),
+        ] {
+            let answer = try await bridge.answer("PUT", "/groups/\(group)/action", body)
+            let sent = try JSONParser.parse(Array(body.utf8))
+            let expected: JSONValue = .array(
+                (sent.objectValue?.members ?? []).map {
+                    .object(["success": .object(["/groups/\(group)/action/\($0.key)": $0.value])])
+                })
+            #expect(answer == expected, "\(group) \(body)")
+            try await bridge.home.advance(byMilliseconds: 1_000)
+        }
+        #expect(try await bridge.home.light("den.lamp").state == lamp, "a Hue lamp takes nothing while off")
+        #expect(try await bridge.home.light("hall.spot").state.isOn == false)
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["effect"] == "none", "no loop in the dark")
+        _ = try await bridge.answer("PUT", "/groups/1/action", #"{"on": true, "effect": "colorloop"}"#)
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["effect"] == "colorloop", "turned on, it loops")
+    }
+
     @Test func effectAndAlertAreTakenAndReported() async throws {
         let bridge = try await HueTestBridge()
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#)

@@ -65,23 +65,27 @@ struct LIFXDeviceRecordsSavingTests {
         func send(_ type: UInt16, _ payload: [UInt8], to light: LightID) async throws {
             _ = try await Self.replies(type, payload, to: light, of: front, home: home)
         }
-        // A strip: zones of two colours, an effect, a location and a group.
+        // A strip: zones of two colours, an effect running for ever, a location and a group.
         let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
         let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
         try await send(501, [0, 7] + Self.color(red) + [0, 0, 0, 0, 1], to: "den.strip")
         try await send(501, [8, 15] + Self.color(blue) + [0, 0, 0, 0, 1], to: "den.strip")
         try await send(
-            508, [9, 0, 0, 0, 1, 0, 0, 0x10, 0x27, 0, 0] + [UInt8](repeating: 3, count: 40), to: "den.strip")
+            508,
+            [9, 0, 0, 0, 1, 0, 0, 0x10, 0x27, 0, 0] + [UInt8](repeating: 0, count: 8)
+                + [UInt8](repeating: 3, count: 32), to: "den.strip")
         let membership = [UInt8](repeating: 7, count: 16) + Array("Upstairs".utf8) + [UInt8](repeating: 0, count: 24)
         try await send(49, membership + [0, 0, 0x5C, 0xB2, 0xEC, 0x22, 0x49, 0x18], to: "den.strip")
         try await send(52, membership + [1, 0, 0x5C, 0xB2, 0xEC, 0x22, 0x49, 0x18], to: "den.strip")
-        // A tile: pixels of two colours, a tile moved, an effect with a palette.
+        // A tile: pixels of two colours, a tile moved, an effect with a palette running for ever.
         try await send(
             715, [2, 1, 0, 0, 0, 8, 0, 0, 0, 0] + (0..<64).flatMap { Self.color($0 < 32 ? red : blue) }, to: "den.tile")
         try await send(
             703, [1, 0, 0] + Array((2.5 as Float).bitPattern.littleEndianBytes) + [0, 0, 0, 0], to: "den.tile")
         try await send(
-            719, [0, 0, 5, 0, 0, 0, 2] + [UInt8](repeating: 1, count: 50) + [2] + Self.color(red) + Self.color(blue),
+            719,
+            [0, 0, 5, 0, 0, 0, 2, 1, 1, 1, 1] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 1, count: 38) + [2]
+                + Self.color(red) + Self.color(blue),
             to: "den.tile")
         // A colour given with a hue under no saturation, which Lumen's state does not hold; infrared; HEV settings.
         try await send(

@@ -68,7 +68,8 @@ extension LIFXFrontTests {
 
     /// A `SetWaveform` (103) to `light` of `home` (on the virtual clock) behind `front`.
     static func waveform(
-        _ color: HSBK, transient: Bool, periodMs: UInt32, cycles: Float, to light: LightID, of home: String
+        _ color: HSBK, transient: Bool, periodMs: UInt32, cycles: Float, shape: LIFXWave.Shape = .halfSine,
+        skewRatio: Int16 = 0, to light: LightID, of home: String
     ) -> LIFXPacket {
         var writer = LIFXWriter()
         writer.uint8(0)
@@ -76,8 +77,8 @@ extension LIFXFrontTests {
         color.write(&writer)
         writer.uint32(periodMs)
         writer.uint32(cycles.bitPattern)
-        writer.uint16(0)  // skew ratio
-        writer.uint8(1)  // sine
+        writer.uint16(UInt16(bitPattern: skewRatio))
+        writer.uint8(shape.rawValue)
         return LIFXPacket(
             source: 8, target: DeviceSerial.of(home: home, light: light) + [0, 0], wantsAcknowledgement: true,
             sequence: 1, type: 103, payload: writer.output)
@@ -88,10 +89,119 @@ extension LIFXFrontTests {
         let packet = Self.waveform(red, transient: false, periodMs: 200, cycles: 3, to: "den.mini", of: "flat")
         #expect(try await replies(packet).map(\.type) == [45])
         try await home.advance(byMilliseconds: 300)
-        #expect(try await home.light("den.mini").state.color.x < 0.6, "half way through the cycles, not there yet")
+        #expect(try await color(of: "den.mini") != red, "half way through the cycles, not there yet")
         try await home.advance(byMilliseconds: 400)
+        #expect(try await color(of: "den.mini") == red)
         let after = try await home.light("den.mini").state
         #expect(after.color.x > 0.6 && after.brightness == 100, "red at full brightness: the target stays")
+    }
+
+    /// The colour `light` shows over the LAN (`Get`), read at once without moving the clock.
+    func color(of light: LightID) async throws -> HSBK {
+        let target = DeviceSerial.of(home: "flat", light: light) + [0, 0]
+        let replies = await front.answer(LIFXPacket(source: 8, target: target, sequence: 3, type: 101))
+        var reader = LIFXReader(try LIFXPacket(bytes: try #require(replies.first)).payload)
+        return HSBK(&reader)
+    }
+
+    /// Sends `packet` (a waveform to the bulb) and moves the clock to `elapsedMs` after the bulb took it.
+    func startWave(_ packet: LIFXPacket) async throws -> Double {
+        _ = try await replies(packet)
+        return try #require(front.records.waveforms.withLock { $0["den.bulb"]?.waveform.startMs })
+    }
+
+    func advance(to ms: Double) async throws {
+        try await home.advance(byMilliseconds: ms - (await home.nowMilliseconds))
+    }
+
+    static let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+
+    /// Each shape moves the colour within a cycle as LIFX draws it; every cycle alike; once the wave is done,
+    /// where it ends.
+    @Test func eachShapeDrawsItsCycle() {
+        func share(_ shape: LIFXWave.Shape, _ ms: Double, skew: Int16 = 0, transient: Bool = false) -> Double {
+            let wave = LIFXWave(
+                transient: transient, color: Self.red, periodMs: 1_000, cycles: 2, skewRatio: skew, shape: shape)
+            return (wave.share(atElapsedMs: ms) * 1_000).rounded() / 1_000
+        }
+        #expect(share(.saw, 250) == 0.25 && share(.saw, 1_750) == 0.75)
+        #expect(share(.sine, 0) == 0 && share(.sine, 250) == 0.5 && share(.sine, 500) == 1 && share(.sine, 750) == 0.5)
+        #expect(share(.halfSine, 500) == 0.5 && share(.halfSine, 1_250) == 0.146)
+        #expect(share(.triangle, 250) == 0.5 && share(.triangle, 500) == 1 && share(.triangle, 1_900) == 0.2)
+        // A skew ratio of 0.75 (16,383) leaves the colour on for the first quarter of each cycle.
+        #expect(share(.pulse, 200, skew: 16_383) == 1 && share(.pulse, 300, skew: 16_383) == 0)
+        #expect(share(.pulse, 1_400, skew: 0) == 1 && share(.pulse, 1_600, skew: 0) == 0, "0 is half the cycle")
+        // Done: on the colour, unless transient, a sine or a triangle, which come back.
+        #expect(share(.saw, 2_000) == 1 && share(.pulse, 2_500) == 1 && share(.halfSine, 2_000) == 1)
+        #expect(share(.sine, 2_000) == 0 && share(.triangle, 2_000) == 0 && share(.saw, 2_000, transient: true) == 0)
+        let fraction = LIFXWave(transient: false, color: Self.red, periodMs: 1_000, cycles: 0.5, shape: .saw)
+        #expect(fraction.lengthMs == 500 && fraction.share(atElapsedMs: 499) > 0.49)
+    }
+
+    /// A bulb read during a wave shows it part of the way, on the simulation clock; a wave that ends on its
+    /// colour changes the light to it over the wave's length, and the bulb shows that colour once it is done.
+    @Test func aBulbReadMidWaveShowsTheWave() async throws {
+        let from = try await color(of: "den.bulb")
+        let saw = Self.waveform(
+            Self.red, transient: false, periodMs: 1_000, cycles: 1, shape: .saw, to: "den.bulb", of: "flat")
+        let start = try await startWave(saw)
+        try await advance(to: start + 500)
+        #expect(try await color(of: "den.bulb") == from.interpolated(to: Self.red, by: 0.5))
+        #expect(try await home.light("den.bulb").state.color.x < 0.6, "the light itself on its way there")
+        try await advance(to: start + 1_000)
+        #expect(try await color(of: "den.bulb") == Self.red)
+        #expect(try await home.light("den.bulb").state.color.x > 0.6, "the light itself there")
+    }
+
+    /// A transient wave, and a sine, come back to where the bulb began; a pulse shows the colour for its duty
+    /// cycle.
+    @Test func aTransientWaveOrASineComesBackWhereItBegan() async throws {
+        let from = try await color(of: "den.bulb")
+        let light = try await home.light("den.bulb").state
+        let sine = Self.waveform(
+            Self.red, transient: false, periodMs: 400, cycles: 2, shape: .sine, to: "den.bulb", of: "flat")
+        var start = try await startWave(sine)
+        try await advance(to: start + 100)
+        let quarter = try await color(of: "den.bulb")
+        let halfway = from.interpolated(to: Self.red, by: 0.5)
+        #expect(
+            [quarter.hue, quarter.saturation, quarter.brightness].map(Int.init)
+                .elementsEqual([halfway.hue, halfway.saturation, halfway.brightness].map(Int.init)) {
+                    abs($0 - $1) <= 1
+                },
+            "a quarter of a sine's cycle is half way: \(quarter)")
+        try await advance(to: start + 600)
+        #expect(try await color(of: "den.bulb") == Self.red)
+        try await advance(to: start + 800)
+        #expect(try await color(of: "den.bulb") == from)
+        #expect(try await home.light("den.bulb").state == light)
+        let pulse = Self.waveform(
+            Self.red, transient: true, periodMs: 400, cycles: 1, shape: .pulse, skewRatio: 16_383, to: "den.bulb",
+            of: "flat")
+        start = try await startWave(pulse)
+        try await advance(to: start + 50)
+        #expect(try await color(of: "den.bulb") == Self.red)
+        try await advance(to: start + 150)
+        #expect(try await color(of: "den.bulb") == from)
+        try await advance(to: start + 500)
+        #expect(try await color(of: "den.bulb") == from)
+        #expect(try await home.light("den.bulb").state == light)
+    }
+
+    /// Any other change to the light ends the wave there.
+    @Test func aColourSetDuringAWaveEndsIt() async throws {
+        let saw = Self.waveform(
+            Self.red, transient: true, periodMs: 10_000, cycles: 1, shape: .saw, to: "den.bulb", of: "flat")
+        let start = try await startWave(saw)
+        try await advance(to: start + 1_000)
+        let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        var writer = LIFXWriter()
+        writer.uint8(0)
+        blue.write(&writer)
+        writer.uint32(0)
+        _ = try await replies(
+            LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 4, type: 102, payload: writer.output))
+        #expect(try await color(of: "den.bulb") == blue)
     }
 
     @Test func aWaveformReachesAWhiteBulbAsItsColourWouldAndATransientOneLeavesIt() async throws {

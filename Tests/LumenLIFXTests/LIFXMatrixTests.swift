@@ -109,6 +109,28 @@ struct LIFXMatrixTests {
         #expect(try await pixels(of: 1) == Array(repeating: Self.blue, count: 64))
     }
 
+    /// `Set64` with a duration fades each pixel from its colour to the new one on the simulation clock, as a
+    /// strip fades its zones: read halfway, a pixel shows its colour part of the way.
+    @Test func pixelsFadeOverTheDurationOnTheSimulationClock() async throws {
+        let light = try await light
+        let half = Array(repeating: Self.red, count: 32) + Array(repeating: Self.blue, count: 32)
+        _ = try await replies(715, Self.set64(tile: 1, durationMs: 1_000, half))
+        let started = try await pixels(of: 1)
+        // Answered after the bulb's latency of 10 ms: barely begun.
+        #expect(started[0] != Self.red && started[40] != Self.blue)
+        try await home.advance(byMilliseconds: 490)
+        let halfway = try await pixels(of: 1)
+        #expect(halfway[0] == light.interpolated(to: Self.red, by: 0.5), "\(halfway[0])")
+        #expect(halfway[40] == light.interpolated(to: Self.blue, by: 0.5), "\(halfway[40])")
+        #expect(try await pixels(of: 0) == Array(repeating: light, count: 64), "the tiles not set stay")
+        try await home.advance(byMilliseconds: 600)
+        #expect(try await pixels(of: 1) == half)
+        // A second fade starts from where the first left each pixel.
+        _ = try await replies(715, Self.set64(tile: 1, durationMs: 1_000, Array(half.reversed())))
+        try await home.advance(byMilliseconds: 490)
+        #expect(try await pixels(of: 1)[0] == Self.red.interpolated(to: Self.blue, by: 0.5))
+    }
+
     @Test func oneColourOverEveryPixelIsAChangeToTheLightOverItsDuration() async throws {
         let red = Array(repeating: Self.red, count: 64)
         _ = try await replies(715, Self.set64(tile: 0, length: 5, durationMs: 1_000, red))
@@ -241,14 +263,14 @@ struct LIFXMatrixTests {
         #expect(first.uint32() == 0, "a position that is not a number is left out")
     }
 
-    /// A `SetTileEffect`'s payload: a morph over `palette`.
-    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil) -> [UInt8] {
+    /// A `SetTileEffect`'s payload: a morph over `palette`, for `durationNs` (0 for ever).
+    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil, durationNs: UInt64 = 0) -> [UInt8] {
         var writer = LIFXWriter()
         writer.zeros(2)
         writer.uint32(77)
         writer.uint8(2)  // MORPH
         writer.uint32(3_000)
-        writer.uint64(0)
+        writer.uint64(durationNs)
         writer.zeros(8)
         writer.zeros(32)
         writer.uint8(count ?? UInt8(palette.count))
@@ -272,6 +294,40 @@ struct LIFXMatrixTests {
         let paletteCount: Int = 1 + 4 + 1 + 4 + 16 + 32
         #expect(tooMany[0].payload[paletteCount] == 16, "a palette holds at most 16 colours")
         #expect(try await replies(718, to: "den.strip").map(\.type) == [223])
+    }
+
+    /// A strip's effect payload (`SetMultiZoneEffect`): MOVE at `speedMs`, for `durationNs` (0 for ever).
+    static func moveEffect(instance: UInt32 = 5, durationNs: UInt64) -> [UInt8] {
+        var writer = LIFXWriter()
+        writer.uint32(instance)
+        writer.uint8(1)  // MOVE
+        writer.zeros(2)
+        writer.uint32(1_000)
+        writer.uint64(durationNs)
+        writer.zeros(8)
+        writer.zeros(32)
+        return writer.output
+    }
+
+    /// An effect given a duration runs for it on the simulation clock and then stops, as firmware's does: the
+    /// device then reports none; one with no duration runs on.
+    @Test func aTimedEffectStopsWhenItsDurationEnds() async throws {
+        let timed = Self.moveEffect(durationNs: 2_000_000_000)
+        _ = try await replies(508, timed, to: "den.strip")
+        try await home.advance(byMilliseconds: 1_500)
+        #expect(try await replies(507, to: "den.strip")[0].payload == timed, "still running")
+        try await home.advance(byMilliseconds: 600)
+        let stopped = try await replies(507, to: "den.strip")[0].payload
+        #expect(stopped == [UInt8](repeating: 0, count: 59), "none runs")
+        _ = try await replies(719, Self.tileEffect([Self.red, Self.blue], durationNs: 1_000_000_000))
+        try await home.advance(byMilliseconds: 900)
+        #expect(try await replies(718)[0].payload[5] == 2, "morph still running")
+        try await home.advance(byMilliseconds: 200)
+        #expect(try await replies(718)[0].payload == [UInt8](repeating: 0, count: 187), "none runs")
+        let endless = Self.moveEffect(durationNs: 0)
+        _ = try await replies(508, endless, to: "den.strip")
+        try await home.advance(byMilliseconds: 600_000)
+        #expect(try await replies(507, to: "den.strip")[0].payload == endless, "runs on")
     }
 
     @Test func aStripsEffectIsKeptAndReported() async throws {

@@ -203,6 +203,100 @@ struct LIFXZoneTests {
         #expect(HSBK(&reader) == color)
     }
 
+    /// Every zone's colour and the light's (`Get`), read at once without moving the clock, as a client polling
+    /// the strip while another's message is on its way reads them.
+    func zonesAndLight() async throws -> (zones: [HSBK], light: HSBK) {
+        let target = DeviceSerial.of(home: "flat", light: "den.strip") + [0, 0]
+        func ask(_ type: UInt16) async throws -> LIFXPacket {
+            let replies = await front.answer(LIFXPacket(source: 3, target: target, sequence: 7, type: type))
+            return try LIFXPacket(bytes: try #require(replies.first))
+        }
+        var zones = LIFXReader(try await ask(511).payload)
+        _ = (zones.uint16(), zones.uint16())
+        let count = Int(zones.uint8())
+        var light = LIFXReader(try await ask(101).payload)
+        return ((0..<count).map { _ in HSBK(&zones) }, HSBK(&light))
+    }
+
+    /// Sends `payload` as a message of `type` to the strip, and reads zones and light as it travels (before the
+    /// bulb's latency) and once it is answered.
+    func readWhileOnItsWay(_ type: UInt16, _ payload: [UInt8]) async throws -> (
+        travelling: (zones: [HSBK], light: HSBK), taken: (zones: [HSBK], light: HSBK)
+    ) {
+        let target = DeviceSerial.of(home: "flat", light: "den.strip") + [0, 0]
+        let packet = LIFXPacket(
+            source: 3, target: target, wantsAcknowledgement: true, sequence: 9, type: type, payload: payload)
+        let answered = Answered()
+        let front = front
+        Task {
+            _ = await front.answer(packet)
+            answered.count.withLock { $0 += 1 }
+        }
+        for _ in 0..<10_000 where await home.scheduledEventCount == 0 { await Task.yield() }
+        let travelling = try await zonesAndLight()
+        for _ in 0..<10_000 where answered.count.withLock({ $0 }) < 1 {
+            _ = try await home.advanceToNextEvent()
+            await Task.yield()
+        }
+        return (travelling, try await zonesAndLight())
+    }
+
+    /// A strip made one colour shows its zones as they were until it takes the colour, as its light does, and
+    /// then every zone and the light show it together: neither is ever read apart from the other.
+    @Test func aStripMadeOneColourShowsItTogetherWithItsLight() async throws {
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        let before = try await zonesAndLight()
+        var extended = LIFXWriter()
+        extended.uint32(0)
+        extended.uint8(1)
+        extended.uint16(0)
+        extended.uint8(16)
+        for _ in 0..<16 { Self.blue.write(&extended) }
+        extended.zeros(8 * 66)
+        let (travelling, taken) = try await readWhileOnItsWay(510, extended.output)
+        #expect(travelling.zones == before.zones && travelling.light == before.light, "not taken yet")
+        #expect(taken.zones == Array(repeating: Self.blue, count: 16) && taken.light == Self.blue)
+    }
+
+    /// `SetColor` makes every zone the colour, whatever it leaves of the light's colour as it was: a brightness
+    /// alone too.
+    @Test func setColorMakesEveryZoneItsColourEvenForABrightnessAlone() async throws {
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        let light = try await zonesAndLight().light
+        var brighter = light
+        brighter.brightness = 65_535
+        var color = LIFXWriter()
+        color.uint8(0)
+        brighter.write(&color)
+        color.uint32(0)
+        let (travelling, taken) = try await readWhileOnItsWay(102, color.output)
+        #expect(travelling.zones[0] == Self.red && travelling.light == light, "not taken yet")
+        #expect(taken.light == brighter)
+        #expect(taken.zones == Array(repeating: brighter, count: 16), "\(taken.zones)")
+    }
+
+    /// A strip draws a wave as one zone: read during it, every zone shows the colour `Get` does; a transient
+    /// wave done, the zones are back as they were.
+    @Test func aStripDrawsAWaveAsOneZone() async throws {
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        let before = try await zonesAndLight()
+        var wave = LIFXWriter()
+        wave.uint8(0)
+        wave.uint8(1)  // transient
+        Self.blue.write(&wave)
+        wave.uint32(1_000)
+        wave.uint32(Float(1).bitPattern)
+        wave.uint16(0)
+        wave.uint8(0)  // saw
+        _ = try await replies(103, wave.output)
+        try await home.advance(byMilliseconds: 400)
+        let during = try await zonesAndLight()
+        #expect(during.light != before.light && during.zones == Array(repeating: during.light, count: 16))
+        try await home.advance(byMilliseconds: 1_000)
+        let after = try await zonesAndLight()
+        #expect(after.zones == before.zones && after.light == before.light)
+    }
+
     /// A fade on or off moves the strip's level, not its zones: zones set as it fades are kept through it.
     @Test func zonesAreKeptWhileTheStripFades() async throws {
         _ = try await replies(501, Self.setZones(0, 7, Self.red))
