@@ -61,6 +61,7 @@ struct HTTPSTests {
         #expect(description.response.contains("<serialNumber>\(bridgeID.lowercased().prefix(6))"))
         #expect(description.response.contains("<URLBase>https://127.0.0.1:\(port)/</URLBase>"))
         #expect(daemon.stderr.contains("made a self-signed TLS certificate"))
+        #expect(!daemon.stderr.contains("can be read by its group or others"))
         let made = try Data(contentsOf: URL(fileURLWithPath: certificateFile))
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
@@ -104,12 +105,18 @@ struct HTTPSTests {
             _ = await maker.waitForExit()
         }
         let given = directory.file("given-tls-certificate.pem")
+        // A key others may read is used, with a warning as sshd gives.
+        #expect(chmod(directory.file("given-tls-key.pem"), 0o640) == 0)
         let (daemon, port) = try await start(
             ["--tls-certificate", given, "--tls-key", directory.file("given-tls-key.pem")], directory: directory)
         defer { daemon.signal(SIGTERM) }
         let exchange = try await TLSTestClient.exchange(port: port, Self.get("/api/config"), trusting: given)
         #expect(exchange.failure == nil && exchange.response.hasPrefix("HTTP/1.1 200"))
         #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/tls-certificate.pem"))
+        #expect(
+            daemon.stderr.contains(
+                "the TLS key \(directory.file("given-tls-key.pem")) can be read by its group or others (mode 640)"),
+            "\(daemon.stderr)")
 
         let mismatched = try DaemonProcess(
             arguments: [
