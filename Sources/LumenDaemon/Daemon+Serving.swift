@@ -92,9 +92,11 @@ extension Daemon {
                     on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
             if let httpFD, let bound = TCPListener.boundAddress(httpFD) { fronts.append("X_LUMEN_HTTP=\(bound)") }
         }
-        if let address = options.mdnsAddress {
-            services.append(
-                try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
+        if let address = options.mdnsAddress,
+            let responder = try mdnsResponder(
+                on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger)
+        {
+            services.append(responder)
         }
         if let address = options.lifxAddress {
             let (lifx, port, bulbs) = try await lifxServer(on: address, scopeContext: scopeContext, logger: logger)
