@@ -12,11 +12,11 @@ extension Daemon {
     /// address): an announcement would send apps to a port that refuses them.
     /// - Throws: ``StartupError`` when the bridge serves no port, or the responder cannot listen on `address`.
     static func mdnsResponder(
-        on address: IPv4Address, home: Home, httpFD: Int32?, httpsFD: Int32?, logger: Logger
+        on address: IPv4Address, home: Home, httpFDs: [Int32], httpsFDs: [Int32], logger: Logger
     ) throws -> MDNSResponder? {
-        let listeners = [("HTTPS", "--https", httpsFD), ("HTTP", "--http", httpFD)].compactMap { listener in
-            listener.2.map { (scheme: listener.0, option: listener.1, bound: TCPListener.boundAddress($0)) }
-        }
+        let listeners =
+            httpsFDs.map { (scheme: "HTTPS", option: "--https", bound: TCPListener.boundAddress($0)) }
+            + httpFDs.map { (scheme: "HTTP", option: "--http", bound: TCPListener.boundAddress($0)) }
         guard !listeners.isEmpty else {
             throw StartupError(
                 description: "--mdns announces the Hue bridge, which is served only with --http or --https")

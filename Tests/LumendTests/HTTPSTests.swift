@@ -132,15 +132,15 @@ struct HTTPSTests {
         #expect(missing.stderr.contains("does not exist"), "\(missing.stderr)")
     }
 
-    @Test func servesHTTPAndHTTPSOnTheSocketsSystemdPassesTellingThemByName() async throws {
+    @Test func servesHTTPAndHTTPSOnEverySocketSystemdPassesTellingThemByName() async throws {
         let directory = TemporaryDirectory()
         let socket = directory.file("activated.sock")
-        let (httpPort, httpsPort) = (try freeTCPPort(), try freeTCPPort())
+        let (httpPort, httpsPort, secondPort) = (try freeTCPPort(), try freeTCPPort(), try freeTCPPort())
         let daemon = try DaemonProcess(
             arguments: ["--state-dir", directory.file("state")], directory: directory,
             prefix: [
                 "-l", socket, "-l", "127.0.0.1:\(httpPort)", "-l", "127.0.0.1:\(httpsPort)",
-                "--fdname=lumend.socket:lumend-http.socket:https",
+                "-l", "127.0.0.1:\(secondPort)", "--fdname=lumend.socket:lumend-http.socket:https:https",
                 "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", "-E", "TSAN_OPTIONS", "-E", "ASAN_OPTIONS",
                 DaemonProcess.builtBinary("lumend"),
             ],
@@ -153,6 +153,9 @@ struct HTTPSTests {
         #expect(try await connected.result("hello")["server"] == "lumend")
         let secure = try await TLSTestClient.exchange(port: httpsPort, Self.get("/api/config"))
         #expect(secure.failure == nil && secure.response.hasPrefix("HTTP/1.1 200"), "\(secure) \(daemon.stderr)")
+        // A unit with a second ListenStream= for HTTPS has both served.
+        let second = try await TLSTestClient.exchange(port: secondPort, Self.get("/api/config"))
+        #expect(second.failure == nil && second.response.hasPrefix("HTTP/1.1 200"), "\(second) \(daemon.stderr)")
         let plain = try await offload { try plainExchange(port: httpPort, Self.get("/api/config")) }
         #expect(plain.hasPrefix("HTTP/1.1 200"))
     }
