@@ -38,6 +38,8 @@ final class HueEventHub: Sendable {
         var keptBytes = 0
         /// When the last stream closed, while no other is open: the hub looks until ``graceSeconds`` after.
         var lastClosed: ContinuousClock.Instant?
+        /// How many times the hub stopped watching: a look begun before the last stop has no batch to add.
+        var stops: UInt64 = 0
         /// Looks landed, and those waiting for the next.
         var looks: UInt64 = 0
         var lookWaiters: [(after: UInt64, CheckedContinuation<Void, Never>)] = []
@@ -55,6 +57,7 @@ final class HueEventHub: Sendable {
             lastClosed = nil
             kept = []
             keptBytes = 0
+            stops += 1
         }
     }
 
@@ -109,12 +112,12 @@ final class HueEventHub: Sendable {
     /// the comparison, made with no lock held, is with the look before this one.
     func looked(at resources: [JSONValue], time: WallTime) {
         let clock = now()
-        let before = state.withLock { state -> (shown: [String: JSONValue]?, number: UInt64)? in
+        let before = state.withLock { state -> (shown: [String: JSONValue]?, number: UInt64, stops: UInt64)? in
             guard state.isWatching(now: clock) else {
                 state.stopWatching()
                 return nil
             }
-            return (state.shown, state.nextBatch)
+            return (state.shown, state.nextBatch, state.stops)
         }
         guard let before else {
             landed()
@@ -125,6 +128,8 @@ final class HueEventHub: Sendable {
         let bytes = before.shown.flatMap { Self.batch(before.number, time: time, from: $0, to: resources, shown) }
         let woken = state.withLock { state -> [HueEventStream] in
             state.shown = shown
+            // Stopped meanwhile: this look is where the story starts again, with no batch against the one before.
+            let bytes = state.stops == before.stops ? bytes : nil
             if let bytes {
                 state.nextBatch = before.number + 1
                 state.kept.append((before.number, bytes))
