@@ -17,7 +17,7 @@ complete -c lumend -l command-record -r -f -d 'How many of the last commands the
 complete -c lumend -l http -r -f -d 'Listen for HTTP there (127'
 complete -c lumend -l https -r -f -d 'Listen for HTTPS there (0'
 complete -c lumend -l tls-certificate -r -F -d 'The certificate HTTPS presents (PEM; the server'\''s first, ...'
-complete -c lumend -l tls-key -r -F -d 'The private key of --tls-certificate (PEM, unencrypted)'
+complete -c lumend -l tls-key -r -F -d 'The private key of --tls-certificate (PEM, unencrypted); ...'
 complete -c lumend -l mdns -r -f -d 'Announce the Hue bridge by multicast DNS (_hue'
 complete -c lumend -l http-token-file -r -F -d 'Read the token that opens the simulation scope over HTTP ...'
 complete -c lumend -l http-host -r -f -d 'Take HTTP requests that name lumend NAME (a DNS name of t...'

@@ -20,7 +20,7 @@ _lumend() {
         --http'[Listen for HTTP there (127]:value:->value---http'
         --https'[Listen for HTTPS there (0]:value:->value---https'
         --tls-certificate'[The certificate HTTPS presents (PEM; the server'\''s first, ...]:value:->value---tls-certificate'
-        --tls-key'[The private key of --tls-certificate (PEM, unencrypted)]:value:->value---tls-key'
+        --tls-key'[The private key of --tls-certificate (PEM, unencrypted); ...]:value:->value---tls-key'
         --mdns'[Announce the Hue bridge by multicast DNS (_hue]:value:->value---mdns'
         --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
         --http-host'[Take HTTP requests that name lumend NAME (a DNS name of t...]:value:->value---http-host'

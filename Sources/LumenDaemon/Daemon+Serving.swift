@@ -18,7 +18,7 @@ extension Daemon {
     /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
     /// as one service group that says `READY=1` once all are going; then says how the state was left.
     static func serve(
-        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?,
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFDs: [Int32], httpsFDs: [Int32],
         options: DaemonOptions,
         clock: any Clock<Duration>, mainLoop: EventLoop, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
@@ -83,18 +83,21 @@ extension Daemon {
         // Where the fronts listen, said with READY=1 too, for a test harness that asked for port 0: read from
         // the notification rather than the log, whose wording may change.
         var fronts: [String] = []
-        if httpFD != nil || httpsFD != nil {
-            let tls = try httpsFD.map { _ in try tlsCredentials(options: options, state: state, logger: logger) }
-            var listeners = httpFD.map { [HTTPListener(fd: $0)] } ?? []
-            if let httpsFD, let tls { listeners.append(HTTPListener(fd: httpsFD, tls: tls)) }
+        if !httpFDs.isEmpty || !httpsFDs.isEmpty {
+            let tls = httpsFDs.isEmpty ? nil : try tlsCredentials(options: options, state: state, logger: logger)
+            let listeners = httpFDs.map { HTTPListener(fd: $0) } + httpsFDs.map { HTTPListener(fd: $0, tls: tls) }
             services.append(
                 try await httpServer(
                     on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
-            if let httpFD, let bound = TCPListener.boundAddress(httpFD) { fronts.append("X_LUMEN_HTTP=\(bound)") }
+            if let httpFD = httpFDs.first, let bound = TCPListener.boundAddress(httpFD) {
+                fronts.append("X_LUMEN_HTTP=\(bound)")
+            }
         }
-        if let address = options.mdnsAddress {
-            services.append(
-                try mdnsResponder(on: address, home: home, httpFD: httpFD, httpsFD: httpsFD, logger: logger))
+        if let address = options.mdnsAddress,
+            let responder = try mdnsResponder(
+                on: address, home: home, httpFDs: httpFDs, httpsFDs: httpsFDs, logger: logger)
+        {
+            services.append(responder)
         }
         if let address = options.lifxAddress {
             let (lifx, port, bulbs) = try await lifxServer(on: address, scopeContext: scopeContext, logger: logger)

@@ -13,20 +13,21 @@ import LumenStore
 extension Daemon {
     /// The listening sockets: the scope protocol's Unix socket, systemd's or one bound at `--socket` in a
     /// directory checked as the state directory is, and the HTTP and HTTPS listeners', when there are (systemd's
-    /// TCP sockets, or ones bound at `--http` and `--https`). Returns them and the path lumend owns (and removes at
-    /// stop), if it bound one.
+    /// TCP sockets, every one of them, or ones bound at `--http` and `--https`). Returns them and the path lumend
+    /// owns (and removes at stop), if it bound one.
     static func openSocket(options: DaemonOptions, logger: Logger) throws -> (
-        fd: Int32, ownedPath: String?, httpFD: Int32?, httpsFD: Int32?
+        fd: Int32, ownedPath: String?, httpFDs: [Int32], httpsFDs: [Int32]
     ) {
         let listenFD: Int32
         let ownedPath: String?
         // systemd may pass the Unix socket, the HTTP one (lumend-http.socket) and the HTTPS one
-        // (lumend-https.socket): the Unix one is told by its family, HTTPS from HTTP by its name.
+        // (lumend-https.socket): the Unix one is told by its family, HTTPS from HTTP by its name. A unit with
+        // more than one ListenStream= passes each: every one is served.
         let passed = SystemdNotifier.namedListenFileDescriptors()
         let tcp = passed.filter { TCPListener.isTCP($0.fd) }
-        let httpsPassed = tcp.first { Self.namesHTTPS($0.name) }?.fd
-        let httpPassed = tcp.first { !Self.namesHTTPS($0.name) }?.fd
-        let inherited = passed.map(\.fd).filter { $0 != httpPassed && $0 != httpsPassed }
+        let httpsPassed = tcp.filter { Self.namesHTTPS($0.name) }.map(\.fd)
+        let httpPassed = tcp.filter { !Self.namesHTTPS($0.name) }.map(\.fd)
+        let inherited = passed.map(\.fd).filter { !httpPassed.contains($0) && !httpsPassed.contains($0) }
         if let fd = inherited.first {
             guard UnixSocket.isListeningStreamSocket(fd) else {
                 throw StartupError(description: "systemd passed fd \(fd), which is not a listening stream socket")
@@ -47,19 +48,19 @@ extension Daemon {
             }
             ownedPath = options.socketPath
         }
-        var httpFD = httpPassed
-        if httpFD == nil, let address = options.httpAddress {
-            do { httpFD = try TCPListener.listen(on: address) } catch {
+        var httpFDs = httpPassed
+        if httpFDs.isEmpty, let address = options.httpAddress {
+            do { httpFDs = [try TCPListener.listen(on: address)] } catch {
                 throw StartupError(description: "cannot listen for HTTP on \(address): \(error)")
             }
         }
-        var httpsFD = httpsPassed
-        if httpsFD == nil, let address = options.httpsAddress {
-            do { httpsFD = try TCPListener.listen(on: address) } catch {
+        var httpsFDs = httpsPassed
+        if httpsFDs.isEmpty, let address = options.httpsAddress {
+            do { httpsFDs = [try TCPListener.listen(on: address)] } catch {
                 throw StartupError(description: "cannot listen for HTTPS on \(address): \(error)")
             }
         }
-        return (listenFD, ownedPath, httpFD, httpsFD)
+        return (listenFD, ownedPath, httpFDs, httpsFDs)
     }
 
     /// Whether a socket systemd passed under `name` is for HTTPS: `FileDescriptorName=https`, as

@@ -3,6 +3,10 @@ import LumenServer
 import LumenService
 import LumenStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Daemon {
     /// lumend's own certificate and key in the state directory, for HTTPS when none is given.
     static let certificateFileName = "tls-certificate.pem"
@@ -18,6 +22,7 @@ extension Daemon {
         if let certificatePath = options.tlsCertificateFile, let keyPath = options.tlsKeyFile {
             let certificate = try readTLSFile(certificatePath, what: "certificate (--tls-certificate)")
             let key = try readTLSFile(keyPath, what: "key (--tls-key)")
+            warnIfOthersCanRead(key: keyPath, logger: logger)
             do { return try TLSCredentials(certificatePEM: certificate, keyPEM: key) } catch {
                 throw StartupError(
                     description: "cannot use the certificate \(certificatePath) with the key \(keyPath): \(error)")
@@ -32,7 +37,10 @@ extension Daemon {
         do {
             if let certificate = try fileSystem.readFile(certificatePath), let key = try fileSystem.readFile(keyPath) {
                 let credentials = try TLSCredentials(certificatePEM: certificate, keyPEM: key)
-                if credentials.commonName == bridgeID { return credentials }
+                if credentials.commonName == bridgeID {
+                    warnIfOthersCanRead(key: keyPath, logger: logger)
+                    return credentials
+                }
                 why = "the one there names \(credentials.commonName), not this bridge"
             }
         } catch {
@@ -64,6 +72,23 @@ extension Daemon {
             "made a self-signed TLS certificate for HTTPS, its subject the bridge ID \(bridgeID) (\(why))",
             [("certificate", certificatePath)])
         return credentials
+    }
+
+    /// Warns, as sshd does of its host keys, when the private key's file may be read by its group or by anyone:
+    /// whoever reads it can pose as the bridge to its apps.
+    static func warnIfOthersCanRead(key path: String, logger: Logger) {
+        guard let mode = keyFileMode(path), mode & 0o077 != 0 else { return }
+        logger.warning(
+            "the TLS key \(path) can be read by its group or others (mode \(String(mode & 0o777, radix: 8))): "
+                + "whoever reads it can pose as this bridge; chmod 600 it",
+            [("key", path)])
+    }
+
+    /// The permission bits of the file at `path`; `nil` when it cannot be looked at.
+    static func keyFileMode(_ path: String) -> UInt32? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return UInt32(status.st_mode) & 0o7777
     }
 
     /// The whole of a certificate or key file someone gave.

@@ -102,9 +102,9 @@ public enum Daemon {
         raiseDescriptorLimit(for: options.limits.maxSessions, logger: logger)
         let state = try await openState(options: options, clock: clock, mainLoop: mainLoop, logger: logger)
         defer { withExtendedLifetime(state) {} }
-        let (listenFD, ownedPath, httpFD, httpsFD) = try openSocket(options: options, logger: logger)
+        let (listenFD, ownedPath, httpFDs, httpsFDs) = try openSocket(options: options, logger: logger)
         try await serve(
-            state, listenFD: listenFD, ownedPath: ownedPath, httpFD: httpFD, httpsFD: httpsFD, options: options,
+            state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs, options: options,
             clock: clock,
             mainLoop: mainLoop, notifier: notifier, logger: logger)
     }

@@ -249,15 +249,18 @@ public struct DaemonOptions: Sendable, Hashable {
         ) { options, raw in options.tlsCertificateFile = raw },
         .value(
             "--tls-key", valueName: "FILE",
-            help: "The private key of --tls-certificate (PEM, unencrypted).",
+            help:
+                "The private key of --tls-certificate (PEM, unencrypted); lumend warns when its group or others "
+                + "may read it.",
             completion: .file
         ) { options, raw in options.tlsKeyFile = raw },
         .value(
             "--mdns", valueName: "IPV4-ADDRESS",
             help:
                 "Announce the Hue bridge by multicast DNS (_hue._tcp, as a bridge does) on the interface holding "
-                + "this address of this machine, and answer apps that look for it there: its address, the HTTPS "
-                + "port (else the HTTP one), its bridge ID and model. Needs --http or --https. Off unless given."
+                + "this address of this machine, and answer apps on that link that look for it there: its address, "
+                + "the HTTPS port (else the HTTP one) if reachable at that address (bound to it or to 0.0.0.0), its "
+                + "bridge ID and model. Needs --http or --https. Off unless given."
         ) { options, raw in
             guard let address = IPv4Address(raw) else {
                 throw UsageError(

@@ -126,11 +126,17 @@ extension HueBridge {
         }
     }
 
-    /// Pairs an app, as ``HueBridgeMemory/pair(deviceType:username:atMs:)`` does, on the simulation's clock.
+    /// Pairs an app, as ``HueBridgeMemory/pair(deviceType:username:atMs:)`` does, on the simulation's clock. A
+    /// user with an event stream open is in use now, so the last a full whitelist forgets; one it forgets all the
+    /// same has its streams ended.
     func pair(deviceType: String, username: String?) async throws(LumenError) -> HuePairing {
-        try await visit { home, memory throws(LumenError) in
-            try memory.pair(deviceType: deviceType, username: username, atMs: home.nowMilliseconds)
+        let streaming = events.streamingKeys
+        let paired = try await visit { home, memory throws(LumenError) in
+            for key in streaming { _ = memory.use(key) }
+            return try memory.pair(deviceType: deviceType, username: username, atMs: home.nowMilliseconds)
         }
+        for user in paired.forgotten { events.closeStreams(of: user.username) }
+        return paired
     }
 
     /// The zone a bridge names for an offset from UTC: `Etc/UTC`, or the `Etc/GMT` zone of whole hours (whose

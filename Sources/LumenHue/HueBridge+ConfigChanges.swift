@@ -46,7 +46,7 @@ extension HueBridge {
     }
 
     /// `DELETE /api/<user>/config/whitelist/<name>`: forgets the user `name` (which may be the one asking), so
-    /// that its key opens nothing any more; answered once that is durable.
+    /// that its key opens nothing any more and its event streams end; answered once that is durable.
     func forgetUser(_ name: String) async throws -> HTTPResponse {
         let address = "/config/whitelist/\(name)"
         try await changeState { state throws(HueError) in
@@ -56,6 +56,7 @@ extension HueBridge {
             state.users.remove(at: index)
         }
         try await commit()
+        events.closeStreams(of: name)
         logger.notice("an app forgot a Hue user through the bridge", [("user", Self.sender(name))])
         return .json([["success": .string("\(address) deleted")]])
     }

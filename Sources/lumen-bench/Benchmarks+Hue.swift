@@ -1,3 +1,4 @@
+import CGnuTLS
 import Foundation
 import LumenHue
 import LumenModel
@@ -46,7 +47,9 @@ extension Benchmarks {
     }
 
     /// `rounds` GETs of `path` on each of `clients` keep-alive connections, each on its own thread.
-    static func httpGets(clients: Int, rounds: Int, port: UInt16, path: String, headers: String = "") -> Measurement {
+    static func httpGets(
+        clients: Int, rounds: Int, port: UInt16, path: String, headers: String = "", tls: Bool = false
+    ) -> Measurement {
         let ready = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
         let ended = DispatchGroup()
@@ -54,7 +57,7 @@ extension Benchmarks {
             ready.enter()
             ended.enter()
             Thread {
-                let client = HTTPLoadClient(port: port)
+                let client = HTTPLoadClient(port: port, tls: tls)
                 ready.leave()
                 start.wait()
                 for _ in 0..<rounds { _ = client.get(path, headers: headers) }
@@ -78,12 +81,31 @@ extension Benchmarks {
     }
 }
 
-/// A blocking HTTP/1.1 client on one keep-alive connection: just enough to send GETs and read the answers.
+/// A blocking HTTP/1.1 client on one keep-alive connection, plain or inside TLS: just enough to send GETs and
+/// read the answers.
 final class HTTPLoadClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// The TLS session and its (empty: the server is not checked) credentials, over HTTPS.
+    private var tls: (session: gnutls_session_t, credentials: gnutls_certificate_credentials_t)?
 
-    init(port: UInt16) { fd = Self.connect(port: port) }
+    /// A client of 127.0.0.1:`port`, handshaking first when `tls`.
+    init(port: UInt16, tls: Bool = false) {
+        fd = Self.connect(port: port)
+        guard tls else { return }
+        var session: gnutls_session_t?
+        var credentials: gnutls_certificate_credentials_t?
+        guard gnutls_certificate_allocate_credentials(&credentials) == GNUTLS_E_SUCCESS, let credentials,
+            gnutls_init(&session, UInt32(GNUTLS_CLIENT)) == GNUTLS_E_SUCCESS, let session
+        else { preconditionFailure("cannot set up a TLS client") }
+        gnutls_set_default_priority(session)
+        gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials))
+        gnutls_transport_set_int2(session, fd, fd)
+        var code: Int32
+        repeat { code = gnutls_handshake(session) } while code < 0 && gnutls_error_is_fatal(code) == 0
+        precondition(code == GNUTLS_E_SUCCESS, "TLS handshake: \(String(cString: gnutls_strerror(code)))")
+        self.tls = (session, credentials)
+    }
 
     /// A TCP socket connected to 127.0.0.1:`port`, with Nagle's delay off.
     static func connect(port: UInt16) -> Int32 {
@@ -96,13 +118,25 @@ final class HTTPLoadClient {
         return fd
     }
 
-    deinit { close(fd) }
+    deinit {
+        if let tls {
+            gnutls_deinit(tls.session)
+            gnutls_certificate_free_credentials(tls.credentials)
+        }
+        close(fd)
+    }
 
     /// Sends a GET of `path`, with `headers` (each line ending in CRLF) after `Host`, and returns the answer's
     /// body.
     func get(_ path: String, headers: String = "") -> [UInt8] {
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = request.withUnsafeBytes { bytes in
+            if let tls {
+                gnutls_record_send(tls.session, bytes.baseAddress, bytes.count)
+            } else {
+                send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            }
+        }
         let separator: [UInt8] = [13, 10, 13, 10]
         var headerEnd: Int?
         while headerEnd == nil {
@@ -121,7 +155,13 @@ final class HTTPLoadClient {
 
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = chunk.withUnsafeMutableBytes { bytes in
+            if let tls {
+                gnutls_record_recv(tls.session, bytes.baseAddress, bytes.count)
+            } else {
+                recv(fd, bytes.baseAddress, bytes.count, 0)
+            }
+        }
         guard count > 0 else { return false }
         buffer += chunk[0..<count]
         return true

@@ -56,6 +56,45 @@ extension Benchmarks {
         hueTask.cancel()
         plainTask.cancel()
         _ = await (hueTask.result, plainTask.result)
+        await benchmarkHueV2OverTLS(baseline, bridge: bridge, path: path, headers: headers, answer: fixed)
+    }
+
+    /// The same GET over HTTPS, as clients send it: the bridge's listener against one answering the same bytes
+    /// statically, both over TLS with one self-signed certificate, from 8 keep-alive clients each handshaking once.
+    static func benchmarkHueV2OverTLS(
+        _ baseline: Baseline, bridge: HueBridge, path: String, headers: String, answer: HTTPResponse
+    ) async {
+        guard let (certificate, key) = try? TLSCredentials.selfSigned(commonName: "001788fffe000000"),
+            let credentials = try? TLSCredentials(certificatePEM: certificate, keyPEM: key),
+            let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)
+        else {
+            print("  Hue bridge v2 over HTTPS: SKIPPED (no TLS listener could be opened)")
+            return
+        }
+        let quiet = Logger(level: .critical, handler: MemoryLogHandler())
+        let hue = HTTPServer(listeners: [HTTPListener(fd: hueFD, tls: credentials)], logger: quiet) { request in
+            bridge.respond(to: request) ?? .now(.text("no\n", status: 404))
+        }
+        let plain = HTTPServer(listeners: [HTTPListener(fd: staticFD, tls: credentials)], logger: quiet) { _ in
+            .now(answer)
+        }
+        let (hueTask, plainTask) = (Task { try await hue.run() }, Task { try await plain.run() })
+        let rounds = baseline.rounds / 8
+        let (fixedRun, hueRun) = await onThread {
+            alternate("static", "hue-v2") { which in
+                httpGets(
+                    clients: 8, rounds: rounds, port: which == "hue-v2" ? huePort : staticPort, path: path,
+                    headers: headers, tls: true)
+            }
+        }
+        report(
+            "Hue v2 GET /clip/v2/resource/light/{id} over HTTPS, 8 clients (vs a static answer over HTTPS)", hueRun,
+            baseline: fixedRun)
+        hueTask.cancel()
+        plainTask.cancel()
+        _ = await (hueTask.result, plainTask.result)
     }
 
     /// Changes a second to 50 API v2 event streams (Server-Sent Events) against 50 socket sessions subscribed to
@@ -113,8 +152,7 @@ extension Benchmarks {
                 readers[fd] = text
                 return fd
             }
-            // The bridge's first look, which the events are found against, is taken as the first stream opens.
-            usleep(200_000)
+            // Each stream said ": hi" once the bridge had the look that later ones are compared with: no wait here.
             guard sockets.count == count, streams.count == count, let writer = try? UnixSocket.connect(to: path)
             else { return (nil, nil) }
             defer { for fd in sockets + streams + [writer] { close(fd) } }

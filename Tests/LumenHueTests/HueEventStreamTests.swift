@@ -1,15 +1,17 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
+import Synchronization
 import Testing
 
 @testable import LumenHue
 
 /// The Hue API v2 event stream: a change from any front becomes one batch of events.
-@Suite struct HueEventStreamTests {
-    func open(_ bridge: HueTestBridge, lastEventID: String? = nil) throws -> any HTTPStreamBody {
+@Suite(.timeLimit(.minutes(1)))
+struct HueEventStreamTests {
+    func open(_ bridge: HueTestBridge, key: String? = nil, lastEventID: String? = nil) throws -> any HTTPStreamBody {
         var headers = HueBridgeTests.headers
-        headers["hue-application-key"] = bridge.user
+        headers["hue-application-key"] = key ?? bridge.user
         if let lastEventID { headers["last-event-id"] = lastEventID }
         var request = HTTPRequest(method: "GET", path: "/eventstream/clip/v2", headers: headers)
         request.isSecure = true
@@ -22,13 +24,15 @@ import Testing
         return body
     }
 
-    /// What the stream has sent by the time `until` holds of it, waiting on the hub's looks.
-    func read(_ stream: any HTTPStreamBody, until done: (String) -> Bool) async throws -> String {
+    /// What the stream has sent by the time `until` holds of it, waiting on the hub's looks between reads.
+    func read(_ stream: any HTTPStreamBody, of hub: HueEventHub, until done: (String) -> Bool) async throws -> String {
         var text = ""
-        for _ in 0..<2_000 {
-            text += String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        for _ in 0..<1_000 {
+            let looks = hub.looksLanded
+            guard let bytes = stream.next(maxBytes: 1 << 20) else { break }
+            text += String(decoding: bytes, as: UTF8.self)
             if done(text) { return text }
-            try await Task.sleep(for: .milliseconds(1))
+            await hub.lookLanded(after: looks)
         }
         Issue.record("the stream sent only \(text)")
         return text
@@ -41,17 +45,19 @@ import Testing
         }
     }
 
+    /// The `id` of the last batch in `text`.
+    func lastID(_ text: String) -> String? {
+        text.split(separator: "\n").last { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) }
+    }
+
     @Test func aChangeOverV1IsAnUpdateOnTheStream() async throws {
         let bridge = try await HueTestBridge()
         await bridge.bridge.watchHome()
         let stream = try open(bridge)
-        // The hub's first look, which the next is compared with.
-        for _ in 0..<1_000 where bridge.bridge.events.isWaitingForFirstLook {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        // The stream begins once the hub has its first look, which the next is compared with.
+        #expect(try await read(stream, of: bridge.bridge.events) { $0.hasPrefix(": hi\n\n") } == ": hi\n\n")
         #expect(try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "bri": 254}"#).arrayValue?.count == 2)
-        let text = try await read(stream) { $0.contains("\"update\"") }
-        #expect(text.hasPrefix(": hi\n\n"))
+        let text = try await read(stream, of: bridge.bridge.events) { $0.contains("\"update\"") }
         let events = try batches(text).flatMap { $0.arrayValue ?? [] }
         let update = try #require(events.first { $0["type"] == "update" })
         let lamp = try #require(update["data"]?.arrayValue?.first { $0["type"] == "light" })
@@ -59,7 +65,7 @@ import Testing
         #expect(lamp["on"]?["on"] == true)
         #expect(lamp["dimming"]?["brightness"]?.doubleValue == 100)
         #expect(lamp["metadata"] == nil)
-        #expect(text.contains("\nid: "))
+        #expect(text.hasPrefix("id: "))
         stream.finish()
         #expect(bridge.bridge.events.streamCount == 0)
     }
@@ -67,20 +73,89 @@ import Testing
     @Test func aSceneStoredIsAnAddAndFiftyStreamsHearIt() async throws {
         let bridge = try await HueTestBridge()
         await bridge.bridge.watchHome()
+        let hub = bridge.bridge.events
         let streams = try (0..<50).map { _ in try open(bridge) }
-        for _ in 0..<1_000 where bridge.bridge.events.isWaitingForFirstLook {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        for stream in streams { _ = try await read(stream, of: hub) { $0.hasPrefix(": hi") } }
         _ = try await bridge.createScene(#"{"name": "Evening", "type": "GroupScene", "group": "1"}"#)
+        var last = ""
         for stream in streams {
-            let text = try await read(stream) { $0.contains("\"add\"") }
+            let text = try await read(stream, of: hub) { $0.contains("\"add\"") }
             let added = try batches(text).flatMap { $0.arrayValue ?? [] }.filter { $0["type"] == "add" }
             #expect(added.first?["data"]?.arrayValue?.first?["type"] == "scene")
+            last = lastID(text) ?? ""
         }
         // One that comes back having seen that batch is not sent it again.
-        let again = try open(bridge, lastEventID: "0:0")
+        #expect(!last.isEmpty)
+        let again = try open(bridge, lastEventID: last)
         #expect(String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Evening") == false)
         for stream in streams + [again] { stream.finish() }
+    }
+
+    @Test func aStreamSaysNothingUntilTheHubHasItsFirstLook() async throws {
+        let hub = HueEventHub()
+        let (stream, needsLook) = hub.open(lastEventID: nil)
+        #expect(needsLook)
+        // Its client is not answered 200 yet: a change now is in the look that later ones are compared with.
+        #expect(stream.next(maxBytes: 1 << 20) == [])
+        #expect(hub.startLook())
+        hub.looked(at: [Self.light("a", name: "Lamp")], time: .test)
+        #expect(!hub.lookAgain())
+        #expect(String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self) == ": hi\n\n")
+        // A stream opened once the hub looks begins at once.
+        let (second, _) = hub.open(lastEventID: nil)
+        #expect(String(decoding: second.next(maxBytes: 1 << 20) ?? [], as: UTF8.self) == ": hi\n\n")
+    }
+
+    @Test func aClientBackWithinTheGraceIsSentWhatItMissedAndNotAfterIt() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let hub = HueEventHub { clock.withLock { $0 } }
+        func look(_ name: String) {
+            _ = hub.wantsLook()
+            guard hub.startLook() else { return }
+            hub.looked(at: [Self.light("a", name: name)], time: .test)
+            _ = hub.lookAgain()
+        }
+        let (stream, needsLook) = hub.open(lastEventID: nil)
+        #expect(needsLook)
+        look("one")
+        look("two")
+        let seen = String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        let id = try #require(lastID(seen))
+        stream.finish()
+        // Gone, yet the hub goes on looking: the change comes while its client reconnects.
+        look("three")
+        clock.withLock { $0 += .seconds(HueEventHub.graceSeconds - 1) }
+        let (back, _) = hub.open(lastEventID: id)
+        let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        #expect(missed.hasPrefix(": hi\n\n") && missed.contains("three") && !missed.contains("two"), "\(missed)")
+        back.finish()
+        // Past the grace the hub stops looking, and forgets what it kept: it would miss what comes meanwhile.
+        clock.withLock { $0 += .seconds(HueEventHub.graceSeconds) }
+        #expect(!hub.wantsLook())
+        #expect(!hub.isWatching)
+        let (late, needsLookAgain) = hub.open(lastEventID: id)
+        #expect(needsLookAgain)
+        #expect(late.next(maxBytes: 1 << 20) == [])
+        look("four")
+        #expect(String(decoding: late.next(maxBytes: 1 << 20) ?? [], as: UTF8.self) == ": hi\n\n")
+    }
+
+    @Test func whatIsKeptForReturningClientsFitsWithinAStreamsLimit() async throws {
+        let hub = HueEventHub()
+        let (stream, _) = hub.open(lastEventID: nil)
+        let large = String(repeating: "x", count: 100_000)
+        for index in 0..<24 {
+            #expect(hub.startLook())
+            hub.looked(at: [Self.light("a", name: "\(index)" + large)], time: .test)
+            _ = hub.lookAgain()
+            // The client reads as they come.
+            #expect(stream.next(maxBytes: 1 << 22) != nil)
+        }
+        // One that comes back having seen only the first is sent what is kept, not let go.
+        let (back, _) = hub.open(lastEventID: "0:0")
+        let replay = try #require(back.next(maxBytes: 1 << 22), "the returning stream was let go")
+        #expect(replay.count <= HueEventHub.keptBytes + 16)
+        #expect(String(decoding: replay, as: UTF8.self).contains("23" + large))
     }
 
     @Test func aStreamWhoseClientFallsBehindIsClosedNotGrown() async throws {
@@ -108,4 +183,35 @@ import Testing
         #expect(response.status == 403)
         #expect(bridge.bridge.events.streamCount == 0)
     }
+
+    @Test func anOpenStreamIsUseOfItsKeyAndAForgottenUsersStreamsEnd() async throws {
+        let bridge = try await HueTestBridge()
+        await bridge.bridge.watchHome()
+        try await bridge.bridge.pairUser("other", deviceType: "other#app")
+        let stream = try open(bridge)
+        // The other app is used after the stream opened: the stream still counts as use, for as long as it is open.
+        #expect(try await bridge.answer("GET", "/api/other/lights").objectValue != nil)
+        await bridge.bridge.setUserLimit(2)
+        try await bridge.bridge.pairUser("third", deviceType: "third#app")
+        #expect(await bridge.bridge.users.map(\.username).sorted() == ["tests", "third"])
+        // A user forgotten through the bridge has its streams ended at once.
+        let theirs = try open(bridge, key: "third")
+        _ = try await read(theirs, of: bridge.bridge.events) { $0.hasPrefix(": hi") }
+        let answer = try await bridge.answer("DELETE", "/config/whitelist/third")
+        #expect(answer.arrayValue?.first?["success"] != nil, "\(answer)")
+        #expect(theirs.next(maxBytes: 1 << 20) == nil)
+        #expect(stream.next(maxBytes: 1 << 20) != nil)
+        stream.finish()
+        theirs.finish()
+    }
+
+    /// A light resource named `name`, as the hub compares it.
+    static func light(_ id: String, name: String) -> JSONValue {
+        .object(["id": .string(id), "type": "light", "metadata": .object(["name": .string(name)])])
+    }
+}
+
+extension WallTime {
+    /// A time for batches whose time does not matter.
+    static let test = WallTime(microsecondsSinceEpoch: 1_800_000_000_000_000)
 }

@@ -119,6 +119,8 @@ final class RecordingStreamBody: HTTPStreamBody {
     let (finishes, finished) = AsyncStream.makeStream(of: Void.self)
     /// A yield each time the server takes bytes, and when the stream is finished.
     let (turns, turn) = AsyncStream.makeStream(of: Void.self)
+    /// A yield each time the server asks for bytes, whether or not there are any.
+    let (polls, poll) = AsyncStream.makeStream(of: Void.self)
 
     func start(wake: @escaping @Sendable () -> Void) { state.withLock { $0.wake = wake } }
 
@@ -128,6 +130,7 @@ final class RecordingStreamBody: HTTPStreamBody {
             return state.pending
         }
         if !bytes.isEmpty { turn.yield() }
+        poll.yield()
         return bytes
     }
 
@@ -166,6 +169,31 @@ extension HTTPServerTests {
         #expect(all.hasSuffix("0\r\n\r\n"), "the chunked body ends: \(all)")
         for await _ in body.finishes { break }
         #expect(body.isFinished)
+    }
+
+    @Test func aStreamsHeadGoesWithItsFirstBytesNotBefore() async throws {
+        let body = RecordingStreamBody()
+        let (_, port, task) = try start { _ in
+            .stream(HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream")]), body)
+        }
+        defer { task.cancel() }
+        let fd = try HTTPTestClient.connected(port)
+        defer { close(fd) }
+        HTTPTestClient.send(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        // The server has asked the body for bytes and found none: whatever it sent before is in the socket now
+        // (loopback delivers within the send).
+        for await _ in body.polls { break }
+        var byte: UInt8 = 0
+        #expect(recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN, "no head before the first bytes")
+        body.send("first\n")
+        let text = await offload {
+            var seen = ""
+            while !seen.contains("first"), let bytes = HTTPTestClient.receive(fd) {
+                seen += String(decoding: bytes, as: UTF8.self)
+            }
+            return seen
+        }
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.contains("first"), "\(text)")
     }
 
     @Test func aStreamWhoseClientGoesIsFinished() async throws {

@@ -48,6 +48,15 @@ struct MDNSMessageTests {
         #expect(count(answer, 0) == 1 && count(answer, 1) == 1)
     }
 
+    @Test func onlyQueriesFromTheLinkAreAnswered() {
+        let link = NetworkInterface(
+            index: 2, address: IPv4Address("192.168.77.2")!, netmask: IPv4Address("255.255.255.0")!,
+            isLoopback: false)
+        #expect(MDNSResponder.isOnLink(IPv4Address("192.168.77.40")!, link))
+        #expect(!MDNSResponder.isOnLink(IPv4Address("192.168.78.40")!, link))
+        #expect(!MDNSResponder.isOnLink(IPv4Address("8.8.8.8")!, link))
+    }
+
     @Test func otherNamesResponsesAndMalformedMessagesAreLeftUnanswered() {
         #expect(bridge.answer(to: query(["_googlecast", "_tcp", "local"], type: 12)) == nil)
         var response = query(["_hue", "_tcp", "local"], type: 12)

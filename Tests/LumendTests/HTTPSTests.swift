@@ -61,6 +61,7 @@ struct HTTPSTests {
         #expect(description.response.contains("<serialNumber>\(bridgeID.lowercased().prefix(6))"))
         #expect(description.response.contains("<URLBase>https://127.0.0.1:\(port)/</URLBase>"))
         #expect(daemon.stderr.contains("made a self-signed TLS certificate"))
+        #expect(!daemon.stderr.contains("can be read by its group or others"))
         let made = try Data(contentsOf: URL(fileURLWithPath: certificateFile))
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
@@ -104,12 +105,18 @@ struct HTTPSTests {
             _ = await maker.waitForExit()
         }
         let given = directory.file("given-tls-certificate.pem")
+        // A key others may read is used, with a warning as sshd gives.
+        #expect(chmod(directory.file("given-tls-key.pem"), 0o640) == 0)
         let (daemon, port) = try await start(
             ["--tls-certificate", given, "--tls-key", directory.file("given-tls-key.pem")], directory: directory)
         defer { daemon.signal(SIGTERM) }
         let exchange = try await TLSTestClient.exchange(port: port, Self.get("/api/config"), trusting: given)
         #expect(exchange.failure == nil && exchange.response.hasPrefix("HTTP/1.1 200"))
         #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/tls-certificate.pem"))
+        #expect(
+            daemon.stderr.contains(
+                "the TLS key \(directory.file("given-tls-key.pem")) can be read by its group or others (mode 640)"),
+            "\(daemon.stderr)")
 
         let mismatched = try DaemonProcess(
             arguments: [
@@ -125,15 +132,15 @@ struct HTTPSTests {
         #expect(missing.stderr.contains("does not exist"), "\(missing.stderr)")
     }
 
-    @Test func servesHTTPAndHTTPSOnTheSocketsSystemdPassesTellingThemByName() async throws {
+    @Test func servesHTTPAndHTTPSOnEverySocketSystemdPassesTellingThemByName() async throws {
         let directory = TemporaryDirectory()
         let socket = directory.file("activated.sock")
-        let (httpPort, httpsPort) = (try freeTCPPort(), try freeTCPPort())
+        let (httpPort, httpsPort, secondPort) = (try freeTCPPort(), try freeTCPPort(), try freeTCPPort())
         let daemon = try DaemonProcess(
             arguments: ["--state-dir", directory.file("state")], directory: directory,
             prefix: [
                 "-l", socket, "-l", "127.0.0.1:\(httpPort)", "-l", "127.0.0.1:\(httpsPort)",
-                "--fdname=lumend.socket:lumend-http.socket:https",
+                "-l", "127.0.0.1:\(secondPort)", "--fdname=lumend.socket:lumend-http.socket:https:https",
                 "-E", "NOTIFY_SOCKET", "-E", "SWIFT_BACKTRACE", "-E", "TSAN_OPTIONS", "-E", "ASAN_OPTIONS",
                 DaemonProcess.builtBinary("lumend"),
             ],
@@ -146,6 +153,9 @@ struct HTTPSTests {
         #expect(try await connected.result("hello")["server"] == "lumend")
         let secure = try await TLSTestClient.exchange(port: httpsPort, Self.get("/api/config"))
         #expect(secure.failure == nil && secure.response.hasPrefix("HTTP/1.1 200"), "\(secure) \(daemon.stderr)")
+        // A unit with a second ListenStream= for HTTPS has both served.
+        let second = try await TLSTestClient.exchange(port: secondPort, Self.get("/api/config"))
+        #expect(second.failure == nil && second.response.hasPrefix("HTTP/1.1 200"), "\(second) \(daemon.stderr)")
         let plain = try await offload { try plainExchange(port: httpPort, Self.get("/api/config")) }
         #expect(plain.hasPrefix("HTTP/1.1 200"))
     }

@@ -4,7 +4,8 @@ import Testing
 
 /// lumend announcing its Hue bridge by multicast DNS, found by python-zeroconf (the library Home Assistant finds
 /// bridges with) in a network namespace of the test's own, whose loopback stands for the LAN: found, resolved to
-/// its address, HTTPS port and properties, answered to a one-shot resolver, and withdrawn at stop.
+/// its address, HTTPS port (not the HTTP one on loopback) and properties, answered to a one-shot resolver, and
+/// withdrawn at stop; a bridge on loopback alone is not announced.
 @Suite("mDNS announcement", .serialized, .timeLimit(.minutes(2)))
 struct MDNSTests {
     static let browser = """
@@ -57,8 +58,14 @@ struct MDNSTests {
         set -e
         ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo
         ip addr add 192.168.77.2/24 dev lo
-        "$0" --socket "$1/lumend.sock" --state-dir "$1/state" --https 127.0.0.1:0 --mdns 192.168.77.2 \\
-          2> "$1/lumend.log" &
+        # A bridge on loopback alone is not announced: no app on the LAN could reach it.
+        "$0" --socket "$1/loopback.sock" --state-dir "$1/loopback" --https 127.0.0.1:0 --mdns 192.168.77.2 \\
+          2> "$1/loopback.log" &
+        pid=$!
+        for i in $(seq 200); do grep -q "announc" "$1/loopback.log" && break; sleep 0.1; done
+        kill $pid && wait $pid || true
+        "$0" --socket "$1/lumend.sock" --state-dir "$1/state" --https 0.0.0.0:0 --http 127.0.0.1:0 \\
+          --mdns 192.168.77.2 2> "$1/lumend.log" &
         pid=$!
         for i in $(seq 200); do grep -q "announcing" "$1/lumend.log" && break; sleep 0.1; done
         /usr/bin/python3 "$1/browse.py" 192.168.77.2 $pid || { kill $pid; exit 1; }
@@ -89,6 +96,10 @@ struct MDNSTests {
         let status = await run.waitForExit(timeout: .seconds(60))
         let log = (try? String(contentsOfFile: directory.file("lumend.log"), encoding: .utf8)) ?? ""
         #expect(status == 0, "\(run.stdout)\n\(run.stderr)\n\(log)")
+        let loopback = (try? String(contentsOfFile: directory.file("loopback.log"), encoding: .utf8)) ?? ""
+        #expect(
+            loopback.contains("the Hue bridge is not announced by mDNS: no listener is reachable at 192.168.77.2")
+                && !loopback.contains("announcing"), "\(loopback)")
         let lines = Set(run.stdout.split(separator: "\n").map(String.init))
         let port = try #require(
             log.range(of: #"https://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).map {

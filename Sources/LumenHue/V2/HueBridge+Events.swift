@@ -27,16 +27,16 @@ extension HueBridge {
         } while events.lookAgain()
     }
 
-    /// `GET /eventstream/clip/v2`: the events of the bridge as Server-Sent Events, for a paired user's key.
+    /// `GET /eventstream/clip/v2`: the events of the bridge as Server-Sent Events, for a paired user's key. The
+    /// stream counts as a use of the key when it opens (and for as long as it is open, see
+    /// ``HueEventHub/streamingKeys``), and ends when the user is forgotten.
     func eventStream(_ request: HTTPRequest, key: String) -> HTTPReply {
-        let known = memory.withLock { memory in
-            memory.isLoaded ? memory.state.users.contains { $0.username == key } : nil
-        }
         guard request.method == "GET" else {
             return .now(HueV2Error(description: "method, \(request.method), not available", status: 405).response)
         }
+        let known = memory.withLock { memory in memory.isLoaded ? memory.use(key) != nil : nil }
         guard known != false else { return .now(HueV2Error.unauthorized.response) }
-        let (stream, needsLook) = events.open(lastEventID: request.headers["last-event-id"])
+        let (stream, needsLook) = events.open(key: key, lastEventID: request.headers["last-event-id"])
         if needsLook { Task { await self.lookForEvents() } }
         return .stream(
             HTTPResponse(

@@ -4,16 +4,26 @@ import LumenProtocol
 /// The Hue API v2 event stream's source: what the bridge last showed, and the streams open.
 ///
 /// A change anywhere in the home (or in the bridge's own record) asks for one look at the bridge
-/// (``HueBridge/flushEvents()``), taken in the home's next turn, so that all the changes of one step of the
+/// (``HueBridge/lookForEvents()``), taken in the home's next turn, so that all the changes of one step of the
 /// home go out as one batch, as a bridge batches them. The look is compared with the one before: resources that
 /// appeared are `add` events, those gone `delete`, and those that changed `update` with the features that did.
-/// Nothing is looked at while no stream is open.
+///
+/// The hub looks while a stream is open, and for ``graceSeconds`` after the last one closes, so that a client
+/// that comes back with `Last-Event-ID` is sent what it missed; after that it stops looking and forgets its
+/// batches, whose story would have a gap. A stream says nothing (so its client is not answered `200`) until the
+/// hub has taken a look that everything after it is compared with.
 final class HueEventHub: Sendable {
     /// The most bytes a stream may have waiting for its client: a client that reads slower than the home changes
     /// is let go beyond it, rather than held in memory without bound.
     static let pendingLimit = 1 << 20
     /// The most batches kept for a client that comes back with `Last-Event-ID`.
     static let keptBatches = 256
+    /// The most bytes of batches kept: half a stream's ``pendingLimit``, so that what a returning client is sent
+    /// again never gets it let go (it would come back with the same ID, and be let go again).
+    static let keptBytes = pendingLimit / 2
+    /// How long the hub goes on looking after the last stream closed: a client that reconnects within it is sent
+    /// the batches it missed.
+    static let graceSeconds = 30
 
     private struct State {
         var streams: [ObjectIdentifier: HueEventStream] = [:]
@@ -24,15 +34,49 @@ final class HueEventHub: Sendable {
         var isLooking = false
         var nextBatch: UInt64 = 0
         var kept: [(number: UInt64, bytes: [UInt8])] = []
+        var keptBytes = 0
+        /// When the last stream closed, while no other is open: the hub looks until ``graceSeconds`` after.
+        var lastClosed: ContinuousClock.Instant?
+        /// How many times the hub stopped watching: a look begun before the last stop has no batch to add.
+        var stops: UInt64 = 0
+        /// Looks landed, and those waiting for the next.
+        var looks: UInt64 = 0
+        var lookWaiters: [(after: UInt64, CheckedContinuation<Void, Never>)] = []
+
+        /// Whether the hub looks at the bridge: a stream is open, or the last closed less than the grace ago.
+        func isWatching(now: ContinuousClock.Instant) -> Bool {
+            guard streams.isEmpty else { return true }
+            guard let lastClosed else { return false }
+            return now - lastClosed < .seconds(HueEventHub.graceSeconds)
+        }
+
+        /// Stops looking: nothing is shown, and the batches kept, which miss what comes now, are forgotten.
+        mutating func stopWatching() {
+            shown = nil
+            lastClosed = nil
+            kept = []
+            keptBytes = 0
+            stops += 1
+        }
     }
 
     private let state = Locked(State())
+    /// The time, for the grace after the last stream.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// Whether a look at the bridge is wanted and not yet asked for: the caller then asks for one. Cheap while no
-    /// stream is open, since the home calls it on every change.
+    /// A hub that tells the time by `now`.
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) { self.now = now }
+
+    /// Whether a look at the bridge is wanted and not yet asked for: the caller then asks for one. Cheap while the
+    /// hub is not watching, since the home calls it on every change.
     func wantsLook() -> Bool {
-        state.withLock { state in
-            guard !state.streams.isEmpty, !state.isLookPending else { return false }
+        let time = now()
+        return state.withLock { state in
+            guard state.isWatching(now: time) else {
+                if state.shown != nil { state.stopWatching() }
+                return false
+            }
+            guard !state.isLookPending else { return false }
             state.isLookPending = true
             return true
         }
@@ -62,53 +106,96 @@ final class HueEventHub: Sendable {
         }
     }
 
-    /// Sends every open stream the events between the last look and `resources`, in one batch at `time`.
+    /// Sends every open stream the events between the last look and `resources`, in one batch at `time`, and lets
+    /// the streams waiting for a first look begin. Called by the one taking the look (``startLook()``) only, so
+    /// the comparison, made with no lock held, is with the look before this one.
     func looked(at resources: [JSONValue], time: WallTime) {
-        let streams = state.withLock { state -> [HueEventStream] in
-            guard !state.streams.isEmpty else {
-                state.shown = nil
-                return []
+        let clock = now()
+        let before = state.withLock { state -> (shown: [String: JSONValue]?, number: UInt64, stops: UInt64)? in
+            guard state.isWatching(now: clock) else {
+                state.stopWatching()
+                return nil
             }
-            var now: [String: JSONValue] = [:]
-            for resource in resources { if let id = resource["id"]?.stringValue { now[id] = resource } }
-            defer { state.shown = now }
-            guard let before = state.shown else { return [] }
-            var added: [JSONValue] = []
-            var updated: [JSONValue] = []
-            var deleted: [JSONValue] = []
-            for resource in resources {
-                guard let id = resource["id"]?.stringValue else { continue }
-                guard let old = before[id] else {
-                    added.append(resource)
-                    continue
-                }
-                if old != resource, let change = Self.difference(from: old, to: resource) { updated.append(change) }
-            }
-            for (id, old) in before where now[id] == nil {
-                deleted.append(.object(["id": .string(id), "type": old["type"] ?? .null, "id_v1": old["id_v1"] ?? ""]))
-            }
-            guard !(added.isEmpty && updated.isEmpty && deleted.isEmpty) else { return [] }
-            let number = state.nextBatch
-            state.nextBatch += 1
-            let bytes = Self.batch(number, time: time, [("add", added), ("update", updated), ("delete", deleted)])
-            state.kept.append((number, bytes))
-            if state.kept.count > Self.keptBatches { state.kept.removeFirst(state.kept.count - Self.keptBatches) }
-            for stream in state.streams.values { stream.send(bytes) }
-            return Array(state.streams.values)
+            return (state.shown, state.nextBatch, state.stops)
         }
-        for stream in streams { stream.wakeServer() }
+        guard let before else {
+            landed()
+            return
+        }
+        var shown: [String: JSONValue] = [:]
+        for resource in resources { if let id = resource["id"]?.stringValue { shown[id] = resource } }
+        let bytes = before.shown.flatMap { Self.batch(before.number, time: time, from: $0, to: resources, shown) }
+        let woken = state.withLock { state -> [HueEventStream] in
+            state.shown = shown
+            // Stopped meanwhile: this look is where the story starts again, with no batch against the one before.
+            let bytes = state.stops == before.stops ? bytes : nil
+            if let bytes {
+                state.nextBatch = before.number + 1
+                state.kept.append((before.number, bytes))
+                state.keptBytes += bytes.count
+                while !state.kept.isEmpty,
+                    state.kept.count > Self.keptBatches || state.keptBytes > Self.keptBytes
+                {
+                    state.keptBytes -= state.kept.removeFirst().bytes.count
+                }
+            }
+            var woken: [HueEventStream] = []
+            for stream in state.streams.values {
+                let began = stream.begin()
+                if let bytes { stream.send(bytes) }
+                if began || bytes != nil { woken.append(stream) }
+            }
+            return woken
+        }
+        for stream in woken { stream.wakeServer() }
+        landed()
     }
 
-    /// A new stream, sent first the batches after `lastEventID` (`"<seconds>:<n>"`) that are still kept.
-    /// - Returns: the stream, and whether the hub needs a first look to compare the next with.
-    func open(lastEventID: String?) -> (HueEventStream, needsLook: Bool) {
-        let stream = HueEventStream(hub: self)
+    /// A look has landed: whoever waits for one goes on.
+    private func landed() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.looks += 1
+            let looks = state.looks
+            let ready = state.lookWaiters.filter { $0.after < looks }.map(\.1)
+            state.lookWaiters.removeAll { $0.after < looks }
+            return ready
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// How many looks have landed (``looked(at:time:)``), for ``lookLanded(after:)``.
+    var looksLanded: UInt64 { state.withLock { $0.looks } }
+
+    /// Returns once more than `count` looks have landed: at once if they have.
+    func lookLanded(after count: UInt64) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                guard state.looks <= count else { return true }
+                state.lookWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// A new stream for the user whose key is `key`, sent first the batches after `lastEventID` (`"<seconds>:<n>"`)
+    /// that are still kept. It says nothing until the hub has a look to compare the next with.
+    /// - Returns: the stream, and whether the hub needs that look, which the caller is then to take.
+    func open(key: String = "", lastEventID: String?) -> (HueEventStream, needsLook: Bool) {
+        let stream = HueEventStream(hub: self, key: key)
+        let time = now()
         let needsLook = state.withLock { state -> Bool in
+            if !state.isWatching(now: time), state.shown != nil { state.stopWatching() }
             if let lastEventID, let seen = lastEventID.split(separator: ":").last.flatMap({ UInt64($0) }) {
                 for batch in state.kept where batch.number > seen { stream.send(batch.bytes) }
             }
             state.streams[ObjectIdentifier(stream)] = stream
-            guard state.shown == nil, !state.isLookPending else { return false }
+            state.lastClosed = nil
+            guard state.shown == nil else {
+                _ = stream.begin()
+                return false
+            }
+            guard !state.isLookPending else { return false }
             state.isLookPending = true
             return true
         }
@@ -117,17 +204,54 @@ final class HueEventHub: Sendable {
 
     /// `stream` is closed.
     func close(_ stream: HueEventStream) {
+        let time = now()
         state.withLock { state in
-            state.streams[ObjectIdentifier(stream)] = nil
-            if state.streams.isEmpty { state.shown = nil }
+            guard state.streams.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return }
+            if state.streams.isEmpty { state.lastClosed = time }
         }
     }
 
-    /// Whether streams are open and the hub has yet to take its first look, which later ones are compared with.
-    var isWaitingForFirstLook: Bool { state.withLock { !$0.streams.isEmpty && $0.shown == nil } }
+    /// Ends the streams of the user whose key is `key`: it was forgotten, and its key opens nothing any more.
+    func closeStreams(of key: String) {
+        let ended = state.withLock { state in state.streams.values.filter { $0.key == key } }
+        for stream in ended { stream.end() }
+    }
+
+    /// The keys of the users with a stream open: each counts as in use for as long as it is.
+    var streamingKeys: Set<String> { state.withLock { Set($0.streams.values.map(\.key)) } }
+
+    /// Whether the hub is looking at the bridge: a stream is open, or the last closed within the grace.
+    var isWatching: Bool {
+        let time = now()
+        return state.withLock { $0.isWatching(now: time) && $0.shown != nil }
+    }
 
     /// How many streams are open.
     var streamCount: Int { state.withLock { $0.streams.count } }
+
+    /// The batch numbered `number` of the events from `before` to `resources` (by ID in `now`), as a Server-Sent
+    /// Event; `nil` when nothing changed.
+    static func batch(
+        _ number: UInt64, time: WallTime, from before: [String: JSONValue], to resources: [JSONValue],
+        _ now: [String: JSONValue]
+    ) -> [UInt8]? {
+        var added: [JSONValue] = []
+        var updated: [JSONValue] = []
+        var deleted: [JSONValue] = []
+        for resource in resources {
+            guard let id = resource["id"]?.stringValue else { continue }
+            guard let old = before[id] else {
+                added.append(resource)
+                continue
+            }
+            if old != resource, let change = difference(from: old, to: resource) { updated.append(change) }
+        }
+        for (id, old) in before where now[id] == nil {
+            deleted.append(.object(["id": .string(id), "type": old["type"] ?? .null, "id_v1": old["id_v1"] ?? ""]))
+        }
+        guard !(added.isEmpty && updated.isEmpty && deleted.isEmpty) else { return nil }
+        return batch(number, time: time, [("add", added), ("update", updated), ("delete", deleted)])
+    }
 
     /// An `update` of `new` over `old`: its ID, type, v1 link and owner, and the features that changed.
     static func difference(from old: JSONValue, to new: JSONValue) -> JSONValue? {
@@ -158,62 +282,4 @@ final class HueEventHub: Sendable {
         }
         return Array("id: \(seconds):\(number)\ndata: \(JSONValue.array(events).serialized())\n\n".utf8)
     }
-}
-
-/// The body of one `GET /eventstream/clip/v2` response: the batches of its hub, as they come.
-///
-/// The hub adds to it from any thread, and the server reads it on its loop, so its state is under a lock; `wake`
-/// hops to the server's loop itself.
-final class HueEventStream: HTTPStreamBody {
-    private struct State {
-        var pending: [UInt8] = Array(": hi\n\n".utf8)
-        var offset = 0
-        var wake: (@Sendable () -> Void)?
-        var isEnded = false
-    }
-
-    private let state = Locked(State())
-    private weak let hub: HueEventHub?
-
-    init(hub: HueEventHub) { self.hub = hub }
-
-    func start(wake: @escaping @Sendable () -> Void) { state.withLock { $0.wake = wake } }
-
-    func next(maxBytes: Int) -> [UInt8]? {
-        state.withLock { state in
-            guard !state.isEnded else { return nil }
-            let end = min(state.pending.count, state.offset + maxBytes)
-            defer {
-                state.offset = end
-                if end == state.pending.count {
-                    state.pending.removeAll(keepingCapacity: true)
-                    state.offset = 0
-                }
-            }
-            return Array(state.pending[state.offset..<end])
-        }
-    }
-
-    func finish() {
-        state.withLock { $0.isEnded = true }
-        hub?.close(self)
-    }
-
-    /// Adds `bytes` to what is to be sent; a client that has more than ``HueEventHub/pendingLimit`` waiting is
-    /// let go.
-    func send(_ bytes: [UInt8]) {
-        state.withLock { state in
-            guard !state.isEnded else { return }
-            if state.pending.count - state.offset + bytes.count > HueEventHub.pendingLimit {
-                state.isEnded = true
-                state.pending = []
-                state.offset = 0
-            } else {
-                state.pending += bytes
-            }
-        }
-    }
-
-    /// Tells the server there is more to send (or that the stream ended).
-    func wakeServer() { state.withLock { $0.wake }?() }
 }

@@ -62,8 +62,8 @@ package enum HTTPReply: Sendable {
     case now(HTTPResponse)
     /// Answered when the work is done.
     case later(@Sendable () async -> HTTPResponse)
-    /// The head now (its body ignored), then a body sent as it comes, for as long as the connection stays open:
-    /// a Server-Sent Events stream.
+    /// The head (its body ignored) with the body's first bytes, then the body as it comes, for as long as the
+    /// connection stays open: a Server-Sent Events stream.
     case stream(HTTPResponse, any HTTPStreamBody)
 }
 
@@ -73,7 +73,8 @@ package protocol HTTPStreamBody: AnyObject, Sendable {
     /// The stream is being sent: `wake` tells the server that there is more to send.
     func start(wake: @escaping @Sendable () -> Void)
     /// At most `maxBytes` to send now: empty when there is nothing yet (the server waits for `wake`), `nil` once
-    /// the stream is over.
+    /// the stream is over. The response's head goes out with the first bytes, so a body that is not ready keeps
+    /// its client waiting for the head.
     func next(maxBytes: Int) -> [UInt8]?
     /// The connection is closed: the client went, or the server stops.
     func finish()

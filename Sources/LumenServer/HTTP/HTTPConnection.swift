@@ -15,7 +15,8 @@ import LumenProtocol
 /// - `answering`: the front works on the answer, which must come within ``HTTPLimits/answerSeconds``;
 /// - `sending`: an answer is going out;
 /// - `streaming`: a body is sent as it comes, until the client goes (noticed at once: the socket is watched
-///   for its hang-up) or the server stops;
+///   for its hang-up) or the server stops; its head goes with its first bytes, so a body that has nothing yet
+///   keeps its client waiting for the head too, within ``HTTPLimits/answerSeconds``;
 /// - `lingering`: the last answer is out and the sending side shut; what the client still sends is read and
 ///   dropped for a moment before the close, so that the close does not reset the connection and lose the
 ///   answer (as nginx's `lingering_close`).
@@ -28,7 +29,8 @@ final class HTTPConnection {
         case reading
         case answering(UInt64)
         case sending(closeAfter: Bool)
-        case streaming(any HTTPStreamBody, chunked: Bool)
+        /// A stream whose head goes out with its first bytes (`head`, until then).
+        case streaming(any HTTPStreamBody, chunked: Bool, head: [UInt8]?)
         case lingering
         case closed
     }
@@ -281,10 +283,11 @@ final class HTTPConnection {
                 return
             }
             let chunked = current.keepsAlive
-            cancelDeadline()
             giveBackBodyBytes()
-            phase = .streaming(body, chunked: chunked)
-            queue(Self.head(of: head, framing: chunked ? .chunked : .untilClose, closing: !chunked))
+            phase = .streaming(
+                body, chunked: chunked,
+                head: Self.head(of: head, framing: chunked ? .chunked : .untilClose, closing: !chunked))
+            setDeadline(seconds: driver.limits.answerSeconds)
             let (bound, key) = (driver.bound!, key)
             body.start { HTTPDriver.later(bound, key) { $0.pump($1) } }
             pump(context)
@@ -339,17 +342,28 @@ final class HTTPConnection {
 
     /// Sends what the stream has, while the socket takes it.
     func pump(_ context: LoopContext) {
-        guard case .streaming(let body, let chunked) = phase else { return }
+        guard case .streaming(let body, let chunked, var head) = phase else { return }
         while writeOut(context) {
             guard !streamEnding, let bytes = body.next(maxBytes: 16_384) else {
-                if chunked { queue(Array("0\r\n\r\n".utf8)) }
-                phase = .sending(closeAfter: true)
                 body.finish()
                 driver.forgetStream(of: self)
+                guard head == nil else {
+                    // Over before it began: its client is still owed an answer.
+                    send(.text("the stream ended before it began; retry\n", status: 503), context)
+                    return
+                }
+                if chunked { queue(Array("0\r\n\r\n".utf8)) }
+                phase = .sending(closeAfter: true)
                 flush(context)
                 return
             }
             guard !bytes.isEmpty else { return }
+            if let first = head {
+                queue(first)
+                head = nil
+                phase = .streaming(body, chunked: chunked, head: nil)
+                cancelDeadline()
+            }
             if chunked { queue(Array((String(bytes.count, radix: 16) + "\r\n").utf8)) }
             queue(bytes)
             if chunked { queue([13, 10]) }
@@ -414,8 +428,8 @@ final class HTTPConnection {
             }
         }
         if watching.write { watch(context, read: nil, write: false) }
-        // All out: a stream then waits for its next event, which no deadline bounds.
-        if case .streaming = phase { cancelDeadline() }
+        // All out: a stream that has begun then waits for its next event, which no deadline bounds.
+        if case .streaming(_, _, nil) = phase { cancelDeadline() }
         return isOpen
     }
 
@@ -448,6 +462,11 @@ final class HTTPConnection {
                 context)
         case .answering:
             send(.text("no answer within \(driver.limits.answerSeconds) s; retry\n", status: 503), context)
+        case .streaming(let body, _, _?):
+            // Its first bytes did not come in time: the client is answered as for any answer that did not.
+            body.finish()
+            driver.forgetStream(of: self)
+            send(.text("no answer within \(driver.limits.answerSeconds) s; retry\n", status: 503), context)
         case .sending, .streaming:
             // The client took nothing for the idle time: it is gone, or holding the connection on purpose.
             close(context)
@@ -474,7 +493,7 @@ final class HTTPConnection {
         guard isOpen else { return }
         cancelDeadline()
         giveBackBodyBytes()
-        if case .streaming(let body, _) = phase {
+        if case .streaming(let body, _, _) = phase {
             body.finish()
             driver.forgetStream(of: self)
         }

@@ -50,8 +50,9 @@ final class TLSSession {
     deinit { gnutls_deinit(session) }
 
     /// Reads what has come, handshaking first while the handshake is not done, and hands `body` the plaintext
-    /// of one record at most (GnuTLS reads a record whole from the socket and no further, so what is left stays
-    /// in the socket for the loop to see).
+    /// of a record, and then whatever GnuTLS holds decrypted already (`gnutls_record_check_pending`): that is no
+    /// longer in the socket, so the loop would not wake for it, and a request in it would wait for the client's
+    /// next bytes. What is left in the socket the loop sees.
     /// - Returns: `.moved` with plaintext given to `body`; `.wouldBlock` when it waits for the socket (see
     ///   ``handshakeWantsWrite``); `.end` when the client closed, with or without TLS's close; `.failed` on
     ///   anything that is not TLS (``sentPlainHTTP``, ``failure``).
@@ -83,7 +84,14 @@ final class TLSSession {
         let count = buffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
         if count > 0 {
             body(buffer[0..<count])
-            return .moved(count)
+            var moved = count
+            while gnutls_record_check_pending(session) > 0 {
+                let more = buffer.withUnsafeMutableBytes { gnutls_record_recv(session, $0.baseAddress, $0.count) }
+                guard more > 0 else { break }
+                body(buffer[0..<more])
+                moved += more
+            }
+            return .moved(moved)
         }
         switch Int32(count) {
         case 0, GNUTLS_E_PREMATURE_TERMINATION: return .end

@@ -10,7 +10,9 @@ import LumenService
 
 /// Answers multicast DNS for one service on one interface, as a small responder of its own rather than through
 /// a system daemon: it announces the service at start (twice, a second apart, RFC 6762 §8.3), answers the
-/// queries that ask for its names, and withdraws it at stop.
+/// queries that ask for its names, and withdraws it at stop. It answers only queries from its link: a sender
+/// on the network of the interface that holds the service's address (RFC 6762 §11), so that a query routed or
+/// sent from elsewhere learns nothing and makes it send nothing.
 ///
 /// Bounded under a flood: at most 64 datagrams are read a turn, the same records are multicast at most once a
 /// second (§6), and one-shot resolvers (queries from a port other than 5353, answered by unicast) get at most 20
@@ -22,6 +24,8 @@ public final class MDNSResponder: Service, Sendable {
     let service: MDNSService
     let loop: EventLoop
     let logger: Logger
+    /// The interface address (and its network) the service is announced on; `nil` if it is not listed.
+    let link: NetworkInterface?
     /// When the records were last multicast, and the one-shot answers given in the current second.
     private let pacing = Locked<(multicast: ContinuousClock.Instant?, second: ContinuousClock.Instant, unicast: Int)>(
         (nil, .now, 0))
@@ -62,6 +66,7 @@ public final class MDNSResponder: Service, Sendable {
         self.fd = fd
         self.service = service
         self.logger = logger
+        link = NetworkInterface.current().first { $0.address == service.address }
         loop = EventLoop(name: "lumend.mdns")
     }
 
@@ -100,6 +105,8 @@ public final class MDNSResponder: Service, Sendable {
                 }
             }
             guard count >= 0 else { return }
+            let from = IPv4Address(value: UInt32(bigEndian: sender.sin_addr.s_addr))
+            guard Self.isOnLink(from, link) else { continue }
             let legacy = UInt16(bigEndian: sender.sin_port) != MDNSService.port
             guard let answer = service.answer(to: Array(buffer[0..<count]), legacy: legacy) else { continue }
             let now = ContinuousClock.now
@@ -116,6 +123,11 @@ public final class MDNSResponder: Service, Sendable {
             guard allowed else { continue }
             if legacy { send(answer, to: sender) } else { multicast(answer) }
         }
+    }
+
+    /// Whether a query from `sender` came from `link`'s network (any, when the link is not known).
+    static func isOnLink(_ sender: IPv4Address, _ link: NetworkInterface?) -> Bool {
+        link?.contains(sender) ?? true
     }
 
     private func multicast(_ message: [UInt8]) {
