@@ -72,15 +72,26 @@ import Testing
             try await Task.sleep(for: .milliseconds(1))
         }
         _ = try await bridge.createScene(#"{"name": "Evening", "type": "GroupScene", "group": "1"}"#)
+        var first = ""
         for stream in streams {
             let text = try await read(stream) { $0.contains("\"add\"") }
+            if first.isEmpty { first = text }
             let added = try batches(text).flatMap { $0.arrayValue ?? [] }.filter { $0["type"] == "add" }
             #expect(added.first?["data"]?.arrayValue?.first?["type"] == "scene")
         }
-        // One that comes back having seen that batch is not sent it again.
-        let again = try open(bridge, lastEventID: "0:0")
-        #expect(String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Evening") == false)
-        for stream in streams + [again] { stream.finish() }
+        // One that comes back having seen that batch is sent the batches after it, and not that one again.
+        let lines = first.split(separator: "\n")
+        let evening = try #require(lines.firstIndex { $0.hasPrefix("data: ") && $0.contains("Evening") })
+        let seen = try #require(lines[..<evening].last { $0.hasPrefix("id: ") }).dropFirst(4)
+        _ = try await bridge.createScene(#"{"name": "Night", "type": "GroupScene", "group": "1"}"#)
+        _ = try await read(streams[0]) { $0.contains("Night") }
+        let again = try open(bridge, lastEventID: String(seen))
+        let replayed = String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        #expect(replayed.contains("Night") && !replayed.contains("Evening"), "\(replayed)")
+        // One that saw nothing before is sent nothing old.
+        let fresh = try open(bridge)
+        #expect(String(decoding: fresh.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Night") == false)
+        for stream in streams + [again, fresh] { stream.finish() }
     }
 
     @Test func aStreamWhoseClientFallsBehindIsClosedNotGrown() async throws {
