@@ -159,6 +159,20 @@ import Testing
         #expect(try await v2.light(bridge, named: "Plug")["on"]?["on"] == false)
     }
 
+    @Test func aColourOutsideTheGamutIsTheNearestInside() async throws {
+        let bridge = try await HueTestBridge()
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let path = "/clip/v2/resource/light/\(lamp)"
+        _ = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": true}, "color": {"xy": {"x": 0.8, "y": 0.2}}}"#)
+        let shown = try await v2.light(bridge, named: "Lamp")
+        let x = try #require(shown["color"]?["xy"]?["x"]?.doubleValue)
+        let y = try #require(shown["color"]?["xy"]?["y"]?.doubleValue)
+        let inside = CIEColor(x: x, y: y).clippedToGamut
+        #expect(abs(inside.x - x) < 1e-9 && abs(inside.y - y) < 1e-9 && x < 0.7 && x > 0.6, "\(x), \(y)")
+        _ = try await v2.v2(bridge, "PUT", path, #"{"color": {"xy": {"x": 0.3, "y": 0.3}}}"#)
+        #expect(try await v2.light(bridge, named: "Lamp")["color"]?["xy"]?["x"]?.doubleValue == 0.3)
+    }
+
     @Test func aLightTakesDynamicsSpeedAndDurationAndSignals() async throws {
         let bridge = try await HueTestBridge()
         let lamp = try id(try await v2.light(bridge, named: "Lamp"))
