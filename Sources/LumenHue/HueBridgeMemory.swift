@@ -97,7 +97,8 @@ struct HueBridgeMemory: Sendable {
         var changed = state
         let result = try change(&changed)
         // A scene or zone made has its UUID from the moment it is stored; one gone takes its UUID with it.
-        changed.giveResourceIDs(lightsAndRooms: false)
+        changed.giveResourceIDs(
+            lightsAndRooms: false, gone: state.createdResourceKeys.subtracting(changed.createdResourceKeys))
         state = changed
         isUnsaved = true
         return result
@@ -120,7 +121,9 @@ struct HueBridgeMemory: Sendable {
     /// since their recall, or that are gone.
     mutating func activeScenes(lights: [HueLight]) -> Set<String> {
         guard !recalledScenes.isEmpty else { return [] }
-        let now = Dictionary(lights.map { ($0.light.id, $0.light.state) }, uniquingKeysWith: { first, _ in first })
+        let held = Set(recalledScenes.values.flatMap(\.keys))
+        var now: [LightID: LightState] = [:]
+        for light in lights where held.contains(light.light.id) { now[light.light.id] = light.light.state }
         let stored = Set(state.scenes.map(\.id))
         for (id, held) in recalledScenes where !stored.contains(id) || held.contains(where: { now[$0.key] != $0.value })
         {

@@ -13,6 +13,11 @@ extension HueBridgeState {
     /// The key of the bridge itself.
     static let bridgeResourceKey = "bridge"
 
+    /// The keys of the scenes and the groups apps created.
+    var createdResourceKeys: Set<String> {
+        Set(groups.map { Self.resourceKey(group: $0.number) } + scenes.map { Self.resourceKey(scene: $0.id) })
+    }
+
     /// Gives a UUID to every thing the Hue API v2 shows that has none yet: the bridge, the scenes and the groups
     /// apps created and, when `lightsAndRooms`, every numbered light and room; and forgets those of scenes and
     /// groups gone, so that a zone or scene made later never gets a UUID a client may still hold. Returns
@@ -20,19 +25,21 @@ extension HueBridgeState {
     ///
     /// Each UUID is drawn from the kernel's random source, as a bridge draws them, and kept: it outlives restarts
     /// and is never given to anything else.
+    /// - Parameter gone: the keys of the scenes and groups gone since the UUIDs were last brought up to date,
+    ///   when known (a change made to a state that was up to date); `nil` looks at every key.
     @discardableResult
-    mutating func giveResourceIDs(lightsAndRooms: Bool) -> Bool {
-        var wanted: [String] = [Self.bridgeResourceKey]
-        wanted += groups.map { Self.resourceKey(group: $0.number) }
-        wanted += scenes.map { Self.resourceKey(scene: $0.id) }
+    mutating func giveResourceIDs(lightsAndRooms: Bool, gone: Set<String>? = nil) -> Bool {
+        let created = createdResourceKeys
+        var wanted: [String] = [Self.bridgeResourceKey] + created
         if lightsAndRooms {
             wanted += lightNumbers.keys.map { Self.resourceKey(light: $0) }
             wanted += roomNumbers.keys.map { Self.resourceKey(room: $0) }
         }
         var changed = false
-        let kept = Set(wanted)
-        for key in resourceIDs.keys
-        where (key.hasPrefix("group/") || key.hasPrefix("scene/")) && !kept.contains(key) {
+        let stale =
+            gone
+            ?? Set(resourceIDs.keys.filter { $0.hasPrefix("group/") || $0.hasPrefix("scene/") })
+        for key in stale.subtracting(created) where resourceIDs[key] != nil {
             resourceIDs[key] = nil
             changed = true
         }
