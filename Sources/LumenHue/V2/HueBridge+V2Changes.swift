@@ -44,9 +44,7 @@ extension HueBridge {
             guard command.speed == nil else {
                 throw HueV2Error.badRequest("invalid property, dynamics.speed, for this resource")
             }
-            if !command.v1Body.members.isEmpty {
-                _ = try HueCommand(command.v1Body, kind: .color, at: "/groups/\(number)/action")
-            }
+            // The group command checks the whole body before it sends anything.
             if !command.v1Body.members.isEmpty {
                 _ = try await groupAction(String(number), Self.v1Request(command.v1Body), from: sender)
             }
