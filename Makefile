@@ -106,7 +106,8 @@ python-api:
 ## .build/ha-venv; see ha-venv), each in a network namespace of their own. The packages are installed into the
 ## environment until each has its pinned version. bitstring is pinned for lifxlan 1.2.9, which cannot read a
 ## bulb's Wi-Fi signal with bitstring 5. time-machine is there for the pytest plugin's tests of application code
-## that reads the system clock (it is on PyPI, not in Debian).
+## that reads the system clock (it is on PyPI, not in Debian). The mDNS announcement, found by python-zeroconf, is
+## checked too. LUMEN_INTEROP=1 makes a test whose client or tool is missing fail rather than skip.
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
 INTEROP_PKGS := aiohue==4.9.0 phue==1.1 qhue==2.0.1 python-hue-v2==2.3.1 huesdk==1.8 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
 	bitstring==4.4.0 time-machine==3.6.0 pytest==8.3.4
@@ -116,19 +117,23 @@ interop: build ha-venv
 		sys.exit(any(version(name) != pinned for name, pinned in (pin.split("==") for pin in sys.argv[1:])))' \
 		$(INTEROP_PKGS) 2>/dev/null || { { [ -x $(INTEROP_VENV)/bin/pip ] || $(PYTHON) -m venv $(INTEROP_VENV); } && \
 		$(INTEROP_VENV)/bin/pip install -q $(INTEROP_PKGS); }
-	cd tests/interop && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+	@# LUMEN_INTEROP=1: a test whose client or tool is missing fails here, where it is meant to run, rather than skip.
+	cd tests/interop && LUMEN_INTEROP=1 LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider --ignore=lifx --ignore=homeassistant --ignore=huesdk .
 	@# huesdk reads over HTTPS and writes over HTTP to one host without a port: lumend takes 80 and 443 in a
 	@# network namespace of its own.
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop && unshare -rn sh -c 'ip link set lo up && \
-			LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+			LUMEN_INTEROP=1 LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider huesdk'; \
 	elif [ "$(LIFX_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the huesdk interop test needs a network namespace of its own (unshare -rn), not permitted here"; \
 	else echo "the huesdk interop test needs unshare -rn (user namespaces); LIFX_INTEROP=skip skips it"; exit 1; fi
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider tests/test_app_code.py
+	@# The mDNS announcement found by python-zeroconf, in a network namespace of its own: it fails here when either
+	@# is missing (make deps installs python3-zeroconf).
+	LUMEN_INTEROP=1 $(SWIFT) test --filter MDNSTests
 	@# LIFX clients broadcast to port 56700: their tests run in a network namespace of their own.
 	@if unshare -rn true 2>/dev/null; then \
 		cd tests/interop/lifx && unshare -rn sh -c 'ip link set lo up && \
@@ -143,13 +148,14 @@ interop: build ha-venv
 	@# Home Assistant looks for Hue bridges in the vendor's cloud and for LIFX bulbs by broadcast: in a
 	@# namespace of its own nothing leaves the machine, and port 56700 is the tests' own (its bulbs are on
 	@# 127.0.0.10 and on); loopback takes multicast there, as Home Assistant's HTTP client starts an mDNS resolver.
-	@if [ ! -f $(HA_VENV)/lumen-requirements.txt ]; then :; \
+	@if [ ! -f $(HA_VENV)/lumen-requirements.txt ]; then \
+		echo "SKIPPED: the Home Assistant interop tests need $(HA_VENV), which make ha-venv makes on Python 3.13 or newer"; \
 	elif unshare -rn true 2>/dev/null; then \
 		cd tests/interop/homeassistant && unshare -rn sh -c 'ip link set lo up && \
 			ip addr add 10.77.0.1/24 brd 10.77.0.255 dev lo && \
 			ip route add 255.255.255.255/32 dev lo && \
 			ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
-			LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+			LUMEN_INTEROP=1 LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(HA_VENV))/bin/pytest -q -p no:cacheprovider -rxX .'; \
 	elif [ "$(LIFX_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the Home Assistant interop tests need a network namespace of their own (unshare -rn), not permitted here"; \

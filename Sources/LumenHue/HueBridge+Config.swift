@@ -113,6 +113,8 @@ extension HueBridge {
         var state: HueBridgeState
         /// The simulated wall clock's time.
         var wallTime: WallTime
+        /// The scenes whose lights are as their last recall left them (by v1 ID), as API v2 calls them active.
+        var activeScenes: Set<String> = []
     }
 
     /// The bridge as the home shows it now.
@@ -122,7 +124,7 @@ extension HueBridge {
             return Snapshot(
                 lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,
                 users: memory.state.users, isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
-                state: memory.state, wallTime: home.wallTime)
+                state: memory.state, wallTime: home.wallTime, activeScenes: memory.activeScenes(lights: lights))
         }
     }
 

@@ -5,9 +5,13 @@ import LumenSimulation
 
 extension HueBridge {
     /// `PUT /api/<user>/groups/<n>/action {"scene": "<id>"}`: the scene's lights in the group (every one of
-    /// them, for group 0) take their states together, as one group command; answered once they have.
+    /// them, for group 0) take their states together, as one group command; answered once they have. The scene
+    /// is active from then on, until a light of it changes.
+    /// - Parameter brightness: the brightness, in per cent, every light the scene leaves on takes in place of its
+    ///   stored one (API v2's `recall.dimming`).
     func recallScene(
-        _ body: JSONObject, group number: String, lights groupLights: [Int]?, from sender: String
+        _ body: JSONObject, group number: String, lights groupLights: [Int]?, brightness: Double? = nil,
+        from sender: String
     ) async throws -> HTTPResponse {
         let address = "/groups/\(number)/action"
         guard let id = body["scene"]?.stringValue else {
@@ -36,7 +40,11 @@ extension HueBridge {
                 state, kind: hueLight.light.model.kind, at: "/scenes/\(id)/lightstates/\(light)")
             var change = command.change
             // A light the scene switches off takes nothing else: its level and colour are kept for the next on.
-            if change.isOn == false { change = LightChange(isOn: false) }
+            if change.isOn == false {
+                change = LightChange(isOn: false)
+            } else if let brightness, hueLight.light.model.kind.supports(.brightness) {
+                change.brightness = brightness
+            }
             if state["transitiontime"] != nil { given = max(given ?? 0, command.transitionMs) }
             changes.append((hueLight.light.id, change))
             commands.append((hueLight.light.id, command))
@@ -52,6 +60,7 @@ extension HueBridge {
         }
         // A scene's `effect` is reported as a command's is.
         for (light, command) in commands { await applyEffects(of: command, to: [light]) }
+        await visit { home, memory in memory.recalled(id, lights: memory.lights(in: home)) }
         return .json(.array(successes))
     }
 }

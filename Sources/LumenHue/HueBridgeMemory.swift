@@ -10,6 +10,8 @@ struct HueLight: Sendable, Hashable {
     var light: LightSnapshot
     /// What it does besides holding its state: the bridge's `effect` and `alert`.
     var effect: LightEffect = .none
+    /// The speed API v2 gave its dynamics, if it did.
+    var speed: Double?
 
     /// The light `device` numbered `number`, as the bridge reports it once it has accepted a command: with
     /// every fade landed.
@@ -60,6 +62,11 @@ struct HueBridgeMemory: Sendable {
     var numberedGeneration: Int?
     /// Whether `state` changed since it was last saved.
     var isUnsaved = false
+    /// The scenes recalled, by v1 ID, each with the state its lights were left in: a scene stays active while
+    /// they keep it, as a bridge reports one, and not after a light of it changed. Not kept across restarts.
+    var recalledScenes: [String: [LightID: LightState]] = [:]
+    /// The speed API v2 last gave each light's dynamics (`dynamics.speed`), reported back as given.
+    var lightSpeeds: [LightID: Double] = [:]
 
     /// Reads the state the home keeps for the bridge, once, and gives every room and light the home gained
     /// since the last visit its number, in the home's order; a light gone leaves the scenes and groups that held
@@ -79,6 +86,8 @@ struct HueBridgeMemory: Sendable {
         for light in state.lightNumbers.keys where !home.hasLight(light) {
             if state.forget(light) { isUnsaved = true }
         }
+        // A record saved before v2's UUIDs were kept gets them here, once, and saved with it.
+        if state.giveResourceIDs(lightsAndRooms: true) { isUnsaved = true }
     }
 
     /// Changes what the bridge keeps with `change`, all or nothing: nothing changes when `change` throws.
@@ -87,15 +96,50 @@ struct HueBridgeMemory: Sendable {
     ) throws(Failure) -> Result {
         var changed = state
         let result = try change(&changed)
+        // A scene or zone made has its UUID from the moment it is stored; one gone takes its UUID with it.
+        changed.giveResourceIDs(
+            lightsAndRooms: false, gone: state.createdResourceKeys.subtracting(changed.createdResourceKeys))
         state = changed
         isUnsaved = true
         return result
     }
 
+    /// Marks the scene `id` active, its lights as `lights` show them now, and every other scene sharing a light
+    /// with it inactive: the lights are the last recalled scene's.
+    mutating func recalled(_ id: String, lights: [HueLight]) {
+        let numbers = Set(state.scenes.first { $0.id == id }?.lights ?? [])
+        let states = Dictionary(
+            lights.filter { numbers.contains($0.number) }.map { ($0.light.id, $0.light.state) },
+            uniquingKeysWith: { first, _ in first })
+        for (other, held) in recalledScenes where !Set(held.keys).isDisjoint(with: states.keys) {
+            recalledScenes[other] = nil
+        }
+        recalledScenes[id] = states
+    }
+
+    /// The scenes active now, among `lights` as they are: forgetting, for good, those a light of has changed
+    /// since their recall, or that are gone.
+    mutating func activeScenes(lights: [HueLight]) -> Set<String> {
+        guard !recalledScenes.isEmpty else { return [] }
+        let held = Set(recalledScenes.values.flatMap(\.keys))
+        var now: [LightID: LightState] = [:]
+        for light in lights where held.contains(light.light.id) { now[light.light.id] = light.light.state }
+        let stored = Set(state.scenes.map(\.id))
+        for (id, held) in recalledScenes where !stored.contains(id) || held.contains(where: { now[$0.key] != $0.value })
+        {
+            recalledScenes[id] = nil
+        }
+        return Set(recalledScenes.keys)
+    }
+
     /// The lights behind the bridge, in the order of their numbers.
     func lights(in home: isolated Home) -> [HueLight] {
         home.devices(on: .hueBridge).compactMap { device in
-            state.lightNumbers[device.light.id].map { HueLight(number: $0, device) }
+            state.lightNumbers[device.light.id].map { number in
+                var light = HueLight(number: number, device)
+                light.speed = lightSpeeds[device.light.id]
+                return light
+            }
         }.sorted { $0.number < $1.number }
     }
 

@@ -25,6 +25,8 @@ extension HueBridgeState {
         public var picture: String
         /// When it last changed, on the wall clock, as the Hue API writes times.
         public var lastUpdated: String
+        /// The speed of its dynamics, 0–1, as API v2 sets and reports it (Lumen plays no palettes).
+        public var speed: Double = 0.5
 
         /// A scene.
         public init(
@@ -57,6 +59,8 @@ extension HueBridgeState {
             object["appdata"] = .object(appData)
             object["picture"] = .string(picture)
             object["lastupdated"] = .string(lastUpdated)
+            // Written only when set, so a scene that never was saves what it always saved.
+            if speed != 0.5 { object["speed"] = .double(speed) }
             return .object(object)
         }
     }
@@ -145,7 +149,7 @@ extension HueBridgeState {
         for element in elements {
             let fields = try element.object(allowing: [
                 "id", "name", "group", "lights", "lightstates", "owner", "recycle", "appdata", "picture",
-                "lastupdated",
+                "lastupdated", "speed",
             ])
             let id = try fields.required("id").string()
             guard isSceneID(id), ids.insert(id).inserted else {
@@ -175,6 +179,7 @@ extension HueBridgeState {
                     appData: fields.optional("appdata")?.value.objectValue ?? [:],
                     picture: try fields.optional("picture")?.string() ?? "",
                     lastUpdated: try fields.optional("lastupdated")?.string() ?? ""))
+            if let speed = fields.optional("speed") { scenes[scenes.count - 1].speed = try speed.double(in: 0...1) }
         }
         guard scenes.reduce(0, { $0 + $1.lightStates.count }) <= sceneLightStateLimit else {
             throw cursor.error("the scenes hold more than \(sceneLightStateLimit) light states together")

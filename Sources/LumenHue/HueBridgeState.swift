@@ -42,6 +42,9 @@ public struct HueBridgeState: Sendable, Hashable {
     /// The class an app gave a room (`Living room`, `Kitchen`…, which the Hue app shows as an icon); a room
     /// given none is `Other`.
     public var roomClasses: [RoomID: String] = [:]
+    /// The UUID the Hue API v2 gives each thing it shows, by ``resourceKey(light:)`` and its kin: kept, so that a
+    /// client's IDs hold across restarts and one is never given to something else.
+    public internal(set) var resourceIDs: [String: String] = [:]
     /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
@@ -90,6 +93,7 @@ public struct HueBridgeState: Sendable, Hashable {
         left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
             && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
             && left.roomClasses == right.roomClasses
+            && left.resourceIDs == right.resourceIDs
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -128,7 +132,8 @@ public struct HueBridgeState: Sendable, Hashable {
 
 extension HueBridgeState {
     /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}, "scenes": [scene],
-    /// "groups": [group], "roomClasses": {id: class}}`, the last three only when there are some.
+    /// "groups": [group], "roomClasses": {id: class}, "resourceIDs": {key: uuid}}`, the last four only when there are
+    /// some.
     public var jsonValue: JSONValue {
         let value: JSONValue = .object([
             "users": .array(
@@ -143,9 +148,9 @@ extension HueBridgeState {
             "pairings": .int(pairings),
         ])
         // Written only when there are some, so a bridge without them saves what it always saved.
-        guard !scenes.isEmpty || !groups.isEmpty || !roomClasses.isEmpty, case .object(var object) = value else {
-            return value
-        }
+        guard !scenes.isEmpty || !groups.isEmpty || !roomClasses.isEmpty || !resourceIDs.isEmpty,
+            case .object(var object) = value
+        else { return value }
         if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
         if !groups.isEmpty { object["groups"] = .array(groups.map(\.jsonValue)) }
         if !roomClasses.isEmpty {
@@ -154,6 +159,10 @@ extension HueBridgeState {
                     roomClasses.sorted { $0.key.rawValue < $1.key.rawValue }.map {
                         (key: $0.key.rawValue, value: .string($0.value))
                     }))
+        }
+        if !resourceIDs.isEmpty {
+            object["resourceIDs"] = .object(
+                JSONObject(resourceIDs.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value)) }))
         }
         return .object(object)
     }
@@ -185,7 +194,7 @@ extension HueBridgeState {
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
         let object = try cursor.object(allowing: [
-            "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses",
+            "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses", "resourceIDs",
         ])
         pairings = try object.optional("pairings")?.int(in: 0...Int.max) ?? 0
         users =
@@ -217,6 +226,7 @@ extension HueBridgeState {
                 roomClasses[RoomID(room)] = try member.string()
             }
         }
+        resourceIDs = try Self.resourceIDs(object.optional("resourceIDs"))
         highest = (
             lights.byNumber.keys.max() ?? 0, max(rooms.byNumber.keys.max() ?? 0, groups.last?.number ?? 0)
         )

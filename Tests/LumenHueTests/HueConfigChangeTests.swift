@@ -58,6 +58,9 @@ struct HueConfigChangeTests {
         let xml = String(decoding: response.body, as: UTF8.self)
         let config = try await bridge.answer("GET", "/api/config")
         let serial = try #require(config["mac"]?.stringValue).split(separator: ":").joined()
+        // A bridge's serial number is its MAC without colons: its bridge ID without the FFFE in the middle.
+        let bridgeID = try #require(config["bridgeid"]?.stringValue)
+        #expect(serial.count == 12 && serial == (bridgeID.prefix(6) + bridgeID.suffix(6)).lowercased())
         #expect(response.status == 200 && response.headers.contains { $0.value.hasPrefix("text/xml") })
         #expect(
             xml.contains("<serialNumber>\(serial)</serialNumber>") && xml.contains("<modelNumber>BSB002</modelNumber>"))

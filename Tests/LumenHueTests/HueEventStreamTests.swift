@@ -77,18 +77,26 @@ struct HueEventStreamTests {
         let streams = try (0..<50).map { _ in try open(bridge) }
         for stream in streams { _ = try await read(stream, of: hub) { $0.hasPrefix(": hi") } }
         _ = try await bridge.createScene(#"{"name": "Evening", "type": "GroupScene", "group": "1"}"#)
-        var last = ""
+        var first = ""
         for stream in streams {
             let text = try await read(stream, of: hub) { $0.contains("\"add\"") }
+            if first.isEmpty { first = text }
             let added = try batches(text).flatMap { $0.arrayValue ?? [] }.filter { $0["type"] == "add" }
             #expect(added.first?["data"]?.arrayValue?.first?["type"] == "scene")
-            last = lastID(text) ?? ""
         }
-        // One that comes back having seen that batch is not sent it again.
-        #expect(!last.isEmpty)
-        let again = try open(bridge, lastEventID: last)
-        #expect(String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Evening") == false)
-        for stream in streams + [again] { stream.finish() }
+        // One that comes back having seen that batch is sent the batches after it, and not that one again.
+        let lines = first.split(separator: "\n")
+        let evening = try #require(lines.firstIndex { $0.hasPrefix("data: ") && $0.contains("Evening") })
+        let seen = try #require(lines[..<evening].last { $0.hasPrefix("id: ") }).dropFirst(4)
+        _ = try await bridge.createScene(#"{"name": "Night", "type": "GroupScene", "group": "1"}"#)
+        _ = try await read(streams[0], of: hub) { $0.contains("Night") }
+        let again = try open(bridge, lastEventID: String(seen))
+        let replayed = String(decoding: again.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        #expect(replayed.contains("Night") && !replayed.contains("Evening"), "\(replayed)")
+        // One that saw nothing before is sent nothing old.
+        let fresh = try open(bridge)
+        #expect(String(decoding: fresh.next(maxBytes: 1 << 20) ?? [], as: UTF8.self).contains("Night") == false)
+        for stream in streams + [again, fresh] { stream.finish() }
     }
 
     @Test func aStreamSaysNothingUntilTheHubHasItsFirstLook() async throws {
@@ -107,7 +115,7 @@ struct HueEventStreamTests {
     }
 
     @Test func aClientBackWithinTheGraceIsSentWhatItMissedAndNotAfterIt() async throws {
-        let clock = Mutex(ContinuousClock.now)
+        let clock = Locked(ContinuousClock.now)
         let hub = HueEventHub { clock.withLock { $0 } }
         func look(_ name: String) {
             _ = hub.wantsLook()

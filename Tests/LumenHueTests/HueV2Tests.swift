@@ -62,7 +62,7 @@ import Testing
             #expect(characters.count == 36 && characters[14] == "4" && "89ab".contains(characters[19]), "\(id)")
         }
         #expect(Set(data.compactMap { $0["id"]?.stringValue }).count == data.count)
-        let again = try await HueTestBridge()
+        let again = try await bridge.restarted()
         #expect(try await v2(again, "GET", "/clip/v2/resource").json["data"] == all.json["data"])
         let lamp = try await light(bridge, named: "Lamp")
         #expect(lamp["id_v1"]?.stringValue == "/lights/1")

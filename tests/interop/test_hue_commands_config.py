@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import re
 import urllib.request
 
 import pytest
@@ -51,7 +52,11 @@ def test_phue_names_the_bridge_and_the_description_matches_the_config(lumend, tm
     assert config["name"] == "Lab Bridge"
     with urllib.request.urlopen(f"http://{bridge_address(lumend)}/description.xml") as response:
         xml = response.read().decode()
-    assert f"<serialNumber>{config['mac'].replace(':', '')}</serialNumber>" in xml
+    # A bridge's serial number is its MAC without colons, which is its bridge ID without the FFFE in the middle.
+    serial = config["mac"].replace(":", "")
+    assert re.fullmatch(r"001788[0-9a-f]{6}", serial), config["mac"]
+    assert serial == (config["bridgeid"][:6] + config["bridgeid"][10:]).lower(), config
+    assert f"<serialNumber>{serial}</serialNumber>" in xml
     assert "<friendlyName>Lab Bridge (" in xml
     gone = bridge.request("DELETE", f"/api/{bridge.username}/config/whitelist/{bridge.username}")
     assert gone == [{"success": f"/config/whitelist/{bridge.username} deleted"}]

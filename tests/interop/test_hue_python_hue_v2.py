@@ -2,12 +2,12 @@
 
 import pytest
 
+from conftest import HTTPS_ARGS, https_address, missing
+
 try:
     from python_hue_v2 import Hue
 except ImportError as error:  # It is pinned in the Makefile's INTEROP_PKGS; a bare environment may lack it.
-    pytest.skip(f"python-hue-v2 is not installed ({error})", allow_module_level=True)
-
-from conftest import HTTPS_ARGS, https_address
+    missing(f"python-hue-v2 is not installed ({error})")
 
 pytestmark = pytest.mark.lumend(args=HTTPS_ARGS, clock="real")
 

@@ -47,15 +47,14 @@ extension HueBridge {
             return Self.v2Data(await v2Model().resources(of: parts[1]))
         case ("GET", 3) where parts[1] == "light":
             // The one light, found by its ID alone: a client polling a light need not have everything built.
-            let bridgeID = identity.bridgeID
             let id = parts[2]
             let found = await visit { home, memory in
                 memory.lights(in: home).first {
-                    HueResourceID.make(bridge: bridgeID, "light", $0.light.id.rawValue) == id
+                    memory.state.resourceIDs[HueBridgeState.resourceKey(light: $0.light.id)] == id
                 }
             }
             guard let found else { throw HueV2Error.notFound(request.path) }
-            let device = HueResourceID.make(bridge: bridgeID, "device", found.light.id.rawValue)
+            let device = HueResourceID.service("device", of: id)
             return Self.v2Data([HueV2Model.light(found, id: id, owner: ["rid": .string(device), "rtype": "device"])])
         case ("GET", 3):
             guard let resource = await v2Model().resource(parts[1], parts[2]) else {

@@ -11,17 +11,28 @@ extension HueBridge {
         switch type {
         case "light":
             guard let light = model.lights[id] else { throw HueV2Error.notFound(path) }
+            // The whole body is checked before anything changes: a bad feature beside a name renames nothing.
             let command = try HueV2Command(body)
             let number = String(light.number)
-            if let name = command.name {
-                _ = try await rename(number, Self.v1Request(["name": .string(name)]))
+            let address = "/lights/\(number)/state"
+            let kind = light.light.model.kind
+            let v1Body = command.v1Body
+            if !v1Body.members.isEmpty { _ = try HueCommand(v1Body, kind: kind, at: address) }
+            if command.isColorSignal, !kind.supports(.color) {
+                throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }
-            if !command.v1Body.members.isEmpty {
-                let address = "/lights/\(number)/state"
-                let v1Body = command.v1Body
+            if !v1Body.members.isEmpty {
                 _ = try await self.command(toLight: number, from: sender) { kind throws(HueError) in
                     command.exact(try HueCommand(v1Body, kind: kind, at: address))
                 }
+            }
+            if let speed = command.speed {
+                let lightID = light.light.id
+                await visit { _, memory in memory.lightSpeeds[lightID] = speed }
+                homeChanged()
+            }
+            if let name = command.name {
+                _ = try await rename(number, Self.v1Request(["name": .string(name)]))
             }
             return Self.v2Changed(id, type)
         case "grouped_light":
@@ -30,6 +41,10 @@ extension HueBridge {
             guard command.name == nil else {
                 throw HueV2Error.badRequest("invalid property, metadata, for this resource")
             }
+            guard command.speed == nil else {
+                throw HueV2Error.badRequest("invalid property, dynamics.speed, for this resource")
+            }
+            // The group command checks the whole body before it sends anything.
             if !command.v1Body.members.isEmpty {
                 _ = try await groupAction(String(number), Self.v1Request(command.v1Body), from: sender)
             }
@@ -44,59 +59,118 @@ extension HueBridge {
     }
 
     /// `PUT /clip/v2/resource/scene/{id}`: `recall` (`active`, `static`, `dynamic_palette`, with an optional
-    /// `duration`) as one group command to the scene's lights in its group, and `metadata.name`.
+    /// `duration` and `dimming.brightness`) as one group command to the scene's lights in its group,
+    /// `metadata.name` and `speed`. The whole body is checked before anything changes.
     private func changeSceneV2(
         _ scene: HueBridgeState.Scene, id: String, group: Int, _ body: JSONObject, from sender: String
     ) async throws -> HTTPResponse {
         var recall: JSONObject?
+        var brightness: Double?
         var name: String?
+        var speed: Double?
         for (key, value) in body.members {
+            func invalid() -> HueV2Error {
+                .badRequest("invalid value, \(value.serialized()), for property, \(key)")
+            }
             switch key {
-            case "type", "id":
+            case "type", "id", "id_v1":
                 continue
             case "recall":
-                guard let action = value["action"]?.stringValue,
+                guard let fields = value.objectValue,
+                    fields.keys.allSatisfy(["action", "duration", "dimming"].contains),
+                    let action = fields["action"]?.stringValue,
                     ["active", "static", "dynamic_palette"].contains(action)
-                else { throw HueV2Error.badRequest("invalid value, \(value.serialized()), for property, recall") }
+                else { throw invalid() }
                 var v1: JSONObject = ["scene": .string(scene.id)]
-                if let duration = value["duration"] {
-                    guard let ms = duration.intValue, (0...3_600_000).contains(ms) else {
-                        throw HueV2Error.badRequest("invalid value, \(value.serialized()), for property, recall")
+                if let duration = fields["duration"] {
+                    guard let ms = duration.intValue, (0...6_000_000).contains(ms) else { throw invalid() }
+                    v1["transitiontime"] = .int(min(36_000, (ms + 50) / 100))
+                }
+                if let dimming = fields["dimming"] {
+                    guard let level = dimming["brightness"]?.doubleValue, (0...100).contains(level) else {
+                        throw invalid()
                     }
-                    v1["transitiontime"] = .int((ms + 50) / 100)
+                    brightness = max(1, level)
                 }
                 recall = v1
             case "metadata":
-                guard let given = value["name"]?.stringValue else {
-                    throw HueV2Error.badRequest("invalid value, \(value.serialized()), for property, metadata")
-                }
+                guard let given = value["name"]?.stringValue, (1...32).contains(given.count) else { throw invalid() }
                 name = given
+            case "speed":
+                guard let level = value.doubleValue, (0...1).contains(level) else { throw invalid() }
+                speed = level
+            case "auto_dynamic":
+                // Lumen plays no palettes: a scene is never dynamic, whatever it is told.
+                guard value.boolValue != nil else { throw invalid() }
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
             }
         }
-        if let name { _ = try await changeScene(scene.id, Self.v1Request(["name": .string(name)])) }
+        if name != nil || speed != nil {
+            let (sceneID, newName, newSpeed) = (scene.id, name, speed)
+            let updated = await home.wallTime.utcText
+            try await changeState { state throws(HueV2Error) in
+                guard let index = state.scenes.firstIndex(where: { $0.id == sceneID }) else {
+                    throw HueV2Error.notFound("/clip/v2/resource/scene/\(id)")
+                }
+                if let newName { state.scenes[index].name = newName }
+                if let newSpeed { state.scenes[index].speed = newSpeed }
+                state.scenes[index].lastUpdated = updated
+            }
+            try await commit()
+        }
         if let recall {
             let members = await snapshot().groupLights(group)
-            _ = try await recallScene(recall, group: String(group), lights: members, from: sender)
+            _ = try await recallScene(
+                recall, group: String(group), lights: members, brightness: brightness, from: sender)
         }
         return Self.v2Changed(id, "scene")
     }
 
     /// `POST /clip/v2/resource/scene {"metadata": {"name"}, "group": {"rid", "rtype"}, "actions": [...]}`: stores
     /// a scene of a room or a zone, as v1's `POST /scenes` stores a group scene, durably before it answers.
+    ///
+    /// As on a bridge, `metadata.name` (1 to 32 characters), `group` (a room or zone, named with its type) and
+    /// `actions` (at least one, each a light of the group and a state it takes) are required, and the whole body is
+    /// checked before anything is stored.
     func createSceneV2(_ body: JSONObject, owner: String) async throws -> HTTPResponse {
         let model = await v2Model()
-        guard let name = body["metadata"]?["name"]?.stringValue else {
-            throw HueV2Error.badRequest("missing property, metadata.name")
+        let known: Set<String> = ["type", "metadata", "group", "actions", "palette", "speed", "auto_dynamic"]
+        for key in body.keys where !known.contains(key) {
+            throw HueV2Error.badRequest("invalid property, \(key), for this resource")
         }
-        guard let groupID = body["group"]?["rid"]?.stringValue, let group = model.groups[groupID] else {
-            throw HueV2Error.badRequest("invalid value, \((body["group"] ?? .null).serialized()), for property, group")
+        func invalid(_ property: String) -> HueV2Error {
+            .badRequest("invalid value, \((body[property] ?? .null).serialized()), for property, \(property)")
         }
+        guard let metadata = body["metadata"] else { throw HueV2Error.badRequest("missing property, metadata") }
+        guard let name = metadata["name"]?.stringValue, (1...32).contains(name.count) else {
+            throw HueV2Error.badRequest("invalid value, \(metadata.serialized()), for property, metadata.name")
+        }
+        guard let given = body["group"] else { throw HueV2Error.badRequest("missing property, group") }
+        guard let groupID = given["rid"]?.stringValue, let group = model.groups[groupID],
+            let type = given["rtype"]?.stringValue, model.resource(type, groupID) != nil
+        else { throw invalid("group") }
+        guard let actions = body["actions"] else { throw HueV2Error.badRequest("missing property, actions") }
+        guard let actions = actions.arrayValue, !actions.isEmpty else { throw invalid("actions") }
+        if let palette = body["palette"], palette.objectValue?.members.allSatisfy({ $0.value.arrayValue == [] }) != true
+        {
+            // Lumen plays no palettes: one given would be stored and never shown.
+            throw HueV2Error.badRequest("invalid value, \(palette.serialized()), for property, palette")
+        }
+        var speed: Double?
+        if let value = body["speed"] {
+            guard let level = value.doubleValue, (0...1).contains(level) else { throw invalid("speed") }
+            speed = level
+        }
+        if let value = body["auto_dynamic"], value.boolValue == nil { throw invalid("auto_dynamic") }
+        let members = Set(await snapshot().groupLights(group) ?? [])
         var states: JSONObject = [:]
-        for action in body["actions"]?.arrayValue ?? [] {
-            guard let target = action["target"]?["rid"]?.stringValue, let light = model.lights[target],
-                let given = action["action"]?.objectValue
+        for action in actions {
+            guard action["target"]?["rtype"]?.stringValue == "light",
+                let target = action["target"]?["rid"]?.stringValue,
+                let light = model.lights[target], members.contains(light.number),
+                let given = action["action"]?.objectValue,
+                states[String(light.number)] == nil
             else { throw HueV2Error.badRequest("invalid value, \(action.serialized()), for property, actions") }
             var state = try HueV2Command(given).v1Body
             state["alert"] = nil
@@ -110,7 +184,17 @@ extension HueBridge {
         guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {
             throw HueV2Error(description: "internal error, the scene was not stored", status: 500)
         }
-        return Self.v2Changed(HueResourceID.make(bridge: identity.bridgeID, "scene", v1ID), "scene")
+        if let speed {
+            await changeState { state in
+                if let index = state.scenes.firstIndex(where: { $0.id == v1ID }) { state.scenes[index].speed = speed }
+            }
+            try await commit()
+        }
+        let key = HueBridgeState.resourceKey(scene: v1ID)
+        guard let id = await visit({ _, memory in memory.state.resourceIDs[key] }) else {
+            throw HueV2Error(description: "internal error, the scene has no ID", status: 500)
+        }
+        return Self.v2Changed(id, "scene")
     }
 
     /// A v1 request carrying `body`, for the v1 code a v2 change goes through.

@@ -1,18 +1,54 @@
 import LumenModel
 
-/// The IDs the Hue API v2 gives resources: UUIDs of version 4's shape, derived from the bridge's ID, the
-/// resource's type and what Lumen calls the thing behind it (a light's ID, a scene's v1 ID), so that they stay
-/// the same across restarts and need no record of their own, while two bridges never share one.
+/// The IDs the Hue API v2 gives resources: version 4 UUIDs.
+///
+/// Each thing the bridge shows (a light, a room, a zone, a scene, the bridge) has a UUID of its own, drawn at
+/// random and kept in the bridge's record (``HueBridgeState/resourceIDs``). The other resources that stand for
+/// the same thing (a light's `device`, `zigbee_connectivity` and `device_software_update`, a room's
+/// `grouped_light`) take a UUID made from that one and their type, so they are as stable and as unique as it is
+/// without a record of their own.
 enum HueResourceID {
-    /// The UUID of the `type` resource for `key` on the bridge `bridgeID`
+    /// A UUID of version 4's shape made from `bridgeID`, `type` and `key`
     /// (`"3f2a…-…"`, lower case, `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`).
     static func make(bridge bridgeID: String, _ type: String, _ key: String) -> String {
         let seed = Array("\(bridgeID)/\(type)/\(key)".utf8)
         let first = FNV1a.hash(seed)
         let second = FNV1a.hash([0x23] + seed, continuing: first)
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: first >> (8 * UInt64(7 - $0))) }
-        bytes += (0..<8).map { UInt8(truncatingIfNeeded: second >> (8 * UInt64(7 - $0))) }
-        // Version 4 and the RFC 4122 variant, as a client that checks the shape expects.
+        return format(first, second)
+    }
+
+    /// The UUID of the `type` resource that stands for the same thing as the resource whose UUID is `root`.
+    static func service(_ type: String, of root: String) -> String {
+        make(bridge: root, type, "")
+    }
+
+    /// A new UUID from the kernel's random source.
+    static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return format(generator.next(), generator.next())
+    }
+
+    /// Whether `text` is a version 4 UUID as ``random()`` writes it.
+    static func isUUID(_ text: String) -> Bool {
+        let characters = Array(text.utf8)
+        guard characters.count == 36 else { return false }
+        for (index, character) in characters.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard character == UInt8(ascii: "-") else { return false }
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
+            {
+                return false
+            }
+        }
+        return characters[14] == UInt8(ascii: "4") && "89ab".utf8.contains(characters[19])
+    }
+
+    /// The 128 bits of `high` and `low` as a UUID, marked version 4 and of the RFC 4122 variant, as a client that
+    /// checks the shape expects.
+    private static func format(_ high: UInt64, _ low: UInt64) -> String {
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (8 * UInt64(7 - $0))) }
+        bytes += (0..<8).map { UInt8(truncatingIfNeeded: low >> (8 * UInt64(7 - $0))) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = bytes.map { HueValues.hex(UInt64($0)) }

@@ -11,10 +11,15 @@ struct HueV2Command: Sendable {
     var brightness: Double?
     /// The transition given (`dynamics.duration`), in milliseconds, exact.
     var transitionMs: Double?
-    /// The name given (`metadata.name`).
+    /// The name given (`metadata.name`), 1 to 32 characters.
     var name: String?
+    /// The speed of the light's dynamics given (`dynamics.speed`, 0–1), which the bridge keeps and reports.
+    var speed: Double?
 
-    /// Reads `body`.
+    /// Whether a signal that needs colour was asked for (`signaling` `on_off_color`).
+    var isColorSignal = false
+
+    /// Reads `body`, whole, before anything is done with it.
     /// - Throws: ``HueV2Error`` 400 for a feature Lumen does not model or a value out of its range.
     init(_ body: JSONObject) throws(HueV2Error) {
         for (key, value) in body.members {
@@ -45,14 +50,24 @@ struct HueV2Command: Sendable {
                 guard let x = value["xy"]?["x"]?.doubleValue, let y = value["xy"]?["y"]?.doubleValue,
                     (0...1).contains(x), (0...1).contains(y)
                 else { throw Self.invalid(key, value) }
-                v1Body["xy"] = [.double(x), .double(y)]
+                // A colour outside the lights' gamut is shown, and reported, as the nearest one inside, as a bridge
+                // does.
+                let color = CIEColor(x: x, y: y).clippedToGamut
+                v1Body["xy"] = [.double(color.x), .double(color.y)]
             case "dynamics":
-                if let duration = value["duration"] {
+                guard let fields = value.objectValue, fields.keys.allSatisfy(["duration", "speed"].contains) else {
+                    throw Self.invalid(key, value)
+                }
+                if let duration = fields["duration"] {
                     guard let ms = duration.intValue, (0...3_600_000).contains(ms) else {
                         throw Self.invalid(key, value)
                     }
                     transitionMs = Double(ms)
                     v1Body["transitiontime"] = .int((ms + 50) / 100)
+                }
+                if let given = fields["speed"] {
+                    guard let level = given.doubleValue, (0...1).contains(level) else { throw Self.invalid(key, value) }
+                    speed = level
                 }
             case "alert":
                 guard value["action"]?.stringValue == "breathe" else { throw Self.invalid(key, value) }
@@ -60,6 +75,20 @@ struct HueV2Command: Sendable {
             case "identify":
                 guard value["action"]?.stringValue == "identify" else { throw Self.invalid(key, value) }
                 v1Body["alert"] = "select"
+            case "signaling":
+                // Lumen's long breathing stands for the bridge's signals, which flash the light for a while.
+                switch value["signal"]?.stringValue {
+                case "no_signal":
+                    v1Body["alert"] = "none"
+                case "on_off", "on_off_color":
+                    guard let ms = value["duration"]?.intValue, (0...65_534_000).contains(ms) else {
+                        throw Self.invalid(key, value)
+                    }
+                    if value["signal"]?.stringValue == "on_off_color" { isColorSignal = true }
+                    v1Body["alert"] = "lselect"
+                default:
+                    throw Self.invalid(key, value)
+                }
             case "effects":
                 switch value["effect"]?.stringValue {
                 case "prism": v1Body["effect"] = "colorloop"
@@ -67,7 +96,9 @@ struct HueV2Command: Sendable {
                 default: throw Self.invalid(key, value)
                 }
             case "metadata":
-                guard let name = value["name"]?.stringValue else { throw Self.invalid(key, value) }
+                guard let name = value["name"]?.stringValue, (1...32).contains(name.count) else {
+                    throw Self.invalid(key, value)
+                }
                 self.name = name
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")

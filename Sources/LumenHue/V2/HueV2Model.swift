@@ -24,13 +24,16 @@ struct HueV2Model: Sendable {
 
     /// The model of `snapshot` on the bridge called `bridgeID` (upper case, as `/api/config` gives it).
     init(_ snapshot: HueBridge.Snapshot, bridgeID: String) {
-        func id(_ type: String, _ key: String) -> String { HueResourceID.make(bridge: bridgeID, type, key) }
+        let kept = snapshot.state.resourceIDs
+        // Every thing shown has its UUID kept by now (``HueBridgeState/giveResourceIDs(lightsAndRooms:)``); were
+        // one missing, it would be shown under one made from the bridge's ID rather than not at all.
+        func root(_ key: String) -> String { kept[key] ?? HueResourceID.make(bridge: bridgeID, "thing", key) }
         func link(_ rid: String, _ rtype: String) -> JSONValue { ["rid": .string(rid), "rtype": .string(rtype)] }
 
-        let bridgeDevice = id("device", "bridge")
-        let bridge = id("bridge", "bridge")
-        let home = id("bridge_home", "home")
-        let homeGroup = id("grouped_light", "0")
+        let bridge = root(HueBridgeState.bridgeResourceKey)
+        let bridgeDevice = HueResourceID.service("device", of: bridge)
+        let home = HueResourceID.service("bridge_home", of: bridge)
+        let homeGroup = HueResourceID.service("grouped_light", of: bridge)
         add([
             "id": .string(bridge), "id_v1": "", "type": "bridge", "owner": link(bridgeDevice, "device"),
             "bridge_id": .string(bridgeID.lowercased()),
@@ -57,11 +60,10 @@ struct HueV2Model: Sendable {
         var deviceOfLight: [Int: String] = [:]
         var lightIDs: [Int: String] = [:]
         for hueLight in snapshot.lights {
-            let key = hueLight.light.id.rawValue
-            let device = id("device", key)
-            let light = id("light", key)
-            let zigbee = id("zigbee_connectivity", key)
-            let update = id("device_software_update", key)
+            let light = root(HueBridgeState.resourceKey(light: hueLight.light.id))
+            let device = HueResourceID.service("device", of: light)
+            let zigbee = HueResourceID.service("zigbee_connectivity", of: light)
+            let update = HueResourceID.service("device_software_update", of: light)
             deviceOfLight[hueLight.number] = device
             lightIDs[hueLight.number] = light
             lights[light] = hueLight
@@ -105,8 +107,8 @@ struct HueV2Model: Sendable {
         ]
         groupedLights[homeGroup] = 0
         for room in snapshot.rooms {
-            let roomID = id("room", room.id.rawValue)
-            let groupID = id("grouped_light", String(room.number))
+            let roomID = root(HueBridgeState.resourceKey(room: room.id))
+            let groupID = HueResourceID.service("grouped_light", of: roomID)
             groups[roomID] = room.number
             groupedLights[groupID] = room.number
             rooms.append(
@@ -122,8 +124,8 @@ struct HueV2Model: Sendable {
                     lights: snapshot.lights.filter { room.lights.contains($0.number) }))
         }
         for group in snapshot.state.groups where group.kind == .zone {
-            let zoneID = id("zone", String(group.number))
-            let groupID = id("grouped_light", String(group.number))
+            let zoneID = root(HueBridgeState.resourceKey(group: group.number))
+            let groupID = HueResourceID.service("grouped_light", of: zoneID)
             let members = snapshot.groupLights(group.number) ?? []
             groups[zoneID] = group.number
             groupedLights[groupID] = group.number
@@ -141,7 +143,7 @@ struct HueV2Model: Sendable {
         }
         add([
             "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",
-            "children": .array(snapshot.rooms.map { link(id("room", $0.id.rawValue), "room") }),
+            "children": .array(snapshot.rooms.map { link(root(HueBridgeState.resourceKey(room: $0.id)), "room") }),
             "services": [link(homeGroup, "grouped_light")],
         ])
         resources += devices + lightResources + rooms + zones + grouped
@@ -149,7 +151,7 @@ struct HueV2Model: Sendable {
         for scene in snapshot.state.scenes {
             // A v2 scene belongs to a room or a zone: scenes of lights alone or of an app's light group are v1's.
             guard let number = scene.group, let owner = groupOwner[number] else { continue }
-            let sceneID = id("scene", scene.id)
+            let sceneID = root(HueBridgeState.resourceKey(scene: scene.id))
             scenes[sceneID] = scene
             let isRoom = snapshot.rooms.contains { $0.number == number }
             resources.append(
@@ -165,7 +167,8 @@ struct HueV2Model: Sendable {
                             return ["target": link(light, "light"), "action": .object(Self.action(of: state))]
                         }),
                     "palette": ["color": [], "dimming": [], "color_temperature": [], "effects": []],
-                    "speed": 0.5, "auto_dynamic": false, "status": ["active": "inactive"],
+                    "speed": .double(scene.speed), "auto_dynamic": false,
+                    "status": ["active": snapshot.activeScenes.contains(scene.id) ? "static" : "inactive"],
                 ]))
         }
         resources += connectivity + updates
@@ -201,8 +204,10 @@ struct HueV2Model: Sendable {
             "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": "mixed"],
             "product_data": ["function": "mixed"], "identify": [:], "service_id": 0,
             "on": ["on": .bool(light.state.isOn)], "mode": "normal",
+            // The speed is reported as given; it is valid while an effect plays, the only dynamics Lumen has.
             "dynamics": [
-                "status": "none", "status_values": ["none"], "speed": 0, "speed_valid": false,
+                "status": "none", "status_values": ["none"], "speed": .double(hueLight.speed ?? 0),
+                "speed_valid": .bool(hueLight.effect.colorLoop),
             ],
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]

@@ -4,6 +4,10 @@ set up through its config flow as a user does.
 Home Assistant takes the v2 path for a bridge that answers `GET https://HOST/clip/v2/resource` without a key
 with 403, and reads `http://HOST/api/config` to know it is a bridge: one host for both schemes, so lumend listens
 on ports 80 and 443, in the network namespace the Makefile gives these tests.
+
+It runs on the pytest plugin's default clock, the one that runs itself: on the v2 path Home Assistant does not poll
+on wall time but hears the bridge's event stream, and its waits here (`asyncio.sleep`) sleep on the simulation's
+clock, so fades and latencies take no real time.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REAL_CLOCK, landed, light_scope, run_with_home_assistant, state_of, wait_for
+from conftest import landed, light_scope, run_with_home_assistant, state_of, wait_for
 
-HUE_V2_ARGS = REAL_CLOCK + ["--http", "127.0.0.1:80", "--https", "127.0.0.1:443"]
+HUE_V2_ARGS = ["--http", "127.0.0.1:80", "--https", "127.0.0.1:443"]
 HOST = "127.0.0.1"
 
 
@@ -61,7 +65,7 @@ def entities(hass, entry, domain: str) -> dict[str, str]:
             if item.domain == domain}
 
 
-@pytest.mark.lumend(args=HUE_V2_ARGS, clock="real")
+@pytest.mark.lumend(args=HUE_V2_ARGS)
 def test_home_assistant_takes_the_v2_path_and_drives_lights_and_scenes(lumend, tmp_path):
     async def scenario(hass):
         from homeassistant.config_entries import ConfigEntryState
@@ -103,5 +107,26 @@ def test_home_assistant_takes_the_v2_path_and_drives_lights_and_scenes(lumend, t
         await wait_for(hass, "the ceiling back on at 30 %", lambda: (
             (s := state_of(hass, entity_id)).state == "on" and s.attributes.get("brightness") in (76, 77)),
             show=lambda: state_of(hass, entity_id))
+        scene = await hass.async_add_executor_job(lambda: v2(key, "GET", f"resource/scene/{made[0]['rid']}"))
+        assert scene[0]["status"]["active"] == "static", scene
+
+        # Hue's own activate_scene: its speed is stored on the scene, its brightness overrides the scene's.
+        await hass.services.async_call(
+            "hue", "activate_scene", {"entity_id": scenes[made[0]["rid"]], "brightness": 128, "speed": 40},
+            blocking=True)
+        await wait_for(hass, "the ceiling at half brightness from the scene", lambda: (
+            state_of(hass, entity_id).attributes.get("brightness") in (127, 128)),
+            show=lambda: state_of(hass, entity_id))
+        truth = await landed(hass, lumend, "living-room.ceiling")
+        assert abs(truth["state"]["brightness"] - 128 / 255 * 100) < 0.1, truth
+        await wait_for(hass, "the scene's speed", lambda: (
+            state_of(hass, scenes[made[0]["rid"]]).attributes.get("speed") == 0.4),
+            show=lambda: state_of(hass, scenes[made[0]["rid"]]))
+
+        # A light of the scene changed makes it inactive, as a bridge reports it.
+        await hass.services.async_call("light", "turn_off", {"entity_id": entity_id}, blocking=True)
+        await wait_for(hass, "the ceiling off", lambda: state_of(hass, entity_id).state == "off")
+        scene = await hass.async_add_executor_job(lambda: v2(key, "GET", f"resource/scene/{made[0]['rid']}"))
+        assert scene[0]["status"]["active"] == "inactive", scene
 
     run_with_home_assistant(tmp_path, scenario)

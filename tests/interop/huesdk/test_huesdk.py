@@ -6,12 +6,12 @@ so the test runs in a network namespace of its own (the Makefile's `unshare -rn`
 
 import pytest
 
+from conftest import drive, missing
+
 try:
     from huesdk import Hue
 except ImportError as error:  # It is pinned in the Makefile's INTEROP_PKGS; a bare environment may lack it.
-    pytest.skip(f"huesdk is not installed ({error})", allow_module_level=True)
-
-from conftest import drive
+    missing(f"huesdk is not installed ({error})")
 
 
 @pytest.mark.lumend(args=["--http", "127.0.0.1:80", "--https", "127.0.0.1:443"], clock="virtual")

@@ -1,0 +1,78 @@
+import LumenModel
+import LumenProtocol
+
+extension HueBridgeState {
+    /// The key under which ``resourceIDs`` keeps the UUID of a light.
+    static func resourceKey(light: LightID) -> String { "light/" + light.rawValue }
+    /// The key of a room of the home.
+    static func resourceKey(room: RoomID) -> String { "room/" + room.rawValue }
+    /// The key of a group an app created (a zone, in v2), by its number.
+    static func resourceKey(group number: Int) -> String { "group/\(number)" }
+    /// The key of a scene, by its v1 ID.
+    static func resourceKey(scene id: String) -> String { "scene/" + id }
+    /// The key of the bridge itself.
+    static let bridgeResourceKey = "bridge"
+
+    /// The keys of the scenes and the groups apps created.
+    var createdResourceKeys: Set<String> {
+        Set(groups.map { Self.resourceKey(group: $0.number) } + scenes.map { Self.resourceKey(scene: $0.id) })
+    }
+
+    /// Gives a UUID to every thing the Hue API v2 shows that has none yet: the bridge, the scenes and the groups
+    /// apps created and, when `lightsAndRooms`, every numbered light and room; and forgets those of scenes and
+    /// groups gone, so that a zone or scene made later never gets a UUID a client may still hold. Returns
+    /// whether anything changed.
+    ///
+    /// Each UUID is drawn from the kernel's random source, as a bridge draws them, and kept: it outlives restarts
+    /// and is never given to anything else.
+    /// - Parameter gone: the keys of the scenes and groups gone since the UUIDs were last brought up to date,
+    ///   when known (a change made to a state that was up to date); `nil` looks at every key.
+    @discardableResult
+    mutating func giveResourceIDs(lightsAndRooms: Bool, gone: Set<String>? = nil) -> Bool {
+        let created = createdResourceKeys
+        var wanted: [String] = [Self.bridgeResourceKey] + created
+        if lightsAndRooms {
+            wanted += lightNumbers.keys.map { Self.resourceKey(light: $0) }
+            wanted += roomNumbers.keys.map { Self.resourceKey(room: $0) }
+        }
+        var changed = false
+        let stale =
+            gone
+            ?? Set(resourceIDs.keys.filter { $0.hasPrefix("group/") || $0.hasPrefix("scene/") })
+        for key in stale.subtracting(created) where resourceIDs[key] != nil {
+            resourceIDs[key] = nil
+            changed = true
+        }
+        for key in wanted where resourceIDs[key] == nil {
+            resourceIDs[key] = HueResourceID.random()
+            changed = true
+        }
+        return changed
+    }
+
+    /// The `resourceIDs` object at `cursor`, checked: known kinds of key, each value a version 4 UUID, no UUID
+    /// given twice.
+    static func resourceIDs(_ cursor: JSONCursor?) throws(JSONShapeError) -> [String: String] {
+        guard let cursor else { return [:] }
+        guard case .object(let object) = cursor.value else {
+            throw cursor.error("expected an object of things and their API v2 UUIDs")
+        }
+        var ids: [String: String] = [:]
+        var taken: Set<String> = []
+        for (key, value) in object.members {
+            let member = JSONCursor(value, path: cursor.path.appending(key))
+            let kinds = ["light/", "room/", "group/", "scene/"]
+            guard key == bridgeResourceKey || kinds.contains(where: { key.hasPrefix($0) && key.count > $0.count })
+            else {
+                throw member.error("expected 'bridge', 'light/ID', 'room/ID', 'group/N' or 'scene/ID', not '\(key)'")
+            }
+            let uuid = try member.string()
+            guard HueResourceID.isUUID(uuid) else {
+                throw member.error("expected a version 4 UUID in lower case (xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx)")
+            }
+            guard taken.insert(uuid).inserted else { throw member.error("the UUID \(uuid) is given twice") }
+            ids[key] = uuid
+        }
+        return ids
+    }
+}

@@ -1,0 +1,200 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Testing
+
+@testable import LumenHue
+
+/// What API v2 changes do as a bridge does them: recalls with a brightness, scenes that report themselves active,
+/// bodies checked whole before anything changes, and scenes made only from what a bridge requires.
+@Suite struct HueV2ChangeTests {
+    let v2 = HueV2Tests()
+
+    func id(_ resource: JSONValue) throws -> String { try #require(resource["id"]?.stringValue) }
+
+    /// The Den room's ID and a scene of it stored over v2: the lamp on at 80 % and the plug on.
+    func denScene(_ bridge: HueTestBridge) async throws -> (room: String, scene: String) {
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let plug = try id(try await v2.light(bridge, named: "Plug"))
+        let body = """
+            {"metadata": {"name": "Reading"}, "group": {"rid": "\(try id(den))", "rtype": "room"}, "actions": [\
+            {"target": {"rid": "\(lamp)", "rtype": "light"}, "action": {"on": {"on": true}, "dimming": {"brightness": 80}}},\
+            {"target": {"rid": "\(plug)", "rtype": "light"}, "action": {"on": {"on": true}}}]}
+            """
+        let made = try await v2.v2(bridge, "POST", "/clip/v2/resource/scene", body)
+        #expect(made.status == 200, "\(made.json)")
+        return (try id(den), try #require(made.json["data"]?.arrayValue?.first?["rid"]?.stringValue))
+    }
+
+    func scene(_ bridge: HueTestBridge, _ id: String) async throws -> JSONValue {
+        try #require(try await v2.v2(bridge, "GET", "/clip/v2/resource/scene/\(id)").json["data"]?.arrayValue?.first)
+    }
+
+    @Test func aRecallWithDimmingSetsTheScenesLightsToThatBrightness() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let recalled = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/scene/\(scene)",
+            #"{"recall": {"action": "active", "dimming": {"brightness": 50}, "duration": 400}}"#)
+        #expect(recalled.status == 200, "\(recalled.json)")
+        #expect(await bridge.home.commandRecords(light: LightID("den.lamp")).last?.transitionMs == 400)
+        let lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["on"]?["on"] == true)
+        #expect(lamp["dimming"]?["brightness"]?.doubleValue == 50)
+        #expect(try await v2.light(bridge, named: "Plug")["on"]?["on"] == true)
+        // Without it, the scene's own brightness again (a second later: the bridge takes one group command a second).
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let again = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/scene/\(scene)", #"{"recall": {"action": "active"}}"#)
+        #expect(again.status == 200, "\(again.json)")
+        #expect(abs((try await v2.light(bridge, named: "Lamp")["dimming"]?["brightness"]?.doubleValue ?? 0) - 80) < 0.5)
+        for bad in [#"{"dimming": {"brightness": 120}}"#, #"{"dimming": 5}"#, #"{"brightness": 5}"#] {
+            let refused = try await v2.v2(
+                bridge, "PUT", "/clip/v2/resource/scene/\(scene)",
+                #"{"recall": {"action": "active", "# + bad.dropFirst())
+            #expect(refused.status == 400, "\(bad)")
+        }
+    }
+
+    @Test func aSceneIsStaticAfterItsRecallAndInactiveOnceALightOfItChanges() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
+        _ = try await v2.v2(bridge, "PUT", "/clip/v2/resource/scene/\(scene)", #"{"recall": {"action": "active"}}"#)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
+        // A light outside the scene changes nothing about it.
+        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"on": true}"#)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
+        await bridge.bridge.watchHome()
+        let stream = try HueEventStreamTests().open(bridge)
+        for _ in 0..<1_000 where bridge.bridge.events.isWaitingForFirstLook {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10}"#)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
+        let text = try await HueEventStreamTests().read(stream) { $0.contains("\"inactive\"") }
+        let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
+            .flatMap { $0["data"]?.arrayValue ?? [] }
+        #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "inactive" })
+        stream.finish()
+        // A v1 recall makes it active too; it stays inactive once a light changed, even back.
+        let v1ID = try #require(try await self.scene(bridge, scene)["id_v1"]?.stringValue?.split(separator: "/").last)
+        _ = try await bridge.answer("PUT", "/groups/1/action", #"{"scene": "\#(v1ID)"}"#)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
+    }
+
+    @Test func aScenesSpeedAndNameAreKeptAndABadBodyChangesNothing() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        #expect(try await self.scene(bridge, scene)["speed"]?.doubleValue == 0.5)
+        let put = try await v2.v2(bridge, "PUT", "/clip/v2/resource/scene/\(scene)", #"{"speed": 0.25}"#)
+        #expect(put.status == 200)
+        let refused = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/scene/\(scene)",
+            #"{"metadata": {"name": "Other"}, "recall": {"action": "sideways"}}"#)
+        #expect(refused.status == 400)
+        let shown = try await self.scene(bridge, scene)
+        #expect(shown["metadata"]?["name"] == "Reading")
+        #expect(shown["status"]?["active"] == "inactive")
+        let restarted = try await bridge.restarted()
+        #expect(try await self.scene(restarted, scene)["speed"]?.doubleValue == 0.25)
+    }
+
+    @Test func aSceneIsMadeOnlyWithANameAGroupAndActions() async throws {
+        let bridge = try await HueTestBridge()
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let hall = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Hall" })
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let group = #""group": {"rid": "\#(try id(den))", "rtype": "room"}"#
+        let actions = #""actions": [{"target": {"rid": "\#(lamp)", "rtype": "light"}, "action": {"on": {"on": true}}}]"#
+        let bodies = [
+            "{\(group), \(actions)}",
+            #"{"metadata": {"name": ""}, \#(group), \#(actions)}"#,
+            #"{"metadata": {"name": "A"}, \#(actions)}"#,
+            #"{"metadata": {"name": "A"}, "group": {"rid": "\#(try id(den))", "rtype": "zone"}, \#(actions)}"#,
+            #"{"metadata": {"name": "A"}, \#(group)}"#,
+            #"{"metadata": {"name": "A"}, \#(group), "actions": []}"#,
+            #"{"metadata": {"name": "A"}, "group": {"rid": "\#(try id(hall))", "rtype": "room"}, \#(actions)}"#,
+            #"{"metadata": {"name": "A"}, \#(group), \#(actions), "colour": 1}"#,
+            #"{"metadata": {"name": "A"}, \#(group), "actions": [{"target": {"rid": "\#(lamp)", "rtype": "light"}, "action": {"on": 1}}]}"#,
+        ]
+        for body in bodies {
+            let refused = try await v2.v2(bridge, "POST", "/clip/v2/resource/scene", body)
+            #expect(refused.status == 400, "\(body)")
+            let description = refused.json["errors"]?.arrayValue?.first?["description"]?.stringValue ?? ""
+            #expect(!description.isEmpty && refused.json["data"] == [], "\(refused.json)")
+        }
+        #expect(try await v2.resources(bridge, "scene").isEmpty)
+        #expect(await bridge.bridge.state.scenes.isEmpty)
+        let made = try await v2.v2(
+            bridge, "POST", "/clip/v2/resource/scene", #"{"metadata": {"name": "A"}, \#(group), \#(actions)}"#)
+        #expect(made.status == 200)
+    }
+
+    @Test func aLightPutWithABadFeatureChangesNothing() async throws {
+        let bridge = try await HueTestBridge()
+        let plug = try id(try await v2.light(bridge, named: "Plug"))
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let bodies: [(String, String)] = [
+            (plug, #"{"metadata": {"name": "Renamed"}, "on": {"on": true}, "dimming": {"brightness": 50}}"#),
+            (lamp, #"{"metadata": {"name": "Renamed"}, "on": {"on": true}, "color": {"xy": {"x": 2, "y": 0}}}"#),
+            (lamp, #"{"metadata": {"name": "Renamed"}, "on": {"on": true}, "gradient": {}}"#),
+            (lamp, #"{"metadata": {"name": "Renamed"}, "on": {"on": true}, "dynamics": {"speed": 3}}"#),
+            (lamp, #"{"metadata": {"name": ""}, "on": {"on": true}}"#),
+        ]
+        for (light, body) in bodies {
+            let before = try await v2.v2(bridge, "GET", "/clip/v2/resource/light/\(light)").json
+            let refused = try await v2.v2(bridge, "PUT", "/clip/v2/resource/light/\(light)", body)
+            #expect(refused.status == 400, "\(body)")
+            #expect(try await v2.v2(bridge, "GET", "/clip/v2/resource/light/\(light)").json == before, "\(body)")
+        }
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let grouped = try #require(den["services"]?.arrayValue?.first?["rid"]?.stringValue)
+        let refused = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/grouped_light/\(grouped)",
+            #"{"on": {"on": true}, "dimming": {"brightness": 500}}"#)
+        #expect(refused.status == 400)
+        #expect(try await v2.light(bridge, named: "Plug")["on"]?["on"] == false)
+    }
+
+    @Test func aColourOutsideTheGamutIsTheNearestInside() async throws {
+        let bridge = try await HueTestBridge()
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let path = "/clip/v2/resource/light/\(lamp)"
+        _ = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": true}, "color": {"xy": {"x": 0.8, "y": 0.2}}}"#)
+        let shown = try await v2.light(bridge, named: "Lamp")
+        let x = try #require(shown["color"]?["xy"]?["x"]?.doubleValue)
+        let y = try #require(shown["color"]?["xy"]?["y"]?.doubleValue)
+        let inside = CIEColor(x: x, y: y).clippedToGamut
+        #expect(abs(inside.x - x) < 1e-9 && abs(inside.y - y) < 1e-9 && x < 0.7 && x > 0.6, "\(x), \(y)")
+        _ = try await v2.v2(bridge, "PUT", path, #"{"color": {"xy": {"x": 0.3, "y": 0.3}}}"#)
+        #expect(try await v2.light(bridge, named: "Lamp")["color"]?["xy"]?["x"]?.doubleValue == 0.3)
+    }
+
+    @Test func aLightTakesDynamicsSpeedAndDurationAndSignals() async throws {
+        let bridge = try await HueTestBridge()
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let path = "/clip/v2/resource/light/\(lamp)"
+        let put = try await v2.v2(
+            bridge, "PUT", path, #"{"on": {"on": true}, "dynamics": {"duration": 2000, "speed": 0.75}}"#)
+        #expect(put.status == 200, "\(put.json)")
+        let shown = try await v2.light(bridge, named: "Lamp")
+        #expect(shown["dynamics"]?["speed"]?.doubleValue == 0.75)
+        #expect(shown["on"]?["on"] == true)
+        let sent = await bridge.home.commandRecords(light: LightID("den.lamp")).last
+        #expect(sent?.transitionMs == 2000)
+        let signal = try await v2.v2(bridge, "PUT", path, #"{"signaling": {"signal": "on_off", "duration": 5000}}"#)
+        #expect(signal.status == 200, "\(signal.json)")
+        let colour = try await v2.v2(
+            bridge, "PUT", path, #"{"signaling": {"signal": "on_off_color", "duration": 5000}}"#)
+        #expect(colour.status == 200)
+        let spot = try id(try await v2.light(bridge, named: "Spot"))
+        let refused = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/light/\(spot)",
+            #"{"signaling": {"signal": "on_off_color", "duration": 5000}}"#)
+        #expect(refused.status == 400)
+        #expect(try await v2.v2(bridge, "PUT", path, #"{"signaling": {"signal": "on_off"}}"#).status == 400)
+    }
+}
