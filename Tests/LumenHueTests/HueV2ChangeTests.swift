@@ -69,12 +69,10 @@ import Testing
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
         await bridge.bridge.watchHome()
         let stream = try HueEventStreamTests().open(bridge)
-        for _ in 0..<1_000 where bridge.bridge.events.isWaitingForFirstLook {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        _ = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.hasPrefix(": hi") }
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10}"#)
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
-        let text = try await HueEventStreamTests().read(stream) { $0.contains("\"inactive\"") }
+        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.contains("\"inactive\"") }
         let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
             .flatMap { $0["data"]?.arrayValue ?? [] }
         #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "inactive" })

@@ -66,7 +66,7 @@ struct LIFXAddressCountTests {
 
     @Test func aBulbThatComesIsGivenItsAddressAndCheckedAtOnce() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
-        let reports = Mutex<[String]>([])
+        let reports = Locked<[String]>([])
         let front = LIFXFront(
             scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")),
             addressProblem: { $0.description == "127.0.0.12" ? "not here" : nil },

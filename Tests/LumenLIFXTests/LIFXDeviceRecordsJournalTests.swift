@@ -20,7 +20,7 @@ struct LIFXDeviceRecordsJournalTests {
     @Test func aJournalLineCarriesTheChangedBulbAloneAndAFrameOutOfSightNothing() async throws {
         let home = Home(fixture: try Fixture(json: Array(Saving.home.utf8)), clock: .virtual)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
-        let journal = Mutex<[StateRecord]>([])
+        let journal = Locked<[StateRecord]>([])
         await home.setPersistenceSink { record in journal.withLock { $0.append(record) } }
         func send(_ type: UInt16, _ payload: [UInt8], to light: LightID) async throws {
             _ = try await Saving.replies(type, payload, to: light, of: front, home: home)

@@ -16,7 +16,7 @@ final class LIFXDeviceRecordsRestoreTests: Sendable {
     let fixture: Fixture
     let home: Home
     let front: LIFXFront
-    let journal = Mutex<[StateRecord]>([])
+    let journal = Locked<[StateRecord]>([])
 
     init() async throws {
         var fixture = try Fixture(json: Array(Saving.home.utf8))

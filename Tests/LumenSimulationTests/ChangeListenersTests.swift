@@ -10,7 +10,7 @@ import Testing
 struct ChangeListenersTests {
     /// What each listener heard, as `name: light`.
     final class Heard: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         func listener(_ name: String) -> Home.Observer {
             { event in self.lines.withLock { $0.append("\(name): \(event.entity)") } }
         }
