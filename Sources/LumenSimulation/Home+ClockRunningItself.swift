@@ -32,8 +32,7 @@ extension Home {
     /// Returns once the simulation's clock has moved `ms` on: by `advance` or by itself on the virtual clock,
     /// as time passes on the real one.
     /// - Throws: ``LumenError`` `invalidParams` for a span out of range; `busy` with ``sleeperLimit`` asleep
-    ///   already, or when the sleeping task is cancelled (its connection closed); `shuttingDown` when the home
-    ///   stops first.
+    ///   already; `shuttingDown` when the home stops first.
     public func sleep(milliseconds ms: Double) async throws(LumenError) {
         guard !isShutDown else { throw LumenError.shuttingDown }
         if let problem = SimulatedDurations.advanceProblem(ms, "ms") { throw LumenError(.invalidParams, problem) }
@@ -43,24 +42,11 @@ extension Home {
         }
         refreshRealTime()
         let number = pending.takeNumber()
-        let woken = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                pending.addSleeper(continuation, as: number)
-                schedule(.wake(number), at: nowMicros + Self.micros(ms))
-            }
-        } onCancel: {
-            // The sleeper's client left: a clock that runs itself must not jump ahead to wake no one.
-            Task { await self.forgetSleeper(number) }
+        let woken = await withCheckedContinuation { continuation in
+            pending.addSleeper(continuation, as: number)
+            schedule(.wake(number), at: nowMicros + Self.micros(ms))
         }
-        guard woken else {
-            if isShutDown { throw LumenError.shuttingDown }
-            throw LumenError(.busy, "the sleep ended early: its connection closed")
-        }
-    }
-
-    /// Ends the sleep `number` early, if it is still asleep; its wake-up, still queued, then finds no one.
-    func forgetSleeper(_ number: UInt64) {
-        pending.removeSleeper(number)?.resume(returning: false)
+        guard woken else { throw LumenError.shuttingDown }
     }
 
     /// How many are waiting on the simulation: commands not yet answered, questions to lights, and sleepers.

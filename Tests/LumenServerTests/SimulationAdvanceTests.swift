@@ -3,26 +3,9 @@ import LumenProtocol
 import LumenTestSupport
 import Testing
 
-@testable import LumenSimulation
-
 /// The simulation's `advance` over the wire: by a span, until idle, or to the next event.
 @Suite("Advancing the virtual clock over the wire", .timeLimit(.minutes(2)))
 struct SimulationAdvanceTests {
-    @Test func aSleepEndsWhenItsConnectionCloses() async throws {
-        let server = try await TestServer()
-        var sleeping: LineClient? = try server.connect()
-        let simulation = try await sleeping!.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
-        sleeping!.send(
-            #"{"jsonrpc":"2.0","id":1,"method":"call","params":{"scope":\#(simulation.serialized()),"connection":"sleep","arguments":{"ms":86400000}}}"#
-        )
-        let other = try server.connect()
-        while await server.home.pending.sleeperCount == 0 { _ = try await other.result("hello") }
-        sleeping = nil  // closes the socket
-        // Left asleep, the sleeper would have a clock that runs itself jump a day ahead to wake no one.
-        while await server.home.pending.sleeperCount > 0 { _ = try await other.result("hello") }
-        #expect(await server.home.nowMilliseconds == 0)
-    }
-
     @Test func untilIdleSettlesAWaitingSetAndSaysHowFarItWent() async throws {
         let server = try await TestServer()
         let client = try server.connect()

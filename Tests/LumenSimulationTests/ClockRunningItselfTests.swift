@@ -79,17 +79,6 @@ struct ClockRunningItselfTests {
         await #expect(throws: LumenError.self) { try await home.sleep(milliseconds: -1) }
     }
 
-    @Test(.timeLimit(.minutes(1))) func aSleepWhoseTaskIsCancelledEndsAtOnceAndLeavesNoOneWaiting() async throws {
-        let home = try makeHome(runsItself: false)
-        let sleeper = Task { try await home.sleep(milliseconds: 86_400_000) }
-        while await home.pending.sleeperCount == 0 { await Task.yield() }
-        sleeper.cancel()
-        await #expect(throws: LumenError.self) { try await sleeper.value }
-        // No one waits, so a clock that runs itself has nothing to jump to; this one did not move.
-        #expect(await home.waitingOnSimulation == 0)
-        #expect(await home.nowMilliseconds == 0)
-    }
-
     @Test func sleepersAreBoundedAndOneTooManyIsToldWhy() async throws {
         let home = try makeHome(runsItself: false)
         let sleepers = (0..<Home.sleeperLimit).map { _ in Task { try await home.sleep(milliseconds: 1_000) } }

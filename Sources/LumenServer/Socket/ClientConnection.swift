@@ -35,9 +35,6 @@ final class ClientConnection: Sendable {
         var queuedIndex = 0
         /// A task is handling the session's requests: new lines wait in `queued` for it.
         var processing = false
-        /// The task that hands the session its requests while ``processing``; cancelled when the connection
-        /// closes, so that a request waiting on the simulation (a sleep) stops waiting for a client that left.
-        var processingTask: Task<Void, Never>?
         /// The session served, and how its requests are handled and answered: set once, when serving starts.
         var session: Session?
         var serving: Serving?
@@ -165,7 +162,7 @@ final class ClientConnection: Sendable {
     /// The session's task: handles `first`, then every line queued behind it, yielding between them while
     /// more wait so the loop's other connections get their turns; ends when none is left.
     private func startProcessing(_ serving: Serving, first: JSONRPCProcessor<Session>.Pending?) {
-        let task = Task(executorPreference: loop.eventLoop) { [self] in
+        Task(executorPreference: loop.eventLoop) { [self] in
             if let first { await serving.processor.finish(first) }
             while let (line, waiting) = nextQueued() {
                 // Answered at once when it can be, as lines read while nothing waits are; a large batch is
@@ -178,7 +175,6 @@ final class ClientConnection: Sendable {
             }
             if io.with({ $0.inputEnded && !$0.closed }) { await finishInput() }
         }
-        io.with { $0.processingTask = task }
     }
 
     /// The next queued line and how many wait behind it, or `nil` (and the task's end) when none is left.
@@ -372,15 +368,13 @@ final class ClientConnection: Sendable {
 
     /// Closes the connection; `reason` is logged when the server, not the client, ended it.
     func close(reason: String?) {
-        let (first, processing) = io.with { state -> (Bool, Task<Void, Never>?) in
-            guard !state.closed else { return (false, nil) }
+        let first = io.with { state -> Bool in
+            guard !state.closed else { return false }
             state.closed = true
             state.pending = []
-            defer { state.processingTask = nil }
-            return (true, state.processingTask)
+            return true
         }
         guard first else { return }
-        processing?.cancel()
         session?.close()
         if let reason, let session {
             session.context.logger.warning(reason, [("session", String(session.id))])
