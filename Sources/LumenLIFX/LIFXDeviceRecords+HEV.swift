@@ -19,7 +19,8 @@ extension LIFXDeviceRecords {
         }
 
         var cycle: Cycle?
-        /// LIFX's `LastHevCycleResult`: 0 done, 4 stopped over the LAN, 255 none yet.
+        /// LIFX's `LastHevCycleResult`: 0 done, 2 cut short by a reboot or power loss, 4 stopped over the LAN,
+        /// 255 none yet.
         var lastResult: UInt8 = 255
         var indication = false
         /// The length of a cycle started without one: two hours, as LIFX ships the Clean.
@@ -30,6 +31,17 @@ extension LIFXDeviceRecords {
             guard let cycle, nowMs >= cycle.startMs + Double(cycle.durationS) * 1_000 else { return }
             self.cycle = nil
             lastResult = 0
+        }
+
+        /// Ends the cycle under way at `nowMs` as a reboot or power loss does, `INTERRUPTED_BY_RESET`; one whose
+        /// time was up by then ended done.
+        /// - Returns: whether a cycle was cut short.
+        mutating func interrupt(atMs nowMs: Double) -> Bool {
+            settle(atMs: nowMs)
+            guard cycle != nil else { return false }
+            cycle = nil
+            lastResult = 2
+            return true
         }
     }
 

@@ -7,22 +7,26 @@ extension LIFXDeviceRecords {
     static let recordName = "lifx"
 
     /// Reads what the home keeps for the bulbs, once: on the front's first turn of the home, before anything a
-    /// client sends is placed over it.
+    /// client sends is placed over it. This is the bulbs' boot: a HEV cycle kept under way ends interrupted, as a
+    /// LIFX Clean's does when its power is lost, and is saved so.
     func loadOnce(from home: isolated Home) {
         let first = isLoaded.withLock { loaded in
             defer { loaded = true }
             return !loaded
         }
-        if first { load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds) }
+        guard first else { return }
+        load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds, booting: true)
+        save(to: home)
     }
 
     /// Reads again what the home keeps for the bulbs, in place of what they held: after a reset or a checkpoint's
-    /// restore, whose record is now the home's. Boots stay: a restore is no reboot.
+    /// restore, whose record is now the home's. Boots stay: a restore is no reboot, and a HEV cycle the target
+    /// held runs again for the time it had left.
     func reload(from home: isolated Home) {
         isLoaded.withLock { $0 = true }
         unsaved.withLock { $0 = [] }
         clearEntries()
-        load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds)
+        load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds, booting: false)
     }
 
     /// Saves the entries of the bulbs that changed since the last save with `home`, each on its own: a journal line
@@ -47,7 +51,8 @@ extension LIFXDeviceRecords {
     }
 
     /// What `light` keeps across restarts at `nowMs`, `nil` for nothing: the location and group a client gave
-    /// it, its infrared level, its HEV settings and cycle, its zones or the pixels it shows (frame buffer 0; the
+    /// it, its infrared level, its HEV settings and cycle (which a restart ends, but a checkpoint's restore brings
+    /// back), its zones or the pixels it shows (frame buffer 0; the
     /// others do not outlive the bulb's power), where its tiles are, its effects and the colour a client last gave
     /// it. Boots are left out: a restart is a boot.
     func entry(of light: LightID, atMs nowMs: Double) -> JSONValue? {
@@ -78,18 +83,18 @@ extension LIFXDeviceRecords {
         return entry.count == 0 ? nil : .object(entry)
     }
 
-    /// Takes back what ``entry(of:atMs:)`` wrote for each bulb, at `nowMs`. The record is the front's own: a part
-    /// that does not read (written by another build, say) is left out, and the bulb reports that part as if never
-    /// set.
-    func load(_ record: JSONValue?, atMs nowMs: Double) {
+    /// Takes back what ``entry(of:atMs:)`` wrote for each bulb, at `nowMs`; `booting`, as the bulbs start, a HEV
+    /// cycle kept under way ends interrupted (a change to save). The record is the front's own: a part that does
+    /// not read (written by another build, say) is left out, and the bulb reports that part as if never set.
+    func load(_ record: JSONValue?, atMs nowMs: Double, booting: Bool) {
         guard let entries = record?.objectValue else { return }
         for (key, value) in entries {
-            if let entry = value.objectValue { load(entry, of: LightID(key), atMs: nowMs) }
+            if let entry = value.objectValue { load(entry, of: LightID(key), atMs: nowMs, booting: booting) }
         }
     }
 
     /// Takes back one bulb's entry.
-    private func load(_ entry: JSONObject, of light: LightID, atMs nowMs: Double) {
+    private func load(_ entry: JSONObject, of light: LightID, atMs nowMs: Double, booting: Bool) {
         if let membership = entry["location"].flatMap(Membership.init(json:)) {
             locations.withLock { $0[light] = membership }
         }
@@ -99,7 +104,10 @@ extension LIFXDeviceRecords {
         if let level = entry["infrared"]?.intValue.flatMap(UInt16.init(exactly:)) {
             infraredLevels.withLock { $0[light] = level }
         }
-        if let hev = entry["hev"].flatMap({ hev(json: $0, atMs: nowMs) }) { hevStates.withLock { $0[light] = hev } }
+        if var hev = entry["hev"].flatMap({ hev(json: $0, atMs: nowMs) }) {
+            if booting, hev.interrupt(atMs: nowMs) { changed(light) }
+            hevStates.withLock { $0[light] = hev }
+        }
         if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
         if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
             let colors = pixels["colors"].flatMap([HSBK].init(json:)),

@@ -110,11 +110,16 @@ final class LIFXDeviceRecords: Sendable {
         return (Self.nanoseconds(nowMs - boot.upSinceMs), Self.nanoseconds(boot.downtimeMs))
     }
 
-    /// Notes that the bulb goes down at `nowMs` for `downMs`: its frame buffers out of sight are lost with its
-    /// power.
+    /// Notes that the bulb goes down at `nowMs` for `downMs`: what it holds only while powered is lost with its
+    /// power (its frame buffers out of sight, a timed effect, a wave), and a HEV cycle under way ends interrupted,
+    /// as a LIFX Clean's does, which is a change to save.
     func reboot(_ light: LightID, atMs nowMs: Double, downMs: Double) {
         boots.withLock { $0[light] = Boot(upSinceMs: nowMs + downMs, downtimeMs: downMs) }
         frameBuffers.withLock { $0[light] = nil }
+        timedEffects.withLock { $0[light] = nil }
+        waveforms.withLock { $0[light] = nil }
+        let interrupted = hevStates.withLock { $0[light]?.interrupt(atMs: nowMs) ?? false }
+        if interrupted { changed(light) }
     }
 
     /// Forgets everything kept for a light removed.
@@ -124,7 +129,8 @@ final class LIFXDeviceRecords: Sendable {
         unsaved.withLock { _ = $0.remove(light) }
     }
 
-    /// Empties what is saved for every bulb, and their frame buffers.
+    /// Empties what is saved for every bulb, and what they hold only in memory: frame buffers, timed effects,
+    /// waves.
     func clearEntries() {
         locations.withLock { $0 = [:] }
         groups.withLock { $0 = [:] }
@@ -136,10 +142,12 @@ final class LIFXDeviceRecords: Sendable {
         tilePositions.withLock { $0 = [:] }
         multiZoneEffects.withLock { $0 = [:] }
         tileEffects.withLock { $0 = [:] }
+        timedEffects.withLock { $0 = [:] }
+        waveforms.withLock { $0 = [:] }
         givenColors.withLock { $0 = [:] }
     }
 
-    /// Empties what is saved for `light`, and its frame buffers.
+    /// Empties what is saved for `light`, and what it holds only in memory: frame buffers, timed effects, a wave.
     func clearEntry(of light: LightID) {
         locations.withLock { $0[light] = nil }
         groups.withLock { $0[light] = nil }
@@ -151,6 +159,8 @@ final class LIFXDeviceRecords: Sendable {
         tilePositions.withLock { $0[light] = nil }
         multiZoneEffects.withLock { $0[light] = nil }
         tileEffects.withLock { $0[light] = nil }
+        timedEffects.withLock { $0[light] = nil }
+        waveforms.withLock { $0[light] = nil }
         givenColors.withLock { $0[light] = nil }
     }
 

@@ -68,13 +68,18 @@ public final class LIFXFront: Sendable {
 
     /// Brings what the bulbs hold in memory to what the home now keeps, as `news` tells, in the home's turn that
     /// made the news: a reset or restore reads the bulbs' record again, a light removed is forgotten, a power cut
-    /// reboots the bulb, a light that came is given its address.
+    /// reboots the bulb (what that ends is saved), a light that came is given its address.
     func hear(_ news: FrontNews, in home: isolated Home) {
         switch news {
         case .lightAdded(let light): place(light, in: home)
         case .restored: records.reload(from: home)
         case .lightRemoved(let light): records.forget(light)
-        case .powerCut(let light, let downMs): records.reboot(light, atMs: home.nowMilliseconds, downMs: downMs)
+        case .powerCut(let light, let downMs):
+            // Read first, so that a cycle kept in the record is the one the power cut ends; saved at once, as
+            // no client's message may come to save it.
+            records.loadOnce(from: home)
+            records.reboot(light, atMs: home.nowMilliseconds, downMs: downMs)
+            records.save(to: home)
         }
     }
 

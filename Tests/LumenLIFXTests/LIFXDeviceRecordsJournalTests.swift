@@ -8,7 +8,8 @@ import Testing
 @testable import LumenLIFX
 
 /// The bulbs' record is journaled a bulb at a time, frame buffers out of sight never, a HEV cycle by the time it
-/// has left; records written before still read.
+/// has left (which a restart or reboot cuts short, and a checkpoint's restore brings back); records written before
+/// still read.
 @Suite("LIFX bulbs' records in the journal")
 struct LIFXDeviceRecordsJournalTests {
     typealias Saving = LIFXDeviceRecordsSavingTests
@@ -71,21 +72,71 @@ struct LIFXDeviceRecordsJournalTests {
         return (reader.uint32(), reader.uint32())
     }
 
-    @Test func aHEVCycleRunsOnForTheTimeItHadLeftAfterARestartOnAnotherClock() async throws {
+    /// The `LastHevCycleResult` the Clean reports.
+    static func lastHEVResult(of front: LIFXFront, home: Home) async throws -> UInt8? {
+        try await Saving.replies(148, [], to: "den.clean", of: front, home: home).first?.payload.first
+    }
+
+    @Test func aHEVCycleUnderWayEndsInterruptedByARestart() async throws {
         let home = Home(fixture: try Fixture(json: Array(Saving.home.utf8)), clock: .virtual)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
         _ = try await Saving.replies(143, [1, 100, 0, 0, 0], to: "den.clean", of: front, home: home)
         try await home.advance(byMilliseconds: 30_000)
-        // Another change to the bulb saves its entry again, with the time left now.
-        _ = try await Saving.replies(146, [0, 0x10, 0x0E, 0, 0], to: "den.clean", of: front, home: home)
         #expect(try await Self.hevLeft(of: front, home: home) == (100, 70))
 
-        // Started again on a simulated wall clock months later.
+        // Started again on a simulated wall clock months later: a restart is a boot, which cuts a cycle short.
         guard case .object(var saved) = await home.snapshot().jsonValue else { return }
         saved["start"] = .string("2026-06-01T00:00:00Z")
         let again = Home(fixture: try Fixture(json: Array(JSONValue.object(saved).serialized().utf8)), clock: .virtual)
+        let journal = Locked<[StateRecord]>([])
+        await again.setPersistenceSink { record in journal.withLock { $0.append(record) } }
         let restarted = LIFXFront(scopeContext: ScopeContext(home: again), port: 56_700)
-        #expect(try await Self.hevLeft(of: restarted, home: again) == (100, 70))
+        #expect(try await Self.hevLeft(of: restarted, home: again) == (0, 0))
+        #expect(try await Self.lastHEVResult(of: restarted, home: again) == 2, "INTERRUPTED_BY_RESET")
+        // Saved so: a checkpoint or another restart does not bring the cycle back.
+        let record = try #require(await again.frontRecord("lifx"))
+        #expect(record["den.clean"]?["hev"]?["cycle"] == nil)
+        #expect(record["den.clean"]?["hev"]?["lastResult"] == .int(2))
+        #expect(journal.withLock { $0 }.contains { $0.jsonValue["entry"] == .string("den.clean") })
+    }
+
+    @Test func aRebootOrAPowerCutEndsAHEVCycleInterrupted() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Saving.home.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        _ = try await Saving.replies(143, [1, 100, 0, 0, 0], to: "den.clean", of: front, home: home)
+        _ = try await Saving.replies(38, [], to: "den.clean", of: front, home: home)
+        try await home.advance(byMilliseconds: 3_000)
+        #expect(try await Self.hevLeft(of: front, home: home) == (0, 0))
+        #expect(try await Self.lastHEVResult(of: front, home: home) == 2)
+
+        // A cycle that ran its length reports done; a power cut then has no cycle to cut short.
+        _ = try await Saving.replies(143, [1, 10, 0, 0, 0], to: "den.clean", of: front, home: home)
+        try await home.advance(byMilliseconds: 11_000)
+        try await home.powerCycle(light: "den.clean", durationMs: 1_000)
+        try await home.advance(byMilliseconds: 2_000)
+        #expect(try await Self.lastHEVResult(of: front, home: home) == 0)
+
+        // A power cut, with no message to the bulb after it: saved at once.
+        _ = try await Saving.replies(143, [1, 100, 0, 0, 0], to: "den.clean", of: front, home: home)
+        try await home.powerCycle(light: "den.clean", durationMs: 1_000)
+        let record = try #require(await home.frontRecord("lifx"))
+        #expect(record["den.clean"]?["hev"]?["cycle"] == nil)
+        #expect(record["den.clean"]?["hev"]?["lastResult"] == .int(2))
+        try await home.advance(byMilliseconds: 2_000)
+        #expect(try await Self.hevLeft(of: front, home: home) == (0, 0))
+        #expect(try await Self.lastHEVResult(of: front, home: home) == 2)
+    }
+
+    @Test func aCheckpointsRestoreBringsBackTheHEVCycleItHeld() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Saving.home.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        _ = try await Saving.replies(143, [1, 100, 0, 0, 0], to: "den.clean", of: front, home: home)
+        try await home.checkpoint("cleaning")
+        _ = try await Saving.replies(143, [0, 0, 0, 0, 0], to: "den.clean", of: front, home: home)
+        #expect(try await Self.lastHEVResult(of: front, home: home) == 4)
+        try await home.restore(checkpoint: "cleaning")
+        #expect(try await Self.hevLeft(of: front, home: home) == (100, 100), "a restore is no reboot")
+        #expect(try await Self.lastHEVResult(of: front, home: home) == 255)
     }
 
     @Test func aHEVCycleSavedByItsStartStillReads() async throws {
@@ -99,6 +150,8 @@ struct LIFXDeviceRecordsJournalTests {
                 """#.utf8))
         let home = Home(fixture: fixture, clock: .virtual)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        // Read by a reset to the fixture, which is no boot: a boot would cut the cycle short.
+        try await home.restore(to: fixture)
         #expect(try await Self.hevLeft(of: front, home: home) == (100, 100))
     }
 }

@@ -37,8 +37,11 @@ final class LIFXDeviceRecordsRestoreTests: Sendable {
         let red = HSBK(hue: UInt16(seed) * 100, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
         let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
         try await send(501, [0, 7] + Saving.color(red) + [0, 0, 0, 0, 1], to: "den.strip")
+        // An effect without a duration, which is kept: one with a duration ends with a restore.
         try await send(
-            508, [seed, 0, 0, 0, 1, 0, 0, 0x10, 0x27, 0, 0] + [UInt8](repeating: 3, count: 40), to: "den.strip")
+            508,
+            [seed, 0, 0, 0, 1, 0, 0, 0x10, 0x27, 0, 0] + [UInt8](repeating: 0, count: 16)
+                + [UInt8](repeating: 3, count: 32), to: "den.strip")
         let membership = [UInt8](repeating: seed, count: 16) + Array("Place".utf8) + [UInt8](repeating: 0, count: 27)
         try await send(49, membership + [seed, 0, 0x5C, 0xB2, 0xEC, 0x22, 0x49, 0x18], to: "den.strip")
         try await send(52, membership + [seed, 0, 0x5C, 0xB2, 0xEC, 0x22, 0x49, 0x18], to: "den.strip")
@@ -76,6 +79,49 @@ final class LIFXDeviceRecordsRestoreTests: Sendable {
         try await home.restore(to: fixture)
         #expect(try await Saving.answers(of: front, home: home) == fresh)
         #expect(await home.snapshot().fronts == fixture.fronts)
+    }
+
+    /// Starts an effect for a minute on the strip and a transient wave of 10 s cycles on the Night Vision, and
+    /// moves the clock into them.
+    func startATimedEffectAndAWave() async throws {
+        let minute = (0..<8).map { UInt8(UInt64(60_000_000_000) >> (8 * UInt64($0)) & 0xFF) }
+        try await send(
+            508, [4, 0, 0, 0, 1, 0, 0, 0x10, 0x27, 0, 0] + minute + [UInt8](repeating: 2, count: 40), to: "den.strip")
+        let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let cycles = (0..<4).map { UInt8((5 as Float).bitPattern >> (8 * UInt32($0)) & 0xFF) }
+        try await send(103, [0, 1] + Saving.color(blue) + [0x10, 0x27, 0, 0] + cycles + [0, 0, 1], to: "den.nv")
+        try await home.advance(byMilliseconds: 2_500)
+    }
+
+    /// What the strip reports of its effect and what the Night Vision shows.
+    func effectAndColor() async throws -> [[UInt8]] {
+        let effect = try await Saving.replies(507, [], to: "den.strip", of: front, home: home)
+        let color = try await Saving.replies(101, [], to: "den.nv", of: front, home: home)
+        return (effect + color).map(\.payload)
+    }
+
+    @Test func aTimedEffectAndAWaveEndWithARestoreOrAReset() async throws {
+        try await home.checkpoint("before")
+        let before = try await effectAndColor()
+        try await startATimedEffectAndAWave()
+        let running = try await effectAndColor()
+        #expect(running[0] != before[0] && running[1] != before[1], "both under way")
+        try await home.restore(checkpoint: "before")
+        #expect(try await effectAndColor() == before)
+
+        try await startATimedEffectAndAWave()
+        try await home.restore(to: fixture)
+        #expect(try await effectAndColor() == before)
+    }
+
+    @Test func aRemovedLightsTimedEffectAndWaveGoWithIt() async throws {
+        try await startATimedEffectAndAWave()
+        #expect(front.records.timedEffects.withLock { $0["den.strip"] } != nil)
+        #expect(front.records.waveforms.withLock { $0["den.nv"] } != nil)
+        try await home.removeLight("den.strip")
+        try await home.removeLight("den.nv")
+        #expect(front.records.timedEffects.withLock { $0["den.strip"] } == nil)
+        #expect(front.records.waveforms.withLock { $0["den.nv"] } == nil)
     }
 
     @Test func aLightRemovedTakesItsEntryAtOnce() async throws {
