@@ -7,8 +7,10 @@ extension HueBridge {
     /// turn that made the news, and saves what that changed.
     ///
     /// Restored (a reset, a checkpoint's restore), the bridge takes the target's numbers, scenes and groups, and
-    /// the target's users together with the apps paired now: an app lives outside the simulation and keeps its
-    /// key (Home Assistant, a test harness that paired at start), so it is not made to pair again. A light
+    /// keeps the users paired now, and only those: an app lives outside the simulation and keeps its key (Home
+    /// Assistant, a test harness that paired at start), so it is not made to pair again, and a user deleted since
+    /// the target is not brought back. They are trimmed to the user limit, unused longest first. What lasts while
+    /// lumend runs goes with the state it stood for: no scene stays active, no light keeps a v2 speed. A light
     /// removed leaves the scenes and groups that held it at once, its number staying taken.
     func hear(_ news: FrontNews, in home: isolated Home) {
         switch news {
@@ -25,10 +27,11 @@ extension HueBridge {
                 memory.state = (try? HueBridgeState(record: home.frontRecord(Self.recordName))) ?? HueBridgeState()
                 memory.isLoaded = true
                 memory.numberedGeneration = nil
-                let known = Set(memory.state.users.map(\.username))
-                let staying = paired.filter { !known.contains($0.username) }
-                if !staying.isEmpty {
-                    memory.state.users += staying
+                memory.recalledScenes = [:]
+                memory.lightSpeeds = [:]
+                let users = Array(paired.suffix(memory.userLimit))
+                if users != memory.state.users {
+                    memory.state.users = users
                     memory.isUnsaved = true
                 }
             }

@@ -6,7 +6,7 @@ import Testing
 @testable import LumenHue
 
 /// A reset or a checkpoint's restore brings back what the bridge keeps (numbers, scenes, groups), as the rest of
-/// the home, and keeps the apps paired; a light removed leaves the bridge's record at once.
+/// the home, and keeps the users paired now, and only those; a light removed leaves the bridge's record at once.
 @Suite("The Hue bridge on a reset and a restore")
 struct HueBridgeRestoreTests {
     @Test func aCheckpointsRestoreBringsBackTheScenesAndGroupsAndKeepsAppsPairedSince() async throws {
@@ -27,12 +27,13 @@ struct HueBridgeRestoreTests {
         let after = await test.bridge.state
         #expect(after.scenes.map(\.id) == [kept] && after.groups.isEmpty)
         #expect(after.lightNumbers == before.lightNumbers, "the light added since went, and its number with it")
-        #expect(after.users.map(\.username) == ["tests", "later"], "an app paired since stays paired")
+        // In the order of their use: the test's requests use "tests".
+        #expect(after.users.map(\.username) == ["later", "tests"], "an app paired since stays paired")
         // Saved as restored: a restart from the journal finds the bridge as it is.
         let restarted = try await test.restarted()
         let again = await restarted.bridge.state
         #expect(again.scenes.map(\.id) == [kept] && again.groups.isEmpty)
-        #expect(again.users.map(\.username) == ["tests", "later"])
+        #expect(again.users.map(\.username) == ["later", "tests"])
     }
 
     @Test func aResetGivesTheFixturesNumbersAndUsers() async throws {
@@ -52,6 +53,39 @@ struct HueBridgeRestoreTests {
         #expect(state.groups.isEmpty)
         #expect(state.users.map(\.username) == ["fixed-user", "tests"])
         #expect(try await test.answer("GET", "/lights/7")["name"] == .string("Lamp"))
+    }
+
+    @Test func aRestoreBringsBackNoUserDeletedSinceAndNoMoreThanTheLimit() async throws {
+        let test = try await HueTestBridge()
+        try await test.bridge.pairUser("gone", deviceType: "gone#app")
+        try await test.bridge.pairUser("old", deviceType: "old#app")
+        await test.bridge.visit { _, memory in memory.userLimit = 3 }
+        try await test.home.checkpoint("before")
+        #expect(try await test.answer("DELETE", "/config/whitelist/gone").arrayValue?.first?["success"] != nil)
+        // The whitelist full again: pairing forgets the user unused longest, "old" ("tests" made the request).
+        try await test.bridge.pairUser("new", deviceType: "new#app")
+        try await test.bridge.pairUser("newer", deviceType: "newer#app")
+        let paired = await test.bridge.users.map(\.username)
+        #expect(paired == ["tests", "new", "newer"])
+
+        try await test.home.restore(checkpoint: "before")
+        #expect(await test.bridge.users.map(\.username) == paired, "the users paired now, deleted ones not back")
+        let restarted = try await test.restarted()
+        #expect(await restarted.bridge.users.map(\.username) == paired, "saved so")
+    }
+
+    @Test func aRestoreEndsTheScenesActivityAndTheSpeedsV2Reports() async throws {
+        let test = try await HueTestBridge()
+        let lamp = try #require(await test.bridge.state.lightsByNumber[1])
+        await test.bridge.visit { _, memory in
+            memory.recalledScenes["scene"] = [lamp: .factoryDefault]
+            memory.lightSpeeds[lamp] = 0.5
+        }
+        try await test.home.checkpoint("before")
+        try await test.home.restore(checkpoint: "before")
+        await test.bridge.visit { _, memory in
+            #expect(memory.recalledScenes.isEmpty && memory.lightSpeeds.isEmpty)
+        }
     }
 
     @Test func aLightRemovedLeavesTheBridgesRecordAtOnce() async throws {
