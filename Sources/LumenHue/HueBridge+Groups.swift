@@ -89,7 +89,8 @@ extension HueBridge {
         let command = try HueCommand(body, kind: .color, at: address)
         let lights = snapshot.lights.filter { members.contains($0.number) }
         // The group's lights take no effect while off, as each refuses one; the bridge still answers a success.
-        let lit = lights.filter { $0.light.state.isOn || command.change.isOn == true }.map(\.light.id)
+        // Judged as the command leaves them: `"on": false` puts out those on too.
+        let lit = lights.filter { command.change.isOn ?? $0.light.state.isOn }.map(\.light.id)
         guard command.changesSomething else {
             await applyEffects(of: command, to: lights.map(\.light.id), loopingOnly: lit)
             return .json(.array(command.successes))

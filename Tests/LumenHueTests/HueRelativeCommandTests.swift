@@ -90,6 +90,25 @@ struct HueRelativeCommandTests {
         #expect(try await bridge.answer("GET", "/lights/1")["state"]?["effect"] == "colorloop", "turned on, it loops")
     }
 
+    /// A group's action that turns its lights off with a colour loop starts the loop on none of them: those on
+    /// before go dark with the same command, and a light that is off refuses a loop.
+    @Test func aGroupActionTurningLightsOffStartsNoColourLoopOnThose() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let before = try #require(try await bridge.answer("GET", "/lights").objectValue)
+        let on = before.members.map { $0.value["state"]?["on"] }
+        #expect(on.contains(.bool(true)) && on.contains(.bool(false)), "some lights on, some off")
+
+        _ = try await bridge.answer("PUT", "/groups/0/action", #"{"on": false, "effect": "colorloop"}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let after = try #require(try await bridge.answer("GET", "/lights").objectValue)
+        for (number, light) in after.members {
+            #expect(light["state"]?["on"] == .bool(false), "light \(number) off")
+            #expect(light["state"]?["effect"] != "colorloop", "light \(number) loops in the dark")
+        }
+    }
+
     @Test func effectAndAlertAreTakenAndReported() async throws {
         let bridge = try await HueTestBridge()
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#)
