@@ -122,10 +122,21 @@ extension HueBridge {
         return name
     }
 
-    /// A zone's class, when given: a short name the Hue app shows as an icon.
+    /// The classes a room or zone may take, as the Hue API v1 lists them (those of 1.30 included): each a name
+    /// the Hue app shows as an icon, written as listed.
+    static let roomClasses: Set<String> = [
+        "Living room", "Kitchen", "Dining", "Bedroom", "Kids bedroom", "Bathroom", "Nursery", "Recreation", "Office",
+        "Gym", "Hallway", "Toilet", "Front door", "Garage", "Terrace", "Garden", "Driveway", "Carport", "Other",
+        "Home", "Downstairs", "Upstairs", "Top floor", "Attic", "Guest room", "Staircase", "Lounge", "Man cave",
+        "Computer", "Studio", "Music", "TV", "Reading", "Closet", "Storage", "Laundry room", "Balcony", "Porch",
+        "Barbecue", "Pool", "Free",
+    ]
+
+    /// A room's or zone's class, when given: one of ``roomClasses``.
+    /// - Throws: ``HueError`` 7 for any other value, as a bridge answers it.
     static func roomClass(_ value: JSONValue?, at address: String) throws(HueError) -> String? {
         guard let value else { return nil }
-        guard let name = value.stringValue, (1...32).contains(name.count) else {
+        guard let name = value.stringValue, roomClasses.contains(name) else {
             throw HueError.invalidValue(value, of: "class", at: address)
         }
         return name

@@ -70,7 +70,7 @@ struct HueBridgeMemory: Sendable {
 
     /// Reads the state the home keeps for the bridge, once, and gives every room and light the home gained
     /// since the last visit its number, in the home's order; a light gone leaves the scenes and groups that held
-    /// it, as on a bridge (its number stays taken).
+    /// it, as on a bridge (its number stays taken), and a room gone leaves its class.
     mutating func catchUp(with home: isolated Home) {
         if !isLoaded {
             // A record that does not read was refused at start (``HueBridge/numberAtStart(_:)``).
@@ -85,6 +85,11 @@ struct HueBridgeMemory: Sendable {
         }
         for light in state.lightNumbers.keys where !home.hasLight(light) {
             if state.forget(light) { isUnsaved = true }
+        }
+        // A room gone takes its class with it; its number stays taken, as a light's does.
+        for room in state.roomClasses.keys where !home.hasRoom(room) {
+            state.roomClasses[room] = nil
+            isUnsaved = true
         }
         // A record saved before v2's UUIDs were kept gets them here, once, and saved with it.
         if state.giveResourceIDs(lightsAndRooms: true) { isUnsaved = true }

@@ -62,6 +62,38 @@ struct HueGroupEditTests {
         #expect(await bridge.bridge.snapshot().rooms.first?.name == "Study")
     }
 
+    @Test func aClassMustBeOneOfTheHueAPIs() async throws {
+        let bridge = try await HueTestBridge()
+        for name in ["Man cave", "Kids bedroom", "Top floor", "Free", "Other"] {
+            #expect(
+                try await bridge.answer("PUT", "/groups/1", #"{"class": "\#(name)"}"#) == [
+                    ["success": ["/groups/1/class": .string(name)]]
+                ], "\(name)")
+        }
+        for name in ["Spaceship", "hallway", "Living Room"] {
+            #expect(try await bridge.errorType("PUT", "/groups/1", #"{"class": "\#(name)"}"#) == 7, "\(name)")
+            let zone = #"{"name": "Up", "type": "Zone", "class": "\#(name)", "lights": ["4"]}"#
+            #expect(try await bridge.errorType("POST", "/groups", zone) == 7, "a zone's \(name)")
+        }
+        #expect(try await bridge.answer("GET", "/groups/1")["class"] == "Other")
+        let made = try await bridge.answer("POST", "/groups", #"{"name": "Up", "type": "Zone", "lights": ["4"]}"#)
+        let zone = try #require(made.arrayValue?.first?["success"]?["id"]?.stringValue)
+        #expect(try await bridge.errorType("PUT", "/groups/\(zone)", #"{"class": "Spaceship"}"#) == 7)
+        #expect(try await bridge.answer("GET", "/groups/\(zone)")["class"] == "Other")
+    }
+
+    @Test func aRoomsClassLeavesWithTheRoom() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/groups/2", #"{"class": "Hallway"}"#)
+        let hall = try #require(await bridge.bridge.snapshot().rooms.first { $0.number == 2 }?.id)
+        #expect(await bridge.bridge.state.roomClasses[hall] == "Hallway")
+        try await bridge.home.removeRoom(hall)
+        _ = try await bridge.answer("GET", "/groups")
+        #expect(await bridge.bridge.state.roomClasses[hall] == nil)
+        let record = try HueBridgeState(record: try #require(await bridge.home.frontRecord("hue")))
+        #expect(record.roomClasses.isEmpty, "saved without it")
+    }
+
     @Test func aRoomTakesAClassItKeepsAcrossARestartAndNameAndClassAreCheckedTogether() async throws {
         let bridge = try await HueTestBridge()
         #expect(try await bridge.answer("GET", "/groups/1")["class"] == "Other")
