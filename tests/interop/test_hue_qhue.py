@@ -49,15 +49,21 @@ def test_the_readme_calls_change_a_light_and_a_group(lumend, monkeypatch, hue_nu
     bridge = paired(lumend, monkeypatch)
     number = hue_numbers["living-room.ceiling"]
     ceiling = light_scope(lumend, "living-room.ceiling")
-    # The README's three spellings of one change.
-    drive(lumend, lambda: bridge.lights[number].state(on=True, bri=128, hue=9000, transitiontime=0))
-    drive(lumend, lambda: bridge.lights(number, "state", bri=128, hue=9000, transitiontime=0))
-    drive(lumend, lambda: bridge("lights", number, "state", bri=128, hue=9000, transitiontime=0))
-    lumend.settle()
-    assert lumend.get("isOn", in_scope=ceiling) is True
-    state = bridge.lights[number]()["state"]
-    assert (state["bri"], state["hue"]) == (128, 9000)
-    assert bridge("lights", number)["state"]["bri"] == 128
+    # The README's three spellings of one change, each with a level of its own, read back after each (by each
+    # spelling): one that reached nothing would leave the level before it.
+    spellings = (
+        (101, lambda bri: bridge.lights[number].state(on=True, bri=bri, hue=9000, transitiontime=0)),
+        (128, lambda bri: bridge.lights(number, "state", bri=bri, hue=9000, transitiontime=0)),
+        (177, lambda bri: bridge("lights", number, "state", bri=bri, hue=9000, transitiontime=0)),
+    )
+    for bri, spelling in spellings:
+        drive(lumend, lambda: spelling(bri))  # noqa: B023 - called before the loop moves on
+        lumend.settle()
+        assert lumend.get("isOn", in_scope=ceiling) is True
+        state = bridge.lights[number]()["state"]
+        assert (state["bri"], state["hue"]) == (bri, 9000), bri
+        assert bridge.lights(number)["state"]["bri"] == bri
+        assert bridge("lights", number)["state"]["bri"] == bri
     # A group's attributes, with the `class_` escape for a Python keyword.
     answer = drive(lumend, lambda: bridge.groups[1](class_="Hallway"))
     assert answer == [{"success": {"/groups/1/class": "Hallway"}}]

@@ -3,7 +3,7 @@ through its config flow as a user does: manual host entry, then the link button.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -95,6 +95,24 @@ async def turn_on(hass, entity_id: str, **data) -> None:
     await hass.services.async_call("light", "turn_on", {"entity_id": entity_id, **data}, blocking=True)
 
 
+def brightnesses_reported(hass, entity_id: str) -> tuple[list[int], Callable[[], None]]:
+    """Every brightness Home Assistant gives `entity_id` from now on, as its `state_changed` events carry it (a
+    light off has none), and the call that stops listening."""
+    from homeassistant.const import EVENT_STATE_CHANGED
+    from homeassistant.core import callback
+
+    reported: list[int] = []
+
+    @callback
+    def note(event) -> None:
+        new = event.data.get("new_state")
+        if event.data.get("entity_id") == entity_id and new is not None:
+            if (brightness := new.attributes.get("brightness")) is not None:
+                reported.append(brightness)
+
+    return reported, hass.bus.async_listen(EVENT_STATE_CHANGED, note)
+
+
 @pytest.mark.lumend(args=HUE_ARGS)
 def test_turning_a_light_on_with_brightness_colour_temperature_and_colour(lumend, tmp_path, hue_numbers):
     async def scenario(hass):
@@ -103,6 +121,7 @@ def test_turning_a_light_on_with_brightness_colour_temperature_and_colour(lumend
 
         # Brightness, colour temperature and a fade (Home Assistant takes colour and colour temperature in
         # separate calls).
+        reported, stop = brightnesses_reported(hass, entity_id)
         await turn_on(hass, entity_id, brightness=128, color_temp_kelvin=3000, transition=0.5)
         state = await wait_for(hass, "the light on at half brightness, 3000 K", lambda: (
             s if (s := state_of(hass, entity_id)).state == "on" and s.attributes.get("brightness") == 128
@@ -112,9 +131,14 @@ def test_turning_a_light_on_with_brightness_colour_temperature_and_colour(lumend
         truth = await landed(hass, lumend, "living-room.ceiling")
         assert truth["state"]["isOn"] is True
         assert truth["state"]["colorTemperature"] == 333, truth
+        # The bridge reports a command's target from the moment it takes it, as a Hue bridge does: Home
+        # Assistant's refresh after the call, made while the light fades, shows no level on the way.
+        stop()
+        assert reported and set(reported) == {128}, reported
 
         # A colour by hue and saturation: Home Assistant sends it as xy in the light's gamut, and shows the xy it
         # reads back as hue and saturation.
+        reported, stop = brightnesses_reported(hass, entity_id)
         await turn_on(hass, entity_id, hs_color=[240, 80], brightness=200, transition=1)
         state = await wait_for(hass, "the light blue at brightness 200", lambda: (
             s if (s := state_of(hass, entity_id)).attributes.get("color_mode") == "hs"
@@ -122,6 +146,8 @@ def test_turning_a_light_on_with_brightness_colour_temperature_and_colour(lumend
         hue, saturation = state.attributes["hs_color"]
         assert abs(hue - 240) <= 3 and abs(saturation - 80) <= 5, state.attributes
         brightness = (await landed(hass, lumend, "living-room.ceiling"))["state"]["brightness"]
+        stop()
+        assert reported and set(reported) == {200}, reported
         assert abs(brightness - (1 + (200 / 255 * 254 - 1) * 99 / 253)) <= 0.5
 
         await hass.services.async_call("light", "turn_off", {"entity_id": entity_id}, blocking=True)
