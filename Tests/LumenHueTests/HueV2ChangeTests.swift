@@ -219,6 +219,18 @@ import Testing
         #expect(try await v2.light(bridge, named: "Lamp")["color"]?["xy"]?["x"]?.doubleValue == 0.3)
     }
 
+    @Test func aColourOutsideTheGamutGivenOverV1IsTheNearestInsideThroughEitherAPI() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "xy": [0.8, 0.2]}"#)
+        let inside = CIEColor(x: 0.8, y: 0.2).clippedToGamut
+        let v1 = try #require(try await bridge.answer("GET", "/lights/1")["state"]?["xy"]?.arrayValue)
+        let v1x = try #require(v1.first?.doubleValue)
+        #expect(abs(v1x - inside.x) < 1e-4, "\(v1)")
+        let shown = try await v2.light(bridge, named: "Lamp")
+        let x = try #require(shown["color"]?["xy"]?["x"]?.doubleValue)
+        #expect(abs(x - inside.x) < 1e-4 && abs(x - v1x) < 1e-4, "\(x) over v2, \(v1x) over v1")
+    }
+
     @Test func aLightTakesDynamicsSpeedAndDurationAndSignals() async throws {
         let bridge = try await HueTestBridge()
         let lamp = try id(try await v2.light(bridge, named: "Lamp"))

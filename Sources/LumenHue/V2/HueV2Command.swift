@@ -50,10 +50,8 @@ struct HueV2Command: Sendable {
                 guard let x = value["xy"]?["x"]?.doubleValue, let y = value["xy"]?["y"]?.doubleValue,
                     (0...1).contains(x), (0...1).contains(y)
                 else { throw Self.invalid(key, value) }
-                // A colour outside the lights' gamut is shown, and reported, as the nearest one inside, as a bridge
-                // does.
-                let color = CIEColor(x: x, y: y).clippedToGamut
-                v1Body["xy"] = [.double(color.x), .double(color.y)]
+                // Brought into the lights' gamut by the command, as v1's is.
+                v1Body["xy"] = [.double(x), .double(y)]
             case "dynamics":
                 guard let fields = value.objectValue, fields.keys.allSatisfy(["duration", "speed"].contains) else {
                     throw Self.invalid(key, value)
