@@ -107,7 +107,10 @@ python-api:
 ## environment until each has its pinned version. bitstring is pinned for lifxlan 1.2.9, which cannot read a
 ## bulb's Wi-Fi signal with bitstring 5. time-machine is there for the pytest plugin's tests of application code
 ## that reads the system clock (it is on PyPI, not in Debian). The mDNS announcement, found by python-zeroconf, is
-## checked too. LUMEN_INTEROP=1 makes a test whose client or tool is missing fail rather than skip.
+## checked too. LUMEN_INTEROP=1 makes a test whose client or tool is missing fail rather than skip. Where a group
+## cannot run, make interop fails unless told to skip that group by name: LIFX_INTEROP=skip (the LIFX clients,
+## without unshare -rn), HUESDK_INTEROP=skip (huesdk, without unshare -rn), HA_INTEROP=skip (Home Assistant,
+## without unshare -rn or without .build/ha-venv, that is without Python 3.13 or newer).
 INTEROP_VENV := $(BUILD_DIR)/interop-venv
 INTEROP_PKGS := aiohue==4.9.0 phue==1.1 qhue==2.0.1 python-hue-v2==2.3.1 huesdk==1.8 lifxlan==1.2.9 aiolifx==1.2.2 lifx-async==7.13.1 lifx-photons-core==0.44.1 \
 	bitstring==4.4.0 time-machine==3.6.0 pytest==8.3.4
@@ -126,9 +129,9 @@ interop: build ha-venv
 		cd tests/interop && unshare -rn sh -c 'ip link set lo up && \
 			LUMEN_INTEROP=1 LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider huesdk'; \
-	elif [ "$(LIFX_INTEROP)" = skip ]; then \
+	elif [ "$(HUESDK_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the huesdk interop test needs a network namespace of its own (unshare -rn), not permitted here"; \
-	else echo "the huesdk interop test needs unshare -rn (user namespaces); LIFX_INTEROP=skip skips it"; exit 1; fi
+	else echo "the huesdk interop test needs unshare -rn (user namespaces); HUESDK_INTEROP=skip skips it"; exit 1; fi
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(abspath $(INTEROP_VENV))/bin/pytest -q -p no:cacheprovider tests/test_app_code.py
 	@# The mDNS announcement found by python-zeroconf, in a network namespace of its own: it fails here when either
@@ -148,8 +151,11 @@ interop: build ha-venv
 	@# Home Assistant looks for Hue bridges in the vendor's cloud and for LIFX bulbs by broadcast: in a
 	@# namespace of its own nothing leaves the machine, and port 56700 is the tests' own (its bulbs are on
 	@# 127.0.0.10 and on); loopback takes multicast there, as Home Assistant's HTTP client starts an mDNS resolver.
-	@if [ ! -f $(HA_VENV)/lumen-requirements.txt ]; then \
+	@if [ ! -f $(HA_VENV)/lumen-requirements.txt ] && [ "$(HA_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the Home Assistant interop tests need $(HA_VENV), which make ha-venv makes on Python 3.13 or newer"; \
+	elif [ ! -f $(HA_VENV)/lumen-requirements.txt ]; then \
+		echo "the Home Assistant interop tests need $(HA_VENV), which make ha-venv makes on Python 3.13 or newer; HA_INTEROP=skip skips them"; \
+		exit 1; \
 	elif unshare -rn true 2>/dev/null; then \
 		cd tests/interop/homeassistant && unshare -rn sh -c 'ip link set lo up && \
 			ip addr add 10.77.0.1/24 brd 10.77.0.255 dev lo && \
@@ -157,15 +163,16 @@ interop: build ha-venv
 			ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && \
 			LUMEN_INTEROP=1 LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 			$(abspath $(HA_VENV))/bin/pytest -q -p no:cacheprovider -rxX .'; \
-	elif [ "$(LIFX_INTEROP)" = skip ]; then \
+	elif [ "$(HA_INTEROP)" = skip ]; then \
 		echo "SKIPPED: the Home Assistant interop tests need a network namespace of their own (unshare -rn), not permitted here"; \
-	else echo "the Home Assistant interop tests need unshare -rn (user namespaces); LIFX_INTEROP=skip skips them"; exit 1; fi
+	else echo "the Home Assistant interop tests need unshare -rn (user namespaces); HA_INTEROP=skip skips them"; exit 1; fi
 
 ## ha-venv: Home Assistant (pinned, with what its Hue and LIFX integrations need, and pytest) in .build/ha-venv,
 ## on Python 3.13 or newer: HA_PYTHON, else python3.14, python3.13 or python3 on PATH, else pyenv's. Made once
-## and kept until tests/interop/homeassistant/requirements.txt changes; with no such Python it says SKIPPED.
+## and kept until tests/interop/homeassistant/requirements.txt changes. With no such Python it fails, or says
+## SKIPPED with HA_INTEROP=skip.
 ha-venv:
-	@scripts/ha-venv.sh $(HA_VENV)
+	@HA_INTEROP='$(HA_INTEROP)' scripts/ha-venv.sh $(HA_VENV)
 
 ## test-browser: the dashboard in headless Chromium, driven by Selenium, against the lumend just built; keeps
 ## the screenshot the README shows at docs/dashboard.png.

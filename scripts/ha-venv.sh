@@ -3,8 +3,8 @@
 # default .build/ha-venv) with every package of tests/interop/homeassistant/requirements.txt, at its pinned
 # version, on Python 3.13 or newer (what Home Assistant 2025.4 needs; Debian 12's is 3.11). The Python is
 # $HA_PYTHON if given, else the first of python3.14, python3.13 and python3 on PATH that is new enough, else
-# the newest such under pyenv ($PYENV_ROOT, by default ~/.pyenv). Where there is none it says SKIPPED and
-# succeeds, and `make interop` runs the other interop tests without these.
+# the newest such under pyenv ($PYENV_ROOT, by default ~/.pyenv). Where there is none it fails, so that
+# `make interop` does not pass without Home Assistant; with HA_INTEROP=skip it says SKIPPED and succeeds instead.
 #
 # The environment is kept: it is made again only when the requirements or the Python change (a copy of the
 # requirements and the Python's path are kept in it once the install has succeeded).
@@ -33,8 +33,12 @@ if [ -n "${HA_PYTHON:-}" ]; then
   new_enough "$HA_PYTHON" || { echo "HA_PYTHON=$HA_PYTHON is not Python 3.13 or newer" >&2; exit 1; }
   python=$(command -v "$HA_PYTHON")
 elif ! python=$(find_python); then
-  echo "SKIPPED: Home Assistant needs Python 3.13 or newer; none found"
-  exit 0
+  if [ "${HA_INTEROP:-}" = skip ]; then
+    echo "SKIPPED: Home Assistant needs Python 3.13 or newer; none found"
+    exit 0
+  fi
+  echo "Home Assistant needs Python 3.13 or newer; none found (HA_PYTHON names one; HA_INTEROP=skip skips it)" >&2
+  exit 1
 fi
 
 stamp=$venv/lumen-requirements.txt

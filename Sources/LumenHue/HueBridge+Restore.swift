@@ -7,10 +7,12 @@ extension HueBridge {
     /// turn that made the news, and saves what that changed.
     ///
     /// Restored (a reset, a checkpoint's restore), the bridge takes the target's numbers, scenes and groups, and
-    /// keeps the users paired now, and only those: an app lives outside the simulation and keeps its key (Home
-    /// Assistant, a test harness that paired at start), so it is not made to pair again, and a user deleted since
-    /// the target is not brought back. They are trimmed to the user limit, unused longest first. What lasts while
-    /// lumend runs goes with the state it stood for: no scene stays active, no light keeps a v2 speed. A light
+    /// the API v2 UUIDs the bridge, its lights and rooms have now where the target gives none (a client keeps its
+    /// devices rather than seeing them all deleted and added again). It keeps the users paired now, and only
+    /// those: an app lives outside the simulation and keeps its key (Home Assistant, a test harness that paired
+    /// at start), so it is not made to pair again, and a user deleted since the target is not brought back. They
+    /// are trimmed to the user limit, unused longest first. What lasts while lumend runs goes with the state it
+    /// stood for: no scene stays active, no light keeps a v2 speed. A light
     /// removed leaves the scenes and groups that held it at once, its number staying taken.
     func hear(_ news: FrontNews, in home: isolated Home) {
         switch news {
@@ -20,11 +22,11 @@ extension HueBridge {
         }
         memory.withLock { memory in
             if case .restored(let previous) = news {
-                let paired =
-                    memory.isLoaded
-                    ? memory.state.users : (try? HueBridgeState(record: previous[Self.recordName]))?.users ?? []
+                let current = memory.isLoaded ? memory.state : try? HueBridgeState(record: previous[Self.recordName])
+                let paired = current?.users ?? []
                 // A record that does not read was refused when the fixture was read: an empty bridge then.
                 memory.state = (try? HueBridgeState(record: home.frontRecord(Self.recordName))) ?? HueBridgeState()
+                if let current, memory.state.keepResourceIDs(of: current) { memory.isUnsaved = true }
                 memory.isLoaded = true
                 memory.numberedGeneration = nil
                 memory.recalledScenes = [:]

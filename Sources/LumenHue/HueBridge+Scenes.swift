@@ -52,7 +52,8 @@ extension HueBridge {
 
     /// `POST /api/<user>/scenes`: stores a scene of lights (`lights`) or of a group (`group`), with the states
     /// given in `lightstates` and, for the lights given none, the state each is in now, as a bridge captures it.
-    func createScene(_ request: HTTPRequest, owner: String) async throws -> HTTPResponse {
+    /// - Parameter speed: the speed of its dynamics, when API v2 creates it, stored with it.
+    func createScene(_ request: HTTPRequest, owner: String, speed: Double? = nil) async throws -> HTTPResponse {
         let address = "/scenes"
         let body = try bodyObject(request, address: address)
         let allowed: Set<String> = [
@@ -106,6 +107,7 @@ extension HueBridge {
                     type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
             }
             var scene = scene
+            if let speed { scene.speed = speed }
             repeat { scene.id = Self.newSceneID() } while state.scenes.contains { $0.id == scene.id }
             state.scenes.append(scene)
             return scene.id

@@ -50,6 +50,22 @@ extension HueBridgeState {
         return changed
     }
 
+    /// Takes from `other` the UUIDs of the bridge, the lights and the rooms this state gives none, unless this
+    /// state gives that UUID to something else: restored to a record without them, the bridge keeps the UUIDs
+    /// clients hold. Those of scenes and groups are not taken: they stand for what the record has or not. Returns
+    /// whether anything changed.
+    mutating func keepResourceIDs(of other: HueBridgeState) -> Bool {
+        var taken = Set(resourceIDs.values)
+        var changed = false
+        for (key, uuid) in other.resourceIDs.sorted(by: { $0.key < $1.key })
+        where key == Self.bridgeResourceKey || key.hasPrefix("light/") || key.hasPrefix("room/") {
+            guard resourceIDs[key] == nil, taken.insert(uuid).inserted else { continue }
+            resourceIDs[key] = uuid
+            changed = true
+        }
+        return changed
+    }
+
     /// The `resourceIDs` object at `cursor`, checked: known kinds of key, each value a version 4 UUID, no UUID
     /// given twice.
     static func resourceIDs(_ cursor: JSONCursor?) throws(JSONShapeError) -> [String: String] {

@@ -61,7 +61,9 @@ struct HueCommand {
                 guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
                     let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
                 else { throw HueError.invalidValue(value, of: name, at: address) }
-                change.color = CIEColor(x: x, y: y)
+                // A colour outside the lights' gamut is shown, and reported through either API, as the nearest one
+                // inside, as a bridge does.
+                change.color = CIEColor(x: x, y: y).clippedToGamut
             case "hue", "sat":
                 try requires(.color, name, kind)
                 guard let number = value.intValue, number >= 0, number <= (name == "hue" ? 65_535 : 254) else {

@@ -88,6 +88,36 @@ struct HueBridgeRestoreTests {
         }
     }
 
+    @Test func aResetKeepsTheUUIDsOfTheBridgeAndOfTheLightsAndRoomsTheFixtureGivesNone() async throws {
+        let fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
+        let test = try await HueTestBridge(fixture: fixture)
+        _ = try await test.answer("GET", "/lights")
+        let before = await test.bridge.state.resourceIDs
+        let keys = [
+            HueBridgeState.bridgeResourceKey, HueBridgeState.resourceKey(light: "den.lamp"),
+            HueBridgeState.resourceKey(room: "den"),
+        ]
+        #expect(keys.allSatisfy { before[$0] != nil })
+
+        try await test.home.restore(to: fixture)
+        _ = try await test.answer("GET", "/lights")
+        let after = await test.bridge.state.resourceIDs
+        for key in keys { #expect(after[key] == before[key], "\(key) keeps its UUID: clients hold it") }
+    }
+
+    @Test func aResetGivesTheFixturesOwnUUIDsWhereItHasThem() async throws {
+        let test = try await HueTestBridge()
+        _ = try await test.answer("GET", "/lights")
+        var fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
+        let lamp = "1b0a7f4e-3c2d-4e5f-8a9b-0c1d2e3f4a5b"
+        fixture.fronts["hue"] = try JSONParser.parse(
+            Array(#"{"users": [], "resourceIDs": {"light/den.lamp": "\#(lamp)"}}"#.utf8))
+        #expect(await test.bridge.state.resourceIDs[HueBridgeState.resourceKey(light: "den.lamp")] != lamp)
+
+        try await test.home.restore(to: fixture)
+        #expect(await test.bridge.state.resourceIDs[HueBridgeState.resourceKey(light: "den.lamp")] == lamp)
+    }
+
     @Test func aLightRemovedLeavesTheBridgesRecordAtOnce() async throws {
         let test = try await HueTestBridge()
         _ = try await test.createScene(#"{"name": "Evening", "lights": ["1"]}"#)

@@ -192,6 +192,20 @@ struct HueEventStreamTests {
         #expect(bridge.bridge.events.streamCount == 0)
     }
 
+    @Test func aStreamOpenedAsItsUserIsForgottenEnds() async throws {
+        let bridge = try await HueTestBridge()
+        await bridge.bridge.watchHome()
+        try await bridge.bridge.pairUser("leaving", deviceType: "leaving#app")
+        // The key was checked; the user is forgotten, and its streams closed, before the stream is open.
+        bridge.bridge.memory.withLock { memory in memory.state.users.removeAll { $0.username == "leaving" } }
+        bridge.bridge.events.closeStreams(of: "leaving")
+        let stream = bridge.bridge.openEventStream(key: "leaving", lastEventID: nil)
+        #expect(stream.next(maxBytes: 1 << 20) == nil, "the stream ended: the key opens nothing any more")
+        // The same steps for a user still paired leave its stream open.
+        let kept = bridge.bridge.openEventStream(key: bridge.user, lastEventID: nil)
+        #expect(kept.next(maxBytes: 1 << 20) != nil)
+    }
+
     @Test func anOpenStreamIsUseOfItsKeyAndAForgottenUsersStreamsEnd() async throws {
         let bridge = try await HueTestBridge()
         await bridge.bridge.watchHome()

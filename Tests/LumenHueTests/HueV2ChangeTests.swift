@@ -72,7 +72,9 @@ import Testing
         _ = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.hasPrefix(": hi") }
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10}"#)
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
-        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.contains("\"inactive\"") }
+        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) {
+            $0.contains("\"inactive\"")
+        }
         let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
             .flatMap { $0["data"]?.arrayValue ?? [] }
         #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "inactive" })
@@ -98,6 +100,52 @@ import Testing
         #expect(shown["status"]?["active"] == "inactive")
         let restarted = try await bridge.restarted()
         #expect(try await self.scene(restarted, scene)["speed"]?.doubleValue == 0.25)
+    }
+
+    @Test func aRecallRefusedLeavesTheScenesNameAndSpeedAsTheyWere() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active"}}"#).status == 200)
+        // A second group command within the second is refused: the rename and speed beside it are not made.
+        let refused = try await v2.v2(
+            bridge, "PUT", path, #"{"metadata": {"name": "Other"}, "speed": 0.25, "recall": {"action": "active"}}"#)
+        #expect(refused.status == 429, "\(refused.json)")
+        let shown = try await self.scene(bridge, scene)
+        #expect(shown["metadata"]?["name"] == "Reading")
+        #expect(shown["speed"]?.doubleValue == 0.5)
+    }
+
+    @Test func aSceneMadeWithASpeedIsStoredWithItInOneChange() async throws {
+        let bridge = try await HueTestBridge()
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let saved = bridge.records.withLock { $0.count }
+        let made = try await v2.v2(
+            bridge, "POST", "/clip/v2/resource/scene",
+            """
+            {"metadata": {"name": "Slow"}, "group": {"rid": "\(try id(den))", "rtype": "room"}, "speed": 0.25, \
+            "actions": [{"target": {"rid": "\(lamp)", "rtype": "light"}, "action": {"on": {"on": true}}}]}
+            """)
+        #expect(made.status == 200, "\(made.json)")
+        #expect(bridge.records.withLock { $0.count } == saved + 1, "stored once, with its speed")
+        let scene = try #require(made.json["data"]?.arrayValue?.first?["rid"]?.stringValue)
+        #expect(try await self.scene(bridge, scene)["speed"]?.doubleValue == 0.25)
+    }
+
+    @Test func aRecallsDurationHasTheLightsLimitAndIsRefusedOverIt() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        let over = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active", "duration": 3600001}}"#)
+        #expect(over.status == 400, "\(over.json)")
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let light = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/light/\(lamp)", #"{"dynamics": {"duration": 3600001}}"#)
+        #expect(light.status == 400)
+        let most = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active", "duration": 3600000}}"#)
+        #expect(most.status == 200, "\(most.json)")
+        #expect(await bridge.home.commandRecords(light: LightID("den.lamp")).last?.transitionMs == 3_600_000)
     }
 
     @Test func aSceneIsMadeOnlyWithANameAGroupAndActions() async throws {
@@ -169,6 +217,18 @@ import Testing
         #expect(abs(inside.x - x) < 1e-9 && abs(inside.y - y) < 1e-9 && x < 0.7 && x > 0.6, "\(x), \(y)")
         _ = try await v2.v2(bridge, "PUT", path, #"{"color": {"xy": {"x": 0.3, "y": 0.3}}}"#)
         #expect(try await v2.light(bridge, named: "Lamp")["color"]?["xy"]?["x"]?.doubleValue == 0.3)
+    }
+
+    @Test func aColourOutsideTheGamutGivenOverV1IsTheNearestInsideThroughEitherAPI() async throws {
+        let bridge = try await HueTestBridge()
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"on": true, "xy": [0.8, 0.2]}"#)
+        let inside = CIEColor(x: 0.8, y: 0.2).clippedToGamut
+        let v1 = try #require(try await bridge.answer("GET", "/lights/1")["state"]?["xy"]?.arrayValue)
+        let v1x = try #require(v1.first?.doubleValue)
+        #expect(abs(v1x - inside.x) < 1e-4, "\(v1)")
+        let shown = try await v2.light(bridge, named: "Lamp")
+        let x = try #require(shown["color"]?["xy"]?["x"]?.doubleValue)
+        #expect(abs(x - inside.x) < 1e-4 && abs(x - v1x) < 1e-4, "\(x) over v2, \(v1x) over v1")
     }
 
     @Test func aLightTakesDynamicsSpeedAndDurationAndSignals() async throws {

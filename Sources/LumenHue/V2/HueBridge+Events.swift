@@ -36,12 +36,22 @@ extension HueBridge {
         }
         let known = memory.withLock { memory in memory.isLoaded ? memory.use(key) != nil : nil }
         guard known != false else { return .now(HueV2Error.unauthorized.response) }
-        let (stream, needsLook) = events.open(key: key, lastEventID: request.headers["last-event-id"])
-        if needsLook { Task { await self.lookForEvents() } }
         return .stream(
             HTTPResponse(
                 status: 200,
                 headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-store")]),
-            stream)
+            openEventStream(key: key, lastEventID: request.headers["last-event-id"]))
+    }
+
+    /// Opens a stream for the user whose key is `key`, found paired a moment before, and ends it at once if the
+    /// user was forgotten since: that user's streams were ended when it was forgotten, before this one was open.
+    func openEventStream(key: String, lastEventID: String?) -> HueEventStream {
+        let (stream, needsLook) = events.open(key: key, lastEventID: lastEventID)
+        if needsLook { Task { await self.lookForEvents() } }
+        let forgotten = memory.withLock { memory in
+            memory.isLoaded && !memory.state.users.contains { $0.username == key }
+        }
+        if forgotten { stream.end() }
+        return stream
     }
 }

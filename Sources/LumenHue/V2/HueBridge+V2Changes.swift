@@ -17,14 +17,13 @@ extension HueBridge {
             let address = "/lights/\(number)/state"
             let kind = light.light.model.kind
             let v1Body = command.v1Body
-            if !v1Body.members.isEmpty { _ = try HueCommand(v1Body, kind: kind, at: address) }
+            let checked = v1Body.members.isEmpty ? nil : try command.exact(HueCommand(v1Body, kind: kind, at: address))
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }
-            if !v1Body.members.isEmpty {
-                _ = try await self.command(toLight: number, from: sender) { kind throws(HueError) in
-                    command.exact(try HueCommand(v1Body, kind: kind, at: address))
-                }
+            if let checked {
+                // Built once, for the light's kind as the model shows it: what was checked is what is sent.
+                _ = try await self.command(toLight: number, from: sender) { _ throws(HueError) in checked }
             }
             if let speed = command.speed {
                 let lightID = light.light.id
@@ -83,8 +82,8 @@ extension HueBridge {
                 else { throw invalid() }
                 var v1: JSONObject = ["scene": .string(scene.id)]
                 if let duration = fields["duration"] {
-                    guard let ms = duration.intValue, (0...6_000_000).contains(ms) else { throw invalid() }
-                    v1["transitiontime"] = .int(min(36_000, (ms + 50) / 100))
+                    guard let ms = HueV2Command.durationMs(duration) else { throw invalid() }
+                    v1["transitiontime"] = .int((ms + 50) / 100)
                 }
                 if let dimming = fields["dimming"] {
                     guard let level = dimming["brightness"]?.doubleValue, (0...100).contains(level) else {
@@ -94,10 +93,10 @@ extension HueBridge {
                 }
                 recall = v1
             case "metadata":
-                guard let given = value["name"]?.stringValue, (1...32).contains(given.count) else { throw invalid() }
+                guard let given = HueV2Command.name(value) else { throw invalid() }
                 name = given
             case "speed":
-                guard let level = value.doubleValue, (0...1).contains(level) else { throw invalid() }
+                guard let level = HueV2Command.speed(value) else { throw invalid() }
                 speed = level
             case "auto_dynamic":
                 // Lumen plays no palettes: a scene is never dynamic, whatever it is told.
@@ -105,6 +104,12 @@ extension HueBridge {
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
             }
+        }
+        // The recall first: one refused (the lights unreachable, too many commands) leaves the scene as it was.
+        if let recall {
+            let members = await snapshot().groupLights(group)
+            _ = try await recallScene(
+                recall, group: String(group), lights: members, brightness: brightness, from: sender)
         }
         if name != nil || speed != nil {
             let (sceneID, newName, newSpeed) = (scene.id, name, speed)
@@ -118,11 +123,6 @@ extension HueBridge {
                 state.scenes[index].lastUpdated = updated
             }
             try await commit()
-        }
-        if let recall {
-            let members = await snapshot().groupLights(group)
-            _ = try await recallScene(
-                recall, group: String(group), lights: members, brightness: brightness, from: sender)
         }
         return Self.v2Changed(id, "scene")
     }
@@ -143,7 +143,7 @@ extension HueBridge {
             .badRequest("invalid value, \((body[property] ?? .null).serialized()), for property, \(property)")
         }
         guard let metadata = body["metadata"] else { throw HueV2Error.badRequest("missing property, metadata") }
-        guard let name = metadata["name"]?.stringValue, (1...32).contains(name.count) else {
+        guard let name = HueV2Command.name(metadata) else {
             throw HueV2Error.badRequest("invalid value, \(metadata.serialized()), for property, metadata.name")
         }
         guard let given = body["group"] else { throw HueV2Error.badRequest("missing property, group") }
@@ -159,7 +159,7 @@ extension HueBridge {
         }
         var speed: Double?
         if let value = body["speed"] {
-            guard let level = value.doubleValue, (0...1).contains(level) else { throw invalid("speed") }
+            guard let level = HueV2Command.speed(value) else { throw invalid("speed") }
             speed = level
         }
         if let value = body["auto_dynamic"], value.boolValue == nil { throw invalid("auto_dynamic") }
@@ -180,15 +180,9 @@ extension HueBridge {
             "name": .string(name), "type": "GroupScene", "group": .string(String(group)),
             "lightstates": .object(states),
         ]
-        let answer = try await createScene(Self.v1Request(v1), owner: owner)
+        let answer = try await createScene(Self.v1Request(v1), owner: owner, speed: speed)
         guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {
             throw HueV2Error(description: "internal error, the scene was not stored", status: 500)
-        }
-        if let speed {
-            await changeState { state in
-                if let index = state.scenes.firstIndex(where: { $0.id == v1ID }) { state.scenes[index].speed = speed }
-            }
-            try await commit()
         }
         let key = HueBridgeState.resourceKey(scene: v1ID)
         guard let id = await visit({ _, memory in memory.state.resourceIDs[key] }) else {

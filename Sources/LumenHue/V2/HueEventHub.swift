@@ -10,7 +10,8 @@ import LumenProtocol
 ///
 /// The hub looks while a stream is open, and for ``graceSeconds`` after the last one closes, so that a client
 /// that comes back with `Last-Event-ID` is sent what it missed; after that it stops looking and forgets its
-/// batches, whose story would have a gap. A stream says nothing (so its client is not answered `200`) until the
+/// batches, whose story would have a gap, at the first change or stream opened after the grace (nothing needs them
+/// before). A stream says nothing (so its client is not answered `200`) until the
 /// hub has taken a look that everything after it is compared with.
 final class HueEventHub: Sendable {
     /// The most bytes a stream may have waiting for its client: a client that reads slower than the home changes

@@ -61,9 +61,6 @@ final class HueEventStream: HTTPStreamBody {
         }
     }
 
-    /// Whether the stream has begun (``begin()``): its client has been, or is being, answered `200`.
-    var hasBegun: Bool { state.withLock { $0.hasBegun } }
-
     /// Adds `bytes` to what is to be sent; a client that has more than ``HueEventHub/pendingLimit`` waiting is
     /// let go.
     func send(_ bytes: [UInt8]) {

@@ -50,23 +50,19 @@ struct HueV2Command: Sendable {
                 guard let x = value["xy"]?["x"]?.doubleValue, let y = value["xy"]?["y"]?.doubleValue,
                     (0...1).contains(x), (0...1).contains(y)
                 else { throw Self.invalid(key, value) }
-                // A colour outside the lights' gamut is shown, and reported, as the nearest one inside, as a bridge
-                // does.
-                let color = CIEColor(x: x, y: y).clippedToGamut
-                v1Body["xy"] = [.double(color.x), .double(color.y)]
+                // Brought into the lights' gamut by the command, as v1's is.
+                v1Body["xy"] = [.double(x), .double(y)]
             case "dynamics":
                 guard let fields = value.objectValue, fields.keys.allSatisfy(["duration", "speed"].contains) else {
                     throw Self.invalid(key, value)
                 }
                 if let duration = fields["duration"] {
-                    guard let ms = duration.intValue, (0...3_600_000).contains(ms) else {
-                        throw Self.invalid(key, value)
-                    }
+                    guard let ms = Self.durationMs(duration) else { throw Self.invalid(key, value) }
                     transitionMs = Double(ms)
                     v1Body["transitiontime"] = .int((ms + 50) / 100)
                 }
                 if let given = fields["speed"] {
-                    guard let level = given.doubleValue, (0...1).contains(level) else { throw Self.invalid(key, value) }
+                    guard let level = Self.speed(given) else { throw Self.invalid(key, value) }
                     speed = level
                 }
             case "alert":
@@ -96,14 +92,31 @@ struct HueV2Command: Sendable {
                 default: throw Self.invalid(key, value)
                 }
             case "metadata":
-                guard let name = value["name"]?.stringValue, (1...32).contains(name.count) else {
-                    throw Self.invalid(key, value)
-                }
+                guard let name = Self.name(value) else { throw Self.invalid(key, value) }
                 self.name = name
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
             }
         }
+    }
+
+    /// The longest transition v2 takes, in milliseconds (`dynamics.duration`, a scene's `recall.duration`): an
+    /// hour, v1's longest `transitiontime`; a longer one is refused, not cut short.
+    static let durationLimitMs = 3_600_000
+
+    /// The transition `value` gives in milliseconds, `nil` unless a whole number from 0 to ``durationLimitMs``.
+    static func durationMs(_ value: JSONValue) -> Int? {
+        value.intValue.flatMap { (0...durationLimitMs).contains($0) ? $0 : nil }
+    }
+
+    /// The name in `metadata` (`{"name": …}`), `nil` unless 1 to 32 characters, as a bridge takes names.
+    static func name(_ metadata: JSONValue) -> String? {
+        metadata["name"]?.stringValue.flatMap { (1...32).contains($0.count) ? $0 : nil }
+    }
+
+    /// The speed of dynamics `value` gives, `nil` unless a number from 0 to 1.
+    static func speed(_ value: JSONValue) -> Double? {
+        value.doubleValue.flatMap { (0...1).contains($0) ? $0 : nil }
     }
 
     /// The signed steps of a `*_delta` feature: `nil` for `stop`, which Lumen has nothing to stop for.
