@@ -131,37 +131,31 @@ final class LIFXDeviceRecords: Sendable {
 
     /// Empties what is saved for every bulb, and what they hold only in memory: frame buffers, timed effects,
     /// waves.
-    func clearEntries() {
-        locations.withLock { $0 = [:] }
-        groups.withLock { $0 = [:] }
-        infraredLevels.withLock { $0 = [:] }
-        hevStates.withLock { $0 = [:] }
-        zoneStates.withLock { $0 = [:] }
-        matrixStates.withLock { $0 = [:] }
-        frameBuffers.withLock { $0 = [:] }
-        tilePositions.withLock { $0 = [:] }
-        multiZoneEffects.withLock { $0 = [:] }
-        tileEffects.withLock { $0 = [:] }
-        timedEffects.withLock { $0 = [:] }
-        waveforms.withLock { $0 = [:] }
-        givenColors.withLock { $0 = [:] }
-    }
+    func clearEntries() { clear(nil) }
 
     /// Empties what is saved for `light`, and what it holds only in memory: frame buffers, timed effects, a wave.
-    func clearEntry(of light: LightID) {
-        locations.withLock { $0[light] = nil }
-        groups.withLock { $0[light] = nil }
-        infraredLevels.withLock { $0[light] = nil }
-        hevStates.withLock { $0[light] = nil }
-        zoneStates.withLock { $0[light] = nil }
-        matrixStates.withLock { $0[light] = nil }
-        frameBuffers.withLock { $0[light] = nil }
-        tilePositions.withLock { $0[light] = nil }
-        multiZoneEffects.withLock { $0[light] = nil }
-        tileEffects.withLock { $0[light] = nil }
-        timedEffects.withLock { $0[light] = nil }
-        waveforms.withLock { $0[light] = nil }
-        givenColors.withLock { $0[light] = nil }
+    func clearEntry(of light: LightID) { clear(light) }
+
+    /// Empties every table for `light`, or for every bulb when `nil`: the one list of what a bulb keeps here.
+    private func clear(_ light: LightID?) {
+        func empty<Kept>(_ table: Locked<[LightID: Kept]>) {
+            table.withLock { kept in
+                if let light { kept[light] = nil } else { kept = [:] }
+            }
+        }
+        empty(locations)
+        empty(groups)
+        empty(infraredLevels)
+        empty(hevStates)
+        empty(zoneStates)
+        empty(matrixStates)
+        empty(frameBuffers)
+        empty(tilePositions)
+        empty(multiZoneEffects)
+        empty(tileEffects)
+        empty(timedEffects)
+        empty(waveforms)
+        empty(givenColors)
     }
 
     /// The location a client put the bulb in, if one did.
