@@ -35,16 +35,18 @@ extension Home {
             if let place = wanted[id], place.room == light.room, place.light.model == light.model { continue }
             try removeLight(id)
         }
-        // Addresses first, and the lights waiting to be found: a light that comes may take the address one that
-        // stays gives up, and the target gives no address twice.
+        // Addresses first, and the lights waiting to be found in the rooms that stay (a new room's come with it):
+        // a light that comes may take the address one that stays gives up, and the target gives no address twice.
         for (id, place) in wanted where lights[id] != nil { lifxAddresses[id] = place.light.lifxAddress }
         for room in target.rooms { rooms[room.id]?.undiscovered = room.undiscovered }
         // What comes, and what stays becomes the target's.
         for room in target.rooms {
-            if rooms[room.id] == nil { try addRoom(id: room.id, name: room.name) }
+            if rooms[room.id] == nil {
+                try addRoom(id: room.id, name: room.name)
+                rooms[room.id]?.undiscovered = room.undiscovered
+            }
             try setName(room.name, of: .room(room.id))
             rooms[room.id]?.defaults = room.defaults
-            rooms[room.id]?.undiscovered = room.undiscovered
             if let scan = discovery.scan(in: room.id) { endScan(in: room.id, scan: scan.id) }
             for light in room.lights {
                 if lights[light.id] == nil { try addLight(light, to: room.id) } else { try restore(light) }

@@ -38,17 +38,11 @@ extension Benchmarks {
         let httpTask = Task { try await http.run() }
         let path = served.path
         let (socketRun, streamRun) = await onThread { () -> (Measurement?, Measurement?) in
-            let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
-            let sockets = (0..<count).compactMap { _ -> Int32? in
-                guard let fd = try? UnixSocket.connect(to: path) else { return nil }
-                UnixSocket.sendAll(fd, Array((subscribe + "\n").utf8))
-                var reader = LineReader(fd: fd)
-                return (try? reader.next(timeout: .seconds(30))) != nil ? fd : nil
-            }
+            let sockets = subscribedSockets(count, at: path)
             // What each socket has read so far, kept from one round to the next: a stream's chunks run on.
             var readers: [Int32: ChunkedText] = [:]
             for fd in sockets { readers[fd] = ChunkedText(expectingHead: false) }
-            let streams = (0..<count).compactMap { _ in openEventStream(port: port, subscribe: subscribe) }
+            let streams = (0..<count).compactMap { _ in openEventStream(port: port, subscribe: subscribeToName) }
             for (fd, text) in streams { readers[fd] = text }
             guard sockets.count == count, streams.count == count, let writer = try? UnixSocket.connect(to: path)
             else { return (nil, nil) }
@@ -101,6 +95,21 @@ extension Benchmarks {
         var replies = LineReader(fd: writer)
         for _ in 0..<changes { _ = try? replies.next(timeout: .seconds(30)) }
         return measurement
+    }
+
+    /// The request a benchmark's socket session sends to follow the home's name.
+    static let subscribeToName =
+        #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
+
+    /// `count` socket sessions on `path`, each subscribed to the home's name and past its reply; fewer when
+    /// some could not connect or were not answered.
+    static func subscribedSockets(_ count: Int, at path: String) -> [Int32] {
+        (0..<count).compactMap { _ -> Int32? in
+            guard let fd = try? UnixSocket.connect(to: path) else { return nil }
+            UnixSocket.sendAll(fd, Array((subscribeToName + "\n").utf8))
+            var reader = LineReader(fd: fd)
+            return (try? reader.next(timeout: .seconds(30))) != nil ? fd : nil
+        }
     }
 
     /// A session over HTTP subscribed with `subscribe`, and its events stream open: the stream's socket, read

@@ -12,15 +12,7 @@ extension Benchmarks {
     /// The Hue bridge: `GET /api/<user>/lights/1` from 8 keep-alive clients, against the same HTTP listener
     /// answering the same bytes as a static response (no home, no task), in turn.
     static func benchmarkHue(_ baseline: Baseline) async {
-        let home = Home(fixture: .demoHome(), clock: .real)
-        let bridge = HueBridge(scopeContext: ScopeContext(home: home))
-        let user = "bench-lumen"
-        guard (try? await bridge.pairUser(user, deviceType: "bench#lumen")) != nil,
-            let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
-            let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
-            let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)
-        else {
-            print("  Hue bridge: SKIPPED (no loopback TCP listener could be opened)")
+        guard let (bridge, user, (hueFD, huePort), (staticFD, staticPort)) = await pairedBridge("Hue bridge") else {
             return
         }
         let quiet = Logger(level: .critical, handler: MemoryLogHandler())
@@ -44,6 +36,25 @@ extension Benchmarks {
         hueTask.cancel()
         plainTask.cancel()
         _ = await (hueTask.result, plainTask.result)
+    }
+
+    /// A Hue bridge over the demo home with one user paired, and two loopback listeners with their ports: one
+    /// for the bridge, one for the static answer it is measured against; `nil`, said as `what` SKIPPED, when a
+    /// listener could not be opened.
+    static func pairedBridge(_ what: String) async
+        -> (bridge: HueBridge, user: String, hue: (fd: Int32, port: UInt16), plain: (fd: Int32, port: UInt16))?
+    {
+        let bridge = HueBridge(scopeContext: ScopeContext(home: Home(fixture: .demoHome(), clock: .real)))
+        let user = "bench-lumen"
+        guard (try? await bridge.pairUser(user, deviceType: "bench#lumen")) != nil,
+            let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
+            let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)
+        else {
+            print("  \(what): SKIPPED (no loopback TCP listener could be opened)")
+            return nil
+        }
+        return (bridge, user, (hueFD, huePort), (staticFD, staticPort))
     }
 
     /// `rounds` GETs of `path` on each of `clients` keep-alive connections, each on its own thread.

@@ -14,15 +14,7 @@ extension Benchmarks {
     /// listeners are plain and the bridge's requests are marked as having come over TLS, since TLS would cost
     /// both sides alike and this measures the bridge's path.
     static func benchmarkHueV2(_ baseline: Baseline) async {
-        let home = Home(fixture: .demoHome(), clock: .real)
-        let bridge = HueBridge(scopeContext: ScopeContext(home: home))
-        let user = "bench-lumen"
-        guard (try? await bridge.pairUser(user, deviceType: "bench#lumen")) != nil,
-            let hueFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
-            let staticFD = try? TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0)),
-            let huePort = TCPListener.boundPort(hueFD), let staticPort = TCPListener.boundPort(staticFD)
-        else {
-            print("  Hue bridge v2: SKIPPED (no loopback TCP listener could be opened)")
+        guard let (bridge, user, (hueFD, huePort), (staticFD, staticPort)) = await pairedBridge("Hue bridge v2") else {
             return
         }
         let quiet = Logger(level: .critical, handler: MemoryLogHandler())
@@ -130,13 +122,7 @@ extension Benchmarks {
         let httpTask = Task { try await http.run() }
         let path = served.path
         let (socketRun, streamRun) = await onThread { () -> (Measurement?, Measurement?) in
-            let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
-            let sockets = (0..<count).compactMap { _ -> Int32? in
-                guard let fd = try? UnixSocket.connect(to: path) else { return nil }
-                UnixSocket.sendAll(fd, Array((subscribe + "\n").utf8))
-                var reader = LineReader(fd: fd)
-                return (try? reader.next(timeout: .seconds(30))) != nil ? fd : nil
-            }
+            let sockets = subscribedSockets(count, at: path)
             var readers: [Int32: ChunkedText] = [:]
             for fd in sockets { readers[fd] = ChunkedText(expectingHead: false) }
             let streams = (0..<count).compactMap { _ -> Int32? in

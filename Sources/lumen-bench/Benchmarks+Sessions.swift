@@ -57,8 +57,7 @@ extension Benchmarks {
         harnessRequest(#"{"jsonrpc":"2.0","id":0,"method":"get","params":{"scope":0,"connection":"name"}}"#)
         let before = processStatus(process.processIdentifier)
         // Every session subscribes to the home's name, as a dashboard would to a value it shows.
-        let subscribe = Array(
-            (#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"# + "\n").utf8)
+        let subscribe = Array((subscribeToName + "\n").utf8)
         var sessions: [Int32] = []
         sessions.reserveCapacity(count)
         for _ in 0..<count {
