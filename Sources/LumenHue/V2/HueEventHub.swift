@@ -126,7 +126,7 @@ final class HueEventHub: Sendable {
         var shown: [String: JSONValue] = [:]
         for resource in resources { if let id = resource["id"]?.stringValue { shown[id] = resource } }
         let bytes = before.shown.flatMap { Self.batch(before.number, time: time, from: $0, to: resources, shown) }
-        let woken = state.withLock { state -> [HueEventStream] in
+        let (streams, batch) = state.withLock { state -> ([HueEventStream], [UInt8]?) in
             state.shown = shown
             // Stopped meanwhile: this look is where the story starts again, with no batch against the one before.
             let bytes = state.stops == before.stops ? bytes : nil
@@ -140,15 +140,15 @@ final class HueEventHub: Sendable {
                     state.keptBytes -= state.kept.removeFirst().bytes.count
                 }
             }
-            var woken: [HueEventStream] = []
-            for stream in state.streams.values {
-                let began = stream.begin()
-                if let bytes { stream.send(bytes) }
-                if began || bytes != nil { woken.append(stream) }
-            }
-            return woken
+            return (Array(state.streams.values), bytes)
         }
-        for stream in woken { stream.wakeServer() }
+        // Handed to each stream outside the hub's lock: looks are taken one at a time, so no later batch can pass
+        // this one, and a stream opened from here on is sent it from what is kept.
+        for stream in streams {
+            let began = stream.begin()
+            if let batch { stream.send(batch) }
+            if began || batch != nil { stream.wakeServer() }
+        }
         landed()
     }
 
