@@ -41,7 +41,8 @@ let package = Package(
             name: "LumenSimulation", dependencies: ["LumenProtocol", "LumenModel", "LumenLoop"],
             swiftSettings: swiftSettings),
         .target(
-            name: "LumenStore", dependencies: ["CLinux", "LumenProtocol", "LumenModel"], swiftSettings: swiftSettings),
+            name: "LumenStore", dependencies: ["CLinux", "LumenProtocol", "LumenModel", "LumenLoop"],
+            swiftSettings: swiftSettings),
         .target(
             name: "LumenScopes", dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation"],
             swiftSettings: swiftSettings),

@@ -1,22 +1,25 @@
 import LumenModel
 
 /// The writer's schedule: what it does next and when it must be woken, as pure functions of the shared state
-/// (tested on their own, without a disk or a thread).
+/// (tested on their own, without a disk or a loop).
 extension StateStore {
     /// What the writer does next.
     enum Next: Equatable {
-        /// Sleeps this long, unless rung.
+        /// Sleeps until it is woken: nothing to do.
+        case idle
+        /// Sleeps this long, on a timer of its loop, unless woken sooner.
         case wait(Duration)
         case commit
         case stop
     }
 
-    /// What the writer thread is doing, for those who would ring its doorbell: ringing only a writer that
-    /// listens keeps it from being woken once per change, and its doorbell from counting rings nobody heard.
+    /// What the writer is doing, for those who would queue it a step on its loop: queuing one only for a
+    /// writer that sleeps keeps it from being woken once per change, and from counting steps that found
+    /// nothing new.
     enum WriterPhase {
         case working
-        /// Asleep until a deadline of its own (the relaxed delay, a retry): only someone waiting for a commit
-        /// wakes it sooner.
+        /// Asleep until a deadline of its own (the relaxed delay, a retry) or the home's snapshot it asked for:
+        /// only someone waiting for a commit wakes it sooner.
         case napping
         /// Asleep for want of work: any change wakes it.
         case idle
@@ -26,8 +29,7 @@ extension StateStore {
     enum WakeReason {
         /// A change was noted.
         case change
-        /// Something to see to at once: someone waits for a commit, a snapshot or the stop, or a failed
-        /// commit needs its retry scheduled.
+        /// Something to see to at once: someone waits for a commit, a snapshot or the stop.
         case due
     }
 }
@@ -41,8 +43,7 @@ extension StateStore.Shared {
         let hasWork = !pending.isEmpty || snapshotWanted || lastError != nil
         guard hasWork else {
             writer = .idle
-            // Woken by a change; the timeout only lets the thread notice that its store is gone.
-            return .wait(.seconds(1))
+            return .idle
         }
         if let retryAt, now < retryAt {
             writer = .napping

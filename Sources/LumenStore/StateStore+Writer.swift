@@ -1,4 +1,3 @@
-import Dispatch
 import LumenModel
 import LumenProtocol
 
@@ -7,23 +6,8 @@ import LumenProtocol
 #endif
 
 extension StateStore {
-    /// The writer thread: takes what was noted, commits it, tells the waiters.
-    enum Writer {
-        /// Starts the writer for `store` on a thread of its own, named `lumend.store`. The thread holds the
-        /// store through each step (a nap of up to a second too) and only weakly between steps, so it ends once
-        /// the store is closed, or at the end of the step during which the store was released.
-        static func start(for store: StateStore) {
-            let delay = store.retryDelay
-            store.committer.withLock { $0.backoff = delay }
-            // A thread of its own rather than one of Dispatch's: it blocks on the disk for as long as the store
-            // lives, and shows under its name.
-            DetachedThread.start(name: "lumend.store") { [weak store] in
-                while let store, store.step() {}
-            }
-        }
-    }
-
-    /// What whoever commits touches, under ``StateStore/committer``: the open journal and its bookkeeping.
+    /// What the writer touches, under ``StateStore/committer``: the open journal and its bookkeeping, and the
+    /// timers it set on its loop.
     struct WriterState {
         var journal: JournalFile?
         /// Commits appended since the last snapshot.
@@ -34,6 +18,10 @@ extension StateStore {
         /// tried, unless one is asked for. Commits go on in the journal meanwhile.
         var snapshotRetryAt: ContinuousClock.Instant?
         var snapshotBackoff = Duration.seconds(1)
+        /// The timer that ends the writer's nap (the relaxed delay, a retry's backoff), while it naps.
+        var napTimer: UInt64?
+        /// The timer that ends the wait for the home's last snapshot at stop, once set.
+        var lastSnapshotDeadline: UInt64?
 
         /// Whether the next commit must be a snapshot: no journal is open, or it has grown past `limit` (or
         /// twice the last snapshot, when that is larger) and no failed snapshot is backing off.
@@ -75,35 +63,60 @@ extension StateStore {
         }
     }
 
-    /// One step of the writer: a nap until it is rung (at most a second) when nothing is due yet or a snapshot
-    /// it asked for has not come, or one commit; once the store is stopping, the last commit, after which it
-    /// returns `false`.
-    func step() -> Bool {
-        // A snapshot asked of the provider: nothing is committed until it comes (its delivery rings), unless
-        // the store is stopping, whose last commit waits for it only so long.
-        if shared.withLock({ $0.snapshotRequested && !$0.stopping }) {
-            _ = doorbell.wait(timeout: .now() + .seconds(1))
-            return true
+    /// Queues the writer a step on its loop: how it is woken when ``Shared/wakeWriter(for:)`` says so, and
+    /// when the home's snapshot comes back.
+    func queueStep() {
+        loop.execute { [weak self] _ in self?.step() }
+    }
+
+    /// One step of the writer, on its loop: commits for as long as something is due, then sleeps, until a
+    /// timer of its own when it waits for a deadline (the relaxed delay, a retry), else until it is woken. Once
+    /// the store is stopping, the last commit instead.
+    ///
+    /// The loop owns the disk and nothing else, so the commits block its thread in `write` and `fdatasync`:
+    /// nothing else waits behind them.
+    func step() {
+        cancelNap()
+        while true {
+            var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
+            let next = shared.withLock { shared -> Next? in
+                guard !shared.stopped else { return nil }
+                shared.writer = .working
+                // A snapshot asked of the provider: nothing is committed until it comes (its hand-back queues a
+                // step), unless the store is stopping, whose last commit waits for it only so long. Meanwhile
+                // only a waiter or the stop wakes the writer.
+                if shared.snapshotRequested, !shared.stopping {
+                    shared.writer = .napping
+                    return nil
+                }
+                satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
+                return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay)
+            }
+            for waiter in satisfied { waiter.resume(returning: .success(())) }
+            switch next {
+            case nil, .idle:
+                return
+            case .wait(let duration):
+                nap(until: .now + duration)
+                return
+            case .commit:
+                commitNext()
+            case .stop:
+                stopStep()
+                return
+            }
         }
-        var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
-        let next = shared.withLock { shared -> Next in
-            satisfied = resolveWaiters(&shared, durableMark: durable.load(ordering: .acquiring))
-            return shared.nextStep(now: .now, durability: durability, relaxedDelay: relaxedDelay)
-        }
-        for waiter in satisfied { waiter.resume(returning: .success(())) }
-        switch next {
-        case .wait(let duration):
-            // At most a second, so a stop or a retry due is never missed for long.
-            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(max(duration, .nanoseconds(1)), .seconds(1))))
-            shared.withLock { $0.writer = .working }
-            return true
-        case .commit:
-            commitNext()
-            return true
-        case .stop:
-            commitLast()
-            return false
-        }
+    }
+
+    /// Sets the timer that runs the writer's next step at `deadline`, on its loop.
+    private func nap(until deadline: ContinuousClock.Instant) {
+        let timer = loop.schedule(at: deadline) { [weak self] in self?.step() }
+        committer.withLock { $0.napTimer = timer }
+    }
+
+    /// Cancels the nap's timer, if one is set: the writer is awake.
+    private func cancelNap() {
+        if let timer = committer.withLock({ $0.napTimer.take() }) { loop.cancelTimer(timer) }
     }
 
     /// What one commit writes: the records taken, the mark they reach, and the home's snapshot if this
@@ -154,16 +167,42 @@ extension StateStore {
         return (taken.records, taken.mark, fixture)
     }
 
-    /// The commit at stop: a last snapshot when anything changed since the one before, then the journal
-    /// closed and every waiter told.
-    private func commitLast() {
+    /// The stop: the last commit at once when nothing changed since the last snapshot or the home's snapshot
+    /// is in hand; else the snapshot is asked for (unless it was already) and a deadline set, and whichever
+    /// comes first, the snapshot (its hand-back queues a step, which comes back here) or the deadline, makes
+    /// the last commit.
+    private func stopStep() {
         let wanted = committer.withLock { state in
             state.batchesSinceSnapshot > 0 || shared.withLock { !$0.pending.isEmpty }
         }
-        // The last snapshot, made before what is pending is taken: whatever is noted after it is carried.
-        let fixture = wanted ? waitForSnapshot(until: .now + finalSnapshotTimeout) : nil
+        guard wanted else { return commitLast(wanted: false, snapshot: nil) }
+        let (fixture, ask) = shared.withLock { shared -> (Fixture?, Bool) in
+            if let fixture = shared.preparedSnapshot {
+                shared.preparedSnapshot = nil
+                return (fixture, false)
+            }
+            guard !shared.snapshotRequested else { return (nil, false) }
+            shared.snapshotRequested = true
+            return (nil, true)
+        }
+        if let fixture { return commitLast(wanted: true, snapshot: fixture) }
+        if ask { requestSnapshot() }
+        committer.withLock { state in
+            guard state.lastSnapshotDeadline == nil else { return }
+            state.lastSnapshotDeadline = loop.schedule(at: .now + finalSnapshotTimeout) { [weak self] in
+                self?.commitLast(wanted: true, snapshot: nil)
+            }
+        }
+    }
+
+    /// The commit at stop, made once: a last snapshot when anything changed since the one before (`nil` when
+    /// the home did not give it in time), then the journal closed and every waiter told.
+    private func commitLast(wanted: Bool, snapshot fixture: Fixture?) {
+        guard !shared.withLock({ $0.stopped }) else { return }
         let late = FileSystemError("snapshot", statePath, errno: ETIMEDOUT)
         committer.withLock { state in
+            if let deadline = state.lastSnapshotDeadline.take() { loop.cancelTimer(deadline) }
+            // The snapshot was made before what is pending is taken: whatever was noted after it is carried.
             let (records, mark) = shared.withLock { Self.take(&$0) }
             if wanted, fixture == nil {
                 // The home did not give its snapshot in time: what is pending goes to the journal without one.
@@ -188,6 +227,8 @@ extension StateStore {
         }
         let (waiters, stopWaiters) = shared.withLock { shared in
             shared.stopped = true
+            // Never to be woken again: its loop is about to end.
+            shared.writer = .working
             defer {
                 shared.waiters = []
                 shared.stopWaiters = []
@@ -200,38 +241,20 @@ extension StateStore {
     }
 
     /// Asks the provider for the home's snapshot, on the provider's executor; it is handed back to the
-    /// writer as ``Shared/preparedSnapshot``, with a ring.
+    /// writer as ``Shared/preparedSnapshot``, with a step queued on the writer's loop.
     func requestSnapshot() {
         let provider = provider
         Task(executorPreference: providerExecutor) { [self] in
             let fixture = await provider()
-            shared.withLock { shared in
+            let wanted = shared.withLock { shared -> Bool in
+                guard !shared.stopped else { return false }
                 shared.preparedSnapshot = fixture
                 shared.snapshotRequested = false
+                // The step queued here looks at everything: no ring is needed until it sleeps again.
+                shared.writer = .working
+                return true
             }
-            doorbell.signal()
-        }
-    }
-
-    /// The home's snapshot, for the last commit at stop: asked for, then waited for on the writer's own
-    /// doorbell (the writer has nothing else to do by then) until `deadline`; `nil` if it has not come by then.
-    func waitForSnapshot(until deadline: ContinuousClock.Instant) -> Fixture? {
-        let ask = shared.withLock { shared -> Bool in
-            guard shared.preparedSnapshot == nil, !shared.snapshotRequested else { return false }
-            shared.snapshotRequested = true
-            return true
-        }
-        if ask { requestSnapshot() }
-        while true {
-            let fixture = shared.withLock { shared -> Fixture? in
-                let fixture = shared.preparedSnapshot
-                shared.preparedSnapshot = nil
-                return fixture
-            }
-            if let fixture { return fixture }
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return nil }
-            _ = doorbell.wait(timeout: .now() + Self.dispatchInterval(min(left, .seconds(1))))
+            if wanted { queueStep() }
         }
     }
 
@@ -241,15 +264,14 @@ extension StateStore {
     ) {
         let error = result.commitError
         if result.isSaved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
-        let (settled, ring, observer, report) = shared.withLock { shared in
+        let (settled, observer, report) = shared.withLock { shared in
             // Told when health changes, not of every retry that fails again.
             let report = (error == nil) != (shared.lastError == nil) || shared.commitCount == 0
             let settled = settleWaiters(&shared, result, mark: mark, records: records, snapshot: snapshot)
-            let ring = scheduleRetry(&shared, after: error, &state)
-            return (settled, ring, shared.healthObserver, report)
+            scheduleRetry(&shared, after: error, &state)
+            return (settled, shared.healthObserver, report)
         }
         // Health first, so whoever hears back from a write also finds the health it left behind.
-        if ring { doorbell.signal() }
         if report { observer?(error) }
         settled.resume()
     }
@@ -313,27 +335,17 @@ extension StateStore {
     }
 
     /// After a commit that failed, the retry's time and the backoff after it; after one that did not, none.
-    /// Returns whether to ring the writer: a failed commit (a waiter's, on its own thread) leaves the retry to
-    /// the writer, which may be asleep.
-    private func scheduleRetry(_ shared: inout Shared, after error: FileSystemError?, _ state: inout WriterState)
-        -> Bool
-    {
+    /// The writer's next step naps until the retry.
+    private func scheduleRetry(_ shared: inout Shared, after error: FileSystemError?, _ state: inout WriterState) {
         guard let error else {
             shared.lastError = nil
             shared.retryAt = nil
             state.backoff = retryDelay
-            return false
+            return
         }
         shared.lastError = error
         shared.retryAt = .now + state.backoff
         state.backoff = Self.nextRetryDelay(after: state.backoff)
-        return shared.wakeWriter(for: .due)
-    }
-
-    /// `duration` as Dispatch counts time, for the doorbell's timeouts.
-    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// The wait before the retry after next: doubling, up to a second, so that the disk's recovery (space freed,

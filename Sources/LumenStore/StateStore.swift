@@ -1,4 +1,4 @@
-import Dispatch
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import Synchronization
@@ -14,7 +14,7 @@ import Synchronization
 /// ``PendingLightRecord`` whose state the home keeps up to date in place until a commit takes it, so a light
 /// switched many times between two commits is noted once. A commit writes
 /// everything noted so far as one journal line, many changes sharing one `fdatasync` (group commit). One
-/// writer thread commits, and owns the journal.
+/// writer commits, and owns the journal: an event loop of the store's own, named `lumend.store`.
 /// When the journal grows past ``journalLimit`` (or twice the snapshot), after a failed write, and on
 /// ``compact()`` and ``close()``, the writer saves a whole snapshot atomically and durably instead and starts
 /// a new journal. ``StateLoader`` replays the journal onto the snapshot at start.
@@ -29,8 +29,11 @@ import Synchronization
 /// try await store.waitUntilDurable(store.changeMark)  // every change so far is on disk
 /// ```
 ///
-/// The writer is a thread of its own rather than a task: it spends its life blocked in `fsync`, which must
-/// not hold one of the few threads Swift concurrency runs every actor on.
+/// The writer runs on an event loop of its own rather than as a task: it spends its life blocked in `fsync`,
+/// which must not hold one of the few threads Swift concurrency runs every actor on, nor a loop that serves
+/// sockets. Its loop owns the disk and nothing else, so blocking there is what it is for: a change or a waiter
+/// queues it a step, and its naps (the relaxed delay, a retry's backoff, the wait for the last snapshot at
+/// stop) are the loop's timers.
 public final class StateStore: StateRecordSink {
     /// Produces the snapshot to write: the simulation's state now.
     public typealias SnapshotProvider = @Sendable () async -> Fixture
@@ -71,20 +74,21 @@ public final class StateStore: StateRecordSink {
     let origin: FixtureOrigin
 
     let shared: Locked<Shared>
-    /// The writer's own state: the journal. Held by the writer thread while it commits; start-up's
-    /// ``resume(_:)`` and `deinit`, on other threads, take it too.
-    let committer = Locked(WriterState())
+    /// The writer's own state: the journal and its timers. Held on the writer's loop while it commits;
+    /// start-up's ``resume(_:)`` and `deinit`, on other threads, take it too.
+    let committer: Locked<WriterState>
     /// The mark of the newest change known to be on disk, readable without the lock.
     let durable = Atomic<UInt64>(0)
-    /// Wakes the writer.
-    let doorbell = DispatchSemaphore(value: 0)
+    /// The writer's loop, `lumend.store`: every step and commit runs on its thread.
+    let loop: EventLoop
 
-    /// State shared between callers and the writer thread.
+    /// State shared between callers and the writer.
     struct Shared {
         /// Counts changes noted.
         var mark: UInt64 = 0
-        /// What the writer is doing, so that the doorbell rings only when it listens.
-        var writer = WriterPhase.working
+        /// What the writer is doing, so that it is queued a step only when it sleeps (it starts with nothing
+        /// to do, so the first change or waiter wakes it).
+        var writer = WriterPhase.idle
         /// Saved forms not yet committed, one per entity, in the order first noted.
         var pending: [PendingRecord] = []
         var pendingIndex: [StateRecord.Subject: Int] = [:]
@@ -126,7 +130,7 @@ public final class StateStore: StateRecordSink {
         var continuation: CheckedContinuation<Result<Void, FileSystemError>, Never>
     }
 
-    /// A store, with its writer thread running.
+    /// A store, with its writer's loop running.
     /// - Parameters:
     ///   - directory: the state directory (created if missing).
     ///   - fileSystem: the file system; tests inject faults here.
@@ -159,14 +163,17 @@ public final class StateStore: StateRecordSink {
         self.journalLimit = journalLimit
         self.provider = provider
         shared = Locked(Shared(generation: generation))
-        Writer.start(for: self)
+        committer = Locked(WriterState(backoff: retryDelay))
+        loop = EventLoop(name: "lumend.store")
     }
 
     deinit {
-        // Released without close(): nothing more can be noted, but the journal must not leak.
+        // Released without close(): nothing more can be noted, but the journal must not leak, and the loop's
+        // thread, whose steps hold the store only weakly, ends.
         committer.withLock { state in
             if let journal = state.journal { fileSystem.close(journal.fd) }
         }
+        loop.stop()
     }
 
     /// The path of the state file.
@@ -206,7 +213,7 @@ public final class StateStore: StateRecordSink {
             if shared.pendingSince == nil { shared.pendingSince = .now }
             return shared.wakeWriter(for: .change)
         }
-        if ring { doorbell.signal() }
+        if ring { queueStep() }
     }
 
     /// A saved form waiting to be committed.
@@ -284,7 +291,7 @@ public final class StateStore: StateRecordSink {
             if stopped {
                 continuation.resume(returning: .failure(FileSystemError("write", statePath, errno: ESHUTDOWN)))
             }
-            if ring { doorbell.signal() }
+            if ring { queueStep() }
         }
     }
 
@@ -330,8 +337,8 @@ public final class StateStore: StateRecordSink {
         await close()
     }
 
-    /// Saves a last snapshot if anything changed since the last one, and stops the writer thread.
-    /// Changes noted afterwards are not saved.
+    /// Saves a last snapshot if anything changed since the last one, and stops the writer's loop, returning
+    /// once its thread has ended. Changes noted afterwards are not saved.
     public func close() async {
         await withCheckedContinuation { continuation in
             let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
@@ -341,8 +348,9 @@ public final class StateStore: StateRecordSink {
                 return (false, shared.wakeWriter(for: .due))
             }
             if stopped { continuation.resume() }
-            if ring { doorbell.signal() }
+            if ring { queueStep() }
         }
+        await loop.shutDown()
     }
 
     /// What an operator can do about a failed write, in words.
@@ -380,7 +388,8 @@ public final class StateStore: StateRecordSink {
     public var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
-    /// The number of times the writer thread was rung awake: by a change, a waiter or a failed commit.
+    /// The number of times the writer was woken from its sleep by a change, or by someone waiting for a commit,
+    /// a snapshot or the stop (not by its own timers, nor by the home's snapshot coming back).
     public var writerWakeups: Int { shared.withLock { $0.writerWakeups } }
 }
 

@@ -430,6 +430,57 @@ struct StateStoreTests {
         await store.close()
     }
 
+    /// The thread of the store's loop, which every step and commit of its writer runs on.
+    func writerThread(_ store: StateStore) async throws -> Int32 {
+        let thread = await withCheckedContinuation { continuation in
+            store.loop.execute { _ in continuation.resume(returning: currentThreadID()) }
+        }
+        try #require(thread > 0)
+        return thread
+    }
+
+    /// The journal's descriptor is open in this process.
+    func journalIsOpen() -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))
+                == directory.file("state.journal")
+        }
+    }
+
+    @Test func closingEndsTheWritersLoop() async throws {
+        let store = makeStore()
+        try await store.compact()
+        let thread = try await writerThread(store)
+        #expect(journalIsOpen())
+        await store.close()
+        #expect(!journalIsOpen())
+        #expect(await waitForThreadExit(thread))
+    }
+
+    /// A store that saved a snapshot and then noted a change, released without close() on return; the thread
+    /// its loop ran on, asked for after the change, so a commit of it at once comes first.
+    func releasedStore(_ durability: Durability) async throws -> Int32 {
+        let store = makeStore(durability: durability)
+        try await store.compact()
+        home.change(store)
+        return try await writerThread(store)
+    }
+
+    /// Released without close() (as when lumend's start fails after the store was made): no last snapshot, but
+    /// the journal is closed and the loop's thread ends, though its queued steps and a nap's timer (relaxed
+    /// durability) hold the store only weakly.
+    @Test(arguments: [Durability.full, .relaxed])
+    func aStoreReleasedWithoutCloseEndsItsLoopAndClosesItsJournal(_ durability: Durability) async throws {
+        let thread = try await releasedStore(durability)
+        #expect(await waitForThreadExit(thread))
+        #expect(!journalIsOpen())
+        // Full durability committed the change at once; relaxed may have let it wait past the release, and lose
+        // it as a kill would.
+        let name = try await loaded().fixture.name
+        #expect(name == "version 1" || (durability == .relaxed && name == "version 0"))
+    }
+
     /// A store whose home stops giving snapshots once `stalled` is set: each one asked for then waits until
     /// the test ends, and `asked` hears of it.
     final class StallingProvider: Sendable {

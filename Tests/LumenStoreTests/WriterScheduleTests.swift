@@ -3,8 +3,8 @@ import Testing
 
 @testable import LumenStore
 
-/// The writer thread's schedule, decided from the store's shared state alone, so it is tested without
-/// threads or a clock: when it commits, how long it sleeps, and who may ring it awake.
+/// The writer's schedule, decided from the store's shared state alone, so it is tested without
+/// a loop or a clock: when it commits, how long it sleeps, and who may wake it.
 @Suite("Writer schedule")
 struct WriterScheduleTests {
     let now = ContinuousClock.now
@@ -20,7 +20,7 @@ struct WriterScheduleTests {
     func withNothingToDoTheWriterSleepsUntilAChangeRingsIt(_ durability: Durability) {
         var shared = StateStore.Shared(generation: 0)
         let step = shared.nextStep(now: now, durability: durability, relaxedDelay: .zero)
-        #expect(step == .wait(.seconds(1)))
+        #expect(step == .idle)
         #expect(shared.writer == .idle)
         // One ring serves every change until it sleeps again.
         var rang = shared.wakeWriter(for: .change)

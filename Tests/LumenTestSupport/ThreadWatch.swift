@@ -31,6 +31,26 @@ public func waitForThreadCount(of pid: Int32, atMost count: Int, timeout: Durati
     }
 }
 
+/// The calling thread's ID, as `/proc` names it (`/proc/thread-self` leads to `<pid>/task/<tid>`).
+public func currentThreadID() -> Int32 {
+    let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+    return Int32(link.split(separator: "/").last ?? "") ?? -1
+}
+
+/// Waits until thread `tid` of this process has exited, watching it with a thread pidfd (readable once it has),
+/// so the wait is for the exit itself, not a poll.
+/// - Returns: whether it had exited within `timeout`.
+public func waitForThreadExit(_ tid: Int32, timeout: Duration = .seconds(20)) async -> Bool {
+    await offload {
+        let fd = lumen_thread_pidfd(tid)
+        // No such thread: it is gone already (or the kernel predates thread pidfds, 6.9, and /proc tells).
+        guard fd >= 0 else { return !threadIDs(of: getpid()).contains(tid) }
+        defer { close(fd) }
+        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&watched, 1, Int32(timeout.components.seconds * 1_000 + 1)) > 0
+    }
+}
+
 /// Which sanitizer this test run is under (`make sanitize` sets its options), or `nil`: a sanitizer's runtime
 /// has a thread of its own, its own allocator, and runs a symbolizer through pipes when it reports (even a
 /// suppressed report), so counts of threads, heap bytes and descriptors are only exact without one.
