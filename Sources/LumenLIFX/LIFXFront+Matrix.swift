@@ -3,13 +3,13 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time: a pixel
-    /// fading is read part of the way there.
-    func matrix(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> LIFXMatrix {
+    /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time, in a turn
+    /// of `home`: a pixel fading is read part of the way there.
+    func matrix(of bulb: LIFXLight, from state: LightState, atMs nowMs: Double, in home: isolated Home) -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
         let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
         // A chain draws a wave as one colour.
-        if let waving = await waveColor(of: bulb, atMs: nowMs) {
+        if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
             return LIFXMatrix(base: pixels.base, colors: Array(repeating: waving, count: pixels.colors.count))
         }
         return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
@@ -113,9 +113,11 @@ extension LIFXFront {
         return state
     }
 
-    /// A `State64` for each tile of `rect` the chain has.
-    func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, in state: LightState) async -> [LIFXReply] {
-        await matrix(of: bulb, in: state, atMs: await home.nowMilliseconds).read(rect).map { tile, colors in
+    /// A `State64` for each tile of `rect` the chain has, read in a turn of `home`.
+    func pixelStates(_ rect: LIFXTileRect, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
+        -> [LIFXReply]
+    {
+        matrix(of: bulb, from: state, atMs: home.nowMilliseconds, in: home).read(rect).map { tile, colors in
             .state64(tile: UInt8(tile), x: rect.x, y: rect.y, width: rect.width, colors)
         }
     }

@@ -3,21 +3,26 @@ import LumenSimulation
 
 extension LIFXFront {
     /// The state messages that answer `request`: several for a strip's zones or a matrix's tiles, none for a reboot,
-    /// `Set64` or `SetUserPosition`, else one.
-    func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> [LIFXReply] {
+    /// `Set64` or `SetUserPosition`, else one. Read in a turn of `home`, so that what they tell is one moment's: a
+    /// query's in the turn that asked the bulb, a change's in one turn once the light took it.
+    func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
+        -> [LIFXReply]
+    {
         switch request {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
-            return await zoneStates(answering: request, of: bulb, after: state)
+            return zoneStates(answering: request, of: bulb, after: state, in: home)
         case .get64(let rect):
-            return await pixelStates(rect, of: bulb, in: state)
+            return pixelStates(rect, of: bulb, after: state, in: home)
         default:
-            return await self.state(answering: request, of: bulb, after: state).map { [$0] } ?? []
+            return self.state(answering: request, of: bulb, after: state, in: home).map { [$0] } ?? []
         }
     }
 
     /// The state message that answers `request`; `nil` for one that has none (a reboot, `Set64`,
     /// `SetUserPosition`).
-    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async -> LIFXReply? {
+    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
+        -> LIFXReply?
+    {
         let power: UInt16 = state.isOn ? 65_535 : 0
         let firmware = Self.firmware
         switch request {
@@ -30,10 +35,10 @@ extension LIFXFront {
             return .stateWifiFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
         case .getPower, .setPower: return .statePower(level: power)
         case .getLabel: return .stateLabel(bulb.light.name)
-        case .setLabel: return .stateLabel((try? await home.light(bulb.light.id).name) ?? bulb.light.name)
+        case .setLabel: return .stateLabel((try? home.light(bulb.light.id).name) ?? bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
         case .getInfo:
-            let now = await home.nowMilliseconds
+            let now = home.nowMilliseconds
             let (uptime, downtime) = records.uptime(of: bulb.light.id, atMs: now)
             return .stateInfo(time: records.time(atMs: now), uptime: uptime, downtime: downtime)
         case .setReboot: return nil
@@ -41,9 +46,8 @@ extension LIFXFront {
             if let kept = records.location(of: bulb.light.id) {
                 return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
             }
-            let name = await home.name
             return .stateLocation(
-                id: LIFXProduct.groupID(home.fixtureID), label: name, updatedAt: records.startedAtNanoseconds)
+                id: LIFXProduct.groupID(home.fixtureID), label: home.name, updatedAt: records.startedAtNanoseconds)
         case .getGroup, .setGroup:
             if let kept = records.group(of: bulb.light.id) {
                 return .stateGroup(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
@@ -53,13 +57,12 @@ extension LIFXFront {
                 updatedAt: records.startedAtNanoseconds)
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
-            return .lightState(
-                await shownColor(of: bulb, in: state), power: power, label: bulb.light.name)
+            return .lightState(shownColor(of: bulb, from: state, in: home), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)
         case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
-            let now = await home.nowMilliseconds
+            let now = home.nowMilliseconds
             let hev = records.hev(of: bulb.light.id, atMs: now)
             switch request {
             case .getHevCycleConfiguration, .setHevCycleConfiguration:
@@ -75,16 +78,15 @@ extension LIFXFront {
                     durationS: cycle.durationS, remainingS: UInt32(leftS), lastPower: cycle.lastPower)
             }
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
-            return await zoneStates(answering: request, of: bulb, after: state).first
+            return zoneStates(answering: request, of: bulb, after: state, in: home).first
         case .getMultiZoneEffect, .setMultiZoneEffect:
-            return .stateMultiZoneEffect(
-                records.effect(.multiZone, of: bulb.light.id, atMs: await home.nowMilliseconds))
+            return .stateMultiZoneEffect(records.effect(.multiZone, of: bulb.light.id, atMs: home.nowMilliseconds))
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
-        case .get64(let rect): return await pixelStates(rect, of: bulb, in: state).first
+        case .get64(let rect): return pixelStates(rect, of: bulb, after: state, in: home).first
         // Neither has a state message, as firmware sends none.
         case .setUserPosition, .set64, .copyFrameBuffer: return nil
         case .getTileEffect, .setTileEffect:
-            return .stateTileEffect(records.effect(.tile, of: bulb.light.id, atMs: await home.nowMilliseconds))
+            return .stateTileEffect(records.effect(.tile, of: bulb.light.id, atMs: home.nowMilliseconds))
         case .unhandled(let type): return .stateUnhandled(type: type)
         }
     }

@@ -15,7 +15,7 @@ extension LIFXFront {
     ) async -> LightState? {
         let kind = bulb.light.model.kind
         let id = bulb.light.id
-        let showing = await shownColor(of: bulb, in: bulb.light.state)
+        let showing = await home.reading { home in self.shownColor(of: bulb, from: bulb.light.state, in: home) }
         let (change, merged) = Self.change(
             towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: kind)
         let state: LightState
@@ -36,26 +36,24 @@ extension LIFXFront {
             guard let delivered = await delivered(to: bulb) else { return nil }
             state = delivered
         }
-        let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: await home.nowMilliseconds)
-        let landing = (try? await home.landing(of: id)) ?? state
+        let (nowMs, landed) = await home.reading { home in (home.nowMilliseconds, try? home.landing(of: id)) }
+        let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: nowMs)
+        let landing = landed ?? state
         records.waveforms.withLock { $0[id] = waveform.endMs > waveform.startMs ? (waveform, landing) : nil }
         return state
     }
 
-    /// The colour `bulb`, whose light is in `state`, shows now: a wave's while it draws one, else its light's
-    /// (``LIFXDeviceRecords/color(of:in:kind:)``). The home is asked only while the bulb has a wave, so that a
-    /// `Get` to a bulb drawing none costs no turn of the home.
-    func shownColor(of bulb: LIFXLight, in state: LightState) async -> HSBK {
-        guard records.waveforms.withLock({ $0[bulb.light.id] != nil }) else {
-            return records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
-        }
-        return await waveColor(of: bulb, atMs: await home.nowMilliseconds)
+    /// The colour `bulb`, whose light is in `state`, shows now, in a turn of `home`: a wave's while it draws one,
+    /// else its light's (``LIFXDeviceRecords/color(of:in:kind:)``).
+    func shownColor(of bulb: LIFXLight, from state: LightState, in home: isolated Home) -> HSBK {
+        waveColor(of: bulb, atMs: home.nowMilliseconds, in: home)
             ?? records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
     }
 
     /// The colour of the wave `bulb` draws at `nowMs`, if it draws one: until the wave ends, while the light is
-    /// still bound where the wave's message left it (any other command to the light ends the wave).
-    func waveColor(of bulb: LIFXLight, atMs nowMs: Double) async -> HSBK? {
+    /// still bound where the wave's message left it (any other command to the light ends the wave), as `home`
+    /// tells in this turn.
+    func waveColor(of bulb: LIFXLight, atMs nowMs: Double, in home: isolated Home) -> HSBK? {
         let drawn = records.waveforms.withLock { waveforms -> (waveform: LIFXWaveform, landing: LightState)? in
             guard let drawn = waveforms[bulb.light.id] else { return nil }
             guard nowMs < drawn.waveform.endMs else {
@@ -64,7 +62,7 @@ extension LIFXFront {
             }
             return drawn
         }
-        guard let drawn, (try? await home.landing(of: bulb.light.id)) == drawn.landing else { return nil }
+        guard let drawn, (try? home.landing(of: bulb.light.id)) == drawn.landing else { return nil }
         return drawn.waveform.color(atMs: nowMs)
     }
 

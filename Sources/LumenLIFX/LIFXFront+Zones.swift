@@ -3,11 +3,11 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time: a zone fading is
-    /// read part of the way there.
-    func zones(of bulb: LIFXLight, in state: LightState, atMs nowMs: Double) async -> [HSBK] {
+    /// The zones of `bulb` (a strip) whose light is in `state`, at `nowMs` of simulation time, in a turn of
+    /// `home`: a zone fading is read part of the way there.
+    func zones(of bulb: LIFXLight, from state: LightState, atMs nowMs: Double, in home: isolated Home) -> [HSBK] {
         // A strip draws a wave as one zone.
-        if let waving = await waveColor(of: bulb, atMs: nowMs) {
+        if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
             return Array(repeating: waving, count: LIFXZones.count)
         }
         let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
@@ -100,11 +100,11 @@ extension LIFXFront {
     }
 
     /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each
-    /// eight from the first asked; `StateExtendedColorZones` for them all.
-    func zoneStates(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) async
-        -> [LIFXReply]
-    {
-        let colors = await zones(of: bulb, in: state, atMs: await home.nowMilliseconds)
+    /// eight from the first asked; `StateExtendedColorZones` for them all. Read in a turn of `home`.
+    func zoneStates(
+        answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home
+    ) -> [LIFXReply] {
+        let colors = zones(of: bulb, from: state, atMs: home.nowMilliseconds, in: home)
         let count = UInt8(colors.count)
         switch request {
         case .getColorZones(let start, let end), .setColorZones(let start, let end, _, _, _):

@@ -9,10 +9,10 @@ import Synchronization
 ///
 /// A query (`Get…`) is answered from the light's state; a change goes to the light as one command and is
 /// answered (acknowledged, or with its state when asked) once the light took it, after its latency, and on
-/// disk under full durability. A query is answered at once, as firmware answers from memory; every message counts
-/// against the bulb's rate limit. A bulb
-/// that cannot be reached, or drops the message (its rate limit, a lost frame), answers nothing: the client
-/// times out, as it does on a real LAN. `docs/lifx.md` lists every message.
+/// disk under full durability. A query is answered at once, as firmware answers from memory, in one turn of the
+/// home; every message counts against the bulb's rate limit. A bulb that cannot be reached, or drops the message
+/// (its rate limit, a lost frame), answers nothing: the client times out, as it does on a real LAN.
+/// `docs/lifx.md` lists every message.
 public final class LIFXFront: Sendable {
     let scopeContext: ScopeContext
     /// The UDP port the bulbs say they serve (`StateService`).
@@ -125,7 +125,8 @@ public final class LIFXFront: Sendable {
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
-    /// that do not fit stay silent.
+    /// that do not fit stay silent. A query is answered in one turn of the home (`answerQuery`), a change as each
+    /// bulb takes it.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
         reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
@@ -137,12 +138,17 @@ public final class LIFXFront: Sendable {
             guard budget.beginBroadcast() else { return }
         }
         defer { if everyBulb { budget.endBroadcast() } }
-        let addressed = await bulbs(addressee).filter { bulb in
+        let takes: @Sendable (LIFXLight) -> Bool = { bulb in
             bulb.isReachable && (address != nil || reaches?(bulb.address) ?? true)
         }
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
+        if request.isQuery {
+            return await answerQuery(
+                packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, send)
+        }
+        let addressed = await bulbs(addressee).filter(takes)
         // A message to one bulb is answered on this task; only several bulbs answer side by side.
         if addressed.count == 1, let bulb = addressed.first {
             guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
@@ -162,6 +168,43 @@ public final class LIFXFront: Sendable {
                 }
             }
         }
+    }
+
+    /// Answers a query as firmware does, from memory: every addressed bulb that `takes` the datagram is found,
+    /// asked (``Home/queryAtOnce(_:)``: its rate limit, a lost message) and read in one turn of the home, so that
+    /// each bulb's answer is one moment's and costs one hop to the home; the replies go out once the turn is over,
+    /// one bulb's after another. Each bulb's answer reserves its share of ``budget`` before the bulb is asked: one
+    /// that does not fit stays silent and asks nothing of the bulb.
+    func answerQuery(
+        _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
+        taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: Send
+    ) async {
+        let homeDigest = DeviceSerial.digest(home: home.fixtureID)
+        let answered = await home.reading { home in
+            self.bulbs(addressee, in: home, homeDigest: homeDigest).filter(takes).compactMap {
+                bulb -> (bulb: LIFXLight, replies: [LIFXReply])? in
+                guard self.budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
+                return (bulb, self.replies(toQuery: packet, request, of: bulb, in: home))
+            }
+        }
+        for (bulb, replies) in answered {
+            if !replies.isEmpty {
+                send(Self.datagrams(replies, answering: packet, from: bulb), bulb.address)
+            }
+            budget.release(bytes: bytes)
+        }
+    }
+
+    /// One bulb's replies to a query, in a turn of `home`: none when the bulb never answers (it could not be
+    /// reached, or dropped the message); else an acknowledgement when asked, and its state.
+    func replies(toQuery packet: LIFXPacket, _ request: LIFXRequest, of bulb: LIFXLight, in home: isolated Home)
+        -> [LIFXReply]
+    {
+        // A message the product lacks the capability for (a strip's zones on a bulb) is one it does not handle.
+        let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        guard let state = (try? home.queryAtOnce(bulb.light.id)) ?? nil else { return [] }
+        let acknowledgement: [LIFXReply] = packet.wantsAcknowledgement ? [.acknowledgement] : []
+        return acknowledgement + states(answering: request, of: bulb, after: state, in: home)
     }
 
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
@@ -195,10 +238,17 @@ public final class LIFXFront: Sendable {
             }
             if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
             if request.isQuery || packet.wantsReply {
-                replies += await states(answering: request, of: bulb, after: state)
+                replies += await home.reading { home in
+                    self.states(answering: request, of: bulb, after: state, in: home)
+                }
             }
         }
-        return replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
+        return Self.datagrams(replies, answering: packet, from: bulb)
+    }
+
+    /// `replies` as the datagrams `bulb` sends in answer to `packet`.
+    static func datagrams(_ replies: [LIFXReply], answering packet: LIFXPacket, from bulb: LIFXLight) -> [[UInt8]] {
+        replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
     }
 
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
@@ -292,7 +342,9 @@ public final class LIFXFront: Sendable {
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
             .getMultiZoneEffect, .getDeviceChain, .get64, .getTileEffect, .unhandled:
             // A query: answered from the bulb's memory at once, as firmware does; the latency models carrying out
-            // a change. Listed, not `default`, so that a message added later is placed here on purpose.
+            // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
+            // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
+            // product lacks the capability for, answered as `unhandled`.
             return await answeredAtOnce(by: bulb)
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }

@@ -36,12 +36,17 @@ extension LIFXFront {
     /// (``counted``), so that a bulb found later takes the next free one and moves no other. Only the bulbs named
     /// are read whole: a message to one bulb looks at that bulb alone.
     public func bulbs(_ addressee: LIFXAddressee = .every) async -> [LIFXLight] {
-        // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once.
-        let (first, homeDigest) = (firstAddress, DeviceSerial.digest(home: home.fixtureID))
-        return await home.reading { home in
-            self.records.loadOnce(from: home)
-            return self.bulbs(addressee, in: home, from: first, homeDigest: homeDigest)
-        }
+        // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once, off the
+        // home.
+        let homeDigest = DeviceSerial.digest(home: home.fixtureID)
+        return await home.reading { home in self.bulbs(addressee, in: home, homeDigest: homeDigest) }
+    }
+
+    /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: what the bulbs keep is
+    /// read first, the first time, so that what is answered of them is the home's.
+    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, homeDigest: UInt64) -> [LIFXLight] {
+        records.loadOnce(from: home)
+        return bulbs(addressee, in: home, from: firstAddress, homeDigest: homeDigest)
     }
 
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`.

@@ -13,7 +13,7 @@ extension Benchmarks {
         // One bulb that answers at once and takes every message: what is measured is Lumen's path, not the
         // latency and rate limit a real bulb has (the demo home's bulbs take 20 messages a second).
         let bulbHome =
-            #"{"schema": 1, "id": "bench", "name": "Bench", "rooms": [{"id": "den", "name": "Den", "lights": [{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "latency": "instant", "rateLimitPerSecond": 10000}]}]}"#
+            #"{"schema": 1, "id": "bench", "name": "Bench", "rooms": [{"id": "den", "name": "Den", "lights": [{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "family": "generic", "network": "lifx-lan", "latency": "instant"}]}]}"#
         guard let fixture = try? Fixture(json: Array(bulbHome.utf8)) else { return }
         let home = Home(fixture: fixture, clock: .real)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0)
