@@ -297,7 +297,11 @@ extension HostileSuites {
                     + "\(startKiB) KiB at start, peak \(peakKiB) KiB; owner's hello \(answered) answered, \(refused) not; "
                     + "\(seen)")
             #expect(refused == 0 && answered > 0, "every hello with the token is answered")
-            #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
+            if let sanitizer = runningSanitizer {
+                print("SKIPPED: the HTTP attack's memory bound: \(sanitizer) has its own allocator and shadow memory")
+            } else {
+                #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
+            }
             #expect(seen["slow let go", default: 0] == 63, "every slow sender is let go: \(seen)")
             #expect(seen["streams open", default: 0] <= 128, "streams are held to their share: \(seen)")
             #expect(seen["framing answered 400", default: 0] > 0)

@@ -227,12 +227,19 @@ extension HostileSuites {
                     + "(\(quiet.lost) and \(during.lost) polls lost); resident \(startKiB) KiB at start, peak "
                     + "\(peakKiB) KiB; \(sent) broadcasts sent, \(broadcastsDropped) dropped whole, \(dropped) bulb "
                     + "answers dropped for the budget")
-            #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
             #expect(quiet.lost == 0, "every poll of the good client's bulb is answered before the flood")
-            // A flooded LAN drops some datagrams, the good client's among them, when the machine is busy with
-            // more than the flood (the whole test run, a debug build); under `make hostile` none may be lost.
-            let lossAllowed = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil ? 0 : 2
-            #expect(during.lost * 100 <= lossAllowed * Self.polls, "polls lost during the flood: \(during.lost)")
+            if let sanitizer = runningSanitizer {
+                // An instrumented daemon answers several times slower than the flood it is sent.
+                print(
+                    "SKIPPED: the LIFX flood's memory and loss bounds: \(sanitizer) slows lumend and has its own allocator"
+                )
+            } else {
+                #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
+                // A flooded LAN drops some datagrams, the good client's among them, when the machine is busy with
+                // more than the flood (the whole test run, a debug build); under `make hostile` none may be lost.
+                let lossAllowed = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil ? 0 : 2
+                #expect(during.lost * 100 <= lossAllowed * Self.polls, "polls lost during the flood: \(during.lost)")
+            }
             #expect(dropped != "no", "the answers dropped for the budget are logged at stop: \(daemon.stderr)")
             if ProcessInfo.processInfo.environment["LUMEN_HOSTILE_STRICT"] != nil {
                 #expect(
