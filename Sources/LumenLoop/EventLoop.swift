@@ -264,19 +264,23 @@ public final class EventLoop: TaskExecutor, SerialExecutor {
         var masks = [UInt32](repeating: 0, count: 256)
         var keys = [UInt64](repeating: 0, count: 256)
         var drain: UInt64 = 0
+        // The round being run, swapped with the inbox's queue: each keeps its storage, so a round allocates
+        // nothing (a copy of the queue would have the next arrival allocate the queue's storage afresh).
+        var work: [Work] = []
         while true {
             // The work queued, and what it queues in turn (a request's task coming back from the `Home`
             // actor, its reply), runs a few rounds before `epoll` is asked again: a round trip then costs one
             // `epoll_wait`, not one per hop, and sockets still get their look every few rounds.
             var stopping = false
             for _ in 0..<Self.roundsPerPoll {
-                let (work, stop) = inbox.withLock { inbox in
-                    defer { inbox.work.removeAll(keepingCapacity: true) }
-                    return (inbox.work, inbox.stopping)
+                stopping = inbox.withLock { inbox in
+                    swap(&inbox.work, &work)
+                    return inbox.stopping
                 }
                 for item in work { perform(item, context) }
-                stopping = stop
-                if stopping || work.isEmpty { break }
+                let ranNone = work.isEmpty
+                work.removeAll(keepingCapacity: true)
+                if stopping || ranNone { break }
             }
             if stopping { break }
             for timer in dueTimers() { timer.block() }

@@ -13,6 +13,11 @@ extension Benchmarks {
     /// them (a `set` takes the hop to the home's loop and back). Each figure is the least CPU a request took over several runs: what else the machine does only
     /// ever adds to it, so the least is the run the machine left alone. The kernel's and the scheduler's
     /// part of a request, which the socket figures carry, is not in it.
+    ///
+    /// Beside them, the hop alone: a task on a loop of its own that calls the home with nothing to do there,
+    /// as a `set`'s task calls it, measured the same way. It is the floor under a `set`'s figure that no work
+    /// of the request's own can lower: the task's switch to the home's executor and back, and the wake-up of
+    /// each loop's sleeping thread when it has nothing else queued.
     static func benchmarkWork(_ baseline: Baseline) async {
         let fixture = instantHome(lights: 8)
         let directory = "\(baseline.directory)/work"
@@ -36,7 +41,8 @@ extension Benchmarks {
         let gets = Array(Array(repeating: getName, count: 100).joined())
         let sets = Array(Array(repeating: off + on, count: 50).joined())
         let (runs, requests) = baseline.quick ? (5, 20_000) : (11, 100_000)
-        var least = (get: Double.infinity, set: Double.infinity)
+        var least = (get: Double.infinity, set: Double.infinity, hop: Double.infinity)
+        let hopLoop = EventLoop(name: "bench.hop")
         for _ in 0..<runs {
             var start = processCPU()
             for _ in 0..<requests / 100 { _ = await session.feed(gets) }
@@ -44,14 +50,28 @@ extension Benchmarks {
             start = processCPU()
             for _ in 0..<requests / 100 { _ = await session.feed(sets) }
             least.set = min(least.set, (processCPU() - start) / Double(requests) * 1e6)
+            start = processCPU()
+            await Task(executorPreference: hopLoop) {
+                for _ in 0..<requests {
+                    // The home's own state is read, and the task is back on its loop after, as a `set`'s is
+                    // to answer: a hop either way with nothing in it would be optimized away.
+                    _ = await home.scheduledEventCount
+                    precondition(hopLoop.isCurrent)
+                }
+            }.value
+            least.hop = min(least.hop, (processCPU() - start) / Double(requests) * 1e6)
         }
         let label = "a get's own work, no socket (least of \(runs) runs)"
         print("  " + pad(label) + String(format: "%6.2f µs", least.get))
         print(
             "  " + pad("a relaxed set's own work, against a get's")
                 + String(format: "%6.2f µs  ratio %.2f", least.set, least.set / least.get))
+        print(
+            "  " + pad("of it, an empty hop to the home's loop and back")
+                + String(format: "%6.2f µs  ratio %.2f", least.hop, least.hop / least.get))
 
         await session.close()
+        await hopLoop.shutDown()
         await home.shutDown()
         storeTask.cancel()
         await storeTask.value

@@ -254,6 +254,11 @@ public struct ObjectCursor: Sendable {
         return JSONCursor(value, parent: path, key: key)
     }
 
+    /// The member `key` as it is, `null` when absent: its path is worked out only if an error needs it.
+    public func member(_ key: String) -> JSONCursor {
+        JSONCursor(object[key] ?? .null, parent: path, key: key)
+    }
+
     /// The member `key`.
     /// - Parameter standIn: a value to read on with when it is absent (see ``JSONShapeError/standIn``).
     /// - Throws: when it is absent.

@@ -162,7 +162,5 @@ struct Params {
     }
 
     /// The member as a cursor (`null` when absent), for values, configurations and arguments.
-    func cursor(_ key: String) -> JSONCursor {
-        JSONCursor(object.object[key] ?? .null, path: object.path.appending(key))
-    }
+    func cursor(_ key: String) -> JSONCursor { object.member(key) }
 }
