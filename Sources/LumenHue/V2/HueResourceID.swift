@@ -30,18 +30,21 @@ enum HueResourceID {
 
     /// Whether `text` is a version 4 UUID as ``random()`` writes it.
     static func isUUID(_ text: String) -> Bool {
-        let characters = Array(text.utf8)
-        guard characters.count == 36 else { return false }
-        for (index, character) in characters.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard character == UInt8(ascii: "-") else { return false }
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
-                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
-            {
-                return false
+        var count = 0
+        for (index, character) in text.utf8.enumerated() {
+            count += 1
+            switch index {
+            case 8, 13, 18, 23: guard character == UInt8(ascii: "-") else { return false }
+            case 14: guard character == UInt8(ascii: "4") else { return false }
+            case 19: guard "89ab".utf8.contains(character) else { return false }
+            default:
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
+                else { return false }
             }
         }
-        return characters[14] == UInt8(ascii: "4") && "89ab".utf8.contains(characters[19])
+        return count == 36
     }
 
     /// The 128 bits of `high` and `low` as a UUID, marked version 4 and of the RFC 4122 variant, as a client that
