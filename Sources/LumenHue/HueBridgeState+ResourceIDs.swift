@@ -66,6 +66,9 @@ extension HueBridgeState {
         return changed
     }
 
+    /// The kinds of key ``resourceIDs`` keeps besides the bridge's, each followed by what it names.
+    static let resourceKinds = ["light/", "room/", "group/", "scene/"]
+
     /// The `resourceIDs` object at `cursor`, checked: known kinds of key, each value a version 4 UUID, no UUID
     /// given twice.
     static func resourceIDs(_ cursor: JSONCursor?) throws(JSONShapeError) -> [String: String] {
@@ -76,17 +79,20 @@ extension HueBridgeState {
         var ids: [String: String] = [:]
         var taken: Set<String> = []
         for (key, value) in object.members {
-            let member = JSONCursor(value, path: cursor.path.appending(key))
-            let kinds = ["light/", "room/", "group/", "scene/"]
-            guard key == bridgeResourceKey || kinds.contains(where: { key.hasPrefix($0) && key.count > $0.count })
+            // A member's cursor, with its path, is made only for an error: a record holds a UUID for every light.
+            func problem(_ what: String) -> JSONShapeError {
+                JSONCursor(value, path: cursor.path.appending(key)).error(what)
+            }
+            guard
+                key == bridgeResourceKey || resourceKinds.contains(where: { key.hasPrefix($0) && key.count > $0.count })
             else {
-                throw member.error("expected 'bridge', 'light/ID', 'room/ID', 'group/N' or 'scene/ID', not '\(key)'")
+                throw problem("expected 'bridge', 'light/ID', 'room/ID', 'group/N' or 'scene/ID', not '\(key)'")
             }
-            let uuid = try member.string()
+            guard case .string(let uuid) = value else { throw problem("expected a string, got \(value.typeName)") }
             guard HueResourceID.isUUID(uuid) else {
-                throw member.error("expected a version 4 UUID in lower case (xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx)")
+                throw problem("expected a version 4 UUID in lower case (xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx)")
             }
-            guard taken.insert(uuid).inserted else { throw member.error("the UUID \(uuid) is given twice") }
+            guard taken.insert(uuid).inserted else { throw problem("the UUID \(uuid) is given twice") }
             ids[key] = uuid
         }
         return ids

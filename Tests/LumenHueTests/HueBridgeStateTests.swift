@@ -21,6 +21,33 @@ struct HueBridgeStateTests {
     }
 
     @Test(arguments: [
+        (#"{"resourceIDs": {"lamp": "4e1b0f2a-5c3d-4e6f-8a7b-9c0d1e2f3a4b"}}"#, "resourceIDs.lamp", "not 'lamp'"),
+        (#"{"resourceIDs": {"light/": "4e1b0f2a-5c3d-4e6f-8a7b-9c0d1e2f3a4b"}}"#, "resourceIDs.light/", "not 'light/'"),
+        (#"{"resourceIDs": {"bridge": 7}}"#, "resourceIDs.bridge", "expected a string, got a number"),
+        (
+            #"{"resourceIDs": {"room/den": "4E1B0F2A-5C3D-4E6F-8A7B-9C0D1E2F3A4B"}}"#, "resourceIDs.room/den",
+            "lower case"
+        ),
+        (
+            #"{"resourceIDs": {"room/den": "4e1b0f2a-5c3d-3e6f-8a7b-9c0d1e2f3a4b"}}"#, "resourceIDs.room/den",
+            "version 4"
+        ),
+        (#"{"resourceIDs": {"room/den": "4e1b0f2a-5c3d-4e6f-8a7b-9c0d1e2f3a4"}}"#, "resourceIDs.room/den", "version 4"),
+        (
+            #"{"resourceIDs": {"bridge": "4e1b0f2a-5c3d-4e6f-8a7b-9c0d1e2f3a4b", "light/a": "4e1b0f2a-5c3d-4e6f-8a7b-9c0d1e2f3a4b"}}"#,
+            "resourceIDs.light/a", "given twice"
+        ),
+    ])
+    func aRecordsUUIDThatIsNotOneIsRefusedWhereItStands(text: String, path: String, message: String) throws {
+        #expect {
+            try HueBridgeState(cursor: JSONCursor(try JSONParser.parse(Array(text.utf8))))
+        } throws: { error in
+            let error = error as? JSONShapeError
+            return error?.message.contains(message) == true && error?.path.description.contains(path) == true
+        }
+    }
+
+    @Test(arguments: [
         (#"{"lights":{"a":1,"b":1}}"#, "light number 1 is given twice"),
         (#"{"lights":{"a":1,"a":2}}"#, "light 'a' is numbered twice"),
         (#"{"lights":{"a":1,"a":1}}"#, "light 'a' is numbered twice"),

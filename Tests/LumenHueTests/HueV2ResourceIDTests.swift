@@ -22,6 +22,30 @@ import Testing
         return byLink
     }
 
+    /// The UUIDs made from a thing's name (a light's `device`, a room's `grouped_light`) are held by clients, so
+    /// the digits ``HueResourceID/format(_:_:)`` writes must never change: checked against the plain way of writing
+    /// 128 bits in hex, with the version and variant marked.
+    @Test(arguments: [
+        (UInt64(0), UInt64(0)), (UInt64.max, UInt64.max), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210),
+        (0x00F0_0F00_F00F_0FF0, 0x8000_0000_0000_0001),
+    ])
+    func aUUIDIsTheBitsInHexWithItsVersionAndVariant(high: UInt64, low: UInt64) {
+        // Version 4 in the top digit of the third group; the RFC 4122 variant in the top two bits of the fourth.
+        let marked = [high & ~0xF000 | 0x4000, low & ~(0xC000 << 48) | (0x8000 << 48)]
+        let plain = marked.map { word in
+            let digits = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+        var expected = ""
+        for (index, digit) in plain.enumerated() {
+            if [8, 12, 16, 20].contains(index) { expected += "-" }
+            expected.append(digit)
+        }
+        let uuid = HueResourceID.format(high, low)
+        #expect(uuid == expected)
+        #expect(HueResourceID.isUUID(uuid))
+    }
+
     @Test func theUUIDsAreKeptInTheRecordAndHoldAcrossARestart() async throws {
         let bridge = try await HueTestBridge()
         let before = try await ids(bridge)

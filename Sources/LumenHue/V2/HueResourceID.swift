@@ -30,28 +30,43 @@ enum HueResourceID {
 
     /// Whether `text` is a version 4 UUID as ``random()`` writes it.
     static func isUUID(_ text: String) -> Bool {
-        let characters = Array(text.utf8)
-        guard characters.count == 36 else { return false }
-        for (index, character) in characters.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard character == UInt8(ascii: "-") else { return false }
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
-                && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
-            {
-                return false
+        var count = 0
+        for (index, character) in text.utf8.enumerated() {
+            count += 1
+            switch index {
+            case 8, 13, 18, 23: guard character == UInt8(ascii: "-") else { return false }
+            case 14: guard character == UInt8(ascii: "4") else { return false }
+            case 19: guard "89ab".utf8.contains(character) else { return false }
+            default:
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
+                else { return false }
             }
         }
-        return characters[14] == UInt8(ascii: "4") && "89ab".utf8.contains(characters[19])
+        return count == 36
     }
 
     /// The 128 bits of `high` and `low` as a UUID, marked version 4 and of the RFC 4122 variant, as a client that
-    /// checks the shape expects.
-    private static func format(_ high: UInt64, _ low: UInt64) -> String {
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (8 * UInt64(7 - $0))) }
-        bytes += (0..<8).map { UInt8(truncatingIfNeeded: low >> (8 * UInt64(7 - $0))) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = bytes.map { HueValues.hex(UInt64($0)) }
-        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
+    /// checks the shape expects. Written digit by digit: a bridge of 100,000 lights makes as many at its first
+    /// start, before `READY=1`.
+    static func format(_ high: UInt64, _ low: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for index in 0..<16 {
+                var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(7 - index % 8)))
+                if index == 6 { byte = byte & 0x0F | 0x40 }
+                if index == 8 { byte = byte & 0x3F | 0x80 }
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                text[at] = digits[Int(byte >> 4)]
+                text[at + 1] = digits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return at
+        }
     }
 }
