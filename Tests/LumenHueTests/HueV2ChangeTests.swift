@@ -103,11 +103,16 @@ import Testing
     }
 
     @Test func aRecallRefusedLeavesTheScenesNameAndSpeedAsTheyWere() async throws {
-        let bridge = try await HueTestBridge()
+        // One group command in ten seconds: each request here moves the virtual clock on 100 ms at a time while
+        // it waits for its answer, the more often the slower the machine (a second, under ThreadSanitizer), and
+        // the budget must not refill before the second recall.
+        var fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
+        fixture.bridge.groupCommandsPerSecond = 0.1
+        let bridge = try await HueTestBridge(fixture: fixture)
         let (_, scene) = try await denScene(bridge)
         let path = "/clip/v2/resource/scene/\(scene)"
         #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active"}}"#).status == 200)
-        // A second group command within the second is refused: the rename and speed beside it are not made.
+        // A second group command before the budget refills is refused: the rename and speed beside it are not made.
         let refused = try await v2.v2(
             bridge, "PUT", path, #"{"metadata": {"name": "Other"}, "speed": 0.25, "recall": {"action": "active"}}"#)
         #expect(refused.status == 429, "\(refused.json)")
