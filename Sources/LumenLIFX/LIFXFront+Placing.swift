@@ -18,7 +18,7 @@ extension LIFXFront {
                 return other
             }
         }
-        let bulbs = bulbs(.every, in: home, from: firstAddress, homeDigest: DeviceSerial.digest(home: home.fixtureID))
+        let bulbs = bulbs(.every, in: home, from: firstAddress)
         guard let bulb = bulbs.first(where: { $0.light.id == light }) else { return }
         if let displaced, let moved = bulbs.first(where: { $0.light.id == displaced }) {
             report(

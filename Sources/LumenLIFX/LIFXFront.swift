@@ -30,6 +30,9 @@ public final class LIFXFront: Sendable {
     /// so that a bulb added or removed does not move the others. Taken only in a turn of the home, which orders
     /// the bulbs it counts.
     let counted = Locked<[LightID: IPv4Address]>([:])
+    /// The digest of the home's ID that every bulb's serial is worked out from: made once, as every datagram
+    /// checks the serials it names.
+    let homeDigest: UInt64
 
     /// How long a bulb is dark when a client reboots it (`SetReboot`).
     static let rebootMs: Double = 2_000
@@ -63,6 +66,7 @@ public final class LIFXFront: Sendable {
         self.port = UInt32(port)
         self.firstAddress = firstAddress
         self.budget = budget
+        homeDigest = DeviceSerial.digest(home: scopeContext.home.fixtureID)
         scopeContext.home.addFrontListener { [weak self] home, news in self?.hear(news, in: home) }
     }
 
@@ -179,9 +183,8 @@ public final class LIFXFront: Sendable {
         _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
         taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: Send
     ) async {
-        let homeDigest = DeviceSerial.digest(home: home.fixtureID)
         let answered = await home.reading { home in
-            self.bulbs(addressee, in: home, homeDigest: homeDigest).filter(takes).compactMap {
+            self.bulbs(addressee, in: home).filter(takes).compactMap {
                 bulb -> (bulb: LIFXLight, replies: [LIFXReply])? in
                 guard self.budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
                 return (bulb, self.replies(toQuery: packet, request, of: bulb, in: home))
@@ -200,11 +203,9 @@ public final class LIFXFront: Sendable {
     func replies(toQuery packet: LIFXPacket, _ request: LIFXRequest, of bulb: LIFXLight, in home: isolated Home)
         -> [LIFXReply]
     {
-        // A message the product lacks the capability for (a strip's zones on a bulb) is one it does not handle.
-        let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        let request = Self.handled(request, of: packet, by: bulb)
         guard let state = (try? home.queryAtOnce(bulb.light.id)) ?? nil else { return [] }
-        let acknowledgement: [LIFXReply] = packet.wantsAcknowledgement ? [.acknowledgement] : []
-        return acknowledgement + states(answering: request, of: bulb, after: state, in: home)
+        return Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home)
     }
 
     /// Every addressed bulb's replies to `packet`, gathered: for tests.
@@ -222,28 +223,40 @@ public final class LIFXFront: Sendable {
     ) async
         -> [[UInt8]]
     {
-        var replies: [LIFXReply] = []
-        // A message for a capability the product lacks (infrared, HEV) is one it does not handle, as firmware
-        // answers it.
-        let request = request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        let request = Self.handled(request, of: packet, by: bulb)
         let changesBefore = records.changes.load(ordering: .acquiring)
-        if let state = await carryOut(request, on: bulb, from: sender) {
-            // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
-            // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
-            if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
-            // Only a message that changes the records waits for them to be saved: a query answers at once, whatever
-            // another bulb's message changed meanwhile.
-            if request.changesRecords, records.changes.load(ordering: .acquiring) != changesBefore {
-                guard await saveRecords() else { return [] }
-            }
-            if packet.wantsAcknowledgement { replies.append(.acknowledgement) }
-            if request.isQuery || packet.wantsReply {
+        guard let state = await carryOut(request, on: bulb, from: sender) else { return [] }
+        // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
+        // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
+        if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
+        // Only a message that changes the records waits for them to be saved: a query answers at once, whatever
+        // another bulb's message changed meanwhile.
+        if request.changesRecords, records.changes.load(ordering: .acquiring) != changesBefore {
+            guard await saveRecords() else { return [] }
+        }
+        var replies = Self.acknowledgement(of: packet)
+        if request.isQuery || packet.wantsReply {
+            // A reply that needs nothing of the home costs no hop to it: a broadcast change asks none per bulb.
+            if let plain = plainState(answering: request, of: bulb, after: state) {
+                replies.append(plain)
+            } else {
                 replies += await home.reading { home in
                     self.states(answering: request, of: bulb, after: state, in: home)
                 }
             }
         }
         return Self.datagrams(replies, answering: packet, from: bulb)
+    }
+
+    /// `request` as `bulb` takes it: a message for a capability the product lacks (a strip's zones on a bulb,
+    /// infrared, HEV) is one it does not handle, as firmware answers it.
+    static func handled(_ request: LIFXRequest, of packet: LIFXPacket, by bulb: LIFXLight) -> LIFXRequest {
+        request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+    }
+
+    /// The acknowledgement a bulb sends first when `packet` asks for one.
+    static func acknowledgement(of packet: LIFXPacket) -> [LIFXReply] {
+        packet.wantsAcknowledgement ? [.acknowledgement] : []
     }
 
     /// `replies` as the datagrams `bulb` sends in answer to `packet`.

@@ -36,23 +36,18 @@ extension LIFXFront {
     /// (``counted``), so that a bulb found later takes the next free one and moves no other. Only the bulbs named
     /// are read whole: a message to one bulb looks at that bulb alone.
     public func bulbs(_ addressee: LIFXAddressee = .every) async -> [LIFXLight] {
-        // Every datagram asks this: the serial is checked first, from a digest of the home's ID made once, off the
-        // home.
-        let homeDigest = DeviceSerial.digest(home: home.fixtureID)
-        return await home.reading { home in self.bulbs(addressee, in: home, homeDigest: homeDigest) }
+        await home.reading { home in self.bulbs(addressee, in: home) }
     }
 
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: what the bulbs keep is
     /// read first, the first time, so that what is answered of them is the home's.
-    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, homeDigest: UInt64) -> [LIFXLight] {
+    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home) -> [LIFXLight] {
         records.loadOnce(from: home)
-        return bulbs(addressee, in: home, from: firstAddress, homeDigest: homeDigest)
+        return bulbs(addressee, in: home, from: firstAddress)
     }
 
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`.
-    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address, homeDigest: UInt64)
-        -> [LIFXLight]
-    {
+    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address) -> [LIFXLight] {
         counted.withLock { counted in
             var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
             var taken: Set<IPv4Address>?

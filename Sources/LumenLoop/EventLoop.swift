@@ -265,7 +265,8 @@ public final class EventLoop: TaskExecutor, SerialExecutor {
         var keys = [UInt64](repeating: 0, count: 256)
         var drain: UInt64 = 0
         // The round being run, swapped with the inbox's queue: each keeps its storage, so a round allocates
-        // nothing (a copy of the queue would have the next arrival allocate the queue's storage afresh).
+        // nothing (a copy of the queue would have the next arrival allocate the queue's storage afresh). After a
+        // burst, both keep the capacity of its largest round for as long as the loop runs.
         var work: [Work] = []
         while true {
             // The work queued, and what it queues in turn (a request's task coming back from the `Home`

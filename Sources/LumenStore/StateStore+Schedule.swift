@@ -60,7 +60,7 @@ extension StateStore.Shared {
         return .commit
     }
 
-    /// Whether the writer must be woken for `reason`; if so it counts as awake from now, so that one ring
+    /// Whether the writer must be woken for `reason`; if so it counts as awake from now, so that one wake-up
     /// serves everyone until it sleeps again.
     mutating func wakeWriter(for reason: StateStore.WakeReason) -> Bool {
         switch (writer, reason) {

@@ -227,7 +227,8 @@ extension StateStore {
         }
         let (waiters, stopWaiters) = shared.withLock { shared in
             shared.stopped = true
-            // Never to be woken again: its loop is about to end.
+            // Marked working, the writer is never woken again: a change or a waiter after the stop queues no
+            // step on the loop, which is about to end.
             shared.writer = .working
             defer {
                 shared.waiters = []
@@ -250,7 +251,7 @@ extension StateStore {
                 guard !shared.stopped else { return false }
                 shared.preparedSnapshot = fixture
                 shared.snapshotRequested = false
-                // The step queued here looks at everything: no ring is needed until it sleeps again.
+                // The step queued here looks at everything: nothing need wake the writer until it sleeps again.
                 shared.writer = .working
                 return true
             }

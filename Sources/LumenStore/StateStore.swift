@@ -200,7 +200,7 @@ public final class StateStore: StateRecordSink {
     }
 
     private func note(_ record: PendingRecord, about subject: StateRecord.Subject) {
-        let ring = shared.withLock { shared -> Bool in
+        let wake = shared.withLock { shared -> Bool in
             shared.mark += 1
             if let index = shared.pendingIndex[subject] {
                 // What it replaces is set aside, so that an update of it fails rather than go unsaved.
@@ -213,7 +213,7 @@ public final class StateStore: StateRecordSink {
             if shared.pendingSince == nil { shared.pendingSince = .now }
             return shared.wakeWriter(for: .change)
         }
-        if ring { queueStep() }
+        if wake { queueStep() }
     }
 
     /// A saved form waiting to be committed.
@@ -275,7 +275,7 @@ public final class StateStore: StateRecordSink {
         -> Result<Void, FileSystemError>
     {
         await withCheckedContinuation { continuation in
-            let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
+            let (stopped, wake) = shared.withLock { shared -> (Bool, Bool) in
                 guard !shared.stopped else { return (true, false) }
                 if failingFast, let error = shared.lastError {
                     continuation.resume(returning: .failure(error))
@@ -291,7 +291,7 @@ public final class StateStore: StateRecordSink {
             if stopped {
                 continuation.resume(returning: .failure(FileSystemError("write", statePath, errno: ESHUTDOWN)))
             }
-            if ring { queueStep() }
+            if wake { queueStep() }
         }
     }
 
@@ -341,14 +341,14 @@ public final class StateStore: StateRecordSink {
     /// once its thread has ended. Changes noted afterwards are not saved.
     public func close() async {
         await withCheckedContinuation { continuation in
-            let (stopped, ring) = shared.withLock { shared -> (Bool, Bool) in
+            let (stopped, wake) = shared.withLock { shared -> (Bool, Bool) in
                 guard !shared.stopped else { return (true, false) }
                 shared.stopping = true
                 shared.stopWaiters.append(continuation)
                 return (false, shared.wakeWriter(for: .due))
             }
             if stopped { continuation.resume() }
-            if ring { queueStep() }
+            if wake { queueStep() }
         }
         await loop.shutDown()
     }

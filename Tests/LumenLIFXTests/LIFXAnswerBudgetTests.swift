@@ -105,6 +105,35 @@ struct LIFXAnswerBudgetTests {
         #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
     }
 
+    @Test func aTaggedQueryFloodGivesBackEveryAnswerItReserved() async throws {
+        let (front, budget) = (front, front.budget)
+        let messages = LIFXAnswerBudget.maxBroadcasts
+        let asked = messages * Self.bulbs
+        #expect(asked > LIFXAnswerBudget.maxAnswers, "the flood asks for more answers than the whole budget")
+        // `GetColor` to every bulb: a question, each bulb's answer reserved, asked and read in the home's turn and
+        // given back once its reply is sent.
+        let answered = Locked(0)
+        var floods: [Task<Void, Never>] = []
+        for sequence in 0..<messages {
+            let packet = LIFXPacket(tagged: true, source: 13, sequence: UInt8(sequence), type: 101)
+            _ = try #require(front.respond(to: packet.bytes, from: Self.sender))
+            floods.append(
+                Task {
+                    await front.answer(packet, at: nil, from: Self.sender) { replies, _ in
+                        #expect(replies.count == 1, "one Light.State a bulb")
+                        answered.withLock { $0 += 1 }
+                    }
+                })
+        }
+        for flood in floods { await flood.value }
+        let (sent, dropped) = (answered.withLock { $0 }, budget.dropped.load(ordering: .relaxed))
+        #expect(sent + dropped == asked, "\(sent) answered and \(dropped) dropped of \(asked)")
+        #expect(sent >= Self.bulbs, "the first broadcast fits whole: \(sent) answered")
+        #expect(budget.peak.answers <= LIFXAnswerBudget.maxAnswers * LIFXAnswerBudget.broadcastShare / 4)
+        #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0, "in progress \(budget.inProgress)")
+        #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 0)
+    }
+
     @Test func answersWithLargerRepliesAreHeldByTheirBytes() async throws {
         // Answers of an acknowledgement and a Light.State (124 bytes) fill a broadcast's 21 KiB of 28 KiB at 173,
         // before its 192 answers. A change, not a question: a question is answered at once and holds nothing.

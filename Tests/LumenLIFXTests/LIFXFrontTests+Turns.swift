@@ -6,11 +6,49 @@ import Testing
 
 @testable import LumenLIFX
 
-/// What a query costs the home: one turn, in which the bulb is found, asked and read, whatever its reply needs.
+/// What a message costs the home: a query one turn, in which the bulb is found, asked and read, whatever its reply
+/// needs; a change's reply that needs nothing of the home, no turn of its own.
 extension LIFXFrontTests {
-    @Test func aQueryIsAnsweredInOneTurnOfTheHome() async throws {
+    /// Runs `body` with a home on a ``TurnCountingExecutor``, whose loop is shut down however `body` ends, a
+    /// failed requirement too.
+    func withCountedTurns(_ body: (TurnCountingExecutor, Home) async throws -> Void) async throws {
         let executor = TurnCountingExecutor()
-        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual, executor: executor)
+        let failure: (any Error)?
+        do {
+            let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual, executor: executor)
+            try await body(executor, home)
+            failure = nil
+        } catch {
+            failure = error
+        }
+        await executor.loop.shutDown()
+        if let failure { throw failure }
+    }
+
+    @Test func aQueryIsAnsweredInOneTurnOfTheHome() async throws {
+        try await withCountedTurns { executor, home in try await checkQueryTurns(on: executor, home) }
+    }
+
+    /// A change's state reply that needs nothing of the home costs no turn of it: here, a strip's message to a
+    /// bulb, taken as one it does not handle and answered `StateUnhandled` as soon as the bulb is asked.
+    @Test func aChangesPlainReplyTakesNoTurnOfTheHome() async throws {
+        try await withCountedTurns { executor, home in
+            let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+            let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+            let setZones = LIFXPacket(
+                source: 1, target: bulbSerial + [0, 0], wantsReply: true, wantsAcknowledgement: true, sequence: 1,
+                type: 501, payload: LIFXZoneTests.setZones(0, 7, red))
+            let before = executor.turns.load(ordering: .relaxed)
+            let replies = try await front.answer(setZones).map { try LIFXPacket(bytes: $0).type }
+            let turns = executor.turns.load(ordering: .relaxed) - before
+            #expect(replies == [45, 223])
+            // One to find the bulb, one to ask it; none to read its reply.
+            #expect(turns == 2, "\(turns) turns")
+        }
+    }
+
+    /// Checks the turns of the home that queries take, with `home` on `executor`.
+    func checkQueryTurns(on executor: TurnCountingExecutor, _ home: Home) async throws {
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
         /// The replies to `packet` and the turns of the home they took.
         func answered(_ packet: LIFXPacket) async -> (replies: Int, turns: Int) {
@@ -36,6 +74,5 @@ extension LIFXFrontTests {
         try #require(front.records.waveforms.withLock { $0["den.bulb"].map { nowMs < $0.waveform.endMs } } == true)
         let color = await answered(LIFXPacket(source: 1, target: bulbSerial + [0, 0], sequence: 2, type: 101))
         #expect(color.replies == 1 && color.turns == 1, "a Get during a wave: \(color.turns) turns")
-        await executor.loop.shutDown()
     }
 }

@@ -143,6 +143,25 @@ struct SessionTests {
         #expect(try await client.response(to: "c")["error"]?["code"] == -32602)
     }
 
+    /// A value's path is worked out only for an error: the error still names where the bad value is, in a
+    /// transition and inside a call's arguments.
+    @Test func aBadTransitionOrArgumentIsNamedByItsPath() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let plug = try await client.openLight("lab", "lab.plug")
+        let set = try await client.request(
+            "set", ["scope": plug, "connection": "isOn", "value": true, "transitionMs": "slow"])
+        #expect(set["error"]?["code"] == -32602)
+        let setMessage = set["error"]?["message"]?.stringValue ?? ""
+        #expect(setMessage.hasPrefix("params.transitionMs: "), "\(setMessage)")
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])
+        let call = try await client.request(
+            "call", ["scope": simulation["scope"]!, "connection": "advance", "arguments": ["ms": "soon"]])
+        #expect(call["error"]?["code"] == -32602)
+        let callMessage = call["error"]?["message"]?.stringValue ?? ""
+        #expect(callMessage.hasPrefix("params.arguments.ms: "), "\(callMessage)")
+    }
+
     @Test func theSimulationScopeIsOnlyForRootAndTheDaemonsUser() async throws {
         let server = try await TestServer()
         let context = server.server.context

@@ -33,12 +33,13 @@ struct StateStoreTests {
     let origin = FixtureOrigin(id: "t", digest: "d")
 
     func makeStore(
-        durability: Durability = .full, journalLimit: Int = 4 << 20, retryDelay: Duration = .milliseconds(100)
+        durability: Durability = .full, journalLimit: Int = 4 << 20, retryDelay: Duration = .milliseconds(100),
+        relaxedDelay: Duration = .milliseconds(200)
     ) -> StateStore {
         let home = home
         return StateStore(
             directory: directory.path, fileSystem: fileSystem, durability: durability, origin: origin,
-            journalLimit: journalLimit, retryDelay: retryDelay
+            relaxedDelay: relaxedDelay, journalLimit: journalLimit, retryDelay: retryDelay
         ) { home.fixture }
     }
 
@@ -427,6 +428,31 @@ struct StateStoreTests {
         // Nobody waits: the writer gets to it after the relaxed delay. Watch the journal grow.
         #expect(await journalReaches(commits: 1))
         #expect(try await loaded().fixture.name == "version 1")
+        await store.close()
+    }
+
+    @Test func aFullDurabilityFlushLeavesTheWriterNoTimer() async throws {
+        let store = makeStore()
+        try await store.compact()
+        home.change(store)
+        try await store.flush()
+        #expect(store.loop.timerDeadlines.isEmpty)
+        await store.close()
+    }
+
+    @Test func aRelaxedFlushCancelsTheWritersNap() async throws {
+        // A delay no run reaches, so that the nap is still set when the flush comes.
+        let store = makeStore(durability: .relaxed, relaxedDelay: .seconds(600))
+        try await store.compact()
+        home.change(store)
+        var napping = false
+        for _ in 0..<200_000 where !napping {
+            napping = store.loop.timerDeadlines.count == 1
+            await Task.yield()
+        }
+        #expect(napping, "the writer naps until the relaxed delay ends")
+        try await store.flush()
+        #expect(store.loop.timerDeadlines.isEmpty)
         await store.close()
     }
 

@@ -17,18 +17,18 @@ struct WriterScheduleTests {
     }
 
     @Test(arguments: [Durability.full, .relaxed])
-    func withNothingToDoTheWriterSleepsUntilAChangeRingsIt(_ durability: Durability) {
+    func withNothingToDoTheWriterSleepsUntilAChangeWakesIt(_ durability: Durability) {
         var shared = StateStore.Shared(generation: 0)
         let step = shared.nextStep(now: now, durability: durability, relaxedDelay: .zero)
         #expect(step == .idle)
         #expect(shared.writer == .idle)
-        // One ring serves every change until it sleeps again.
-        var rang = shared.wakeWriter(for: .change)
-        #expect(rang)
-        rang = shared.wakeWriter(for: .change)
-        #expect(!rang)
-        rang = shared.wakeWriter(for: .due)
-        #expect(!rang)
+        // One wake-up serves every change until it sleeps again.
+        var woken = shared.wakeWriter(for: .change)
+        #expect(woken)
+        woken = shared.wakeWriter(for: .change)
+        #expect(!woken)
+        woken = shared.wakeWriter(for: .due)
+        #expect(!woken)
         #expect(shared.writerWakeups == 1)
     }
 
@@ -44,11 +44,11 @@ struct WriterScheduleTests {
         var step = shared.nextStep(now: now, durability: .relaxed, relaxedDelay: .milliseconds(200))
         #expect(step == .wait(.milliseconds(200)))
         #expect(shared.writer == .napping)
-        // A napping writer is not rung by more changes, only by what is due.
-        var rang = shared.wakeWriter(for: .change)
-        #expect(!rang)
-        rang = shared.wakeWriter(for: .due)
-        #expect(rang)
+        // A napping writer is not woken by more changes, only by what is due.
+        var woken = shared.wakeWriter(for: .change)
+        #expect(!woken)
+        woken = shared.wakeWriter(for: .due)
+        #expect(woken)
         step = shared.nextStep(now: now + .milliseconds(200), durability: .relaxed, relaxedDelay: .milliseconds(200))
         #expect(step == .commit)
     }
