@@ -262,8 +262,10 @@ def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
     ones; returns what puts them back. The `lumend` fixture does this on a clock that runs itself.
 
     Each sleep goes over a connection of its own, so that sleepers wake in the order of their times and none
-    holds back the test's own requests (lumend answers a connection's requests in order). Code that took
-    `from time import sleep` before the test keeps the real one."""
+    holds back the test's own requests (lumend answers a connection's requests in order). Sleepers that ask
+    together wake in order only if each has asked before the clock jumps, which it does once no request has come
+    for a millisecond of real time: on a busy machine, Python may start a second thread's sleep later than that.
+    Code that took `from time import sleep` before the test keeps the real one."""
     real_sleep = time.sleep
     real_async_sleep = asyncio.sleep
     real_zone = os.environ.get("TZ")
