@@ -15,9 +15,11 @@ import LumenProtocol
 /// LIFX change sent with no acknowledgement asked) may see the clock jump meanwhile.
 extension Home {
     /// How long the home waits without a request, in real time, before a clock that runs itself jumps: long
-    /// enough for requests already on their way (pipelined, or from another thread of the same client) to
-    /// arrive, short enough that a test of a hundred waits takes a fraction of a second.
-    public static let quietBeforeJump: Duration = .milliseconds(1)
+    /// enough for requests already on their way (pipelined, from another task or thread of the same client, a
+    /// round trip or two apart on a busy machine) to arrive, short enough that a test of a hundred waits takes
+    /// half a second. At 1 ms, two asyncio sleepers started together woke out of order about one run in ten on a
+    /// busy machine; at 5 ms, none in thirty.
+    public static let quietBeforeJump: Duration = .milliseconds(5)
 
     /// The most sleepers at once: each holds a little memory until its time comes, up to a day away.
     public static let sleeperLimit = 4_096

@@ -54,6 +54,7 @@ from typing import Callable, Iterator
 import pytest
 
 from ._wire import CannotConnect, ConnectionClosed, ErrorCode, LumenError
+from .aio import AsyncClient
 from .client import Client
 
 try:
@@ -262,10 +263,11 @@ def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
     ones; returns what puts them back. The `lumend` fixture does this on a clock that runs itself.
 
     Each sleep goes over a connection of its own, so that sleepers wake in the order of their times and none
-    holds back the test's own requests (lumend answers a connection's requests in order). Sleepers that ask
-    together wake in order only if each has asked before the clock jumps, which it does once no request has come
-    for a millisecond of real time: on a busy machine, Python may start a second thread's sleep later than that.
-    Code that took `from time import sleep` before the test keeps the real one."""
+    holds back the test's own requests (lumend answers a connection's requests in order); `asyncio.sleep` asks
+    from the event loop itself, so that sleepers started together ask together, before the clock jumps (once no
+    request has come for 5 ms of real time). Sleeping threads each ask from their own thread: on a busy
+    machine, one may ask after the clock has jumped for another. Code that took `from time import sleep` before
+    the test keeps the real one."""
     real_sleep = time.sleep
     real_async_sleep = asyncio.sleep
     real_zone = os.environ.get("TZ")
@@ -311,7 +313,24 @@ def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
     async def simulated_async_sleep(delay: float, result: object = None) -> object:
         if delay <= 0:
             return await real_async_sleep(delay, result)
-        await asyncio.get_running_loop().run_in_executor(None, simulated_sleep, delay)
+        # On the event loop itself, not on an executor's thread: sleepers that asyncio starts together then ask
+        # together, where a thread started for each may ask milliseconds later, after the clock has jumped.
+        try:
+            async with await AsyncClient.connect(socket_path) as sleeper:
+                left = delay * 1000
+                while True:
+                    clock = await sleeper.sleep(min(left, _LONGEST_SLEEP_MS), timeout=None)
+                    left -= _LONGEST_SLEEP_MS
+                    if left <= 0:
+                        break
+        except (CannotConnect, ConnectionClosed):
+            return await real_async_sleep(delay, result)
+        except LumenError as error:
+            if error.code != ErrorCode.SHUTTING_DOWN:
+                raise
+            return await real_async_sleep(delay, result)
+        if traveller is not None:
+            traveller.move_to(datetime.datetime.fromisoformat(clock["wallTime"]))
         return result
 
     def restore() -> None:
