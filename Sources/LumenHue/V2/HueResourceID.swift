@@ -47,11 +47,14 @@ enum HueResourceID {
         return count == 36
     }
 
+    /// The digits of a UUID, made once: a bridge of 100,000 lights writes as many UUIDs at its first start.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// The 128 bits of `high` and `low` as a UUID, marked version 4 and of the RFC 4122 variant, as a client that
     /// checks the shape expects. Written digit by digit: a bridge of 100,000 lights makes as many at its first
     /// start, before `READY=1`.
     static func format(_ high: UInt64, _ low: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = hexDigits
         return String(unsafeUninitializedCapacity: 36) { text in
             var at = 0
             for index in 0..<16 {

@@ -285,30 +285,33 @@ def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
         travel = time_machine.travel(now, tick=True)
         traveller = travel.start()
 
-    def simulated_sleep(seconds: float) -> None:
-        if seconds <= 0:
-            real_sleep(seconds)
-            return
-        try:
-            with Client.connect(socket_path) as sleeper:
-                left = seconds * 1000
-                while True:
-                    # lumend takes a day at most at a time.
-                    clock = sleeper.sleep(min(left, _LONGEST_SLEEP_MS), timeout=None)
-                    left -= _LONGEST_SLEEP_MS
-                    if left <= 0:
-                        break
-        except (CannotConnect, ConnectionClosed):
-            # lumend is gone (a test that stops it waits for the process, which sleeps): real time then.
-            real_sleep(seconds)
-            return
-        except LumenError as error:
-            if error.code != ErrorCode.SHUTTING_DOWN:
-                raise
-            real_sleep(seconds)
-            return
+    def steps(seconds: float) -> list[float]:
+        # lumend takes a day at most at a time.
+        days, rest = divmod(seconds * 1000, _LONGEST_SLEEP_MS)
+        return [_LONGEST_SLEEP_MS] * int(days) + ([rest] if rest > 0 else [])
+
+    def lumend_is_gone(error: Exception) -> bool:
+        # A test that stops lumend waits for the process, which sleeps: real time then.
+        if isinstance(error, (CannotConnect, ConnectionClosed)):
+            return True
+        return isinstance(error, LumenError) and error.code == ErrorCode.SHUTTING_DOWN
+
+    def woke(clock: dict) -> None:
         if traveller is not None:
             traveller.move_to(datetime.datetime.fromisoformat(clock["wallTime"]))
+
+    def simulated_sleep(seconds: float) -> None:
+        if seconds <= 0:
+            return real_sleep(seconds)
+        try:
+            with Client.connect(socket_path) as sleeper:
+                for ms in steps(seconds):
+                    clock = sleeper.sleep(ms, timeout=None)
+        except (CannotConnect, ConnectionClosed, LumenError) as error:
+            if not lumend_is_gone(error):
+                raise
+            return real_sleep(seconds)
+        woke(clock)
 
     async def simulated_async_sleep(delay: float, result: object = None) -> object:
         if delay <= 0:
@@ -317,20 +320,13 @@ def simulated_time(client: Client, socket_path: str) -> Callable[[], None]:
         # together, where a thread started for each may ask milliseconds later, after the clock has jumped.
         try:
             async with await AsyncClient.connect(socket_path) as sleeper:
-                left = delay * 1000
-                while True:
-                    clock = await sleeper.sleep(min(left, _LONGEST_SLEEP_MS), timeout=None)
-                    left -= _LONGEST_SLEEP_MS
-                    if left <= 0:
-                        break
-        except (CannotConnect, ConnectionClosed):
-            return await real_async_sleep(delay, result)
-        except LumenError as error:
-            if error.code != ErrorCode.SHUTTING_DOWN:
+                for ms in steps(delay):
+                    clock = await sleeper.sleep(ms, timeout=None)
+        except (CannotConnect, ConnectionClosed, LumenError) as error:
+            if not lumend_is_gone(error):
                 raise
             return await real_async_sleep(delay, result)
-        if traveller is not None:
-            traveller.move_to(datetime.datetime.fromisoformat(clock["wallTime"]))
+        woke(clock)
         return result
 
     def restore() -> None:
