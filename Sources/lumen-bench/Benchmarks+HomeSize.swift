@@ -16,7 +16,9 @@ extension Benchmarks {
         let (smallReads, bigReads) = alternate(small.path, big.path) { path in
             roundTrips(clients: 1, rounds: baseline.rounds, path: path, line: getName)
         }
-        report("lumend get in a \(count.formatted())-light home vs an 8-light one", bigReads, baseline: smallReads)
+        report(
+            "lumend get in a \(count.formatted())-light home vs an 8-light one (≈ 1.00)", bigReads, baseline: smallReads
+        )
         let writes = baseline.quick ? 300 : 3_000
         let (smallWrites, bigWrites) = alternate(small.path, big.path) { path in
             measureWrites(clients: 1, rounds: writes, path: path)

@@ -67,7 +67,7 @@ extension Benchmarks {
         let label = "a get's own work, no socket (least of \(runs) runs)"
         print("  " + pad(label) + String(format: "%6.2f µs", least.get))
         print(
-            "  " + pad("a relaxed set's own work, against a get's")
+            "  " + pad("a relaxed set's own work, against a get's (target ≤ 5×)")
                 + String(format: "%6.2f µs  ratio %.2f", least.set, least.set / least.get))
         print(
             "  " + pad("of it, an empty hop to the home's loop and back")
