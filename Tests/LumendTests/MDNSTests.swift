@@ -4,8 +4,8 @@ import Testing
 
 /// lumend announcing its Hue bridge by multicast DNS, found by python-zeroconf (the library Home Assistant finds
 /// bridges with) in a network namespace of the test's own, whose loopback stands for the LAN: found, resolved to
-/// its address, HTTPS port (not the HTTP one on loopback) and properties, answered to a one-shot resolver, and
-/// withdrawn at stop; a bridge on loopback alone is not announced.
+/// its address, HTTPS port (not the HTTP one on loopback) and properties, answered to a one-shot resolver (with
+/// IP TTL 255, as every mDNS response), and withdrawn at stop; a bridge on loopback alone is not announced.
 @Suite("mDNS announcement", .serialized, .timeLimit(.minutes(2)))
 struct MDNSTests {
     static let browser = """
@@ -39,11 +39,17 @@ struct MDNSTests {
         # A one-shot resolver (dig, nslookup): a query from a port of its own, answered to that port.
         one = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         one.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(address))
+        # IP_RECVTTL is 12 on Linux; not every Python's socket module names it.
+        one.setsockopt(socket.IPPROTO_IP, getattr(socket, "IP_RECVTTL", 12), 1)
         one.settimeout(5)
         question = b"".join(bytes([len(l)]) + l for l in [b"_hue", b"_tcp", b"local"]) + b"\\0"
         one.sendto(struct.pack(">6H", 0x4242, 0, 1, 0, 0, 0) + question + struct.pack(">2H", 12, 1), ("224.0.0.251", 5353))
-        reply, _ = one.recvfrom(9000)
+        reply, ancillary, _, _ = one.recvmsg(9000, socket.CMSG_SPACE(4))
         print("oneshot=id:%04x answers:%d" % struct.unpack(">H4xH", reply[:8]))
+        # RFC 6762 §11: every response, unicast ones too, is sent with IP TTL 255.
+        for level, kind, data in ancillary:
+            if level == socket.IPPROTO_IP and kind == socket.IP_TTL:
+                print("oneshot_ttl=%d" % struct.unpack("i", data[:4]))
 
         os.kill(pid, signal.SIGTERM)
         deadline = time.time() + 10
@@ -115,7 +121,7 @@ struct MDNSTests {
             log.range(of: #"Hue Bridge - [0-9A-F]{6}"#, options: .regularExpression).map { String(log[$0]) })
         for expected in [
             "found=\(bridgeID)._hue._tcp.local.", "addresses=192.168.77.2", "port=\(port)", "property=modelid=BSB002",
-            "oneshot=id:4242 answers:1", "removed=\(bridgeID)._hue._tcp.local.", "lumend=0",
+            "oneshot=id:4242 answers:1", "oneshot_ttl=255", "removed=\(bridgeID)._hue._tcp.local.", "lumend=0",
         ] {
             #expect(lines.contains(expected), "\(expected) not in \(lines)")
         }

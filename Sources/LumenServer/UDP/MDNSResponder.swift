@@ -46,7 +46,10 @@ public final class MDNSResponder: Service, Sendable {
             set(SOL_SOCKET, SO_REUSEPORT, 1)
             // Only the group joined here, on that interface, is heard: not what other sockets joined elsewhere.
             set(Int32(IPPROTO_IP), IP_MULTICAST_ALL, 0)
+            // Every response, a one-shot resolver's by unicast too, leaves with IP TTL 255 (RFC 6762 §11): older
+            // queriers take a lower one as sent from beyond the link.
             set(Int32(IPPROTO_IP), IP_MULTICAST_TTL, 255)
+            set(Int32(IPPROTO_IP), IP_TTL, 255)
             set(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
         }
         let interface = in_addr(s_addr: service.address.value.bigEndian)
