@@ -33,12 +33,8 @@ extension HueBridge {
             }
         }
         if let name = body["name"]?.stringValue {
-            do {
-                try await scopeContext.rename(.home, to: name)
-            } catch  where error.code == .notPersisted {
-                throw Self.internalError(error)
-            } catch {
-                throw HueError(type: 7, address: "\(address)/name", description: error.message)
+            try await renameEntity(.home, to: name) {
+                HueError(type: 7, address: "\(address)/name", description: $0.message)
             }
         }
         if body["linkbutton"] != nil { await pressLinkButton() }

@@ -81,12 +81,8 @@ extension HueBridge {
         let newName = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
         let roomClass = try Self.roomClass(body["class"], at: address)
         if let newName {
-            do {
-                try await scopeContext.rename(.room(room), to: newName)
-            } catch  where error.code == .notPersisted {
-                throw Self.internalError(error)
-            } catch {
-                throw HueError(type: 7, address: "\(address)/name", description: error.message)
+            try await renameEntity(.room(room), to: newName) {
+                HueError(type: 7, address: "\(address)/name", description: $0.message)
             }
         }
         if let roomClass {

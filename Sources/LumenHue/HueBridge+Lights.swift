@@ -96,12 +96,8 @@ extension HueBridge {
         guard let name = body["name"]?.stringValue else {
             throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
         }
-        do {
-            try await scopeContext.rename(.light(light.light.id), to: name)
-        } catch  where error.code == .notPersisted {
-            throw Self.internalError(error)
-        } catch {
-            throw HueError.invalidValue(.string(name), of: "name", at: address)
+        try await renameEntity(.light(light.light.id), to: name) { _ in
+            HueError.invalidValue(.string(name), of: "name", at: address)
         }
         return .json(.array([.object(["success": .object(["\(address)/name": .string(name)])])]))
     }

@@ -20,9 +20,7 @@ extension HueBridge {
         var transitionMs: Double?
         for (key, value) in body.members where key != "scene" {
             guard key == "transitiontime" else { throw HueError.parameterNotAvailable(key, at: address) }
-            guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
-                throw HueError.invalidValue(value, of: key, at: address)
-            }
+            let tenths = try HueValues.integer(value, in: HueValues.transitionTenths, of: key, at: address)
             transitionMs = Double(tenths) * 100
         }
         let snapshot = await snapshot()

@@ -84,10 +84,7 @@ extension HueBridge {
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
         let transition = try body["transitiontime"].map { value throws(HueError) in
-            guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
-                throw HueError.invalidValue(value, of: "transitiontime", at: address)
-            }
-            return tenths
+            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
         }
         var states = try Self.givenStates(body["lightstates"], of: lights, in: snapshot, at: address)
         for number in lights where states[number] == nil {
@@ -132,12 +129,8 @@ extension HueBridge {
         func success(_ name: String, _ value: JSONValue) {
             successes.append(["success": .object(["\(address)/\(name)": value])])
         }
-        var transition: Int?
-        if let value = body["transitiontime"] {
-            guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
-                throw HueError.invalidValue(value, of: "transitiontime", at: address)
-            }
-            transition = tenths
+        let transition = try body["transitiontime"].map { value throws(HueError) in
+            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
         }
         for (key, value) in body.members {
             switch key {

@@ -277,6 +277,18 @@ public final class HueBridge: Sendable {
         }
     }
 
+    /// Renames `entity` as an app asked: a name taken but not made durable is Hue's internal error, and a name
+    /// refused the error `refused` makes of Lumen's.
+    func renameEntity(_ entity: Entity, to name: String, refused: (LumenError) -> HueError) async throws(HueError) {
+        do {
+            try await scopeContext.rename(entity, to: name)
+        } catch  where error.code == .notPersisted {
+            throw Self.internalError(error)
+        } catch {
+            throw refused(error)
+        }
+    }
+
     /// Hue's answer to a change that could not be made durable.
     static func internalError(_ error: LumenError) -> HueError {
         HueError(type: 901, address: "/", description: "Internal error, \(error.message)")

@@ -25,10 +25,7 @@ extension HueCommand {
     /// - Throws: ``HueError`` 6 for a parameter the light does not have, 7 for a value out of range.
     mutating func readIncrement(_ name: String, _ value: JSONValue, kind: LightKind) throws(HueError) {
         func integer(_ limit: Int) throws(HueError) -> Int {
-            guard let number = value.intValue, (-limit...limit).contains(number) else {
-                throw HueError.invalidValue(value, of: name, at: address)
-            }
-            return number
+            try HueValues.integer(value, in: -limit...limit, of: name, at: address)
         }
         switch name {
         case "bri_inc":

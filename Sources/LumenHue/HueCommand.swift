@@ -46,15 +46,11 @@ struct HueCommand {
                 change.isOn = on
             case "bri":
                 try requires(.brightness, name, kind)
-                guard let bri = value.intValue, (0...254).contains(bri) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
+                let bri = try HueValues.integer(value, in: 0...254, of: name, at: address)
                 change.brightness = HueValues.brightness(bri: bri)
             case "ct":
                 try requires(.colorTemperature, name, kind)
-                guard let ct = value.intValue, (0...65_535).contains(ct) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
+                let ct = try HueValues.integer(value, in: 0...65_535, of: name, at: address)
                 change.colorTemperature = HueValues.mireds(ct: ct)
             case "xy":
                 try requires(.color, name, kind)
@@ -66,17 +62,12 @@ struct HueCommand {
                 change.color = CIEColor(x: x, y: y).clippedToGamut
             case "hue", "sat":
                 try requires(.color, name, kind)
-                guard let number = value.intValue, number >= 0, number <= (name == "hue" ? 65_535 : 254) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
+                let number = try HueValues.integer(value, in: 0...(name == "hue" ? 65_535 : 254), of: name, at: address)
                 if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
             case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
                 try readIncrement(name, value, kind: kind)
             case "transitiontime":
-                // Up to an hour, the longest change Lumen simulates (Hue's own limit is 65535, 1.8 hours).
-                guard let tenths = value.intValue, (0...36_000).contains(tenths) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
+                let tenths = try HueValues.integer(value, in: HueValues.transitionTenths, of: name, at: address)
                 transitionMs = Double(tenths) * 100
             case "effect":
                 try requires(.color, name, kind)

@@ -3,6 +3,21 @@ import LumenProtocol
 
 /// How Lumen's values read in the Hue API v1, and back (docs/hue.md lists each with its source).
 enum HueValues {
+    /// The `transitiontime` values taken, in tenths of a second: up to an hour, the longest change Lumen
+    /// simulates (Hue's own limit is 65535, 1.8 hours).
+    static let transitionTenths = 0...36_000
+
+    /// The whole number in `range` that `value` gives for the parameter `name` at `address`.
+    /// - Throws: ``HueError`` 7 for a value that is not a whole number in `range`.
+    static func integer(
+        _ value: JSONValue, in range: ClosedRange<Int>, of name: String, at address: String
+    ) throws(HueError) -> Int {
+        guard let number = value.intValue, range.contains(number) else {
+            throw HueError.invalidValue(value, of: name, at: address)
+        }
+        return number
+    }
+
     /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
     /// through both ends, to a tenth.
     static func brightness(bri: Int) -> Double {

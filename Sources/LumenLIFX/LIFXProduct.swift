@@ -81,18 +81,17 @@ extension LIFXRequest {
     /// Whether a bulb of `model` handles it: infrared messages on a product with infrared, HEV messages on one
     /// with HEV, every other message on every product.
     func isSupported(by model: DeviceModel) -> Bool {
+        let needed: LIFXProduct.Capabilities
         switch self {
-        case .getInfrared, .setInfrared:
-            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.infrared)
+        case .getInfrared, .setInfrared: needed = .infrared
         case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
-            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.hev)
-        case .getColorZones, .setColorZones, .getMultiZoneEffect, .setMultiZoneEffect:
-            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.multizone)
-        case .getExtendedColorZones, .setExtendedColorZones:
-            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.extendedMultizone)
+            needed = .hev
+        case .getColorZones, .setColorZones, .getMultiZoneEffect, .setMultiZoneEffect: needed = .multizone
+        case .getExtendedColorZones, .setExtendedColorZones: needed = .extendedMultizone
         case .getDeviceChain, .setUserPosition, .get64, .set64, .copyFrameBuffer, .getTileEffect, .setTileEffect:
-            LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(.matrix)
-        default: true
+            needed = .matrix
+        default: return true
         }
+        return LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(needed)
     }
 }

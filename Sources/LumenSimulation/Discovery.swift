@@ -36,9 +36,6 @@ struct Discovery: Sendable {
     /// The scan `room` shows while one runs.
     func scan(in room: RoomID) -> DiscoveryScan? { running[room] }
 
-    /// The scan `room` showed last, once it has ended.
-    func lastScan(in room: RoomID) -> DiscoveryScan? { ended[room] }
-
     /// The search under way, as the first of `rooms` that shows it shows it.
     func runningSearch(in rooms: [RoomID]) -> DiscoveryScan? { rooms.lazy.compactMap { running[$0] }.first }
 

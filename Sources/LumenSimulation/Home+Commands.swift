@@ -363,19 +363,17 @@ extension Home {
         case .home:
             guard name != newName else { return }
             name = newName
+            emit(.home(.name), .string(newName))
         case .room(let id):
             guard let room = rooms[id] else { throw Self.noSuchRoom(id) }
             guard room.name != newName else { return }
             rooms[id]?.name = newName
+            emit(.room(id, .name), .string(newName))
         case .light(let id):
             guard let light = lights[id] else { throw Self.noSuchLight(id) }
             guard light.name != newName else { return }
             lights[id]?.name = newName
-        }
-        switch entity {
-        case .home: emit(.home(.name), .string(newName))
-        case .room(let id): emit(.room(id, .name), .string(newName))
-        case .light(let id): emit(.light(id, .name), .string(newName))
+            emit(.light(id, .name), .string(newName))
         }
         persist(entity)
     }

@@ -9,13 +9,7 @@ extension Home {
     ///   light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func query(_ id: LightID) throws(LumenError) -> CommandTicket? {
-        guard !isShutDown else { throw LumenError.shuttingDown }
-        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
-        refreshRealTime()
-        let settings = governingSettings(at: index)
-        if let rate = settings.rateLimitPerSecond, !takeToken(for: id, rate: rate) { return nil }
-        let (latency, dropped) = lights[slot: index].drawDelivery(settings)
-        guard lights[slot: index].isReachable, !dropped else { return nil }
+        guard let latency = try receiveQuestion(to: id)?.latency else { return nil }
         let ticket = CommandTicket()
         let number = pending.addQuery(to: id, ticket: ticket)
         queue.schedule(.answerQuery(number), at: nowMicros + latency)
@@ -32,16 +26,25 @@ extension Home {
     ///   question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func queryAtOnce(_ id: LightID) throws(LumenError) -> LightState? {
+        guard let slot = try receiveQuestion(to: id)?.slot else { return nil }
+        return lights[slot: slot].state
+    }
+
+    /// A question reaching light `id`, as every message to a bulb does: it counts against the rate limit and may
+    /// be lost. Returns the light's slot and the latency of an answer that waits for it; `nil` when no answer
+    /// comes (the light cannot be reached, or drops the question).
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
+    private func receiveQuestion(to id: LightID) throws(LumenError) -> (slot: LightTable.Slot, latency: Int64)? {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
         refreshRealTime()
         let settings = governingSettings(at: index)
         if let rate = settings.rateLimitPerSecond, !takeToken(for: id, rate: rate) { return nil }
-        // Drawn as for a delayed question, so that the simulation's random sequence does not depend on which
-        // messages a client sends as questions.
-        let (_, dropped) = lights[slot: index].drawDelivery(settings)
+        // Drawn for a question answered at once too, so that the simulation's random sequence does not depend on
+        // which messages a client sends as questions.
+        let (latency, dropped) = lights[slot: index].drawDelivery(settings)
         guard lights[slot: index].isReachable, !dropped else { return nil }
-        return lights[slot: index].state
+        return (index, latency)
     }
 
     /// A question reaches its light, which answers with its state, unless it went away meanwhile.

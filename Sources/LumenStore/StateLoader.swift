@@ -317,8 +317,7 @@ public struct StateLoader: Sendable {
             if let problem = error.problem {
                 throw Refusal(
                     description: "\(path) is \(problem): lumend keeps its state in regular files only, and will "
-                        + "not read or "
-                        + "replace anything else there; move it away, or point --state-dir elsewhere")
+                        + "not read or replace anything else there; move it away, or point --state-dir elsewhere")
             }
             throw Refusal(
                 description: "cannot read \(path) (\(error)). lumend does not start from state it cannot read, "
@@ -363,11 +362,9 @@ public struct StateLoader: Sendable {
                 reached = max(reached, after.last?.generation ?? base)
                 linked = header.base == base
                 used.append(journal)
-            } else if linked, journal.contents.carry != nil {
+            } else if linked, let carry = journal.contents.carry {
                 // The journal after the next snapshot, which was built from what is applied so far plus the carry.
-                if let carry = journal.contents.carry {
-                    batches.append((carry.generation, carry.records, journal.path))
-                }
+                batches.append((carry.generation, carry.records, journal.path))
                 batches += journal.contents.batches.map { ($0.generation, $0.records, journal.path) }
                 reached = journal.contents.batches.last?.generation ?? header.base
                 linked = false

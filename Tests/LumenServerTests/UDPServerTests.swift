@@ -109,29 +109,25 @@ struct UDPServerTests {
             index: 5, address: IPv4Address("192.168.1.50")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
         let loopback = NetworkInterface(
             index: 1, address: IPv4Address("127.0.0.1")!, netmask: IPv4Address("255.0.0.0")!, isLoopback: true)
-        let interfaces = [loopback, lan, macvlan]
-        func chosen(_ addresses: [String]) -> Set<Int32>? {
-            NetworkInterface.broadcastInterfaces(for: addresses.compactMap(IPv4Address.init), among: interfaces)
-        }
-        // Bulbs on the macvlan: a LAN broadcast also arriving on the interface under it is not answered again.
-        #expect(chosen(["192.168.1.50"]) == [5])
-        // An address on the LAN's network that no interface holds: the interface of that network.
-        #expect(chosen(["192.168.1.60"]) == [2])
-        #expect(chosen(["127.0.0.10", "127.0.0.11"]) == nil, "loopback bulbs hear broadcasts from every interface")
-        #expect(chosen(["10.9.9.9"]) == nil, "on no interface's network: every interface")
-        #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
-        // Loopback bulbs take this machine's broadcasts, on whichever interface they loop back, and no other
-        // host's; bulbs on the macvlan take the LAN's, from their interface.
-        let rule = BroadcastRule(interfaces: interfaces)
+        let rule = BroadcastRule(interfaces: [loopback, lan, macvlan])
         func reaches(_ bulb: String, on interface: Int32, from sender: String) -> Bool {
-            rule.reaches(IPv4Address(bulb)!, interface: interface, sender: sender)
+            rule.reaching(interface: interface, sender: sender)(IPv4Address(bulb)!)
         }
+        #expect(!NetworkInterface.current().isEmpty, "this machine has at least loopback")
+        // Bulbs on the macvlan: a LAN broadcast also arriving on the interface under it is not answered again.
+        #expect(reaches("192.168.1.50", on: 5, from: "192.168.1.77:51234"))
+        #expect(!reaches("192.168.1.50", on: 2, from: "192.168.1.77:51234"))
+        // An address on the LAN's network that no interface holds: the interface of that network.
+        #expect(reaches("192.168.1.60", on: 2, from: "192.168.1.77:51234"))
+        #expect(!reaches("192.168.1.60", on: 5, from: "192.168.1.77:51234"))
+        #expect(reaches("10.9.9.9", on: 5, from: "192.168.1.77:51234"), "on no interface's network: every interface")
+        #expect(reaches("10.9.9.9", on: 2, from: "192.168.1.77:51234"))
+        // Loopback bulbs take this machine's broadcasts, on whichever interface they loop back, and no other
+        // host's.
         #expect(reaches("127.0.0.10", on: 1, from: "127.0.0.1:51234"))
         #expect(reaches("127.0.0.10", on: 2, from: "192.168.1.10:51234"), "this machine's LAN address")
         #expect(!reaches("127.0.0.10", on: 2, from: "192.168.1.77:51234"), "another host on the LAN")
         #expect(!reaches("127.0.0.10", on: 2, from: "not an address"))
-        #expect(reaches("192.168.1.50", on: 5, from: "192.168.1.77:51234"))
-        #expect(!reaches("192.168.1.50", on: 2, from: "192.168.1.77:51234"))
     }
 
     /// A bulb added while lumend runs is judged by its own address, as one found at start: loopback bulbs beside
@@ -142,7 +138,9 @@ struct UDPServerTests {
         let loopback = NetworkInterface(
             index: 1, address: IPv4Address("127.0.0.1")!, netmask: IPv4Address("255.0.0.0")!, isLoopback: true)
         let rule = BroadcastRule(interfaces: [loopback, macvlan])
-        let fromTheLAN = rule.reaches(_:interface:sender:)
+        func fromTheLAN(_ bulb: IPv4Address, _ interface: Int32, _ sender: String) -> Bool {
+            rule.reaching(interface: interface, sender: sender)(bulb)
+        }
         #expect(fromTheLAN(IPv4Address("192.168.1.51")!, 5, "192.168.1.77:56700"), "a LAN bulb added later")
         #expect(!fromTheLAN(IPv4Address("127.0.0.12")!, 5, "192.168.1.77:56700"), "a loopback bulb added later")
         #expect(fromTheLAN(IPv4Address("127.0.0.12")!, 1, "127.0.0.1:56700"))

@@ -68,9 +68,7 @@ extension HueBridge {
         var name: String?
         var speed: Double?
         for (key, value) in body.members {
-            func invalid() -> HueV2Error {
-                .badRequest("invalid value, \(value.serialized()), for property, \(key)")
-            }
+            func invalid() -> HueV2Error { .invalidValue(value, for: key) }
             switch key {
             case "type", "id", "id_v1":
                 continue
@@ -139,12 +137,10 @@ extension HueBridge {
         for key in body.keys where !known.contains(key) {
             throw HueV2Error.badRequest("invalid property, \(key), for this resource")
         }
-        func invalid(_ property: String) -> HueV2Error {
-            .badRequest("invalid value, \((body[property] ?? .null).serialized()), for property, \(property)")
-        }
+        func invalid(_ property: String) -> HueV2Error { .invalidValue(body[property] ?? .null, for: property) }
         guard let metadata = body["metadata"] else { throw HueV2Error.badRequest("missing property, metadata") }
         guard let name = HueV2Command.name(metadata) else {
-            throw HueV2Error.badRequest("invalid value, \(metadata.serialized()), for property, metadata.name")
+            throw HueV2Error.invalidValue(metadata, for: "metadata.name")
         }
         guard let given = body["group"] else { throw HueV2Error.badRequest("missing property, group") }
         guard let groupID = given["rid"]?.stringValue, let group = model.groups[groupID],
@@ -155,7 +151,7 @@ extension HueBridge {
         if let palette = body["palette"], palette.objectValue?.members.allSatisfy({ $0.value.arrayValue == [] }) != true
         {
             // Lumen plays no palettes: one given would be stored and never shown.
-            throw HueV2Error.badRequest("invalid value, \(palette.serialized()), for property, palette")
+            throw invalid("palette")
         }
         var speed: Double?
         if let value = body["speed"] {
@@ -171,7 +167,7 @@ extension HueBridge {
                 let light = model.lights[target], members.contains(light.number),
                 let given = action["action"]?.objectValue,
                 states[String(light.number)] == nil
-            else { throw HueV2Error.badRequest("invalid value, \(action.serialized()), for property, actions") }
+            else { throw HueV2Error.invalidValue(action, for: "actions") }
             var state = try HueV2Command(given).v1Body
             state["alert"] = nil
             states[String(light.number)] = .object(state)

@@ -27,11 +27,11 @@ struct HueV2Command: Sendable {
             case "type", "id", "id_v1", "owner":
                 continue
             case "on":
-                guard let on = value["on"]?.boolValue else { throw Self.invalid(key, value) }
+                guard let on = value["on"]?.boolValue else { throw HueV2Error.invalidValue(value, for: key) }
                 v1Body["on"] = .bool(on)
             case "dimming":
                 guard let level = value["brightness"]?.doubleValue, (0...100).contains(level) else {
-                    throw Self.invalid(key, value)
+                    throw HueV2Error.invalidValue(value, for: key)
                 }
                 brightness = max(1, level)
                 v1Body["bri"] = .int(HueValues.bri(brightness: max(1, level)))
@@ -40,7 +40,7 @@ struct HueV2Command: Sendable {
                 v1Body["bri_inc"] = .int(Int((steps * 254 / 100).rounded()))
             case "color_temperature":
                 guard let mirek = value["mirek"]?.intValue, (153...500).contains(mirek) else {
-                    throw Self.invalid(key, value)
+                    throw HueV2Error.invalidValue(value, for: key)
                 }
                 v1Body["ct"] = .int(mirek)
             case "color_temperature_delta":
@@ -49,27 +49,27 @@ struct HueV2Command: Sendable {
             case "color":
                 guard let x = value["xy"]?["x"]?.doubleValue, let y = value["xy"]?["y"]?.doubleValue,
                     (0...1).contains(x), (0...1).contains(y)
-                else { throw Self.invalid(key, value) }
+                else { throw HueV2Error.invalidValue(value, for: key) }
                 // Brought into the lights' gamut by the command, as v1's is.
                 v1Body["xy"] = [.double(x), .double(y)]
             case "dynamics":
                 guard let fields = value.objectValue, fields.keys.allSatisfy(["duration", "speed"].contains) else {
-                    throw Self.invalid(key, value)
+                    throw HueV2Error.invalidValue(value, for: key)
                 }
                 if let duration = fields["duration"] {
-                    guard let ms = Self.durationMs(duration) else { throw Self.invalid(key, value) }
+                    guard let ms = Self.durationMs(duration) else { throw HueV2Error.invalidValue(value, for: key) }
                     transitionMs = Double(ms)
                     v1Body["transitiontime"] = .int((ms + 50) / 100)
                 }
                 if let given = fields["speed"] {
-                    guard let level = Self.speed(given) else { throw Self.invalid(key, value) }
+                    guard let level = Self.speed(given) else { throw HueV2Error.invalidValue(value, for: key) }
                     speed = level
                 }
             case "alert":
-                guard value["action"]?.stringValue == "breathe" else { throw Self.invalid(key, value) }
+                guard value["action"]?.stringValue == "breathe" else { throw HueV2Error.invalidValue(value, for: key) }
                 v1Body["alert"] = "select"
             case "identify":
-                guard value["action"]?.stringValue == "identify" else { throw Self.invalid(key, value) }
+                guard value["action"]?.stringValue == "identify" else { throw HueV2Error.invalidValue(value, for: key) }
                 v1Body["alert"] = "select"
             case "signaling":
                 // Lumen's long breathing stands for the bridge's signals, which flash the light for a while.
@@ -78,21 +78,21 @@ struct HueV2Command: Sendable {
                     v1Body["alert"] = "none"
                 case "on_off", "on_off_color":
                     guard let ms = value["duration"]?.intValue, (0...65_534_000).contains(ms) else {
-                        throw Self.invalid(key, value)
+                        throw HueV2Error.invalidValue(value, for: key)
                     }
                     if value["signal"]?.stringValue == "on_off_color" { isColorSignal = true }
                     v1Body["alert"] = "lselect"
                 default:
-                    throw Self.invalid(key, value)
+                    throw HueV2Error.invalidValue(value, for: key)
                 }
             case "effects":
                 switch value["effect"]?.stringValue {
                 case "prism": v1Body["effect"] = "colorloop"
                 case "no_effect": v1Body["effect"] = "none"
-                default: throw Self.invalid(key, value)
+                default: throw HueV2Error.invalidValue(value, for: key)
                 }
             case "metadata":
-                guard let name = Self.name(value) else { throw Self.invalid(key, value) }
+                guard let name = Self.name(value) else { throw HueV2Error.invalidValue(value, for: key) }
                 self.name = name
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
@@ -126,12 +126,8 @@ struct HueV2Command: Sendable {
         let action = value["action"]?.stringValue
         if action == "stop" { return nil }
         guard action == "up" || action == "down", let steps = value[field]?.doubleValue, range.contains(steps)
-        else { throw invalid(key, value) }
+        else { throw HueV2Error.invalidValue(value, for: key) }
         return action == "up" ? steps : -steps
-    }
-
-    private static func invalid(_ key: String, _ value: JSONValue) -> HueV2Error {
-        .badRequest("invalid value, \(value.serialized()), for property, \(key)")
     }
 
     /// The v1 command, with v2's exact brightness and transition in place of v1's steps.

@@ -24,6 +24,11 @@ struct HueV2Error: Error, Sendable {
         HueV2Error(description: description, status: 400)
     }
 
+    /// A 400 for `value`, given for `property`, which is not one the property takes.
+    static func invalidValue(_ value: JSONValue, for property: String) -> HueV2Error {
+        badRequest("invalid value, \(value.serialized()), for property, \(property)")
+    }
+
     /// The v2 form of what the v1 code refused: a missing resource is 404, a bad body or value 400, a device
     /// switched off 400 as a bridge answers it, too many requests 429, anything else 500.
     init(_ error: HueError) {

@@ -106,40 +106,38 @@ struct HueV2Model: Sendable {
             Self.groupedLight(id: homeGroup, number: 0, owner: link(home, "bridge_home"), lights: snapshot.lights)
         ]
         groupedLights[homeGroup] = 0
-        for room in snapshot.rooms {
-            let roomID = root(HueBridgeState.resourceKey(room: room.id))
-            let groupID = HueResourceID.service("grouped_light", of: roomID)
-            groups[roomID] = room.number
-            groupedLights[groupID] = room.number
-            rooms.append(
-                .object([
-                    "id": .string(roomID), "id_v1": .string("/groups/\(room.number)"), "type": "room",
-                    "metadata": ["name": .string(room.name), "archetype": "other"],
-                    "children": .array(room.lights.compactMap { deviceOfLight[$0].map { link($0, "device") } }),
-                    "services": [link(groupID, "grouped_light")],
-                ]))
+        // A room or a zone (`type`), numbered as v1's group, and the grouped light of the lights numbered
+        // `members`.
+        func group(
+            _ id: String, type: String, number: Int, name: String, children: [JSONValue], members: [Int]
+        ) -> JSONValue {
+            let groupID = HueResourceID.service("grouped_light", of: id)
+            groups[id] = number
+            groupedLights[groupID] = number
             grouped.append(
                 Self.groupedLight(
-                    id: groupID, number: room.number, owner: link(roomID, "room"),
-                    lights: snapshot.lights.filter { room.lights.contains($0.number) }))
-        }
-        for group in snapshot.state.groups where group.kind == .zone {
-            let zoneID = root(HueBridgeState.resourceKey(group: group.number))
-            let groupID = HueResourceID.service("grouped_light", of: zoneID)
-            let members = snapshot.groupLights(group.number) ?? []
-            groups[zoneID] = group.number
-            groupedLights[groupID] = group.number
-            zones.append(
-                .object([
-                    "id": .string(zoneID), "id_v1": .string("/groups/\(group.number)"), "type": "zone",
-                    "metadata": ["name": .string(group.name), "archetype": "other"],
-                    "children": .array(members.compactMap { lightIDs[$0].map { link($0, "light") } }),
-                    "services": [link(groupID, "grouped_light")],
-                ]))
-            grouped.append(
-                Self.groupedLight(
-                    id: groupID, number: group.number, owner: link(zoneID, "zone"),
+                    id: groupID, number: number, owner: link(id, type),
                     lights: snapshot.lights.filter { members.contains($0.number) }))
+            return .object([
+                "id": .string(id), "id_v1": .string("/groups/\(number)"), "type": .string(type),
+                "metadata": ["name": .string(name), "archetype": "other"], "children": .array(children),
+                "services": [link(groupID, "grouped_light")],
+            ])
+        }
+        for room in snapshot.rooms {
+            let children = room.lights.compactMap { deviceOfLight[$0].map { link($0, "device") } }
+            rooms.append(
+                group(
+                    root(HueBridgeState.resourceKey(room: room.id)), type: "room", number: room.number,
+                    name: room.name, children: children, members: room.lights))
+        }
+        for zone in snapshot.state.groups where zone.kind == .zone {
+            let members = snapshot.groupLights(zone.number) ?? []
+            let children = members.compactMap { lightIDs[$0].map { link($0, "light") } }
+            zones.append(
+                group(
+                    root(HueBridgeState.resourceKey(group: zone.number)), type: "zone", number: zone.number,
+                    name: zone.name, children: children, members: members))
         }
         add([
             "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",

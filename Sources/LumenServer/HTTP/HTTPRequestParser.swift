@@ -209,6 +209,7 @@ struct HTTPRequestParser {
     // MARK: - The head
 
     private static let headTooLarge = Refusal(status: 431, reason: "the request's header fields are too large")
+    private static let badRequestLine = Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1")
 
     private static func tooLarge(_ limit: Int) -> Refusal {
         Refusal(status: 413, reason: "request body over \(limit) bytes")
@@ -284,9 +285,7 @@ struct HTTPRequestParser {
     /// Looks at no more than the method's bytes, so a head sent a byte at a time is still read in linear time.
     private static func checkMethod(_ first: ArraySlice<UInt8>) throws(Refusal) {
         let method = first.prefix { $0 != 32 }
-        guard method.allSatisfy(isToken), method.count <= maxMethodBytes else {
-            throw Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1")
-        }
+        guard method.allSatisfy(isToken), method.count <= maxMethodBytes else { throw badRequestLine }
     }
 
     private static func requestLine(_ line: ArraySlice<UInt8>) throws(Refusal) -> (String, String, Int) {
@@ -294,7 +293,7 @@ struct HTTPRequestParser {
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isToken), parts[0].count <= maxMethodBytes,
             !parts[1].isEmpty,
             parts[1].allSatisfy({ $0 > 32 && $0 < 127 })
-        else { throw Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1") }
+        else { throw badRequestLine }
         switch Array(parts[2]) {
         case Array("HTTP/1.1".utf8), Array("HTTP/1.0".utf8):
             let minor = parts[2].last == UInt8(ascii: "1") ? 1 : 0
@@ -303,7 +302,7 @@ struct HTTPRequestParser {
             if parts[2].starts(with: Array("HTTP/".utf8)) {
                 throw Refusal(status: 505, reason: "lumend speaks HTTP/1.1 (and 1.0)")
             }
-            throw Refusal(status: 400, reason: "the request line is not METHOD TARGET HTTP/1.1")
+            throw badRequestLine
         }
     }
 

@@ -194,7 +194,8 @@ final class HTTPDriver {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = lumen_accept_peer(listener.fd, &address, &length)
             guard fd >= 0 else { return }
-            let host = Self.host(of: address)
+            // Accepted from a TCP listener: always an IPv4 or IPv6 peer.
+            let host = TCPAddress(address)?.host ?? "unknown"
             guard perAddress[host, default: (0, 0)].connections < limits.connectionsPerAddress, makeRoom(context)
             else {
                 close(fd)
@@ -323,27 +324,5 @@ final class HTTPDriver {
             guard let context, let connection = driver.object.connections[key] else { return }
             body(connection, context)
         }
-    }
-
-    /// The numeric address of a peer, as text.
-    static func host(of address: sockaddr_storage) -> String {
-        var address = address
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socket in
-                if socket.pointee.sa_family == sa_family_t(AF_INET6) {
-                    pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                        var bytes = $0.pointee.sin6_addr
-                        _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
-                    }
-                } else {
-                    pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                        var bytes = $0.pointee.sin_addr
-                        _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
-                    }
-                }
-            }
-        }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -37,27 +37,6 @@ public enum TCPListener {
         let found = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard found == 0 else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        func hostText() -> String {
-            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        return withUnsafePointer(to: &storage) { pointer -> TCPAddress? in
-            switch Int32(pointer.pointee.ss_family) {
-            case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    var bytes = address.pointee.sin_addr
-                    guard inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                    return TCPAddress(host: hostText(), port: UInt16(bigEndian: address.pointee.sin_port))
-                }
-            case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    var bytes = address.pointee.sin6_addr
-                    guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                    return TCPAddress(host: hostText(), port: UInt16(bigEndian: address.pointee.sin6_port))
-                }
-            default: return nil
-            }
-        }
+        return found == 0 ? TCPAddress(storage) : nil
     }
 }

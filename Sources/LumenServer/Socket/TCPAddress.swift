@@ -34,6 +34,33 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// The address in a socket address, as `getsockname`, `accept` or `recvmsg` gives it; `nil` when it is not
+    /// an IPv4 or IPv6 one.
+    init?(_ storage: sockaddr_storage) {
+        var storage = storage
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let port = withUnsafePointer(to: &storage) { pointer -> UInt16? in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address -> UInt16? in
+                    var bytes = address.pointee.sin_addr
+                    guard inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
+                    return UInt16(bigEndian: address.pointee.sin_port)
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address -> UInt16? in
+                    var bytes = address.pointee.sin6_addr
+                    guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
+                    return UInt16(bigEndian: address.pointee.sin6_port)
+                }
+            default: return nil
+            }
+        }
+        guard let port else { return nil }
+        self.host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.port = port
+    }
+
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether it is a loopback address, which only this machine reaches.

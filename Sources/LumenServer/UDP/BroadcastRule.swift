@@ -20,14 +20,8 @@ public struct BroadcastRule: Sendable {
         localAddresses = Set(interfaces.map(\.address))
     }
 
-    /// Whether a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`) reaches the bulb at
-    /// `bulb`.
-    public func reaches(_ bulb: IPv4Address, interface: Int32, sender: String) -> Bool {
-        reaching(interface: interface, sender: sender)(bulb)
-    }
-
-    /// Which bulbs, by address, a broadcast that came in on `interface` from `sender` reaches: the sender read
-    /// once for every bulb a broadcast is offered to.
+    /// Which bulbs, by address, a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`)
+    /// reaches: the sender read once for every bulb a broadcast is offered to.
     public func reaching(interface: Int32, sender: String) -> @Sendable (IPv4Address) -> Bool {
         let address = sender.split(separator: ":").first.flatMap { IPv4Address(String($0)) }
         let fromThisMachine = address.map { $0.isLoopback || localAddresses.contains($0) } ?? false

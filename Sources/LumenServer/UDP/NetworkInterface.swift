@@ -52,26 +52,4 @@ public struct NetworkInterface: Sendable, Hashable {
         }
         return found
     }
-
-    /// The interfaces whose broadcasts reach bulbs at `addresses`: each address's own interface (the one that
-    /// holds it, else the one on whose network it is). `nil`, every interface, when one of them is loopback
-    /// (bulbs there are reached from this machine, whichever interface a broadcast it sends loops back on) or
-    /// none is found.
-    ///
-    /// A LAN broadcast reaches every interface on that LAN: with the bulbs' addresses on a macvlan it arrives on
-    /// the macvlan and on the interface under it, and each bulb would answer it twice.
-    public static func broadcastInterfaces(for addresses: [IPv4Address], among interfaces: [NetworkInterface])
-        -> Set<Int32>?
-    {
-        var chosen = Set<Int32>()
-        for address in addresses {
-            guard
-                let interface = interfaces.first(where: { $0.address == address })
-                    ?? interfaces.first(where: { $0.contains(address) })
-            else { continue }
-            if interface.isLoopback { return nil }
-            chosen.insert(interface.index)
-        }
-        return chosen.isEmpty ? nil : chosen
-    }
 }

@@ -130,12 +130,8 @@ public final class UDPServer: Service, Sendable {
 
     /// A sender's address as text: `127.0.0.1:51234`, `[::1]:51234`.
     static func describe(_ sender: Sender) -> String {
-        let host = HTTPDriver.host(of: sender.storage)
-        var storage = sender.storage
-        let port = withUnsafePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-        }
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // Received on an IPv4 or IPv6 socket: always an address of one of them.
+        TCPAddress(sender.storage)?.description ?? "unknown"
     }
 
     private func send(_ datagrams: [[UInt8]], to sender: Sender, from source: IPv4Address?) {
