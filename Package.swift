@@ -53,7 +53,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "LumenHue",
-            dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes", "LumenService"],
+            dependencies: [
+                "CLinux", "LumenProtocol", "LumenModel", "LumenSimulation", "LumenScopes", "LumenService",
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "LumenDashboard", dependencies: ["LumenProtocol"],

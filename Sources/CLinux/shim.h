@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 
 /// A descriptor that becomes readable when thread `tid` exits (Linux 6.9 and later), or -1 with errno set.
 static inline int lumen_thread_pidfd(pid_t tid) {

@@ -30,24 +30,32 @@ extension HueBridgeState {
     @discardableResult
     mutating func giveResourceIDs(lightsAndRooms: Bool, gone: Set<String>? = nil) -> Bool {
         let created = createdResourceKeys
-        var wanted: [String] = [Self.bridgeResourceKey] + created
-        if lightsAndRooms {
-            wanted += lightNumbers.keys.map { Self.resourceKey(light: $0) }
-            wanted += roomNumbers.keys.map { Self.resourceKey(room: $0) }
-        }
         var changed = false
+        // Keys of scenes and groups are found by their first bytes: a record holds a key for every light.
         let stale =
             gone
-            ?? Set(resourceIDs.keys.filter { $0.hasPrefix("group/") || $0.hasPrefix("scene/") })
+            ?? Set(
+                resourceIDs.keys.filter {
+                    $0.utf8.starts(with: "group/".utf8) || $0.utf8.starts(with: "scene/".utf8)
+                })
         for key in stale.subtracting(created) where resourceIDs[key] != nil {
             resourceIDs[key] = nil
             changed = true
         }
-        for key in wanted where resourceIDs[key] == nil {
-            resourceIDs[key] = HueResourceID.random()
-            changed = true
+        var missing: [String] = []
+        func want(_ key: String) {
+            if resourceIDs[key] == nil { missing.append(key) }
         }
-        return changed
+        want(Self.bridgeResourceKey)
+        created.forEach(want)
+        if lightsAndRooms {
+            for light in lightNumbers.keys { want(Self.resourceKey(light: light)) }
+            for room in roomNumbers.keys { want(Self.resourceKey(room: room)) }
+        }
+        guard !missing.isEmpty else { return changed }
+        resourceIDs.reserveCapacity(resourceIDs.count + missing.count)
+        for (key, uuid) in zip(missing, HueResourceID.random(count: missing.count)) { resourceIDs[key] = uuid }
+        return true
     }
 
     /// Takes from `other` the UUIDs of the bridge, the lights and the rooms this state gives none, unless this
@@ -77,7 +85,10 @@ extension HueBridgeState {
             throw cursor.error("expected an object of things and their API v2 UUIDs")
         }
         var ids: [String: String] = [:]
-        var taken: Set<String> = []
+        // Each UUID's bits: a set of them is checked more cheaply than one of their text.
+        var taken: Set<UInt128> = []
+        ids.reserveCapacity(object.members.count)
+        taken.reserveCapacity(object.members.count)
         for (key, value) in object.members {
             // A member's cursor, with its path, is made only for an error: a record holds a UUID for every light.
             func problem(_ what: String) -> JSONShapeError {
@@ -89,10 +100,10 @@ extension HueBridgeState {
                 throw problem("expected 'bridge', 'light/ID', 'room/ID', 'group/N' or 'scene/ID', not '\(key)'")
             }
             guard case .string(let uuid) = value else { throw problem("expected a string, got \(value.typeName)") }
-            guard HueResourceID.isUUID(uuid) else {
+            guard let bits = HueResourceID.bits(uuid) else {
                 throw problem("expected a version 4 UUID in lower case (xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx)")
             }
-            guard taken.insert(uuid).inserted else { throw problem("the UUID \(uuid) is given twice") }
+            guard taken.insert(bits).inserted else { throw problem("the UUID \(uuid) is given twice") }
             ids[key] = uuid
         }
         return ids

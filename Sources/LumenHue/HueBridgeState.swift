@@ -55,6 +55,12 @@ public struct HueBridgeState: Sendable, Hashable {
     /// Whether nothing is kept.
     public var isEmpty: Bool { self == HueBridgeState() }
 
+    /// Makes room for `count` more numbered lights at once, rather than growing the tables light by light.
+    public mutating func reserveCapacity(lights count: Int) {
+        lightNumbers.reserveCapacity(lightNumbers.count + count)
+        lightsByNumber.reserveCapacity(lightsByNumber.count + count)
+    }
+
     /// Gives `light` the next free number, unless it has one; returns whether it was given one.
     public mutating func number(_ light: LightID) -> Bool {
         guard lightNumbers[light] == nil else { return false }
@@ -143,7 +149,9 @@ extension HueBridgeState {
                         "createdMs": .double(user.createdMs),
                     ])
                 }),
-            "lights": Self.numbers(lightNumbers.map { ($0.key.rawValue, $0.value) }),
+            // Each number names one light: the numbers in order give the lights in order, sorted as integers.
+            "lights": .object(
+                JSONObject(lightsByNumber.keys.sorted().map { (key: lightsByNumber[$0]!.rawValue, value: .int($0)) })),
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
             "pairings": .int(pairings),
         ])
@@ -244,14 +252,24 @@ extension HueBridgeState {
         }
         var numbers: [ID: Int] = [:]
         var byNumber: [Int: ID] = [:]
+        numbers.reserveCapacity(object.members.count)
+        byNumber.reserveCapacity(object.members.count)
+        let range = 1...1_000_000
         for (name, value) in object.members {
-            let member = JSONCursor(value, path: cursor.path.appending(name))
-            let number = try member.int(in: 1...1_000_000)
-            guard numbers.updateValue(number, forKey: id(name)) == nil else {
-                throw member.error("\(what) '\(name)' is numbered twice; keep one of its numbers")
+            // A member's cursor, with its path, is made only for an error: a record numbers every light.
+            func member() -> JSONCursor { JSONCursor(value, path: cursor.path.appending(name)) }
+            let number: Int
+            if case .number(let given) = value, let int = given.intValue, range.contains(int) {
+                number = int
+            } else {
+                number = try member().int(in: range)
             }
-            guard byNumber.updateValue(id(name), forKey: number) == nil else {
-                throw member.error("\(what) number \(number) is given twice; give each its own")
+            let thing = id(name)
+            guard numbers.updateValue(number, forKey: thing) == nil else {
+                throw member().error("\(what) '\(name)' is numbered twice; keep one of its numbers")
+            }
+            guard byNumber.updateValue(thing, forKey: number) == nil else {
+                throw member().error("\(what) number \(number) is given twice; give each its own")
             }
         }
         return (numbers, byNumber)

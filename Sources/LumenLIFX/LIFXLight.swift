@@ -50,14 +50,20 @@ extension LIFXFront {
     func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address) -> [LIFXLight] {
         counted.withLock { counted in
             var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
-            var taken: Set<IPv4Address>?
+            // What is taken and the highest counted, found at the first bulb to count and kept up to date in place
+            // as each is counted: looked for again, or the set copied, at each, every bulb would cost a look at
+            // every other.
+            var taken: (addresses: Set<IPv4Address>, highest: IPv4Address?)?
             let devices = home.devices(on: .lifxLAN) { id, fixtureAddress in
                 var address = fixtureAddress ?? counted[id]
                 if address == nil {
-                    var free = taken ?? Set(home.fixtureAddresses).union(counted.values)
-                    address = Self.nextFree(after: counted.values.max(), from: first, taken: free)
-                    free.insert(address!)
-                    (counted[id], taken) = (address, free)
+                    if taken == nil {
+                        taken = (Set(home.fixtureAddresses).union(counted.values), counted.values.max())
+                    }
+                    let next = Self.nextFree(after: taken!.highest, from: first, taken: taken!.addresses)
+                    taken!.addresses.insert(next)
+                    taken!.highest = max(taken!.highest ?? next, next)
+                    (address, counted[id]) = (next, next)
                 }
                 let serial = DeviceSerial.of(id, homeDigest: homeDigest)
                 let isNamed =

@@ -1,5 +1,6 @@
 import LumenModel
 import LumenProtocol
+import LumenSimulation
 import Testing
 
 @testable import LumenHue
@@ -18,6 +19,24 @@ struct HueBridgeStateTests {
         #expect(read == state)
         #expect(read.lightsByNumber == [1: LightID("a"), 2: LightID("b")])
         #expect(read.lightNumbers[LightID("b")] == 2)
+    }
+
+    /// The numbers a client holds, and the record's text, for a given home: lights and rooms numbered in the
+    /// home's order at start, written in the order of their numbers; a record's numbers read back and written as
+    /// they were, gaps and all, a light added taking the number after the highest.
+    @Test func aHomeIsNumberedInItsOrderAndItsRecordWrittenInTheOrderOfTheNumbers() async throws {
+        let home = Home(fixture: try Fixture(json: Array(HueBridgeTests.home.utf8)), clock: .virtual)
+        #expect(try await HueBridge.numberAtStart(home))
+        let record = try #require(await home.frontRecord("hue"))
+        #expect(record["lights"]?.serialized() == #"{"den.lamp":1,"den.bulb":2,"den.plug":3,"hall.spot":4}"#)
+        #expect(record["rooms"]?.serialized() == #"{"den":1,"hall":2}"#)
+        #expect(!(try await HueBridge.numberAtStart(home)), "numbered once")
+
+        let text = #"{"lights": {"c": 30, "a": 7, "b": 1}, "rooms": {"r": 2}}"#
+        var state = try HueBridgeState(cursor: JSONCursor(try JSONParser.parse(Array(text.utf8))))
+        #expect(state.jsonValue["lights"]?.serialized() == #"{"b":1,"a":7,"c":30}"#)
+        #expect(state.number(LightID("d")) && state.lightNumbers[LightID("d")] == 31)
+        #expect(state.jsonValue["lights"]?.serialized() == #"{"b":1,"a":7,"c":30,"d":31}"#)
     }
 
     @Test(arguments: [

@@ -107,4 +107,33 @@ struct LIFXAddressCountTests {
         let addresses = await front.bulbs().map(\.address.description)
         #expect(addresses == ["192.168.1.254", "127.0.0.11", "192.168.2.1"])
     }
+
+    /// Many bulbs counted at once, as at start: each takes the next address after the one before, skipping a
+    /// LAN's own and broadcast addresses and those fixtures give, the same as counting them one by one gives.
+    @Test func manyBulbsCountedAtOnceTakeTheNextFreeAddressesInTurn() async throws {
+        let lights = (0..<600).map { index in
+            let address = index == 300 ? #", "lifx": {"address": "10.0.1.7"}"# : ""
+            return #"{"id": "l\#(index)", "name": "L\#(index)", "kind": "color", "manufacturer": "LIFX"\#(address)}"#
+        }
+        let text =
+            #"{"schema": 1, "id": "lan", "name": "LAN", "rooms": [{"id": "r", "name": "R", "lights": ["#
+            + lights.joined(separator: ",") + "]}]}"
+        let home = Home(fixture: try Fixture(json: Array(text.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("10.0.0.250")))
+        var expected: [String] = []
+        var next = (third: 0, fourth: 250)
+        for index in 0..<600 {
+            if index == 300 {
+                expected.append("10.0.1.7")
+                continue
+            }
+            while next.fourth == 0 || next.fourth == 255 || (next.third, next.fourth) == (1, 7) {
+                next = next.fourth == 255 ? (next.third + 1, 0) : (next.third, next.fourth + 1)
+            }
+            expected.append("10.0.\(next.third).\(next.fourth)")
+            next = next.fourth == 255 ? (next.third + 1, 0) : (next.third, next.fourth + 1)
+        }
+        #expect(await front.bulbs().map(\.address.description) == expected)
+    }
 }

@@ -1,3 +1,5 @@
+import CLinux
+import Glibc
 import LumenModel
 
 /// The IDs the Hue API v2 gives resources: version 4 UUIDs.
@@ -28,23 +30,55 @@ enum HueResourceID {
         return format(generator.next(), generator.next())
     }
 
-    /// Whether `text` is a version 4 UUID as ``random()`` writes it.
-    static func isUUID(_ text: String) -> Bool {
-        var count = 0
-        for (index, character) in text.utf8.enumerated() {
-            count += 1
-            switch index {
-            case 8, 13, 18, 23: guard character == UInt8(ascii: "-") else { return false }
-            case 14: guard character == UInt8(ascii: "4") else { return false }
-            case 19: guard "89ab".utf8.contains(character) else { return false }
-            default:
-                guard
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
-                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(character)
-                else { return false }
+    /// `count` new UUIDs from the kernel's random source, its bytes asked for all at once: a bridge of 100,000
+    /// lights draws as many at its first start, before `READY=1`, and a system call each would be most of their
+    /// cost.
+    static func random(count: Int) -> [String] {
+        guard count > 1 else { return (0..<count).map { _ in random() } }
+        var words = [UInt64](repeating: 0, count: 2 * count)
+        let filled = words.withUnsafeMutableBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let got = getrandom(bytes.baseAddress! + done, bytes.count - done, 0)
+                // Interrupted by a signal, it is asked again; any other failure leaves the words to one draw each.
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { return false }
+                done += got
             }
+            return true
         }
-        return count == 36
+        guard filled else { return (0..<count).map { _ in random() } }
+        return (0..<count).map { format(words[2 * $0], words[2 * $0 + 1]) }
+    }
+
+    /// Whether `text` is a version 4 UUID as ``random()`` writes it.
+    static func isUUID(_ text: String) -> Bool { bits(text) != nil }
+
+    /// The 128 bits of a version 4 UUID as ``random()`` writes it, `nil` for any other text: two UUIDs are the
+    /// same when their bits are, which a set of a record's UUIDs compares more cheaply than their text.
+    static func bits(_ text: String) -> UInt128? {
+        var value: UInt128 = 0
+        var index = 0
+        for character in text.utf8 {
+            defer { index += 1 }
+            switch index {
+            case 8, 13, 18, 23:
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            case 14: guard character == UInt8(ascii: "4") else { return nil }
+            case 19: guard "89ab".utf8.contains(character) else { return nil }
+            case 36...: return nil
+            default: break
+            }
+            let digit: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = character - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt128(digit)
+        }
+        return index == 36 ? value : nil
     }
 
     /// The digits of a UUID, made once: a bridge of 100,000 lights writes as many UUIDs at its first start.
