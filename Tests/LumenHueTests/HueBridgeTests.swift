@@ -295,6 +295,30 @@ struct HueBridgeTests {
         #expect(!users.map(\.username).contains(first), "the user unused longest is forgotten")
     }
 
+    /// Over a clock that runs itself, every wait of a request to the bridge is one the home counts: a light's
+    /// command, a room's and group 0's are each answered once their lights take them, with nobody moving the clock.
+    @Test(.timeLimit(.minutes(1))) func overAClockThatRunsItselfEveryRequestIsAnsweredWhenItsLightsTakeIt() async throws
+    {
+        let json = Self.home.replacing(#""latency": "instant""#, with: #""latency": {"kind": "fixed", "ms": 250}"#)
+        let home = Home(fixture: try Fixture(json: Array(json.utf8)), clock: .virtual, runsItself: true)
+        let bridge = HueBridge(scopeContext: ScopeContext(home: home))
+        try await bridge.pairUser("tests", deviceType: "tests#swift")
+        func status(_ method: String, _ path: String, _ body: String) async throws -> Int {
+            let request = HTTPRequest(
+                method: method, path: "/api/tests\(path)", headers: Self.headers, body: Array(body.utf8))
+            guard case .later(let work) = try #require(bridge.respond(to: request)) else { return 0 }
+            return await work().status
+        }
+        #expect(try await status("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#) == 200)
+        #expect(await home.nowMilliseconds == 250)
+        #expect(try await status("PUT", "/groups/1/action", #"{"on": false}"#) == 200)
+        #expect(await home.nowMilliseconds == 500)
+        try await home.sleep(milliseconds: 1_000)
+        #expect(try await status("PUT", "/groups/0/action", #"{"on": true}"#) == 200)
+        #expect(await home.nowMilliseconds == 1_750)
+        await home.shutDown()
+    }
+
     @Test func groupZeroIsOneGroupCommand() async throws {
         let user = try await pair()
         let all = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": true, "transitiontime": 0}"#)
