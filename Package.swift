@@ -104,7 +104,7 @@ let package = Package(
         ),
         .target(
             name: "LumenTestSupport",
-            dependencies: ["LumenProtocol", "LumenModel", "CLinux"],
+            dependencies: ["LumenProtocol", "LumenModel", "LumenSimulation", "CLinux"],
             path: "Tests/LumenTestSupport",
             swiftSettings: swiftSettings
         ),

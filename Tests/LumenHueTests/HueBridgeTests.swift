@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenHue
@@ -41,24 +42,8 @@ struct HueBridgeTests {
             Issue.record("answered at once")
             return (0, .null)
         }
-        let response = try await drive(work, stepMs: 100)
+        let response = try await home.driving(work)
         return (response.status, try JSONParser.parse(response.body))
-    }
-
-    /// Runs `work`, moving the virtual clock `stepMs` at a time until it is done, as a command waits for the
-    /// clock on a virtual-clock lumend.
-    func drive(_ work: @escaping @Sendable () async -> HTTPResponse, stepMs: Double) async throws -> HTTPResponse {
-        let answered = Locked<HTTPResponse?>(nil)
-        Task {
-            let response = await work(); answered.withLock { $0 = response }
-        }
-        for _ in 0..<100_000 {
-            if let response = answered.withLock({ $0 }) { return response }
-            try await home.advance(byMilliseconds: stepMs)
-            await Task.yield()
-        }
-        Issue.record("no answer")
-        return HTTPResponse(status: 0)
     }
 
     func pair() async throws -> String {
@@ -168,6 +153,8 @@ struct HueBridgeTests {
         #expect(light["state"]?["on"] == true && light["state"]?["bri"] == 200)
         let (_, group) = try await answer("GET", "/api/\(user)/groups/1")
         #expect(group["action"]?["bri"] == 200 && group["state"]?["any_on"] == true)
+        // Halfway through the two seconds' fade, the lamp shows on; told off, it fades off from there.
+        try await home.advance(byMilliseconds: 1_000)
         _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": false, "transitiontime": 20}"#)
         #expect(try await home.light("den.lamp").state.isOn, "the lamp itself is still fading off")
         (_, light) = try await answer("GET", "/api/\(user)/lights/1")
@@ -227,7 +214,8 @@ struct HueBridgeTests {
         for level in 1...12 {
             statuses.append(
                 try await answer("PUT", "/api/\(user)/lights/1/state", #"{"on": true, "bri": \#(level)}"#).status)
-            // Each answer above advanced the clock a second: a bridge's budget refills. Flood it instead.
+            // Ten light commands a second: one every 100 ms is within the budget however many are sent.
+            try await home.advance(byMilliseconds: 100)
         }
         #expect(statuses.allSatisfy { $0 == 200 })
         let request = HTTPRequest(
@@ -237,7 +225,7 @@ struct HueBridgeTests {
         // On a clock that does not move, the bridge's budget does not refill.
         for _ in 0..<12 {
             guard case .later(let work) = bridge.respond(to: request) else { continue }
-            codes.append(try await drive(work, stepMs: 0).status)
+            codes.append(try await home.driving(work).status)
         }
         #expect(codes.contains(429))
     }
@@ -307,6 +295,30 @@ struct HueBridgeTests {
         #expect(!users.map(\.username).contains(first), "the user unused longest is forgotten")
     }
 
+    /// Over a clock that runs itself, every wait of a request to the bridge is one the home counts: a light's
+    /// command, a room's and group 0's are each answered once their lights take them, with nobody moving the clock.
+    @Test(.timeLimit(.minutes(1))) func overAClockThatRunsItselfEveryRequestIsAnsweredWhenItsLightsTakeIt() async throws
+    {
+        let json = Self.home.replacing(#""latency": "instant""#, with: #""latency": {"kind": "fixed", "ms": 250}"#)
+        let home = Home(fixture: try Fixture(json: Array(json.utf8)), clock: .virtual, runsItself: true)
+        let bridge = HueBridge(scopeContext: ScopeContext(home: home))
+        try await bridge.pairUser("tests", deviceType: "tests#swift")
+        func status(_ method: String, _ path: String, _ body: String) async throws -> Int {
+            let request = HTTPRequest(
+                method: method, path: "/api/tests\(path)", headers: Self.headers, body: Array(body.utf8))
+            guard case .later(let work) = try #require(bridge.respond(to: request)) else { return 0 }
+            return await work().status
+        }
+        #expect(try await status("PUT", "/lights/1/state", #"{"on": true, "transitiontime": 0}"#) == 200)
+        #expect(await home.nowMilliseconds == 250)
+        #expect(try await status("PUT", "/groups/1/action", #"{"on": false}"#) == 200)
+        #expect(await home.nowMilliseconds == 500)
+        try await home.sleep(milliseconds: 1_000)
+        #expect(try await status("PUT", "/groups/0/action", #"{"on": true}"#) == 200)
+        #expect(await home.nowMilliseconds == 1_750)
+        await home.shutDown()
+    }
+
     @Test func groupZeroIsOneGroupCommand() async throws {
         let user = try await pair()
         let all = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"on": true, "transitiontime": 0}"#)
@@ -323,7 +335,7 @@ struct HueBridgeTests {
         var statuses: [Int] = []
         for _ in 0..<2 {
             guard case .later(let work) = bridge.respond(to: request) else { continue }
-            statuses.append(try await drive(work, stepMs: 0).status)
+            statuses.append(try await home.driving(work).status)
         }
         #expect(statuses == [200, 429])
     }

@@ -59,7 +59,7 @@ struct HueSceneTests {
 
     @Test func givenStatesAreCheckedForEachLightAndAGroupRecallsItsOwnLights() async throws {
         let bridge = try await HueTestBridge()
-        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"on": false}"#)
+        _ = try await bridge.answer("PUT", "/lights/4/state", #"{"on": false, "transitiontime": 0}"#)
         let id = try await bridge.createScene(
             #"{"name": "Bright", "lights": ["1", "4"], "lightstates": {"1": {"on": true, "bri": 254, "xy": [0.2, 0.2], "effect": "colorloop"}, "4": {"on": true, "ct": 300, "transitiontime": 0}}}"#
         )

@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenHue
@@ -31,16 +32,12 @@ struct HueScopeColorTableTests {
 
     /// Makes `change` through the door as a scope session does, moving the clock until it is made.
     func performed(_ change: LightChange, on bridge: HueTestBridge) async throws {
-        let done = Locked(false)
-        let work = Task { [context = bridge.bridge.scopeContext] in
-            defer { done.withLock { $0 = true } }
-            return try await context.perform(change, to: "den.lamp", transitionMs: 0, from: "session 1")
-        }
-        for _ in 0..<1_000 where !done.withLock({ $0 }) {
-            try await bridge.home.advance(byMilliseconds: 100)
-            await Task.yield()
-        }
-        _ = try await work.value
+        let context = bridge.bridge.scopeContext
+        _ = try await bridge.home.driving { () async -> Result<LightState, LumenError> in
+            do throws(LumenError) {
+                return .success(try await context.perform(change, to: "den.lamp", transitionMs: 0, from: "session 1"))
+            } catch { return .failure(error) }
+        }.get()
     }
 
     /// The light's state as the bridge reports it, only the keys of `row`.

@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenHue
@@ -48,17 +49,7 @@ final class HueTestBridge: Sendable {
             Issue.record("answered at once")
             return .null
         }
-        let answered = Locked<HTTPResponse?>(nil)
-        Task {
-            let response = await work(); answered.withLock { $0 = response }
-        }
-        for _ in 0..<100_000 {
-            if let response = answered.withLock({ $0 }) { return try JSONParser.parse(response.body) }
-            try await home.advance(byMilliseconds: 100)
-            await Task.yield()
-        }
-        Issue.record("no answer")
-        return .null
+        return try JSONParser.parse(try await home.driving(work).body)
     }
 
     /// The error type of the answer's first entry, if it is an error.

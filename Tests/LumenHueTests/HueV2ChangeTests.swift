@@ -70,7 +70,8 @@ import Testing
         await bridge.bridge.watchHome()
         let stream = try HueEventStreamTests().open(bridge)
         _ = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.hasPrefix(": hi") }
-        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10}"#)
+        // At once, not faded: the stream is told only once the light shows the change, and no one moves the clock.
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10, "transitiontime": 0}"#)
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
         let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) {
             $0.contains("\"inactive\"")
@@ -81,6 +82,8 @@ import Testing
         stream.finish()
         // A v1 recall makes it active too; it stays inactive once a light changed, even back.
         let v1ID = try #require(try await self.scene(bridge, scene)["id_v1"]?.stringValue?.split(separator: "/").last)
+        // A second after the first recall: the bridge takes one group command a second.
+        try await bridge.home.advance(byMilliseconds: 1_000)
         _ = try await bridge.answer("PUT", "/groups/1/action", #"{"scene": "\#(v1ID)"}"#)
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
     }
@@ -103,19 +106,17 @@ import Testing
     }
 
     @Test func aRecallRefusedLeavesTheScenesNameAndSpeedAsTheyWere() async throws {
-        // One group command in ten seconds: each request here moves the virtual clock on 100 ms at a time while
-        // it waits for its answer, the more often the slower the machine (a second, under ThreadSanitizer), and
-        // the budget must not refill before the second recall.
-        var fixture = try Fixture(json: Array(HueBridgeTests.home.utf8))
-        fixture.bridge.groupCommandsPerSecond = 0.1
-        let bridge = try await HueTestBridge(fixture: fixture)
+        let bridge = try await HueTestBridge()
         let (_, scene) = try await denScene(bridge)
         let path = "/clip/v2/resource/scene/\(scene)"
         #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active"}}"#).status == 200)
-        // A second group command before the budget refills is refused: the rename and speed beside it are not made.
+        let recalled = await bridge.home.nowMilliseconds
+        // A second group command within the second is refused: the rename and speed beside it are not made.
         let refused = try await v2.v2(
             bridge, "PUT", path, #"{"metadata": {"name": "Other"}, "speed": 0.25, "recall": {"action": "active"}}"#)
         #expect(refused.status == 429, "\(refused.json)")
+        // Its lights are instant: waiting for the answers moved the clock nowhere, however slow the machine.
+        #expect(await bridge.home.nowMilliseconds == recalled)
         let shown = try await self.scene(bridge, scene)
         #expect(shown["metadata"]?["name"] == "Reading")
         #expect(shown["speed"]?.doubleValue == 0.5)

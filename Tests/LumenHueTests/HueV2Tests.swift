@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenHue
@@ -23,17 +24,7 @@ import Testing
         case .now(let now):
             response = now
         case .later(let work):
-            let answered = Locked<HTTPResponse?>(nil)
-            Task {
-                let value = await work(); answered.withLock { $0 = value }
-            }
-            var found: HTTPResponse?
-            for _ in 0..<10_000 {
-                if let value = answered.withLock({ $0 }) { found = value; break }
-                try await bridge.home.advance(byMilliseconds: 100)
-                await Task.yield()
-            }
-            response = try #require(found)
+            response = try await bridge.home.driving(work)
         case .stream:
             Issue.record("a stream")
             return (0, .null)

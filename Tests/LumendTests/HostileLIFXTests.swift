@@ -68,6 +68,16 @@ extension HostileSuites {
 
             deinit { close(fd) }
 
+            /// The port the socket is bound to.
+            var port: UInt16 {
+                var local = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                _ = withUnsafeMutablePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+                return UInt16(bigEndian: local.sin_port)
+            }
+
             func send(_ datagram: [UInt8]) {
                 var remote = daemon
                 _ = datagram.withUnsafeBytes { bytes in
@@ -113,6 +123,20 @@ extension HostileSuites {
                 samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
             }
             return (samples.sorted(), lost)
+        }
+
+        /// How many datagrams the kernel dropped for want of room in the receive buffer of the UDP socket bound to
+        /// `port` (`/proc/net/udp`'s last column); `nil` when no socket has that port.
+        static func kernelDrops(port: UInt16) -> Int? {
+            let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
+            let suffix = String(format: ":%04X", port)
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 12, fields[1].hasSuffix(suffix), let drops = fields.last.flatMap({ Int($0) }) {
+                    return drops
+                }
+            }
+            return nil
         }
 
         static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
@@ -208,6 +232,8 @@ extension HostileSuites {
             // Let the floods take hold, then measure while they go on.
             try await Task.sleep(for: .seconds(3))
             let during = await offload { Self.latencies(good, serial: serial, count: Self.polls) }
+            let kernelDropped = Self.kernelDrops(port: port)
+            let clientDropped = Self.kernelDrops(port: good.port)
             try await Task.sleep(for: .seconds(2))
             going.stop()
             var sent = 0
@@ -222,11 +248,14 @@ extension HostileSuites {
             }
             let dropped = logged("bulb answers beyond the answer budget")
             let broadcastsDropped = logged("broadcasts while too many were in progress")
+            let waitedDropped = logged("while too many datagrams waited")
             print(
                 "hostile LIFX: quiet p99 \(Int(Self.p99(quiet.samples))) µs, during \(Int(Self.p99(during.samples))) µs "
                     + "(\(quiet.lost) and \(during.lost) polls lost); resident \(startKiB) KiB at start, peak "
                     + "\(peakKiB) KiB; \(sent) broadcasts sent, \(broadcastsDropped) dropped whole, \(dropped) bulb "
-                    + "answers dropped for the budget")
+                    + "answers dropped for the budget, \(waitedDropped) datagrams while too many waited, "
+                    + "\(kernelDropped.map(String.init) ?? "unknown") dropped by the kernel for a full receive buffer "
+                    + "(\(clientDropped.map(String.init) ?? "unknown") at the good client's)")
             #expect(quiet.lost == 0, "every poll of the good client's bulb is answered before the flood")
             if let sanitizer = runningSanitizer {
                 // An instrumented daemon answers several times slower than the flood it is sent.
