@@ -82,7 +82,7 @@ public final class LIFXFront: Sendable {
             book.withLock { $0.isComplete = false }
             records.reload(from: home)
         case .settingsChanged:
-            // A light may be on the LIFX LAN now, with no address yet.
+            // A light may be on the LIFX LAN now, or have lost its fixture's address, with none counted yet.
             book.withLock { $0.isComplete = false }
         case .lightRemoved(let light): records.forget(light)
         case .powerCut(let light, let downMs):

@@ -75,7 +75,8 @@ extension LIFXFront {
                 fixtureAddress ?? book.byLight[id]
                 ?? book.count(id, from: first) { home.fixtureAddressOwner(of: $0) != nil }
             let serial = DeviceSerial.of(id, homeDigest: homeDigest)
-            book.list(id, serial: serial)
+            // A book that knows every bulb lists each already: a broadcast's look at them all adds nothing.
+            if !book.isComplete { book.list(id, serial: serial) }
             let isNamed = addressee.names(address: address, serial: serial)
             if isNamed { named[id] = (address, serial) }
             return isNamed

@@ -193,4 +193,49 @@ struct LIFXAddressCountTests {
             }
         }
     }
+
+    /// A restore that adds bulbs and makes a light a bulb by its settings counts them in the home's order, as
+    /// looking at every bulb as each comes does: the front is told of the settings before a later bulb comes.
+    @Test func aRestoreCountsTheBulbsItMakesInTheHomesOrder() async throws {
+        func home(_ extra: (hall: String, denY: String, attic: String)) -> String {
+            """
+            {"schema": 1, "id": "lan", "name": "LAN", "seed": 1, "rooms": [
+              {"id": "hall", "name": "Hall", "lights": [
+                {"id": "hall.a", "name": "A", "kind": "color", "manufacturer": "LIFX"},
+                {"id": "hall.b", "name": "B", "kind": "color", "manufacturer": "LIFX", "lifx": {"address": "127.0.0.11"}}\(extra.hall)
+              ]},
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.c", "name": "C", "kind": "color", "manufacturer": "LIFX"},
+                {"id": "den.y", "name": "Y", "kind": "color", "manufacturer": "LIFX", "network": "\(extra.denY)"}
+              ]},
+              {"id": "attic", "name": "Attic", "lights": [
+                {"id": "attic.w", "name": "W", "kind": "color", "manufacturer": "LIFX"}\(extra.attic)
+              ]}
+            ]}
+            """
+        }
+        let before = home((hall: "", denY: "none", attic: ""))
+        let after = home(
+            (
+                hall: #", {"id": "hall.n", "name": "N", "kind": "color", "manufacturer": "LIFX"}"#, denY: "lifx-lan",
+                attic: #", {"id": "attic.z", "name": "Z", "kind": "color", "manufacturer": "LIFX"}"#
+            ))
+        let lan = Home(fixture: try Fixture(json: Array(before.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: lan), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
+        func addresses() async -> [String: String] {
+            Dictionary(uniqueKeysWithValues: await front.bulbs().map { ($0.light.id.rawValue, $0.address.description) })
+        }
+        #expect(
+            await addresses() == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.12", "attic.w": "127.0.0.13",
+            ])
+        try await lan.restore(to: try Fixture(json: Array(after.utf8)))
+        // hall.n came first and was counted with every bulb then; den.y became a bulb before attic.z came.
+        #expect(
+            await addresses() == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.12", "attic.w": "127.0.0.13",
+                "hall.n": "127.0.0.14", "den.y": "127.0.0.15", "attic.z": "127.0.0.16",
+            ])
+    }
 }
