@@ -18,7 +18,7 @@ extension HueBridge {
         switch news {
         case .restored, .lightRemoved: break
         // The bridge numbers a light that came on its next visit, as it does at start.
-        case .powerCut, .lightAdded: return
+        case .powerCut, .lightAdded, .settingsChanged: return
         }
         memory.withLock { memory in
             if case .restored(let previous) = news {

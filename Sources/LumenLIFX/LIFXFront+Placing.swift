@@ -9,18 +9,31 @@ extension LIFXFront {
     func place(_ light: LightID, in home: isolated Home) {
         guard home.device(light, on: .lifxLAN) != nil else { return }
         let given = home.fixtureAddress(of: light)
-        let displaced = given.flatMap { given in
-            counted.withLock { counted -> LightID? in
-                guard let other = counted.first(where: { $0.value == given && $0.key != light })?.key else {
-                    return nil
-                }
-                counted[other] = nil
-                return other
+        let placed = book.withLock { book -> (bulb: LIFXLight?, moved: LIFXLight?, displaced: LightID?) in
+            var displaced: LightID?
+            if let given, let other = book.byAddress[given], other != light {
+                book.forget(other)
+                displaced = other
             }
+            if book.isComplete {
+                // Every other bulb has its address: only this one, or the one it displaced, may need one, given
+                // as looking at every bulb would give it, without looking at them.
+                for id in [light, displaced].compactMap({ $0 })
+                where home.fixtureAddress(of: id) == nil && book.byLight[id] == nil
+                    && home.device(id, on: .lifxLAN) != nil
+                {
+                    _ = book.count(id, from: firstAddress) { home.fixtureAddressOwner(of: $0) != nil }
+                }
+                book.list(light, serial: DeviceSerial.of(light, homeDigest: homeDigest))
+            } else {
+                _ = everyBulb(.every, in: home, from: firstAddress, book: &book)
+            }
+            return (
+                bulb(light, in: home, book: book), displaced.flatMap { bulb($0, in: home, book: book) }, displaced
+            )
         }
-        let bulbs = bulbs(.every, in: home, from: firstAddress)
-        guard let bulb = bulbs.first(where: { $0.light.id == light }) else { return }
-        if let displaced, let moved = bulbs.first(where: { $0.light.id == displaced }) {
+        guard let bulb = placed.bulb else { return }
+        if let displaced = placed.displaced, let moved = placed.moved {
             report(
                 "the LIFX bulb '\(light)' takes \(bulb.address), which its fixture gives it; '\(displaced)', counted to "
                     + "it before, answers at \(moved.address) now")

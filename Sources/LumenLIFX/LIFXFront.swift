@@ -27,9 +27,9 @@ public final class LIFXFront: Sendable {
     /// What the bulbs keep as devices: boots, and the locations and groups clients gave them.
     let records: LIFXDeviceRecords
     /// The addresses given by count to bulbs with none of their own (``bulbs(_:)``), each kept while lumend runs,
-    /// so that a bulb added or removed does not move the others. Taken only in a turn of the home, which orders
-    /// the bulbs it counts.
-    let counted = Locked<[LightID: IPv4Address]>([:])
+    /// so that a bulb added or removed does not move the others, and the lights each serial names. Taken only in
+    /// a turn of the home, which orders the bulbs it counts.
+    let book = Locked(LIFXAddressBook())
     /// The digest of the home's ID that every bulb's serial is worked out from: made once, as every datagram
     /// checks the serials it names.
     let homeDigest: UInt64
@@ -72,11 +72,18 @@ public final class LIFXFront: Sendable {
 
     /// Brings what the bulbs hold in memory to what the home now keeps, as `news` tells, in the home's turn that
     /// made the news: a reset or restore reads the bulbs' record again, a light removed is forgotten, a power cut
-    /// reboots the bulb (what that ends is saved), a light that came is given its address.
+    /// reboots the bulb (what that ends is saved), a light that came is given its address, a light whose settings
+    /// changed may be a bulb not yet given one.
     func hear(_ news: FrontNews, in home: isolated Home) {
         switch news {
         case .lightAdded(let light): place(light, in: home)
-        case .restored: records.reload(from: home)
+        case .restored:
+            // A light may have come back, or another fixture's address be given: every bulb is looked at again.
+            book.withLock { $0.isComplete = false }
+            records.reload(from: home)
+        case .settingsChanged:
+            // A light may be on the LIFX LAN now, or have lost its fixture's address, with none counted yet.
+            book.withLock { $0.isComplete = false }
         case .lightRemoved(let light): records.forget(light)
         case .powerCut(let light, let downMs):
             // Read first, so that a cycle kept in the record is the one the power cut ends; saved at once, as
@@ -183,16 +190,17 @@ public final class LIFXFront: Sendable {
         _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
         taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: Send
     ) async {
+        // Only what the datagrams need leaves the home's turn: each bulb's serial and address.
         let answered = await home.reading { home in
             self.bulbs(addressee, in: home).filter(takes).compactMap {
-                bulb -> (bulb: LIFXLight, replies: [LIFXReply])? in
+                bulb -> (serial: [UInt8], address: IPv4Address, replies: [LIFXReply])? in
                 guard self.budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
-                return (bulb, self.replies(toQuery: packet, request, of: bulb, in: home))
+                return (bulb.serial, bulb.address, self.replies(toQuery: packet, request, of: bulb, in: home))
             }
         }
-        for (bulb, replies) in answered {
+        for (serial, address, replies) in answered {
             if !replies.isEmpty {
-                send(Self.datagrams(replies, answering: packet, from: bulb), bulb.address)
+                send(Self.datagrams(replies, answering: packet, from: serial), address)
             }
             budget.release(bytes: bytes)
         }
@@ -245,7 +253,7 @@ public final class LIFXFront: Sendable {
                 }
             }
         }
-        return Self.datagrams(replies, answering: packet, from: bulb)
+        return Self.datagrams(replies, answering: packet, from: bulb.serial)
     }
 
     /// `request` as `bulb` takes it: a message for a capability the product lacks (a strip's zones on a bulb,
@@ -259,9 +267,9 @@ public final class LIFXFront: Sendable {
         packet.wantsAcknowledgement ? [.acknowledgement] : []
     }
 
-    /// `replies` as the datagrams `bulb` sends in answer to `packet`.
-    static func datagrams(_ replies: [LIFXReply], answering packet: LIFXPacket, from bulb: LIFXLight) -> [[UInt8]] {
-        replies.map { packet.reply(type: $0.type, payload: $0.payload, from: bulb.serial).bytes }
+    /// `replies` as the datagrams the bulb whose serial is `serial` sends in answer to `packet`.
+    static func datagrams(_ replies: [LIFXReply], answering packet: LIFXPacket, from serial: [UInt8]) -> [[UInt8]] {
+        replies.map { packet.datagram(replying: $0, from: serial) }
     }
 
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it

@@ -74,18 +74,10 @@ public struct LIFXPacket: Sendable, Hashable {
 
     /// The datagram.
     public var bytes: [UInt8] {
-        var writer = LIFXWriter()
-        writer.uint16(UInt16(Self.headerSize + payload.count))
-        writer.uint16(Self.protocolNumber | 0x1000 | (tagged ? 0x2000 : 0))
-        writer.uint32(source)
-        writer.bytes(target, count: 8)
-        writer.zeros(6)
-        writer.uint8((wantsReply ? 0x01 : 0) | (wantsAcknowledgement ? 0x02 : 0))
-        writer.uint8(sequence)
-        writer.zeros(8)
-        writer.uint16(type)
-        writer.zeros(2)
+        var writer = LIFXWriter(capacity: Self.headerSize + payload.count)
+        writeHeader(&writer, tagged: tagged, target: target, requirements: requirements, type: type)
         writer.bytes(payload, count: payload.count)
+        writer.setSize()
         return writer.output
     }
 
@@ -93,6 +85,35 @@ public struct LIFXPacket: Sendable, Hashable {
     public func reply(type: UInt16, payload: [UInt8] = [], from serial: [UInt8]) -> LIFXPacket {
         LIFXPacket(
             source: source, target: serial + [0, 0], sequence: sequence, type: type, payload: payload)
+    }
+
+    /// The datagram of `reply` from the device whose MAC is `serial`, as ``reply(type:payload:from:)`` makes it:
+    /// written into one array, header and payload, as a bulb answers many queries.
+    func datagram(replying reply: LIFXReply, from serial: [UInt8]) -> [UInt8] {
+        // Room for the common replies (`Light.State`'s payload is 52 bytes); a longer one grows the array.
+        var writer = LIFXWriter(capacity: Self.headerSize + 64)
+        writeHeader(&writer, tagged: false, target: serial, requirements: 0, type: reply.type)
+        reply.write(&writer)
+        writer.setSize()
+        return writer.output
+    }
+
+    /// The `res_required` and `ack_required` bits, as the header carries them.
+    var requirements: UInt8 { (wantsReply ? 0x01 : 0) | (wantsAcknowledgement ? 0x02 : 0) }
+
+    /// Writes a header with this packet's source and sequence and the rest given, its size left 0 for
+    /// ``LIFXWriter/setSize()`` to fill in once the payload is written.
+    func writeHeader(_ writer: inout LIFXWriter, tagged: Bool, target: [UInt8], requirements: UInt8, type: UInt16) {
+        writer.uint16(0)
+        writer.uint16(Self.protocolNumber | 0x1000 | (tagged ? 0x2000 : 0))
+        writer.uint32(source)
+        writer.bytes(target, count: 8)
+        writer.zeros(6)
+        writer.uint8(requirements)
+        writer.uint8(sequence)
+        writer.zeros(8)
+        writer.uint16(type)
+        writer.zeros(2)
     }
 }
 
@@ -114,7 +135,12 @@ struct LIFXReader {
 
     mutating func uint64() -> UInt64 { UInt64(uint32()) | UInt64(uint32()) << 32 }
 
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in uint8() } }
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var field = [UInt8](repeating: 0, count: count)
+        for index in 0..<count where offset + index < bytes.count { field[index] = bytes[offset + index] }
+        offset += count
+        return field
+    }
 
     mutating func skip(_ count: Int) { offset += count }
 
@@ -128,6 +154,11 @@ struct LIFXReader {
 /// Writes little-endian fields in turn.
 struct LIFXWriter {
     var output: [UInt8] = []
+
+    init() {}
+
+    /// A writer with room for `capacity` bytes, so that writing that many allocates once.
+    init(capacity: Int) { output.reserveCapacity(capacity) }
 
     mutating func uint8(_ value: UInt8) { output.append(value) }
 
@@ -152,16 +183,25 @@ struct LIFXWriter {
         if value.count < count { zeros(count - value.count) }
     }
 
-    mutating func zeros(_ count: Int) { output += [UInt8](repeating: 0, count: count) }
+    mutating func zeros(_ count: Int) { output.append(contentsOf: repeatElement(0, count: count)) }
 
     /// A fixed-size text field: UTF-8, cut at a character's boundary to fit, padded with zeros.
     mutating func text(_ value: String, count: Int) {
-        var encoded: [UInt8] = []
-        for scalar in value.unicodeScalars {
-            let scalarBytes = Array(String(scalar).utf8)
-            guard encoded.count + scalarBytes.count <= count else { break }
-            encoded += scalarBytes
+        let start = output.count
+        if value.utf8.count <= count {
+            output.append(contentsOf: value.utf8)
+        } else {
+            for scalar in value.unicodeScalars {
+                guard output.count - start + UTF8.width(scalar) <= count else { break }
+                UTF8.encode(scalar) { output.append($0) }
+            }
         }
-        bytes(encoded, count: count)
+        zeros(count - (output.count - start))
+    }
+
+    /// Writes the datagram's size into its first two bytes, once all of it is written.
+    mutating func setSize() {
+        output[0] = UInt8(output.count & 0xFF)
+        output[1] = UInt8(output.count >> 8)
     }
 }

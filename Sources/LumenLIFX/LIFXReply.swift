@@ -83,6 +83,12 @@ public enum LIFXReply: Sendable, Hashable {
     /// Its fields.
     public var payload: [UInt8] {
         var writer = LIFXWriter()
+        write(&writer)
+        return writer.output
+    }
+
+    /// Writes its fields.
+    func write(_ writer: inout LIFXWriter) {
         switch self {
         case .stateService(let port):
             writer.uint8(1)  // UDP
@@ -157,6 +163,5 @@ public enum LIFXReply: Sendable, Hashable {
         case .stateUnhandled(let type):
             writer.uint16(type)
         }
-        return writer.output
     }
 }

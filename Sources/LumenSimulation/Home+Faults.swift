@@ -28,6 +28,7 @@ extension Home {
         rateBuckets[id] = nil
         emit(.light(id, .settings), .object(merged.jsonObject))
         persist(.light(id))
+        tellFronts(.settingsChanged(id))
     }
 
     /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory

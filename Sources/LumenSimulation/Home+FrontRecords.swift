@@ -16,6 +16,11 @@ public enum FrontNews: Sendable {
     /// The light came while lumend runs (added, found by a scan, brought back by a reset): a front that gives
     /// it a place (an address) gives and checks it now, as it does at start.
     case lightAdded(LightID)
+    /// The light's device settings or its fixture's LIFX address changed (``Home/updateSettings(_:light:)``, a
+    /// restore), or, for `nil`, every light's settings are worked out afresh (a restore): a light may now be
+    /// reached over another network, or need an address counted, so a front that answers for one network's
+    /// devices no longer knows it has seen them all.
+    case settingsChanged(LightID?)
 }
 
 /// A front's hook, called with the home it listens to.

@@ -29,10 +29,9 @@ extension Home {
             guard let room = rooms[roomID] else { continue }
             for id in room.lightIDs {
                 guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
-                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id]),
-                    let device = device(at: index, roomName: room.name)
+                    pick(id, lifxAddresses.isEmpty ? nil : lifxAddresses[id])
                 else { continue }
-                found.append(device)
+                found.append(device(at: index, roomName: room.name))
             }
         }
         return found
@@ -46,17 +45,17 @@ extension Home {
         return device(at: index, roomName: roomName)
     }
 
-    private func device(at index: LightTable.Slot, roomName: String) -> DeviceLight? {
+    private func device(at index: LightTable.Slot, roomName: String) -> DeviceLight {
         let id = lights[slot: index].id
-        guard let light = try? light(id) else { return nil }
+        let light = snapshot(at: index)
         return DeviceLight(
             light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
             effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName)
     }
 
-    /// The addresses fixtures give lights on the LAN (`lifx.address`), which a front that counts addresses for
-    /// the others skips.
-    public var fixtureAddresses: Dictionary<LightID, IPv4Address>.Values { lifxAddresses.values }
+    /// The light whose fixture gives it `address` on the LAN (`lifx.address`), if any: an address a front that
+    /// counts addresses for the others skips.
+    public func fixtureAddressOwner(of address: IPv4Address) -> LightID? { lifxAddresses.owner(of: address) }
 
     /// The address the light's fixture gives it on the LAN (`lifx.address`), if any.
     public func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }

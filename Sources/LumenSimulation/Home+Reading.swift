@@ -36,10 +36,16 @@ extension Home {
 
     /// A light as it is now.
     public func light(_ id: LightID) throws(LumenError) -> LightSnapshot {
-        guard let light = lights[id] else { throw Self.noSuchLight(id) }
-        return LightSnapshot(
-            id: id, name: light.name, room: light.room, model: light.model, state: light.state,
-            isReachable: !light.reportsUnreachable)
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        return snapshot(at: index)
+    }
+
+    /// The light in `index` as it is now, read where it lies rather than copied out whole.
+    func snapshot(at index: LightTable.Slot) -> LightSnapshot {
+        LightSnapshot(
+            id: lights[slot: index].id, name: lights[slot: index].name, room: lights[slot: index].room,
+            model: lights[slot: index].model, state: lights[slot: index].state,
+            isReachable: !lights[slot: index].reportsUnreachable)
     }
 
     /// Where light `id` lands once its fades under way have (its state, when none is under way): what a

@@ -28,6 +28,7 @@ extension Home {
                 if let slot = lights.slot(of: id) { lights[slot: slot].governingSettings = nil }
             }
         }
+        tellFronts(.settingsChanged(nil))
         // What goes: rooms not in the target, and lights not in it, in another room, or of another model.
         for id in roomOrder where !targetRooms.contains(id) { try removeRoom(id) }
         for id in roomOrder.flatMap({ rooms[$0]!.lightIDs }) {
@@ -89,14 +90,17 @@ extension Home {
     /// A light that stays, brought to its target's name, state, settings and reachability.
     private func restore(_ target: LightFixture) throws(LumenError) {
         try setName(target.name, of: .light(target.id))
+        let movedAddress = lifxAddresses[target.id] != target.lifxAddress
         lifxAddresses[target.id] = target.lifxAddress
-        if (lightSettings[target.id] ?? DeviceSettings()) != target.settings {
+        let changedSettings = (lightSettings[target.id] ?? DeviceSettings()) != target.settings
+        if changedSettings {
             lightSettings[target.id] = target.settings.isEmpty ? nil : target.settings
             if let slot = lights.slot(of: target.id) { lights[slot: slot].governingSettings = nil }
             rateBuckets[target.id] = nil
             emit(.light(target.id, .settings), .object(target.settings.jsonObject))
             persist(.light(target.id))
         }
+        if movedAddress || changedSettings { tellFronts(.settingsChanged(target.id)) }
         try setReachable(target.isReachable, light: target.id)
         guard let slot = lights.slot(of: target.id) else { return }
         // A fade under way stops: its next steps find the light moved on.

@@ -65,7 +65,7 @@ extension Home {
 
     /// The light, or the light waiting to be discovered, whose fixture gives it `address` on the LIFX LAN.
     func lifxAddressOwner(of address: IPv4Address) -> LightID? {
-        if let owner = lifxAddresses.first(where: { $0.value == address })?.key { return owner }
+        if let owner = lifxAddresses.owner(of: address) { return owner }
         for room in rooms.values {
             if let pending = room.undiscovered.first(where: { $0.light.lifxAddress == address }) {
                 return pending.light.id

@@ -66,7 +66,7 @@ public actor Home {
     /// Lights' own settings, for the lights that have any.
     var lightSettings: [LightID: DeviceSettings] = [:]
     /// The LIFX addresses fixtures gave lights (`lifx.address`), for the lights that have one.
-    var lifxAddresses: [LightID: IPv4Address] = [:]
+    var lifxAddresses = LIFXAddressTable()
     /// Fades under way.
     var transitions: [LightID: LightFades] = [:]
     /// The effects lights are showing, with when each one's breathing ends (simulation microseconds).

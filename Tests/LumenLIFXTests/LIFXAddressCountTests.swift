@@ -136,4 +136,135 @@ struct LIFXAddressCountTests {
         }
         #expect(await front.bulbs().map(\.address.description) == expected)
     }
+
+    /// A bulb that comes is placed at once when the front has seen every bulb, without looking at them all
+    /// again; it must land where looking at them all would put it. Two fronts hear the same home: one that places
+    /// bulbs at once, and one made to look at every bulb each time, as it did before.
+    @Test func aBulbPlacedAtOnceTakesTheAddressLookingAtEveryBulbGives() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let first = try #require(IPv4Address("127.0.0.10"))
+        let atOnce = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+        let looking = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+        func addresses(_ front: LIFXFront) async -> [String: String] {
+            Dictionary(uniqueKeysWithValues: await front.bulbs().map { ($0.light.id.rawValue, $0.address.description) })
+        }
+        func bulb(_ id: LightID, at address: String? = nil) throws -> LightFixture {
+            var light = LightFixture(
+                id: id, name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19"))
+            light.lifxAddress = try address.map { try #require(IPv4Address($0)) }
+            return light
+        }
+        #expect(await addresses(atOnce) == addresses(looking))
+        // Into either room, with an address of its own, one taking another's counted one, one re-added, one that
+        // stops and starts being a bulb by its settings; each after the fronts saw every bulb.
+        let steps: [() async throws -> Void] = [
+            { try await home.addLight(try bulb("hall.n1"), to: "hall") },
+            { try await home.addLight(try bulb("den.n2"), to: "den") },
+            { try await home.addLight(try bulb("den.n3", at: "127.0.0.20"), to: "den") },
+            { try await home.addLight(try bulb("hall.n4", at: "127.0.0.12"), to: "hall") },
+            { try await home.removeLight("hall.n1") },
+            { try await home.addLight(try bulb("hall.n1"), to: "hall") },
+            { try await home.updateSettings(DeviceSettings(network: LightNetwork.none), light: "den.c") },
+            { try await home.addLight(try bulb("den.n5"), to: "den") },
+            { try await home.updateSettings(DeviceSettings(network: .lifxLAN), light: "den.c") },
+            { try await home.addLight(try bulb("hall.n6"), to: "hall") },
+            {
+                var unseen = try bulb("hall.x")
+                unseen.settings = DeviceSettings(network: LightNetwork.none)
+                try await home.addLight(unseen, to: "hall")
+            },
+            // A bulb by its settings now, unseen by either front when the next comes: counted before it, in the
+            // home's order.
+            {
+                try await home.updateSettings(DeviceSettings(network: .lifxLAN), light: "hall.x")
+                try await home.addLight(try bulb("den.n7"), to: "den")
+            },
+        ]
+        for step in steps {
+            _ = await addresses(atOnce)
+            _ = await addresses(looking)
+            looking.book.withLock { $0.isComplete = false }
+            try await step()
+            #expect(await addresses(atOnce) == addresses(looking))
+        }
+        #expect(
+            await addresses(atOnce) == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "hall.n4": "127.0.0.12", "hall.n1": "127.0.0.13",
+                "den.n2": "127.0.0.14", "den.c": "127.0.0.15", "den.n3": "127.0.0.20", "den.n5": "127.0.0.16",
+                "hall.n6": "127.0.0.17", "hall.x": "127.0.0.18", "den.n7": "127.0.0.19",
+            ])
+    }
+
+    /// A datagram to one bulb finds it at once, by its address or its serial, as looking at every bulb does.
+    @Test func aBulbFoundAtOnceIsTheOneLookingAtEveryBulbFinds() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
+        let bulbs = await front.bulbs()
+        let unknown = try #require(IPv4Address("127.0.0.99"))
+        for bulb in bulbs {
+            let other = bulbs.first { $0.light.id != bulb.light.id }!
+            let addressees: [LIFXAddressee] = [
+                .address(bulb.address), .serial(bulb.serial), .both(bulb.address, serial: bulb.serial),
+                .both(bulb.address, serial: other.serial), .address(unknown),
+            ]
+            for addressee in addressees {
+                let atOnce = await home.reading { home in
+                    front.book.withLock { book in front.named(addressee, in: home, book: book) }
+                }
+                let everyBulb = await home.reading { home in
+                    front.book.withLock { book in
+                        front.everyBulb(addressee, in: home, from: front.firstAddress, book: &book)
+                    }
+                }
+                #expect(atOnce?.map(\.light.id) == everyBulb.map(\.light.id))
+                #expect(atOnce?.map(\.address) == everyBulb.map(\.address))
+            }
+        }
+    }
+
+    /// A restore that adds bulbs and makes a light a bulb by its settings counts them in the home's order, as
+    /// looking at every bulb as each comes does: the front is told of the settings before a later bulb comes.
+    @Test func aRestoreCountsTheBulbsItMakesInTheHomesOrder() async throws {
+        func home(_ extra: (hall: String, denY: String, attic: String)) -> String {
+            """
+            {"schema": 1, "id": "lan", "name": "LAN", "seed": 1, "rooms": [
+              {"id": "hall", "name": "Hall", "lights": [
+                {"id": "hall.a", "name": "A", "kind": "color", "manufacturer": "LIFX"},
+                {"id": "hall.b", "name": "B", "kind": "color", "manufacturer": "LIFX", "lifx": {"address": "127.0.0.11"}}\(extra.hall)
+              ]},
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.c", "name": "C", "kind": "color", "manufacturer": "LIFX"},
+                {"id": "den.y", "name": "Y", "kind": "color", "manufacturer": "LIFX", "network": "\(extra.denY)"}
+              ]},
+              {"id": "attic", "name": "Attic", "lights": [
+                {"id": "attic.w", "name": "W", "kind": "color", "manufacturer": "LIFX"}\(extra.attic)
+              ]}
+            ]}
+            """
+        }
+        let before = home((hall: "", denY: "none", attic: ""))
+        let after = home(
+            (
+                hall: #", {"id": "hall.n", "name": "N", "kind": "color", "manufacturer": "LIFX"}"#, denY: "lifx-lan",
+                attic: #", {"id": "attic.z", "name": "Z", "kind": "color", "manufacturer": "LIFX"}"#
+            ))
+        let lan = Home(fixture: try Fixture(json: Array(before.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: lan), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
+        func addresses() async -> [String: String] {
+            Dictionary(uniqueKeysWithValues: await front.bulbs().map { ($0.light.id.rawValue, $0.address.description) })
+        }
+        #expect(
+            await addresses() == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.12", "attic.w": "127.0.0.13",
+            ])
+        try await lan.restore(to: try Fixture(json: Array(after.utf8)))
+        // hall.n came first and was counted with every bulb then; den.y became a bulb before attic.z came.
+        #expect(
+            await addresses() == [
+                "hall.a": "127.0.0.10", "hall.b": "127.0.0.11", "den.c": "127.0.0.12", "attic.w": "127.0.0.13",
+                "hall.n": "127.0.0.14", "den.y": "127.0.0.15", "attic.z": "127.0.0.16",
+            ])
+    }
 }
