@@ -274,7 +274,8 @@ extension Daemon {
             case .address(let address): return front.respond(to: datagram, at: address, from: sender)
             case .broadcast(let interface):
                 return front.respond(
-                    to: datagram, from: sender, reaching: broadcasts.reaching(interface: interface, sender: sender()))
+                    to: datagram, from: sender,
+                    reaching: { broadcasts.reaching(interface: interface, sender: sender()) })
             // The socket is IPv4's and the kernel names every datagram's destination; one it does not is not
             // known to be any bulb's.
             case .unknown: return nil

@@ -102,12 +102,18 @@ public final class LIFXFront: Sendable {
     /// The work that answers one datagram sent to `address` (one of the host's; `nil` for a broadcast) from
     /// `sender` (its address, `127.0.0.1:51234`, which the command record names as the commands' sender), sending
     /// each bulb's replies through `send` from that bulb's address as that bulb is done; `nil` for a malformed
-    /// datagram (counted) or a reply sent to a bulb (which bulbs do not answer).
-    /// - Parameter reaches: for a broadcast, whether it reaches the bulb at an address (`nil`: every bulb), asked
-    ///   of each bulb as it is answered, so that a bulb added meanwhile is asked about as one found at start.
+    /// datagram (counted), a reply sent to a bulb (which bulbs do not answer), or a broadcast to every bulb while
+    /// ``LIFXAnswerBudget/maxBroadcasts`` are in progress (counted).
+    ///
+    /// A broadcast to every bulb takes its place in ``budget`` here, as the datagram is read, and gives it back
+    /// when its work is done: the work must be run. One beyond those in progress is dropped before any work is
+    /// made for it and before its sender is read, so that a flood of broadcasts costs little more than reading it.
+    /// - Parameter reaching: for a broadcast, which bulbs it reaches, by address (`nil`: every bulb); made once
+    ///   the broadcast is taken, and asked of each bulb as it is answered, so that a bulb added meanwhile is asked
+    ///   about as one found at start.
     public func respond(
         to datagram: [UInt8], at address: IPv4Address? = nil, from sender: @escaping @Sendable () -> String,
-        reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil
+        reaching: (@Sendable () -> @Sendable (IPv4Address) -> Bool)? = nil
     ) -> (@Sendable (_ send: @escaping Send) async -> Void)? {
         home.noteRequest()
         guard let packet = try? LIFXPacket(bytes: datagram) else {
@@ -115,8 +121,13 @@ public final class LIFXFront: Sendable {
             return nil
         }
         guard !LIFXReply.types.contains(packet.type) else { return nil }
+        let everyBulb = addressee(of: packet, at: address) == .every
+        if everyBulb {
+            guard budget.beginBroadcast() else { return nil }
+        }
         return { [self] send in
-            await answer(packet, at: address, from: { "lifx \(sender())" }, reaching: reaches, send)
+            defer { if everyBulb { budget.endBroadcast() } }
+            await answer(packet, at: address, from: { "lifx \(sender())" }, reaching: reaching?(), send)
         }
     }
 
@@ -137,7 +148,7 @@ public final class LIFXFront: Sendable {
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
     /// that do not fit stay silent. A query is answered in one turn of the home (`answerQuery`), a change as each
-    /// bulb takes it.
+    /// bulb takes it. A broadcast's place among those in progress is ``respond(to:at:from:reaching:)``'s to take.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
         reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
@@ -145,10 +156,6 @@ public final class LIFXFront: Sendable {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let addressee = addressee(of: packet, at: address)
         let everyBulb = addressee == .every
-        if everyBulb {
-            guard budget.beginBroadcast() else { return }
-        }
-        defer { if everyBulb { budget.endBroadcast() } }
         let takes: @Sendable (LIFXLight) -> Bool = { bulb in
             bulb.isReachable && (address != nil || reaches?(bulb.address) ?? true)
         }

@@ -52,7 +52,9 @@ struct LIFXAddressCountTests {
                 id: "hall.new", name: "New", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19")),
             to: "hall")
         let discovery = LIFXPacket(tagged: true, source: 7, sequence: 1, type: 2)
-        func answeredFrom(reaching reaches: (@Sendable (IPv4Address) -> Bool)?) async throws -> Set<String> {
+        func answeredFrom(reaching reaches: (@Sendable () -> @Sendable (IPv4Address) -> Bool)?) async throws
+            -> Set<String>
+        {
             let answering = front.respond(to: discovery.bytes, from: { "127.0.0.1:5" }, reaching: reaches)
             let work = try #require(answering)
             let from = Locked<Set<String>>([])
@@ -61,7 +63,7 @@ struct LIFXAddressCountTests {
         }
         #expect(try await answeredFrom(reaching: nil) == ["127.0.0.10", "127.0.0.11", "127.0.0.12", "127.0.0.13"])
         let notTheNewOne: @Sendable (IPv4Address) -> Bool = { $0.description != "127.0.0.13" }
-        #expect(try await answeredFrom(reaching: notTheNewOne) == ["127.0.0.10", "127.0.0.11", "127.0.0.12"])
+        #expect(try await answeredFrom(reaching: { notTheNewOne }) == ["127.0.0.10", "127.0.0.11", "127.0.0.12"])
     }
 
     @Test func aBulbThatComesIsGivenItsAddressAndCheckedAtOnce() async throws {

@@ -47,6 +47,13 @@ struct LIFXAnswerBudgetTests {
             payload: writer.output)
     }
 
+    /// The replies the work `respond` gave sends, once it is done.
+    static func replies(of work: @Sendable (@escaping LIFXFront.Send) async -> Void) async -> [[UInt8]] {
+        let gathered = Locked<[[UInt8]]>([])
+        await work { replies, _ in gathered.withLock { $0 += replies } }
+        return gathered.withLock { $0 }
+    }
+
     /// Yields until `done` holds, without moving the clock; `false` if it never does.
     func settle(_ done: () -> Bool) async -> Bool {
         for _ in 0..<200_000 {
@@ -65,8 +72,8 @@ struct LIFXAnswerBudgetTests {
         var floods: [Task<Int, Never>] = []
         for sequence in 0..<messages {
             let packet = Self.taggedSetColor(sequence: UInt8(sequence))
-            _ = try #require(front.respond(to: packet.bytes, from: Self.sender))
-            floods.append(Task { await front.answer(packet).count })
+            let work = try #require(front.respond(to: packet.bytes, from: Self.sender))
+            floods.append(Task { await Self.replies(of: work).count })
         }
         // Every bulb answer is either admitted (waiting on its bulb, as the clock stands still) or dropped.
         let admittedOrDropped = await settle {
@@ -116,10 +123,10 @@ struct LIFXAnswerBudgetTests {
         var floods: [Task<Void, Never>] = []
         for sequence in 0..<messages {
             let packet = LIFXPacket(tagged: true, source: 13, sequence: UInt8(sequence), type: 101)
-            _ = try #require(front.respond(to: packet.bytes, from: Self.sender))
+            let work = try #require(front.respond(to: packet.bytes, from: Self.sender))
             floods.append(
                 Task {
-                    await front.answer(packet, at: nil, from: Self.sender) { replies, _ in
+                    await work { replies, _ in
                         #expect(replies.count == 1, "one Light.State a bulb")
                         answered.withLock { $0 += 1 }
                     }
@@ -153,17 +160,28 @@ struct LIFXAnswerBudgetTests {
         #expect(budget.inProgress.answers == 0 && budget.inProgress.bytes == 0)
     }
 
-    @Test func aBroadcastBeyondThoseInProgressIsDroppedBeforeItsBulbsAreLookedUp() async throws {
+    @Test func aBroadcastBeyondThoseInProgressIsDroppedAsItIsReadWithNoWorkMadeAndItsSenderUnread() async throws {
         let budget = LIFXAnswerBudget(maxBroadcasts: 2)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
         // Changes, which wait for their bulbs as the clock stands still; a question would be answered at once.
         let get = LIFXPacket(
             tagged: true, source: 5, wantsAcknowledgement: true, sequence: 1, type: 21, payload: [0xFF, 0xFF])
-        let floods = (0..<2).map { _ in Task { await front.answer(get).count } }
-        #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
-        await front.answer(get, at: nil, from: { "lifx test" }) { _, _ in
-            Issue.record("a broadcast beyond those in progress was answered")
+        let floods = try (0..<2).map { _ in
+            let work = try #require(front.respond(to: get.bytes, from: Self.sender))
+            return Task { await Self.replies(of: work).count }
         }
+        #expect(await settle { budget.inProgress.answers == 2 * Self.bulbs })
+        let unread: @Sendable () -> String = {
+            Issue.record("the sender of a broadcast beyond those in progress was read")
+            return "127.0.0.1:51234"
+        }
+        let beyond = front.respond(
+            to: get.bytes, from: unread,
+            reaching: {
+                Issue.record("a broadcast beyond those in progress was asked which bulbs it reaches")
+                return { _ in true }
+            })
+        #expect(beyond == nil, "no work is made for a broadcast beyond those in progress")
         #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 1 && budget.dropped.load(ordering: .relaxed) == 0)
         for _ in 0..<1_000 where budget.inProgress.answers > 0 {
             try await home.advance(byMilliseconds: 10)
@@ -174,7 +192,8 @@ struct LIFXAnswerBudgetTests {
         #expect(answered == 2 * Self.bulbs)
         // Their places given back, broadcasts are answered again.
         #expect(await settle { budget.inProgress.answers == 0 })
-        let again = Task { await front.answer(get).count }
+        let work = try #require(front.respond(to: get.bytes, from: Self.sender), "a broadcast is taken again")
+        let again = Task { await Self.replies(of: work).count }
         #expect(await settle { budget.inProgress.answers == Self.bulbs })
         for _ in 0..<1_000 where budget.inProgress.answers > 0 {
             try await home.advance(byMilliseconds: 10)

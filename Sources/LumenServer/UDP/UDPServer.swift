@@ -27,12 +27,13 @@ public enum UDPDestination: Sendable, Hashable {
 }
 
 /// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with the address it was
-/// sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb drops what it does not read) or gives the work
-/// that answers it. Bounded work per turn: at most 64 datagrams are read before the loop's other work gets its
-/// turn, a datagram is at most 1,500 bytes (a bigger one arrives cut short, and is malformed), and at most
-/// ``maxWaiting`` datagrams are being answered at once: a datagram beyond them is dropped, as a flooded bulb
-/// drops it. That bounds datagrams, not the work each
-/// makes (a LIFX broadcast is answered by every bulb): the front bounds its own answers (`LIFXAnswerBudget`).
+/// sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb
+/// drops what it does not read) or gives the work that answers it. Bounded work per turn: at most
+/// ``readsPerTurn`` datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500
+/// bytes (a bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` datagrams are being
+/// answered at once: a datagram beyond them is dropped before `respond` sees it, as a flooded bulb drops it, and
+/// work `respond` gives is always run. That bounds datagrams, not the work each makes (a LIFX broadcast is
+/// answered by every bulb): the front bounds its own answers (`LIFXAnswerBudget`).
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
 
@@ -46,6 +47,11 @@ public final class UDPServer: Service, Sendable {
     let waiting = Atomic<Int>(0)
     /// The most datagrams answered at once.
     public static let maxWaiting = 1_024
+    /// The most datagrams read before the loop's other work gets its turn: as many as may be answered at once, so
+    /// that the socket is drained before the answers to what was read are worked on. Under a flood the loop's
+    /// thread gets a share of a busy CPU; a datagram left in the socket while answers run may find the kernel's
+    /// receive buffer full and be dropped, a client's query among them.
+    static let readsPerTurn = 1_024
     /// Datagrams dropped because too many were being answered.
     public let dropped = Atomic<Int>(0)
 
@@ -84,7 +90,7 @@ public final class UDPServer: Service, Sendable {
 
     private func readPending() {
         var buffer = [UInt8](repeating: 0, count: 1_500)
-        for _ in 0..<64 {
+        for _ in 0..<Self.readsPerTurn {
             var sender = Sender(storage: sockaddr_storage(), length: socklen_t(MemoryLayout<sockaddr_storage>.size))
             var destination: UInt32 = 0
             var local: UInt32 = 0
@@ -95,15 +101,20 @@ public final class UDPServer: Service, Sendable {
                     &interface)
             }
             guard count >= 0 else { return }
+            // The place is taken before `respond` is asked, so that work it gives is always run: a front may hold
+            // something for the work until it is done (a broadcast's place among those in progress).
+            guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
+                waiting.subtract(1, ordering: .relaxed)
+                dropped.add(1, ordering: .relaxed)
+                continue
+            }
             // The sender's address is written out only if a command needs it: not for every datagram of a flood.
             guard
                 let work = respond(
                     Array(buffer[0..<count]), Self.destination(destination, local: local, interface: interface),
                     { [sender] in Self.describe(sender) })
-            else { continue }
-            guard waiting.add(1, ordering: .relaxed).newValue <= Self.maxWaiting else {
+            else {
                 waiting.subtract(1, ordering: .relaxed)
-                dropped.add(1, ordering: .relaxed)
                 continue
             }
             Task(executorPreference: loop) { [self, sender] in
