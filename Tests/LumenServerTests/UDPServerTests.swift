@@ -102,6 +102,20 @@ struct UDPServerTests {
         #expect(broadcast == [255], "a broadcast is told apart, and answered from the address the server names")
     }
 
+    /// The kernel's default receive buffer holds some 200 small datagrams, which a flood fills while the loop's
+    /// thread waits for a busy CPU: the socket asks for more, as much as `net.core.rmem_max` allows.
+    @Test func theSocketAsksForALargerReceiveBufferThanTheKernelsDefault() throws {
+        let fd = try UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0))
+        defer { close(fd) }
+        var room: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, &length) == 0)
+        let limit = try String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8)
+        let allowed = try #require(Int32(limit.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Linux doubles what it is asked for, for its own bookkeeping, after capping it.
+        #expect(room == 2 * min(UDPServer.receiveBufferBytes, allowed))
+    }
+
     @Test func broadcastsAreAnsweredFromTheInterfaceThatHoldsTheBulbsOrFromEveryOneForLoopback() {
         let lan = NetworkInterface(
             index: 2, address: IPv4Address("192.168.1.10")!, netmask: IPv4Address("255.255.255.0")!, isLoopback: false)
