@@ -161,7 +161,8 @@ public final class UDPServer: Service, Sendable {
 
     /// A UDP socket bound to `address` (IPv4 or IPv6), closed on `exec`, allowed to send to broadcast addresses,
     /// with a receive buffer of ``receiveBufferBytes``, and, on IPv4, told each datagram's destination, so that a
-    /// reply can leave from the address a request was sent to. lumend's `--lifx` takes IPv4 alone: LIFX clients find bulbs by IPv4 broadcast.
+    /// reply can leave from the address a request was sent to. lumend's `--lifx` takes IPv4 alone: LIFX clients
+    /// find bulbs by IPv4 broadcast.
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
     package static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
         // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
