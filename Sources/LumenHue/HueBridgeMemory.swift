@@ -81,16 +81,19 @@ struct HueBridgeMemory: Sendable {
         numberedGeneration = home.topologyGeneration
         let rooms = home.roomList
         let roomLights = rooms.reduce(0) { $0 + $1.lights.count }
-        state.reserveCapacity(lights: roomLights - state.lightNumbers.count)
+        state.reserveCapacity(lights: max(0, roomLights - state.lightNumbers.count))
         for room in rooms {
             if state.number(room.id) { isUnsaved = true }
             for light in room.lights where state.number(light) { isUnsaved = true }
         }
         // Every light of the home is in one room, numbered by now: when as many are numbered as the home has and
         // the rooms hold, the numbered are the home's, and none is gone. Looking at each costs a lookup a light.
+        // A gone light keeps its number, so once one has gone every later catch-up looks at each.
         let noneGone = state.lightNumbers.count == home.lightCount && roomLights == home.lightCount
-        for light in state.lightNumbers.keys where !noneGone && !home.hasLight(light) {
-            if state.forget(light) { isUnsaved = true }
+        if !noneGone {
+            for light in state.lightNumbers.keys where !home.hasLight(light) {
+                if state.forget(light) { isUnsaved = true }
+            }
         }
         // A room gone takes its class with it; its number stays taken, as a light's does.
         for room in state.roomClasses.keys where !home.hasRoom(room) {

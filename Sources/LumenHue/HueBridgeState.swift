@@ -56,7 +56,7 @@ public struct HueBridgeState: Sendable, Hashable {
     public var isEmpty: Bool { self == HueBridgeState() }
 
     /// Makes room for `count` more numbered lights at once, rather than growing the tables light by light.
-    public mutating func reserveCapacity(lights count: Int) {
+    package mutating func reserveCapacity(lights count: Int) {
         lightNumbers.reserveCapacity(lightNumbers.count + count)
         lightsByNumber.reserveCapacity(lightsByNumber.count + count)
     }
@@ -151,7 +151,8 @@ extension HueBridgeState {
                 }),
             // Each number names one light: the numbers in order give the lights in order, sorted as integers.
             "lights": .object(
-                JSONObject(lightsByNumber.keys.sorted().map { (key: lightsByNumber[$0]!.rawValue, value: .int($0)) })),
+                JSONObject(
+                    lightsByNumber.sorted { $0.key < $1.key }.map { (key: $0.value.rawValue, value: .int($0.key)) })),
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
             "pairings": .int(pairings),
         ])

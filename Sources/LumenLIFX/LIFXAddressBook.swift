@@ -20,6 +20,7 @@ struct LIFXAddressBook {
 
     /// Gives `light` the next free address by count, after the highest counted, from `first` on, skipping those
     /// that are `taken` (by a fixture) and those counted.
+    @discardableResult
     mutating func count(_ light: LightID, from first: IPv4Address, skipping taken: (IPv4Address) -> Bool)
         -> IPv4Address
     {

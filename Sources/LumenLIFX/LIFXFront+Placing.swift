@@ -22,7 +22,7 @@ extension LIFXFront {
                 where home.fixtureAddress(of: id) == nil && book.byLight[id] == nil
                     && home.device(id, on: .lifxLAN) != nil
                 {
-                    _ = book.count(id, from: firstAddress) { home.fixtureAddressOwner(of: $0) != nil }
+                    book.count(id, from: firstAddress) { home.fixtureAddressOwner(of: $0) != nil }
                 }
                 book.list(light, serial: DeviceSerial.of(light, homeDigest: homeDigest))
             } else {

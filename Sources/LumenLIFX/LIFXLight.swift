@@ -57,7 +57,8 @@ extension LIFXFront {
     }
 
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: at once from the
-    /// ``book`` when it can tell (``named(_:in:book:)``), else by looking at every bulb (``everyBulb(_:in:from:book:)``).
+    /// ``book`` when it can tell (``named(_:in:book:)``), else by looking at every bulb
+    /// (``everyBulb(_:in:from:book:)``).
     func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address) -> [LIFXLight] {
         book.withLock { book in
             named(addressee, in: home, book: book) ?? everyBulb(addressee, in: home, from: first, book: &book)

@@ -54,7 +54,7 @@ extension Home {
     /// How many are waiting on the simulation: commands not yet answered, questions to lights, and sleepers. What
     /// a clock that runs itself jumps for, and what a test moving a virtual clock for a request's answer looks at
     /// before each move.
-    public var waitingOnSimulation: Int { pending.count }
+    package var waitingOnSimulation: Int { pending.count }
 
     /// A clock that runs itself: makes sure a jump follows once nothing has come for a moment, when someone
     /// waits on the simulation.

@@ -55,7 +55,7 @@ extension Home {
 
     /// The light whose fixture gives it `address` on the LAN (`lifx.address`), if any: an address a front that
     /// counts addresses for the others skips.
-    public func fixtureAddressOwner(of address: IPv4Address) -> LightID? { lifxAddresses.owner(of: address) }
+    package func fixtureAddressOwner(of address: IPv4Address) -> LightID? { lifxAddresses.owner(of: address) }
 
     /// The address the light's fixture gives it on the LAN (`lifx.address`), if any.
     public func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }

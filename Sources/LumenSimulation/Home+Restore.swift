@@ -36,18 +36,23 @@ extension Home {
             if let place = wanted[id], place.room == light.room, place.light.model == light.model { continue }
             try removeLight(id)
         }
-        // Addresses first, and the lights waiting to be found in the rooms that stay (a new room's come with it):
-        // a light that comes may take the address one that stays gives up, and the target gives no address twice.
+        // Addresses first, and the defaults and lights waiting to be found of the rooms that stay (a new room's
+        // come with it): a light that comes may take the address one that stays gives up, the target gives no
+        // address twice, and a light that comes has the fronts look at every light, whose settings must then be
+        // the target's already, in a room further on too.
         for (id, place) in wanted where lights[id] != nil { lifxAddresses[id] = place.light.lifxAddress }
-        for room in target.rooms { rooms[room.id]?.undiscovered = room.undiscovered }
+        for room in target.rooms where rooms[room.id] != nil {
+            rooms[room.id]?.defaults = room.defaults
+            rooms[room.id]?.undiscovered = room.undiscovered
+        }
         // What comes, and what stays becomes the target's.
         for room in target.rooms {
             if rooms[room.id] == nil {
                 try addRoom(id: room.id, name: room.name)
+                rooms[room.id]?.defaults = room.defaults
                 rooms[room.id]?.undiscovered = room.undiscovered
             }
             try setName(room.name, of: .room(room.id))
-            rooms[room.id]?.defaults = room.defaults
             if let scan = discovery.scan(in: room.id) { endScan(in: room.id, scan: scan.id) }
             for light in room.lights {
                 if lights[light.id] == nil { try addLight(light, to: room.id) } else { try restore(light) }
@@ -90,8 +95,8 @@ extension Home {
     /// A light that stays, brought to its target's name, state, settings and reachability.
     private func restore(_ target: LightFixture) throws(LumenError) {
         try setName(target.name, of: .light(target.id))
-        let movedAddress = lifxAddresses[target.id] != target.lifxAddress
-        lifxAddresses[target.id] = target.lifxAddress
+        // Its LIFX address is the target's already (``restore(to:)`` gives every light that stays its own first),
+        // and the fronts were told then that addresses may have moved.
         let changedSettings = (lightSettings[target.id] ?? DeviceSettings()) != target.settings
         if changedSettings {
             lightSettings[target.id] = target.settings.isEmpty ? nil : target.settings
@@ -100,7 +105,7 @@ extension Home {
             emit(.light(target.id, .settings), .object(target.settings.jsonObject))
             persist(.light(target.id))
         }
-        if movedAddress || changedSettings { tellFronts(.settingsChanged(target.id)) }
+        if changedSettings { tellFronts(.settingsChanged(target.id)) }
         try setReachable(target.isReachable, light: target.id)
         guard let slot = lights.slot(of: target.id) else { return }
         // A fade under way stops: its next steps find the light moved on.

@@ -8,39 +8,34 @@ import LumenSimulation
 
 extension Benchmarks {
     /// The LIFX bulbs: `Light.Get` → `Light.State` round trips with 8 in flight from one UDP client, against a
-    /// raw UDP echo server answering the same datagrams, in turn.
+    /// raw UDP echo server answering the same datagrams, in turn; then the same Get to one bulb of a home of 1,000
+    /// bulbs against the one-bulb home, in turn: a query to one bulb does not look at every bulb.
     static func benchmarkLIFX(_ baseline: Baseline) async {
-        // One bulb that answers at once and takes every message: what is measured is Lumen's path, not the
-        // latency and rate limit a real bulb has (the demo home's bulbs take 20 messages a second).
-        let bulbHome =
-            #"{"schema": 1, "id": "bench", "name": "Bench", "rooms": [{"id": "den", "name": "Den", "lights": [{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "family": "generic", "network": "lifx-lan", "latency": "instant"}]}]}"#
-        guard let fixture = try? Fixture(json: Array(bulbHome.utf8)) else { return }
-        let home = Home(fixture: fixture, clock: .real)
-        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0)
-        guard let lifxFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
+        guard let one = await LIFXBenchFront(bulbs: 1), let many = await LIFXBenchFront(bulbs: 1_000),
             let echoFD = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
-            let lifxPort = TCPListener.boundPort(lifxFD), let echoPort = TCPListener.boundPort(echoFD),
-            let bulb = await front.bulbs().first
+            let echoPort = TCPListener.boundPort(echoFD)
         else {
             print("  LIFX: SKIPPED (no loopback UDP socket could be opened, or no bulb on the LAN)")
             return
         }
-        let server = UDPServer(fd: lifxFD) { datagram, destination, sender in
-            guard case .address(let address) = destination else { return front.respond(to: datagram, from: sender) }
-            return front.respond(to: datagram, at: address, from: sender)
-        }
-        let task = Task { try await server.run() }
         Thread { udpEcho(echoFD) }.start()
-        let get = LIFXPacket(source: 1, target: bulb.serial + [0, 0], sequence: 0, type: 101).bytes
         let rounds = baseline.rounds
         let (echo, lifx) = await onThread {
             alternate("echo", "lifx") { which in
-                udpRoundTrips(port: which == "lifx" ? lifxPort : echoPort, datagram: get, window: 8, rounds: rounds)
+                udpRoundTrips(
+                    port: which == "lifx" ? one.port : echoPort, datagram: one.get, window: 8, rounds: rounds)
             }
         }
         report("LIFX Light.Get round trips, 8 in flight (vs UDP echo; target ≥ 0.30)", lifx, baseline: echo)
-        task.cancel()
-        _ = await task.result
+        let (small, big) = await onThread {
+            alternate("one", "many") { which in
+                let front = which == "one" ? one : many
+                return udpRoundTrips(port: front.port, datagram: front.get, window: 8, rounds: rounds)
+            }
+        }
+        report("LIFX Light.Get to one of 1,000 bulbs vs a one-bulb home (≈ 1.00)", big, baseline: small)
+        await one.stop()
+        await many.stop()
     }
 
     /// Answers every datagram on `fd` with itself, forever.
@@ -97,5 +92,46 @@ extension Benchmarks {
         }
         return Measurement(
             operations: answered, seconds: seconds(ContinuousClock.now - start), cpu: processCPU() - cpu)
+    }
+}
+
+/// A LIFX front serving its own home of `bulbs` bulbs on a loopback UDP socket, and the `Light.Get` a client sends
+/// to the last of them, at `127.0.0.1`: the bulbs answer at once and take every message, so what is measured is
+/// Lumen's path, not the latency and rate limit a real bulb has (the demo home's bulbs take 20 messages a second).
+struct LIFXBenchFront {
+    let port: UInt16
+    let get: [UInt8]
+    let task: Task<Void, any Error>
+
+    init?(bulbs count: Int) async {
+        // The others count their addresses from 127.0.1.1 on; the last is given 127.0.0.1, where the socket is.
+        let lights = (0..<count).map { index in
+            let address = index == count - 1 ? #", "lifx": {"address": "127.0.0.1"}"# : ""
+            return #"{"id": "den.bulb\#(index)", "name": "Bulb \#(index)", "kind": "color", "manufacturer": "LIFX", "#
+                + #""family": "generic", "network": "lifx-lan", "latency": "instant"\#(address)}"#
+        }
+        let text =
+            #"{"schema": 1, "id": "bench", "name": "Bench", "rooms": [{"id": "den", "name": "Den", "lights": ["#
+            + lights.joined(separator: ", ") + "]}]}"
+        guard let fixture = try? Fixture(json: Array(text.utf8)),
+            let first = IPv4Address("127.0.1.1"),
+            let fd = try? UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0)),
+            let port = TCPListener.boundPort(fd)
+        else { return nil }
+        let home = Home(fixture: fixture, clock: .real)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+        guard let bulb = await front.bulbs().last, bulb.address.description == "127.0.0.1" else { return nil }
+        let server = UDPServer(fd: fd) { datagram, destination, sender in
+            guard case .address(let address) = destination else { return front.respond(to: datagram, from: sender) }
+            return front.respond(to: datagram, at: address, from: sender)
+        }
+        self.port = port
+        get = LIFXPacket(source: 1, target: bulb.serial + [0, 0], sequence: 0, type: 101).bytes
+        task = Task { try await server.run() }
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
     }
 }

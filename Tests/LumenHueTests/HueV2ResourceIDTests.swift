@@ -43,7 +43,17 @@ import Testing
         }
         let uuid = HueResourceID.format(high, low)
         #expect(uuid == expected)
-        #expect(HueResourceID.isUUID(uuid))
+        #expect(HueResourceID.bits(uuid) == UInt128(marked[0]) << 64 | UInt128(marked[1]))
+    }
+
+    /// UUIDs drawn many at once, as a first start draws one for every light, are as many as asked, each a
+    /// version 4 UUID, and all different.
+    @Test(arguments: [0, 1, 2, 1_000])
+    func uuidsDrawnAtOnceAreVersion4AndDistinct(count: Int) {
+        let uuids = HueResourceID.random(count: count)
+        #expect(uuids.count == count)
+        #expect(uuids.allSatisfy { HueResourceID.bits($0) != nil })
+        #expect(Set(uuids).count == count)
     }
 
     @Test func theUUIDsAreKeptInTheRecordAndHoldAcrossARestart() async throws {

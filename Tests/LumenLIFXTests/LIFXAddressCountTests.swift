@@ -269,4 +269,37 @@ struct LIFXAddressCountTests {
                 "hall.n": "127.0.0.14", "den.y": "127.0.0.15", "attic.z": "127.0.0.16",
             ])
     }
+
+    /// A restore that changes a room's defaults reaches the room's lights, though a light added to a room before
+    /// it makes the front look at every bulb while the restore is still under way.
+    @Test func aRoomsDefaultsChangedByARestoreReachItsLights() async throws {
+        func home(hallExtra: String, denDefaults: String) -> String {
+            """
+            {"schema": 1, "id": "lan", "name": "LAN", "seed": 1, "rooms": [
+              {"id": "hall", "name": "Hall", "lights": [
+                {"id": "hall.a", "name": "A", "kind": "color", "manufacturer": "LIFX"}\(hallExtra)
+              ]},
+              {"id": "den", "name": "Den", \(denDefaults) "lights": [
+                {"id": "den.y", "name": "Y", "kind": "color", "manufacturer": "LIFX"}
+              ]}
+            ]}
+            """
+        }
+        let before = home(hallExtra: "", denDefaults: #""network": "none","#)
+        let after = home(
+            hallExtra: #", {"id": "hall.n", "name": "N", "kind": "color", "manufacturer": "LIFX"}"#, denDefaults: "")
+        let first = try #require(IPv4Address("127.0.0.10"))
+        func addresses(_ home: Home) async -> [String] {
+            let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
+            return await front.bulbs().map { "\($0.light.id)=\($0.address)" }
+        }
+        let lan = Home(fixture: try Fixture(json: Array(before.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: lan), port: 0, firstAddress: first)
+        #expect(await front.bulbs().map { "\($0.light.id)=\($0.address)" } == ["hall.a=127.0.0.10"])
+        try await lan.restore(to: try Fixture(json: Array(after.utf8)))
+        let fresh = Home(fixture: try Fixture(json: Array(after.utf8)), clock: .virtual)
+        let restored = await front.bulbs().map { "\($0.light.id)=\($0.address)" }
+        #expect(restored == ["hall.a=127.0.0.10", "hall.n=127.0.0.11", "den.y=127.0.0.12"])
+        #expect(restored == (await addresses(fresh)))
+    }
 }

@@ -101,4 +101,25 @@ struct LIFXCodecTests {
             #expect(request.stateReplySize == LIFXPacket.headerSize + reply.payload.count, "\(request)")
         }
     }
+
+    /// A reply written into one array, as a bulb answers, is the datagram its header and payload make apart: a
+    /// short one, one longer than the room first made for it, and labels cut inside a character.
+    @Test func aReplyWrittenInOneArrayIsItsPacketsBytes() throws {
+        let get = LIFXPacket(source: 0xDEAD_BEEF, target: [0xD0, 0x73, 0xD5, 1, 2, 3, 0, 0], sequence: 42, type: 101)
+        let serial: [UInt8] = [0xD0, 0x73, 0xD5, 1, 2, 3]
+        let color = HSBK(hue: 1, saturation: 2, brightness: 3, kelvin: 3_500)
+        let cut = String(repeating: "a", count: 31) + "é and more"
+        let replies: [LIFXReply] = [
+            .acknowledgement, .stateService(port: 56_700), .statePower(level: 65_535), .stateLabel(cut),
+            .lightState(color, power: 0, label: cut), .lightState(color, power: 65_535, label: "Bulb"),
+            .stateGroup(id: [UInt8](repeating: 7, count: 16), label: "Den", updatedAt: 1),
+            .stateExtendedColorZones(count: 82, index: 0, [HSBK](repeating: color, count: 82)),
+            .echo([UInt8](repeating: 9, count: 64)), .stateUnhandled(type: 120),
+        ]
+        for reply in replies {
+            let apart = get.reply(type: reply.type, payload: reply.payload, from: serial).bytes
+            #expect(get.datagram(replying: reply, from: serial) == apart, "\(reply)")
+        }
+        #expect(try LIFXPacket(bytes: get.datagram(replying: .stateLabel(cut), from: serial)).payload.count == 32)
+    }
 }

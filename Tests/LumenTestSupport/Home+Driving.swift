@@ -14,16 +14,18 @@ extension Home {
         limit: Duration = .seconds(10), _ work: @escaping @Sendable () async -> T
     ) async throws -> T {
         let answer = Locked<T?>(nil)
-        Task {
+        let task = Task {
             let value = await work()
             answer.withLock { $0 = value }
         }
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let value = answer.withLock({ $0 }) { return value }
-            // Nobody waiting: the request is on its way to the home, or on its way back with its answer.
+            // Nobody waiting: the request is on its way to the home, or on its way back with its answer. Any
+            // other sleeper on the home (a simulation scope's `sleep`) counts as waiting too, and moves the clock.
             if await waitingOnSimulation > 0 { _ = try await advanceToNextEvent() } else { await Task.yield() }
         }
+        task.cancel()
         throw NoAnswer(limit: limit)
     }
 }

@@ -51,9 +51,6 @@ enum HueResourceID {
         return (0..<count).map { format(words[2 * $0], words[2 * $0 + 1]) }
     }
 
-    /// Whether `text` is a version 4 UUID as ``random()`` writes it.
-    static func isUUID(_ text: String) -> Bool { bits(text) != nil }
-
     /// The 128 bits of a version 4 UUID as ``random()`` writes it, `nil` for any other text: two UUIDs are the
     /// same when their bits are, which a set of a record's UUIDs compares more cheaply than their text.
     static func bits(_ text: String) -> UInt128? {
