@@ -126,7 +126,9 @@ extension HostileSuites {
         }
 
         /// How many datagrams the kernel dropped for want of room in the receive buffer of the UDP socket bound to
-        /// `port` (`/proc/net/udp`'s last column); `nil` when no socket has that port.
+        /// `port` (`/proc/net/udp`'s last column), since the socket opened; `nil` when no socket has that port.
+        /// IPv4 sockets only, and the first with that port: lumend's LIFX socket is one, on IPv4, and so is the
+        /// good client's.
         static func kernelDrops(port: UInt16) -> Int? {
             let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
             let suffix = String(format: ":%04X", port)
