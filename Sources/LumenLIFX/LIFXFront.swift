@@ -315,11 +315,8 @@ public final class LIFXFront: Sendable {
             // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
             guard let state = await delivered(to: bulb) else { return nil }
             let membership = LIFXDeviceRecords.Membership(id: id, label: label, updatedAt: updatedAt)
-            if case .setGroup = request {
-                records.setGroup(membership, of: bulb.light.id)
-            } else {
-                records.setLocation(membership, of: bulb.light.id)
-            }
+            let kept = if case .setGroup = request { records.groups } else { records.locations }
+            kept.withLock { $0[bulb.light.id] = membership }
             return state
         case .setReboot:
             // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
