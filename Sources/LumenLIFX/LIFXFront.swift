@@ -375,18 +375,26 @@ public final class LIFXFront: Sendable {
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id
         let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
-        do {
-            let state = try await scopeContext.perform(
-                change, to: id, transitionMs: min(transitionMs, SimulatedDurations.longestMs), from: sender())
-            if let given {
-                records.note(given, gave: state, to: id)
-                followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
-            }
-            return state
-        } catch {
-            // A bulb answers nothing it did not take: the client times out.
-            return nil
-        }
+        let state = await perform(change, giving: given, to: bulb, transitionMs: transitionMs, from: sender)
+        if state != nil, given != nil { followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels) }
+        return state
+    }
+
+    /// Makes `change` to `bulb`'s light over `transitionMs` (no longer than Lumen simulates) and returns the state
+    /// it lands on; `nil` when the light did not take it, and the bulb answers nothing: the client times out.
+    /// `color`, the colour the change gives, is noted as what left the light so
+    /// (``LIFXDeviceRecords/note(_:gave:to:)``).
+    func perform(
+        _ change: LightChange, giving color: HSBK?, to bulb: LIFXLight, transitionMs: Double,
+        from sender: () -> String
+    ) async -> LightState? {
+        guard
+            let state = try? await scopeContext.perform(
+                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
+                from: sender())
+        else { return nil }
+        if let color { records.note(color, gave: state, to: bulb.light.id) }
+        return state
     }
 
     /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are
