@@ -5,15 +5,9 @@ public struct HSBK: Sendable, Hashable {
     public var saturation: UInt16
     public var brightness: UInt16
     public var kelvin: UInt16
+}
 
-    /// A colour.
-    public init(hue: UInt16, saturation: UInt16, brightness: UInt16, kelvin: UInt16) {
-        self.hue = hue
-        self.saturation = saturation
-        self.brightness = brightness
-        self.kelvin = kelvin
-    }
-
+extension HSBK {
     init(_ reader: inout LIFXReader) {
         self.init(
             hue: reader.uint16(), saturation: reader.uint16(), brightness: reader.uint16(), kelvin: reader.uint16())
