@@ -12,13 +12,6 @@ public struct HueBridgeState: Sendable, Hashable {
         public var deviceType: String
         /// When it paired, in simulation milliseconds.
         public var createdMs: Double
-
-        /// A user.
-        public init(username: String, deviceType: String, createdMs: Double) {
-            self.username = username
-            self.deviceType = deviceType
-            self.createdMs = createdMs
-        }
     }
 
     /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
