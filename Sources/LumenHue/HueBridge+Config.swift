@@ -8,9 +8,7 @@ extension HueBridge {
     func pair(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try bodyObject(request, address: "/")
         guard let deviceType = body["devicetype"]?.stringValue, (1...40).contains(deviceType.count) else {
-            throw HueError(
-                type: 7, address: "/devicetype",
-                description: "invalid value, \((body["devicetype"] ?? .null).serialized()), for parameter, devicetype")
+            throw HueError.invalidValue(body["devicetype"] ?? .null, of: "devicetype", at: "")
         }
         let user: HueBridgeState.User
         do {

@@ -60,9 +60,7 @@ extension HueBridge {
             "name", "lights", "type", "group", "lightstates", "recycle", "appdata", "picture", "transitiontime",
         ]
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
-        guard let name = body["name"]?.stringValue, (1...32).contains(name.count) else {
-            throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
-        }
+        let name = try HueValues.name(body["name"] ?? .null, at: address)
         let snapshot = await snapshot()
         var group: Int?
         let lights: [Int]
@@ -83,9 +81,7 @@ extension HueBridge {
         default:
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
-        }
+        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
         var states = try Self.givenStates(body["lightstates"], of: lights, in: snapshot, at: address)
         for number in lights where states[number] == nil {
             states[number] = snapshot.capturedState(of: number, transitionTenths: transition)
@@ -99,10 +95,7 @@ extension HueBridge {
         let id = try await changeState { state throws(HueError) in
             guard state.scenes.count < HueBridgeState.sceneLimit,
                 state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
-            else {
-                throw HueError(
-                    type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
-            }
+            else { throw Self.sceneBufferFull(address) }
             var scene = scene
             if let speed { scene.speed = speed }
             repeat { scene.id = Self.newSceneID() } while state.scenes.contains { $0.id == scene.id }
@@ -125,20 +118,11 @@ extension HueBridge {
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
         let snapshot = await snapshot()
         var scene = stored
-        var successes: [JSONValue] = []
-        func success(_ name: String, _ value: JSONValue) {
-            successes.append(["success": .object(["\(address)/\(name)": value])])
-        }
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
-        }
+        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
         for (key, value) in body.members {
             switch key {
             case "name":
-                guard let name = value.stringValue, (1...32).contains(name.count) else {
-                    throw HueError.invalidValue(value, of: key, at: address)
-                }
-                scene.name = name
+                scene.name = try HueValues.name(value, at: address)
             case "lights":
                 // A group scene's lights are its group's.
                 guard scene.group == nil else { throw HueError.parameterNotAvailable(key, at: address) }
@@ -163,11 +147,10 @@ extension HueBridge {
             default:
                 break
             }
-            success(key, value)
         }
         scene.lastUpdated = await home.wallTime.utcText
         try await saveScene(scene, at: address)
-        return .json(.array(successes))
+        return .json(.array(Self.successes(for: body, at: address)))
     }
 
     /// `PUT /api/<user>/scenes/<id>/lightstates/<n>` (and the older `…/lights/<n>/state`): changes the state
@@ -216,12 +199,16 @@ extension HueBridge {
             }
             let others = state.sceneLightStateCount - state.scenes[index].lightStates.count
             guard others + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit else {
-                throw HueError(
-                    type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
+                throw Self.sceneBufferFull(address)
             }
             state.scenes[index] = scene
         }
         try await commit()
+    }
+
+    /// Hue's refusal of a scene that would take the bridge past its scenes or their light states.
+    static func sceneBufferFull(_ address: String) -> HueError {
+        HueError(type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
     }
 
     /// A new scene ID as a bridge makes them: 15 letters and digits, from the kernel's random source.
