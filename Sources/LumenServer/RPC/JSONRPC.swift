@@ -198,11 +198,6 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return processNow(parsing: line, place: place)
     }
 
-    /// ``processNow(line:replies:)`` with each reply handed to `reply` as it is known.
-    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
-        processNow(line: line, replies: RepliesAsFilled(reply))
-    }
-
     /// ``processNow(line:replies:)`` for a line parsed whole.
     private func processNow(parsing line: [UInt8], place: LinePlace) -> Pending? {
         guard let document = parse(line, place: place) else { return nil }
