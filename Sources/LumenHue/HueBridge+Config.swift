@@ -49,13 +49,8 @@ extension HueBridge {
         ])
     }
 
-    /// The whole configuration, as `username` may read it: its own entry of the whitelist, not the others',
-    /// whose names would let it act as them.
-    func config(for username: String) async -> JSONValue {
-        config(for: username, in: await snapshot())
-    }
-
-    /// The configuration as `username` may read it, from what one visit to the home read.
+    /// The whole configuration (`GET /api/<user>/config`), as `username` may read it, from what one visit to the
+    /// home read: its own entry of the whitelist, not the others', whose names would let it act as them.
     func config(for username: String, in snapshot: Snapshot) -> JSONValue {
         guard case .object(var config) = shortConfig(name: snapshot.name) else { return .null }
         let now = snapshot.wallTime.utcText

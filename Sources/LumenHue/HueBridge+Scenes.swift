@@ -3,19 +3,10 @@ import LumenProtocol
 import LumenSimulation
 
 extension HueBridge {
-    /// `GET /api/<user>/scenes`: every scene, without its light states, as a bridge lists them.
-    func scenesObject(for username: String) async -> JSONValue {
-        Self.scenesObject(await visit { _, memory in memory.state.scenes }, for: username)
-    }
-
-    /// Every scene of `scenes` by ID, as `username` may read them.
+    /// `GET /api/<user>/scenes`: every scene of `scenes` by ID, without its light states, as a bridge lists them
+    /// and as `username` may read them.
     static func scenesObject(_ scenes: [HueBridgeState.Scene], for username: String) -> JSONValue {
         .object(JSONObject(scenes.map { (key: $0.id, value: json(of: $0, for: username, withStates: false)) }))
-    }
-
-    /// `GET /api/<user>/scenes/<id>`: one scene with the state of each of its lights.
-    func scene(_ id: String, for username: String) async throws(HueError) -> JSONValue {
-        Self.json(of: try await storedScene(id), for: username, withStates: true)
     }
 
     /// The scene called `id`.
@@ -26,7 +17,8 @@ extension HueBridge {
         return scene
     }
 
-    /// A scene as the Hue API v1 shows it. Its owner is named to that user alone: a user's name is its key.
+    /// A scene as the Hue API v1 shows it, with the state of each of its lights when asked
+    /// (`GET /api/<user>/scenes/<id>`). Its owner is named to that user alone: a user's name is its key.
     static func json(of scene: HueBridgeState.Scene, for username: String, withStates: Bool) -> JSONValue {
         var object: JSONObject = [
             "name": .string(scene.name), "type": scene.group == nil ? "LightScene" : "GroupScene",
