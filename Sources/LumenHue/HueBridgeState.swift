@@ -42,9 +42,6 @@ public struct HueBridgeState: Sendable, Hashable {
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
 
-    /// An empty bridge.
-    public init() {}
-
     /// Whether nothing is kept.
     public var isEmpty: Bool { self == HueBridgeState() }
 

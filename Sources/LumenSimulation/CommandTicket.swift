@@ -101,8 +101,6 @@ final class GroupCompletion: Sendable {
     let ticket = CommandTicket()
     private let unanswered = Atomic<Int>(0)
 
-    init() {}
-
     /// Counts one more light's ticket; all are counted before the first can settle
     /// (``Home/setAll(_:in:transitionMs:)``).
     fileprivate func addLight() { unanswered.add(1, ordering: .relaxed) }
