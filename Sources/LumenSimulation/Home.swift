@@ -452,11 +452,6 @@ public actor Home {
     /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
     func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
         guard let index = rooms.index(forKey: room) else { return }
-        emitGroupChange(at: index, since: before)
-    }
-
-    /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
-    func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
         // Read once: each read through the dictionary's values copies the whole room.
         let room = rooms.values[index]
         emitGroupChange(of: room.id, from: before, to: room.groupState, audience: room.audience)
