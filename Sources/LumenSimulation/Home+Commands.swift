@@ -2,12 +2,8 @@ import LumenModel
 import LumenProtocol
 
 extension Home {
-    /// The settings that govern a light: its own, then its room's, then the home's.
-    func effectiveSettings(of light: SimulatedLight, own: DeviceSettings? = nil) -> DeviceSettings {
-        effectiveSettings(of: light.id, in: light.room, own: own)
-    }
-
-    /// The settings that govern the light `id` of the room `room`, worked out afresh.
+    /// The settings that govern the light `id` of the room `room`, worked out afresh: `own` (by default the
+    /// light's own), then its room's, then the home's.
     func effectiveSettings(of id: LightID, in room: RoomID, own: DeviceSettings? = nil) -> DeviceSettings {
         (own ?? lightSettings[id] ?? DeviceSettings())
             .inheriting(from: rooms[room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
@@ -182,7 +178,7 @@ extension Home {
             // The record says what the light did now; the sender's ticket waits for its timeout, scheduled already.
             let result = reachable ? carryOut(command, at: index) : .failure(LumenError(.unreachable, "missed"))
             pending.add(command, as: id)
-            recordUnanswered(command, result)
+            announceCommand(command.record, Self.outcome(of: result))
             return
         case .arrives:
             break
