@@ -31,8 +31,6 @@ public enum ClockMode: String, Sendable, Hashable, CaseIterable {
 /// ```
 public actor Home {
     public typealias Observer = @Sendable (ChangeEvent) -> Void
-    /// Receives the saved form of an entity each time it changes.
-    public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
     /// The event loop of every home made without an executor of its own (tests, tools and in-process
     /// sessions): the same kind of loop lumend runs its home on.
@@ -208,18 +206,11 @@ public actor Home {
         }
     }
 
-    /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
-    /// synchronously, as the change is applied: the state store journals these.
+    /// Hands `sink` the saved form (``StateRecord``) of every entity whose saved form changes, synchronously, as
+    /// the change is applied: the state store journals these.
     ///
     /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
-    /// target, and a scheduled fault's passing unreachability is not saved at all.
-    public func setPersistenceSink(_ sink: PersistenceSink?) {
-        setPersistenceSink(sink.map { ClosureRecordSink(body: $0) } as (any StateRecordSink)?)
-    }
-
-    /// Hands `sink` the saved form of every entity whose saved form changes, as the change is applied.
-    ///
-    /// A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
+    /// target, and a scheduled fault's passing unreachability is not saved at all. A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
     /// later changes of the light's state are written into it in place, with nothing new noted.
     public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
         persistenceSink = sink
@@ -509,11 +500,4 @@ extension Home {
     {
         try body(self)
     }
-}
-
-/// A sink that is a closure: every record, a light's too, is handed over whole as it is made.
-struct ClosureRecordSink: StateRecordSink {
-    let body: Home.PersistenceSink
-
-    func record(_ record: StateRecord) { body(record) }
 }
