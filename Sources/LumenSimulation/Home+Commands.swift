@@ -63,12 +63,7 @@ extension Home {
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
         try change.validate(colorTemperatures: governingSettings(at: index).family.colorTemperatureRange)
-        if let property = change.firstUnsupported(by: kind) {
-            throw LumenError(
-                .notSupported,
-                "light '\(light)' (kind \(kind.rawValue)) has no \(property.rawValue); read its model for what it has",
-                data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
-        }
+        if let property = change.firstUnsupported(by: kind) { throw Self.notSupported(property, by: light, kind) }
         try Self.validateTransition(transitionMs)
         refreshRealTime()
         let settings = governingSettings(at: index)
@@ -390,6 +385,14 @@ extension Home {
             case .simulation: "call the simulation's snapshot for the lights there are"
             }
         return LumenError(.noSuchEntity, "no light '\(id)'; \(advice)", data: ["light": .string(id.rawValue)])
+    }
+
+    /// The error for a property the light `id`, of `kind`, does not have.
+    static func notSupported(_ property: LightProperty, by id: LightID, _ kind: LightKind) -> LumenError {
+        LumenError(
+            .notSupported,
+            "light '\(id)' (kind \(kind.rawValue)) has no \(property.rawValue); read its model for what it has",
+            data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
     }
 
     static func noSuchRoom(_ id: RoomID, listedBy listing: Listing = .scopes) -> LumenError {
