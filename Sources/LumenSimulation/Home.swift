@@ -246,11 +246,6 @@ public actor Home {
         sink.record(pending)
     }
 
-    /// The saved form of the light at `index` of `lights`.
-    func lightRecord(at index: LightTable.Slot) -> StateRecord {
-        .light(fixtureEntry(at: index), room: lights[slot: index].room)
-    }
-
     /// Announces that a property took a new value: to the published values, every observer and every watcher.
     ///
     /// `published` is `false` for a property the published values are known not to hold, which is then not
@@ -458,13 +453,7 @@ public actor Home {
         if now.allOn != before.allOn { emit(.allOn, of: room, .bool(now.allOn), to: audience) }
     }
 
-    /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
-    func fixtureEntry(of id: LightID) -> LightFixture? {
-        guard let index = lights.slot(of: id) else { return nil }
-        return fixtureEntry(at: index)
-    }
-
-    /// The light at `index` of `lights` as a fixture entry.
+    /// The light at `index` of `lights` as a fixture entry: what a snapshot saves (mid-transition, its target).
     func fixtureEntry(at index: LightTable.Slot) -> LightFixture {
         let id = lights[slot: index].id
         var fixture = LightFixture(
