@@ -55,7 +55,7 @@ extension HueBridge {
         guard case .object(var config) = shortConfig(name: snapshot.name) else { return .null }
         let now = snapshot.wallTime.utcText
         var whitelist = JSONObject()
-        for user in snapshot.users where user.username == username {
+        for user in snapshot.state.users where user.username == username {
             whitelist[user.username] = .object([
                 "last use date": .string(now), "create date": .string(now), "name": .string(user.deviceType),
             ])
@@ -100,9 +100,8 @@ extension HueBridge {
         var lights: [HueLight]
         var rooms: [HueRoom]
         var name: String
-        var users: [HueBridgeState.User]
         var isLinkButtonPressed: Bool
-        /// What the bridge keeps: its scenes and the groups apps created among it.
+        /// What the bridge keeps: its users, its scenes and the groups apps created among it.
         var state: HueBridgeState
         /// The simulated wall clock's time.
         var wallTime: WallTime
@@ -116,7 +115,7 @@ extension HueBridge {
             let lights = memory.lights(in: home)
             return Snapshot(
                 lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,
-                users: memory.state.users, isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
+                isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
                 state: memory.state, wallTime: home.wallTime, activeScenes: memory.activeScenes(lights: lights))
         }
     }
