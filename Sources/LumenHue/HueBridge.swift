@@ -12,7 +12,7 @@ import LumenSimulation
 ///
 /// ```swift
 /// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
-/// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
+/// let server = HTTPServer(listeners: [HTTPListener(fd: fd)], logger: logger) { bridge.respond(to: $0) }
 /// ```
 public final class HueBridge: Sendable {
     /// The home, and the hook that makes a write durable before it is answered.
