@@ -35,12 +35,7 @@ extension HueBridge {
         return .json(.array([.object(["success": .object(success)])]))
     }
 
-    /// What `GET /api/config` tells anyone, paired or not.
-    func shortConfig() async -> JSONValue {
-        shortConfig(name: await home.name)
-    }
-
-    /// What `GET /api/config` tells anyone, for a home called `name`.
+    /// What `GET /api/config` tells anyone, paired or not, for a home called `name`.
     func shortConfig(name: String) -> JSONValue {
         .object([
             "name": .string(name), "datastoreversion": "131", "swversion": "1956106000",

@@ -90,9 +90,11 @@ public final class HueBridge: Sendable {
             if method == "POST" { return try await pair(request) }
             throw HueError.unauthorized
         }
-        if user == "config", parts.count == 1, method == "GET" { return .json(await shortConfig()) }
+        if user == "config", parts.count == 1, method == "GET" { return .json(shortConfig(name: await home.name)) }
         guard await use(user) else {
-            if parts.count == 2, parts[1] == "config", method == "GET" { return .json(await shortConfig()) }
+            if parts.count == 2, parts[1] == "config", method == "GET" {
+                return .json(shortConfig(name: await home.name))
+            }
             throw HueError.unauthorized
         }
         let rest = Array(parts.dropFirst())
