@@ -370,7 +370,7 @@ public final class LIFXFront: Sendable {
             // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
             // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
             // product lacks the capability for, answered as `unhandled`.
-            return await answeredAtOnce(by: bulb)
+            return (try? await home.queryAtOnce(bulb.light.id)) ?? nil
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id
@@ -408,12 +408,6 @@ public final class LIFXFront: Sendable {
         } catch {
             return false
         }
-    }
-
-    /// The bulb's state for a question, at once; `nil` when it never answers (it could not be reached, or dropped
-    /// the message).
-    func answeredAtOnce(by bulb: LIFXLight) async -> LightState? {
-        (try? await home.queryAtOnce(bulb.light.id)) ?? nil
     }
 
     /// The bulb's state once a message that changes nothing reaches it, after its latency; `nil` when it never
