@@ -89,7 +89,7 @@ struct LargeBatchTests {
     func replies(to line: [UInt8], handler: LaterHandler) async -> [JSONValue] {
         let processor = JSONRPCProcessor(handler: handler)
         let replies = Locked<[[UInt8]]>([])
-        await processor.process(line: line) { reply in replies.withLock { $0.append(reply) } }
+        await processor.process(line: line, replies: RepliesAsFilled { reply in replies.withLock { $0.append(reply) } })
         return replies.withLock { $0 }.compactMap { try? JSONParser.parse($0) }
     }
 
