@@ -354,7 +354,10 @@ public final class LIFXFront: Sendable {
             return await copyFrame(copy, on: bulb, from: sender)
         case .setUserPosition(let tile, let x, let y):
             guard let state = await delivered(to: bulb) else { return nil }
-            placeTile(tile, x: x, y: y, of: bulb)
+            // Kept for the tile, unless the chain lacks it or the place is not a finite number.
+            if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
+                records.tilePositions.withLock { $0[bulb.light.id, default: [:]][Int(tile)] = SIMD2(x, y) }
+            }
             return state
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
             // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
