@@ -67,7 +67,7 @@ struct HueCommand {
             case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
                 try readIncrement(name, value, kind: kind)
             case "transitiontime":
-                transitionMs = Double(try HueValues.transitionTime(value, at: address)!) * 100
+                if let tenths = try HueValues.transitionTime(value, at: address) { transitionMs = Double(tenths) * 100 }
             case "effect":
                 try requires(.color, name, kind)
                 guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {
