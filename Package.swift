@@ -130,7 +130,8 @@ let package = Package(
             dependencies: ["LumenServer", "LumenClient", "LumenTestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LumenLIFXTests", dependencies: ["LumenLIFX"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LumenLIFXTests", dependencies: ["LumenLIFX", "LumenTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LumenDashboardTests", dependencies: ["LumenDashboard"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LumenHueTests", dependencies: ["LumenHue", "LumenService", "LumenTestSupport"],

@@ -8,9 +8,7 @@ extension HueBridge {
     func pair(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try bodyObject(request, address: "/")
         guard let deviceType = body["devicetype"]?.stringValue, (1...40).contains(deviceType.count) else {
-            throw HueError(
-                type: 7, address: "/devicetype",
-                description: "invalid value, \((body["devicetype"] ?? .null).serialized()), for parameter, devicetype")
+            throw HueError.invalidValue(body["devicetype"] ?? .null, of: "devicetype", at: "")
         }
         let user: HueBridgeState.User
         do {
@@ -37,12 +35,7 @@ extension HueBridge {
         return .json(.array([.object(["success": .object(success)])]))
     }
 
-    /// What `GET /api/config` tells anyone, paired or not.
-    func shortConfig() async -> JSONValue {
-        shortConfig(name: await home.name)
-    }
-
-    /// What `GET /api/config` tells anyone, for a home called `name`.
+    /// What `GET /api/config` tells anyone, paired or not, for a home called `name`.
     func shortConfig(name: String) -> JSONValue {
         .object([
             "name": .string(name), "datastoreversion": "131", "swversion": "1956106000",
@@ -51,18 +44,13 @@ extension HueBridge {
         ])
     }
 
-    /// The whole configuration, as `username` may read it: its own entry of the whitelist, not the others',
-    /// whose names would let it act as them.
-    func config(for username: String) async -> JSONValue {
-        config(for: username, in: await snapshot())
-    }
-
-    /// The configuration as `username` may read it, from what one visit to the home read.
+    /// The whole configuration (`GET /api/<user>/config`), as `username` may read it, from what one visit to the
+    /// home read: its own entry of the whitelist, not the others', whose names would let it act as them.
     func config(for username: String, in snapshot: Snapshot) -> JSONValue {
         guard case .object(var config) = shortConfig(name: snapshot.name) else { return .null }
         let now = snapshot.wallTime.utcText
         var whitelist = JSONObject()
-        for user in snapshot.users where user.username == username {
+        for user in snapshot.state.users where user.username == username {
             whitelist[user.username] = .object([
                 "last use date": .string(now), "create date": .string(now), "name": .string(user.deviceType),
             ])
@@ -107,9 +95,8 @@ extension HueBridge {
         var lights: [HueLight]
         var rooms: [HueRoom]
         var name: String
-        var users: [HueBridgeState.User]
         var isLinkButtonPressed: Bool
-        /// What the bridge keeps: its scenes and the groups apps created among it.
+        /// What the bridge keeps: its users, its scenes and the groups apps created among it.
         var state: HueBridgeState
         /// The simulated wall clock's time.
         var wallTime: WallTime
@@ -123,7 +110,7 @@ extension HueBridge {
             let lights = memory.lights(in: home)
             return Snapshot(
                 lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,
-                users: memory.state.users, isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
+                isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
                 state: memory.state, wallTime: home.wallTime, activeScenes: memory.activeScenes(lights: lights))
         }
     }

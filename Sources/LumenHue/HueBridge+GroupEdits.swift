@@ -27,7 +27,7 @@ extension HueBridge {
         }
         let roomClass = try Self.roomClass(body["class"], at: address) ?? "Other"
         if kind == .lightGroup, body["class"] != nil { throw HueError.parameterNotAvailable("class", at: address) }
-        let name = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
+        let name = try body["name"].map { value throws(HueError) in try HueValues.name(value, at: address) }
         let number = try await changeState { state throws(HueError) in
             guard state.groups.count < HueBridgeState.groupLimit else {
                 throw HueError(
@@ -60,7 +60,7 @@ extension HueBridge {
             return .json(.array(successes))
         }
         var changed = group
-        if let name = body["name"] { changed.name = try Self.groupName(name, at: address) }
+        if let name = body["name"] { changed.name = try HueValues.name(name, at: address) }
         if let lights = body["lights"] {
             changed.lights = try Self.lightNumbers(lights, in: snapshot, at: address, allowingNone: true)
         }
@@ -78,7 +78,7 @@ extension HueBridge {
     /// A room's `name` (the home's room renamed) and `class` (kept by the bridge), each checked before either
     /// is changed.
     private func changeRoom(_ room: RoomID, _ body: JSONObject, at address: String) async throws {
-        let newName = try body["name"].map { value throws(HueError) in try Self.groupName(value, at: address) }
+        let newName = try body["name"].map { value throws(HueError) in try HueValues.name(value, at: address) }
         let roomClass = try Self.roomClass(body["class"], at: address)
         if let newName {
             try await renameEntity(.room(room), to: newName) {
@@ -108,14 +108,6 @@ extension HueBridge {
     /// Hue's refusal to change or delete a group of a kind apps may not change.
     static func notModifiable(_ address: String) -> HueError {
         HueError(type: 305, address: address, description: "It is not allowed to update or delete group of this type")
-    }
-
-    /// A group's name: 1 to 32 characters, as on a bridge.
-    static func groupName(_ value: JSONValue, at address: String) throws(HueError) -> String {
-        guard let name = value.stringValue, (1...32).contains(name.count) else {
-            throw HueError.invalidValue(value, of: "name", at: address)
-        }
-        return name
     }
 
     /// The classes a room or zone may take, as the Hue API v1 lists them (those of 1.30 included): each a name

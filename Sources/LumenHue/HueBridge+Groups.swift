@@ -4,13 +4,7 @@ import LumenSimulation
 
 extension HueBridge {
     /// `GET /api/<user>/groups`: every room as a group of type `Room` and every group an app created, by number
-    /// (group 0 is not listed, as on a bridge).
-    func groupsObject() async -> JSONValue {
-        let snapshot = await snapshot()
-        return Self.groupsObject(snapshot)
-    }
-
-    /// Every room and created group as a group, by number, from what one visit to the home read.
+    /// (group 0 is not listed, as on a bridge), from what one visit to the home read.
     static func groupsObject(_ snapshot: Snapshot) -> JSONValue {
         var groups = snapshot.rooms.map { room in (number: room.number, value: json(of: room, lights: snapshot.lights))
         }

@@ -3,19 +3,9 @@ import LumenProtocol
 import LumenSimulation
 
 extension HueBridge {
-    /// `GET /api/<user>/lights`: every light behind the bridge, by number.
-    func lightsObject() async -> JSONValue {
-        lightsObject(await visit { home, memory in memory.lights(in: home) })
-    }
-
-    /// Every light of `lights` by number.
+    /// Every light of `lights` by number: `GET /api/<user>/lights` with every light behind the bridge.
     func lightsObject(_ lights: [HueLight]) -> JSONValue {
         .object(JSONObject(lights.map { (key: String($0.number), value: Self.json(of: $0)) }))
-    }
-
-    /// `GET /api/<user>/lights/<n>`.
-    func light(_ number: String) async throws(HueError) -> JSONValue {
-        Self.json(of: try await hueLight(number))
     }
 
     /// Starts or stops the colour loop and breathing that `command` gives (`effect`, `alert`) on `lights`; a colour
@@ -46,7 +36,7 @@ extension HueBridge {
         try await visit { home, memory throws(HueError) in try memory.light(number, in: home) }
     }
 
-    /// A light as the Hue API v1 shows it.
+    /// A light as the Hue API v1 shows it (`GET /api/<user>/lights/<n>`).
     static func json(of hueLight: HueLight) -> JSONValue {
         let light = hueLight.light
         let kind = light.model.kind

@@ -3,19 +3,10 @@ import LumenProtocol
 import LumenSimulation
 
 extension HueBridge {
-    /// `GET /api/<user>/scenes`: every scene, without its light states, as a bridge lists them.
-    func scenesObject(for username: String) async -> JSONValue {
-        Self.scenesObject(await visit { _, memory in memory.state.scenes }, for: username)
-    }
-
-    /// Every scene of `scenes` by ID, as `username` may read them.
+    /// `GET /api/<user>/scenes`: every scene of `scenes` by ID, without its light states, as a bridge lists them
+    /// and as `username` may read them.
     static func scenesObject(_ scenes: [HueBridgeState.Scene], for username: String) -> JSONValue {
         .object(JSONObject(scenes.map { (key: $0.id, value: json(of: $0, for: username, withStates: false)) }))
-    }
-
-    /// `GET /api/<user>/scenes/<id>`: one scene with the state of each of its lights.
-    func scene(_ id: String, for username: String) async throws(HueError) -> JSONValue {
-        Self.json(of: try await storedScene(id), for: username, withStates: true)
     }
 
     /// The scene called `id`.
@@ -26,7 +17,8 @@ extension HueBridge {
         return scene
     }
 
-    /// A scene as the Hue API v1 shows it. Its owner is named to that user alone: a user's name is its key.
+    /// A scene as the Hue API v1 shows it, with the state of each of its lights when asked
+    /// (`GET /api/<user>/scenes/<id>`). Its owner is named to that user alone: a user's name is its key.
     static func json(of scene: HueBridgeState.Scene, for username: String, withStates: Bool) -> JSONValue {
         var object: JSONObject = [
             "name": .string(scene.name), "type": scene.group == nil ? "LightScene" : "GroupScene",
@@ -60,9 +52,7 @@ extension HueBridge {
             "name", "lights", "type", "group", "lightstates", "recycle", "appdata", "picture", "transitiontime",
         ]
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
-        guard let name = body["name"]?.stringValue, (1...32).contains(name.count) else {
-            throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
-        }
+        let name = try HueValues.name(body["name"] ?? .null, at: address)
         let snapshot = await snapshot()
         var group: Int?
         let lights: [Int]
@@ -83,9 +73,7 @@ extension HueBridge {
         default:
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
-        }
+        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
         var states = try Self.givenStates(body["lightstates"], of: lights, in: snapshot, at: address)
         for number in lights where states[number] == nil {
             states[number] = snapshot.capturedState(of: number, transitionTenths: transition)
@@ -99,10 +87,7 @@ extension HueBridge {
         let id = try await changeState { state throws(HueError) in
             guard state.scenes.count < HueBridgeState.sceneLimit,
                 state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
-            else {
-                throw HueError(
-                    type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
-            }
+            else { throw Self.sceneBufferFull(address) }
             var scene = scene
             if let speed { scene.speed = speed }
             repeat { scene.id = Self.newSceneID() } while state.scenes.contains { $0.id == scene.id }
@@ -125,20 +110,11 @@ extension HueBridge {
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
         let snapshot = await snapshot()
         var scene = stored
-        var successes: [JSONValue] = []
-        func success(_ name: String, _ value: JSONValue) {
-            successes.append(["success": .object(["\(address)/\(name)": value])])
-        }
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.integer(value, in: HueValues.transitionTenths, of: "transitiontime", at: address)
-        }
+        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
         for (key, value) in body.members {
             switch key {
             case "name":
-                guard let name = value.stringValue, (1...32).contains(name.count) else {
-                    throw HueError.invalidValue(value, of: key, at: address)
-                }
-                scene.name = name
+                scene.name = try HueValues.name(value, at: address)
             case "lights":
                 // A group scene's lights are its group's.
                 guard scene.group == nil else { throw HueError.parameterNotAvailable(key, at: address) }
@@ -163,11 +139,10 @@ extension HueBridge {
             default:
                 break
             }
-            success(key, value)
         }
         scene.lastUpdated = await home.wallTime.utcText
         try await saveScene(scene, at: address)
-        return .json(.array(successes))
+        return .json(.array(Self.successes(for: body, at: address)))
     }
 
     /// `PUT /api/<user>/scenes/<id>/lightstates/<n>` (and the older `…/lights/<n>/state`): changes the state
@@ -216,12 +191,16 @@ extension HueBridge {
             }
             let others = state.sceneLightStateCount - state.scenes[index].lightStates.count
             guard others + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit else {
-                throw HueError(
-                    type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
+                throw Self.sceneBufferFull(address)
             }
             state.scenes[index] = scene
         }
         try await commit()
+    }
+
+    /// Hue's refusal of a scene that would take the bridge past its scenes or their light states.
+    static func sceneBufferFull(_ address: String) -> HueError {
+        HueError(type: 402, address: address, description: "Scene could not be created. Scene buffer in bridge full")
     }
 
     /// A new scene ID as a bridge makes them: 15 letters and digits, from the kernel's random source.

@@ -12,7 +12,7 @@ import LumenSimulation
 ///
 /// ```swift
 /// let bridge = HueBridge(scopeContext: scopeContext, access: HTTPAccess(allowedHosts: ["bridge.lan"]), logger: logger)
-/// let server = HTTPServer(listenFD: fd, logger: logger) { bridge.respond(to: $0) }
+/// let server = HTTPServer(listeners: [HTTPListener(fd: fd)], logger: logger) { bridge.respond(to: $0) }
 /// ```
 public final class HueBridge: Sendable {
     /// The home, and the hook that makes a write durable before it is answered.
@@ -90,9 +90,11 @@ public final class HueBridge: Sendable {
             if method == "POST" { return try await pair(request) }
             throw HueError.unauthorized
         }
-        if user == "config", parts.count == 1, method == "GET" { return .json(await shortConfig()) }
+        if user == "config", parts.count == 1, method == "GET" { return .json(shortConfig(name: await home.name)) }
         guard await use(user) else {
-            if parts.count == 2, parts[1] == "config", method == "GET" { return .json(await shortConfig()) }
+            if parts.count == 2, parts[1] == "config", method == "GET" {
+                return .json(shortConfig(name: await home.name))
+            }
             throw HueError.unauthorized
         }
         let rest = Array(parts.dropFirst())
@@ -101,25 +103,25 @@ public final class HueBridge: Sendable {
         case ("GET", nil, _):
             return .json(await fullState(for: user))
         case ("GET", "config", 1):
-            return .json(await config(for: user))
+            return .json(config(for: user, in: await snapshot()))
         case ("PUT", "config", 1):
             return try await changeConfig(request)
         case ("DELETE", "config", 3) where rest[1] == "whitelist":
             return try await forgetUser(rest[2])
         case ("GET", "lights", 1):
-            return .json(await lightsObject())
+            return .json(lightsObject(await visit { home, memory in memory.lights(in: home) }))
         case ("POST", "lights", 1):
             return try await search()
         case ("GET", "lights", 2) where rest[1] == "new":
             return .json(await newLights())
         case ("GET", "lights", 2):
-            return .json(try await light(rest[1]))
+            return .json(Self.json(of: try await hueLight(rest[1])))
         case ("PUT", "lights", 2):
             return try await rename(rest[1], request)
         case ("PUT", "lights", 3) where rest[2] == "state":
             return try await setState(rest[1], request, from: sender)
         case ("GET", "groups", 1):
-            return .json(await groupsObject())
+            return .json(Self.groupsObject(await snapshot()))
         case ("GET", "groups", 2):
             return .json(try await group(rest[1]))
         case ("PUT", "groups", 3) where rest[2] == "action":
@@ -131,11 +133,11 @@ public final class HueBridge: Sendable {
         case ("DELETE", "groups", 2):
             return try await deleteGroup(rest[1])
         case ("GET", "scenes", 1):
-            return .json(await scenesObject(for: user))
+            return .json(Self.scenesObject(await visit { _, memory in memory.state.scenes }, for: user))
         case ("POST", "scenes", 1):
             return try await createScene(request, owner: user)
         case ("GET", "scenes", 2):
-            return .json(try await scene(rest[1], for: user))
+            return .json(Self.json(of: try await storedScene(rest[1]), for: user, withStates: true))
         case ("PUT", "scenes", 2):
             return try await changeScene(rest[1], request)
         case ("DELETE", "scenes", 2):

@@ -18,33 +18,15 @@ extension HueBridgeState {
         /// The user that stored it.
         public var owner: String
         /// Whether the bridge may delete it on its own.
-        public var recycle: Bool
+        public var recycle = false
         /// What the app keeps with it (`{"version": 1, "data": "…"}`).
-        public var appData: JSONObject
+        public var appData: JSONObject = [:]
         /// The app's picture name.
-        public var picture: String
+        public var picture = ""
         /// When it last changed, on the wall clock, as the Hue API writes times.
         public var lastUpdated: String
         /// The speed of its dynamics, 0–1, as API v2 sets and reports it (Lumen plays no palettes).
         public var speed: Double = 0.5
-
-        /// A scene.
-        public init(
-            id: String, name: String, group: Int? = nil, lights: [Int], lightStates: [Int: JSONObject],
-            owner: String, recycle: Bool = false, appData: JSONObject = [:], picture: String = "",
-            lastUpdated: String
-        ) {
-            self.id = id
-            self.name = name
-            self.group = group
-            self.lights = lights
-            self.lightStates = lightStates
-            self.owner = owner
-            self.recycle = recycle
-            self.appData = appData
-            self.picture = picture
-            self.lastUpdated = lastUpdated
-        }
 
         /// Its saved form.
         var jsonValue: JSONValue {

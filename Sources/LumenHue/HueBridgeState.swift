@@ -12,13 +12,6 @@ public struct HueBridgeState: Sendable, Hashable {
         public var deviceType: String
         /// When it paired, in simulation milliseconds.
         public var createdMs: Double
-
-        /// A user.
-        public init(username: String, deviceType: String, createdMs: Double) {
-            self.username = username
-            self.deviceType = deviceType
-            self.createdMs = createdMs
-        }
     }
 
     /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
@@ -48,9 +41,6 @@ public struct HueBridgeState: Sendable, Hashable {
     /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
-
-    /// An empty bridge.
-    public init() {}
 
     /// Whether nothing is kept.
     public var isEmpty: Bool { self == HueBridgeState() }

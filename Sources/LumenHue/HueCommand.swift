@@ -67,8 +67,7 @@ struct HueCommand {
             case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
                 try readIncrement(name, value, kind: kind)
             case "transitiontime":
-                let tenths = try HueValues.integer(value, in: HueValues.transitionTenths, of: name, at: address)
-                transitionMs = Double(tenths) * 100
+                if let tenths = try HueValues.transitionTime(value, at: address) { transitionMs = Double(tenths) * 100 }
             case "effect":
                 try requires(.color, name, kind)
                 guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {

@@ -18,6 +18,22 @@ enum HueValues {
         return number
     }
 
+    /// The `transitiontime` `value` gives, when given, in tenths of a second.
+    /// - Throws: ``HueError`` 7 for a value that is not a whole number in ``transitionTenths``.
+    static func transitionTime(_ value: JSONValue?, at address: String) throws(HueError) -> Int? {
+        guard let value else { return nil }
+        return try integer(value, in: transitionTenths, of: "transitiontime", at: address)
+    }
+
+    /// A group's or scene's name: 1 to 32 characters, as on a bridge.
+    /// - Throws: ``HueError`` 7 for any other value.
+    static func name(_ value: JSONValue, at address: String) throws(HueError) -> String {
+        guard let name = value.stringValue, (1...32).contains(name.count) else {
+            throw HueError.invalidValue(value, of: "name", at: address)
+        }
+        return name
+    }
+
     /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
     /// through both ends, to a tenth.
     static func brightness(bri: Int) -> Double {

@@ -75,10 +75,8 @@ extension LIFXDeviceRecords {
     /// Sets whether a cycle shows on the light and the length of one started without a length.
     func setHEVConfiguration(of light: LightID, indication: Bool, durationS: UInt32) {
         hevStates.withLock { cycles in
-            var state = cycles[light] ?? HEV()
-            state.indication = indication
-            state.defaultDurationS = durationS
-            cycles[light] = state
+            cycles[light, default: HEV()].indication = indication
+            cycles[light, default: HEV()].defaultDurationS = durationS
         }
     }
 }

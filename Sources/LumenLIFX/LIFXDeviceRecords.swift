@@ -29,6 +29,7 @@ final class LIFXDeviceRecords: Sendable {
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
     private let boots = Locked<[LightID: Boot]>([:])
+    /// The location and the group a client put each bulb in.
     let locations = Locked<[LightID: Membership]>([:])
     let groups = Locked<[LightID: Membership]>([:])
     /// The infrared level clients set, for bulbs with infrared.
@@ -125,19 +126,13 @@ final class LIFXDeviceRecords: Sendable {
     /// Forgets everything kept for a light removed.
     func forget(_ light: LightID) {
         boots.withLock { $0[light] = nil }
-        clearEntry(of: light)
+        clear(light)
         unsaved.withLock { _ = $0.remove(light) }
     }
 
-    /// Empties what is saved for every bulb, and what they hold only in memory: frame buffers, timed effects,
-    /// waves.
-    func clearEntries() { clear(nil) }
-
-    /// Empties what is saved for `light`, and what it holds only in memory: frame buffers, timed effects, a wave.
-    func clearEntry(of light: LightID) { clear(light) }
-
-    /// Empties every table for `light`, or for every bulb when `nil`: the one list of what a bulb keeps here.
-    private func clear(_ light: LightID?) {
+    /// Empties what is saved for `light`, or for every bulb when `nil`, and what it holds only in memory (frame
+    /// buffers, timed effects, waves): the one list of what a bulb keeps here.
+    func clear(_ light: LightID?) {
         func empty<Kept>(_ table: Locked<[LightID: Kept]>) {
             table.withLock { kept in
                 if let light { kept[light] = nil } else { kept = [:] }
@@ -157,18 +152,6 @@ final class LIFXDeviceRecords: Sendable {
         empty(waveforms)
         empty(givenColors)
     }
-
-    /// The location a client put the bulb in, if one did.
-    func location(of light: LightID) -> Membership? { locations.withLock { $0[light] } }
-
-    /// The group a client put the bulb in, if one did.
-    func group(of light: LightID) -> Membership? { groups.withLock { $0[light] } }
-
-    /// Keeps the location a client put the bulb in.
-    func setLocation(_ membership: Membership, of light: LightID) { locations.withLock { $0[light] = membership } }
-
-    /// Keeps the group a client put the bulb in.
-    func setGroup(_ membership: Membership, of light: LightID) { groups.withLock { $0[light] = membership } }
 
     static func nanoseconds(_ ms: Double) -> UInt64 { ms > 0 ? UInt64(ms * 1_000_000) : 0 }
 }

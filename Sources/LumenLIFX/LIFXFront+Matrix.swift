@@ -133,11 +133,4 @@ extension LIFXFront {
                 height: UInt8(LIFXMatrix.height), product: product, firmware: Self.firmware)
         }
     }
-
-    /// Keeps where a client placed tile `tile` of `bulb`: a tile the chain lacks, or a place that is not a finite
-    /// number, is left out.
-    func placeTile(_ tile: UInt8, x: Float, y: Float, of bulb: LIFXLight) {
-        guard Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite else { return }
-        records.tilePositions.withLock { $0[bulb.light.id, default: [:]][Int(tile)] = SIMD2(x, y) }
-    }
 }

@@ -37,10 +37,10 @@ extension LIFXFront {
         case .getLabel: return .stateLabel(bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
         case .getLocation, .setLocation:
-            guard let kept = records.location(of: bulb.light.id) else { return nil }
+            guard let kept = records.locations.withLock({ $0[bulb.light.id] }) else { return nil }
             return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
         case .getGroup, .setGroup:
-            if let kept = records.group(of: bulb.light.id) {
+            if let kept = records.groups.withLock({ $0[bulb.light.id] }) {
                 return .stateGroup(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
             }
             return .stateGroup(

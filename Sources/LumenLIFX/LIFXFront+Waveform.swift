@@ -23,14 +23,11 @@ extension LIFXFront {
             let arrived = (
                 zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] }
             )
-            do {
-                state = try await scopeContext.perform(
-                    change, to: id, transitionMs: min(wave.lengthMs, SimulatedDurations.longestMs), from: sender())
-            } catch {
-                // A bulb answers nothing it did not take: the client times out.
-                return nil
-            }
-            records.note(merged, gave: state, to: id)
+            guard
+                let performed = await perform(
+                    change, giving: merged, to: bulb, transitionMs: wave.lengthMs, from: sender)
+            else { return nil }
+            state = performed
             followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
         } else {
             guard let delivered = await delivered(to: bulb) else { return nil }

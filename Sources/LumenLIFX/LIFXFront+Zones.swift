@@ -80,22 +80,15 @@ extension LIFXFront {
         _ oneColour: HSBK?, over light: HSBK, durationMs: UInt32, on bulb: LIFXLight,
         from sender: @escaping @Sendable () -> String, takeBack: () -> Void
     ) async -> LightState? {
+        let state: LightState?
         if let oneColour, oneColour != light {
-            do {
-                let state = try await scopeContext.perform(
-                    oneColour.change(for: bulb.light.model.kind), to: bulb.light.id,
-                    transitionMs: min(Double(durationMs), SimulatedDurations.longestMs), from: sender())
-                records.note(oneColour, gave: state, to: bulb.light.id)
-                return state
-            } catch {
-                takeBack()
-                return nil
-            }
+            state = await perform(
+                oneColour.change(for: bulb.light.model.kind), giving: oneColour, to: bulb,
+                transitionMs: Double(durationMs), from: sender)
+        } else {
+            state = await delivered(to: bulb)
         }
-        guard let state = await delivered(to: bulb) else {
-            takeBack()
-            return nil
-        }
+        if state == nil { takeBack() }
         return state
     }
 

@@ -315,11 +315,8 @@ public final class LIFXFront: Sendable {
             // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
             guard let state = await delivered(to: bulb) else { return nil }
             let membership = LIFXDeviceRecords.Membership(id: id, label: label, updatedAt: updatedAt)
-            if case .setGroup = request {
-                records.setGroup(membership, of: bulb.light.id)
-            } else {
-                records.setLocation(membership, of: bulb.light.id)
-            }
+            let kept = if case .setGroup = request { records.groups } else { records.locations }
+            kept.withLock { $0[bulb.light.id] = membership }
             return state
         case .setReboot:
             // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
@@ -357,7 +354,10 @@ public final class LIFXFront: Sendable {
             return await copyFrame(copy, on: bulb, from: sender)
         case .setUserPosition(let tile, let x, let y):
             guard let state = await delivered(to: bulb) else { return nil }
-            placeTile(tile, x: x, y: y, of: bulb)
+            // Kept for the tile, unless the chain lacks it or the place is not a finite number.
+            if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
+                records.tilePositions.withLock { $0[bulb.light.id, default: [:]][Int(tile)] = SIMD2(x, y) }
+            }
             return state
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
             // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
@@ -373,23 +373,31 @@ public final class LIFXFront: Sendable {
             // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
             // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
             // product lacks the capability for, answered as `unhandled`.
-            return await answeredAtOnce(by: bulb)
+            return (try? await home.queryAtOnce(bulb.light.id)) ?? nil
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id
         let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
-        do {
-            let state = try await scopeContext.perform(
-                change, to: id, transitionMs: min(transitionMs, SimulatedDurations.longestMs), from: sender())
-            if let given {
-                records.note(given, gave: state, to: id)
-                followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
-            }
-            return state
-        } catch {
-            // A bulb answers nothing it did not take: the client times out.
-            return nil
-        }
+        let state = await perform(change, giving: given, to: bulb, transitionMs: transitionMs, from: sender)
+        if state != nil, given != nil { followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels) }
+        return state
+    }
+
+    /// Makes `change` to `bulb`'s light over `transitionMs` (no longer than Lumen simulates) and returns the state
+    /// it lands on; `nil` when the light did not take it, and the bulb answers nothing: the client times out.
+    /// `color`, the colour the change gives, is noted as what left the light so
+    /// (``LIFXDeviceRecords/note(_:gave:to:)``).
+    func perform(
+        _ change: LightChange, giving color: HSBK?, to bulb: LIFXLight, transitionMs: Double,
+        from sender: () -> String
+    ) async -> LightState? {
+        guard
+            let state = try? await scopeContext.perform(
+                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
+                from: sender())
+        else { return nil }
+        if let color { records.note(color, gave: state, to: bulb.light.id) }
+        return state
     }
 
     /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are
@@ -403,12 +411,6 @@ public final class LIFXFront: Sendable {
         } catch {
             return false
         }
-    }
-
-    /// The bulb's state for a question, at once; `nil` when it never answers (it could not be reached, or dropped
-    /// the message).
-    func answeredAtOnce(by bulb: LIFXLight) async -> LightState? {
-        (try? await home.queryAtOnce(bulb.light.id)) ?? nil
     }
 
     /// The bulb's state once a message that changes nothing reaches it, after its latency; `nil` when it never

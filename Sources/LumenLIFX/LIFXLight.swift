@@ -49,19 +49,14 @@ extension LIFXFront {
         await home.reading { home in self.bulbs(addressee, in: home) }
     }
 
-    /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: what the bulbs keep is
-    /// read first, the first time, so that what is answered of them is the home's.
-    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home) -> [LIFXLight] {
-        records.loadOnce(from: home)
-        return bulbs(addressee, in: home, from: firstAddress)
-    }
-
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: at once from the
     /// ``book`` when it can tell (``named(_:in:book:)``), else by looking at every bulb
-    /// (``everyBulb(_:in:from:book:)``).
-    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address) -> [LIFXLight] {
-        book.withLock { book in
-            named(addressee, in: home, book: book) ?? everyBulb(addressee, in: home, from: first, book: &book)
+    /// (``everyBulb(_:in:from:book:)``). What the bulbs keep is read first, the first time, so that what is
+    /// answered of them is the home's.
+    func bulbs(_ addressee: LIFXAddressee, in home: isolated Home) -> [LIFXLight] {
+        records.loadOnce(from: home)
+        return book.withLock { book in
+            named(addressee, in: home, book: book) ?? everyBulb(addressee, in: home, from: firstAddress, book: &book)
         }
     }
 

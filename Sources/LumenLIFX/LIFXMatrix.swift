@@ -12,17 +12,7 @@ public struct LIFXTileRect: Sendable, Hashable {
     /// The rectangle's width: how many colours fill a row before the next.
     public var width: UInt8
     /// The frame buffer: 0 is the one shown; 1–7 are drawn into out of sight, to be copied (`CopyFrameBuffer`).
-    public var frameBuffer: UInt8
-
-    /// A rectangle on `length` tiles from `tile`, in frame buffer `frameBuffer`.
-    public init(tile: UInt8, length: UInt8, x: UInt8, y: UInt8, width: UInt8, frameBuffer: UInt8 = 0) {
-        self.tile = tile
-        self.length = length
-        self.frameBuffer = frameBuffer
-        self.x = x
-        self.y = y
-        self.width = width
-    }
+    public var frameBuffer: UInt8 = 0
 
     /// The tiles it names that the chain has.
     var tiles: Range<Int> {
@@ -142,22 +132,6 @@ public struct LIFXFrameCopy: Sendable, Hashable {
     public var height: UInt8
     /// How long the frame shown takes to change.
     public var durationMs: UInt32
-
-    /// A copy of the `width` × `height` rectangle at `from` in frame buffer `source` to `to` in `destination`.
-    public init(
-        tile: UInt8, length: UInt8, source: UInt8, destination: UInt8, from: SIMD2<UInt8>, to: SIMD2<UInt8>,
-        width: UInt8, height: UInt8, durationMs: UInt32
-    ) {
-        self.tile = tile
-        self.length = length
-        self.source = source
-        self.destination = destination
-        self.from = from
-        self.to = to
-        self.width = width
-        self.height = height
-        self.durationMs = durationMs
-    }
 
     /// The frame buffers a chain has: 0, the one shown, and seven to draw into out of sight.
     static let frameBuffers: ClosedRange<UInt8> = 0...7

@@ -5,15 +5,9 @@ public struct HSBK: Sendable, Hashable {
     public var saturation: UInt16
     public var brightness: UInt16
     public var kelvin: UInt16
+}
 
-    /// A colour.
-    public init(hue: UInt16, saturation: UInt16, brightness: UInt16, kelvin: UInt16) {
-        self.hue = hue
-        self.saturation = saturation
-        self.brightness = brightness
-        self.kelvin = kelvin
-    }
-
+extension HSBK {
     init(_ reader: inout LIFXReader) {
         self.init(
             hue: reader.uint16(), saturation: reader.uint16(), brightness: reader.uint16(), kelvin: reader.uint16())
@@ -132,15 +126,13 @@ public enum LIFXRequest: Sendable, Hashable {
         case 34: self = .getInfo
         case 38: self = .setReboot
         case 48: self = .getLocation
-        case 49:
-            let id = reader.bytes(16)
-            let label = reader.text(32)
-            self = .setLocation(id: id, label: label, updatedAt: reader.uint64())
         case 51: self = .getGroup
-        case 52:
-            let id = reader.bytes(16)
-            let label = reader.text(32)
-            self = .setGroup(id: id, label: label, updatedAt: reader.uint64())
+        case 49, 52:
+            let (id, label, updatedAt) = (reader.bytes(16), reader.text(32), reader.uint64())
+            self =
+                type == 49
+                ? .setLocation(id: id, label: label, updatedAt: updatedAt)
+                : .setGroup(id: id, label: label, updatedAt: updatedAt)
         case 58: self = .echo(reader.bytes(64))
         case 101: self = .getColor
         case 102:

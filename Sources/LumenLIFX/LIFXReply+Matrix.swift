@@ -10,19 +10,6 @@ public struct LIFXTileDevice: Sendable, Hashable {
     public var product: UInt32
     public var firmware: (build: UInt64, major: UInt16, minor: UInt16)
 
-    /// A tile.
-    public init(
-        userX: Float, userY: Float, width: UInt8, height: UInt8, product: UInt32,
-        firmware: (build: UInt64, major: UInt16, minor: UInt16)
-    ) {
-        self.userX = userX
-        self.userY = userY
-        self.width = width
-        self.height = height
-        self.product = product
-        self.firmware = firmware
-    }
-
     public static func == (left: LIFXTileDevice, right: LIFXTileDevice) -> Bool {
         left.userX == right.userX && left.userY == right.userY && left.width == right.width
             && left.height == right.height && left.product == right.product && left.firmware == right.firmware

@@ -30,34 +30,9 @@ public struct LIFXWave: Sendable, Hashable {
     /// How many cycles it runs (a fraction runs part of the last).
     public var cycles: Float
     /// The message's `skew_ratio`: −32768 to 32767 for 0 to 1.
-    public var skewRatio: Int16
+    public var skewRatio: Int16 = 0
     /// The shape; one Lumen does not know is drawn as a saw.
-    public var shape: Shape
-
-    /// A wave towards `color`.
-    public init(
-        transient: Bool, color: HSBK, periodMs: UInt32, cycles: Float, skewRatio: Int16 = 0, shape: Shape = .saw
-    ) {
-        self.transient = transient
-        self.color = color
-        self.periodMs = periodMs
-        self.cycles = cycles
-        self.skewRatio = skewRatio
-        self.shape = shape
-    }
-
-    /// Reads the fields both waveform messages share, from the reserved byte to the waveform.
-    init(_ reader: inout LIFXReader) {
-        reader.skip(1)
-        let transient = reader.uint8() != 0
-        let color = HSBK(&reader)
-        let period = reader.uint32()
-        let cycles = Float(bitPattern: reader.uint32())
-        let skew = Int16(bitPattern: reader.uint16())
-        let shape = Shape(rawValue: reader.uint8()) ?? .saw
-        self.init(
-            transient: transient, color: color, periodMs: period, cycles: cycles, skewRatio: skew, shape: shape)
-    }
+    public var shape: Shape = .saw
 
     /// The whole wave's length, `period` × `cycles`; cycles that are not a number, or negative, make none.
     public var lengthMs: Double { Double(periodMs) * Double(cycles.isFinite ? max(0, cycles) : 0) }
@@ -81,6 +56,21 @@ public struct LIFXWave: Sendable, Hashable {
             let skew = (Double(skewRatio) + 32_768) / 65_535
             return phase < 1 - skew ? 1 : 0
         }
+    }
+}
+
+extension LIFXWave {
+    /// Reads the fields both waveform messages share, from the reserved byte to the waveform.
+    init(_ reader: inout LIFXReader) {
+        reader.skip(1)
+        let transient = reader.uint8() != 0
+        let color = HSBK(&reader)
+        let period = reader.uint32()
+        let cycles = Float(bitPattern: reader.uint32())
+        let skew = Int16(bitPattern: reader.uint16())
+        let shape = Shape(rawValue: reader.uint8()) ?? .saw
+        self.init(
+            transient: transient, color: color, periodMs: period, cycles: cycles, skewRatio: skew, shape: shape)
     }
 }
 

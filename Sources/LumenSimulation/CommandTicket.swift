@@ -72,9 +72,6 @@ public final class CommandTicket: Sendable {
         if let settled { observer(settled) }
     }
 
-    /// Whether the command has taken effect or failed.
-    public var isSettled: Bool { state.withLock { if case .done = $0 { true } else { false } } }
-
     /// The outcome, when the device has already answered; `nil` while it has not.
     public var settledResult: Result<LightState, LumenError>? {
         state.withLock { if case .done(let result) = $0 { result } else { nil } }
@@ -100,8 +97,6 @@ final class GroupCompletion: Sendable {
     /// Settled (with no state of its own to report) when every light has answered.
     let ticket = CommandTicket()
     private let unanswered = Atomic<Int>(0)
-
-    init() {}
 
     /// Counts one more light's ticket; all are counted before the first can settle
     /// (``Home/setAll(_:in:transitionMs:)``).

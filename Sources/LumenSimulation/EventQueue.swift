@@ -53,7 +53,6 @@ struct EventQueue: Sendable {
     /// Events that are work under way (a command, a fade, a scan), not the fixture's schedule of faults.
     private(set) var pendingWork = 0
 
-    var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
     var nextDue: Int64? { heap.first?.due }
 

@@ -48,12 +48,6 @@ extension Home {
         command.ticket.settle(result)
     }
 
-    /// Records what became of a command whose sender will not hear it (its acknowledgement is lost), leaving
-    /// its ticket to its timeout.
-    func recordUnanswered(_ command: PendingCommand, _ result: Result<LightState, LumenError>) {
-        announceCommand(command.record, Self.outcome(of: result))
-    }
-
     /// What a command's result says became of it.
     static func outcome(of result: Result<LightState, LumenError>) -> CommandRecord.Outcome {
         switch result {
@@ -65,7 +59,8 @@ extension Home {
         }
     }
 
-    private func announceCommand(_ number: UInt64, _ outcome: CommandRecord.Outcome) {
+    /// Records what became of the command numbered `number`, its ticket left as it is.
+    func announceCommand(_ number: UInt64, _ outcome: CommandRecord.Outcome) {
         // Told to the watchers only, and only once someone subscribed: a record is not a change of the home's
         // state (observers, which hear every change, do not hear it), and no command pays for an unread copy.
         guard let record = commandLog.settle(number, outcome), isLastCommandWatched else { return }

@@ -2,12 +2,8 @@ import LumenModel
 import LumenProtocol
 
 extension Home {
-    /// The settings that govern a light: its own, then its room's, then the home's.
-    func effectiveSettings(of light: SimulatedLight, own: DeviceSettings? = nil) -> DeviceSettings {
-        effectiveSettings(of: light.id, in: light.room, own: own)
-    }
-
-    /// The settings that govern the light `id` of the room `room`, worked out afresh.
+    /// The settings that govern the light `id` of the room `room`, worked out afresh: `own` (by default the
+    /// light's own), then its room's, then the home's.
     func effectiveSettings(of id: LightID, in room: RoomID, own: DeviceSettings? = nil) -> DeviceSettings {
         (own ?? lightSettings[id] ?? DeviceSettings())
             .inheriting(from: rooms[room]?.defaults ?? DeviceSettings()).inheriting(from: defaults)
@@ -67,12 +63,7 @@ extension Home {
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
         try change.validate(colorTemperatures: governingSettings(at: index).family.colorTemperatureRange)
-        if let property = change.firstUnsupported(by: kind) {
-            throw LumenError(
-                .notSupported,
-                "light '\(light)' (kind \(kind.rawValue)) has no \(property.rawValue); read its model for what it has",
-                data: ["light": .string(light.rawValue), "connection": .string(property.rawValue)])
-        }
+        if let property = change.firstUnsupported(by: kind) { throw Self.notSupported(property, by: light, kind) }
         try Self.validateTransition(transitionMs)
         refreshRealTime()
         let settings = governingSettings(at: index)
@@ -182,7 +173,7 @@ extension Home {
             // The record says what the light did now; the sender's ticket waits for its timeout, scheduled already.
             let result = reachable ? carryOut(command, at: index) : .failure(LumenError(.unreachable, "missed"))
             pending.add(command, as: id)
-            recordUnanswered(command, result)
+            announceCommand(command.record, Self.outcome(of: result))
             return
         case .arrives:
             break
@@ -394,6 +385,14 @@ extension Home {
             case .simulation: "call the simulation's snapshot for the lights there are"
             }
         return LumenError(.noSuchEntity, "no light '\(id)'; \(advice)", data: ["light": .string(id.rawValue)])
+    }
+
+    /// The error for a property the light `id`, of `kind`, does not have.
+    static func notSupported(_ property: LightProperty, by id: LightID, _ kind: LightKind) -> LumenError {
+        LumenError(
+            .notSupported,
+            "light '\(id)' (kind \(kind.rawValue)) has no \(property.rawValue); read its model for what it has",
+            data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
     }
 
     static func noSuchRoom(_ id: RoomID, listedBy listing: Listing = .scopes) -> LumenError {

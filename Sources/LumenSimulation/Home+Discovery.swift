@@ -19,9 +19,7 @@ extension Home {
         // A room added during a search joins it rather than starting another.
         if let running = discovery.runningSearch(in: roomOrder) {
             discovery.join(roomID, running)
-            schedule(.endScan(roomID, scan: running.id), at: Self.micros(running.endsMs))
-            emit(.room(roomID, .isScanning), true)
-            emit(.room(roomID, .scan), running.jsonValue(isScanning: true))
+            show(running, in: roomID, endingAt: Self.micros(running.endsMs))
             return running
         }
         refreshRealTime()
@@ -30,12 +28,15 @@ extension Home {
         for found in search.finds {
             schedule(.discoverLight(found.room, scan: search.scan.id, found.light), at: found.at)
         }
-        for roomID in search.rooms {
-            schedule(.endScan(roomID, scan: search.scan.id), at: search.endsAt)
-            emit(.room(roomID, .isScanning), true)
-            emit(.room(roomID, .scan), search.scan.jsonValue(isScanning: true))
-        }
+        for roomID in search.rooms { show(search.scan, in: roomID, endingAt: search.endsAt) }
         return search.scan
+    }
+
+    /// Has `room` show `scan` under way, until it ends at `end` (simulation microseconds).
+    private func show(_ scan: DiscoveryScan, in room: RoomID, endingAt end: Int64) {
+        schedule(.endScan(room, scan: scan.id), at: end)
+        emit(.room(room, .isScanning), true)
+        emit(.room(room, .scan), scan.jsonValue(isScanning: true))
     }
 
     func discover(_ lightID: LightID, in roomID: RoomID, scan: UInt64) {

@@ -19,7 +19,7 @@ extension Home {
     public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
-        if let problem = effectiveSettings(of: lights[id]!, own: merged).rateProblem {
+        if let problem = effectiveSettings(of: id, in: lights[id]!.room, own: merged).rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
         }
         lightSettings[id] = merged

@@ -93,10 +93,7 @@ extension Home {
         case .light(let id, let property):
             guard let light = lights[id] else { throw Self.noSuchLight(id) }
             guard property.isSupported(by: light.model.kind) else {
-                throw LumenError(
-                    .notSupported,
-                    "light '\(id)' (kind \(light.model.kind.rawValue)) has no \(property.rawValue); read its model for what it has",
-                    data: ["light": .string(id.rawValue), "connection": .string(property.rawValue)])
+                throw Self.notSupported(property, by: id, light.model.kind)
             }
             switch property {
             case .name: return .string(light.name)

@@ -9,7 +9,9 @@ extension Home {
             id: fixtureIdentity.id, name: name, seed: fixtureIdentity.seed,
             rooms: roomOrder.compactMap { id in
                 guard var fixtureRoom = roomFixture(of: id) else { return nil }
-                fixtureRoom.lights = rooms[id]!.lightIDs.compactMap { fixtureEntry(of: $0) }
+                fixtureRoom.lights = rooms[id]!.lightIDs.compactMap { light in
+                    lights.slot(of: light).map { fixtureEntry(at: $0) }
+                }
                 return fixtureRoom
             })
         fixture.durability = durability
@@ -32,7 +34,7 @@ extension Home {
             return .room(header, lightIDs: rooms[id]!.lightIDs)
         case .light(let id):
             guard let index = lights.slot(of: id) else { return .removedLight(id) }
-            return lightRecord(at: index)
+            return .light(fixtureEntry(at: index), room: lights[slot: index].room)
         }
     }
 

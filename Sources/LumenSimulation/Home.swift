@@ -31,8 +31,6 @@ public enum ClockMode: String, Sendable, Hashable, CaseIterable {
 /// ```
 public actor Home {
     public typealias Observer = @Sendable (ChangeEvent) -> Void
-    /// Receives the saved form of an entity each time it changes.
-    public typealias PersistenceSink = @Sendable (StateRecord) -> Void
 
     /// The event loop of every home made without an executor of its own (tests, tools and in-process
     /// sessions): the same kind of loop lumend runs its home on.
@@ -208,18 +206,11 @@ public actor Home {
         }
     }
 
-    /// Calls `sink` with the saved form (``StateRecord``) of every entity whose saved form changes,
-    /// synchronously, as the change is applied: the state store journals these.
+    /// Hands `sink` the saved form (``StateRecord``) of every entity whose saved form changes, synchronously, as
+    /// the change is applied: the state store journals these.
     ///
     /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
-    /// target, and a scheduled fault's passing unreachability is not saved at all.
-    public func setPersistenceSink(_ sink: PersistenceSink?) {
-        setPersistenceSink(sink.map { ClosureRecordSink(body: $0) } as (any StateRecordSink)?)
-    }
-
-    /// Hands `sink` the saved form of every entity whose saved form changes, as the change is applied.
-    ///
-    /// A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
+    /// target, and a scheduled fault's passing unreachability is not saved at all. A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
     /// later changes of the light's state are written into it in place, with nothing new noted.
     public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
         persistenceSink = sink
@@ -253,11 +244,6 @@ public actor Home {
         let pending = PendingLightRecord(fixtureEntry(at: index), room: lights[slot: index].room)
         lights[slot: index].pendingRecord = pending
         sink.record(pending)
-    }
-
-    /// The saved form of the light at `index` of `lights`.
-    func lightRecord(at index: LightTable.Slot) -> StateRecord {
-        .light(fixtureEntry(at: index), room: lights[slot: index].room)
     }
 
     /// Announces that a property took a new value: to the published values, every observer and every watcher.
@@ -452,11 +438,6 @@ public actor Home {
     /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
     func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
         guard let index = rooms.index(forKey: room) else { return }
-        emitGroupChange(at: index, since: before)
-    }
-
-    /// Announces the `anyOn` and `allOn` of the room at `index` of `rooms` where they differ from `before`.
-    func emitGroupChange(at index: [RoomID: SimulatedRoom].Index, since before: (anyOn: Bool, allOn: Bool)) {
         // Read once: each read through the dictionary's values copies the whole room.
         let room = rooms.values[index]
         emitGroupChange(of: room.id, from: before, to: room.groupState, audience: room.audience)
@@ -472,13 +453,7 @@ public actor Home {
         if now.allOn != before.allOn { emit(.allOn, of: room, .bool(now.allOn), to: audience) }
     }
 
-    /// A light as a fixture entry: what a snapshot saves (mid-transition, its target).
-    func fixtureEntry(of id: LightID) -> LightFixture? {
-        guard let index = lights.slot(of: id) else { return nil }
-        return fixtureEntry(at: index)
-    }
-
-    /// The light at `index` of `lights` as a fixture entry.
+    /// The light at `index` of `lights` as a fixture entry: what a snapshot saves (mid-transition, its target).
     func fixtureEntry(at index: LightTable.Slot) -> LightFixture {
         let id = lights[slot: index].id
         var fixture = LightFixture(
@@ -514,11 +489,4 @@ extension Home {
     {
         try body(self)
     }
-}
-
-/// A sink that is a closure: every record, a light's too, is handed over whole as it is made.
-struct ClosureRecordSink: StateRecordSink {
-    let body: Home.PersistenceSink
-
-    func record(_ record: StateRecord) { body(record) }
 }

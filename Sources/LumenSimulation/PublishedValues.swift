@@ -14,9 +14,6 @@ public final class PublishedValues: Sendable {
 
     private let values = Locked<[PropertyKey: JSONValue]>([:])
 
-    /// An empty table.
-    public init() {}
-
     /// The value last announced for `key`, when the table has it.
     public func value(for key: PropertyKey) -> JSONValue? { values.withLock { $0[key] } }
 

@@ -44,18 +44,6 @@ public struct StateLoader: Sendable {
         public var resumableJournal: ResumableJournal?
         /// The origin of the fixture given: what the store writes into the journals and snapshots it makes.
         public var origin: FixtureOrigin
-
-        init(
-            fixture: Fixture, source: Source, generation: Int, warnings: [String], notices: [String] = [],
-            origin: FixtureOrigin
-        ) {
-            self.fixture = fixture
-            self.source = source
-            self.generation = generation
-            self.warnings = warnings
-            self.notices = notices
-            self.origin = origin
-        }
     }
 
     /// A journal that can take further commits: its next commit goes at `end`, and the file is `size` long.

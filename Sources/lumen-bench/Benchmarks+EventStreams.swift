@@ -32,7 +32,7 @@ extension Benchmarks {
         var limits = HTTPLimits()
         limits.connectionsPerAddress = limits.connections
         limits.streamsPerAddress = limits.streams
-        let http = HTTPServer(listenFD: fd, loop: loop, limits: limits, logger: quiet) { request in
+        let http = HTTPServer(listeners: [HTTPListener(fd: fd)], loop: loop, limits: limits, logger: quiet) { request in
             front.respond(to: request) ?? .now(.text("no\n", status: 404))
         }
         let httpTask = Task { try await http.run() }

@@ -17,14 +17,14 @@ extension Benchmarks {
         }
         let quiet = Logger(level: .critical, handler: MemoryLogHandler())
         let path = "/api/\(user)/lights/1"
-        let hue = HTTPServer(listenFD: hueFD, logger: quiet) { request in
+        let hue = HTTPServer(listeners: [HTTPListener(fd: hueFD)], logger: quiet) { request in
             bridge.respond(to: request) ?? .now(.text("no\n", status: 404))
         }
         let hueTask = Task { try await hue.run() }
         // The static listener answers with exactly what the bridge answers.
         let body = await onThread { HTTPLoadClient(port: huePort).get(path) }
         let fixed = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
-        let plain = HTTPServer(listenFD: staticFD, logger: quiet) { _ in .now(fixed) }
+        let plain = HTTPServer(listeners: [HTTPListener(fd: staticFD)], logger: quiet) { _ in .now(fixed) }
         let plainTask = Task { try await plain.run() }
         let rounds = baseline.rounds / 8
         let (fixedRun, hueRun) = await onThread {

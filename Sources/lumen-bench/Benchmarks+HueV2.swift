@@ -18,7 +18,7 @@ extension Benchmarks {
             return
         }
         let quiet = Logger(level: .critical, handler: MemoryLogHandler())
-        let hue = HTTPServer(listenFD: hueFD, logger: quiet) { request in
+        let hue = HTTPServer(listeners: [HTTPListener(fd: hueFD)], logger: quiet) { request in
             var request = request
             request.isSecure = true
             return bridge.respond(to: request) ?? .now(.text("no\n", status: 404))
@@ -34,7 +34,7 @@ extension Benchmarks {
         let path = "/clip/v2/resource/light/\(id)"
         let body = await onThread { HTTPLoadClient(port: huePort).get(path, headers: headers) }
         let fixed = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
-        let plain = HTTPServer(listenFD: staticFD, logger: quiet) { _ in .now(fixed) }
+        let plain = HTTPServer(listeners: [HTTPListener(fd: staticFD)], logger: quiet) { _ in .now(fixed) }
         let plainTask = Task { try await plain.run() }
         let rounds = baseline.rounds / 8
         let (fixedRun, hueRun) = await onThread {
@@ -113,7 +113,7 @@ extension Benchmarks {
         var limits = HTTPLimits()
         limits.connectionsPerAddress = limits.connections
         limits.streamsPerAddress = limits.streams
-        let http = HTTPServer(listenFD: fd, limits: limits, logger: quiet) { request in
+        let http = HTTPServer(listeners: [HTTPListener(fd: fd)], limits: limits, logger: quiet) { request in
             // Marked as come over TLS, as the GET benchmark's are: TLS is not what is measured.
             var request = request
             request.isSecure = true

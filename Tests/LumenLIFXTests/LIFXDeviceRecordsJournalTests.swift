@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import LumenTestSupport
 import Synchronization
 import Testing
 

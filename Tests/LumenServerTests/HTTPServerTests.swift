@@ -22,7 +22,8 @@ struct HTTPServerTests {
         let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
         let port = try #require(TCPListener.boundPort(fd))
         let server = HTTPServer(
-            listenFD: fd, limits: limits, logger: Logger(level: .error, handler: MemoryLogHandler())
+            listeners: [HTTPListener(fd: fd)], limits: limits,
+            logger: Logger(level: .error, handler: MemoryLogHandler())
         ) {
             respond($0)
         }

@@ -33,9 +33,9 @@ struct JSONRPCProcessorTests {
         let handler = LaterHandler()
         let processor = JSONRPCProcessor(handler: handler)
         let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let left = processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":7,"method":"later"}"#.utf8)) {
-            continuation.yield($0)
-        }
+        let left = processor.processNow(
+            line: Array(#"{"jsonrpc":"2.0","id":7,"method":"later"}"#.utf8),
+            replies: RepliesAsFilled { continuation.yield($0) })
         #expect(left == nil, "nothing left for the asynchronous path")
         var iterator = replies.makeAsyncIterator()
         let reply = try JSONParser.parse(try #require(await iterator.next()))
@@ -50,9 +50,9 @@ struct JSONRPCProcessorTests {
         let handler = LaterHandler()
         let processor = JSONRPCProcessor(handler: handler)
         let replies = Locked<Int>(0)
-        let left = processor.processNow(line: Array(#"{"jsonrpc":"2.0","method":"later"}"#.utf8)) { _ in
-            replies.withLock { $0 += 1 }
-        }
+        let left = processor.processNow(
+            line: Array(#"{"jsonrpc":"2.0","method":"later"}"#.utf8),
+            replies: RepliesAsFilled { _ in replies.withLock { $0 += 1 } })
         #expect(left == nil)
         while handler.laterSent.load(ordering: .relaxed) == 0 { await Task.yield() }
         #expect(replies.withLock { $0 } == 0)
@@ -65,7 +65,8 @@ struct JSONRPCProcessorTests {
         let replies = Locked<[[UInt8]]>([])
         let reply: @Sendable ([UInt8]) -> Void = { bytes in replies.withLock { $0.append(bytes) } }
         let pending = try #require(
-            processor.processNow(line: Array(#"{"jsonrpc":"2.0","id":1,"method":"after"}"#.utf8), reply: reply))
+            processor.processNow(
+                line: Array(#"{"jsonrpc":"2.0","id":1,"method":"after"}"#.utf8), replies: RepliesAsFilled(reply)))
         #expect(replies.withLock { $0 }.isEmpty, "not answered before its work is done")
         await processor.finish(pending)
         let answers = try replies.withLock { $0 }.map { try JSONParser.parse($0) }
@@ -88,7 +89,7 @@ struct LargeBatchTests {
     func replies(to line: [UInt8], handler: LaterHandler) async -> [JSONValue] {
         let processor = JSONRPCProcessor(handler: handler)
         let replies = Locked<[[UInt8]]>([])
-        await processor.process(line: line) { reply in replies.withLock { $0.append(reply) } }
+        await processor.process(line: line, replies: RepliesAsFilled { reply in replies.withLock { $0.append(reply) } })
         return replies.withLock { $0 }.compactMap { try? JSONParser.parse($0) }
     }
 

@@ -45,9 +45,8 @@ struct JSONRPCSpecificationTests {
     /// Sends one line and returns the response, or `nil` when there is none.
     func exchange(_ line: String) async throws -> JSONValue? {
         let replies = Locked<[[UInt8]]>([])
-        await JSONRPCProcessor(handler: SpecificationHandler()).process(line: Array(line.utf8)) { bytes in
-            replies.withLock { $0.append(bytes) }
-        }
+        await JSONRPCProcessor(handler: SpecificationHandler()).process(
+            line: Array(line.utf8), replies: RepliesAsFilled { bytes in replies.withLock { $0.append(bytes) } })
         let all = replies.withLock { $0 }
         #expect(all.count <= 1)
         return try all.first.map { try JSONParser.parse($0) }

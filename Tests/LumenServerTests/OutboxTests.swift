@@ -89,8 +89,8 @@ struct OutboxReplyPlaceTests {
         try await onTestLoop { loop throws in
             let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
             outbox.addSubscription(1, value: 0)
-            let slow = outbox.reserveReply()
-            let fast = outbox.reserveReply()
+            let slow = outbox.reserve()
+            let fast = outbox.reserve()
             outbox.fillReply(fast, with: Array("fast".utf8))
             outbox.publish(1, value: 1)
             #expect(
@@ -106,9 +106,9 @@ struct OutboxReplyPlaceTests {
         try await onTestLoop { loop throws in
             let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
             outbox.addSubscription(1, value: 0)
-            let durable = outbox.reserveReply()
-            let next = outbox.reserveReply()
-            outbox.holdReply(durable)
+            let durable = outbox.reserve()
+            let next = outbox.reserve()
+            outbox.hold(durable)
             outbox.publish(1, value: 1)
             outbox.fillReply(next, with: Array("next".utf8))
             #expect(Self.lines(outbox).isEmpty, "all of it behind the held reply")
@@ -123,8 +123,8 @@ struct OutboxReplyPlaceTests {
     @Test func aRequestWithNoReplyLetsTheNextGo() async throws {
         try await onTestLoop { loop throws in
             let outbox = Outbox(replyByteLimit: 1 << 20, on: loop) {}
-            let notification = outbox.reserveReply()
-            let request = outbox.reserveReply()
+            let notification = outbox.reserve()
+            let request = outbox.reserve()
             outbox.fillReply(request, with: Array("answer".utf8))
             #expect(Self.lines(outbox).isEmpty)
             outbox.fillReply(notification, with: nil)

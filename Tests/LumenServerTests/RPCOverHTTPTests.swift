@@ -35,7 +35,9 @@ struct RPCOverHTTPTests {
             logger: logger, now: { [clock] in clock.now })
         self.front = front
         await home.addWatcher { front.publish($0) }
-        let server = HTTPServer(listenFD: fd, loop: loop, logger: logger, bodyLimit: { _ in 1 << 20 }) { request in
+        let server = HTTPServer(
+            listeners: [HTTPListener(fd: fd)], loop: loop, logger: logger, bodyLimit: { _ in 1 << 20 }
+        ) { request in
             front.respond(to: request) ?? .now(.text("no\n", status: 404))
         }
         task = Task { try await server.run() }

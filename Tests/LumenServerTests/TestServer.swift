@@ -58,7 +58,7 @@ final class TestServer: Sendable {
                 simulationRefusal: server.context.simulationRefusal(credentials), eventLoop: loop
             ) {}
             let processor = JSONRPCProcessor(handler: session, maxDepth: 64, executor: loop)
-            await processor.process(line: Array(line.utf8)) { continuation.yield($0) }
+            await processor.process(line: Array(line.utf8), replies: RepliesAsFilled { continuation.yield($0) })
             session.close()
             continuation.finish()
         }.value

@@ -44,7 +44,7 @@ extension HueBridge {
         case ("GET", 1):
             return Self.v2Data(await v2Model().resources)
         case ("GET", 2):
-            return Self.v2Data(await v2Model().resources(of: parts[1]))
+            return Self.v2Data(await v2Model().resources.filter { $0["type"]?.stringValue == parts[1] })
         case ("GET", 3) where parts[1] == "light":
             // The one light, found by its ID alone: a client polling a light need not have everything built.
             let id = parts[2]

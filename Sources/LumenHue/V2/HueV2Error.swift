@@ -28,7 +28,9 @@ struct HueV2Error: Error, Sendable {
     static func invalidValue(_ value: JSONValue, for property: String) -> HueV2Error {
         badRequest("invalid value, \(value.serialized()), for property, \(property)")
     }
+}
 
+extension HueV2Error {
     /// The v2 form of what the v1 code refused: a missing resource is 404, a bad body or value 400, a device
     /// switched off 400 as a bridge answers it, too many requests 429, anything else 500.
     init(_ error: HueError) {
@@ -40,10 +42,5 @@ struct HueV2Error: Error, Sendable {
             case 2, 5, 6, 7, 201, 301, 302, 305, 306, 402, 404: 400
             default: error.status == 429 ? 429 : 500
             }
-    }
-
-    init(description: String, status: Int) {
-        self.description = description
-        self.status = status
     }
 }

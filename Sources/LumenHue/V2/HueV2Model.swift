@@ -174,11 +174,6 @@ struct HueV2Model: Sendable {
 
     private mutating func add(_ object: JSONObject) { resources.append(.object(object)) }
 
-    /// The resources of `type`, as `GET /clip/v2/resource/{type}` lists them.
-    func resources(of type: String) -> [JSONValue] {
-        resources.filter { $0["type"]?.stringValue == type }
-    }
-
     /// The resource of `type` with the ID `id`, if there is one.
     func resource(_ type: String, _ id: String) -> JSONValue? {
         resources.first { $0["type"]?.stringValue == type && $0["id"]?.stringValue == id }

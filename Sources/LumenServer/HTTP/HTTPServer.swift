@@ -75,25 +75,14 @@ public final class HTTPServer: Service, Sendable {
     let loop: EventLoop
     let driver: LoopBound<HTTPDriver>
 
-    /// A server on `listenFD` whose requests `respond` answers, on `loop` (a new one when not given: a front
-    /// that keeps state of its own, such as sessions, is given the loop it keeps it on).
+    /// A server taking connections on every one of `listeners` (plain HTTP and HTTPS alike, sharing the limits),
+    /// whose requests `respond` answers, on `loop` (a new one when not given: a front that keeps state of its own,
+    /// such as sessions, is given the loop it keeps it on).
     /// - Parameters:
     ///   - bodyLimit: the largest body taken for a path, when not `limits.bodyBytes`.
     ///   - whenStopping: called on the loop once the server stops taking requests, once every waiting request
     ///     has been given its 503 and every stream told to end (before they are sent): a front ends what it
     ///     keeps there.
-    package convenience init(
-        listenFD: Int32, loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
-        bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,
-        respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
-    ) {
-        self.init(
-            listeners: [HTTPListener(fd: listenFD)], loop: loop, limits: limits, logger: logger, bodyLimit: bodyLimit,
-            whenStopping: whenStopping, respond: respond)
-    }
-
-    /// A server taking connections on every one of `listeners` (plain HTTP and HTTPS alike, sharing the limits),
-    /// as ``init(listenFD:loop:limits:logger:bodyLimit:whenStopping:respond:)`` describes.
     package init(
         listeners: [HTTPListener], loop: EventLoop? = nil, limits: HTTPLimits = HTTPLimits(), logger: Logger,
         bodyLimit: (@Sendable (_ path: String) -> Int)? = nil, whenStopping: (@Sendable () -> Void)? = nil,

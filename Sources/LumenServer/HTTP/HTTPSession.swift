@@ -65,7 +65,7 @@ final class HTTPSession: Sendable {
             }
         }
         let slot = ReplySlot(on: activity.loop)
-        await processor.process(line: body) { slot.put($0) }
+        await processor.process(line: body, replies: RepliesAsFilled { slot.put($0) })
         // Whatever is not JSON, or not a request, was answered already; a reply still to come is one to a
         // request with an `id`, answered later.
         guard let reply = await slot.take(orNothingIf: !Self.holdsRequestWithID(body)) else {

@@ -49,18 +49,11 @@ public final class RPCOverHTTP: Sendable {
     /// The time that sessions' idleness is measured in: the continuous clock, or a test's.
     let now: @Sendable () -> ContinuousClock.Instant
 
-    /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home.
-    public convenience init(
+    /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home, measuring its sessions' idleness by
+    /// `now`.
+    public init(
         scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits = ServerLimits(), settings: Settings,
-        logger: Logger
-    ) {
-        self.init(
-            scopeContext: scopeContext, loop: loop, limits: limits, settings: settings, logger: logger, now: { .now })
-    }
-
-    init(
-        scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits, settings: Settings, logger: Logger,
-        now: @escaping @Sendable () -> ContinuousClock.Instant
+        logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.now = now
         context = ServerContext(

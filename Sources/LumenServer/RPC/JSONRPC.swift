@@ -185,22 +185,12 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         if let pending = processNow(line: line, replies: replies) { await finish(pending) }
     }
 
-    /// ``process(line:replies:)`` with each reply (one JSON text, no newline) handed to `reply` as it is known.
-    public func process(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) async {
-        await process(line: line, replies: RepliesAsFilled(reply))
-    }
-
     /// Reserves the line's reply's place and answers what of it can be answered without suspending; returns the
     /// rest, for ``finish(_:)``. A large batch is left whole, to be parsed in slices.
     public func processNow(line: [UInt8], replies: any ReplySink) -> Pending? {
         let place = LinePlace(sink: replies, slot: replies.reserve())
         if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line, place)) }
         return processNow(parsing: line, place: place)
-    }
-
-    /// ``processNow(line:replies:)`` with each reply handed to `reply` as it is known.
-    public func processNow(line: [UInt8], reply: @escaping @Sendable ([UInt8]) -> Void) -> Pending? {
-        processNow(line: line, replies: RepliesAsFilled(reply))
     }
 
     /// ``processNow(line:replies:)`` for a line parsed whole.

@@ -326,7 +326,7 @@ public final class SocketServer: Service, Sendable {
             let processor = JSONRPCProcessor(handler: session, maxDepth: context.limits.maxDepth, executor: loop)
             let request = Array(
                 #"{"jsonrpc":"2.0","id":"watchdog","method":"get","params":{"scope":0,"connection":"name"}}"#.utf8)
-            await processor.process(line: request) { continuation.yield($0) }
+            await processor.process(line: request, replies: RepliesAsFilled { continuation.yield($0) })
             session.close()
         }.value
         var iterator = stream.makeAsyncIterator()

@@ -6,10 +6,10 @@ import LumenProtocol
 /// client that does not keep up).
 ///
 /// Replies go out in the order their requests were read: each request's place is reserved as it is read
-/// (``reserveReply()``), and a reply filled while a place before it is still open waits for it. A reply takes its
+/// (``reserve()``), and a reply filled while a place before it is still open waits for it. A reply takes its
 /// place among the notices when it and every reply before it are filled; a notice, when it comes. So what a
 /// client reads depends on the order things happened on the session's loop, never on when the loop got round
-/// to writing, and a reply that waits for the disk (``holdReply(_:)``) keeps the place it was given, with what
+/// to writing, and a reply that waits for the disk (``hold(_:)``) keeps the place it was given, with what
 /// comes after it waiting behind it.
 ///
 /// While less than ``coalescingBytes`` wait unsent, each change is a notice of its own, written out as it
@@ -23,7 +23,7 @@ final class Outbox: Sendable {
         /// Whole lines, newlines included: replies queued one after another share a chunk.
         case bytes([UInt8])
         case notice(UInt64)
-        /// A reply given its place before its bytes (``Outbox/holdReply(_:)``): what comes after it waits for them.
+        /// A reply given its place before its bytes (``Outbox/hold(_:)``): what comes after it waits for them.
         case held(UInt64)
         /// Already taken: left in the taken item's place, so the item's bytes have a single owner.
         case taken
@@ -113,7 +113,7 @@ final class Outbox: Sendable {
     }
 
     /// Reserves the place of the next reply, in the order requests are read.
-    func reserveReply() -> UInt64 {
+    func reserve() -> UInt64 {
         state.with { state in
             state.open.append(.reserved)
             return state.firstOpen + UInt64(state.open.count - state.openHead - 1)
@@ -145,7 +145,7 @@ final class Outbox: Sendable {
 
     /// Gives a reserved place its position among what is sent, as if it were filled now, its bytes to come with
     /// ``fillReply(_:with:wakeWriter:)``: what comes meanwhile waits behind it.
-    func holdReply(_ slot: UInt64) {
+    func hold(_ slot: UInt64) {
         state.with { state in
             guard !state.closed, slot >= state.firstOpen else { return }
             state.open[state.openHead + Int(slot - state.firstOpen)] = .held
@@ -337,7 +337,5 @@ final class Outbox: Sendable {
 /// The outbox as the place of a session's replies, when nothing else is to happen as one is filled (an in-process
 /// session reads what is waiting when it is done).
 extension Outbox: ReplySink {
-    func reserve() -> UInt64 { reserveReply() }
     func fill(_ slot: UInt64, with bytes: [UInt8]?) { fillReply(slot, with: bytes) }
-    func hold(_ slot: UInt64) { holdReply(slot) }
 }

@@ -236,11 +236,15 @@ final class Session: RPCHandler {
         }
     }
 
-    /// The context of a request on `target`, carrying `value` when it writes one: what its errors name,
-    /// those of finding the scope and connection included.
-    private func context(of target: Call.Target, value: JSONValue? = nil) -> RequestContext {
+    /// What `body` gives for a request on `target`, carrying `value` when it writes one, with every error it
+    /// throws naming the request's context (those of finding the scope and connection included), which `body`
+    /// is handed for the errors it reports later.
+    private func onTarget<Value>(
+        _ target: Call.Target, value: JSONValue? = nil, _ body: (RequestContext) async throws(LumenError) -> Value
+    ) async throws(LumenError) -> Value {
         let entity = state.with { $0.scopes[target.scope]?.scope.entity }
-        return RequestContext(scope: target.scope, connection: target.connection, entity: entity, value: value)
+        let request = RequestContext(scope: target.scope, connection: target.connection, entity: entity, value: value)
+        do throws(LumenError) { return try await body(request) } catch { throw request.annotate(error) }
     }
 
     private func lookup(_ target: Call.Target) throws(LumenError) -> Found {
@@ -328,8 +332,7 @@ final class Session: RPCHandler {
     }
 
     private func open(_ target: Call.Target, _ configuration: JSONCursor) async throws(LumenError) -> JSONValue {
-        let request = context(of: target)
-        do throws(LumenError) {
+        try await onTarget(target) { _ throws(LumenError) in
             let found = try lookup(target)
             guard let open = found.connection.open else { throw found.wrongKind("open") }
             if target.connection == "simulation", let simulationRefusal { throw simulationRefusal }
@@ -352,8 +355,6 @@ final class Session: RPCHandler {
                     .noSuchScope, "scope \(target.scope) was closed while opening; open it again, then this")
             }
             return ["scope": .int(scopeID), "type": .string(child.typeName)]
-        } catch {
-            throw request.annotate(error)
         }
     }
 
@@ -372,14 +373,11 @@ final class Session: RPCHandler {
     }
 
     private func get(_ target: Call.Target) async throws(LumenError) -> JSONValue {
-        let request = context(of: target)
-        do throws(LumenError) {
+        try await onTarget(target) { _ throws(LumenError) in
             let found = try lookup(target)
             guard let get = found.connection.get else { throw found.wrongKind("get") }
             if let value = found.connection.peek?() { return ["value": value] }
             return ["value": try await get()]
-        } catch {
-            throw request.annotate(error)
         }
     }
 
@@ -387,8 +385,7 @@ final class Session: RPCHandler {
     private func set(_ target: Call.Target, _ value: JSONCursor, _ transitionMs: JSONCursor, reply: Reply)
         async throws(LumenError)
     {
-        let request = context(of: target, value: value.value)
-        do throws(LumenError) {
+        try await onTarget(target, value: value.value) { request throws(LumenError) in
             let found = try lookup(target)
             guard let write = found.connection.write else { throw found.wrongKind("set") }
             guard !value.value.isNull else {
@@ -408,14 +405,11 @@ final class Session: RPCHandler {
                 try write(home, value, options)
             }
             self.reply(with: completion, request, reply)
-        } catch {
-            throw request.annotate(error)
         }
     }
 
     private func call(_ target: Call.Target, _ arguments: JSONCursor, reply: Reply) async throws(LumenError) {
-        let request = context(of: target)
-        do throws(LumenError) {
+        try await onTarget(target) { request throws(LumenError) in
             let found = try lookup(target)
             guard let action = found.connection.action else { throw found.wrongKind("call") }
             // An action that waits for devices (a room's group command) is answered later, as a `set` is, so
@@ -427,18 +421,11 @@ final class Session: RPCHandler {
             }
             try checkInflightLimit()
             self.reply(with: try await action.start(arguments), request, reply)
-        } catch {
-            throw request.annotate(error)
         }
     }
 
     private func subscribe(_ target: Call.Target) async throws(LumenError) -> JSONValue {
-        let request = context(of: target)
-        do throws(LumenError) {
-            return try await subscribe(try lookup(target))
-        } catch {
-            throw request.annotate(error)
-        }
+        try await onTarget(target) { _ throws(LumenError) in try await subscribe(try lookup(target)) }
     }
 
     private func subscribe(_ found: Found) async throws(LumenError) -> JSONValue {

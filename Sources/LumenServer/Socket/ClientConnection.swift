@@ -52,7 +52,7 @@ final class ClientConnection: Sendable {
         /// Weak: a write waiting on a device holds its reply, which must not keep a closed connection.
         weak var connection: ClientConnection?
 
-        func reserve() -> UInt64 { outbox.reserveReply() }
+        func reserve() -> UInt64 { outbox.reserve() }
 
         func fill(_ slot: UInt64, with bytes: [UInt8]?) {
             guard let connection else { return }
@@ -60,7 +60,7 @@ final class ClientConnection: Sendable {
             connection.flush()
         }
 
-        func hold(_ slot: UInt64) { outbox.holdReply(slot) }
+        func hold(_ slot: UInt64) { outbox.hold(slot) }
     }
 
     let fd: Int32

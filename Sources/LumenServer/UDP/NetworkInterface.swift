@@ -15,14 +15,6 @@ public struct NetworkInterface: Sendable, Hashable {
     /// Whether the interface is loopback (`lo`).
     public var isLoopback: Bool
 
-    /// An interface's address.
-    public init(index: Int32, address: IPv4Address, netmask: IPv4Address, isLoopback: Bool) {
-        self.index = index
-        self.address = address
-        self.netmask = netmask
-        self.isLoopback = isLoopback
-    }
-
     /// Whether `other` is on this address's network.
     func contains(_ other: IPv4Address) -> Bool {
         address.value & netmask.value == other.value & netmask.value

@@ -112,11 +112,12 @@ public final class UDPServer: Service, Sendable {
                 dropped.add(1, ordering: .relaxed)
                 continue
             }
-            // The sender's address is written out only if a command needs it: not for every datagram of a flood.
+            // The sender's address (`127.0.0.1:51234`, `[::1]:51234`: received on an IPv4 or IPv6 socket, it is one
+            // of them) is written out only if a command needs it: not for every datagram of a flood.
             guard
                 let work = respond(
                     Array(buffer[0..<count]), Self.destination(destination, local: local, interface: interface),
-                    { [sender] in Self.describe(sender) })
+                    { [sender] in TCPAddress(sender.storage)?.description ?? "unknown" })
             else {
                 waiting.subtract(1, ordering: .relaxed)
                 continue
@@ -141,12 +142,6 @@ public final class UDPServer: Service, Sendable {
         guard destination != 0 else { return .unknown }
         guard destination == local else { return .broadcast(interface: interface) }
         return .address(IPv4Address(value: UInt32(bigEndian: destination)))
-    }
-
-    /// A sender's address as text: `127.0.0.1:51234`, `[::1]:51234`.
-    static func describe(_ sender: Sender) -> String {
-        // Received on an IPv4 or IPv6 socket: always an address of one of them.
-        TCPAddress(sender.storage)?.description ?? "unknown"
     }
 
     private func send(_ datagrams: [[UInt8]], to sender: Sender, from source: IPv4Address?) {

@@ -61,14 +61,7 @@ public enum StateJournal {
         /// The fixture the state comes from.
         public var origin: FixtureOrigin
         /// The format version the journal was written in.
-        public var version: Int
-
-        /// A header.
-        public init(base: Int, origin: FixtureOrigin, version: Int = StateJournal.formatVersion) {
-            self.base = base
-            self.origin = origin
-            self.version = version
-        }
+        public var version = StateJournal.formatVersion
     }
 
     /// One commit.
@@ -77,12 +70,6 @@ public enum StateJournal {
         public var generation: Int
         /// What changed.
         public var records: [StateRecord]
-
-        /// A commit.
-        public init(generation: Int, records: [StateRecord]) {
-            self.generation = generation
-            self.records = records
-        }
     }
 
     /// What reading a journal found.
