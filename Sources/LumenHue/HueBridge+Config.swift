@@ -8,6 +8,7 @@ extension HueBridge {
     func pair(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try bodyObject(request, address: "/")
         guard let deviceType = body["devicetype"]?.stringValue, (1...40).contains(deviceType.count) else {
+            // Addressed `/devicetype`, as a bridge names the parameter of a body sent to `/api`.
             throw HueError.invalidValue(body["devicetype"] ?? .null, of: "devicetype", at: "")
         }
         let user: HueBridgeState.User

@@ -20,7 +20,7 @@ extension HueBridge {
         var transitionMs: Double?
         for (key, value) in body.members where key != "scene" {
             guard key == "transitiontime" else { throw HueError.parameterNotAvailable(key, at: address) }
-            transitionMs = try HueValues.transitionTime(value, at: address).map { Double($0) * 100 }
+            transitionMs = Double(try HueValues.transitionTime(value, at: address)) * 100
         }
         let snapshot = await snapshot()
         guard let scene = snapshot.state.scenes.first(where: { $0.id == id }) else {

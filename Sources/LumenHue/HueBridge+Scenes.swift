@@ -73,7 +73,9 @@ extension HueBridge {
         default:
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
-        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
+        let transition = try body["transitiontime"].map { value throws(HueError) in
+            try HueValues.transitionTime(value, at: address)
+        }
         var states = try Self.givenStates(body["lightstates"], of: lights, in: snapshot, at: address)
         for number in lights where states[number] == nil {
             states[number] = snapshot.capturedState(of: number, transitionTenths: transition)
@@ -110,7 +112,9 @@ extension HueBridge {
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
         let snapshot = await snapshot()
         var scene = stored
-        let transition = try HueValues.transitionTime(body["transitiontime"], at: address)
+        let transition = try body["transitiontime"].map { value throws(HueError) in
+            try HueValues.transitionTime(value, at: address)
+        }
         for (key, value) in body.members {
             switch key {
             case "name":

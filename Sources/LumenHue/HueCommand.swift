@@ -67,7 +67,7 @@ struct HueCommand {
             case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
                 try readIncrement(name, value, kind: kind)
             case "transitiontime":
-                if let tenths = try HueValues.transitionTime(value, at: address) { transitionMs = Double(tenths) * 100 }
+                transitionMs = Double(try HueValues.transitionTime(value, at: address)) * 100
             case "effect":
                 try requires(.color, name, kind)
                 guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {
@@ -88,8 +88,9 @@ struct HueCommand {
             if let property = Self.property(for: name), sentParameters[property] == nil {
                 sentParameters[property] = name
             }
-            successes.append(.object(["success": .object(["\(address)/\(name)": value])]))
         }
+        // Every parameter was taken (any other is refused above): each has its success, in the body's order.
+        successes = HueBridge.successes(for: body, at: address)
         if hueAndSat.hue != nil || hueAndSat.sat != nil {
             change.color = HueValues.color(hue: hueAndSat.hue ?? 0, sat: hueAndSat.sat ?? 254)
         }

@@ -18,11 +18,10 @@ enum HueValues {
         return number
     }
 
-    /// The `transitiontime` `value` gives, when given, in tenths of a second.
+    /// The `transitiontime` `value` gives, in tenths of a second.
     /// - Throws: ``HueError`` 7 for a value that is not a whole number in ``transitionTenths``.
-    static func transitionTime(_ value: JSONValue?, at address: String) throws(HueError) -> Int? {
-        guard let value else { return nil }
-        return try integer(value, in: transitionTenths, of: "transitiontime", at: address)
+    static func transitionTime(_ value: JSONValue, at address: String) throws(HueError) -> Int {
+        try integer(value, in: transitionTenths, of: "transitiontime", at: address)
     }
 
     /// A group's or scene's name: 1 to 32 characters, as on a bridge.

@@ -25,7 +25,7 @@ extension LIFXDeviceRecords {
     func reload(from home: isolated Home) {
         isLoaded.withLock { $0 = true }
         unsaved.withLock { $0 = [] }
-        clear(nil)
+        clear()
         load(home.frontRecord(Self.recordName), atMs: home.nowMilliseconds, booting: false)
     }
 

@@ -29,8 +29,9 @@ final class LIFXDeviceRecords: Sendable {
     /// The simulation time the front started at: every bulb has been up since then, unless rebooted.
     let startedAtMs: Double
     private let boots = Locked<[LightID: Boot]>([:])
-    /// The location and the group a client put each bulb in.
+    /// The location a client put each bulb in.
     let locations = Locked<[LightID: Membership]>([:])
+    /// The group a client put each bulb in.
     let groups = Locked<[LightID: Membership]>([:])
     /// The infrared level clients set, for bulbs with infrared.
     let infraredLevels = Locked<[LightID: UInt16]>([:])
@@ -132,7 +133,7 @@ final class LIFXDeviceRecords: Sendable {
 
     /// Empties what is saved for `light`, or for every bulb when `nil`, and what it holds only in memory (frame
     /// buffers, timed effects, waves): the one list of what a bulb keeps here.
-    func clear(_ light: LightID?) {
+    func clear(_ light: LightID? = nil) {
         func empty<Kept>(_ table: Locked<[LightID: Kept]>) {
             table.withLock { kept in
                 if let light { kept[light] = nil } else { kept = [:] }

@@ -26,7 +26,7 @@ extension LIFXFront {
                 }
                 book.list(light, serial: DeviceSerial.of(light, homeDigest: homeDigest))
             } else {
-                _ = everyBulb(.every, in: home, from: firstAddress, book: &book)
+                _ = everyBulb(.every, in: home, book: &book)
             }
             return (
                 bulb(light, in: home, book: book), displaced.flatMap { bulb($0, in: home, book: book) }, displaced

@@ -219,7 +219,7 @@ public final class LIFXFront: Sendable {
         -> [LIFXReply]
     {
         let request = Self.handled(request, of: packet, by: bulb)
-        guard let state = (try? home.queryAtOnce(bulb.light.id)) ?? nil else { return [] }
+        guard let state = try? home.queryAtOnce(bulb.light.id) else { return [] }
         return Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home)
     }
 
@@ -373,7 +373,7 @@ public final class LIFXFront: Sendable {
             // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
             // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
             // product lacks the capability for, answered as `unhandled`.
-            return (try? await home.queryAtOnce(bulb.light.id)) ?? nil
+            return try? await home.queryAtOnce(bulb.light.id)
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id

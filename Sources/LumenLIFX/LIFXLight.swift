@@ -51,25 +51,25 @@ extension LIFXFront {
 
     /// The bulbs that `addressee` names, as ``bulbs(_:)`` reads them, in a turn of `home`: at once from the
     /// ``book`` when it can tell (``named(_:in:book:)``), else by looking at every bulb
-    /// (``everyBulb(_:in:from:book:)``). What the bulbs keep is read first, the first time, so that what is
+    /// (``everyBulb(_:in:book:)``). What the bulbs keep is read first, the first time, so that what is
     /// answered of them is the home's.
     func bulbs(_ addressee: LIFXAddressee, in home: isolated Home) -> [LIFXLight] {
         records.loadOnce(from: home)
         return book.withLock { book in
-            named(addressee, in: home, book: book) ?? everyBulb(addressee, in: home, from: firstAddress, book: &book)
+            named(addressee, in: home, book: book) ?? everyBulb(addressee, in: home, book: &book)
         }
     }
 
     /// The bulbs that `addressee` names, found by looking at every bulb in the home's order; each bulb that has no
     /// address yet is given one by count, in that order, and the book then knows every bulb.
     func everyBulb(
-        _ addressee: LIFXAddressee, in home: isolated Home, from first: IPv4Address, book: inout LIFXAddressBook
+        _ addressee: LIFXAddressee, in home: isolated Home, book: inout LIFXAddressBook
     ) -> [LIFXLight] {
         var named: [LightID: (address: IPv4Address, serial: [UInt8])] = [:]
         let devices = home.devices(on: .lifxLAN) { id, fixtureAddress in
             let address =
                 fixtureAddress ?? book.byLight[id]
-                ?? book.count(id, from: first) { home.fixtureAddressOwner(of: $0) != nil }
+                ?? book.count(id, from: firstAddress) { home.fixtureAddressOwner(of: $0) != nil }
             let serial = DeviceSerial.of(id, homeDigest: homeDigest)
             // A book that knows every bulb lists each already: a broadcast's look at them all adds nothing.
             if !book.isComplete { book.list(id, serial: serial) }

@@ -126,13 +126,13 @@ public enum LIFXRequest: Sendable, Hashable {
         case 34: self = .getInfo
         case 38: self = .setReboot
         case 48: self = .getLocation
+        case 49:
+            let (id, label) = (reader.bytes(16), reader.text(32))
+            self = .setLocation(id: id, label: label, updatedAt: reader.uint64())
         case 51: self = .getGroup
-        case 49, 52:
-            let (id, label, updatedAt) = (reader.bytes(16), reader.text(32), reader.uint64())
-            self =
-                type == 49
-                ? .setLocation(id: id, label: label, updatedAt: updatedAt)
-                : .setGroup(id: id, label: label, updatedAt: updatedAt)
+        case 52:
+            let (id, label) = (reader.bytes(16), reader.text(32))
+            self = .setGroup(id: id, label: label, updatedAt: reader.uint64())
         case 58: self = .echo(reader.bytes(64))
         case 101: self = .getColor
         case 102:

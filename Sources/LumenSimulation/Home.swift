@@ -210,8 +210,10 @@ public actor Home {
     /// the change is applied: the state store journals these.
     ///
     /// Saved forms differ from change events: a light fading to a new brightness is saved once, at its
-    /// target, and a scheduled fault's passing unreachability is not saved at all. A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it,
-    /// later changes of the light's state are written into it in place, with nothing new noted.
+    /// target, and a scheduled fault's passing unreachability is not saved at all.
+    ///
+    /// A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it, later
+    /// changes of the light's state are written into it in place, with nothing new noted.
     public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
         persistenceSink = sink
         // Records the sink before held are no longer where a change should go.
@@ -437,10 +439,9 @@ public actor Home {
 
     /// Announces a room's `anyOn` and `allOn` where they differ from `before`.
     func emitGroupChange(of room: RoomID, since before: (anyOn: Bool, allOn: Bool)) {
-        guard let index = rooms.index(forKey: room) else { return }
-        // Read once: each read through the dictionary's values copies the whole room.
-        let room = rooms.values[index]
-        emitGroupChange(of: room.id, from: before, to: room.groupState, audience: room.audience)
+        // Read once: each read through the dictionary copies the whole room.
+        guard let simulated = rooms[room] else { return }
+        emitGroupChange(of: room, from: before, to: simulated.groupState, audience: simulated.audience)
     }
 
     /// Announces the `anyOn` and `allOn` of `room` that differ between `before` and `now`, to those of the

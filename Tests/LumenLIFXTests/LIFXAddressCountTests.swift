@@ -216,7 +216,7 @@ struct LIFXAddressCountTests {
                 }
                 let everyBulb = await home.reading { home in
                     front.book.withLock { book in
-                        front.everyBulb(addressee, in: home, from: front.firstAddress, book: &book)
+                        front.everyBulb(addressee, in: home, book: &book)
                     }
                 }
                 #expect(atOnce?.map(\.light.id) == everyBulb.map(\.light.id))

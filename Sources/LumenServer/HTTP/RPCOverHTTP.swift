@@ -50,7 +50,7 @@ public final class RPCOverHTTP: Sendable {
     let now: @Sendable () -> ContinuousClock.Instant
 
     /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home, measuring its sessions' idleness by
-    /// `now`.
+    /// `now` (the continuous clock; a test gives its own).
     public init(
         scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits = ServerLimits(), settings: Settings,
         logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
