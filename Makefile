@@ -313,15 +313,25 @@ soak: deps
 ## shorter simulations. Every lock is a pthread mutex (Locked), which ThreadSanitizer sees, so nothing is
 ## suppressed: Tests/Sanitizers/tsan.supp takes only what the toolchain itself needs, each with the reason. Each
 ## build starts clean: an incremental one over a change to a stored type's layout has given failures that were not
-## in the code.
+## in the code. Every process writes its reports to a file in SAN_REPORTS, and any file there fails the run: a
+## lumend a test starts writes its stderr into the test's temporary directory, which goes with the test, so a
+## report from a daemon whose exit the test never looks at would otherwise pass unseen.
+SAN_REPORTS = $(abspath $(BUILD_DIR))/sanitizer-reports
+# Prints the reports and fails when any process wrote one; otherwise exits with the test run's status.
+SAN_CHECK = if ls $(SAN_REPORTS)/* >/dev/null 2>&1; then cat $(SAN_REPORTS)/*; \
+	  echo "sanitizer reports in $(SAN_REPORTS)"; exit 1; fi; exit $$status
 sanitize: deps
-	rm -rf $(BUILD_DIR)/asan $(BUILD_DIR)/tsan
+	rm -rf $(BUILD_DIR)/asan $(BUILD_DIR)/tsan $(SAN_REPORTS)
+	mkdir -p $(SAN_REPORTS)
 	$(SWIFT) build --build-tests --sanitize=address --build-path $(BUILD_DIR)/asan
-	ASAN_OPTIONS=detect_leaks=0 LUMEN_CRASHSIM_WORKLOADS=20 \
-	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --build-path $(BUILD_DIR)/asan
+	ASAN_OPTIONS=detect_leaks=0:log_path=$(SAN_REPORTS)/asan LUMEN_CRASHSIM_WORKLOADS=20 \
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --build-path $(BUILD_DIR)/asan; \
+	  status=$$?; $(SAN_CHECK)
 	$(SWIFT) build --build-tests --sanitize=thread --build-path $(BUILD_DIR)/tsan
-	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp" LUMEN_CRASHSIM_WORKLOADS=20 \
-	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --build-path $(BUILD_DIR)/tsan
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp log_path=$(SAN_REPORTS)/tsan" \
+	  LUMEN_CRASHSIM_WORKLOADS=20 \
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --build-path $(BUILD_DIR)/tsan; \
+	  status=$$?; $(SAN_CHECK)
 
 ## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
