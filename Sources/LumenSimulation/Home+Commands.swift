@@ -146,13 +146,9 @@ extension Home {
         RateBucket.take(from: &rateBuckets[light], rate: rate, at: nowMicros)
     }
 
+    /// Carries out the command `id`, which has fallen due.
     func applyCommand(_ id: UInt64) {
         guard let command = pending.removeCommand(id) else { return }
-        apply(command, id: id)
-    }
-
-    /// Carries out a command that has fallen due.
-    func apply(_ command: PendingCommand, id: UInt64) {
         guard let index = lights.slot(of: command.light) else {
             settle(command, .failure(Self.noSuchLight(command.light)))
             return
@@ -311,12 +307,6 @@ extension Home {
         } else {
             transitions[id] = nil
         }
-        setState(at: index, to: state)
-    }
-
-    /// Sets a light's state and emits one event per property that really changed.
-    func setState(of id: LightID, to state: LightState) {
-        guard let index = lights.slot(of: id) else { return }
         setState(at: index, to: state)
     }
 
