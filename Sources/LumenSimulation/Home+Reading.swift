@@ -22,12 +22,6 @@ extension Home {
     /// The room IDs, in order.
     public var roomIDs: [RoomID] { roomOrder }
 
-    /// The light IDs of a room, in order.
-    public func lightIDs(in room: RoomID) throws(LumenError) -> [LightID] {
-        guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
-        return room.lightIDs
-    }
-
     /// Whether a room exists.
     public func hasRoom(_ room: RoomID) -> Bool { rooms[room] != nil }
 
