@@ -161,8 +161,10 @@ public struct DeviceTruth: Sendable, Hashable {
 }
 
 extension Home {
-    /// What `body` reads of the home, in one visit: every value it reads is from the same moment, and a front
-    /// that needs several (the Hue bridge's search, its lights and the clock) makes one hop, not one a value.
+    /// What `body` reads of the home, or does with it, in one visit: every value it reads is from the same moment,
+    /// with no change in between what it reads and what it registers (a subscription's first value and its
+    /// registration), and a front that needs several values (the Hue bridge's search, its lights and the clock)
+    /// makes one hop, not one a value.
     ///
     /// ```swift
     /// let (search, nowMs) = await home.reading { home in (home.latestSearch(), home.nowMilliseconds) }

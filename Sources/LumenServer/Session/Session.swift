@@ -397,7 +397,7 @@ final class Session: RPCHandler {
             }
             let options = WriteOptions(transitionMs: transition)
             try checkInflightLimit()
-            let completion = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
+            let completion = try await context.scopeContext.home.reading { home throws(LumenError) in
                 try write(home, value, options)
             }
             self.reply(with: completion, request, reply)
@@ -438,7 +438,7 @@ final class Session: RPCHandler {
             // Read and register in one step on the home's loop, so no change falls in between. The notices of
             // later changes reach this loop after this task does, so the outbox knows the subscription first.
             let hub = context.hub
-            value = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
+            value = try await context.scopeContext.home.reading { home throws(LumenError) in
                 let value = try home.value(of: key)
                 hub.add(subscription, key: key, session: self)
                 home.watch(key)
