@@ -3,6 +3,14 @@ import LumenProtocol
 import LumenSimulation
 
 extension Home {
+    /// Queues a command to a light and returns at once with a ticket for its outcome, as
+    /// ``Home/send(_:to:transitionMs:throughBridge:)`` does.
+    public func submit(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
+        -> CommandTicket
+    {
+        try send(change, to: light, transitionMs: transitionMs).ticket
+    }
+
     /// The light IDs of a room, in order, as its `lightIDs` value shows them.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room.
     public func lightIDs(in room: RoomID) throws(LumenError) -> [LightID] {
