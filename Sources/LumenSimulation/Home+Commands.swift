@@ -76,7 +76,7 @@ extension Home {
         let now = nowMicros
         let transitionMicros = Self.micros(transitionMs)
         let delivery = lights[slot: index].deliver(at: now, settings: settings, overloaded: overloaded)
-        if case .due(let due) = delivery, clockMode == .real, due <= now, !queue.hasEvent(notAfter: now) {
+        if case .due(let due) = delivery, clockMode == .real, due <= now, (queue.nextDue ?? .max) > now {
             // Due now (an instant device) with nothing else due before it: carried out at once, as the queue
             // would have, without passing through it, and answered with no ticket.
             let result = carryOut(change, transitionMicros: transitionMicros, to: light, at: index)
