@@ -130,7 +130,7 @@ extension LIFXFront {
             let position = placed[tile] ?? SIMD2(Float(tile), 0)
             return LIFXTileDevice(
                 userX: position.x, userY: position.y, width: UInt8(LIFXMatrix.width),
-                height: UInt8(LIFXMatrix.height), product: product, firmware: Self.firmware)
+                height: UInt8(LIFXMatrix.height), product: product)
         }
     }
 }

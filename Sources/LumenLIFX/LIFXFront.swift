@@ -223,15 +223,6 @@ public final class LIFXFront: Sendable {
         return Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home)
     }
 
-    /// Every addressed bulb's replies to `packet`, gathered: for tests.
-    func answer(_ packet: LIFXPacket, at address: IPv4Address? = nil, from sender: String = "lifx test") async
-        -> [[UInt8]]
-    {
-        let gathered = Locked<[[UInt8]]>([])
-        await answer(packet, at: address, from: { sender }) { replies, _ in gathered.withLock { $0 += replies } }
-        return gathered.withLock { $0 }
-    }
-
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
     func answer(
         _ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: @escaping @Sendable () -> String

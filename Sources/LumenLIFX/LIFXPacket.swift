@@ -81,14 +81,8 @@ public struct LIFXPacket: Sendable, Hashable {
         return writer.output
     }
 
-    /// A reply from the device whose MAC is `serial`: the same source and sequence, addressed from it.
-    public func reply(type: UInt16, payload: [UInt8] = [], from serial: [UInt8]) -> LIFXPacket {
-        LIFXPacket(
-            source: source, target: serial + [0, 0], sequence: sequence, type: type, payload: payload)
-    }
-
-    /// The datagram of `reply` from the device whose MAC is `serial`, as ``reply(type:payload:from:)`` makes it:
-    /// written into one array, header and payload, as a bulb answers many queries.
+    /// The datagram of `reply` from the device whose MAC is `serial`: the same source and sequence, addressed from
+    /// it, written into one array, header and payload, as a bulb answers many queries.
     func datagram(replying reply: LIFXReply, from serial: [UInt8]) -> [UInt8] {
         // Room for the common replies (`Light.State`'s payload is 52 bytes); a longer one grows the array.
         var writer = LIFXWriter(capacity: Self.headerSize + 64)

@@ -6,24 +6,13 @@ public struct LIFXTileDevice: Sendable, Hashable {
     /// Its columns and rows of pixels.
     public var width: UInt8
     public var height: UInt8
-    /// Its product, and the firmware it runs.
+    /// Its product.
     public var product: UInt32
-    public var firmware: (build: UInt64, major: UInt16, minor: UInt16)
-
-    public static func == (left: LIFXTileDevice, right: LIFXTileDevice) -> Bool {
-        left.userX == right.userX && left.userY == right.userY && left.width == right.width
-            && left.height == right.height && left.product == right.product && left.firmware == right.firmware
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(userX)
-        hasher.combine(userY)
-        hasher.combine(product)
-    }
 
     /// Its 55 bytes: no accelerometer reading (a tile at rest reads as right side up), then placement, size,
-    /// version and firmware.
+    /// version and firmware (every bulb's, ``LIFXFront/firmware``).
     func write(_ writer: inout LIFXWriter) {
+        let firmware = LIFXFront.firmware
         writer.zeros(3 * 2 + 2)
         writer.uint32(userX.bitPattern)
         writer.uint32(userY.bitPattern)

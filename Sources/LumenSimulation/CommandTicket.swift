@@ -8,7 +8,7 @@ import Synchronization
 /// wait for each on its own: a slow light never holds up another.
 ///
 /// ```swift
-/// let ticket = try await home.submit(LightChange(isOn: true), to: "kitchen.spot-1")
+/// let ticket = try await home.send(LightChange(isOn: true), to: "kitchen.spot-1").ticket
 /// let state = try await ticket.value
 /// ```
 public final class CommandTicket: Sendable {

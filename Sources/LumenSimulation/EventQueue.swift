@@ -56,9 +56,6 @@ struct EventQueue: Sendable {
     var count: Int { heap.count }
     var nextDue: Int64? { heap.first?.due }
 
-    /// Whether an event is due at or before `time`.
-    func hasEvent(notAfter time: Int64) -> Bool { heap.first.map { $0.due <= time } ?? false }
-
     mutating func schedule(_ event: SimulationEvent, at due: Int64) {
         if event.isWork { pendingWork += 1 }
         heap.append(ScheduledEvent(due: due, sequence: nextSequence, event: event))

@@ -20,27 +20,19 @@ extension Home {
         return settings
     }
 
-    /// Queues a command to a light and returns at once with a ticket for its outcome.
+    /// Queues a command to a light and returns its outcome itself when the device took it as it was made (an
+    /// instant device on the real clock, nothing else due first), else a ticket for its outcome.
     ///
     /// Commands to one light take effect in the order they were submitted, whatever their sampled latency.
     /// - Parameters:
     ///   - change: what to change.
     ///   - light: the light.
     ///   - transitionMs: how long brightness and colour take to reach their targets; 0 for at once.
+    ///   - throughBridge: sent through the Hue bridge (its API), so it takes one of the bridge's light
+    ///     commands whatever the light's family; a Hue family light's always does.
     /// - Throws: ``LumenError`` at once for an unknown light (`noSuchEntity`), a property the device lacks
     ///   (`notSupported`), a value out of range (`invalidParams`) or a full rate limit (`busy`). Unreachable
     ///   devices and dropped commands fail later, through the ticket, after the device's timeout.
-    public func submit(_ change: LightChange, to light: LightID, transitionMs: Double = 0) throws(LumenError)
-        -> CommandTicket
-    {
-        try send(change, to: light, transitionMs: transitionMs).ticket
-    }
-
-    /// Queues a command to a light, as ``submit(_:to:transitionMs:)`` does, and returns its outcome itself when
-    /// the device took it as it was made (an instant device on the real clock, nothing else due first).
-    /// - Throws: as ``submit(_:to:transitionMs:)`` does.
-    /// - Parameter throughBridge: sent through the Hue bridge (its API), so it takes one of the bridge's light
-    ///   commands whatever the light's family; a Hue family light's always does.
     public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false)
         throws(LumenError) -> CommandReceipt
     {
@@ -84,7 +76,7 @@ extension Home {
         let now = nowMicros
         let transitionMicros = Self.micros(transitionMs)
         let delivery = lights[slot: index].deliver(at: now, settings: settings, overloaded: overloaded)
-        if case .due(let due) = delivery, clockMode == .real, due <= now, !queue.hasEvent(notAfter: now) {
+        if case .due(let due) = delivery, clockMode == .real, due <= now, (queue.nextDue ?? .max) > now {
             // Due now (an instant device) with nothing else due before it: carried out at once, as the queue
             // would have, without passing through it, and answered with no ticket.
             let result = carryOut(change, transitionMicros: transitionMicros, to: light, at: index)
@@ -146,13 +138,9 @@ extension Home {
         RateBucket.take(from: &rateBuckets[light], rate: rate, at: nowMicros)
     }
 
+    /// Carries out the command `id`, which has fallen due.
     func applyCommand(_ id: UInt64) {
         guard let command = pending.removeCommand(id) else { return }
-        apply(command, id: id)
-    }
-
-    /// Carries out a command that has fallen due.
-    func apply(_ command: PendingCommand, id: UInt64) {
         guard let index = lights.slot(of: command.light) else {
             settle(command, .failure(Self.noSuchLight(command.light)))
             return
@@ -311,12 +299,6 @@ extension Home {
         } else {
             transitions[id] = nil
         }
-        setState(at: index, to: state)
-    }
-
-    /// Sets a light's state and emits one event per property that really changed.
-    func setState(of id: LightID, to state: LightState) {
-        guard let index = lights.slot(of: id) else { return }
         setState(at: index, to: state)
     }
 

@@ -2,13 +2,6 @@ import LumenModel
 import LumenProtocol
 
 extension Home {
-    /// What a light does besides holding its state.
-    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func effect(of light: LightID) throws(LumenError) -> LightEffect {
-        guard lights.slot(of: light) != nil else { throw Self.noSuchLight(light) }
-        return effects[light]?.effect ?? .none
-    }
-
     /// Starts or stops a light's colour loop, and starts or stops its breathing, as a Hue bulb does when told
     /// (`effect`, `alert`). Breathing ends by itself after ``LightEffect/Breathing/milliseconds``. Announced
     /// on the light's `effect` connection; kept while lumend runs, not saved.

@@ -22,12 +22,6 @@ extension Home {
     /// The room IDs, in order.
     public var roomIDs: [RoomID] { roomOrder }
 
-    /// The light IDs of a room, in order.
-    public func lightIDs(in room: RoomID) throws(LumenError) -> [LightID] {
-        guard let room = rooms[room] else { throw Self.noSuchRoom(room) }
-        return room.lightIDs
-    }
-
     /// Whether a room exists.
     public func hasRoom(_ room: RoomID) -> Bool { rooms[room] != nil }
 
@@ -167,8 +161,10 @@ public struct DeviceTruth: Sendable, Hashable {
 }
 
 extension Home {
-    /// What `body` reads of the home, in one visit: every value it reads is from the same moment, and a front
-    /// that needs several (the Hue bridge's search, its lights and the clock) makes one hop, not one a value.
+    /// What `body` reads of the home, or does with it, in one visit: every value it reads is from the same moment,
+    /// with no change in between what it reads and what it registers (a subscription's first value and its
+    /// registration), and a front that needs several values (the Hue bridge's search, its lights and the clock)
+    /// makes one hop, not one a value.
     ///
     /// ```swift
     /// let (search, nowMs) = await home.reading { home in (home.latestSearch(), home.nowMilliseconds) }

@@ -25,7 +25,7 @@ public enum ClockMode: String, Sendable, Hashable, CaseIterable {
 ///
 /// ```swift
 /// let home = Home(fixture: .demoHome(), clock: .virtual)
-/// let ticket = try await home.submit(LightChange(isOn: true), to: "kitchen.spot-1")
+/// let ticket = try await home.send(LightChange(isOn: true), to: "kitchen.spot-1").ticket
 /// try await home.advance(byMilliseconds: 500)
 /// let state = try await ticket.value
 /// ```
@@ -479,15 +479,5 @@ public actor Home {
         for ticket in waiting.queries { ticket.settle(.failure(LumenError.shuttingDown)) }
         for command in waiting.commands { settle(command, .failure(LumenError.shuttingDown)) }
         for sleeper in waiting.sleepers { sleeper.resume(returning: false) }
-    }
-}
-
-extension Home {
-    /// Runs `body` on the home's event loop, so that what it reads and what it registers happen with no change
-    /// in between (a subscription's first value and its registration, for instance).
-    public func withIsolation<T: Sendable>(_ body: @Sendable (isolated Home) throws(LumenError) -> T)
-        throws(LumenError) -> T
-    {
-        try body(self)
     }
 }

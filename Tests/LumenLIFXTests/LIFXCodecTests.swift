@@ -123,3 +123,11 @@ struct LIFXCodecTests {
         #expect(try LIFXPacket(bytes: get.datagram(replying: .stateLabel(cut), from: serial)).payload.count == 32)
     }
 }
+
+extension LIFXPacket {
+    /// A reply from the device whose MAC is `serial`, made field by field: the same source and sequence, addressed
+    /// from it; what ``datagram(replying:from:)`` writes in one go is checked against it.
+    func reply(type: UInt16, payload: [UInt8] = [], from serial: [UInt8]) -> LIFXPacket {
+        LIFXPacket(source: source, target: serial + [0, 0], sequence: sequence, type: type, payload: payload)
+    }
+}

@@ -116,8 +116,8 @@ extension ConnectionLoopTests {
         let connection = ClientConnection(fd: ends[0], on: eventLoop, limits: ServerLimits()) { _, _ in }
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
         let context = ServerContext(
-            scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
-            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+            scopeContext: ScopeContext(home: home), limits: ServerLimits(),
+            logger: Logger(level: .critical, handler: MemoryLogHandler()))
         let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: eventLoop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
         }

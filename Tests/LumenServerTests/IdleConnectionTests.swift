@@ -112,8 +112,8 @@ struct IdleConnectionTests {
         }
         defer { close(ends[1]) }
         let context = ServerContext(
-            scopeContext: ScopeContext(home: home), hub: SubscriptionHub(), limits: ServerLimits(),
-            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+            scopeContext: ScopeContext(home: home), limits: ServerLimits(),
+            logger: Logger(level: .critical, handler: MemoryLogHandler()))
         let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
         let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: loop) {
             [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()

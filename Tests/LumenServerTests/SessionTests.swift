@@ -164,10 +164,10 @@ struct SessionTests {
 
     @Test func theSimulationScopeIsOnlyForRootAndTheDaemonsUser() async throws {
         let server = try await TestServer()
-        let context = server.server.context
-        #expect(context.mayUseSimulation(PeerCredentials(pid: 1, uid: 0, gid: 0)))
-        #expect(context.mayUseSimulation(PeerCredentials(pid: 1, uid: getuid(), gid: 0)))
-        #expect(!context.mayUseSimulation(PeerCredentials(pid: 1, uid: 4_242, gid: 4_242)))
+        let socket = server.server
+        #expect(socket.mayUseSimulation(PeerCredentials(pid: 1, uid: 0, gid: 0)))
+        #expect(socket.mayUseSimulation(PeerCredentials(pid: 1, uid: getuid(), gid: 0)))
+        #expect(!socket.mayUseSimulation(PeerCredentials(pid: 1, uid: 4_242, gid: 4_242)))
     }
 
     @Test func scopeAndSubscriptionLimitsAreEnforced() async throws {

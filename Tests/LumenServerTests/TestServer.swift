@@ -55,7 +55,7 @@ final class TestServer: Sendable {
         await Task(executorPreference: loop) {
             let session = Session(
                 id: 1_000, context: server.context,
-                simulationRefusal: server.context.simulationRefusal(credentials), eventLoop: loop
+                simulationRefusal: server.simulationRefusal(credentials), eventLoop: loop
             ) {}
             let processor = JSONRPCProcessor(handler: session, maxDepth: 64, executor: loop)
             await processor.process(line: Array(line.utf8), replies: RepliesAsFilled { continuation.yield($0) })

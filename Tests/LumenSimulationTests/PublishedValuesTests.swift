@@ -38,7 +38,7 @@ struct PublishedValuesTests {
             _ = try await home.submit(LightChange(brightness: brightness), to: "lab.dim")
             try await home.advance(byMilliseconds: 0)
             for key in keys {
-                let actual = try await home.withIsolation { home throws(LumenError) in try home.value(of: key) }
+                let actual = try await home.reading { home throws(LumenError) in try home.value(of: key) }
                 #expect(home.published.value(for: key) == actual, "\(key)")
             }
         }

@@ -24,34 +24,30 @@ enum HueResourceID {
         make(bridge: root, type, "")
     }
 
-    /// A new UUID from the kernel's random source.
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return format(generator.next(), generator.next())
-    }
-
     /// `count` new UUIDs from the kernel's random source, its bytes asked for all at once: a bridge of 100,000
     /// lights draws as many at its first start, before `READY=1`, and a system call each would be most of their
     /// cost.
     static func random(count: Int) -> [String] {
-        guard count > 1 else { return (0..<count).map { _ in random() } }
         var words = [UInt64](repeating: 0, count: 2 * count)
         let filled = words.withUnsafeMutableBytes { bytes in
             var done = 0
             while done < bytes.count {
                 let got = getrandom(bytes.baseAddress! + done, bytes.count - done, 0)
-                // Interrupted by a signal, it is asked again; any other failure leaves the words to one draw each.
+                // Interrupted by a signal, it is asked again; any other failure leaves the words to the system's generator.
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { return false }
                 done += got
             }
             return true
         }
-        guard filled else { return (0..<count).map { _ in random() } }
+        guard filled else {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<count).map { _ in format(generator.next(), generator.next()) }
+        }
         return (0..<count).map { format(words[2 * $0], words[2 * $0 + 1]) }
     }
 
-    /// The 128 bits of a version 4 UUID as ``random()`` writes it, `nil` for any other text: two UUIDs are the
+    /// The 128 bits of a version 4 UUID as ``random(count:)`` writes it, `nil` for any other text: two UUIDs are the
     /// same when their bits are, which a set of a record's UUIDs compares more cheaply than their text.
     static func bits(_ text: String) -> UInt128? {
         var value: UInt128 = 0

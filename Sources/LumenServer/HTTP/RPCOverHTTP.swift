@@ -56,9 +56,7 @@ public final class RPCOverHTTP: Sendable {
         logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.now = now
-        context = ServerContext(
-            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits, logger: logger,
-            simulationAccess: .owner)
+        context = ServerContext(scopeContext: scopeContext, limits: limits, logger: logger)
         self.settings = settings
         registry = LoopBound(Registry(), on: loop)
     }

@@ -5,10 +5,6 @@ import LumenScopes
 import LumenService
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The server's limits: each one protects the daemon from a client that is hostile, broken or slow.
 public struct ServerLimits: Sendable, Hashable {
     /// The longest request line, in bytes; the rest of a longer line is skipped.
@@ -52,44 +48,17 @@ public enum SimulationAccess: String, Sendable, CaseIterable {
 /// What every session of a server shares.
 final class ServerContext: Sendable {
     let scopeContext: ScopeContext
-    let hub: SubscriptionHub
+    let hub = SubscriptionHub()
     let limits: ServerLimits
     let logger: Logger
-    let simulationAccess: SimulationAccess
-    let ownUID: UInt32
     private let shuttingDown = Atomic<Bool>(false)
 
-    init(
-        scopeContext: ScopeContext, hub: SubscriptionHub, limits: ServerLimits, logger: Logger,
-        simulationAccess: SimulationAccess
-    ) {
+    init(scopeContext: ScopeContext, limits: ServerLimits, logger: Logger) {
         self.scopeContext = scopeContext
-        self.hub = hub
         self.limits = limits
         self.logger = logger
-        self.simulationAccess = simulationAccess
-        ownUID = getuid()
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
     func beginShutdown() { shuttingDown.store(true, ordering: .relaxed) }
-
-    /// Why a peer with `credentials` may not open the `simulation` scope; `nil` when it may.
-    func simulationRefusal(_ credentials: PeerCredentials?) -> LumenError? {
-        guard !mayUseSimulation(credentials) else { return nil }
-        return LumenError(
-            .permissionDenied,
-            "the simulation scope is for root and lumend's own user; start lumend with "
-                + "--simulation-access any to open it to everyone who can reach the socket")
-    }
-
-    func mayUseSimulation(_ credentials: PeerCredentials?) -> Bool {
-        switch simulationAccess {
-        case .any: return true
-        case .owner:
-            // An in-process session (the watchdog probe) has no peer and is the daemon itself.
-            guard let credentials else { return true }
-            return credentials.uid == 0 || credentials.uid == ownUID
-        }
-    }
 }

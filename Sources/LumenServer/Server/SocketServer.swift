@@ -44,6 +44,9 @@ public final class SocketServer: Service, Sendable {
     /// The path the socket is bound to, removed at shutdown when this process created it.
     public let ownedPath: String?
     let context: ServerContext
+    /// Who may open the `simulation` scope.
+    let simulationAccess: SimulationAccess
+    let ownUID = getuid()
     /// What the server's timers sleep on.
     let clock: any Clock<Duration>
     /// The threads that serve every connection.
@@ -65,9 +68,8 @@ public final class SocketServer: Service, Sendable {
         self.clock = clock
         self.listenFD = listenFD
         self.ownedPath = ownedPath
-        context = ServerContext(
-            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits, logger: logger,
-            simulationAccess: simulationAccess)
+        self.simulationAccess = simulationAccess
+        context = ServerContext(scopeContext: scopeContext, limits: limits, logger: logger)
         eventLoops = EventLoopGroup(count: limits.eventLoops)
     }
 
@@ -264,7 +266,7 @@ public final class SocketServer: Service, Sendable {
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
         // of sessions pays for each).
         let session = Session(
-            id: id, context: context, simulationRefusal: context.simulationRefusal(credentials),
+            id: id, context: context, simulationRefusal: simulationRefusal(credentials),
             eventLoop: connection.loop.eventLoop
         ) {
             [connectionLoop = connection.loop] in
@@ -274,6 +276,25 @@ public final class SocketServer: Service, Sendable {
         state.withLock { $0.connections[id] = connection }
         context.logger.info("client connected", [("session", String(id))] + peerMetadata(credentials))
         connection.loop.eventLoop.execute { _ in connection.start(session: session) }
+    }
+
+    /// Why a peer with `credentials` may not open the `simulation` scope; `nil` when it may.
+    func simulationRefusal(_ credentials: PeerCredentials?) -> LumenError? {
+        guard !mayUseSimulation(credentials) else { return nil }
+        return LumenError(
+            .permissionDenied,
+            "the simulation scope is for root and lumend's own user; start lumend with "
+                + "--simulation-access any to open it to everyone who can reach the socket")
+    }
+
+    func mayUseSimulation(_ credentials: PeerCredentials?) -> Bool {
+        switch simulationAccess {
+        case .any: return true
+        case .owner:
+            // An in-process session (the watchdog probe) has no peer and is the daemon itself.
+            guard let credentials else { return true }
+            return credentials.uid == 0 || credentials.uid == ownUID
+        }
     }
 
     private func peerMetadata(_ credentials: PeerCredentials?) -> [(String, String)] {

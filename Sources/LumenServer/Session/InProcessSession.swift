@@ -29,8 +29,7 @@ public final class InProcessSession: Sendable {
     /// A session on `scopeContext`'s home, with `limits`.
     public init(scopeContext: ScopeContext, limits: ServerLimits = ServerLimits()) {
         let context = ServerContext(
-            scopeContext: scopeContext, hub: SubscriptionHub(), limits: limits,
-            logger: Logger(level: .critical, handler: MemoryLogHandler()), simulationAccess: .any)
+            scopeContext: scopeContext, limits: limits, logger: Logger(level: .critical, handler: MemoryLogHandler()))
         session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: Self.loop) {}
         context.hub.register(session)
         let (home, hub) = (scopeContext.home, context.hub)

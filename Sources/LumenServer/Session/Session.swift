@@ -91,9 +91,9 @@ final class Session: RPCHandler {
         case .describe:
             reply.send(.success(["protocol": .int(LumenVersion.wireProtocol), "scopes": ScopeContext.scopeTypes]))
         case .close(let scope):
-            reply.send(answering { () throws(LumenError) in try close(scope) })
+            reply.send(Result { () throws(LumenError) in try close(scope) })
         case .unsubscribe(let subscription):
-            reply.send(answering { () throws(LumenError) in try unsubscribe(subscription) })
+            reply.send(Result { () throws(LumenError) in try unsubscribe(subscription) })
         case .get(let target):
             // The common case, a value already published, at once; anything else (errors included) after.
             if let value = try? lookup(target).connection.peek?() {
@@ -141,10 +141,6 @@ final class Session: RPCHandler {
         let entity = named.scope.flatMap { scope in state.with { $0.scopes[scope]?.scope.entity } }
         return RequestContext(scope: named.scope, connection: named.connection, entity: entity, value: named.value)
             .annotate(error)
-    }
-
-    private func answering(_ body: () throws(LumenError) -> JSONValue) -> Result<JSONValue, LumenError> {
-        do throws(LumenError) { return .success(try body()) } catch { return .failure(error) }
     }
 
     private func answering(_ body: () async throws(LumenError) -> JSONValue) async -> Result<JSONValue, LumenError> {
@@ -401,7 +397,7 @@ final class Session: RPCHandler {
             }
             let options = WriteOptions(transitionMs: transition)
             try checkInflightLimit()
-            let completion = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
+            let completion = try await context.scopeContext.home.reading { home throws(LumenError) in
                 try write(home, value, options)
             }
             self.reply(with: completion, request, reply)
@@ -442,7 +438,7 @@ final class Session: RPCHandler {
             // Read and register in one step on the home's loop, so no change falls in between. The notices of
             // later changes reach this loop after this task does, so the outbox knows the subscription first.
             let hub = context.hub
-            value = try await context.scopeContext.home.withIsolation { home throws(LumenError) in
+            value = try await context.scopeContext.home.reading { home throws(LumenError) in
                 let value = try home.value(of: key)
                 hub.add(subscription, key: key, session: self)
                 home.watch(key)
