@@ -55,8 +55,8 @@ public final class HueBridge: Sendable {
 
     var home: Home { scopeContext.home }
 
-    /// Answers one request under `/api`, `/clip/v2` and `/description.xml`; `nil` for a path elsewhere, which another front
-    /// may answer.
+    /// Answers one request under `/api`, `/clip/v2` and `/description.xml`; `nil` for a path elsewhere, which
+    /// another front may answer.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
         home.noteRequest()
         if request.path == "/description.xml", request.method == "GET" {

@@ -33,7 +33,8 @@ enum HueResourceID {
             var done = 0
             while done < bytes.count {
                 let got = getrandom(bytes.baseAddress! + done, bytes.count - done, 0)
-                // Interrupted by a signal, it is asked again; any other failure leaves the words to the system's generator.
+                // Interrupted by a signal, it is asked again; any other failure leaves the words to the system's
+                // generator.
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else { return false }
                 done += got
