@@ -46,10 +46,9 @@ extension HostileSuites {
                         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                     }
                 }
-                guard bound == 0, connected == 0 else {
-                    close(fd)
-                    throw POSIXError(.ECONNREFUSED)
-                }
+                // Not closed here: the connection is whole, so its deinit runs as the initialiser throws and closes it.
+                // A second close would close whatever the descriptor's number was given to meanwhile, on any thread.
+                guard bound == 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
             }
 
             deinit { close(fd) }

@@ -60,10 +60,8 @@ extension HostileSuites {
                 remote.sin_port = port.bigEndian
                 inet_pton(AF_INET, destination, &remote.sin_addr)
                 daemon = remote
-                guard bound == 0 else {
-                    close(fd)
-                    throw POSIXError(.EADDRNOTAVAIL)
-                }
+                // Not closed here: the client is whole, so its deinit runs as the initialiser throws and closes it.
+                guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
             }
 
             deinit { close(fd) }
