@@ -39,8 +39,8 @@ struct ErrorDataTests {
     }
 
     /// What each code was seen with: its `data` keys, checked as they are collected.
-    final class Seen: @unchecked Sendable {
-        var codes: Set<Int> = []
+    final class Seen: Sendable {
+        let codes = Locked<Set<Int>>([])
 
         /// Expects `reply` to be an error of `code` whose `data` has exactly `keys` (none: no `data` at all).
         func expect(
@@ -57,7 +57,7 @@ struct ErrorDataTests {
             let message = error?["message"]?.stringValue ?? ""
             // Every message says what to do, after what went wrong.
             #expect(message.contains(";") || message.contains(":"), "\(message)", sourceLocation: sourceLocation)
-            codes.insert(code)
+            codes.withLock { _ = $0.insert(code) }
         }
     }
 
@@ -169,8 +169,9 @@ struct ErrorDataTests {
         let untriggered: [Int: String] = [
             -32070: "over HTTP only, where no socket session can be: RPCOverHTTPTests triggers it, with no data"
         ]
-        #expect(seen.codes.union(untriggered.keys) == (try Self.documentedCodes()))
-        #expect(seen.codes.count == 20)
+        let codes = seen.codes.withLock { $0 }
+        #expect(codes.union(untriggered.keys) == (try Self.documentedCodes()))
+        #expect(codes.count == 20)
     }
 
     /// -32020: a limit of the session names the request it refused; one of the server (sessions of a user)
