@@ -128,6 +128,11 @@ public final class DaemonProcess: Sendable {
     /// What it wrote to stderr so far.
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// Waits until its stderr holds `text`, watching the file with inotify; `false` after `timeout`.
+    public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
+        await waitForCondition(in: directory.path, timeout: timeout) { [self] in stderr.contains(text) }
+    }
+
     /// Waits for `READY=1`; returns the messages seen up to it, or `nil`.
     public func waitUntilReady(timeout: Duration = .seconds(30)) async -> [String]? {
         await notify.wait(for: "READY=1", timeout: timeout)

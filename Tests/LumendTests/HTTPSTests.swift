@@ -147,8 +147,12 @@ struct HTTPSTests {
             ],
             executable: "/usr/bin/systemd-socket-activate", setPaths: false)
         defer { daemon.signal(SIGTERM) }
-        // systemd-socket-activate starts lumend on the first connection, as systemd does.
-        #expect(await waitForPath(socket), "systemd-socket-activate never listened")
+        // systemd-socket-activate starts lumend on the first connection, as systemd does. Its socket file
+        // appears at bind(2), before listen(2), and a connect between the two is refused: wait for the line it
+        // writes once the last of the four listens.
+        #expect(
+            await daemon.waitForStderr(containing: "Listening on 127.0.0.1:\(secondPort) as "),
+            "systemd-socket-activate never listened; stderr: \(daemon.stderr)")
         let connected = try LineClient(path: socket)
         _ = try #require(await daemon.waitUntilReady(), "no READY=1; stderr: \(daemon.stderr)")
         #expect(try await connected.result("hello")["server"] == "lumend")
