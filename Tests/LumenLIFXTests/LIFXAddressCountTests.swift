@@ -102,6 +102,24 @@ struct LIFXAddressCountTests {
         #expect(await addresses()["den.f"] == "127.0.0.14" && reports.withLock { $0.count } == 2)
     }
 
+    /// A serial is 24 bits of a digest, so two bulbs can share one: a message to it is answered by both, in the
+    /// home's order, even when the one added later sits in an earlier room.
+    @Test func twoBulbsWhoseSerialsCollideAreBothAnsweredInTheHomesOrder() async throws {
+        // These two IDs' serials in the home "lan" collide (found by trying IDs in turn).
+        let (first, second): (LightID, LightID) = ("den.bulb8345", "den.bulb19510")
+        let serial = DeviceSerial.of(home: "lan", light: first)
+        #expect(DeviceSerial.of(home: "lan", light: second) == serial)
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let front = LIFXFront(
+            scopeContext: ScopeContext(home: home), port: 0, firstAddress: try #require(IPv4Address("127.0.0.10")))
+        let model = DeviceModel(kind: .color, manufacturer: "LIFX", product: "A19")
+        try await home.addLight(LightFixture(id: first, name: "First", model: model), to: "den")
+        _ = await front.bulbs()
+        try await home.addLight(LightFixture(id: second, name: "Second", model: model), to: "hall")
+        #expect(await front.bulbs(.serial(serial)).map(\.light.id) == [second, first])
+        #expect(await front.bulbs(.every).map(\.light.id) == ["hall.a", "hall.b", second, "den.c", first])
+    }
+
     @Test func aCountNeverGivesALANsOwnOrBroadcastAddress() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
         let front = LIFXFront(
