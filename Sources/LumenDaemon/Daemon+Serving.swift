@@ -200,7 +200,7 @@ extension Daemon {
         let firstLine = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
         let token = String(
             firstLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-        guard (16...256).contains(token.count), token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        guard (16...256).contains(token.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw StartupError(
                 description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "
                     + "on its first line")
