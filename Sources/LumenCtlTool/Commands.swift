@@ -108,7 +108,8 @@ public enum LumenCtl {
                 summary: "Print changes as they happen (SCOPE: home, room:ID, light:ID; default all)",
                 details:
                     "Prints one line per change, with the time of day; on a virtual-clock lumend, with the simulated "
-                    + "time since start (H:MM:SS.mmm) when the change arrived, the end of the advance that made it. "
+                    + "wall clock's time of day (HH:MM:SS.mmm) when the change arrived, the end of the advance that "
+                    + "made it. "
                     + "SCOPE is home, room:ID or light:ID; with none, everything is watched. Ctrl-C stops.",
                 accepts: { _ in true })
         ) { reader, words, options in try await Watch.run(reader, words, options) },

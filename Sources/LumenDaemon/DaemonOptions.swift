@@ -110,7 +110,7 @@ public struct DaemonOptions: Sendable, Hashable {
             help:
                 "Where state is kept (state.json, the snapshot, state.journal, the changes since, and the generation "
                 + "before each); one lumend per directory. Default: $STATE_DIRECTORY; else, as root, "
-                + "/var/lib/lumend; else $XDG_STATE_HOME/lumend, else ~/.local/state/lumend.",
+                + "/var/lib/lumend; else $XDG_STATE_HOME/lumend, else ~/.local/state/lumend, else /tmp/lumend-UID/state.",
             completion: .directory
         ) { options, value in options.stateDirectory = value },
         .value(
@@ -126,8 +126,8 @@ public struct DaemonOptions: Sendable, Hashable {
             help:
                 "The simulation clock. 'virtual' moves only when a client calls simulation.advance, for "
                 + "deterministic tests; 'auto' is a virtual clock that also jumps to the next event whenever a client "
-                + "waits on the simulation (a command's answer, simulation.sleep) and no request comes for a "
-                + "millisecond, so unchanged application code runs at full speed. Default: real."
+                + "waits on the simulation (a command's answer, simulation.sleep) and no request comes for 5 ms, so "
+                + "unchanged application code runs at full speed. Default: real."
         ) { (options, clock: ClockChoice) in
             options.clock = clock == .real ? .real : .virtual
             options.clockRunsItself = clock == .auto

@@ -32,7 +32,7 @@ public struct SimulationScope: Scope {
                 + "family?, network?}",
             result: "{}"
         ) { $0.setFaults },
-        .action("addRoom", arguments: "{id, name}", result: "{}") { $0.addRoom },
+        .action("addRoom", arguments: "{id, name?}", result: "{}") { $0.addRoom },
         .action("removeRoom", arguments: "{room}", result: "{}") { $0.removeRoom },
         .action("addLight", arguments: "{room, light: fixture light}", result: "{}") { $0.addLight },
         .action("removeLight", arguments: "{light}", result: "{}") { $0.removeLight },
