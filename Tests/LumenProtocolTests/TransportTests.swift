@@ -43,6 +43,18 @@ struct TransportTests {
         #expect(second.lines == [Array("ok".utf8)])
     }
 
+    /// A line takes the memory of its own bytes, not of the longest line begun before it: a connection keeps
+    /// a hundred or more lines waiting, and each the size of a long line before them would cost megabytes.
+    @Test func aShortLineAfterALongOneTakesItsOwnSize() {
+        var framer = LineFramer(maxLineBytes: 1 << 20)
+        #expect(framer.feed(Array(repeating: UInt8(ascii: "x"), count: 60_000)[...]).lines.isEmpty)
+        let (lines, _) = framer.feed(Array("\n[1]\n[2]\nlong".utf8)[...])
+        #expect(lines.count == 3 && lines[0].count == 60_000)
+        #expect(lines[1...].allSatisfy { $0.capacity < 256 }, "\(lines[1...].map(\.capacity))")
+        let after = framer.feed(Array("er\n".utf8)[...]).lines
+        #expect(after == [Array("longer".utf8)] && after[0].capacity < 256, "\(after.map(\.capacity))")
+    }
+
     @Test func theReaderReturnsEachLineThenTheEndOfTheStream() throws {
         let pair = try SocketPair()
         #expect(UnixSocket.sendAll(pair.far, Array("one\ntwo\nthr".utf8)))

@@ -21,7 +21,10 @@ package struct LineFramer: Sendable {
             } else if partial.count + (newline - start) > maxLineBytes {
                 overlong = true
             } else {
-                var line = partial
+                // Sized to the line: a copy of `partial` would take the capacity `partial` keeps for long lines.
+                var line: [UInt8] = []
+                line.reserveCapacity(partial.count + (newline - start))
+                line.append(contentsOf: partial)
                 line.append(contentsOf: bytes[start..<newline])
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
                 if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { lines.append(line) }
