@@ -332,6 +332,32 @@ extension HostileSuites {
             #expect(await daemon.waitForExit() == 0)
         }
 
+        /// Lines a client sends faster than they are handled cost lumend the lines waiting, not every line it
+        /// handled since the queue was last empty: 38 MB of requests that need no reply, sent in one go, leave
+        /// lumend's peak resident memory within a few MiB of where it was.
+        @Test func linesSentFasterThanTheyAreHandledCostOnlyTheLinesWaiting() async throws {
+            if let sanitizer = runningSanitizer {
+                print("SKIPPED: a fast sender's memory: \(sanitizer) has its own allocator and shadow memory")
+                return
+            }
+            let daemon = try DaemonProcess(arguments: ["--clock", "virtual", "--fixture", writeFixture()])
+            _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
+            let client = try daemon.connect()
+            _ = try await latencies(client, 200)
+            let baseline = Resources(pid: daemon.pid)
+            // Notifications (no id) of some 250 bytes each: no reply, so the client need not read.
+            let line = #"{"jsonrpc":"2.0","method":"hello","params":{"pad":"\#(String(repeating: "x", count: 200))"}}"#
+            let chunk = Array(String(repeating: line + "\n", count: 4_000).utf8)
+            await offload { for _ in 0..<40 { client.sendRaw(chunk) } }
+            _ = try await client.result("hello")
+            let after = Resources(pid: daemon.pid)
+            print("a fast sender: before: \(baseline); after: \(after)")
+            #expect(
+                after.peakResidentKiB - baseline.peakResidentKiB < 12 * 1_024, "before: \(baseline); after: \(after)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+
         /// The sessions lumend's log shows connected and not yet disconnected.
         static func openSessions(logged log: String) -> Set<Int> {
             var open = Set<Int>()

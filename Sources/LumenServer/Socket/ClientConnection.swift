@@ -186,8 +186,15 @@ final class ClientConnection: Sendable {
                 state.queuedIndex = 0
                 return nil
             }
+            // Taken out, not copied: while a fast sender keeps the queue from emptying, the lines handled must
+            // not stay behind with it. The emptied front goes once it is half the queue.
             let line = state.queued[state.queuedIndex]
+            state.queued[state.queuedIndex] = []
             state.queuedIndex += 1
+            if state.queuedIndex >= Self.highWater, state.queuedIndex * 2 >= state.queued.count {
+                state.queued.removeFirst(state.queuedIndex)
+                state.queuedIndex = 0
+            }
             return (line, state.queued.count - state.queuedIndex)
         }
     }
