@@ -41,6 +41,9 @@ public final class LineClient: Sendable {
 
     deinit { UnixSocket.close(fd) }
 
+    /// Hangs up both ways, as a client that goes does; the descriptor itself is closed when this is released.
+    public func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
+
     /// Sends bytes as they are.
     public func sendRaw(_ bytes: [UInt8]) { UnixSocket.sendAll(fd, bytes) }
 

@@ -83,16 +83,19 @@ extension HostileSuites {
 
         static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
-        static let onlyAttack = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_ONLY"].flatMap(Int.init)
+        static let onlyAttacks = ProcessInfo.processInfo.environment["LUMEN_HOSTILE_ONLY"].map {
+            Set($0.split(separator: ",").compactMap { Int($0) })
+        }
 
         /// Attacks started so far.
         static let started = Atomic<Int>(0)
 
         /// Runs blocking client work on a thread of its own, ignoring its failures (hostile clients fail).
-        /// `LUMEN_HOSTILE_ONLY=N` runs only the Nth attack (from 0), to see what each costs the good client.
+        /// `LUMEN_HOSTILE_ONLY=N` runs only the Nth attack (from 0), to see what each costs the good client;
+        /// `LUMEN_HOSTILE_ONLY=N,M,…` runs those.
         func hostile(_ work: @escaping @Sendable () throws -> Void) -> Task<Void, Never> {
             let index = Self.started.add(1, ordering: .relaxed).oldValue
-            if let only = Self.onlyAttack, only != index { return Task {} }
+            if let only = Self.onlyAttacks, !only.contains(index) { return Task {} }
             return Task { await offload { try? work() } }
         }
 
@@ -136,6 +139,12 @@ extension HostileSuites {
                     #"{"jsonrpc":"2.0","id":\#($0),"method":"set","params":{"scope":0,"connection":"name","value":"n\#($0)"}}"#
                 }.joined(separator: "\n") + "\n").utf8)
 
+            // The attackers that send much connect first: the sessions held and the idle connections below take
+            // the user's every session, and an attacker that came after them would be refused and send nothing.
+            let (deaf, writer, flooder, noisy, batcher) = (
+                try daemon.connect(), try daemon.connect(), try daemon.connect(), try daemon.connect(),
+                try daemon.connect()
+            )
             // Attacks that hold connections hold them until the good client has measured its latency.
             let measuring = DispatchGroup()
             measuring.enter()
@@ -176,23 +185,20 @@ extension HostileSuites {
             // A subscriber that never reads while another client writes the value it watches.
             attacks.append(
                 hostile {
-                    let deaf = try LineClient(path: socket)
                     deaf.send(
                         #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#)
-                    let writer = try LineClient(path: socket)
                     writer.sendRaw(writes)
                     measuring.wait()
                 })
             // Huge lines and batches, deep nesting, a session opening 100,000 scopes, odd numbers.
             attacks.append(
                 hostile {
-                    let client = try LineClient(path: socket)
-                    client.sendRaw(hugeLine)
-                    client.sendRaw(batch)
-                    client.sendRaw(nesting)
-                    client.sendRaw(opens)
+                    flooder.sendRaw(hugeLine)
+                    flooder.sendRaw(batch)
+                    flooder.sendRaw(nesting)
+                    flooder.sendRaw(opens)
                     for number in ["1e309", "-0", "1e-400", "-1e309", "1e400", "0.0000000000000000000001"] {
-                        client.send(
+                        flooder.send(
                             #"{"jsonrpc":"2.0","id":"n","method":"set","params":{"scope":0,"connection":"name","value":\#(number)}}"#
                         )
                     }
@@ -201,9 +207,8 @@ extension HostileSuites {
             // A stream of random bytes that goes on while the good client measures.
             attacks.append(
                 hostile {
-                    let client = try LineClient(path: socket)
                     for start in stride(from: 0, to: noise.count, by: 64 << 10) {
-                        client.sendRaw(Array(noise[start..<min(noise.count, start + (64 << 10))]))
+                        noisy.sendRaw(Array(noise[start..<min(noise.count, start + (64 << 10))]))
                     }
                     measuring.wait()
                 })
@@ -216,8 +221,7 @@ extension HostileSuites {
                 }.joined(separator: "\n") + "\n").utf8)
             attacks.append(
                 hostile {
-                    let client = try LineClient(path: socket)
-                    client.sendRaw(batches)
+                    batcher.sendRaw(batches)
                     measuring.wait()
                 })
             let (daemonCPU, ownCPU, wall) = (
@@ -232,6 +236,7 @@ extension HostileSuites {
             )
             measuring.leave()
             for attack in attacks { await attack.value }
+            for client in [deaf, writer, flooder, noisy, batcher] { client.hangUp() }
 
             // Settled: only the good client left. A probe connection, answered and closed, proves every
             // attacker's connection was accepted (they are accepted in order). lumend logs a session's end once
@@ -253,7 +258,7 @@ extension HostileSuites {
             }
             let after = Resources(pid: daemon.pid)
             #expect(settled, "threads never came back to the baseline; before: \(baseline); after: \(after)")
-            if Self.onlyAttack == nil {
+            if Self.onlyAttacks == nil {
                 #expect(idleClosed.load(ordering: .relaxed) == 101, "idle connections the server closed")
             }
             let (p99Before, p99During) = (Self.p99(before), Self.p99(during))
