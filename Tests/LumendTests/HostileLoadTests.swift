@@ -274,6 +274,10 @@ extension HostileSuites {
             #expect(newDescriptors.isEmpty, "before: \(baseline); after: \(after); new: \(newDescriptors)")
             #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
             #expect(memorySettled, "before: \(baseline); after: \(after)")
+            // At its height too: each attacker's lines, replies and batches are bounded, so all of them at once
+            // cost some 20 MiB. Before lines were sized to their bytes and let go as taken, it was over 200 MiB.
+            let peakLimit = baseline.residentKiB + 64 * 1_024
+            #expect(sanitized || after.peakResidentKiB < peakLimit, "before: \(baseline); after: \(after)")
             if Self.strict { #expect(p99During <= 3 * p99Before, "p99 \(p99Before) µs before, \(p99During) µs during") }
             _ = try await good.result("hello")
             daemon.signal(SIGTERM)
