@@ -72,7 +72,7 @@ enum Watch {
     }
 
     /// The time a change is printed with: the wall clock's time of day, or on a virtual-clock lumend the simulated
-    /// wall clock's (hours:minutes:seconds.milliseconds) when the change reached lumenctl, which is the end of the
+    /// wall clock's time of day (hours:minutes:seconds.milliseconds) when the change reached lumenctl, which is the end of the
     /// advance that made it; from a lumend whose clock gives no wall time, the simulated time since start.
     struct Stamp: Sendable {
         let client: LumenClient

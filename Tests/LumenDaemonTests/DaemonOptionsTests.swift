@@ -1,6 +1,4 @@
-import Foundation
 import LumenServer
-import LumenTestSupport
 import Testing
 
 @testable import LumenDaemon
@@ -78,29 +76,5 @@ struct DaemonOptionsTests {
             ["--https", "[::1]:8443", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], environment: [:])
         #expect(options.httpsAddress == TCPAddress(host: "::1", port: 8443))
         #expect(options.tlsCertificateFile == "cert.pem" && options.tlsKeyFile == "key.pem")
-    }
-}
-
-@Suite("The HTTP token file")
-struct HTTPTokenFileTests {
-    /// Reads `text` as a token file's contents, as lumend does at start.
-    func token(in text: String) throws -> String {
-        let directory = TemporaryDirectory()
-        let path = directory.file("token")
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return try Daemon.httpToken(try DaemonOptions.parse(["--http-token-file", path], environment: [:]))
-    }
-
-    @Test func theFirstLineIsTheTokenWithoutTheSpacesAroundIt() throws {
-        #expect(try token(in: "  abcdefghijklmnop-_~!\t\nsecond line\n") == "abcdefghijklmnop-_~!")
-    }
-
-    /// Only printable ASCII: a control character (an escape, a DEL) would reach a log and a header as it is.
-    @Test(arguments: [
-        "short", String(repeating: "x", count: 257), "abcdefgh ijklmnop", "abcdefgh\u{1B}ijklmnop",
-        "abcdefgh\u{7F}ijklmnop", "abcdefghijklmnopé",
-    ])
-    func aTokenOfAnythingButPrintableASCIIIsRefused(_ text: String) throws {
-        #expect(throws: (any Error).self) { try token(in: text) }
     }
 }

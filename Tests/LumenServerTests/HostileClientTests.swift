@@ -8,6 +8,29 @@ import Testing
 
 @Suite("Hostile and broken clients", .timeLimit(.minutes(2)))
 struct HostileClientTests {
+    /// Thousands of requests in one write fill the connection's queue, suspend its reading and resume it many
+    /// times over: each is answered once, in the order sent, whichever were answered as read and whichever waited.
+    @Test func requestsSentInOneGoAreEachAnsweredOnceInOrder() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let count = 5_000
+        let methods = ["get", "describe", "get", "hello"]
+        let requests = (1...count).map { id in
+            let method = methods[id % methods.count]
+            let params = method == "get" ? #","params":{"scope":0,"connection":"name"}"# : ""
+            return #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)"\#(params)}"# + "\n"
+        }
+        let sending = Task { await offload { client.sendRaw(Array(requests.joined().utf8)) } }
+        var ids: [Int] = []
+        for _ in 1...count {
+            let reply = try await client.readJSON()
+            #expect(reply["error"] == nil, "\(reply.serialized())")
+            ids.append(reply["id"]?.intValue ?? -1)
+        }
+        await sending.value
+        #expect(ids == Array(1...count))
+    }
+
     @Test func badLinesGetTheirErrorAndTheSessionCarriesOn() async throws {
         let server = try await TestServer()
         let client = try server.connect()

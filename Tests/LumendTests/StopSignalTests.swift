@@ -100,7 +100,7 @@ struct StopSignalTests {
                     executable: "/usr/bin/systemd-socket-activate", setPaths: false)
                 // systemd-socket-activate starts lumend on the first connection, as systemd does; it says so
                 // once it listens (the socket file appears a moment earlier, at bind).
-                guard await waitForCondition(in: directory.path, { daemon.stderr.contains("Listening on") }) else {
+                guard await daemon.waitForStderr(containing: "Listening on \(socket) as ") else {
                     failures.append("systemd-socket-activate never listened: \(daemon.stderr)")
                     continue
                 }

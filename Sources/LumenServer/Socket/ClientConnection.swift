@@ -186,8 +186,9 @@ final class ClientConnection: Sendable {
                 state.queuedIndex = 0
                 return nil
             }
-            // Taken out, not copied: while a fast sender keeps the queue from emptying, the lines handled must
-            // not stay behind with it. The emptied front goes once it is half the queue.
+            // Taken out of its slot, which would otherwise keep it alive for as long as a fast sender keeps the
+            // queue from emptying. The emptied front goes once it is half the queue and a high water's worth, so
+            // that a short queue is never shifted.
             let line = state.queued[state.queuedIndex]
             state.queued[state.queuedIndex] = []
             state.queuedIndex += 1

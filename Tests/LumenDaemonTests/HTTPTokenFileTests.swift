@@ -1,0 +1,37 @@
+import Foundation
+import LumenTestSupport
+import Testing
+
+@testable import LumenDaemon
+
+@Suite("The HTTP token file")
+struct HTTPTokenFileTests {
+    /// Reads `text` as a token file's contents, as lumend does at start.
+    func token(in text: String) throws -> String {
+        let directory = TemporaryDirectory()
+        let path = directory.file("token")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return try Daemon.httpToken(try DaemonOptions.parse(["--http-token-file", path], environment: [:]))
+    }
+
+    @Test func theFirstLineIsTheTokenWithoutTheSpacesAroundIt() throws {
+        #expect(try token(in: "  abcdefghijklmnop-_~!\t\nsecond line\n") == "abcdefghijklmnop-_~!")
+        let shortest = String(repeating: "a", count: 16)
+        let longest = String(repeating: "~", count: 256)
+        #expect(try token(in: shortest) == shortest && token(in: longest) == longest)
+    }
+
+    /// 16 to 256 printable ASCII characters: a control character (an escape, a DEL) would reach a header as it is.
+    @Test(arguments: [
+        String(repeating: "a", count: 15), String(repeating: "x", count: 257), "abcdefgh ijklmnop",
+        "abcdefgh\u{1B}ijklmnop", "abcdefgh\u{7F}ijklmnop", "abcdefghijklmnopé",
+    ])
+    func aTokenOfAnythingElseIsRefusedSayingWhatItMustBe(_ text: String) throws {
+        do {
+            _ = try token(in: text)
+            Issue.record("taken: \(text.debugDescription)")
+        } catch let error as Daemon.StartupError {
+            #expect(error.description.contains("16 to 256 printable ASCII characters"), "\(error)")
+        }
+    }
+}
