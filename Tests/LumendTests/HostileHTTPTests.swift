@@ -16,7 +16,7 @@ extension HostileSuites {
         static let user = "goodclient-0123456789abcdef"
 
         /// A blocking HTTP/1.1 connection from `source` (a loopback address) to the daemon.
-        final class Connection {
+        final class Connection: Sendable {
             let fd: Int32
 
             /// - Parameter receiveBuffer: the socket's receive buffer, set before connecting so that the window
@@ -122,10 +122,57 @@ extension HostileSuites {
 
         static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
-        static func residentKiB(_ pid: Int32) -> Int {
+        static func residentKiB(_ pid: Int32, field: String = "VmRSS:") -> Int {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+        }
+
+        /// A client that pipelines requests faster than they are answered is read no further ahead than one
+        /// head: 2.7 MB of requests in one go leave lumend's peak resident memory within 2 MiB of where it was.
+        /// Before, each answer let one more read in, and everything sent piled up unparsed (1.6 bytes of memory a
+        /// byte sent).
+        @Test func requestsPipelinedFasterThanTheyAreAnsweredAreReadOnlyAHeadAhead() async throws {
+            if let sanitizer = runningSanitizer {
+                print("SKIPPED: a pipelining client's memory: \(sanitizer) has its own allocator and shadow memory")
+                return
+            }
+            let daemon = try DaemonProcess(arguments: ["--http", "127.0.0.1:0"])
+            _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
+            let port = try #require(
+                daemon.stderr.range(of: #"http://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).flatMap {
+                    UInt16(daemon.stderr[$0].dropFirst(17).dropLast(4))
+                }, "no HTTP port in \(daemon.stderr)")
+            /// `count` requests sent in one go on a connection of their own, while its answers are read; the last
+            /// asks to close, so that the end of the stream says every answer came. Returns how many were answered.
+            func pipeline(_ count: Int) async throws -> Int {
+                let connection = try Connection(port: port)
+                let requests =
+                    String(repeating: "GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: count - 1)
+                    + "GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                let sending = Task { await offload { connection.send(requests) } }
+                let answers = await offload {
+                    var (answers, tail) = (0, "")
+                    while let more = connection.receive() {
+                        let text = tail + more
+                        answers += text.components(separatedBy: "HTTP/1.1 200 OK").count - 1
+                        tail = String(text.suffix(14))
+                    }
+                    return answers
+                }
+                await sending.value
+                return answers
+            }
+            // The same first, so that what answering takes once (each thread's heap) is in the peak before.
+            #expect(try await pipeline(4_000) == 4_000)
+            let peakBefore = Self.residentKiB(daemon.pid, field: "VmHWM:")
+            let count = 60_000
+            #expect(try await pipeline(count) == count)
+            let peakAfter = Self.residentKiB(daemon.pid, field: "VmHWM:")
+            #expect(peakAfter - peakBefore < 2_048, "peak \(peakBefore) KiB before, \(peakAfter) KiB after")
+            print("a pipelining HTTP client: peak \(peakBefore) KiB before, \(peakAfter) KiB after")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
         }
 
         @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {

@@ -117,6 +117,17 @@ final class HTTPConnection {
             }
             return
         }
+        switch phase {
+        case .answering, .sending:
+            // The next request waits its turn within the size of one head, checked before reading: each answer
+            // reads on (`sentWhole`), and a read after the limit would let a client that pipelines requests
+            // faster than they are answered pile up everything it sends.
+            if parser.pendingBytes > driver.limits.headBytes {
+                watch(context, read: false, write: nil)
+                return
+            }
+        default: break
+        }
         let step: UnixSocket.Transfer
         if let tls {
             step = tls.read(into: &driver.tlsBuffer) { bytes in parser.append(bytes) }
