@@ -122,14 +122,14 @@ extension HostileSuites {
 
         static func p99(_ sorted: [Double]) -> Double { sorted[Int(Double(sorted.count - 1) * 0.99)] }
 
-        static func residentKiB(_ pid: Int32, field: String = "VmRSS:") -> Int {
+        static func statusKiB(_ pid: Int32, field: String = "VmRSS:") -> Int {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
         }
 
         /// A client that pipelines requests faster than they are answered is read no further ahead than one
-        /// head: 2.7 MB of requests in one go leave lumend's peak resident memory within 2 MiB of where it was.
+        /// head and one read: 2.7 MB of requests in one go leave lumend's peak resident memory within 2 MiB of where it was.
         /// Before, each answer let one more read in, and everything sent piled up unparsed (1.6 bytes of memory a
         /// byte sent).
         @Test func requestsPipelinedFasterThanTheyAreAnsweredAreReadOnlyAHeadAhead() async throws {
@@ -165,10 +165,10 @@ extension HostileSuites {
             }
             // The same first, so that what answering takes once (each thread's heap) is in the peak before.
             #expect(try await pipeline(4_000) == 4_000)
-            let peakBefore = Self.residentKiB(daemon.pid, field: "VmHWM:")
+            let peakBefore = Self.statusKiB(daemon.pid, field: "VmHWM:")
             let count = 60_000
             #expect(try await pipeline(count) == count)
-            let peakAfter = Self.residentKiB(daemon.pid, field: "VmHWM:")
+            let peakAfter = Self.statusKiB(daemon.pid, field: "VmHWM:")
             #expect(peakAfter - peakBefore < 2_048, "peak \(peakBefore) KiB before, \(peakAfter) KiB after")
             print("a pipelining HTTP client: peak \(peakBefore) KiB before, \(peakAfter) KiB after")
             daemon.signal(SIGTERM)
@@ -197,7 +197,7 @@ extension HostileSuites {
 
             _ = try await offload { try Self.latencies(port: port, count: 200) }  // warm up
             let quiet = try await offload { try Self.latencies(port: port, count: 1_000) }
-            let startKiB = Self.residentKiB(daemon.pid)
+            let startKiB = Self.statusKiB(daemon.pid)
 
             let attack = Attack()
             let attacking = attack.going
@@ -326,11 +326,11 @@ extension HostileSuites {
             }
             // Let the attacks take hold, then measure while they go on, for longer than a slow request may last.
             try await Task.sleep(for: .seconds(3))
-            var peakKiB = Self.residentKiB(daemon.pid)
+            var peakKiB = Self.statusKiB(daemon.pid)
             let during = try await offload { try Self.latencies(port: port, count: 1_000) }
             let until = ContinuousClock.now + .seconds(12)
             while ContinuousClock.now < until {
-                peakKiB = max(peakKiB, Self.residentKiB(daemon.pid))
+                peakKiB = max(peakKiB, Self.statusKiB(daemon.pid))
                 try await Task.sleep(for: .milliseconds(200))
             }
             attacking.stop()
