@@ -352,6 +352,29 @@ extension HTTPServerTests {
 
     /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
     /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
+    /// A client that pipelines requests and then shuts its sending side (`printf … | nc -N`) gets an answer to each
+    /// before the close, however long each answer takes.
+    @Test func aClientThatShutsItsSendingSideAfterPipelinedRequestsGetsEveryAnswer() async throws {
+        let (_, port, task) = try start { request in
+            .later {
+                for _ in 0..<100 { await Task.yield() }
+                return .text("\(request.path)\n", status: 200)
+            }
+        }
+        defer { task.cancel() }
+        let received = try await offload {
+            let fd = try connected(port)
+            defer { close(fd) }
+            HTTPTestClient.send(fd, (1...3).map { "GET /\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+            shutdown(fd, Int32(SHUT_WR))
+            var received: [UInt8] = []
+            while let bytes = HTTPTestClient.receive(fd) { received += bytes }
+            return String(decoding: received, as: UTF8.self)
+        }
+        #expect(received.components(separatedBy: "HTTP/1.1 200").count == 4, "\(received)")
+        #expect(received.hasSuffix("/3\n") && received.contains("Connection: close"), "\(received)")
+    }
+
     @Test func requestBodiesAreHeldToOneBudgetAsTheirBytesCome() async throws {
         var limits = HTTPLimits()
         limits.bodyBudgetBytes = 400

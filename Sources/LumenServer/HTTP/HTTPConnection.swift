@@ -51,7 +51,8 @@ final class HTTPConnection {
     private var sent = 0
     /// The request being answered: whether the client keeps the connection, and whether it asked with `HEAD`.
     private var current: (keepsAlive: Bool, isHead: Bool) = (true, false)
-    /// The client shut its side while its answer was worked on: the answer is sent, then the connection closed.
+    /// The client shut its side while its answer was worked on: that answer, and those to the requests it had
+    /// sent whole before, are sent, then the connection closed.
     private var peerClosed = false
     /// Whether the socket is watched for reading, and for writing.
     private var watching = (read: false, write: false)
@@ -152,8 +153,8 @@ final class HTTPConnection {
         case .end:
             switch phase {
             case .answering, .sending:
-                // It may still want its answer (a client that shut only its sending side, as HTTP/1.0 clients
-                // do): send it, then close.
+                // It may still want its answers (a client that shut only its sending side, as HTTP/1.0 clients
+                // and `nc -N` do): send them, then close.
                 peerClosed = true
                 watch(context, read: false, write: nil)
             default:
@@ -316,7 +317,8 @@ final class HTTPConnection {
         let asked = response.headers.contains {
             $0.name.lowercased() == "connection" && $0.value.lowercased() == "close"
         }
-        let closeAfter = !current.keepsAlive || asked || peerClosed || driver.isStopping
+        // A client that shut its side is closed on after its last request: what it sent before the shut is answered.
+        let closeAfter = !current.keepsAlive || asked || (peerClosed && !parser.isInRequest) || driver.isStopping
         cancelDeadline()
         giveBackBodyBytes()
         let bodyless = current.isHead || !Self.hasBody(response.status)
