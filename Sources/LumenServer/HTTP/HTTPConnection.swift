@@ -145,10 +145,9 @@ final class HTTPConnection {
             case .streaming:
                 // A client sends nothing on a stream: bytes that pile up are a client to let go.
                 if parser.pendingBytes > driver.limits.headBytes { close(context) }
-            case .answering, .sending:
-                // The next request waits its turn, within the size of one head.
-                if parser.pendingBytes > driver.limits.headBytes { watch(context, read: false, write: nil) }
-            case .lingering, .closed: break
+            case .answering, .sending, .lingering, .closed:
+                // The next request waits its turn: the check before the next read holds it to one head.
+                break
             }
         case .end:
             switch phase {
