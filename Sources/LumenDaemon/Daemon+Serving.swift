@@ -100,7 +100,8 @@ extension Daemon {
             services.append(responder)
         }
         if let address = options.lifxAddress {
-            let (lifx, port, bulbs) = try await lifxServer(on: address, scopeContext: scopeContext, logger: logger)
+            let (lifx, port, bulbs) = try await lifxServer(
+                on: address, scopeContext: scopeContext, loop: mainLoop, logger: logger)
             services.append(lifx)
             fronts.append("X_LUMEN_LIFX_PORT=\(port)")
             fronts.append("X_LUMEN_LIFX_BULBS=" + bulbs.map { "\($0.light.id)=\($0.address)" }.joined(separator: " "))
@@ -213,9 +214,12 @@ extension Daemon {
     ///
     /// One socket on the wildcard address serves them all: it gets the datagrams sent to any bulb's address and
     /// the broadcasts, the kernel tells each datagram's destination, and each reply leaves from its bulb's
-    /// address (docs/architecture.md says why one socket rather than one a bulb).
+    /// address (docs/architecture.md says why one socket rather than one a bulb). The socket is watched by `loop`,
+    /// the home's, so that a query is read, answered and sent with no hop between threads.
     /// - Returns: the server, the port it listens on and the bulbs as they were at start.
-    static func lifxServer(on address: TCPAddress, scopeContext: ScopeContext, logger: Logger) async throws
+    static func lifxServer(
+        on address: TCPAddress, scopeContext: ScopeContext, loop: EventLoop, logger: Logger
+    ) async throws
         -> (server: UDPServer, port: UInt16, bulbs: [LIFXLight])
     {
         guard let first = IPv4Address(address.host) else {
@@ -255,7 +259,8 @@ extension Daemon {
         logger.notice(
             "LIFX LAN bulbs on udp port \(port): \(listing.isEmpty ? "none" : listing)",
             [("lifx", "\(first):\(port)")])
-        let server = UDPServer(fd: fd) { dropped in
+        // On the home's loop: a query is read, answered from the home's state and sent on one thread.
+        let server = UDPServer(fd: fd, loop: loop) { dropped in
             let malformed = front.malformed.load(ordering: .relaxed)
             let overBudget = front.budget.dropped.load(ordering: .relaxed)
             let broadcasts = front.budget.droppedBroadcasts.load(ordering: .relaxed)

@@ -121,7 +121,7 @@ struct LIFXBenchFront {
         let home = Home(fixture: fixture, clock: .real)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 0, firstAddress: first)
         guard let bulb = await front.bulbs().last, bulb.address.description == "127.0.0.1" else { return nil }
-        let server = UDPServer(fd: fd) { datagram, destination, sender in
+        let server = UDPServer(fd: fd, loop: Home.sharedLoop) { datagram, destination, sender in
             guard case .address(let address) = destination else { return front.respond(to: datagram, from: sender) }
             return front.respond(to: datagram, at: address, from: sender)
         }

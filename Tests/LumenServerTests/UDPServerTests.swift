@@ -1,3 +1,4 @@
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenTestSupport
@@ -52,6 +53,58 @@ struct UDPServerTests {
         defer { task.cancel() }
         // The first datagram is dropped, so the first answer is the second's.
         #expect(await Self.exchange([[0, 1], [1, 2, 3]], with: TCPAddress(host: host, port: port)) == [3, 2, 1])
+    }
+
+    /// Given a loop (the home's, in lumend), the server reads and answers on it, leaves it running at its stop,
+    /// and sends nothing once its socket is closed: not through a socket that took the closed one's number.
+    @Test func aServerOnALoopItIsGivenLeavesItRunningAndSendsNothingAfterItsStop() async throws {
+        let loop = EventLoop(name: "test.udp")
+        defer { Task { await loop.shutDown() } }
+        let fd = try UDPServer.bind(TCPAddress(host: "127.0.0.1", port: 0))
+        let port = try #require(TCPListener.boundPort(fd))
+        let (started, startedWork) = AsyncStream.makeStream(of: Void.self)
+        let (gate, openGate) = AsyncStream.makeStream(of: Void.self)
+        // The first byte 1 is answered at once, on the given loop; 2 once the gate opens.
+        let server = UDPServer(fd: fd, loop: loop) { datagram, _, _ in
+            let onLoop = loop.isCurrent
+            return { send in
+                if datagram.first == 2 {
+                    startedWork.yield()
+                    for await _ in gate { break }
+                }
+                send([[datagram[0], onLoop ? 1 : 0]], nil)
+            }
+        }
+        let task = Task { try await server.run() }
+        let client = try TCPAddress(host: "127.0.0.1", port: port).connectedSocket(type: Int32(SOCK_DGRAM.rawValue))
+        defer { close(client) }
+        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let answer: [UInt8]? = await offload {
+            guard send(client, [UInt8(1)], 1, 0) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 16)
+            let count = recv(client, &buffer, buffer.count, 0)
+            return count > 0 ? Array(buffer[0..<count]) : nil
+        }
+        #expect(answer == [1, 1], "answered, and read on the loop given")
+        #expect(send(client, [UInt8(2)], 1, 0) == 1)
+        for await _ in started { break }
+        task.cancel()
+        try await task.value
+        // Linux gives the lowest free number: most likely the server's, which a late answer must not reach. Bound
+        // to the server's port, so that what it sent would reach the client, which hears only that address.
+        let reused = try UDPServer.bind(TCPAddress(host: "127.0.0.1", port: port))
+        defer { close(reused) }
+        if reused != fd { print("the socket after the stop took another number than the server's: \(reused), \(fd)") }
+        openGate.yield()
+        // The late answer's send is queued on the loop before this block: once it has run, the answer was sent or
+        // dropped, and a datagram sent on loopback has arrived.
+        let loopRuns = await withCheckedContinuation { continuation in
+            loop.execute { context in continuation.resume(returning: context != nil) }
+        }
+        #expect(loopRuns, "the loop outlives the server")
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(recv(client, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == -1, "nothing is sent after the stop")
     }
 
     /// On the wildcard address, the server learns where each datagram was sent and answers from there: a client

@@ -26,7 +26,7 @@ public enum UDPDestination: Sendable, Hashable {
     case unknown
 }
 
-/// A UDP listener on an event loop of its own: each datagram read is handed to `respond` with the address it was
+/// A UDP listener on an event loop, its own or one it is given: each datagram read is handed to `respond` with the address it was
 /// sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb
 /// drops what it does not read) or gives the work that answers it. Bounded work per turn: at most
 /// ``readsPerTurn`` datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500
@@ -40,6 +40,12 @@ public final class UDPServer: Service, Sendable {
     /// The bound socket.
     public let fd: Int32
     let loop: EventLoop
+    /// Whether ``loop`` is the server's own, made for it and shut down at its stop, or another's (the home's),
+    /// which outlives it.
+    let ownsLoop: Bool
+    /// Set on ``loop`` once the socket is closed: an answer that comes later is not sent (on a loop of its own,
+    /// stopped by then, it would not be anyway).
+    let isClosed = Atomic<Bool>(false)
     let respond:
         @Sendable (_ datagram: [UInt8], _ destination: UDPDestination, _ sender: @escaping @Sendable () -> String) ->
             UDPWork?
@@ -62,9 +68,11 @@ public final class UDPServer: Service, Sendable {
     /// Told, at stop, how many datagrams were dropped because too many were being answered.
     let onStop: @Sendable (_ dropped: Int) -> Void
 
-    /// A server on the bound UDP socket `fd`.
+    /// A server on the bound UDP socket `fd`, on `loop`, or on a loop of its own when none is given. Given the
+    /// loop a front's state lives on (the home's), a datagram is read and answered on that thread, with no hop
+    /// between threads; the loop is then the caller's, and outlives the server.
     public init(
-        fd: Int32, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
+        fd: Int32, loop: EventLoop? = nil, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
         respond:
             @escaping @Sendable (
                 _ datagram: [UInt8], _ destination: UDPDestination, _ sender: @escaping @Sendable () -> String
@@ -73,7 +81,8 @@ public final class UDPServer: Service, Sendable {
         self.fd = fd
         self.respond = respond
         self.onStop = onStop
-        loop = EventLoop(name: "lumend.udp")
+        ownsLoop = loop == nil
+        self.loop = loop ?? EventLoop(name: "lumend.udp")
     }
 
     /// Serves until graceful shutdown is requested, then closes the socket.
@@ -81,8 +90,15 @@ public final class UDPServer: Service, Sendable {
         let stop = loop.watchReadable(fd) { [self] in readPending() }
         await gracefulShutdown()
         stop()
-        await loop.shutDown()
-        close(fd)
+        // Closed on the loop, after the watch is removed there and before any later answer is sent there.
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] _ in
+                isClosed.store(true, ordering: .relaxed)
+                close(fd)
+                continuation.resume()
+            }
+        }
+        if ownsLoop { await loop.shutDown() }
         onStop(dropped.load(ordering: .relaxed))
     }
 
@@ -125,8 +141,8 @@ public final class UDPServer: Service, Sendable {
             Task(executorPreference: loop) { [self, sender] in
                 await work { replies, source in
                     self.loop.execute { context in
-                        // Once the loop has stopped the socket is closed: nothing is sent.
-                        guard context != nil else { return }
+                        // Once the socket is closed (or the loop has stopped) nothing is sent.
+                        guard context != nil, !self.isClosed.load(ordering: .relaxed) else { return }
                         self.send(replies, to: sender, from: source)
                     }
                 }
