@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LumendTests",
-            dependencies: ["LumenTestSupport", "LumenClient", "LumenSimulation", "LumenLIFX"],
+            dependencies: ["LumenTestSupport", "LumenClient", "LumenSimulation", "LumenLIFX", "LumenServer"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,6 +1,7 @@
 import Foundation
 import LumenModel
 import LumenProtocol
+import LumenServer
 import LumenSimulation
 import LumenTestSupport
 import Synchronization
@@ -41,23 +42,52 @@ extension HostileSuites {
         }
 
         /// `count` timed `get`s; their latencies in microseconds, sorted. The client is a plain blocking one on
-        /// a thread of its own, as a simple well-behaved client is: a request, then a wait for its reply.
-        func latencies(_ client: LineClient, _ count: Int) async throws -> [Double] {
+        /// a thread of its own, as a simple well-behaved client is: a request, then a wait for its reply. Given a
+        /// `control`, each `get` is followed by the same line sent to it and read back, timed the same way.
+        func latencies(_ client: LineClient, _ count: Int, control: LineClient? = nil) async throws
+            -> (lumend: [Double], control: [Double])
+        {
             let request = #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"scope":0,"connection":"name"}}"#
-            let samples: Result<[Double], LineClient.Failure> = await offload {
-                var samples: [Double] = []
-                samples.reserveCapacity(count)
-                for _ in 0..<count {
+            let samples: Result<([Double], [Double]), LineClient.Failure> = await offload {
+                var samples: ([Double], [Double]) = ([], [])
+                samples.0.reserveCapacity(count)
+                samples.1.reserveCapacity(control == nil ? 0 : count)
+                func timed(_ client: LineClient) throws(LineClient.Failure) -> Double {
                     let start = ContinuousClock.now
                     client.send(request)
-                    do throws(LineClient.Failure) { _ = try client.readLineBlocking() } catch { return .failure(error) }
+                    _ = try client.readLineBlocking()
                     let elapsed = ContinuousClock.now - start
-                    samples.append(
-                        Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+                    return Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6
+                }
+                for _ in 0..<count {
+                    do throws(LineClient.Failure) {
+                        samples.0.append(try timed(client))
+                        if let control { samples.1.append(try timed(control)) }
+                    } catch { return .failure(error) }
                 }
                 return .success(samples)
             }
-            return try samples.get().sorted()
+            let (lumend, control) = try samples.get()
+            return (lumend.sorted(), control.sorted())
+        }
+
+        /// A client of a raw echo server, the control beside the good client: a thread in this process that
+        /// sends back what it reads, with no code of lumend's in the path. What the attack does to its p99 is what
+        /// the machine alone (every core busy with the attack's threads and lumend's) does to any server's.
+        static func echoControl(in directory: String) throws -> LineClient {
+            let path = directory + "/echo.sock"
+            let listener = try UnixSocket.listen(at: path)
+            defer { UnixSocket.close(listener) }
+            let client = try LineClient(path: path)
+            let served = accept(listener, nil, nil)
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                while case .moved(let count) = buffer.withUnsafeMutableBytes({ UnixSocket.receive(served, into: $0) }),
+                    UnixSocket.sendAll(served, Array(buffer[0..<count]))
+                {}
+                UnixSocket.close(served)
+            }.start()
+            return client
         }
 
         /// What each of a process's descriptors refers to (`socket:[…]`, a path, …), from `/proc`.
@@ -114,10 +144,12 @@ extension HostileSuites {
             _ = try #require(await daemon.waitUntilReady(), "no READY=1: \(daemon.stderr)")
             let socket = daemon.socketPath
             let good = try daemon.connect()
-            _ = try await latencies(good, 200)  // warm up
+            let control = try Self.echoControl(in: daemon.directory.path)
+            defer { control.hangUp() }
+            _ = try await latencies(good, 200, control: control)  // warm up
             let baseline = Resources(pid: daemon.pid)
             let targetsBefore = Self.descriptorTargets(daemon.pid)
-            let before = try await latencies(good, 1_000)
+            let (before, controlBefore) = try await latencies(good, 1_000, control: control)
 
             // Every payload is made before the attack, so that during it the test's own threads only send.
             // The random bytes take seconds in a debug build: made on a thread of their own, off the pool other
@@ -234,7 +266,7 @@ extension HostileSuites {
             let (daemonCPU, ownCPU, wall) = (
                 Self.cpuSeconds(daemon.pid), Self.cpuSeconds(getpid()), ContinuousClock.now
             )
-            let during = try await latencies(good, 1_000)
+            let (during, controlDuring) = try await latencies(good, 1_000, control: control)
             let window = ContinuousClock.now - wall
             let seconds = Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18
             let busy = (
@@ -269,9 +301,12 @@ extension HostileSuites {
                 #expect(idleClosed.load(ordering: .relaxed) == 101, "idle connections the server closed")
             }
             let (p99Before, p99During) = (Self.p99(before), Self.p99(during))
+            let (controlP99Before, controlP99During) = (Self.p99(controlBefore), Self.p99(controlDuring))
             print(
                 "hostile clients: good client's get p99 \(Int(p99Before)) µs before, \(Int(p99During)) µs during "
-                    + "(\(String(format: "%.1f", p99During / p99Before))×); cores busy meanwhile: lumend "
+                    + "(\(String(format: "%.1f", p99During / p99Before))×); a raw echo server's in the same moments "
+                    + "\(Int(controlP99Before)) µs before, \(Int(controlP99During)) µs during "
+                    + "(\(String(format: "%.1f", controlP99During / controlP99Before))×); cores busy meanwhile: lumend "
                     + "\(String(format: "%.2f", busy.daemon)), the test process \(String(format: "%.2f", busy.tests)) "
                     + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
             // Under a sanitizer, the pipes to the symbolizer its runtime starts are not lumend's.
