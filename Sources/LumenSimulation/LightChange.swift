@@ -84,7 +84,8 @@ public struct LightChange: Sendable, Hashable {
     func validate(colorTemperatures: ClosedRange<Int> = LightState.colorTemperatureRange) throws(LumenError) {
         if let brightness, !Self.brightnessRange.contains(brightness) {
             throw LumenError(
-                .invalidParams, "brightness \(JSONNumber(brightness)) is out of range 1–100 (or 0, which dims to off)",
+                .invalidParams,
+                "brightness \(JSONNumber(brightness)) is out of range 1–100 (or 0, which dims to off where the light's family allows it)",
                 data: ["connection": "brightness"])
         }
         if let colorTemperature, !colorTemperatures.contains(colorTemperature) {

@@ -29,14 +29,19 @@ struct ErrorContextTests {
         let reply = try await client.response(to: "r")
         let error = try #require(reply["error"])
         #expect(error["code"] == -32602)
-        #expect(error["message"] == "brightness 140.5 is out of range 1–100 (or 0, which dims to off)")
+        #expect(
+            error["message"]
+                == "brightness 140.5 is out of range 1–100 (or 0, which dims to off where the light's family allows it)"
+        )
         #expect(error["data"]?["scope"] == light)
         #expect(error["data"]?["connection"] == "brightness")
         #expect(error["data"]?["light"] == "lab.color")
         // The number exactly as the client wrote it.
         #expect(error["data"]?["value"]?.serialized() == "140.50")
         let whole = try await self.error(client, ["scope": light, "connection": "brightness", "value": 140])
-        #expect(whole["message"] == "brightness 140 is out of range 1–100 (or 0, which dims to off)")
+        #expect(
+            whole["message"]
+                == "brightness 140 is out of range 1–100 (or 0, which dims to off where the light's family allows it)")
     }
 
     @Test func notSupportedBusyAndOffEachNameTheirLight() async throws {
