@@ -83,9 +83,8 @@ extension HueBridge {
         let address = "/lights/\(number)"
         let body = try bodyObject(request, address: address)
         for key in body.keys where key != "name" { throw HueError.parameterNotAvailable(key, at: address) }
-        guard let name = body["name"]?.stringValue else {
-            throw HueError.invalidValue(body["name"] ?? .null, of: "name", at: address)
-        }
+        // 1 to 32 characters, as a bridge names everything.
+        let name = try HueValues.name(body["name"] ?? .null, at: address)
         try await renameEntity(.light(light.light.id), to: name) { _ in
             HueError.invalidValue(.string(name), of: "name", at: address)
         }

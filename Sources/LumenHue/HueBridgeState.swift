@@ -38,6 +38,8 @@ public struct HueBridgeState: Sendable, Hashable {
     /// The UUID the Hue API v2 gives each thing it shows, by ``resourceKey(light:)`` and its kin: kept, so that a
     /// client's IDs hold across restarts and one is never given to something else.
     public internal(set) var resourceIDs: [String: String] = [:]
+    /// The geofence clients apps made over API v2 (a phone's presence, or aiohue's keep-alive), the oldest first.
+    public var geofenceClients: [GeofenceClient] = []
     /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
@@ -89,7 +91,7 @@ public struct HueBridgeState: Sendable, Hashable {
         left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
             && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
             && left.roomClasses == right.roomClasses
-            && left.resourceIDs == right.resourceIDs
+            && left.resourceIDs == right.resourceIDs && left.geofenceClients == right.geofenceClients
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -128,8 +130,8 @@ public struct HueBridgeState: Sendable, Hashable {
 
 extension HueBridgeState {
     /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}, "scenes": [scene],
-    /// "groups": [group], "roomClasses": {id: class}, "resourceIDs": {key: uuid}}`, the last four only when there are
-    /// some.
+    /// "groups": [group], "roomClasses": {id: class}, "resourceIDs": {key: uuid}, "geofenceClients": [client]}`, the
+    /// last five only when there are some.
     public var jsonValue: JSONValue {
         let value: JSONValue = .object([
             "users": .array(
@@ -147,7 +149,9 @@ extension HueBridgeState {
             "pairings": .int(pairings),
         ])
         // Written only when there are some, so a bridge without them saves what it always saved.
-        guard !scenes.isEmpty || !groups.isEmpty || !roomClasses.isEmpty || !resourceIDs.isEmpty,
+        guard
+            !scenes.isEmpty || !groups.isEmpty || !roomClasses.isEmpty || !resourceIDs.isEmpty
+                || !geofenceClients.isEmpty,
             case .object(var object) = value
         else { return value }
         if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
@@ -163,6 +167,7 @@ extension HueBridgeState {
             object["resourceIDs"] = .object(
                 JSONObject(resourceIDs.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value)) }))
         }
+        if !geofenceClients.isEmpty { object["geofenceClients"] = .array(geofenceClients.map(\.jsonValue)) }
         return .object(object)
     }
 
@@ -193,7 +198,7 @@ extension HueBridgeState {
     public init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
         let object = try cursor.object(allowing: [
-            "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses", "resourceIDs",
+            "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses", "resourceIDs", "geofenceClients",
         ])
         pairings = try object.optional("pairings")?.int(in: 0...Int.max) ?? 0
         users =
@@ -226,6 +231,7 @@ extension HueBridgeState {
             }
         }
         resourceIDs = try Self.resourceIDs(object.optional("resourceIDs"))
+        geofenceClients = try Self.geofenceClients(object.optional("geofenceClients"))
         highest = (
             lights.byNumber.keys.max() ?? 0, max(rooms.byNumber.keys.max() ?? 0, groups.last?.number ?? 0)
         )

@@ -38,11 +38,15 @@ extension HueBridge {
         guard await use(key) else { throw HueV2Error.unauthorized }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2).map(String.init)
         guard parts.first == "resource", parts.count <= 3 else { throw HueV2Error.notFound(request.path) }
-        if parts.count >= 2, !HueV2Model.types.contains(parts[1]) { throw HueV2Error.notFound(request.path) }
+        if parts.count >= 2, !HueV2Model.types.contains(parts[1]), !HueV2Model.emptyTypes.contains(parts[1]) {
+            throw HueV2Error.notFound(request.path)
+        }
         let sender = Self.sender(key)
         switch (request.method, parts.count) {
         case ("GET", 1):
             return Self.v2Data(await v2Model().resources)
+        case ("GET", 2) where HueV2Model.emptyTypes.contains(parts[1]):
+            return Self.v2Data([])
         case ("GET", 2):
             return Self.v2Data(await v2Model().resources.filter { $0["type"]?.stringValue == parts[1] })
         case ("GET", 3) where parts[1] == "light":
@@ -70,6 +74,10 @@ extension HueBridge {
             return Self.v2Changed(parts[2], "scene")
         case ("POST", 2) where parts[1] == "scene":
             return try await createSceneV2(try Self.v2Body(request), owner: key)
+        case ("POST", 2) where parts[1] == "geofence_client":
+            return try await createGeofenceClient(try Self.v2Body(request))
+        case ("DELETE", 3) where parts[1] == "geofence_client":
+            return try await deleteGeofenceClient(parts[2], path: request.path)
         default:
             throw HueV2Error(description: "method, \(request.method), not available for resource", status: 405)
         }

@@ -3,7 +3,8 @@ import LumenProtocol
 import LumenSimulation
 
 extension HueBridge {
-    /// `PUT /clip/v2/resource/{type}/{id}`: a command to a light or a grouped light, a scene's recall or name.
+    /// `PUT /clip/v2/resource/{type}/{id}`: a command to a light or a grouped light, a scene's recall, name or
+    /// actions, a device identified or renamed, a room or zone renamed, a geofence client changed.
     func changeV2(
         _ type: String, _ id: String, _ body: JSONObject, key: String, from sender: String, path: String
     ) async throws -> HTTPResponse {
@@ -50,7 +51,14 @@ extension HueBridge {
             return Self.v2Changed(id, type)
         case "scene":
             guard let scene = model.scenes[id], let group = scene.group else { throw HueV2Error.notFound(path) }
-            return try await changeSceneV2(scene, id: id, group: group, body, from: sender)
+            return try await changeSceneV2(scene, id: id, group: group, body, in: model, from: sender)
+        case "device":
+            return try await changeDeviceV2(id, body, in: model, key: key, from: sender, path: path)
+        case "room", "zone":
+            guard model.resource(type, id) != nil else { throw HueV2Error.notFound(path) }
+            return try await changeGroupV2(id, body, in: model, path: path)
+        case "geofence_client":
+            return try await changeGeofenceClient(id, body, path: path)
         default:
             guard model.resource(type, id) != nil else { throw HueV2Error.notFound(path) }
             throw HueV2Error(description: "method, PUT, not available for resource, \(type)", status: 405)
@@ -59,14 +67,19 @@ extension HueBridge {
 
     /// `PUT /clip/v2/resource/scene/{id}`: `recall` (`active`, `static`, `dynamic_palette`, with an optional
     /// `duration` and `dimming.brightness`) as one group command to the scene's lights in its group,
-    /// `metadata.name` and `speed`. The whole body is checked before anything changes.
+    /// `metadata.name`, `speed`, and `actions`, the state each light named takes (a light of the group not named
+    /// keeps its own: a group scene holds every light of its group). The whole body is checked before anything
+    /// changes, the actions' states as commands to their lights.
     private func changeSceneV2(
-        _ scene: HueBridgeState.Scene, id: String, group: Int, _ body: JSONObject, from sender: String
+        _ scene: HueBridgeState.Scene, id: String, group: Int, _ body: JSONObject, in model: HueV2Model,
+        from sender: String
     ) async throws -> HTTPResponse {
         var recall: JSONObject?
         var brightness: Double?
         var name: String?
         var speed: Double?
+        var states: [Int: JSONObject]?
+        let snapshot = await snapshot()
         for (key, value) in body.members {
             func invalid() -> HueV2Error { .invalidValue(value, for: key) }
             switch key {
@@ -99,18 +112,28 @@ extension HueBridge {
             case "auto_dynamic":
                 // Lumen plays no palettes: a scene is never dynamic, whatever it is told.
                 guard value.boolValue != nil else { throw invalid() }
+            case "palette":
+                guard Self.isEmptyPalette(value) else { throw invalid() }
+            case "actions":
+                let given = try Self.sceneStates(value, members: Set(scene.lights), in: model)
+                var checked: [Int: JSONObject] = [:]
+                for (number, state) in given {
+                    checked[number] = try Self.sceneState(
+                        state, of: number, in: snapshot, at: "/scenes/\(scene.id)/lightstates/\(number)")
+                }
+                states = checked
             default:
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
             }
         }
         // The recall first: one refused (the lights unreachable, too many commands) leaves the scene as it was.
         if let recall {
-            let members = await snapshot().groupLights(group)
+            let members = snapshot.groupLights(group)
             _ = try await recallScene(
                 recall, group: String(group), lights: members, brightness: brightness, from: sender)
         }
-        if name != nil || speed != nil {
-            let (sceneID, newName, newSpeed) = (scene.id, name, speed)
+        if name != nil || speed != nil || states != nil {
+            let (sceneID, newName, newSpeed, newStates) = (scene.id, name, speed, states)
             let updated = await home.wallTime.utcText
             try await changeState { state throws(HueV2Error) in
                 guard let index = state.scenes.firstIndex(where: { $0.id == sceneID }) else {
@@ -118,6 +141,7 @@ extension HueBridge {
                 }
                 if let newName { state.scenes[index].name = newName }
                 if let newSpeed { state.scenes[index].speed = newSpeed }
+                for (number, given) in newStates ?? [:] { state.scenes[index].lightStates[number] = given }
                 state.scenes[index].lastUpdated = updated
             }
             try await commit()
@@ -148,11 +172,7 @@ extension HueBridge {
         else { throw invalid("group") }
         guard let actions = body["actions"] else { throw HueV2Error.badRequest("missing property, actions") }
         guard let actions = actions.arrayValue, !actions.isEmpty else { throw invalid("actions") }
-        if let palette = body["palette"], palette.objectValue?.members.allSatisfy({ $0.value.arrayValue == [] }) != true
-        {
-            // Lumen plays no palettes: one given would be stored and never shown.
-            throw invalid("palette")
-        }
+        if let palette = body["palette"], !Self.isEmptyPalette(palette) { throw invalid("palette") }
         var speed: Double?
         if let value = body["speed"] {
             guard let level = HueV2Command.speed(value) else { throw invalid("speed") }
@@ -160,21 +180,11 @@ extension HueBridge {
         }
         if let value = body["auto_dynamic"], value.boolValue == nil { throw invalid("auto_dynamic") }
         let members = Set(await snapshot().groupLights(group) ?? [])
-        var states: JSONObject = [:]
-        for action in actions {
-            guard action["target"]?["rtype"]?.stringValue == "light",
-                let target = action["target"]?["rid"]?.stringValue,
-                let light = model.lights[target], members.contains(light.number),
-                let given = action["action"]?.objectValue,
-                states[String(light.number)] == nil
-            else { throw HueV2Error.invalidValue(action, for: "actions") }
-            var state = try HueV2Command(given).v1Body
-            state["alert"] = nil
-            states[String(light.number)] = .object(state)
-        }
+        let states = try Self.sceneStates(.array(actions), members: members, in: model)
         let v1: JSONObject = [
             "name": .string(name), "type": "GroupScene", "group": .string(String(group)),
-            "lightstates": .object(states),
+            "lightstates": .object(
+                JSONObject(states.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) })),
         ]
         let answer = try await createScene(Self.v1Request(v1), owner: owner, speed: speed)
         guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {
@@ -185,6 +195,36 @@ extension HueBridge {
             throw HueV2Error(description: "internal error, the scene has no ID", status: 500)
         }
         return Self.v2Changed(id, "scene")
+    }
+
+    /// The v1 light states a scene's v2 `actions` give, by light number: at least one, each a light of `members`
+    /// named once, its action read as a light's body (an alert it asks for is not a state, and is not kept).
+    /// - Throws: ``HueV2Error`` 400 for anything else.
+    static func sceneStates(_ actions: JSONValue, members: Set<Int>, in model: HueV2Model) throws(HueV2Error)
+        -> [Int: JSONObject]
+    {
+        guard let actions = actions.arrayValue, !actions.isEmpty else {
+            throw HueV2Error.invalidValue(actions, for: "actions")
+        }
+        var states: [Int: JSONObject] = [:]
+        for action in actions {
+            guard action["target"]?["rtype"]?.stringValue == "light",
+                let target = action["target"]?["rid"]?.stringValue,
+                let light = model.lights[target], members.contains(light.number),
+                let given = action["action"]?.objectValue,
+                states[light.number] == nil
+            else { throw HueV2Error.invalidValue(action, for: "actions") }
+            var state = try HueV2Command(given).v1Body
+            state["alert"] = nil
+            states[light.number] = state
+        }
+        return states
+    }
+
+    /// Whether a scene's `palette` is empty: Lumen plays no palettes, so one with colours would be kept and
+    /// never shown.
+    static func isEmptyPalette(_ palette: JSONValue) -> Bool {
+        palette.objectValue?.members.allSatisfy { $0.value.arrayValue == [] } == true
     }
 
     /// A v1 request carrying `body`, for the v1 code a v2 change goes through.

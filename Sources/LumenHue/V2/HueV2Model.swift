@@ -15,12 +15,38 @@ struct HueV2Model: Sendable {
     private(set) var groups: [String: Int] = [:]
     /// The scenes by their scene resource's ID.
     private(set) var scenes: [String: HueBridgeState.Scene] = [:]
+    /// The light resource's ID of each light's device, by the device's ID.
+    private(set) var deviceLights: [String: String] = [:]
+    /// The bridge's own device.
+    private(set) var bridgeDevice = ""
 
-    /// The resource types a path may name, in the order the whole list gives them.
+    /// The resource types Lumen shows, in the order the whole list gives them.
     static let types = [
         "bridge", "bridge_home", "device", "light", "room", "zone", "grouped_light", "scene", "zigbee_connectivity",
-        "device_software_update",
+        "device_software_update", "geofence_client",
     ]
+
+    /// The resource types the API names that Lumen keeps none of (sensors, switches, behaviours, entertainment):
+    /// listed empty, as a bridge with none of them lists them.
+    static let emptyTypes: Set<String> = [
+        "motion", "camera_motion", "temperature", "light_level", "button", "relative_rotary", "device_power",
+        "contact", "tamper", "grouped_motion", "grouped_light_level", "convenience_area_motion",
+        "security_area_motion", "speaker", "behavior_script", "behavior_instance", "geolocation",
+        "entertainment_configuration", "entertainment", "homekit", "matter", "matter_fabric", "smart_scene",
+        "zgp_connectivity", "zigbee_device_discovery", "service_group", "bell_button", "motion_area_candidate",
+        "motion_area_configuration", "clip", "wifi_connectivity",
+    ]
+
+    /// The API v2 archetype of a room's or zone's v1 class: the same words, in lower case joined by `_`
+    /// (`Living room` is `living_room`); `Free`, which v2 lacks, is `other`.
+    static func archetype(ofClass roomClass: String) -> String {
+        roomClass == "Free" ? "other" : roomClass.lowercased().split(separator: " ").joined(separator: "_")
+    }
+
+    /// The v1 class of an API v2 archetype, `nil` for one no class stands for.
+    static func roomClass(ofArchetype archetype: String) -> String? {
+        HueBridge.roomClasses.first { $0 != "Free" && Self.archetype(ofClass: $0) == archetype }
+    }
 
     /// The model of `snapshot` on the bridge called `bridgeID` (upper case, as `/api/config` gives it).
     init(_ snapshot: HueBridge.Snapshot, bridgeID: String) {
@@ -32,6 +58,7 @@ struct HueV2Model: Sendable {
 
         let bridge = root(HueBridgeState.bridgeResourceKey)
         let bridgeDevice = HueResourceID.service("device", of: bridge)
+        self.bridgeDevice = bridgeDevice
         let home = HueResourceID.service("bridge_home", of: bridge)
         let homeGroup = HueResourceID.service("grouped_light", of: bridge)
         add([
@@ -65,6 +92,7 @@ struct HueV2Model: Sendable {
             let zigbee = HueResourceID.service("zigbee_connectivity", of: light)
             let update = HueResourceID.service("device_software_update", of: light)
             deviceOfLight[hueLight.number] = device
+            deviceLights[device] = light
             lightIDs[hueLight.number] = light
             lights[light] = hueLight
             let kind = hueLight.light.model.kind
@@ -109,7 +137,8 @@ struct HueV2Model: Sendable {
         // A room or a zone (`type`), numbered as v1's group, and the grouped light of the lights numbered
         // `members`.
         func group(
-            _ id: String, type: String, number: Int, name: String, children: [JSONValue], members: [Int]
+            _ id: String, type: String, number: Int, name: String, roomClass: String, children: [JSONValue],
+            members: [Int]
         ) -> JSONValue {
             let groupID = HueResourceID.service("grouped_light", of: id)
             groups[id] = number
@@ -120,7 +149,8 @@ struct HueV2Model: Sendable {
                     lights: snapshot.lights.filter { members.contains($0.number) }))
             return .object([
                 "id": .string(id), "id_v1": .string("/groups/\(number)"), "type": .string(type),
-                "metadata": ["name": .string(name), "archetype": "other"], "children": .array(children),
+                "metadata": ["name": .string(name), "archetype": .string(Self.archetype(ofClass: roomClass))],
+                "children": .array(children),
                 "services": [link(groupID, "grouped_light")],
             ])
         }
@@ -129,7 +159,7 @@ struct HueV2Model: Sendable {
             rooms.append(
                 group(
                     root(HueBridgeState.resourceKey(room: room.id)), type: "room", number: room.number,
-                    name: room.name, children: children, members: room.lights))
+                    name: room.name, roomClass: room.roomClass, children: children, members: room.lights))
         }
         for zone in snapshot.state.groups where zone.kind == .zone {
             let members = snapshot.groupLights(zone.number) ?? []
@@ -137,7 +167,7 @@ struct HueV2Model: Sendable {
             zones.append(
                 group(
                     root(HueBridgeState.resourceKey(group: zone.number)), type: "zone", number: zone.number,
-                    name: zone.name, children: children, members: members))
+                    name: zone.name, roomClass: zone.roomClass, children: children, members: members))
         }
         add([
             "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",
@@ -170,6 +200,10 @@ struct HueV2Model: Sendable {
                 ]))
         }
         resources += connectivity + updates
+        for client in snapshot.state.geofenceClients {
+            resources.append(
+                ["id": .string(client.id), "type": "geofence_client", "name": .string(client.name)])
+        }
     }
 
     private mutating func add(_ object: JSONObject) { resources.append(.object(object)) }
