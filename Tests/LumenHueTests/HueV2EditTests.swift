@@ -71,7 +71,8 @@ import Testing
         #expect(group["name"] == "Study")
         #expect(group["class"] == "Living room")
         _ = try await bridge.answer("PUT", "/groups/\(number)", #"{"class": "Top floor"}"#)
-        let room = try await v2.v2(bridge, "GET", "/clip/v2/resource/room/\(try id(den))").json["data"]?.arrayValue?.first
+        let room = try await v2.v2(bridge, "GET", "/clip/v2/resource/room/\(try id(den))").json["data"]?.arrayValue?
+            .first
         #expect(room?["metadata"]?["archetype"] == "top_floor")
         #expect(room?["metadata"]?["name"] == "Study")
         for bad in [
