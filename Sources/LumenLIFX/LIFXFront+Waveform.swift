@@ -23,9 +23,9 @@ extension LIFXFront {
             let arrived = (
                 zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] }
             )
+            // The colour is noted with the wave below, not here.
             guard
-                let performed = await perform(
-                    change, giving: merged, to: bulb, transitionMs: wave.lengthMs, from: sender)
+                let performed = await perform(change, giving: nil, to: bulb, transitionMs: wave.lengthMs, from: sender)
             else { return nil }
             state = performed
             followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
@@ -33,10 +33,16 @@ extension LIFXFront {
             guard let delivered = await delivered(to: bulb) else { return nil }
             state = delivered
         }
-        let (nowMs, landed) = await home.reading { home in (home.nowMilliseconds, try? home.landing(of: id)) }
-        let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: nowMs)
-        let landing = landed ?? state
-        records.waveforms.withLock { $0[id] = waveform.endMs > waveform.startMs ? (waveform, landing) : nil }
+        await home.reading { home in
+            let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: home.nowMilliseconds)
+            let landing = (try? home.landing(of: id)) ?? state
+            self.records.waveforms.withLock {
+                $0[id] = waveform.endMs > waveform.startMs ? (waveform, landing) : nil
+            }
+            // In the same turn as the wave, so that no question answered in between finds the colour without its
+            // wave. Noted even when the light does not move (a hue under no saturation), as a bulb keeps it.
+            if wave.endsOnColor { self.records.note(merged, gave: state, to: id) }
+        }
         return state
     }
 

@@ -8,17 +8,18 @@ import Testing
 /// `SetWaveformOptional`: a waveform for only the parts of the colour the client names, as photons and
 /// lifx-async set a brightness or a hue alone.
 extension LIFXFrontTests {
-    func waveformOptional(_ color: HSBK, fields: LIFXColorFields, transient: Bool = false, sequence: UInt8 = 1)
-        -> LIFXPacket
-    {
+    func waveformOptional(
+        _ color: HSBK, fields: LIFXColorFields, transient: Bool = false, periodMs: UInt32 = 200,
+        shape: LIFXWave.Shape = .pulse, sequence: UInt8 = 1
+    ) -> LIFXPacket {
         var writer = LIFXWriter()
         writer.uint8(0)
         writer.uint8(transient ? 1 : 0)
         color.write(&writer)
-        writer.uint32(200)  // period
+        writer.uint32(periodMs)
         writer.uint32(Float(1).bitPattern)  // cycles
         writer.uint16(0)  // skew ratio
-        writer.uint8(4)  // half sine
+        writer.uint8(shape.rawValue)
         for field in [LIFXColorFields.hue, .saturation, .brightness, .kelvin] {
             writer.uint8(fields.contains(field) ? 1 : 0)
         }
@@ -64,6 +65,23 @@ extension LIFXFrontTests {
         _ = try await replies(waveformOptional(dim, fields: .brightness, transient: true))
         try await home.advance(byMilliseconds: 1_000)
         #expect(try await home.light("den.bulb").state == before)
+    }
+
+    /// A hue alone is kept as given under no saturation (lifx-async's `set_hue`, photons' colour API, a wave of
+    /// no length), and a saturation given alone after it turns the light to that hue.
+    @Test func aHueAloneUnderNoSaturationIsKeptForTheSaturationGivenAfter() async throws {
+        _ = try await replies(
+            setColor(HSBK(hue: 10_000, saturation: 0, brightness: 40_000, kelvin: 4_000), sequence: 1))
+        let hue = HSBK(hue: 36_408, saturation: 0, brightness: 0, kelvin: 0)
+        _ = try await replies(waveformOptional(hue, fields: .hue, periodMs: 0, shape: .saw, sequence: 2))
+        let hueRead = try await reportedColor(sequence: 3)
+        #expect(hueRead == HSBK(hue: 36_408, saturation: 0, brightness: 40_000, kelvin: 4_000), "\(hueRead)")
+        let saturation = HSBK(hue: 0, saturation: 65_535, brightness: 0, kelvin: 0)
+        _ = try await replies(waveformOptional(saturation, fields: .saturation, periodMs: 0, shape: .saw, sequence: 4))
+        let bothRead = try await reportedColor(sequence: 5)
+        #expect(bothRead == HSBK(hue: 36_408, saturation: 65_535, brightness: 40_000, kelvin: 4_000), "\(bothRead)")
+        let shown = try await home.light("den.bulb").state.color.hueAndSaturation
+        #expect(abs(shown.0 - 36_408.0 / 65_535) < 0.01 && shown.1 > 0.99, "\(shown)")
     }
 
     /// A `SetWaveform` (103) to `light` of `home` (on the virtual clock) behind `front`.
