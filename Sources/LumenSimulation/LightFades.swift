@@ -13,9 +13,11 @@ struct Ramp: Sendable {
 
     var end: Int64 { start + duration }
 
-    /// The value `time` into the ramp, rounded to `places` (10 for a tenth) as a device would report it.
+    /// The value `time` into the ramp, rounded to `places` (10 for a tenth) as a device would report it; at its
+    /// start, where it starts from, as it was, and at its end where it goes, both exact.
     func value(at time: Int64, places: Double) -> Double {
         guard time < end else { return to }
+        guard time > start else { return from }
         let fraction = Double(time - start) / Double(duration)
         return ((from + (to - from) * fraction) * places).rounded() / places
     }

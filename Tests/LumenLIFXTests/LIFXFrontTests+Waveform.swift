@@ -1,9 +1,9 @@
 import LumenModel
 import LumenScopes
-import LumenSimulation
 import Testing
 
 @testable import LumenLIFX
+@testable import LumenSimulation
 
 /// `SetWaveformOptional`: a waveform for only the parts of the colour the client names, as photons and
 /// lifx-async set a brightness or a hue alone.
@@ -82,6 +82,18 @@ extension LIFXFrontTests {
         #expect(bothRead == HSBK(hue: 36_408, saturation: 65_535, brightness: 40_000, kelvin: 4_000), "\(bothRead)")
         let shown = try await home.light("den.bulb").state.color.hueAndSaturation
         #expect(abs(shown.0 - 36_408.0 / 65_535) < 0.01 && shown.1 > 0.99, "\(shown)")
+    }
+
+    /// A fade that has not moved the light yet (another front's, or a wave's before the bulb has drawn any of
+    /// it) leaves the bulb reporting its colour as given: the light is still where that colour left it.
+    @Test func aFadeNotYetUnderWayLeavesTheColourAsGiven() async throws {
+        let given = HSBK(hue: 21_845, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        _ = try await replies(setColor(given, sequence: 1))
+        _ = try await home.submit(LightChange(brightness: 25), to: "den.bulb", transitionMs: 200)
+        try await home.advance(byMilliseconds: 40)  // the bulb's latency: the fade starts, no step taken
+        #expect(try await home.light("den.bulb").state.brightness != 25, "the fade under way")
+        let read = try await color(of: "den.bulb")
+        #expect(read == given, "\(read)")
     }
 
     /// A `SetWaveform` (103) to `light` of `home` (on the virtual clock) behind `front`.
