@@ -21,11 +21,17 @@ extension Home {
     /// Asks a light for its state as a client asks a device's firmware (a LIFX `Get`), which answers from memory:
     /// at once, without the light's latency (which models carrying out a change), though the question still counts
     /// against the rate limit and may be lost, as every message to a bulb does. Changes nothing and is not in the
-    /// command record.
+    /// command record. What fell due by now has happened first, though the real clock has not yet woken for it.
     /// - Returns: the light's state; `nil` when no answer comes (the light cannot be reached, or drops the
     ///   question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func queryAtOnce(_ id: LightID) throws(LumenError) -> LightState? {
+        // The real clock wakes for what falls due a moment late: the answer is the light as it is now, with what
+        // fell due by now (a fade's last step, say) done.
+        if !isShutDown {
+            refreshRealTime()
+            runEvents(notAfter: nowMicros)
+        }
         guard let slot = try receiveQuestion(to: id)?.slot else { return nil }
         return lights[slot: slot].state
     }

@@ -84,6 +84,19 @@ extension LIFXFrontTests {
         #expect(abs(shown.0 - 36_408.0 / 65_535) < 0.01 && shown.1 > 0.99, "\(shown)")
     }
 
+    /// On the real clock a fade's steps run when the clock wakes for them, a moment after they fall due: a bulb
+    /// read once its wave has ended, before the light's last step ran, reads where the wave left it, as given.
+    @Test func aBulbReadJustAfterItsWaveEndedShowsWhereTheWaveLeftIt() async throws {
+        let given = HSBK(hue: 21_845, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        _ = try await replies(setColor(given, sequence: 1))
+        let dim = HSBK(hue: 0, saturation: 0, brightness: 16_384, kelvin: 0)
+        let start = try await startWave(waveformOptional(dim, fields: .brightness, shape: .saw, sequence: 2))
+        // The clock moves past the wave's end without running what fell due, as the real clock does between wakes.
+        await home.reading { $0.nowMicros = Int64((start + 205) * 1_000) }
+        let read = try await color(of: "den.bulb")
+        #expect(read == HSBK(hue: 21_845, saturation: 65_535, brightness: 16_384, kelvin: 3_500), "\(read)")
+    }
+
     /// A fade that has not moved the light yet (another front's, or a wave's before the bulb has drawn any of
     /// it) leaves the bulb reporting its colour as given: the light is still where that colour left it.
     @Test func aFadeNotYetUnderWayLeavesTheColourAsGiven() async throws {
