@@ -93,7 +93,8 @@ extension LIFXFront {
             switch request {
             case .getHevCycleConfiguration, .setHevCycleConfiguration:
                 return .stateHevCycleConfiguration(indication: hev.indication, durationS: hev.defaultDurationS)
-            case .getLastHevCycleResult: return .stateLastHevCycleResult(hev.lastResult)
+            // BUSY while a cycle runs, as firmware reports it; how the last one ended once none does.
+            case .getLastHevCycleResult: return .stateLastHevCycleResult(hev.cycle == nil ? hev.lastResult : 1)
             default:
                 guard let cycle = hev.cycle else {
                     return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)

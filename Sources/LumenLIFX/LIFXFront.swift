@@ -191,36 +191,65 @@ public final class LIFXFront: Sendable {
     /// Answers a query as firmware does, from memory: every addressed bulb that `takes` the datagram is found,
     /// asked (``Home/queryAtOnce(_:)``: its rate limit, a lost message) and read in one turn of the home, so that
     /// each bulb's answer is one moment's and costs one hop to the home; the replies go out once the turn is over,
-    /// one bulb's after another. Each bulb's answer reserves its share of ``budget`` before the bulb is asked: one
-    /// that does not fit stays silent and asks nothing of the bulb.
+    /// one bulb's after another. A bulb with a change sent before still on its way answers once it has taken it,
+    /// as a bulb takes its messages in order, read in a turn of its own then. Each bulb's answer reserves its share
+    /// of ``budget`` before the bulb is asked: one that does not fit stays silent and asks nothing of the bulb.
     func answerQuery(
         _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
         taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: Send
     ) async {
-        // Only what the datagrams need leaves the home's turn: each bulb's serial and address.
+        // Only what the datagrams need leaves the home's turn: each bulb, its answer or the change it waits for.
         let answered = await home.reading { home in
-            self.bulbs(addressee, in: home).filter(takes).compactMap {
-                bulb -> (serial: [UInt8], address: IPv4Address, replies: [LIFXReply])? in
+            self.bulbs(addressee, in: home).filter(takes).compactMap { bulb -> (LIFXLight, QueryAnswer)? in
                 guard self.budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
-                return (bulb.serial, bulb.address, self.replies(toQuery: packet, request, of: bulb, in: home))
+                return (bulb, self.answer(toQuery: packet, request, of: bulb, in: home))
             }
         }
-        for (serial, address, replies) in answered {
-            if !replies.isEmpty {
-                send(Self.datagrams(replies, answering: packet, from: serial), address)
+        var waiting: [(LIFXLight, CommandTicket)] = []
+        for (bulb, answer) in answered {
+            switch answer {
+            case .replies(let replies):
+                if !replies.isEmpty {
+                    send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
+                }
+                budget.release(bytes: bytes)
+            case .afterEarlierChanges(let ticket):
+                waiting.append((bulb, ticket))
             }
-            budget.release(bytes: bytes)
+        }
+        for (bulb, ticket) in waiting {
+            defer { budget.release(bytes: bytes) }
+            guard let state = try? await ticket.value else { continue }
+            let request = Self.handled(request, of: packet, by: bulb)
+            let replies = await home.reading { home in
+                Self.acknowledgement(of: packet) + self.states(answering: request, of: bulb, after: state, in: home)
+            }
+            send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
         }
     }
 
-    /// One bulb's replies to a query, in a turn of `home`: none when the bulb never answers (it could not be
-    /// reached, or dropped the message); else an acknowledgement when asked, and its state.
-    func replies(toQuery packet: LIFXPacket, _ request: LIFXRequest, of bulb: LIFXLight, in home: isolated Home)
-        -> [LIFXReply]
+    /// One bulb's answer to a query, as ``answer(toQuery:_:of:in:)`` gives it.
+    enum QueryAnswer {
+        /// Its replies now: none when the bulb never answers (it could not be reached, or dropped the message).
+        case replies([LIFXReply])
+        /// A change sent to it before is still on its way: its replies once the ticket is settled with its state.
+        case afterEarlierChanges(CommandTicket)
+    }
+
+    /// One bulb's answer to a query, in a turn of `home`: an acknowledgement when asked, and its state.
+    func answer(toQuery packet: LIFXPacket, _ request: LIFXRequest, of bulb: LIFXLight, in home: isolated Home)
+        -> QueryAnswer
     {
         let request = Self.handled(request, of: packet, by: bulb)
-        guard let state = try? home.queryAtOnce(bulb.light.id) else { return [] }
-        return Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home)
+        switch try? home.queryAtOnce(bulb.light.id) {
+        case .now(let state)?:
+            return .replies(
+                Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home))
+        case .afterEarlierChanges(let ticket)?:
+            return .afterEarlierChanges(ticket)
+        case nil:
+            return .replies([])
+        }
     }
 
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
@@ -364,7 +393,11 @@ public final class LIFXFront: Sendable {
             // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
             // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
             // product lacks the capability for, answered as `unhandled`.
-            return try? await home.queryAtOnce(bulb.light.id)
+            switch try? await home.queryAtOnce(bulb.light.id) {
+            case .now(let state)?: return state
+            case .afterEarlierChanges(let ticket)?: return try? await ticket.value
+            case nil: return nil
+            }
         }
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id

@@ -23,7 +23,8 @@ public enum LIFXReply: Sendable, Hashable {
     /// before it (it is again after).
     case stateHevCycle(durationS: UInt32, remainingS: UInt32, lastPower: Bool)
     case stateHevCycleConfiguration(indication: Bool, durationS: UInt32)
-    /// How the last cycle ended: 0 done, 4 stopped over the LAN, 255 none yet (LIFX's `LastHevCycleResult`).
+    /// How the last cycle ended: 0 done, 1 one is under way, 2 cut short by a reboot or power loss, 4 stopped
+    /// over the LAN, 255 none yet (LIFX's `LastHevCycleResult`).
     case stateLastHevCycleResult(UInt8)
     /// One zone's colour, of `count` zones.
     case stateZone(count: UInt8, index: UInt8, HSBK)

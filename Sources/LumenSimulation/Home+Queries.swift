@@ -3,29 +3,41 @@ import LumenProtocol
 
 extension Home {
     /// Asks a light for its state, as a device's client does (a LIFX `Get`): the answer comes after the light's
-    /// latency, as a command's would, and counts against its rate limit (a bulb counts every message). Changes
-    /// nothing and is not in the command record.
+    /// latency, as a command's would, and not before a change sent earlier is taken; it counts against its rate
+    /// limit (a bulb counts every message). Changes nothing and is not in the command record.
     /// - Returns: a ticket settled with the light's state when the answer comes; `nil` when none will (the
     ///   light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func query(_ id: LightID) throws(LumenError) -> CommandTicket? {
-        guard let latency = try receiveQuestion(to: id)?.latency else { return nil }
+        guard let (slot, latency) = try receiveQuestion(to: id) else { return nil }
         let ticket = CommandTicket()
         let number = pending.addQuery(to: id, ticket: ticket)
-        queue.schedule(.answerQuery(number), at: nowMicros + latency)
+        // Not before a change sent earlier: a device takes its messages in the order they came.
+        queue.schedule(.answerQuery(number), at: max(nowMicros + latency, lights[slot: slot].lastApplyAt))
         if clockMode == .real, latency <= 0 { runEvents(notAfter: nowMicros) }
         armRealClock()
         return ticket
     }
 
+    /// An answer from a light's memory (``Home/queryAtOnce(_:)``): now, or once the light has taken what was sent
+    /// to it before.
+    public enum MemoryAnswer: Sendable {
+        /// The light's state now.
+        case now(LightState)
+        /// A change sent to the light before is still on its way: settled with the light's state once the light
+        /// has taken it, as a device takes its messages one after another.
+        case afterEarlierChanges(CommandTicket)
+    }
+
     /// Asks a light for its state as a client asks a device's firmware (a LIFX `Get`), which answers from memory:
     /// at once, without the light's latency (which models carrying out a change), though the question still counts
-    /// against the rate limit and may be lost, as every message to a bulb does. Changes nothing and is not in the
-    /// command record. What fell due by now has happened first, though the real clock has not yet woken for it.
-    /// - Returns: the light's state; `nil` when no answer comes (the light cannot be reached, or drops the
-    ///   question).
+    /// against the rate limit and may be lost, as every message to a bulb does. A device takes its messages in the
+    /// order they came, so a change sent before and still on its way is taken first: the answer then comes as the
+    /// light takes it. Changes nothing and is not in the command record. What fell due by now has happened first,
+    /// though the real clock has not yet woken for it.
+    /// - Returns: the answer; `nil` when none comes (the light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
-    public func queryAtOnce(_ id: LightID) throws(LumenError) -> LightState? {
+    public func queryAtOnce(_ id: LightID) throws(LumenError) -> MemoryAnswer? {
         // The real clock wakes for what falls due a moment late: the answer is the light as it is now, with what
         // fell due by now (a fade's last step, say) done.
         if !isShutDown {
@@ -33,7 +45,13 @@ extension Home {
             runEvents(notAfter: nowMicros)
         }
         guard let slot = try receiveQuestion(to: id)?.slot else { return nil }
-        return lights[slot: slot].state
+        let earlierTaken = lights[slot: slot].lastApplyAt
+        guard earlierTaken > nowMicros else { return .now(lights[slot: slot].state) }
+        // Answered in the event queue's order: after the change due at the same moment, which was queued first.
+        let ticket = CommandTicket()
+        queue.schedule(.answerQuery(pending.addQuery(to: id, ticket: ticket)), at: earlierTaken)
+        armRealClock()
+        return .afterEarlierChanges(ticket)
     }
 
     /// A question reaching light `id`, as every message to a bulb does: it counts against the rate limit and may

@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenLIFX
@@ -51,5 +52,28 @@ extension LIFXFrontTests {
             payload: [0xFF, 0xFF, 0, 0, 0, 0])
         let (acknowledged, waitedMs) = try await repliesAndWait(on)
         #expect(acknowledged.map(\.type) == [45] && waitedMs == 40, "a change is answered once the light took it")
+    }
+
+    /// A bulb takes its messages in the order they came: a question sent after a change still on its way (a
+    /// client's `set_color(rapid=True)` then `get_color()`) is answered once the bulb took the change, with the
+    /// state it left.
+    @Test func aQuestionAfterAChangeOnItsWayIsAnsweredOnceTheBulbTookIt() async throws {
+        let given = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        var set = setColor(given, sequence: 1)
+        set.wantsAcknowledgement = false
+        let changing = Task { [front] in await front.answer(set) }
+        // On its way once the home waits for it.
+        for _ in 0..<100_000 where await home.waitingOnSimulation == 0 { await Task.yield() }
+        #expect(await home.waitingOnSimulation > 0, "the change was never sent")
+        let (answer, waitedMs) = try await repliesAndWait(
+            LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 2, type: 101))
+        _ = try await home.driving { await changing.value }
+        #expect(waitedMs == 40, "answered \(waitedMs) ms after it was asked, not once the change was taken")
+        var reader = LIFXReader(try #require(answer.first).payload)
+        #expect(HSBK(&reader) == given)
+        // With nothing on its way, at once again.
+        let (again, waitedAgain) = try await repliesAndWait(
+            LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 3, type: 101))
+        #expect(again.count == 1 && waitedAgain == 0)
     }
 }

@@ -2,6 +2,7 @@ import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenSimulation
+import LumenTestSupport
 import Testing
 
 @testable import LumenLIFX
@@ -218,10 +219,11 @@ struct LIFXZoneTests {
         return ((0..<count).map { _ in HSBK(&zones) }, HSBK(&light))
     }
 
-    /// Sends `payload` as a message of `type` to the strip, and reads zones and light as it travels (before the
-    /// bulb's latency) and once it is answered.
+    /// Sends `payload` as a message of `type` to the strip, and reads zones and light with queries sent as it
+    /// travels (before the bulb's latency), which the strip answers once it has taken it, as a bulb takes its
+    /// messages in the order they came, and again once the message is answered.
     func readWhileOnItsWay(_ type: UInt16, _ payload: [UInt8]) async throws -> (
-        travelling: (zones: [HSBK], light: HSBK), taken: (zones: [HSBK], light: HSBK)
+        sentTravelling: (zones: [HSBK], light: HSBK), taken: (zones: [HSBK], light: HSBK)
     ) {
         let target = DeviceSerial.of(home: "flat", light: "den.strip") + [0, 0]
         let packet = LIFXPacket(
@@ -233,7 +235,10 @@ struct LIFXZoneTests {
             answered.count.withLock { $0 += 1 }
         }
         for _ in 0..<10_000 where await home.scheduledEventCount == 0 { await Task.yield() }
-        let travelling = try await zonesAndLight()
+        let sentAtMs = await home.nowMilliseconds
+        let reading = Task { try await zonesAndLight() }
+        let travelling = try await home.driving { await reading.result }.get()
+        #expect(await home.nowMilliseconds > sentAtMs, "a query sent on its way was answered before it was taken")
         for _ in 0..<10_000 where answered.count.withLock({ $0 }) < 1 {
             _ = try await home.advanceToNextEvent()
             await Task.yield()
@@ -242,10 +247,10 @@ struct LIFXZoneTests {
     }
 
     /// A strip made one colour shows its zones as they were until it takes the colour, as its light does, and
-    /// then every zone and the light show it together: neither is ever read apart from the other.
+    /// then every zone and the light show it together: neither is ever read apart from the other, and a read sent
+    /// while the colour is on its way is answered once the strip has taken it.
     @Test func aStripMadeOneColourShowsItTogetherWithItsLight() async throws {
         _ = try await replies(501, Self.setZones(0, 7, Self.red))
-        let before = try await zonesAndLight()
         var extended = LIFXWriter()
         extended.uint32(0)
         extended.uint8(1)
@@ -254,7 +259,7 @@ struct LIFXZoneTests {
         for _ in 0..<16 { Self.blue.write(&extended) }
         extended.zeros(8 * 66)
         let (travelling, taken) = try await readWhileOnItsWay(510, extended.output)
-        #expect(travelling.zones == before.zones && travelling.light == before.light, "not taken yet")
+        #expect(travelling.zones == taken.zones && travelling.light == taken.light)
         #expect(taken.zones == Array(repeating: Self.blue, count: 16) && taken.light == Self.blue)
     }
 
@@ -270,7 +275,7 @@ struct LIFXZoneTests {
         brighter.write(&color)
         color.uint32(0)
         let (travelling, taken) = try await readWhileOnItsWay(102, color.output)
-        #expect(travelling.zones[0] == Self.red && travelling.light == light, "not taken yet")
+        #expect(travelling.zones == taken.zones && travelling.light == taken.light)
         #expect(taken.light == brighter)
         #expect(taken.zones == Array(repeating: brighter, count: 16), "\(taken.zones)")
     }
