@@ -415,13 +415,20 @@ public final class LIFXFront: Sendable {
         _ change: LightChange, giving color: HSBK?, to bulb: LIFXLight, transitionMs: Double,
         from sender: () -> String
     ) async -> LightState? {
+        let (id, home) = (bulb.light.id, home)
+        let transitionMs = min(transitionMs, SimulatedDurations.longestMs)
         guard
-            let state = try? await scopeContext.perform(
-                change, to: bulb.light.id, transitionMs: min(transitionMs, SimulatedDurations.longestMs),
-                from: sender())
+            let receipt = try? await scopeContext.sending(
+                as: sender(), { try await home.send(change, to: id, transitionMs: transitionMs) })
         else { return nil }
-        if let color { records.note(color, gave: state, to: bulb.light.id) }
-        return state
+        if let color {
+            // Noted in the turn of the home that carries the change out: a question the bulb answers right after
+            // it (one sent while the change was on its way) reports the colour as given.
+            receipt.ticket.whenSettled { [records] result in
+                if case .success(let state) = result { records.note(color, gave: state, to: id) }
+            }
+        }
+        return try? await scopeContext.settle(receipt)
     }
 
     /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are

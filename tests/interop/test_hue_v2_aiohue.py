@@ -127,3 +127,47 @@ def test_a_change_over_the_scope_protocol_is_an_event_within_200_ms(lumend):
     delay, applied = asyncio.run(listen())
     assert applied
     assert delay < 0.2, f"the event came {delay * 1000:.0f} ms after the change"
+
+
+def test_a_short_flash_identifies_a_light_and_every_light_of_a_room(lumend):
+    """Home Assistant's `flash: short`: aiohue identifies the light's device, or each device of a room's lights."""
+    address, key = paired(lumend)
+    home = lumend.call("snapshot", in_scope=lumend.simulation())
+    by_number = {n: light for light, n in home["hue"]["lights"].items()}
+
+    async def flash():
+        async with HueBridgeV2(address, key) as bridge:
+            light = next(light for light in bridge.lights if light.supports_dimming)
+            await bridge.lights.set_flash(light.id, short=True)
+            # The light breathes for about a second: read at once.
+            lumen_id = by_number[int(light.id_v1.rsplit("/", 1)[1])]
+            breathing = lumend.get("effect", in_scope=light_scope(lumend, lumen_id))
+            room = next(group for group in bridge.groups.grouped_light if group.owner.rtype.value == "room")
+            await bridge.groups.grouped_light.set_flash(room.id, short=True)
+            return breathing
+
+    assert asyncio.run(flash()) == "breathe"
+
+
+def test_the_keepalive_geofence_client_is_made_renamed_and_heard_on_the_stream(lumend):
+    """aiohue keeps its event stream alive by renaming a geofence client it made every minute: each change must
+    come back to it as an event, or it takes the stream for dead after 90 s of silence."""
+    from aiohue.v2.models.geofence_client import GeofenceClientPost, GeofenceClientPut
+
+    address, key = paired(lumend)
+
+    async def keepalive():
+        async with HueBridgeV2(address, key) as bridge:
+            await wait_for(lambda: bridge.events.connected)
+            clients = bridge.sensors.geofence_client
+            await clients.create(GeofenceClientPost(name="aiohue_", is_at_home=False))
+            await wait_for(lambda: any(client.name == "aiohue_" for client in clients.items))
+            made = next(client for client in clients.items if client.name == "aiohue_")
+            await clients.update(made.id, GeofenceClientPut(name="aiohue_abcdefghij", is_at_home=False))
+            await wait_for(lambda: clients[made.id].name == "aiohue_abcdefghij")
+            return made.id
+
+    made = asyncio.run(keepalive())
+    # Kept in the bridge's record, as a bridge keeps it.
+    home = lumend.call("snapshot", in_scope=lumend.simulation())
+    assert [(client["id"], client["name"]) for client in home["hue"]["geofenceClients"]] == [(made, "aiohue_abcdefghij")]
