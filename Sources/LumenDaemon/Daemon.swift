@@ -19,7 +19,7 @@ public enum Daemon {
     /// Runs the daemon on the calling thread, which becomes its main event loop, and returns its exit status.
     ///
     /// The main loop runs lumend's own tasks: the services, their timers, the stop signals, the home's
-    /// real-clock wake-ups. With the connections' event loops and the store's writer, those are all of
+    /// real-clock wake-ups, and with `--lifx` the LIFX socket, read on the home's thread. With the connections' event loops and the store's writer, those are all of
     /// lumend's threads; nothing waits on Dispatch's or the shared executor's.
     public static func mainOnCurrentThread(arguments: [String], environment: [String: String]) -> Int32 {
         let loop = EventLoop(name: "lumend.main", startingThread: false)

@@ -36,6 +36,12 @@ extension HueBridge {
                     memory.state.users = users
                     memory.isUnsaved = true
                 }
+                // An app's geofence clients are the app's, as its pairing is: kept, whatever the home goes back to.
+                let clients = current?.geofenceClients ?? []
+                if clients != memory.state.geofenceClients {
+                    memory.state.geofenceClients = clients
+                    memory.isUnsaved = true
+                }
             }
             memory.catchUp(with: home)
             if memory.isUnsaved {

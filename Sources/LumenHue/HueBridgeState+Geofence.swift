@@ -8,7 +8,8 @@ extension HueBridgeState {
         public var id: String
         /// 1 to 32 characters.
         public var name: String
-        /// Whether its owner is at home: kept and reported, though nothing in the home follows it.
+        /// Whether its owner is at home: kept, though the resource does not show it and nothing in the home follows
+        /// it.
         public var isAtHome: Bool
 
         /// `{"id", "name", "isAtHome"}`.

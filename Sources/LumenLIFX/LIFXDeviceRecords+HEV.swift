@@ -22,6 +22,8 @@ extension LIFXDeviceRecords {
         /// LIFX's `LastHevCycleResult`: 0 done, 2 cut short by a reboot or power loss, 4 stopped over the LAN,
         /// 255 none yet.
         var lastResult: UInt8 = 255
+        /// LIFX's `LastHevCycleResult` while a cycle runs: `BUSY`.
+        static let busy: UInt8 = 1
         var indication = false
         /// The length of a cycle started without one: two hours, as LIFX ships the Clean.
         var defaultDurationS: UInt32 = 7_200

@@ -94,7 +94,8 @@ extension LIFXFront {
             case .getHevCycleConfiguration, .setHevCycleConfiguration:
                 return .stateHevCycleConfiguration(indication: hev.indication, durationS: hev.defaultDurationS)
             // BUSY while a cycle runs, as firmware reports it; how the last one ended once none does.
-            case .getLastHevCycleResult: return .stateLastHevCycleResult(hev.cycle == nil ? hev.lastResult : 1)
+            case .getLastHevCycleResult:
+                return .stateLastHevCycleResult(hev.cycle == nil ? hev.lastResult : LIFXDeviceRecords.HEV.busy)
             default:
                 guard let cycle = hev.cycle else {
                     return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)

@@ -196,7 +196,7 @@ public final class LIFXFront: Sendable {
     /// of ``budget`` before the bulb is asked: one that does not fit stays silent and asks nothing of the bulb.
     func answerQuery(
         _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
-        taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: Send
+        taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: @escaping Send
     ) async {
         // Only what the datagrams need leaves the home's turn: each bulb, its answer or the change it waits for.
         let answered = await home.reading { home in
@@ -217,14 +217,20 @@ public final class LIFXFront: Sendable {
                 waiting.append((bulb, ticket))
             }
         }
-        for (bulb, ticket) in waiting {
-            defer { budget.release(bytes: bytes) }
-            guard let state = try? await ticket.value else { continue }
-            let request = Self.handled(request, of: packet, by: bulb)
-            let replies = await home.reading { home in
-                Self.acknowledgement(of: packet) + self.states(answering: request, of: bulb, after: state, in: home)
+        // Side by side: one bulb's change on its way does not hold up another's answer.
+        await withTaskGroup(of: Void.self) { group in
+            for (bulb, ticket) in waiting {
+                group.addTask {
+                    defer { self.budget.release(bytes: bytes) }
+                    guard let state = try? await ticket.value else { return }
+                    let request = Self.handled(request, of: packet, by: bulb)
+                    let replies = await self.home.reading { home in
+                        Self.acknowledgement(of: packet)
+                            + self.states(answering: request, of: bulb, after: state, in: home)
+                    }
+                    send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
+                }
             }
-            send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
         }
     }
 

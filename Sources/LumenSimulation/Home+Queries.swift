@@ -33,8 +33,9 @@ extension Home {
     /// at once, without the light's latency (which models carrying out a change), though the question still counts
     /// against the rate limit and may be lost, as every message to a bulb does. A device takes its messages in the
     /// order they came, so a change sent before and still on its way is taken first: the answer then comes as the
-    /// light takes it. Changes nothing and is not in the command record. What fell due by now has happened first,
-    /// though the real clock has not yet woken for it.
+    /// light takes it. Changes nothing and is not in the command record. What fell due by now is carried out first,
+    /// on either clock: on the real one, though its timer has not yet woken for it; on the virtual one, a command of
+    /// no latency sent at this moment.
     /// - Returns: the answer; `nil` when none comes (the light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func queryAtOnce(_ id: LightID) throws(LumenError) -> MemoryAnswer? {

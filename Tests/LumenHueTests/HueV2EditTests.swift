@@ -204,5 +204,37 @@ import Testing
         let deleted = try await v2.v2(bridge, "DELETE", "/clip/v2/resource/geofence_client/\(client)")
         #expect(deleted.status == 200, "\(deleted.json)")
         #expect(try await v2.resources(bridge, "geofence_client").isEmpty)
+        let gone = try await events.read(stream, of: bridge.bridge.events) { $0.contains(#""type":"delete""#) }
+        #expect(gone.contains(client))
+    }
+
+    /// The bridge's record is read strictly (a version 4 UUID each, given once; a name of 1 to 32 characters), and
+    /// the table holds 64: the 65th is refused until one is deleted. A restore keeps them, as it keeps the apps paired.
+    @Test func geofenceClientsAreReadStrictlyBoundedAndKeptByAReset() async throws {
+        func reads(_ clients: String) -> Bool {
+            let record = #"{"users": [], "lights": {}, "rooms": {}, "geofenceClients": \#(clients)}"#
+            return (try? HueBridgeState(record: try JSONParser.parse(Array(record.utf8)))) != nil
+        }
+        let uuid = "0a1b2c3d-0000-4000-8000-000000000001"
+        #expect(reads(#"[{"id": "\#(uuid)", "name": "phone", "isAtHome": true}]"#))
+        for bad in [
+            #"[{"id": "not-a-uuid", "name": "phone", "isAtHome": true}]"#,
+            #"[{"id": "\#(uuid)", "name": "", "isAtHome": true}]"#,
+            #"[{"id": "\#(uuid)", "name": "phone"}]"#,
+            #"[{"id": "\#(uuid)", "name": "a", "isAtHome": true}, {"id": "\#(uuid)", "name": "b", "isAtHome": true}]"#,
+            #"{"id": "\#(uuid)"}"#,
+        ] {
+            #expect(!reads(bad), "\(bad)")
+        }
+        let bridge = try await HueTestBridge()
+        try await bridge.home.checkpoint("before")
+        for index in 0..<HueBridgeState.geofenceClientLimit {
+            let made = try await v2.v2(bridge, "POST", "/clip/v2/resource/geofence_client", #"{"name": "c\#(index)"}"#)
+            #expect(made.status == 200, "\(index): \(made.json)")
+        }
+        let full = try await v2.v2(bridge, "POST", "/clip/v2/resource/geofence_client", #"{"name": "one more"}"#)
+        #expect(full.status == 400, "\(full.json)")
+        try await bridge.home.restore(checkpoint: "before")
+        #expect(try await v2.resources(bridge, "geofence_client").count == HueBridgeState.geofenceClientLimit)
     }
 }

@@ -228,6 +228,8 @@ struct LIFXZoneTests {
         let target = DeviceSerial.of(home: "flat", light: "den.strip") + [0, 0]
         let packet = LIFXPacket(
             source: 3, target: target, wantsAcknowledgement: true, sequence: 9, type: type, payload: payload)
+        let id: LightID = "den.strip"
+        let before = (light: try await home.light(id).state, zones: front.records.zoneStates.withLock { $0[id] })
         let answered = Answered()
         let front = front
         Task {
@@ -235,15 +237,18 @@ struct LIFXZoneTests {
             answered.count.withLock { $0 += 1 }
         }
         for _ in 0..<10_000 where await home.scheduledEventCount == 0 { await Task.yield() }
+        // Not taken yet: the light and the zones the strip keeps are as they were.
+        let travelling = (light: try await home.light(id).state, zones: front.records.zoneStates.withLock { $0[id] })
+        #expect(travelling.light == before.light && travelling.zones == before.zones, "taken before its latency")
         let sentAtMs = await home.nowMilliseconds
         let reading = Task { try await zonesAndLight() }
-        let travelling = try await home.driving { await reading.result }.get()
+        let sentTravelling = try await home.driving { await reading.result }.get()
         #expect(await home.nowMilliseconds > sentAtMs, "a query sent on its way was answered before it was taken")
         for _ in 0..<10_000 where answered.count.withLock({ $0 }) < 1 {
             _ = try await home.advanceToNextEvent()
             await Task.yield()
         }
-        return (travelling, try await zonesAndLight())
+        return (sentTravelling, try await zonesAndLight())
     }
 
     /// A strip made one colour shows its zones as they were until it takes the colour, as its light does, and

@@ -64,6 +64,7 @@ struct UDPServerTests {
         let port = try #require(TCPListener.boundPort(fd))
         let (started, startedWork) = AsyncStream.makeStream(of: Void.self)
         let (gate, openGate) = AsyncStream.makeStream(of: Void.self)
+        let (sentLate, lateWasSent) = AsyncStream.makeStream(of: Void.self)
         // The first byte 1 is answered at once, on the given loop; 2 once the gate opens.
         let server = UDPServer(fd: fd, loop: loop) { datagram, _, _ in
             let onLoop = loop.isCurrent
@@ -73,6 +74,7 @@ struct UDPServerTests {
                     for await _ in gate { break }
                 }
                 send([[datagram[0], onLoop ? 1 : 0]], nil)
+                if datagram.first == 2 { lateWasSent.yield() }
             }
         }
         let task = Task { try await server.run() }
@@ -97,7 +99,8 @@ struct UDPServerTests {
         defer { close(reused) }
         if reused != fd { print("the socket after the stop took another number than the server's: \(reused), \(fd)") }
         openGate.yield()
-        // The late answer's send is queued on the loop before this block: once it has run, the answer was sent or
+        for await _ in sentLate { break }
+        // The late answer's send was queued on the loop before this block: once it has run, the answer was sent or
         // dropped, and a datagram sent on loopback has arrived.
         let loopRuns = await withCheckedContinuation { continuation in
             loop.execute { context in continuation.resume(returning: context != nil) }

@@ -27,7 +27,7 @@ extension HostileSuites {
             }
             let good =
                 #"{"id": "den.good", "name": "Good", "kind": "color", "manufacturer": "LIFX", "#
-                + #""latency": {"kind": "fixed", "ms": 10}, "rateLimitPerSecond": 10000}"#
+                + #""latency": "instant", "rateLimitPerSecond": 10000}"#
             return """
                 {"schema": 1, "id": "lan", "name": "LAN", "seed": 3, "defaults": {"latency": "lifx-thread"},
                  "rooms": [{"id": "hall", "name": "Hall", "lights": [\(flood.joined(separator: ","))]},

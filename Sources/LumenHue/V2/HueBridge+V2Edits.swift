@@ -12,8 +12,8 @@ extension HueBridge {
         guard isBridge || model.deviceLights[id] != nil else { throw HueV2Error.notFound(path) }
         let allowed: Set<String> =
             isBridge ? ["type", "id", "id_v1", "identify"] : ["type", "id", "id_v1", "identify", "metadata"]
-        for key in body.keys where !allowed.contains(key) {
-            throw HueV2Error.badRequest("invalid property, \(key), for this resource")
+        for property in body.keys where !allowed.contains(property) {
+            throw HueV2Error.badRequest("invalid property, \(property), for this resource")
         }
         // Read as a light's body: the same checks, so that one refused changes nothing.
         _ = try HueV2Command(body)

@@ -26,14 +26,14 @@ public enum UDPDestination: Sendable, Hashable {
     case unknown
 }
 
-/// A UDP listener on an event loop, its own or one it is given: each datagram read is handed to `respond` with the address it was
-/// sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`, as a bulb
-/// drops what it does not read) or gives the work that answers it. Bounded work per turn: at most
-/// ``readsPerTurn`` datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500
-/// bytes (a bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` datagrams are being
-/// answered at once: a datagram beyond them is dropped before `respond` sees it, as a flooded bulb drops it, and
-/// work `respond` gives is always run. That bounds datagrams, not the work each makes (a LIFX broadcast is
-/// answered by every bulb): the front bounds its own answers (`LIFXAnswerBudget`).
+/// A UDP listener on an event loop, its own or one it is given: each datagram read is handed to `respond` with the
+/// address it was sent to and its sender's address (`127.0.0.1:51234`, written out when asked), which drops it (`nil`,
+/// as a bulb drops what it does not read) or gives the work that answers it. Bounded work per turn: at most
+/// ``readsPerTurn`` datagrams are read before the loop's other work gets its turn, a datagram is at most 1,500 bytes (a
+/// bigger one arrives cut short, and is malformed), and at most ``maxWaiting`` datagrams are being answered at once: a
+/// datagram beyond them is dropped before `respond` sees it, as a flooded bulb drops it, and work `respond` gives is
+/// always run. That bounds datagrams, not the work each makes (a LIFX broadcast is answered by every bulb): the front
+/// bounds its own answers (`LIFXAnswerBudget`).
 public final class UDPServer: Service, Sendable {
     public var name: String { "UDP server" }
 
