@@ -166,12 +166,41 @@ public final class LIFXFront: Sendable {
             return await answerQuery(
                 packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, send)
         }
-        let addressed = await bulbs(addressee).filter(takes)
+        // A change of one bulb's light (power, colour) is sent in the turn of the home that finds the bulb, as a
+        // query is answered in its one turn: each reaches the light in the order its datagram was read, so a query
+        // read after a change is answered once the bulb has taken it. The sender is written out only then: not for
+        // every datagram of a broadcast flood.
+        let (addressed, sent): ([LIFXLight], Result<CommandReceipt, LumenError>?)
+        // Counted before the change is sent: what it notes as the light takes it is a change of the records.
+        var changesBefore: Int?
+        if addressee != .every, Self.plainChange(request, kind: .color) != nil {
+            // Straight into the home's turn, the sender set inside it: setting it around an `await` could suspend the
+            // task there, and a query read after this datagram reach the light first.
+            let from = sender()
+            changesBefore = records.changes.load(ordering: .acquiring)
+            (addressed, sent) = await home.reading { home -> ([LIFXLight], Result<CommandReceipt, LumenError>?) in
+                let found = self.bulbs(addressee, in: home).filter(takes)
+                guard found.count == 1, let bulb = found.first,
+                    let plain = Self.plainChange(
+                        Self.handled(request, of: packet, by: bulb), kind: bulb.light.model.kind),
+                    self.budget.reserve(bytes: bytes, broadcast: everyBulb)
+                else { return (found, nil) }
+                return (
+                    found,
+                    self.scopeContext.sending(as: from) {
+                        Result { () throws(LumenError) in try self.send(plain, to: bulb, in: home) }
+                    }
+                )
+            }
+        } else {
+            (addressed, sent) = (await bulbs(addressee).filter(takes), nil)
+        }
         // A message to one bulb is answered on this task; only several bulbs answer side by side.
         if addressed.count == 1, let bulb = addressed.first {
-            guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
+            guard sent != nil || budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
             defer { budget.release(bytes: bytes) }
-            let replies = await answer(packet, request, as: bulb, from: sender)
+            let replies = await answer(
+                packet, request, as: bulb, from: sender, sent: sent.map { ($0, changesBefore ?? 0) })
             if !replies.isEmpty { send(replies, bulb.address) }
             return
         }
@@ -259,14 +288,17 @@ public final class LIFXFront: Sendable {
     }
 
     /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
+    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it, and the count of the
+    ///   records' changes before it was.
     func answer(
-        _ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: @escaping @Sendable () -> String
+        _ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: @escaping @Sendable () -> String,
+        sent: (Result<CommandReceipt, LumenError>, changesBefore: Int)? = nil
     ) async
         -> [[UInt8]]
     {
         let request = Self.handled(request, of: packet, by: bulb)
-        let changesBefore = records.changes.load(ordering: .acquiring)
-        guard let state = await carryOut(request, on: bulb, from: sender) else { return [] }
+        let changesBefore = sent?.changesBefore ?? records.changes.load(ordering: .acquiring)
+        guard let state = await carryOut(request, on: bulb, from: sender, sent: sent?.0) else { return [] }
         // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
         // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
         if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
@@ -308,9 +340,11 @@ public final class LIFXFront: Sendable {
     /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
     /// could not be reached, or dropped the message). A bulb counts every message: each counts against its rate
     /// limit and may be lost, whether or not it changes the light; all but a query wait the bulb's latency.
-    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String) async
-        -> LightState?
-    {
+    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it (``plainChange(_:kind:)``).
+    func carryOut(
+        _ request: LIFXRequest, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String,
+        sent: Result<CommandReceipt, LumenError>? = nil
+    ) async -> LightState? {
         let kind = bulb.light.model.kind
         var change = LightChange()
         var transitionMs: Double = 0
@@ -408,7 +442,7 @@ public final class LIFXFront: Sendable {
         guard !change.properties.isEmpty else { return await delivered(to: bulb) }
         let id = bulb.light.id
         let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
-        let state = await perform(change, giving: given, to: bulb, transitionMs: transitionMs, from: sender)
+        let state = await perform(change, giving: given, to: bulb, transitionMs: transitionMs, from: sender, sent: sent)
         if state != nil, given != nil { followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels) }
         return state
     }
@@ -417,24 +451,68 @@ public final class LIFXFront: Sendable {
     /// it lands on; `nil` when the light did not take it, and the bulb answers nothing: the client times out.
     /// `color`, the colour the change gives, is noted as what left the light so
     /// (``LIFXDeviceRecords/note(_:gave:to:)``).
+    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it.
     func perform(
         _ change: LightChange, giving color: HSBK?, to bulb: LIFXLight, transitionMs: Double,
-        from sender: () -> String
+        from sender: () -> String, sent: Result<CommandReceipt, LumenError>? = nil
     ) async -> LightState? {
-        let (id, home) = (bulb.light.id, home)
-        let transitionMs = min(transitionMs, SimulatedDurations.longestMs)
-        guard
-            let receipt = try? await scopeContext.sending(
-                as: sender(), { try await home.send(change, to: id, transitionMs: transitionMs) })
-        else { return nil }
-        if let color {
-            // Noted in the turn of the home that carries the change out: a question the bulb answers right after
-            // it (one sent while the change was on its way) reports the colour as given.
+        let receipt: CommandReceipt
+        if let sent {
+            guard case .success(let made) = sent else { return nil }
+            receipt = made
+        } else {
+            let from = sender()
+            let made = await home.reading { home in
+                self.scopeContext.sending(as: from) {
+                    Result { () throws(LumenError) in
+                        try self.send((change, color, transitionMs), to: bulb, in: home)
+                    }
+                }
+            }
+            guard case .success(let sent) = made else { return nil }
+            receipt = sent
+        }
+        return try? await scopeContext.settle(receipt)
+    }
+
+    /// The change of the light alone that `request` asks of a light of `kind` (power, colour), with the colour it
+    /// gives and its transition; `nil` for any other message, or one that changes nothing of such a light.
+    static func plainChange(_ request: LIFXRequest, kind: LightKind)
+        -> (change: LightChange, given: HSBK?, transitionMs: Double)?
+    {
+        var change = LightChange()
+        var (given, transitionMs): (HSBK?, Double) = (nil, 0)
+        switch request {
+        case .setPower(let level):
+            change.isOn = level > 0
+        case .setLightPower(let level, let duration):
+            change.isOn = level > 0
+            transitionMs = Double(duration)
+        case .setColor(let color, let duration):
+            change = color.change(for: kind)
+            given = color
+            transitionMs = Double(duration)
+        default:
+            return nil
+        }
+        return change.properties.isEmpty ? nil : (change, given, transitionMs)
+    }
+
+    /// Sends `plain` to `bulb`'s light in a turn of `home`, under the sender set for it (``ScopeContext/sending(as:_:)``), no longer
+    /// than Lumen simulates. The colour it gives is noted in the turn of the home that carries it out: a question the
+    /// bulb answers right after it (one sent while the change was on its way) reports the colour as given.
+    func send(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight, in home: isolated Home
+    ) throws(LumenError) -> CommandReceipt {
+        let id = bulb.light.id
+        let receipt = try home.send(
+            plain.change, to: id, transitionMs: min(plain.transitionMs, SimulatedDurations.longestMs))
+        if let color = plain.given {
             receipt.ticket.whenSettled { [records] result in
                 if case .success(let state) = result { records.note(color, gave: state, to: id) }
             }
         }
-        return try? await scopeContext.settle(receipt)
+        return receipt
     }
 
     /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are

@@ -39,6 +39,13 @@ extension ScopeContext {
         try await CommandSource.$current.withValue(sender, operation: work)
     }
 
+    /// What `work` returns, with every command it sends recorded as `sender`'s, for work already in a turn of the
+    /// home (a front that finds its light and sends it a command in that one turn, with no `await` between them in
+    /// which a later request could reach the light first); then ``settle(_:)``.
+    public func sending<Result>(as sender: String, _ work: () throws -> Result) rethrows -> Result {
+        try CommandSource.$current.withValue(sender, operation: work)
+    }
+
     /// Waits until the device took the command of `receipt`, and makes the change durable; returns the light's
     /// state after.
     /// - Throws: ``LumenError`` for a device that did not take it, or a change that could not be made durable.

@@ -76,4 +76,28 @@ extension LIFXFrontTests {
             LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 3, type: 101))
         #expect(again.count == 1 && waitedAgain == 0)
     }
+
+    /// A change and a query read in one go, their tasks started one after the other on one loop as the UDP server
+    /// starts them, reach the bulb in that order: the query is answered with the colour the change gave.
+    @Test func aChangeAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        let given = HSBK(hue: 21_845, saturation: 65_535, brightness: 40_000, kelvin: 3_500)
+        var set = setColor(given, sequence: 1)
+        set.wantsAcknowledgement = false
+        let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 2, type: 101)
+        var works: [@Sendable (_ send: @escaping LIFXFront.Send) async -> Void] = []
+        for packet in [set, get] {
+            works.append(try #require(front.respond(to: packet.bytes, from: Self.sender)))
+        }
+        let gathered = Locked<[[UInt8]]>([])
+        let tasks = works.map { work in
+            Task(executorPreference: Home.sharedLoop) {
+                await work { datagrams, _ in gathered.withLock { $0 += datagrams } }
+            }
+        }
+        for task in tasks { _ = try await home.driving { await task.value } }
+        let replies = try gathered.withLock { $0 }.map { try LIFXPacket(bytes: $0) }
+        #expect(replies.map(\.type) == [107])
+        var reader = LIFXReader(try #require(replies.first).payload)
+        #expect(HSBK(&reader) == given, "the query was answered before the change reached the bulb")
+    }
 }

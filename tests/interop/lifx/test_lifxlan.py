@@ -43,6 +43,22 @@ def test_switching_and_dimming_with_a_duration_is_seen_over_the_socket_and_back(
 
 
 @pytest.mark.lumend(args=LIFX_ARGS)
+def test_a_colour_sent_without_waiting_is_what_the_next_get_reads(lumend):
+    """`rapid=True` sends the change and returns at once; a bulb takes its messages in the order they came, so the
+    Get sent after it, while the change is still on its way, reads the new colour."""
+    left = bulbs(lumend)["Bedside Left"]
+    color = [0, 0, 20000, 3000]
+
+    def set_then_get():
+        left.set_color(color, rapid=True)
+        return left.get_color()
+
+    read = list(drive(lumend, set_then_get))
+    records = lumend.call("commands", {"light": BULBS["Bedside Left"]}, in_scope=lumend.simulation())["commands"]
+    assert read == color, [(r["outcome"], r["atMs"]) for r in records]
+
+
+@pytest.mark.lumend(args=LIFX_ARGS)
 def test_an_unreachable_bulb_times_out(lumend):
     right = bulbs(lumend)["Bedside Right"]
     lumend.call("setReachable", {"light": BULBS["Bedside Right"], "reachable": False}, in_scope=lumend.simulation())
