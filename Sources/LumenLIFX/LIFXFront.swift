@@ -168,39 +168,40 @@ public final class LIFXFront: Sendable {
         }
         // A change of one bulb's light (power, colour) is sent in the turn of the home that finds the bulb, as a
         // query is answered in its one turn: each reaches the light in the order its datagram was read, so a query
-        // read after a change is answered once the bulb has taken it. The sender is written out only then: not for
-        // every datagram of a broadcast flood.
-        let (addressed, sent): ([LIFXLight], Result<CommandReceipt, LumenError>?)
-        // Counted before the change is sent: what it notes as the light takes it is a change of the records.
-        var changesBefore: Int?
+        // read after a change is answered once the bulb has taken it.
+        let (addressed, early): ([LIFXLight], EarlySend)
         if addressee != .every, Self.plainChange(request, kind: .color) != nil {
-            // Straight into the home's turn, the sender set inside it: setting it around an `await` could suspend the
-            // task there, and a query read after this datagram reach the light first.
-            let from = sender()
-            changesBefore = records.changes.load(ordering: .acquiring)
-            (addressed, sent) = await home.reading { home -> ([LIFXLight], Result<CommandReceipt, LumenError>?) in
+            (addressed, early) = await home.reading { home -> ([LIFXLight], EarlySend) in
                 let found = self.bulbs(addressee, in: home).filter(takes)
                 guard found.count == 1, let bulb = found.first,
                     let plain = Self.plainChange(
-                        Self.handled(request, of: packet, by: bulb), kind: bulb.light.model.kind),
-                    self.budget.reserve(bytes: bytes, broadcast: everyBulb)
-                else { return (found, nil) }
-                return (
-                    found,
-                    self.scopeContext.sending(as: from) {
-                        Result { () throws(LumenError) in try self.send(plain, to: bulb, in: home) }
-                    }
-                )
+                        Self.handled(request, of: packet, by: bulb), kind: bulb.light.model.kind)
+                else { return (found, .notSent) }
+                guard self.budget.reserve(bytes: bytes, broadcast: everyBulb) else { return (found, .dropped) }
+                // Counted before the change is sent: what it notes as the light takes it is a change of the
+                // records. The sender is set inside the turn: set around an `await`, it could suspend the task
+                // there, and a query read after this datagram reach the light first.
+                let changesBefore = self.records.changes.load(ordering: .acquiring)
+                let sent = self.scopeContext.sending(as: sender()) {
+                    Result { () throws(LumenError) in try self.send(plain, to: bulb, in: home) }
+                }
+                return (found, .sent(sent, changesBefore: changesBefore))
             }
         } else {
-            (addressed, sent) = (await bulbs(addressee).filter(takes), nil)
+            (addressed, early) = (await bulbs(addressee).filter(takes), .notSent)
         }
         // A message to one bulb is answered on this task; only several bulbs answer side by side.
         if addressed.count == 1, let bulb = addressed.first {
-            guard sent != nil || budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
+            let sent: (Result<CommandReceipt, LumenError>, changesBefore: Int)?
+            switch early {
+            case .dropped: return
+            case .sent(let result, let changesBefore): sent = (result, changesBefore)
+            case .notSent:
+                guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
+                sent = nil
+            }
             defer { budget.release(bytes: bytes) }
-            let replies = await answer(
-                packet, request, as: bulb, from: sender, sent: sent.map { ($0, changesBefore ?? 0) })
+            let replies = await answer(packet, request, as: bulb, from: sender, sent: sent)
             if !replies.isEmpty { send(replies, bulb.address) }
             return
         }
@@ -351,15 +352,11 @@ public final class LIFXFront: Sendable {
         // The colour the change gives, kept as given for the bulb to report (LIFXDeviceRecords).
         var given: HSBK?
         switch request {
-        case .setPower(let level):
-            change.isOn = level > 0
-        case .setLightPower(let level, let duration):
-            change.isOn = level > 0
-            transitionMs = Double(duration)
-        case .setColor(let color, let duration):
-            change = color.change(for: kind)
-            given = color
-            transitionMs = Double(duration)
+        case .setPower, .setLightPower, .setColor:
+            // As the turn that finds a bulb reads it, when it sends the change there: one reading, so the two agree.
+            if let plain = Self.plainChange(request, kind: kind) {
+                (change, given, transitionMs) = (plain.change, plain.given, plain.transitionMs)
+            }
         case .setWaveform(let wave):
             return await draw(wave, fields: .all, on: bulb, from: sender)
         case .setWaveformOptional(let wave, let fields):
@@ -475,6 +472,16 @@ public final class LIFXFront: Sendable {
         return try? await scopeContext.settle(receipt)
     }
 
+    /// What the turn that finds a change's one bulb did with it.
+    enum EarlySend {
+        /// Nothing: not a change of one bulb's light alone; it is carried out as any other message.
+        case notSent
+        /// Dropped: its answer did not fit in ``budget``, which counted it.
+        case dropped
+        /// Sent, or refused by the home, with the count of the records' changes before it.
+        case sent(Result<CommandReceipt, LumenError>, changesBefore: Int)
+    }
+
     /// The change of the light alone that `request` asks of a light of `kind` (power, colour), with the colour it
     /// gives and its transition; `nil` for any other message, or one that changes nothing of such a light.
     static func plainChange(_ request: LIFXRequest, kind: LightKind)
@@ -498,9 +505,10 @@ public final class LIFXFront: Sendable {
         return change.properties.isEmpty ? nil : (change, given, transitionMs)
     }
 
-    /// Sends `plain` to `bulb`'s light in a turn of `home`, under the sender set for it (``ScopeContext/sending(as:_:)``), no longer
-    /// than Lumen simulates. The colour it gives is noted in the turn of the home that carries it out: a question the
-    /// bulb answers right after it (one sent while the change was on its way) reports the colour as given.
+    /// Sends `plain` to `bulb`'s light in a turn of `home`, under the sender set for it
+    /// (``ScopeContext/sending(as:_:)``), no longer than Lumen simulates. The colour it gives is noted in the turn
+    /// of the home that carries it out: a question the bulb answers right after it (one sent while the change was on
+    /// its way) reports the colour as given.
     func send(
         _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight, in home: isolated Home
     ) throws(LumenError) -> CommandReceipt {

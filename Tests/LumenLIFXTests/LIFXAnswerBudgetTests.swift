@@ -141,6 +141,20 @@ struct LIFXAnswerBudgetTests {
         #expect(budget.droppedBroadcasts.load(ordering: .relaxed) == 0)
     }
 
+    /// A change to one bulb whose answer does not fit is dropped once: counted once, and never sent to the light.
+    @Test func aChangeToOneBulbThatDoesNotFitIsDroppedOnceAndNotSent() async throws {
+        // Room for no answer at all: an acknowledgement alone is 36 bytes.
+        let budget = LIFXAnswerBudget(maxAnswers: 256, maxBytes: 8)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700, budget: budget)
+        let bulb = try #require(await front.bulbs().first)
+        let on = LIFXPacket(
+            source: 11, target: bulb.serial + [0, 0], wantsAcknowledgement: true, sequence: 1, type: 117,
+            payload: [0xFF, 0xFF, 0, 0, 0, 0])
+        await front.answer(on, at: bulb.address, from: { "lifx test" }) { _, _ in }
+        #expect(budget.dropped.load(ordering: .relaxed) == 1)
+        #expect(await home.commandRecords(light: bulb.light.id).isEmpty)
+    }
+
     @Test func answersWithLargerRepliesAreHeldByTheirBytes() async throws {
         // Answers of an acknowledgement and a Light.State (124 bytes) fill a broadcast's 21 KiB of 28 KiB at 173,
         // before its 192 answers. A change, not a question: a question is answered at once and holds nothing.
