@@ -247,7 +247,9 @@ public final class LIFXFront: Sendable {
                 waiting.append((bulb, ticket))
             }
         }
-        // Side by side: one bulb's change on its way does not hold up another's answer.
+        // Side by side: one bulb's change on its way does not hold up another's answer. Most queries have none to
+        // wait for, and make no group.
+        guard !waiting.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
             for (bulb, ticket) in waiting {
                 group.addTask {

@@ -10,12 +10,18 @@ extension Home {
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
     public func query(_ id: LightID) throws(LumenError) -> CommandTicket? {
         guard let (slot, latency) = try receiveQuestion(to: id) else { return nil }
-        let ticket = CommandTicket()
-        let number = pending.addQuery(to: id, ticket: ticket)
         // Not before a change sent earlier: a device takes its messages in the order they came.
-        queue.schedule(.answerQuery(number), at: max(nowMicros + latency, lights[slot: slot].lastApplyAt))
+        let ticket = answer(id, at: max(nowMicros + latency, lights[slot: slot].lastApplyAt))
         if clockMode == .real, latency <= 0 { runEvents(notAfter: nowMicros) }
         armRealClock()
+        return ticket
+    }
+
+    /// A ticket settled with light `id`'s state at `due`, by the event queue: after anything due at the same moment
+    /// that was queued before (a change sent earlier).
+    private func answer(_ id: LightID, at due: Int64) -> CommandTicket {
+        let ticket = CommandTicket()
+        queue.schedule(.answerQuery(pending.addQuery(to: id, ticket: ticket)), at: due)
         return ticket
     }
 
@@ -48,9 +54,7 @@ extension Home {
         guard let slot = try receiveQuestion(to: id)?.slot else { return nil }
         let earlierTaken = lights[slot: slot].lastApplyAt
         guard earlierTaken > nowMicros else { return .now(lights[slot: slot].state) }
-        // Answered in the event queue's order: after the change due at the same moment, which was queued first.
-        let ticket = CommandTicket()
-        queue.schedule(.answerQuery(pending.addQuery(to: id, ticket: ticket)), at: earlierTaken)
+        let ticket = answer(id, at: earlierTaken)
         armRealClock()
         return .afterEarlierChanges(ticket)
     }
