@@ -80,14 +80,14 @@ extension HueBridge {
         if body["scene"] != nil {
             return try await recallScene(body, group: number, lights: value == 0 ? nil : members, from: sender)
         }
-        let command = try HueCommand(body, kind: .color, at: address)
+        let command = HueCommand(taking: body, kind: .color, at: address)
         let lights = snapshot.lights.filter { members.contains($0.number) }
         // The group's lights take no effect while off, as each refuses one; the bridge still answers a success.
         // Judged as the command leaves them: `"on": false` puts out those on too.
         let lit = lights.filter { command.change.isOn ?? $0.light.state.isOn }.map(\.light.id)
         guard command.changesSomething else {
             await applyEffects(of: command, to: lights.map(\.light.id), loopingOnly: lit)
-            return .json(.array(command.successes))
+            return .json(.array(command.results))
         }
         do {
             if !command.increments.isEmpty {
@@ -96,7 +96,7 @@ extension HueBridge {
                     ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))
                 }
                 guard changes.contains(where: { !$0.1.properties.isEmpty }) else {
-                    return .json(.array(command.successes))
+                    return .json(.array(command.results))
                 }
                 try await scopeContext.performEach(
                     changes, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
@@ -107,7 +107,7 @@ extension HueBridge {
                 try await scopeContext.performGroup(
                     command.change, in: nil, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
             } else {
-                guard !lights.isEmpty else { return .json(.array(command.successes)) }
+                guard !lights.isEmpty else { return .json(.array(command.results)) }
                 try await scopeContext.performEach(
                     lights.map { ($0.light.id, command.change) }, transitionMs: command.transitionMs,
                     network: .hueBridge, from: sender)
@@ -116,6 +116,6 @@ extension HueBridge {
             throw command.hueError(for: error)
         }
         await applyEffects(of: command, to: lights.map(\.light.id), loopingOnly: lit)
-        return .json(.array(command.successes))
+        return .json(.array(command.results))
     }
 }

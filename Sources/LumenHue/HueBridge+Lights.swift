@@ -96,9 +96,9 @@ extension HueBridge {
     func setState(_ number: String, _ request: HTTPRequest, from sender: String) async throws -> HTTPResponse {
         let address = "/lights/\(number)/state"
         let command = try await command(toLight: number, from: sender) { kind throws(HueError) in
-            try HueCommand(try self.bodyObject(request, address: address), kind: kind, at: address)
+            HueCommand(taking: try self.bodyObject(request, address: address), kind: kind, at: address)
         }
-        return .json(.array(command.successes))
+        return .json(.array(command.results))
     }
 
     /// Sends light `number` the command `read` makes for its kind, as one command, and waits until the light (or,

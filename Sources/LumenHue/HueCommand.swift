@@ -3,17 +3,20 @@ import LumenProtocol
 import LumenSimulation
 
 /// A light's `state` or a group's `action` body, read as one Lumen command: what changes, over what
-/// transition, and the success list the bridge answers with once it is done.
+/// transition, and the result list the bridge answers with once it is done.
 struct HueCommand {
     /// What the command changes.
     var change = LightChange()
     /// `transitiontime` (tenths of a second) in milliseconds; 400 when not given, a bridge's default.
     var transitionMs: Double = 400
-    /// The parameters taken, in the body's order, as Hue's success entries.
-    var successes: [JSONValue] = []
+    /// The bridge's answer, one entry for each parameter in the body's order: a success for a parameter taken,
+    /// an error for one refused.
+    var results: [JSONValue] = []
+    /// The parameters refused, in the body's order.
+    var refusals: [HueError] = []
     /// Where the parameters live (`/lights/3/state`).
     let address: String
-    /// The first parameter the body gave.
+    /// The first parameter taken.
     var firstParameter: String?
     /// The parameter the body gave for each property it changes, as sent (`hue` rather than `xy`), so that an
     /// error names what the app sent.
@@ -33,66 +36,88 @@ struct HueCommand {
         self.firstParameter = firstParameter
     }
 
-    /// Reads `body`, for a light of `kind` (a group's action is read for the kind that has everything).
-    /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
+    /// Reads `body` whole, for a light of `kind`: a scene's light state, or what API v2 sends as one.
+    /// - Throws: the first parameter refused (``init(taking:kind:at:)``).
     init(_ body: JSONObject, kind: LightKind, at address: String) throws(HueError) {
+        self.init(taking: body, kind: kind, at: address)
+        if let refused = refusals.first { throw refused }
+    }
+
+    /// Reads `body` as a bridge reads a light's state, for a light of `kind` (a group's action is read for the kind
+    /// that has everything): each parameter for itself, those refused answered with their error (6 for a parameter
+    /// the bridge or the light does not have, 7 for a bad value) and the others taken. An app that sends back the
+    /// state it read, `colormode` and `reachable` included, still sets the light.
+    init(taking body: JSONObject, kind: LightKind, at address: String) {
         self.address = address
         var hueAndSat: (hue: Int?, sat: Int?) = (nil, nil)
         for (name, value) in body.members {
-            if firstParameter == nil { firstParameter = name }
-            switch name {
-            case "on":
-                guard let on = value.boolValue else { throw HueError.invalidValue(value, of: name, at: address) }
-                change.isOn = on
-            case "bri":
-                try requires(.brightness, name, kind)
-                let bri = try HueValues.integer(value, in: 0...254, of: name, at: address)
-                change.brightness = HueValues.brightness(bri: bri)
-            case "ct":
-                try requires(.colorTemperature, name, kind)
-                let ct = try HueValues.integer(value, in: 0...65_535, of: name, at: address)
-                change.colorTemperature = HueValues.mireds(ct: ct)
-            case "xy":
-                try requires(.color, name, kind)
-                guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
-                    let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
-                else { throw HueError.invalidValue(value, of: name, at: address) }
-                // A colour outside the lights' gamut is shown, and reported through either API, as the nearest one
-                // inside, as a bridge does.
-                change.color = CIEColor(x: x, y: y).clippedToGamut
-            case "hue", "sat":
-                try requires(.color, name, kind)
-                let number = try HueValues.integer(value, in: 0...(name == "hue" ? 65_535 : 254), of: name, at: address)
-                if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
-            case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
-                try readIncrement(name, value, kind: kind)
-            case "transitiontime":
-                transitionMs = Double(try HueValues.transitionTime(value, at: address)) * 100
-            case "effect":
-                try requires(.color, name, kind)
-                guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
-                self.effect = effect
-            case "alert":
-                guard let alert = value.stringValue, ["none", "select", "lselect"].contains(alert) else {
-                    throw HueError.invalidValue(value, of: name, at: address)
-                }
-                self.alert = alert
-            default:
-                throw HueError.parameterNotAvailable(name, at: address)
-            }
-            // A bridge flashes an off light for `alert` (Home Assistant turns lights off with `alert: none`), but
-            // shows no `effect` on one.
-            if name == "effect", firstEffectParameter == nil { firstEffectParameter = name }
-            if let property = Self.property(for: name), sentParameters[property] == nil {
-                sentParameters[property] = name
+            do {
+                try take(name, value, kind: kind, hueAndSat: &hueAndSat)
+                results.append(["success": .object(["\(address)/\(name)": value])])
+            } catch {
+                refusals.append(error)
+                results.append(error.jsonValue)
             }
         }
-        // Every parameter was taken (any other is refused above): each has its success, in the body's order.
-        successes = HueBridge.successes(for: body, at: address)
         if hueAndSat.hue != nil || hueAndSat.sat != nil {
             change.color = HueValues.color(hue: hueAndSat.hue ?? 0, sat: hueAndSat.sat ?? 254)
+        }
+    }
+
+    /// Takes the parameter `name` of a body for a light of `kind`; `hue` and `sat` are kept in `hueAndSat`, to be
+    /// read together once the body is.
+    /// - Throws: ``HueError`` 6 for a parameter the bridge or the light does not have, 7 for a bad value.
+    private mutating func take(
+        _ name: String, _ value: JSONValue, kind: LightKind, hueAndSat: inout (hue: Int?, sat: Int?)
+    ) throws(HueError) {
+        switch name {
+        case "on":
+            guard let on = value.boolValue else { throw HueError.invalidValue(value, of: name, at: address) }
+            change.isOn = on
+        case "bri":
+            try requires(.brightness, name, kind)
+            let bri = try HueValues.integer(value, in: 0...254, of: name, at: address)
+            change.brightness = HueValues.brightness(bri: bri)
+        case "ct":
+            try requires(.colorTemperature, name, kind)
+            let ct = try HueValues.integer(value, in: 0...65_535, of: name, at: address)
+            change.colorTemperature = HueValues.mireds(ct: ct)
+        case "xy":
+            try requires(.color, name, kind)
+            guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
+                let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
+            else { throw HueError.invalidValue(value, of: name, at: address) }
+            // A colour outside the lights' gamut is shown, and reported through either API, as the nearest one
+            // inside, as a bridge does.
+            change.color = CIEColor(x: x, y: y).clippedToGamut
+        case "hue", "sat":
+            try requires(.color, name, kind)
+            let number = try HueValues.integer(value, in: 0...(name == "hue" ? 65_535 : 254), of: name, at: address)
+            if name == "hue" { hueAndSat.hue = number } else { hueAndSat.sat = number }
+        case "bri_inc", "ct_inc", "hue_inc", "sat_inc", "xy_inc":
+            try readIncrement(name, value, kind: kind)
+        case "transitiontime":
+            transitionMs = Double(try HueValues.transitionTime(value, at: address)) * 100
+        case "effect":
+            try requires(.color, name, kind)
+            guard let effect = value.stringValue, ["none", "colorloop"].contains(effect) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
+            self.effect = effect
+        case "alert":
+            guard let alert = value.stringValue, ["none", "select", "lselect"].contains(alert) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
+            self.alert = alert
+        default:
+            throw HueError.parameterNotAvailable(name, at: address)
+        }
+        if firstParameter == nil { firstParameter = name }
+        // A bridge flashes an off light for `alert` (Home Assistant turns lights off with `alert: none`), but
+        // shows no `effect` on one.
+        if name == "effect", firstEffectParameter == nil { firstEffectParameter = name }
+        if let property = Self.property(for: name), sentParameters[property] == nil {
+            sentParameters[property] = name
         }
     }
 

@@ -208,6 +208,48 @@ struct HueBridgeTests {
         #expect(try await answer("GET", "/api/\(user)/sensors").json == [:])
     }
 
+    /// A bridge answers each parameter of a light's state or a group's action for itself and takes those it can:
+    /// an app that sends back the state it read (with `colormode` and `reachable`) still sets the light.
+    @Test func aStateWithSomeParametersRefusedTakesTheOthers() async throws {
+        let user = try await pair()
+        func entries(_ path: String, _ body: String) async throws -> [String] {
+            try await answer("PUT", "/api/\(user)\(path)", body).json.arrayValue?.map { entry in
+                if let success = entry["success"]?.objectValue { return "ok \(success.keys.joined())" }
+                return "\(entry["error"]?["type"]?.intValue ?? 0) \(entry["error"]?["address"]?.stringValue ?? "")"
+            } ?? []
+        }
+        #expect(
+            try await entries("/lights/1/state", #"{"on": true, "bri": 300, "transitiontime": 0}"#) == [
+                "ok /lights/1/state/on", "7 /lights/1/state/bri", "ok /lights/1/state/transitiontime",
+            ])
+        var (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["on"] == true)
+        // The state read, sent back with another brightness.
+        var state = try #require(light["state"]?.objectValue)
+        state["bri"] = 100
+        state["transitiontime"] = 0
+        let sent = JSONValue.object(state).serialized()
+        let answered = try await entries("/lights/1/state", sent)
+        #expect(answered.contains("6 /lights/1/state/colormode") && answered.contains("6 /lights/1/state/reachable"))
+        #expect(answered.contains("ok /lights/1/state/bri"), "\(answered)")
+        (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["bri"] == 100)
+        // A parameter the light lacks is refused alone.
+        #expect(
+            try await entries("/lights/3/state", #"{"bri": 100, "on": true}"#) == [
+                "6 /lights/3/state/bri", "ok /lights/3/state/on",
+            ])
+        (_, light) = try await answer("GET", "/api/\(user)/lights/3")
+        #expect(light["state"]?["on"] == true)
+        // A group's action alike.
+        #expect(
+            try await entries("/groups/0/action", #"{"on": false, "sat": 255}"#) == [
+                "ok /groups/0/action/on", "7 /groups/0/action/sat",
+            ])
+        (_, light) = try await answer("GET", "/api/\(user)/lights/1")
+        #expect(light["state"]?["on"] == false)
+    }
+
     @Test func aFloodIsAnsweredTooManyRequests() async throws {
         let user = try await pair()
         var statuses: [Int] = []
