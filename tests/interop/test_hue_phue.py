@@ -61,3 +61,20 @@ def test_errors_come_as_the_hue_api_gives_them(lumend, tmp_path, hue_numbers):
     assert off[0]["error"]["type"] == 201
     rename = drive(lumend, lambda: bridge.request("PUT", f"/api/{bridge.username}/lights/{number}", {"name": "Big"}))
     assert rename[0]["success"] == {f"/lights/{number}/name": "Big"}
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_a_state_read_and_sent_back_sets_the_light(lumend, tmp_path, hue_numbers):
+    """The state phue read, sent back whole with another brightness: a bridge answers the parameters it does not
+    take (`colormode`, `reachable`, `mode`) with an error each and still takes the others."""
+    bridge = paired(lumend, tmp_path)
+    number = int(hue_numbers["living-room.floor-lamp"])
+    state = bridge.get_light(number)["state"]
+    state.update(on=True, bri=42)
+    answers = drive(lumend, lambda: bridge.set_light(number, state, transitiontime=0))[0]
+    errors = {entry["error"]["address"] for entry in answers if "error" in entry}
+    assert errors == {f"/lights/{number}/state/{name}" for name in ("colormode", "reachable", "mode")}, answers
+    assert {"success": {f"/lights/{number}/state/bri": 42}} in answers
+    lumend.settle()
+    assert bridge.get_light(number, "bri") == 42
+    assert bridge.get_light(number, "on") is True
