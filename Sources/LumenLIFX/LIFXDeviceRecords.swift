@@ -52,10 +52,10 @@ final class LIFXDeviceRecords: Sendable {
     let tileEffects = Locked<[LightID: LIFXEffect]>([:])
     /// The firmware effects clients started for a time, until they end: not saved. At most one of each kind a bulb.
     let timedEffects = Locked<[LightID: [EffectKind: TimedEffect]]>([:])
-    /// The wave each bulb draws, with where its message left the light bound (its landing state): drawn while it
-    /// stays so.
+    /// The wave each bulb draws, with where its message left the light bound (its landing state; `nil` until the
+    /// bulb took it): drawn while it stays so.
     /// Not saved: a wave lasts a moment. One a bulb at most.
-    let waveforms = Locked<[LightID: (waveform: LIFXWaveform, landing: LightState)]>([:])
+    let waveforms = Locked<[LightID: (waveform: LIFXWaveform, landing: LightState?)]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Locked<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).

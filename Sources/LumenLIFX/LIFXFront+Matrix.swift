@@ -15,52 +15,52 @@ extension LIFXFront {
         return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
     }
 
-    /// Sets the pixels of `rect` on `bulb` to `colors` and returns its state after; `nil` when the bulb never
-    /// answers. One colour over every pixel of the chain is a change to the light, made over `durationMs` as
-    /// `SetColor`'s; pixels of different colours are kept beside the light as the message arrives. Into a frame
-    /// buffer other than the one shown, the colours are drawn out of sight once the bulb gets the message.
+    /// Sets the pixels of `rect` on `bulb` to `colors`, in a turn of `home`. One colour over every pixel of the
+    /// chain is a change to the light, made over `durationMs` as `SetColor`'s; pixels of different colours are kept
+    /// beside the light as the message arrives. Into a frame buffer other than the one shown, the colours are drawn
+    /// out of sight once the bulb gets the message.
     ///
     /// Each message is placed over the pixels as the one before left them, as it arrives, under the records'
     /// lock: lifxlan paints a chain a tile a thread, all at once, and the last tile painted makes the chain one
     /// colour. A message the bulb then loses is taken back, unless another was placed since.
     func setPixels(
-        _ colors: [HSBK], in rect: LIFXTileRect, durationMs: UInt32, on bulb: LIFXLight,
-        from sender: @escaping @Sendable () -> String
-    ) async -> LightState? {
+        _ colors: [HSBK], in rect: LIFXTileRect, durationMs: UInt32, on bulb: LIFXLight, from sender: () -> String,
+        in home: isolated Home
+    ) -> Started {
         guard rect.frameBuffer == 0 else {
-            guard let state = await delivered(to: bulb) else { return nil }
-            drawOutOfSight(into: rect.frameBuffer, of: bulb) { pixels in _ = pixels.draw(colors, in: rect) }
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                self.drawOutOfSight(into: rect.frameBuffer, of: bulb) { pixels in _ = pixels.draw(colors, in: rect) }
+            }
         }
-        return await showPixels(on: bulb, durationMs: durationMs, from: sender) { $0.set(colors, in: rect) }
+        return showPixels(on: bulb, durationMs: durationMs, from: sender, in: home) { $0.set(colors, in: rect) }
     }
 
-    /// Carries out `CopyFrameBuffer` on `bulb` and returns its state after; `nil` when the bulb never answers.
-    /// Copied to the frame buffer shown, the pixels show as `Set64`'s do; to another, out of sight once the bulb
-    /// gets the message. A frame buffer no client drew into holds what the chain showed when it was first read.
-    func copyFrame(_ copy: LIFXFrameCopy, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String) async
-        -> LightState?
+    /// Starts `CopyFrameBuffer` on `bulb`, in a turn of `home`. Copied to the frame buffer shown, the pixels show
+    /// as `Set64`'s do; to another, out of sight once the bulb gets the message. A frame buffer no client drew into
+    /// holds what the chain showed when it was first read.
+    func copyFrame(_ copy: LIFXFrameCopy, on bulb: LIFXLight, from sender: () -> String, in home: isolated Home)
+        -> Started
     {
         let buffers = LIFXFrameCopy.frameBuffers
         guard buffers.contains(copy.source), buffers.contains(copy.destination) else {
-            return await delivered(to: bulb)
+            return Started(awaiting: delivery(to: bulb, in: home))
         }
         let id = bulb.light.id
         let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
-        func source(showing shown: [HSBK]) -> [HSBK] {
+        let source: @Sendable ([HSBK]) -> [HSBK] = { [records] shown in
             copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
         }
         guard copy.destination == 0 else {
-            guard let state = await delivered(to: bulb) else { return nil }
-            let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light).colors
-            let copied = source(showing: shown)
-            drawOutOfSight(into: copy.destination, of: bulb) { pixels in
-                pixels.colors = copy.copy(copied, over: pixels.colors)
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                let shown = LIFXMatrix.current(self.records.matrixStates.withLock { $0[id] }, light: light).colors
+                let copied = source(shown)
+                self.drawOutOfSight(into: copy.destination, of: bulb) { pixels in
+                    pixels.colors = copy.copy(copied, over: pixels.colors)
+                }
             }
-            return state
         }
-        return await showPixels(on: bulb, durationMs: copy.durationMs, from: sender) { pixels in
-            let copied = copy.copy(source(showing: pixels.colors), over: pixels.colors)
+        return showPixels(on: bulb, durationMs: copy.durationMs, from: sender, in: home) { pixels in
+            let copied = copy.copy(source(pixels.colors), over: pixels.colors)
             defer { pixels.colors = copied }
             return copied != pixels.colors
         }
@@ -80,17 +80,15 @@ extension LIFXFront {
         }
     }
 
-    /// Changes the pixels `bulb` shows with `change` (which says whether it placed any) as the message arrives,
-    /// and returns the bulb's state after; `nil` when the bulb never answers, the change then taken back unless
-    /// another was placed since.
+    /// Changes the pixels `bulb` shows with `change` (which says whether it placed any) as the message arrives, in
+    /// a turn of `home`; taken back if the bulb never takes the message, unless another was placed since.
     func showPixels(
-        on bulb: LIFXLight, durationMs: UInt32, from sender: @escaping @Sendable () -> String,
+        on bulb: LIFXLight, durationMs: UInt32, from sender: () -> String, in home: isolated Home,
         _ change: (inout LIFXMatrix) -> Bool
-    ) async -> LightState? {
-        let kind = bulb.light.model.kind
+    ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: kind)
-        let now = await home.nowMilliseconds
+        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let now = home.nowMilliseconds
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)
             // Pixels of different colours fade from the message's arrival, as the bulb starts on it.
@@ -100,17 +98,18 @@ extension LIFXFront {
             if !pixels.isOneColour { kept[id] = pixels }
             return (before, pixels)
         }
-        func takeBack() {
+        let oneColour = placed.flatMap { $0.after.isOneColour ? $0.after.colors.first : nil }
+        let started = placing(oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, in: home) {
+            [records] in
             guard let placed, !placed.after.isOneColour else { return }
             records.matrixStates.withLock { kept in
                 if kept[id] == placed.after { kept[id] = placed.before }
             }
         }
-        let oneColour = placed.flatMap { $0.after.isOneColour ? $0.after.colors.first : nil }
-        let state = await finishPlacing(
-            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
-        if state != nil, oneColour != nil { followLight(bulb, unlessChangedFrom: nil, pixels: placed?.before) }
-        return state
+        if oneColour != nil {
+            started.awaiting.whenTaken { _ in self.followLight(bulb, unlessChangedFrom: nil, pixels: placed?.before) }
+        }
+        return started
     }
 
     /// A `State64` for each tile of `rect` the chain has, read in a turn of `home`.

@@ -3,47 +3,49 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
-    /// Carries out a waveform on `bulb` for the parts of its colour in `fields`, and returns the bulb's state
-    /// after; `nil` when the bulb never answers.
+    /// Starts a waveform on `bulb` for the parts of its colour in `fields`, in a turn of `home`.
     ///
     /// A wave that ends on its colour (``LIFXWave/endsOnColor``) changes the light to it over the wave's length,
-    /// as the scope protocol and the dashboard see it; any other leaves the light as it is. Over the LAN the bulb
-    /// shows the wave itself until it ends (``LIFXWaveform``), from the colour it showed when the message came:
-    /// every zone and pixel alike, as a strip draws a wave as one zone.
+    /// as the scope protocol and the dashboard see it; any other leaves the light as it is, and a message sent
+    /// after it still waits until the bulb took it. Over the LAN the bulb shows the wave itself until it ends
+    /// (``LIFXWaveform``), from the colour it showed when the message came and from when it takes it: every zone
+    /// and pixel alike, as a strip draws a wave as one zone. The wave is placed as the message arrives, so that a
+    /// query read after it finds it, and taken back if the bulb never takes it.
     func draw(
-        _ wave: LIFXWave, fields: LIFXColorFields, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String
-    ) async -> LightState? {
-        let kind = bulb.light.model.kind
+        _ wave: LIFXWave, fields: LIFXColorFields, on bulb: LIFXLight, from sender: () -> String,
+        in home: isolated Home
+    ) -> Started {
         let id = bulb.light.id
-        let showing = await home.reading { home in self.shownColor(of: bulb, from: bulb.light.state, in: home) }
+        let showing = shownColor(of: bulb, from: bulb.light.state, in: home)
         let (change, merged) = Self.change(
-            towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: kind)
-        let state: LightState
-        if wave.endsOnColor, !change.properties.isEmpty {
-            let arrived = (
-                zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] }
-            )
-            // The colour is noted with the wave below, not here.
-            guard
-                let performed = await perform(change, giving: nil, to: bulb, transitionMs: wave.lengthMs, from: sender)
-            else { return nil }
-            state = performed
-            followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels)
-        } else {
-            guard let delivered = await delivered(to: bulb) else { return nil }
-            state = delivered
+            towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: bulb.light.model.kind)
+        let moves = wave.endsOnColor && !change.properties.isEmpty
+        let awaiting =
+            moves
+            ? sending((change, nil, wave.lengthMs), to: bulb, from: sender, in: home)
+            : delivery(to: bulb, holdingLater: true, in: home)
+        if moves { followLight(bulb, once: awaiting) }
+        // Noted as the bulb takes the wave, even when the light does not move (a hue under no saturation), as a
+        // bulb keeps it.
+        if wave.endsOnColor { note(merged, for: bulb, once: awaiting) }
+        let startMs = (try? home.messagesTakenMs(of: id)) ?? home.nowMilliseconds
+        let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: startMs)
+        let drawn = waveform.endMs > waveform.startMs ? waveform : nil
+        let before = records.waveforms.withLock { waveforms in
+            defer { waveforms[id] = drawn.map { ($0, nil) } }
+            return waveforms[id]
         }
-        await home.reading { home in
-            let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: home.nowMilliseconds)
-            let landing = (try? home.landing(of: id)) ?? state
-            self.records.waveforms.withLock {
-                $0[id] = waveform.endMs > waveform.startMs ? (waveform, landing) : nil
-            }
-            // In the same turn as the wave, so that no question answered in between finds the colour without its
-            // wave. Noted even when the light does not move (a hue under no saturation), as a bulb keeps it.
-            if wave.endsOnColor { self.records.note(merged, gave: state, to: id) }
-        }
-        return state
+        return Started(
+            awaiting: awaiting,
+            then: { state in
+                guard drawn != nil else { return }
+                // Where the light lands once it took the wave: a command that moves it elsewhere ends the wave.
+                await self.home.reading { home in
+                    let landing = (try? home.landing(of: id)) ?? state
+                    self.records.waveforms.withLock { if $0[id]?.waveform == drawn { $0[id]?.landing = landing } }
+                }
+            },
+            takeBack: { [records] in records.waveforms.withLock { if $0[id]?.waveform == drawn { $0[id] = before } } })
     }
 
     /// The colour `bulb`, whose light is in `state`, shows now, in a turn of `home`: a wave's while it draws one,
@@ -55,9 +57,9 @@ extension LIFXFront {
 
     /// The colour of the wave `bulb` draws at `nowMs`, if it draws one: until the wave ends, while the light is
     /// still bound where the wave's message left it (any other command to the light ends the wave), as `home`
-    /// tells in this turn.
+    /// tells in this turn; a wave on its way to the bulb left it nowhere yet.
     func waveColor(of bulb: LIFXLight, atMs nowMs: Double, in home: isolated Home) -> HSBK? {
-        let drawn = records.waveforms.withLock { waveforms -> (waveform: LIFXWaveform, landing: LightState)? in
+        let drawn = records.waveforms.withLock { waveforms -> (waveform: LIFXWaveform, landing: LightState?)? in
             guard let drawn = waveforms[bulb.light.id] else { return nil }
             guard nowMs < drawn.waveform.endMs else {
                 waveforms[bulb.light.id] = nil
@@ -65,7 +67,9 @@ extension LIFXFront {
             }
             return drawn
         }
-        guard let drawn, (try? home.landing(of: bulb.light.id)) == drawn.landing else { return nil }
+        guard let drawn, drawn.landing.map({ (try? home.landing(of: bulb.light.id)) == $0 }) ?? true else {
+            return nil
+        }
         return drawn.waveform.color(atMs: nowMs)
     }
 

@@ -14,10 +14,9 @@ extension LIFXFront {
         return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).shown(atMs: nowMs)
     }
 
-    /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, and returns its state after;
-    /// `nil` when the bulb never answers. One colour along the whole strip is a change to the light, made over
-    /// `durationMs` as `SetColor`'s; zones of different colours are kept beside the light as the message arrives,
-    /// each fading over `durationMs` from what it showed.
+    /// Sets the zones of `bulb` from `index` on to `colors`, as `apply` says, in a turn of `home`. One colour along
+    /// the whole strip is a change to the light, made over `durationMs` as `SetColor`'s; zones of different colours
+    /// are kept beside the light as the message arrives, each fading over `durationMs` from what it showed.
     ///
     /// Each message is placed over the zones as the one before left them, as it arrives, under the records' lock:
     /// lifxlan sends a message a zone back to back without waiting. A message the bulb then loses is taken back,
@@ -26,12 +25,11 @@ extension LIFXFront {
     /// while the first was on its way.
     func setZones(
         _ colors: [HSBK], from index: Int, durationMs: UInt32, apply: UInt8, on bulb: LIFXLight,
-        from sender: @escaping @Sendable () -> String
-    ) async -> LightState? {
-        let kind = bulb.light.model.kind
+        from sender: () -> String, in home: isolated Home
+    ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: kind)
-        let now = await home.nowMilliseconds
+        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let now = home.nowMilliseconds
         let (before, after, oneColour) = records.zoneStates.withLock { kept in
             let before = kept[id]
             var zones = LIFXZones.current(before, light: light)
@@ -48,15 +46,13 @@ extension LIFXFront {
             }
             return (before, kept[id], oneColour)
         }
-        func takeBack() {
-            records.zoneStates.withLock { kept in
-                if kept[id] == after { kept[id] = before }
-            }
+        let started = placing(oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, in: home) {
+            [records] in records.zoneStates.withLock { kept in if kept[id] == after { kept[id] = before } }
         }
-        let state = await finishPlacing(
-            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, takeBack: takeBack)
-        if state != nil, oneColour != nil { followLight(bulb, unlessChangedFrom: after, pixels: nil) }
-        return state
+        if oneColour != nil {
+            started.awaiting.whenTaken { _ in self.followLight(bulb, unlessChangedFrom: after, pixels: nil) }
+        }
+        return started
     }
 
     /// Once `bulb` took one colour for the whole light, its zones and pixels follow the light again, as a strip's
@@ -73,23 +69,21 @@ extension LIFXFront {
         }
     }
 
-    /// Finishes a zone or pixel message whose colours were placed as it arrived: one colour over the whole light,
-    /// other than the one it shows, is a change to the light made over `durationMs`; anything else waits for the
-    /// bulb to get the message. A message the bulb never takes is taken back (`takeBack`); `nil` then.
-    func finishPlacing(
-        _ oneColour: HSBK?, over light: HSBK, durationMs: UInt32, on bulb: LIFXLight,
-        from sender: @escaping @Sendable () -> String, takeBack: () -> Void
-    ) async -> LightState? {
-        let state: LightState?
-        if let oneColour, oneColour != light {
-            state = await perform(
-                oneColour.change(for: bulb.light.model.kind), giving: oneColour, to: bulb,
-                transitionMs: Double(durationMs), from: sender)
-        } else {
-            state = await delivered(to: bulb)
+    /// Starts a zone or pixel message whose colours were placed as it arrived, in a turn of `home`: one colour
+    /// over the whole light, other than the one it shows, is a change to the light made over `durationMs`;
+    /// anything else waits for the bulb to get the message. A message the bulb never takes is taken back
+    /// (`takeBack`).
+    func placing(
+        _ oneColour: HSBK?, over light: HSBK, durationMs: UInt32, on bulb: LIFXLight, from sender: () -> String,
+        in home: isolated Home, takeBack: @escaping @Sendable () -> Void
+    ) -> Started {
+        guard let oneColour, oneColour != light else {
+            return Started(awaiting: delivery(to: bulb, in: home), takeBack: takeBack)
         }
-        if state == nil { takeBack() }
-        return state
+        let change = oneColour.change(for: bulb.light.model.kind)
+        return Started(
+            awaiting: sending((change, oneColour, Double(durationMs)), to: bulb, from: sender, in: home),
+            takeBack: takeBack)
     }
 
     /// The state messages that answer a zone message: `StateZone` for one zone, else a `StateMultiZone` for each

@@ -147,8 +147,9 @@ public final class LIFXFront: Sendable {
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
     /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
-    /// that do not fit stay silent. A query is answered in one turn of the home (`answerQuery`), a change as each
-    /// bulb takes it. A broadcast's place among those in progress is ``respond(to:at:from:reaching:)``'s to take.
+    /// that do not fit stay silent. A query is answered in one turn of the home (`answerQuery`); any other message
+    /// is started on each bulb in a turn of the home (``start(_:of:on:from:in:)``) and answered as the bulb takes
+    /// it. A broadcast's place among those in progress is ``respond(to:at:from:reaching:)``'s to take.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
         reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
@@ -166,42 +167,20 @@ public final class LIFXFront: Sendable {
             return await answerQuery(
                 packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, send)
         }
-        // A change of one bulb's light (power, colour) is sent in the turn of the home that finds the bulb, as a
-        // query is answered in its one turn: each reaches the light in the order its datagram was read, so a query
-        // read after a change is answered once the bulb has taken it.
-        let (addressed, early): ([LIFXLight], EarlySend)
-        if addressee != .every, Self.plainChange(request, kind: .color) != nil {
-            (addressed, early) = await home.reading { home -> ([LIFXLight], EarlySend) in
-                let found = self.bulbs(addressee, in: home).filter(takes)
-                guard found.count == 1, let bulb = found.first,
-                    let plain = Self.plainChange(
-                        Self.handled(request, of: packet, by: bulb), kind: bulb.light.model.kind)
-                else { return (found, .notSent) }
-                guard self.budget.reserve(bytes: bytes, broadcast: everyBulb) else { return (found, .dropped) }
-                // Counted before the change is sent: what it notes as the light takes it is a change of the
-                // records. The sender is set inside the turn: set around an `await`, it could suspend the task
-                // there, and a query read after this datagram reach the light first.
-                let changesBefore = self.records.changes.load(ordering: .acquiring)
-                let sent = self.scopeContext.sending(as: sender()) {
-                    Result { () throws(LumenError) in try self.send(plain, to: bulb, in: home) }
-                }
-                return (found, .sent(sent, changesBefore: changesBefore))
-            }
-        } else {
-            (addressed, early) = (await bulbs(addressee).filter(takes), .notSent)
+        // A message to one bulb starts in the turn of the home that finds the bulb, as a query is answered in its
+        // one turn: each reaches the bulb in the order its datagram was read, so a query read after a change, a
+        // wave or zones is answered once the bulb has them.
+        let (addressed, started) = await home.reading { home -> ([LIFXLight], Started?) in
+            let found = self.bulbs(addressee, in: home).filter(takes)
+            guard found.count == 1, let bulb = found.first else { return (found, nil) }
+            guard self.budget.reserve(bytes: bytes, broadcast: everyBulb) else { return ([], nil) }
+            return (found, self.start(request, of: packet, on: bulb, from: sender, in: home))
         }
-        // A message to one bulb is answered on this task; only several bulbs answer side by side.
-        if addressed.count == 1, let bulb = addressed.first {
-            let sent: (Result<CommandReceipt, LumenError>, changesBefore: Int)?
-            switch early {
-            case .dropped: return
-            case .sent(let result, let changesBefore): sent = (result, changesBefore)
-            case .notSent:
-                guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { return }
-                sent = nil
-            }
+        // A message to one bulb is answered on this task; only several bulbs answer side by side, each started in
+        // a turn of its own.
+        if let started, let bulb = addressed.first {
             defer { budget.release(bytes: bytes) }
-            let replies = await answer(packet, request, as: bulb, from: sender, sent: sent)
+            let replies = await finish(packet, request, started, as: bulb)
             if !replies.isEmpty { send(replies, bulb.address) }
             return
         }
@@ -211,7 +190,10 @@ public final class LIFXFront: Sendable {
                 guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { continue }
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
-                    let replies = await self.answer(packet, request, as: bulb, from: sender)
+                    let started = await self.home.reading { home in
+                        self.start(request, of: packet, on: bulb, from: sender, in: home)
+                    }
+                    let replies = await self.finish(packet, request, started, as: bulb)
                     if !replies.isEmpty { send(replies, bulb.address) }
                 }
             }
@@ -290,24 +272,83 @@ public final class LIFXFront: Sendable {
         }
     }
 
-    /// One bulb's replies: an acknowledgement when asked, and its state when asked or when queried.
-    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it, and the count of the
-    ///   records' changes before it was.
-    func answer(
-        _ packet: LIFXPacket, _ request: LIFXRequest, as bulb: LIFXLight, from sender: @escaping @Sendable () -> String,
-        sent: (Result<CommandReceipt, LumenError>, changesBefore: Int)? = nil
-    ) async
+    /// What a message to one bulb started in the turn of the home that found it (``start(_:of:on:from:in:)``):
+    /// what the bulb's answer waits for, and what is left to do once the bulb took the message, or never will.
+    struct Started: Sendable {
+        /// What the bulb's answer waits for.
+        enum Awaiting: Sendable {
+            /// Nothing: the bulb's state now, from memory.
+            case now(LightState)
+            /// The message on its way: the bulb's state once it took it.
+            case delivery(CommandTicket)
+            /// A change on its way: the light's state once it took it and the change is durable.
+            case change(CommandReceipt)
+            /// The bulb never answers: it could not be reached, dropped the message, or the home refused the change.
+            case never
+
+            /// Calls `body` with the bulb's state as it takes the message, in that turn of the home (before any
+            /// question sent after it is answered): now, for one answered from memory; never, for one it never
+            /// takes.
+            func whenTaken(_ body: @escaping @Sendable (LightState) -> Void) {
+                let ticket: CommandTicket
+                switch self {
+                case .now(let state): return body(state)
+                case .delivery(let delivery): ticket = delivery
+                case .change(let receipt): ticket = receipt.ticket
+                case .never: return
+                }
+                ticket.whenSettled { result in if case .success(let state) = result { body(state) } }
+            }
+        }
+
+        var awaiting: Awaiting
+        /// Done once the bulb took the message, with its state then: what the message keeps for the bulb.
+        var then: (@Sendable (LightState) async -> Void)? = nil
+        /// Done when the bulb never takes the message: what it placed as it arrived is taken back, unless another
+        /// was placed since.
+        var takeBack: (@Sendable () -> Void)? = nil
+        /// The count of the records' changes before the message started: what it notes as the bulb takes it is a
+        /// change of the records.
+        var changesBefore = 0
+    }
+
+    /// Starts `request` (as `packet` carries it) on `bulb` in a turn of `home`, under `sender`'s name for the
+    /// commands it sends (``ScopeContext/sending(as:_:)``, set inside the turn: set around an `await`, it could
+    /// suspend the task there, and a query read after this datagram reach the bulb first).
+    func start(
+        _ request: LIFXRequest, of packet: LIFXPacket, on bulb: LIFXLight, from sender: () -> String,
+        in home: isolated Home
+    ) -> Started {
+        let changesBefore = records.changes.load(ordering: .acquiring)
+        var started = carryOut(Self.handled(request, of: packet, by: bulb), on: bulb, from: sender, in: home)
+        started.changesBefore = changesBefore
+        return started
+    }
+
+    /// One bulb's replies to a message `started` on it, once the bulb took it: an acknowledgement when asked, and
+    /// its state when asked; none when the bulb never takes it.
+    func finish(_ packet: LIFXPacket, _ request: LIFXRequest, _ started: Started, as bulb: LIFXLight) async
         -> [[UInt8]]
     {
         let request = Self.handled(request, of: packet, by: bulb)
-        let changesBefore = sent?.changesBefore ?? records.changes.load(ordering: .acquiring)
-        guard let state = await carryOut(request, on: bulb, from: sender, sent: sent?.0) else { return [] }
+        let taken: LightState?
+        switch started.awaiting {
+        case .now(let state): taken = state
+        case .delivery(let ticket): taken = try? await ticket.value
+        case .change(let receipt): taken = try? await scopeContext.settle(receipt)
+        case .never: taken = nil
+        }
+        guard let state = taken else {
+            started.takeBack?()
+            return []
+        }
+        await started.then?(state)
         // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
         // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
         if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
         // Only a message that changes the records waits for them to be saved: a query answers at once, whatever
         // another bulb's message changed meanwhile.
-        if request.changesRecords, records.changes.load(ordering: .acquiring) != changesBefore {
+        if request.changesRecords, records.changes.load(ordering: .acquiring) != started.changesBefore {
             guard await saveRecords() else { return [] }
         }
         var replies = Self.acknowledgement(of: packet)
@@ -340,90 +381,86 @@ public final class LIFXFront: Sendable {
         replies.map { packet.datagram(replying: $0, from: serial) }
     }
 
-    /// Carries out `request` on the bulb and returns its state after; `nil` when the bulb never answers (it
-    /// could not be reached, or dropped the message). A bulb counts every message: each counts against its rate
-    /// limit and may be lost, whether or not it changes the light; all but a query wait the bulb's latency.
-    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it (``plainChange(_:kind:)``).
-    func carryOut(
-        _ request: LIFXRequest, on bulb: LIFXLight, from sender: @escaping @Sendable () -> String,
-        sent: Result<CommandReceipt, LumenError>? = nil
-    ) async -> LightState? {
-        let kind = bulb.light.model.kind
-        var change = LightChange()
-        var transitionMs: Double = 0
-        // The colour the change gives, kept as given for the bulb to report (LIFXDeviceRecords).
-        var given: HSBK?
+    /// Carries out `request` on the bulb as far as the turn of `home` that starts it can: what it sends the light
+    /// is sent, and what it places (zones, pixels, a wave) is placed, as it arrives; what it keeps for the bulb is
+    /// kept once the bulb took it. A bulb counts every message: each counts against its rate limit and may be
+    /// lost, whether or not it changes the light; all but a query wait the bulb's latency.
+    func carryOut(_ request: LIFXRequest, on bulb: LIFXLight, from sender: () -> String, in home: isolated Home)
+        -> Started
+    {
+        let id = bulb.light.id
         switch request {
         case .setPower, .setLightPower, .setColor:
-            // As the turn that finds a bulb reads it, when it sends the change there: one reading, so the two agree.
-            if let plain = Self.plainChange(request, kind: kind) {
-                (change, given, transitionMs) = (plain.change, plain.given, plain.transitionMs)
+            guard let plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
+                return Started(awaiting: delivery(to: bulb, in: home))
             }
+            let awaiting = sending(plain, to: bulb, from: sender, in: home)
+            // A colour for the whole light: the zones and pixels follow it again once it is taken.
+            if plain.given != nil { followLight(bulb, once: awaiting) }
+            return Started(awaiting: awaiting)
         case .setWaveform(let wave):
-            return await draw(wave, fields: .all, on: bulb, from: sender)
+            return draw(wave, fields: .all, on: bulb, from: sender, in: home)
         case .setWaveformOptional(let wave, let fields):
             // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
-            return await draw(wave, fields: fields, on: bulb, from: sender)
+            return draw(wave, fields: fields, on: bulb, from: sender, in: home)
         case .setLabel(let label):
             // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
             // say) leaves the name as it was; the bulb still answers.
-            guard let state = await delivered(to: bulb) else { return nil }
-            try? await scopeContext.rename(.light(bulb.light.id), to: label)
-            return state
-        case .setLocation(let id, let label, let updatedAt), .setGroup(let id, let label, let updatedAt):
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                try? await self.scopeContext.rename(.light(id), to: label)
+            }
+        case .setLocation(let group, let label, let updatedAt), .setGroup(let group, let label, let updatedAt):
             // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
-            guard let state = await delivered(to: bulb) else { return nil }
-            let membership = LIFXDeviceRecords.Membership(id: id, label: label, updatedAt: updatedAt)
+            let membership = LIFXDeviceRecords.Membership(id: group, label: label, updatedAt: updatedAt)
             let kept = if case .setGroup = request { records.groups } else { records.locations }
-            kept.withLock { $0[bulb.light.id] = membership }
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in kept.withLock { $0[id] = membership } }
         case .setReboot:
             // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
-            // setting says; its uptime starts again when it is back.
-            guard let state = await delivered(to: bulb) else { return nil }
-            // The power cut tells the front (``hear(_:in:)``), which notes the boot and empties the frame buffers.
-            try? await home.powerCycle(light: bulb.light.id, durationMs: Self.rebootMs)
-            return state
+            // setting says; its uptime starts again when it is back. The power cut tells the front
+            // (``hear(_:in:)``), which notes the boot and empties the frame buffers.
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                try? await self.home.powerCycle(light: id, durationMs: Self.rebootMs)
+            }
         case .setInfrared(let level):
             // Lumen has no infrared to show: the level is kept for the bulb, taken when the bulb gets it.
-            guard let state = await delivered(to: bulb) else { return nil }
-            records.infraredLevels.withLock { $0[bulb.light.id] = level }
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                self.records.infraredLevels.withLock { $0[id] = level }
+            }
         case .setHevCycle(let enable, let durationS):
-            guard let state = await delivered(to: bulb) else { return nil }
-            records.setHEVCycle(
-                of: bulb.light.id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
-                atMs: await home.nowMilliseconds)
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { state in
+                self.records.setHEVCycle(
+                    of: id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
+                    atMs: await self.home.nowMilliseconds)
+            }
         case .setHevCycleConfiguration(let indication, let durationS):
-            guard let state = await delivered(to: bulb) else { return nil }
-            records.setHEVConfiguration(of: bulb.light.id, indication: indication, durationS: durationS)
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                self.records.setHEVConfiguration(of: id, indication: indication, durationS: durationS)
+            }
         case .setColorZones(let start, let end, let color, let duration, let apply):
             let first = Int(start)
             let last = min(Int(end), LIFXZones.count - 1)
             let colors = first <= last ? Array(repeating: color, count: last - first + 1) : []
-            return await setZones(colors, from: first, durationMs: duration, apply: apply, on: bulb, from: sender)
+            return setZones(colors, from: first, durationMs: duration, apply: apply, on: bulb, from: sender, in: home)
         case .setExtendedColorZones(let duration, let apply, let index, let colors):
-            return await setZones(
-                colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender)
+            return setZones(
+                colors, from: Int(index), durationMs: duration, apply: apply, on: bulb, from: sender, in: home)
         case .set64(let rect, let duration, let colors):
-            return await setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender)
+            return setPixels(colors, in: rect, durationMs: duration, on: bulb, from: sender, in: home)
         case .copyFrameBuffer(let copy):
-            return await copyFrame(copy, on: bulb, from: sender)
+            return copyFrame(copy, on: bulb, from: sender, in: home)
         case .setUserPosition(let tile, let x, let y):
-            guard let state = await delivered(to: bulb) else { return nil }
-            // Kept for the tile, unless the chain lacks it or the place is not a finite number.
-            if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
-                records.tilePositions.withLock { $0[bulb.light.id, default: [:]][Int(tile)] = SIMD2(x, y) }
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                // Kept for the tile, unless the chain lacks it or the place is not a finite number.
+                if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
+                    self.records.tilePositions.withLock { $0[id, default: [:]][Int(tile)] = SIMD2(x, y) }
+                }
             }
-            return state
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
             // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
-            guard let state = await delivered(to: bulb) else { return nil }
             let kind: LIFXDeviceRecords.EffectKind = if case .setTileEffect = request { .tile } else { .multiZone }
-            records.setEffect(effect, kind, of: bulb.light.id, atMs: await home.nowMilliseconds)
-            return state
+            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
+                self.records.setEffect(effect, kind, of: id, atMs: await self.home.nowMilliseconds)
+            }
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
@@ -432,56 +469,40 @@ public final class LIFXFront: Sendable {
             // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
             // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
             // product lacks the capability for, answered as `unhandled`.
-            switch try? await home.queryAtOnce(bulb.light.id) {
-            case .now(let state)?: return state
-            case .afterEarlierChanges(let ticket)?: return try? await ticket.value
-            case nil: return nil
+            switch try? home.queryAtOnce(id) {
+            case .now(let state)?: return Started(awaiting: .now(state))
+            case .afterEarlierChanges(let ticket)?: return Started(awaiting: .delivery(ticket))
+            case nil: return Started(awaiting: .never)
             }
         }
-        guard !change.properties.isEmpty else { return await delivered(to: bulb) }
-        let id = bulb.light.id
-        let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
-        let state = await perform(change, giving: given, to: bulb, transitionMs: transitionMs, from: sender, sent: sent)
-        if state != nil, given != nil { followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels) }
-        return state
     }
 
-    /// Makes `change` to `bulb`'s light over `transitionMs` (no longer than Lumen simulates) and returns the state
-    /// it lands on; `nil` when the light did not take it, and the bulb answers nothing: the client times out.
-    /// `color`, the colour the change gives, is noted as what left the light so
-    /// (``LIFXDeviceRecords/note(_:gave:to:)``).
-    /// - Parameter sent: the change sent already, when the turn that found the bulb sent it.
-    func perform(
-        _ change: LightChange, giving color: HSBK?, to bulb: LIFXLight, transitionMs: Double,
-        from sender: () -> String, sent: Result<CommandReceipt, LumenError>? = nil
-    ) async -> LightState? {
-        let receipt: CommandReceipt
-        if let sent {
-            guard case .success(let made) = sent else { return nil }
-            receipt = made
-        } else {
-            let from = sender()
-            let made = await home.reading { home in
-                self.scopeContext.sending(as: from) {
-                    Result { () throws(LumenError) in
-                        try self.send((change, color, transitionMs), to: bulb, in: home)
-                    }
-                }
+    /// What the bulb's answer to a message that changes none of its light waits for: the message reaching the
+    /// bulb, after its latency, taken as a question in a turn of `home`; never, when the bulb cannot be reached or
+    /// drops it.
+    /// - Parameter holdingLater: whether a message sent after it waits until the bulb took it (a wave, which the
+    ///   bulb starts drawing then).
+    func delivery(to bulb: LIFXLight, holdingLater: Bool = false, in home: isolated Home) -> Started.Awaiting {
+        guard let ticket = try? home.query(bulb.light.id, holdingLater: holdingLater) else { return .never }
+        return .delivery(ticket)
+    }
+
+    /// Sends `plain` to `bulb`'s light in a turn of `home` as `sender`'s command (``ScopeContext/sending(as:_:)``),
+    /// no longer than Lumen simulates; what the bulb's answer waits for. The colour it gives is noted as the light
+    /// takes it: a question the bulb answers right after it (one sent while the change was on its way) reports the
+    /// colour as given.
+    func sending(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
+        from sender: () -> String, in home: isolated Home
+    ) -> Started.Awaiting {
+        let transitionMs = min(plain.transitionMs, SimulatedDurations.longestMs)
+        let sent = scopeContext.sending(as: sender()) {
+            Result { () throws(LumenError) in try home.send(plain.change, to: bulb.light.id, transitionMs: transitionMs)
             }
-            guard case .success(let sent) = made else { return nil }
-            receipt = sent
         }
-        return try? await scopeContext.settle(receipt)
-    }
-
-    /// What the turn that finds a change's one bulb did with it.
-    enum EarlySend {
-        /// Nothing: not a change of one bulb's light alone; it is carried out as any other message.
-        case notSent
-        /// Dropped: its answer did not fit in ``budget``, which counted it.
-        case dropped
-        /// Sent, or refused by the home, with the count of the records' changes before it.
-        case sent(Result<CommandReceipt, LumenError>, changesBefore: Int)
+        guard case .success(let receipt) = sent else { return .never }
+        if let color = plain.given { note(color, for: bulb, once: .change(receipt)) }
+        return .change(receipt)
     }
 
     /// The change of the light alone that `request` asks of a light of `kind` (power, colour), with the colour it
@@ -507,22 +528,19 @@ public final class LIFXFront: Sendable {
         return change.properties.isEmpty ? nil : (change, given, transitionMs)
     }
 
-    /// Sends `plain` to `bulb`'s light in a turn of `home`, under the sender set for it
-    /// (``ScopeContext/sending(as:_:)``), no longer than Lumen simulates. The colour it gives is noted in the turn
-    /// of the home that carries it out: a question the bulb answers right after it (one sent while the change was on
-    /// its way) reports the colour as given.
-    func send(
-        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight, in home: isolated Home
-    ) throws(LumenError) -> CommandReceipt {
+    /// Notes `color` as what the message `awaiting` waits for left `bulb`'s light in, as the bulb takes it
+    /// (``LIFXDeviceRecords/note(_:gave:to:)``).
+    func note(_ color: HSBK, for bulb: LIFXLight, once awaiting: Started.Awaiting) {
         let id = bulb.light.id
-        let receipt = try home.send(
-            plain.change, to: id, transitionMs: min(plain.transitionMs, SimulatedDurations.longestMs))
-        if let color = plain.given {
-            receipt.ticket.whenSettled { [records] result in
-                if case .success(let state) = result { records.note(color, gave: state, to: id) }
-            }
-        }
-        return receipt
+        awaiting.whenTaken { [records] state in records.note(color, gave: state, to: id) }
+    }
+
+    /// Makes `bulb`'s zones and pixels, as they are now, follow its light again as the bulb takes the message
+    /// `awaiting` waits for, one colour for the whole light (``followLight(_:unlessChangedFrom:pixels:)``).
+    func followLight(_ bulb: LIFXLight, once awaiting: Started.Awaiting) {
+        let id = bulb.light.id
+        let arrived = (zones: records.zoneStates.withLock { $0[id] }, pixels: records.matrixStates.withLock { $0[id] })
+        awaiting.whenTaken { _ in self.followLight(bulb, unlessChangedFrom: arrived.zones, pixels: arrived.pixels) }
     }
 
     /// Saves the bulbs' record with the home and waits until it is durable, when writes must be before they are
@@ -536,12 +554,5 @@ public final class LIFXFront: Sendable {
         } catch {
             return false
         }
-    }
-
-    /// The bulb's state once a message that changes nothing reaches it, after its latency; `nil` when it never
-    /// does (the bulb could not be reached, or dropped the message).
-    func delivered(to bulb: LIFXLight) async -> LightState? {
-        guard let ticket = try? await home.query(bulb.light.id) else { return nil }
-        return try? await ticket.value
     }
 }

@@ -5,16 +5,31 @@ extension Home {
     /// Asks a light for its state, as a device's client does (a LIFX `Get`): the answer comes after the light's
     /// latency, as a command's would, and not before a change sent earlier is taken; it counts against its rate
     /// limit (a bulb counts every message). Changes nothing and is not in the command record.
+    /// - Parameter holdingLater: the question is a message the light acts on as it takes it (a LIFX wave that
+    ///   comes back): a question or change sent after it waits until the light took it, as one sent after a change
+    ///   does.
     /// - Returns: a ticket settled with the light's state when the answer comes; `nil` when none will (the
     ///   light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
-    public func query(_ id: LightID) throws(LumenError) -> CommandTicket? {
+    public func query(_ id: LightID, holdingLater: Bool = false) throws(LumenError) -> CommandTicket? {
         guard let (slot, latency) = try receiveQuestion(to: id) else { return nil }
         // Not before a change sent earlier: a device takes its messages in the order they came.
-        let ticket = answer(id, at: max(nowMicros + latency, lights[slot: slot].lastApplyAt))
+        let due = max(nowMicros + latency, lights[slot: slot].lastApplyAt)
+        if holdingLater { lights[slot: slot].lastApplyAt = due }
+        let ticket = answer(id, at: due)
         if clockMode == .real, latency <= 0 { runEvents(notAfter: nowMicros) }
         armRealClock()
         return ticket
+    }
+
+    /// When light `id` takes the last message sent to it that later ones wait for (a change, a question that holds
+    /// them), in simulation milliseconds; now, when it has taken every one. A front that draws what such a message
+    /// starts (a LIFX wave) draws it from then.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    public func messagesTakenMs(of id: LightID) throws(LumenError) -> Double {
+        guard let slot = lights.slot(of: id) else { throw Self.noSuchLight(id) }
+        refreshRealTime()
+        return Double(max(nowMicros, lights[slot: slot].lastApplyAt)) / 1_000
     }
 
     /// A ticket settled with light `id`'s state at `due`, by the event queue: after anything due at the same moment

@@ -1,6 +1,7 @@
 import LumenModel
 import LumenProtocol
 import LumenSimulation
+import LumenTestSupport
 
 @testable import LumenLIFX
 
@@ -27,5 +28,22 @@ extension LIFXFront {
             await Task.yield()
         }
         return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
+    }
+}
+
+extension LIFXFront {
+    /// The replies to `packets` read in one go, in the order they were sent: each one's work made as the UDP
+    /// server reads it, and their tasks started one after the other on the home's loop, as the server starts
+    /// them; `home`'s virtual clock moved until every one is done.
+    func repliesReadInOneGo(_ packets: [LIFXPacket], movingClockOf home: Home) async throws -> [LIFXPacket] {
+        let works = packets.compactMap { respond(to: $0.bytes, from: { "127.0.0.1:51234" }) }
+        let gathered = Locked<[[UInt8]]>([])
+        let tasks = works.map { work in
+            Task(executorPreference: Home.sharedLoop) {
+                await work { datagrams, _ in gathered.withLock { $0 += datagrams } }
+            }
+        }
+        for task in tasks { _ = try await home.driving { await task.value } }
+        return try gathered.withLock { $0 }.map { try LIFXPacket(bytes: $0) }
     }
 }

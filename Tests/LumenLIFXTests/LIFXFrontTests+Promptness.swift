@@ -84,20 +84,31 @@ extension LIFXFrontTests {
         var set = setColor(given, sequence: 1)
         set.wantsAcknowledgement = false
         let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 2, type: 101)
-        var works: [@Sendable (_ send: @escaping LIFXFront.Send) async -> Void] = []
-        for packet in [set, get] {
-            works.append(try #require(front.respond(to: packet.bytes, from: Self.sender)))
-        }
-        let gathered = Locked<[[UInt8]]>([])
-        let tasks = works.map { work in
-            Task(executorPreference: Home.sharedLoop) {
-                await work { datagrams, _ in gathered.withLock { $0 += datagrams } }
-            }
-        }
-        for task in tasks { _ = try await home.driving { await task.value } }
-        let replies = try gathered.withLock { $0 }.map { try LIFXPacket(bytes: $0) }
+        let replies = try await front.repliesReadInOneGo([set, get], movingClockOf: home)
         #expect(replies.map(\.type) == [107])
         var reader = LIFXReader(try #require(replies.first).payload)
         #expect(HSBK(&reader) == given, "the query was answered before the change reached the bulb")
+    }
+
+    /// A wave and a query read in one go reach the bulb in that order: the query is answered with the wave the
+    /// bulb draws (a pulse shows the wave's colour first), not the colour from before; a wave that changes the
+    /// light and one that comes back alike.
+    @Test func aWaveAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let kept = Self.waveform(
+            red, transient: false, periodMs: 1_000, cycles: 1, shape: .pulse, to: "den.bulb", of: "flat")
+        #expect(try await colorReadInOneGo(after: kept) == red, "a SetWaveform's pulse")
+        let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        let back = waveformOptional(
+            blue, fields: [.hue, .saturation, .brightness, .kelvin], transient: true, periodMs: 1_000, sequence: 3)
+        #expect(try await colorReadInOneGo(after: back) == blue, "a transient SetWaveformOptional's pulse")
+    }
+
+    /// The colour a `GetColor` read in one go right after `packet` reports.
+    func colorReadInOneGo(after packet: LIFXPacket) async throws -> HSBK {
+        let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 9, type: 101)
+        let replies = try await front.repliesReadInOneGo([packet, get], movingClockOf: home)
+        var reader = LIFXReader(try #require(replies.first { $0.type == 107 }).payload)
+        return HSBK(&reader)
     }
 }

@@ -366,4 +366,50 @@ struct LIFXZoneTests {
     final class Answered: Sendable {
         let count = Locked(0)
     }
+
+    /// A message with neither reply nor acknowledgement asked to `light`, as lifxlan sends zones back to back.
+    func unanswered(_ type: UInt16, _ payload: [UInt8] = [], sequence: UInt8, to light: LightID = "den.strip")
+        -> LIFXPacket
+    {
+        LIFXPacket(
+            source: 3, target: DeviceSerial.of(home: "flat", light: light) + [0, 0], sequence: sequence, type: type,
+            payload: payload)
+    }
+
+    /// Zone messages and a query read in one go reach the strip in that order: the query is answered with the
+    /// zones they placed, not the ones from before.
+    @Test func zonesAndAQueryReadInOneGoReachTheStripInThatOrder() async throws {
+        let packets = [
+            unanswered(501, Self.setZones(0, 7, Self.red), sequence: 1),
+            unanswered(501, Self.setZones(8, 15, Self.blue), sequence: 2), unanswered(502, [0, 255], sequence: 3),
+        ]
+        let replies = try await front.repliesReadInOneGo(packets, movingClockOf: home)
+        #expect(replies.map(\.type) == [506, 506])
+        let read = replies.map { reply in
+            var reader = LIFXReader(reply.payload)
+            reader.skip(2)
+            return (0..<8).map { _ in HSBK(&reader) }
+        }
+        #expect(read == [Array(repeating: Self.red, count: 8), Array(repeating: Self.blue, count: 8)], "\(read)")
+    }
+
+    /// `SetExtendedColorZones` and `GetExtendedColorZones` read in one go reach the strip in that order.
+    @Test func extendedZonesAndAQueryReadInOneGoReachTheStripInThatOrder() async throws {
+        var writer = LIFXWriter()
+        writer.uint32(0)
+        writer.uint8(1)
+        writer.uint16(2)
+        writer.uint8(4)
+        for color in [Self.red, Self.blue, Self.red, Self.blue] { color.write(&writer) }
+        writer.zeros(8 * 78)
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        let packets = [unanswered(510, writer.output, sequence: 1), unanswered(511, sequence: 2)]
+        let replies = try await front.repliesReadInOneGo(packets, movingClockOf: home)
+        try #require(replies.map(\.type) == [512])
+        var reader = LIFXReader(replies[0].payload)
+        reader.skip(5)
+        let read = (0..<16).map { _ in HSBK(&reader) }
+        let expected = [light, light, Self.red, Self.blue, Self.red, Self.blue] + Array(repeating: light, count: 10)
+        #expect(read == expected, "\(read)")
+    }
 }
