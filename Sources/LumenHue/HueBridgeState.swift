@@ -44,9 +44,6 @@ public struct HueBridgeState: Sendable, Hashable {
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
 
-    /// Whether nothing is kept.
-    public var isEmpty: Bool { self == HueBridgeState() }
-
     /// Makes room for `count` more numbered lights at once, rather than growing the tables light by light.
     package mutating func reserveCapacity(lights count: Int) {
         lightNumbers.reserveCapacity(lightNumbers.count + count)

@@ -192,7 +192,5 @@ public struct ConfiguredConnection<Child: Scope, Configuration: ScopeValue>: Sen
 public struct NoConfiguration: ScopeValue, Hashable {
     public static var typeDescription: String { "none" }
     public var jsonValue: JSONValue { .null }
-    /// No configuration.
-    public init() {}
     public init(json: JSONCursor) throws(JSONShapeError) {}
 }

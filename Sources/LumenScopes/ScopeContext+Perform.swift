@@ -16,17 +16,14 @@ import LumenSimulation
 extension ScopeContext {
     /// Sends `change` to `light` as `sender`, waits until the device took it, and makes it durable; returns the
     /// light's state after.
-    /// - Parameters:
-    ///   - throughBridge: sent through the Hue bridge's API, so it takes one of the bridge's light commands.
-    ///   - sender: who sent it, as the command record shows it (`hue 1f52a0c3`, `lifx 127.0.0.1:51234`).
+    /// - Parameter sender: who sent it, as the command record shows it (`hue 1f52a0c3`, `lifx 127.0.0.1:51234`).
     /// - Throws: ``LumenError`` for a command the home refuses, a device that did not take it (unreachable,
     ///   timed out), or a change that could not be made durable.
     public func perform(
-        _ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false,
-        from sender: String
+        _ change: LightChange, to light: LightID, transitionMs: Double = 0, from sender: String
     ) async throws(LumenError) -> LightState {
         let receipt = try await Self.sending(as: sender) { [home] () throws(LumenError) in
-            try await home.send(change, to: light, transitionMs: transitionMs, throughBridge: throughBridge)
+            try await home.send(change, to: light, transitionMs: transitionMs)
         }
         return try await settle(receipt)
     }

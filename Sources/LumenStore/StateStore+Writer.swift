@@ -25,10 +25,10 @@ extension StateStore {
 
         /// Whether the next commit must be a snapshot: no journal is open, or it has grown past `limit` (or
         /// twice the last snapshot, when that is larger) and no failed snapshot is backing off.
-        func needsSnapshot(limit: Int, now: ContinuousClock.Instant = .now) -> Bool {
+        func needsSnapshot(limit: Int) -> Bool {
             guard let journal else { return true }
             guard journal.end > max(limit, 2 * lastSnapshotSize) else { return false }
-            return snapshotRetryAt.map { now >= $0 } ?? true
+            return snapshotRetryAt.map { ContinuousClock.now >= $0 } ?? true
         }
     }
 

@@ -388,9 +388,6 @@ public final class StateStore: StateRecordSink {
     public var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.
     public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
-    /// The number of times the writer was woken from its sleep by a change, or by someone waiting for a commit,
-    /// a snapshot or the stop (not by its own timers, nor by the home's snapshot coming back).
-    public var writerWakeups: Int { shared.withLock { $0.writerWakeups } }
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.

@@ -478,6 +478,4 @@ private struct Parser {
         default: false
         }
     }
-
-    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }

@@ -31,12 +31,12 @@ package struct LineReader {
     private var readyIndex = 0
     private var chunk: [UInt8]
 
-    /// A reader of `fd`, taking lines of at most `maxLineBytes` (64 MiB by default: a reply listing every
-    /// light of a very large home is still one line).
-    package init(fd: Int32, maxLineBytes: Int = 64 << 20, chunkBytes: Int = 65_536) {
+    /// A reader of `fd`, taking lines of at most 64 MiB (a reply listing every light of a very large home is
+    /// still one line), read 64 KiB at a time.
+    package init(fd: Int32) {
         self.fd = fd
-        framer = LineFramer(maxLineBytes: maxLineBytes)
-        chunk = [UInt8](repeating: 0, count: chunkBytes)
+        framer = LineFramer(maxLineBytes: 64 << 20)
+        chunk = [UInt8](repeating: 0, count: 65_536)
     }
 
     /// Whether a whole line is already buffered, so ``next(timeout:)`` returns without a system call.

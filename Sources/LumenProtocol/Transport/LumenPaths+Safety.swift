@@ -1,17 +1,9 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension LumenPaths {
     /// Why a directory cannot be trusted to hold lumend's socket or state, or `nil` when it can: the rules of
     /// ``TrustedDirectory``, checked up to the part of the path that exists (lumend creates the rest itself,
     /// mode 0700), without creating anything.
-    package static func unsafeDirectoryReason(
-        _ path: String, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
-    ) -> String? {
-        TrustedDirectory.distrust(path, uid: uid, trustingSystemAccounts: trustingSystemAccounts)
+    package static func unsafeDirectoryReason(_ path: String, trustingSystemAccounts: Bool = false) -> String? {
+        TrustedDirectory.distrust(path, trustingSystemAccounts: trustingSystemAccounts)
     }
 
     /// Whether a UID is a system account's (Debian's 1–999) or a systemd `DynamicUser` one's (61184–65519):

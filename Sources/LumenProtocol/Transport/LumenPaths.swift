@@ -87,11 +87,11 @@ package struct LumenPaths: Sendable, Hashable {
         /// `$LUMEN_SOCKET` is the user's own choice; the default ones must be in directories no other user
         /// could have planted a socket in (the system's may belong to a system account, as a systemd
         /// `DynamicUser` one does).
-        package func distrust(uid: UInt32 = geteuid()) -> String? {
+        package func distrust() -> String? {
             guard origin != .environment else { return nil }
             var directory = path
             if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
-            return LumenPaths.unsafeDirectoryReason(directory, uid: uid, trustingSystemAccounts: origin == .system)
+            return LumenPaths.unsafeDirectoryReason(directory, trustingSystemAccounts: origin == .system)
         }
     }
 

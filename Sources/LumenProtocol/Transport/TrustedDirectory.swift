@@ -31,12 +31,10 @@ package final class TrustedDirectory: Sendable {
 
     /// Opens `path` (made absolute against the working directory), creating what is missing (mode 0700).
     /// - Throws: ``Distrust`` when anything on the path could be changed by another user, or a call fails.
-    package init(
-        opening path: String, creating: Bool = true, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
-    ) throws(Distrust) {
+    package init(opening path: String) throws(Distrust) {
         let absolute = Self.absolute(path)
-        var walk = Walk(uid: uid, trustingSystemAccounts: trustingSystemAccounts)
-        guard let found = try walk.resolve(absolute, creating: creating) else {
+        var walk = Walk(trustingSystemAccounts: false)
+        guard let found = try walk.resolve(absolute, creating: true) else {
             throw Distrust(description: "\(absolute) does not exist")
         }
         defer { close(found) }
@@ -50,10 +48,8 @@ package final class TrustedDirectory: Sendable {
 
     /// Why `path` cannot be trusted, or `nil` when it can: checked up to the part of it that exists (lumend
     /// creates the rest itself, mode 0700). Nothing is created.
-    package static func distrust(
-        _ path: String, uid: UInt32 = geteuid(), trustingSystemAccounts: Bool = false
-    ) -> String? {
-        var walk = Walk(uid: uid, trustingSystemAccounts: trustingSystemAccounts)
+    package static func distrust(_ path: String, trustingSystemAccounts: Bool) -> String? {
+        var walk = Walk(trustingSystemAccounts: trustingSystemAccounts)
         do throws(Distrust) {
             if let fd = try walk.resolve(absolute(path), creating: false) { close(fd) }
             return nil
@@ -75,14 +71,10 @@ package final class TrustedDirectory: Sendable {
 
     /// One resolution of a path: where it has got to, and how many links it has followed.
     private struct Walk {
-        let uid: UInt32
+        /// This process's user, whom every step must belong to (or root, or a system account when trusted).
+        let uid = geteuid()
         let trustingSystemAccounts: Bool
         var links = 0
-
-        init(uid: UInt32, trustingSystemAccounts: Bool) {
-            self.uid = uid
-            self.trustingSystemAccounts = trustingSystemAccounts
-        }
 
         /// An `O_PATH` descriptor of the directory `path` names, every step checked; `nil` when a part of it
         /// does not exist and `creating` is off.

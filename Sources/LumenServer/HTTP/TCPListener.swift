@@ -9,12 +9,12 @@ public enum TCPListener {
     /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
     /// chose (``boundPort(_:)``).
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
-    package static func listen(on address: TCPAddress, backlog: Int32 = 128) throws(SocketError) -> Int32 {
+    package static func listen(on address: TCPAddress) throws(SocketError) -> Int32 {
         let fd = try address.boundSocket(type: Int32(SOCK_STREAM.rawValue)) { fd in
             var one: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         }
-        guard Glibc.listen(fd, backlog) == 0 else {
+        guard Glibc.listen(fd, 128) == 0 else {
             let error = SocketError("listen on \(address)", errno: errno)
             close(fd)
             throw error

@@ -318,11 +318,11 @@ public final class SocketServer: Service, Sendable {
         context.logger.info("client disconnected", metadata)
     }
 
-    /// Stops accepting, fails device waits, sends queued replies (for up to `drainTimeout`), closes all.
-    private func shutDown(drainTimeout: Duration = .seconds(2)) async {
+    /// Stops accepting, fails device waits, sends queued replies (for up to two seconds), closes all.
+    private func shutDown() async {
         context.beginShutdown()
         await context.scopeContext.home.shutDown()
-        let deadline = ContinuousClock.now + drainTimeout
+        let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline, await anyConnectionBusy() {
             try? await clock.sleep(for: .milliseconds(10))
         }

@@ -26,8 +26,9 @@ public final class InProcessSession: Sendable {
     /// The loop every in-process session is served on, as a connection is on its own.
     static let loop = EventLoop(name: "lumen.in-process")
 
-    /// A session on `scopeContext`'s home, with `limits`.
-    public init(scopeContext: ScopeContext, limits: ServerLimits = ServerLimits()) {
+    /// A session on `scopeContext`'s home, with the default ``ServerLimits``.
+    public init(scopeContext: ScopeContext) {
+        let limits = ServerLimits()
         let context = ServerContext(
             scopeContext: scopeContext, limits: limits, logger: Logger(level: .critical, handler: MemoryLogHandler()))
         session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: Self.loop) {}

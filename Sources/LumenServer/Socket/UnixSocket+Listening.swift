@@ -20,11 +20,8 @@ extension UnixSocket {
     ///
     /// If something is at `path`, it connects first: a socket that answers belongs to a running daemon and
     /// is left alone; a stale socket file (connection refused) is removed; anything that is not a socket is
-    /// never removed.
-    /// - Parameter mode: the socket file's permissions (0660 by default: owner and group).
-    package static func listen(at path: String, mode: mode_t = 0o660, backlog: Int32 = 128) throws(SocketError)
-        -> Int32
-    {
+    /// never removed. The socket file's mode is 0660: owner and group.
+    package static func listen(at path: String) throws(SocketError) -> Int32 {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFSOCK else {
@@ -41,7 +38,7 @@ extension UnixSocket {
         }
         let fd = try makeSocket()
         // Create the file with the final mode: no window where a wider mode is visible.
-        let previousMask = umask(~mode & 0o777)
+        let previousMask = umask(~0o660 & 0o777)
         let bound = try withAddress(path) { bind(fd, $0, $1) }
         let bindErrno = errno
         umask(previousMask)
@@ -49,7 +46,7 @@ extension UnixSocket {
             close(fd)
             throw SocketError("bind \(path)", errno: bindErrno)
         }
-        if Glibc.listen(fd, backlog) != 0 {
+        if Glibc.listen(fd, 128) != 0 {
             let error = errno
             close(fd)
             throw SocketError("listen \(path)", errno: error)
