@@ -90,7 +90,7 @@ extension HueBridge {
             return .json(.array(command.results))
         }
         do {
-            if !command.increments.isEmpty {
+            if command.movesFromEachLight {
                 // Each light moves from where it is: one group command all the same, each its own change.
                 let changes = lights.map {
                     ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))

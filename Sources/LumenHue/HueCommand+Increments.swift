@@ -50,7 +50,10 @@ extension HueCommand {
     }
 
     /// Whether the command changes anything, counting its relative changes.
-    var changesSomething: Bool { !change.properties.isEmpty || !increments.isEmpty }
+    var changesSomething: Bool { !change.properties.isEmpty || movesFromEachLight }
+
+    /// Whether each light's change is worked out from its own state: a relative change, or a `hue` or `sat` alone.
+    var movesFromEachLight: Bool { !increments.isEmpty || loneHueOrSat != nil }
 
     /// The change for a light of `kind` in `state`: the values given, and the relative changes worked out
     /// from where the light is, for the properties it has (a group's lights leave out what they lack).
@@ -68,11 +71,12 @@ extension HueCommand {
             let x = min(max(state.color.x + dx, 0), 1)
             let y = min(max(state.color.y + dy, 0), 1)
             result.color = CIEColor(x: x, y: y).clippedToGamut
-        } else if increments.hue != nil || increments.sat != nil {
-            // The hue and sat the bridge reports for the light's colour, which read back as they were set.
+        } else if increments.hue != nil || increments.sat != nil || loneHueOrSat != nil {
+            // The hue and sat the bridge reports for the light's colour, which read back as they were set: a half
+            // given replaces the light's, a half not given keeps it or moves from it.
             let (hue, sat) = HueValues.hueAndSat(of: state.color)
-            let newHue = ((hue + (increments.hue ?? 0)) % 65_536 + 65_536) % 65_536
-            let newSat = min(max(sat + (increments.sat ?? 0), 0), 254)
+            let newHue = loneHueOrSat?.hue ?? ((hue + (increments.hue ?? 0)) % 65_536 + 65_536) % 65_536
+            let newSat = loneHueOrSat?.sat ?? min(max(sat + (increments.sat ?? 0), 0), 254)
             result.color = HueValues.color(hue: newHue, sat: newSat)
         }
         return result

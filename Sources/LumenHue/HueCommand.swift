@@ -23,6 +23,8 @@ struct HueCommand {
     var sentParameters: [String: String] = [:]
     /// The relative changes (`bri_inc`, …) the body gave, for the properties it gave no value.
     var increments = Increments()
+    /// `hue` or `sat` taken without the other: the other half is each light's own (``change(over:kind:)``).
+    var loneHueOrSat: (hue: Int?, sat: Int?)?
     /// The `effect` given (`colorloop`, `none`).
     var effect: String?
     /// The `alert` given (`select`, `lselect`, `none`).
@@ -59,8 +61,10 @@ struct HueCommand {
                 results.append(error.jsonValue)
             }
         }
-        if hueAndSat.hue != nil || hueAndSat.sat != nil {
-            change.color = HueValues.color(hue: hueAndSat.hue ?? 0, sat: hueAndSat.sat ?? 254)
+        switch hueAndSat {
+        case (let hue?, let sat?): change.color = HueValues.color(hue: hue, sat: sat)
+        case (nil, nil): break
+        default: loneHueOrSat = hueAndSat
         }
     }
 

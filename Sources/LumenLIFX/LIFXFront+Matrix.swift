@@ -18,7 +18,7 @@ extension LIFXFront {
     /// Sets the pixels of `rect` on `bulb` to `colors`, in a turn of `home`. One colour over every pixel of the
     /// chain is a change to the light, made over `durationMs` as `SetColor`'s; pixels of different colours are kept
     /// beside the light as the message arrives. Into a frame buffer other than the one shown, the colours are drawn
-    /// out of sight once the bulb gets the message.
+    /// out of sight as the message arrives (``drawingOutOfSight(into:of:in:_:)``).
     ///
     /// Each message is placed over the pixels as the one before left them, as it arrives, under the records'
     /// lock: lifxlan paints a chain a tile a thread, all at once, and the last tile painted makes the chain one
@@ -28,15 +28,13 @@ extension LIFXFront {
         in home: isolated Home
     ) -> Started {
         guard rect.frameBuffer == 0 else {
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                self.drawOutOfSight(into: rect.frameBuffer, of: bulb) { pixels in _ = pixels.draw(colors, in: rect) }
-            }
+            return drawingOutOfSight(into: rect.frameBuffer, of: bulb, in: home) { _ = $0.draw(colors, in: rect) }
         }
         return showPixels(on: bulb, durationMs: durationMs, from: sender, in: home) { $0.set(colors, in: rect) }
     }
 
     /// Starts `CopyFrameBuffer` on `bulb`, in a turn of `home`. Copied to the frame buffer shown, the pixels show
-    /// as `Set64`'s do; to another, out of sight once the bulb gets the message. A frame buffer no client drew into
+    /// as `Set64`'s do; to another, out of sight as the message arrives. A frame buffer no client drew into
     /// holds what the chain showed when it was first read.
     func copyFrame(_ copy: LIFXFrameCopy, on bulb: LIFXLight, from sender: () -> String, in home: isolated Home)
         -> Started
@@ -51,12 +49,9 @@ extension LIFXFront {
             copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
         }
         guard copy.destination == 0 else {
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                let shown = LIFXMatrix.current(self.records.matrixStates.withLock { $0[id] }, light: light).colors
-                let copied = source(shown)
-                self.drawOutOfSight(into: copy.destination, of: bulb) { pixels in
-                    pixels.colors = copy.copy(copied, over: pixels.colors)
-                }
+            let copied = source(LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light).colors)
+            return drawingOutOfSight(into: copy.destination, of: bulb, in: home) { pixels in
+                pixels.colors = copy.copy(copied, over: pixels.colors)
             }
         }
         return showPixels(on: bulb, durationMs: copy.durationMs, from: sender, in: home) { pixels in
@@ -66,18 +61,33 @@ extension LIFXFront {
         }
     }
 
-    /// Draws with `draw` into frame buffer `index` (not the one shown) of `bulb`: one the bulb lacks is left
-    /// alone.
-    func drawOutOfSight(into index: UInt8, of bulb: LIFXLight, _ draw: (inout LIFXMatrix) -> Void) {
-        guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return }
+    /// Draws with `draw` into frame buffer `index` (not the one shown) of `bulb` as the message arrives, in a turn
+    /// of `home`, as pixels shown are placed: a copy read after it copies what it drew (an animation sends both
+    /// without waiting). One the bulb lacks is left alone. Taken back if the bulb never takes the message, unless
+    /// another was drawn since.
+    func drawingOutOfSight(
+        into index: UInt8, of bulb: LIFXLight, in home: isolated Home, _ draw: (inout LIFXMatrix) -> Void
+    ) -> Started {
+        let awaiting = delivery(to: bulb, in: home)
+        if case .never = awaiting { return Started(awaiting: .never) }
+        guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return Started(awaiting: awaiting) }
         let id = bulb.light.id
         let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
         let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light)
-        records.frameBuffers.withLock { buffers in
-            var pixels = LIFXMatrix(base: light, colors: buffers[id]?[index] ?? shown.colors)
+        let (before, after) = records.frameBuffers.withLock { buffers in
+            let before = buffers[id]?[index]
+            var pixels = LIFXMatrix(base: light, colors: before ?? shown.colors)
             draw(&pixels)
             buffers[id, default: [:]][index] = pixels.colors
+            return (before, pixels.colors)
         }
+        return Started(
+            awaiting: awaiting,
+            takeBack: { [records] in
+                records.frameBuffers.withLock { buffers in
+                    if buffers[id]?[index] == after { buffers[id, default: [:]][index] = before }
+                }
+            })
     }
 
     /// Changes the pixels `bulb` shows with `change` (which says whether it placed any) as the message arrives, in

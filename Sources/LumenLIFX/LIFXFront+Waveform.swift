@@ -28,6 +28,8 @@ extension LIFXFront {
         // Noted as the bulb takes the wave, even when the light does not move (a hue under no saturation), as a
         // bulb keeps it.
         if wave.endsOnColor { note(merged, for: bulb, once: awaiting) }
+        // A wave the bulb never takes (lost, beyond its rate limit) is never drawn.
+        if case .never = awaiting { return Started(awaiting: .never) }
         let startMs = (try? home.messagesTakenMs(of: id)) ?? home.nowMilliseconds
         let waveform = LIFXWaveform(wave: wave, from: showing, to: merged, startMs: startMs)
         let drawn = waveform.endMs > waveform.startMs ? waveform : nil
@@ -35,16 +37,17 @@ extension LIFXFront {
             defer { waveforms[id] = drawn.map { ($0, nil) } }
             return waveforms[id]
         }
+        if drawn != nil {
+            // Where the light lands as the bulb takes the wave, read in that turn of the home (which settles the
+            // ticket): a command read after the wave and taken in the same turn moves the light elsewhere, and so
+            // ends the wave.
+            awaiting.whenTaken { [home, records] state in
+                let landing = home.assumeIsolated { home in (try? home.landing(of: id)) ?? state }
+                records.waveforms.withLock { if $0[id]?.waveform == drawn { $0[id]?.landing = landing } }
+            }
+        }
         return Started(
             awaiting: awaiting,
-            then: { state in
-                guard drawn != nil else { return }
-                // Where the light lands once it took the wave: a command that moves it elsewhere ends the wave.
-                await self.home.reading { home in
-                    let landing = (try? home.landing(of: id)) ?? state
-                    self.records.waveforms.withLock { if $0[id]?.waveform == drawn { $0[id]?.landing = landing } }
-                }
-            },
             takeBack: { [records] in records.waveforms.withLock { if $0[id]?.waveform == drawn { $0[id] = before } } })
     }
 

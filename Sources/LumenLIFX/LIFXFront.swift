@@ -302,7 +302,9 @@ public final class LIFXFront: Sendable {
         }
 
         var awaiting: Awaiting
-        /// Done once the bulb took the message, with its state then: what the message keeps for the bulb.
+        /// Done once the bulb took the message, with its state then: what the message keeps for the bulb. Run on
+        /// the answering task after that turn of the home, before the bulb answers; what must be read in the turn
+        /// the bulb takes the message goes in ``Awaiting/whenTaken(_:)``.
         var then: (@Sendable (LightState) async -> Void)? = nil
         /// Done when the bulb never takes the message: what it placed as it arrived is taken back, unless another
         /// was placed since.

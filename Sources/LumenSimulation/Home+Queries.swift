@@ -4,7 +4,7 @@ import LumenProtocol
 extension Home {
     /// Asks a light for its state, as a device's client does (a LIFX `Get`): the answer comes after the light's
     /// latency, as a command's would, and not before a change sent earlier is taken; it counts against its rate
-    /// limit (a bulb counts every message). Changes nothing and is not in the command record.
+    /// limit (a bulb counts every message). Changes no state of the light and is not in the command record.
     /// - Parameter holdingLater: the question is a message the light acts on as it takes it (a LIFX wave that
     ///   comes back): a question or change sent after it waits until the light took it, as one sent after a change
     ///   does.

@@ -250,6 +250,28 @@ struct HueBridgeTests {
         #expect(light["state"]?["on"] == false)
     }
 
+    /// `sat` without `hue` (or `hue` without `sat`) keeps the light's other half, as a bridge does: sent alone, or
+    /// beside a `hue` refused.
+    @Test func aSatAloneKeepsTheLightsHue() async throws {
+        let user = try await pair()
+        func hueAndSat() async throws -> (JSONValue?, JSONValue?) {
+            let state = try await answer("GET", "/api/\(user)/lights/1").json["state"]
+            return (state?["hue"], state?["sat"])
+        }
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"on": true, "hue": 25500, "sat": 254, "transitiontime": 0}"#)
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"sat": 200, "transitiontime": 0}"#)
+        #expect(try await hueAndSat() == (25500, 200))
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"hue": 70000, "sat": 150, "transitiontime": 0}"#)
+        #expect(try await hueAndSat() == (25500, 150))
+        _ = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"hue": 46920, "transitiontime": 0}"#)
+        #expect(try await hueAndSat() == (46920, 150))
+        // A group's lights each keep their own.
+        _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"sat": 100, "transitiontime": 0}"#)
+        #expect(try await hueAndSat() == (46920, 100))
+    }
+
     @Test func aFloodIsAnsweredTooManyRequests() async throws {
         let user = try await pair()
         var statuses: [Int] = []

@@ -104,6 +104,23 @@ extension LIFXFrontTests {
         #expect(try await colorReadInOneGo(after: back) == blue, "a transient SetWaveformOptional's pulse")
     }
 
+    /// A `SetColor` read in one go after a wave ends the wave, as one sent after it is answered does: the bulb
+    /// shows the colour set, not the wave over it; a wave that comes back and one that changes the light alike.
+    @Test(arguments: [true, false]) func aSetColorReadInOneGoAfterAWaveEndsIt(transient: Bool) async throws {
+        let red = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let blue = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        let wave =
+            transient
+            ? waveformOptional(
+                red, fields: [.hue, .saturation, .brightness, .kelvin], transient: true, periodMs: 2_000, shape: .saw,
+                sequence: 1)
+            : Self.waveform(red, transient: false, periodMs: 2_000, cycles: 1, shape: .saw, to: "den.bulb", of: "flat")
+        _ = try await front.repliesReadInOneGo([wave, setColor(blue, sequence: 2)], movingClockOf: home)
+        try await home.advance(byMilliseconds: 500)
+        let read = try await color(of: "den.bulb")
+        #expect(read == blue, "the wave still drawn over the colour set after it: \(read)")
+    }
+
     /// The colour a `GetColor` read in one go right after `packet` reports.
     func colorReadInOneGo(after packet: LIFXPacket) async throws -> HSBK {
         let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 9, type: 101)

@@ -347,4 +347,19 @@ struct LIFXMatrixTests {
         #expect(try await replies(508, writer.output, to: "den.tile").map(\.type) == [223])
         #expect(try await replies(508, [1, 2, 3], to: "den.strip", ack: true).map(\.type) == [45, 509])
     }
+
+    /// A frame drawn out of sight into frame buffer 1 and copied to the one shown, read in one go (an animation
+    /// sends them without waiting for either answer), shows the frame drawn.
+    @Test func aFrameDrawnOutOfSightAndCopiedInOneGoShows() async throws {
+        var hidden = Self.set64(tile: 1, [Self.red, Self.blue] + Array(repeating: Self.red, count: 62))
+        hidden[2] = 1
+        let target = DeviceSerial.of(home: "flat", light: "den.tile") + [0, 0]
+        let packets = [
+            LIFXPacket(source: 3, target: target, sequence: 1, type: 715, payload: hidden),
+            LIFXPacket(
+                source: 3, target: target, sequence: 2, type: 716, payload: Self.copyFrame(tile: 1, from: 1, to: 0)),
+        ]
+        _ = try await front.repliesReadInOneGo(packets, movingClockOf: home)
+        #expect(try await pixels(of: 1) == [Self.red, Self.blue] + Array(repeating: Self.red, count: 62))
+    }
 }

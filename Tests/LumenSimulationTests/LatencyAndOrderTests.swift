@@ -35,6 +35,30 @@ struct LatencyAndOrderTests {
         for ticket in tickets { #expect(ticket.settledResult != nil) }
     }
 
+    /// A question that holds later messages (a LIFX wave that comes back) is taken, as a change is, before anything
+    /// sent after it: a question from memory then waits for it, and the light takes its messages from when it is
+    /// taken. A plain question holds nothing back.
+    @Test func aQuestionThatHoldsLaterMessagesIsTakenBeforeThem() async throws {
+        let (home, _) = try await makeHome(singleLight(settings: #""latency": {"kind": "fixed", "ms": 300}"#))
+        let plain = try #require(try await home.query("bulb"))
+        #expect(try await home.messagesTakenMs(of: "bulb") == 0)
+        guard case .now? = try await home.queryAtOnce("bulb") else {
+            Issue.record("a question from memory waited for a plain question")
+            return
+        }
+        let holding = try #require(try await home.query("bulb", holdingLater: true))
+        #expect(try await home.messagesTakenMs(of: "bulb") == 300)
+        guard case .afterEarlierChanges(let waiting)? = try await home.queryAtOnce("bulb") else {
+            Issue.record("a question from memory was answered before the holding question was taken")
+            return
+        }
+        try await home.advance(byMilliseconds: 299)
+        #expect(plain.settledResult == nil && holding.settledResult == nil && waiting.settledResult == nil)
+        try await home.advance(byMilliseconds: 1)
+        #expect(holding.settledResult != nil && waiting.settledResult != nil)
+        #expect(try await home.messagesTakenMs(of: "bulb") == 300)
+    }
+
     @Test func aChangeToTheSameValueEmitsNothing() async throws {
         let (home, log) = try await makeHome(singleLight())
         let ticket = try await home.submit(LightChange(isOn: true), to: "bulb")

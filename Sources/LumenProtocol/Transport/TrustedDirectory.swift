@@ -15,8 +15,9 @@
 /// turn. Each component is opened relative to the one checked before it (`openat` with `O_NOFOLLOW`) and
 /// checked through that descriptor, so nothing on the path can be swapped between the check and the use.
 ///
-/// With `trustingSystemAccounts`, a directory or link may also belong to a system account (the system
-/// lumend's runtime directory belongs to the user systemd runs it as).
+/// A directory opened is held to the user and root alone. ``distrust(_:trustingSystemAccounts:)``, which only checks,
+/// may also let a directory or link belong to a system account (the system lumend's runtime directory belongs to
+/// the user systemd runs it as).
 package final class TrustedDirectory: Sendable {
     /// Why a directory is not trusted: what is wrong and what to do, in words for a message.
     package struct Distrust: Error, Sendable, CustomStringConvertible {
