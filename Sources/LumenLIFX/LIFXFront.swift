@@ -239,7 +239,10 @@ public final class LIFXFront: Sendable {
                     guard let state = try? await ticket.value else { return }
                     let request = Self.handled(request, of: packet, by: bulb)
                     let replies = await self.home.reading { home in
-                        Self.acknowledgement(of: packet)
+                        // The light as it is once the bulb took what came before: a label given then, say.
+                        var bulb = bulb
+                        if let light = try? home.light(bulb.light.id) { bulb.light = light }
+                        return Self.acknowledgement(of: packet)
                             + self.states(answering: request, of: bulb, after: state, in: home)
                     }
                     send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
@@ -406,38 +409,41 @@ public final class LIFXFront: Sendable {
             // As a waveform, on any bulb (clients dim a white bulb with it), for the parts of the colour asked.
             return draw(wave, fields: fields, on: bulb, from: sender, in: home)
         case .setLabel(let label):
-            // Taken when the bulb gets the message, after its latency. A label Lumen refuses as a name (empty,
-            // say) leaves the name as it was; the bulb still answers.
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                try? await self.scopeContext.rename(.light(id), to: label)
-            }
+            // Taken when the bulb gets the message, after its latency; made durable before the bulb answers. A label
+            // Lumen refuses as a name (empty, say) leaves the name as it was; the bulb still answers.
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { home, _ in try? home.setName(label, of: .light(id)) },
+                then: { _ in try? await self.scopeContext.commit() })
         case .setLocation(let group, let label, let updatedAt), .setGroup(let group, let label, let updatedAt):
-            // Kept for the bulb as it is, when the bulb gets the message: Lumen's rooms do not move.
+            // Kept for the bulb as it is: Lumen's rooms do not move.
             let membership = LIFXDeviceRecords.Membership(id: group, label: label, updatedAt: updatedAt)
             let kept = if case .setGroup = request { records.groups } else { records.locations }
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in kept.withLock { $0[id] = membership } }
+            return Started(awaiting: keeping(on: bulb, in: home) { _, _ in kept.withLock { $0[id] = membership } })
         case .setReboot:
             // The bulb takes the message, then goes dark as after a power cut and comes back as its powerOn
             // setting says; its uptime starts again when it is back. The power cut tells the front
             // (``hear(_:in:)``), which notes the boot and empties the frame buffers.
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                try? await self.home.powerCycle(light: id, durationMs: Self.rebootMs)
-            }
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { home, _ in
+                    try? home.powerCycle(light: id, durationMs: Self.rebootMs)
+                })
         case .setInfrared(let level):
-            // Lumen has no infrared to show: the level is kept for the bulb, taken when the bulb gets it.
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                self.records.infraredLevels.withLock { $0[id] = level }
-            }
+            // Lumen has no infrared to show: the level is kept for the bulb.
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { _, _ in self.records.infraredLevels.withLock { $0[id] = level }
+                })
         case .setHevCycle(let enable, let durationS):
-            return Started(awaiting: delivery(to: bulb, in: home)) { state in
-                self.records.setHEVCycle(
-                    of: id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
-                    atMs: await self.home.nowMilliseconds)
-            }
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { home, state in
+                    self.records.setHEVCycle(
+                        of: id, enable: enable, durationS: durationS, lightWasOn: state.isOn,
+                        atMs: home.nowMilliseconds)
+                })
         case .setHevCycleConfiguration(let indication, let durationS):
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                self.records.setHEVConfiguration(of: id, indication: indication, durationS: durationS)
-            }
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { _, _ in
+                    self.records.setHEVConfiguration(of: id, indication: indication, durationS: durationS)
+                })
         case .setColorZones(let start, let end, let color, let duration, let apply):
             let first = Int(start)
             let last = min(Int(end), LIFXZones.count - 1)
@@ -451,18 +457,20 @@ public final class LIFXFront: Sendable {
         case .copyFrameBuffer(let copy):
             return copyFrame(copy, on: bulb, from: sender, in: home)
         case .setUserPosition(let tile, let x, let y):
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                // Kept for the tile, unless the chain lacks it or the place is not a finite number.
-                if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
-                    self.records.tilePositions.withLock { $0[id, default: [:]][Int(tile)] = SIMD2(x, y) }
-                }
-            }
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { _, _ in
+                    // Kept for the tile, unless the chain lacks it or the place is not a finite number.
+                    if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
+                        self.records.tilePositions.withLock { $0[id, default: [:]][Int(tile)] = SIMD2(x, y) }
+                    }
+                })
         case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
             // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
             let kind: LIFXDeviceRecords.EffectKind = if case .setTileEffect = request { .tile } else { .multiZone }
-            return Started(awaiting: delivery(to: bulb, in: home)) { _ in
-                self.records.setEffect(effect, kind, of: id, atMs: await self.home.nowMilliseconds)
-            }
+            return Started(
+                awaiting: keeping(on: bulb, in: home) { home, _ in
+                    self.records.setEffect(effect, kind, of: id, atMs: home.nowMilliseconds)
+                })
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
@@ -487,6 +495,22 @@ public final class LIFXFront: Sendable {
     func delivery(to bulb: LIFXLight, holdingLater: Bool = false, in home: isolated Home) -> Started.Awaiting {
         guard let ticket = try? home.query(bulb.light.id, holdingLater: holdingLater) else { return .never }
         return .delivery(ticket)
+    }
+
+    /// What the answer to a message that keeps something for `bulb` (its label, its location, a HEV cycle) waits
+    /// for: the message reaching the bulb, after its latency, holding whatever is sent to the bulb after it until
+    /// then, as a bulb takes its messages in order. `keep` runs in the turn of `home` that the bulb takes it in,
+    /// with the light's state then, so that a query sent after it (and answered once it is taken) reads what it
+    /// kept.
+    func keeping(
+        on bulb: LIFXLight, in home: isolated Home,
+        _ keep: @escaping @Sendable (_ home: isolated Home, _ state: LightState) -> Void
+    ) -> Started.Awaiting {
+        let awaiting = delivery(to: bulb, holdingLater: true, in: home)
+        // The ticket settles in a turn of the home (``CommandTicket/whenSettled(_:)``): this one, or the later one
+        // the message arrives in.
+        awaiting.whenTaken { [home] state in home.assumeIsolated { home in keep(home, state) } }
+        return awaiting
     }
 
     /// Sends `plain` to `bulb`'s light in a turn of `home` as `sender`'s command (``ScopeContext/sending(as:_:)``),

@@ -121,6 +121,26 @@ extension LIFXFrontTests {
         #expect(read == blue, "the wave still drawn over the colour set after it: \(read)")
     }
 
+    /// A message that keeps something for the bulb (its label, its location) and a query read in one go reach the
+    /// bulb in that order: the query reports what the message kept.
+    @Test func aLabelOrLocationAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        let target = bulbSerial + [0, 0]
+        let setLabel = LIFXPacket(
+            source: 8, target: target, sequence: 1, type: 24,
+            payload: Array("Desk".utf8) + [UInt8](repeating: 0, count: 28))
+        let getLabel = LIFXPacket(source: 8, target: target, sequence: 2, type: 23)
+        var replies = try await front.repliesReadInOneGo([setLabel, getLabel], movingClockOf: home)
+        let label = try #require(replies.first { $0.type == 25 })
+        #expect(String(decoding: label.payload.prefix { $0 != 0 }, as: UTF8.self) == "Desk")
+        let location = [UInt8](repeating: 7, count: 16)
+        let setLocation = LIFXPacket(
+            source: 8, target: target, sequence: 3, type: 49,
+            payload: location + Array("Home".utf8) + [UInt8](repeating: 0, count: 28 + 8))
+        let getLocation = LIFXPacket(source: 8, target: target, sequence: 4, type: 48)
+        replies = try await front.repliesReadInOneGo([setLocation, getLocation], movingClockOf: home)
+        #expect(try #require(replies.first { $0.type == 50 }).payload.prefix(16) == location[...])
+    }
+
     /// The colour a `GetColor` read in one go right after `packet` reports.
     func colorReadInOneGo(after packet: LIFXPacket) async throws -> HSBK {
         let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 9, type: 101)
