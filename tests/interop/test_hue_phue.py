@@ -78,3 +78,20 @@ def test_a_state_read_and_sent_back_sets_the_light(lumend, tmp_path, hue_numbers
     lumend.settle()
     assert bridge.get_light(number, "bri") == 42
     assert bridge.get_light(number, "on") is True
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_a_light_s_hue_and_saturation_set_one_at_a_time(lumend, tmp_path, hue_numbers):
+    """phue's `Light.hue` and `Light.saturation` each send their half alone: the other half stays the light's."""
+    bridge = paired(lumend, tmp_path)
+    number = int(hue_numbers["living-room.ceiling"])
+    light = next(light for light in bridge.lights if light.light_id == number)
+    light.transitiontime = 0
+    drive(lumend, lambda: setattr(light, "on", True))
+    drive(lumend, lambda: setattr(light, "hue", 25500))
+    drive(lumend, lambda: setattr(light, "saturation", 200))
+    lumend.settle()
+    assert (light.hue, light.saturation) == (25500, 200)
+    drive(lumend, lambda: setattr(light, "hue", 46920))
+    lumend.settle()
+    assert (light.hue, light.saturation) == (46920, 200)
