@@ -61,6 +61,8 @@ struct HueCommand {
                 results.append(error.jsonValue)
             }
         }
+        // A colour given more than one way is taken as a bridge takes it: `xy`, else `ct`, else `hue` and `sat`.
+        guard change.color == nil, change.colorTemperature == nil else { return }
         switch hueAndSat {
         case (let hue?, let sat?): change.color = HueValues.color(hue: hue, sat: sat)
         case (nil, nil): break

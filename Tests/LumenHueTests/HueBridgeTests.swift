@@ -272,6 +272,24 @@ struct HueBridgeTests {
         #expect(try await hueAndSat() == (46920, 100))
     }
 
+    /// Colours given more than one way are taken as a bridge takes them, `xy` before `ct` before `hue` and `sat`:
+    /// a state read back (which has them all) and sent again keeps the light in its colour mode.
+    @Test func xyComesBeforeCtBeforeHueAndSat() async throws {
+        let user = try await pair()
+        func state(after body: String) async throws -> JSONValue? {
+            _ = try await answer("PUT", "/api/\(user)/lights/1/state", body)
+            return try await answer("GET", "/api/\(user)/lights/1").json["state"]
+        }
+        var read = try await state(after: #"{"on": true, "xy": [0.2, 0.3], "hue": 0, "sat": 254, "transitiontime": 0}"#)
+        #expect(read?["colormode"] == "xy" && read?["xy"] == [0.2, 0.3])
+        read = try await state(after: #"{"ct": 250, "hue": 0, "sat": 254, "transitiontime": 0}"#)
+        #expect(read?["colormode"] == "ct" && read?["ct"] == 250)
+        read = try await state(after: #"{"ct": 300, "xy": [0.3, 0.2], "transitiontime": 0}"#)
+        #expect(read?["colormode"] == "xy" && read?["xy"] == [0.3, 0.2])
+        read = try await state(after: #"{"ct": 300, "sat": 100, "transitiontime": 0}"#)
+        #expect(read?["colormode"] == "ct" && read?["ct"] == 300)
+    }
+
     @Test func aFloodIsAnsweredTooManyRequests() async throws {
         let user = try await pair()
         var statuses: [Int] = []
