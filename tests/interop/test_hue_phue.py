@@ -68,16 +68,20 @@ def test_a_state_read_and_sent_back_sets_the_light(lumend, tmp_path, hue_numbers
     """The state phue read, sent back whole with another brightness: a bridge answers the parameters it does not
     take (`colormode`, `reachable`, `mode`) with an error each and still takes the others."""
     bridge = paired(lumend, tmp_path)
-    number = int(hue_numbers["living-room.floor-lamp"])
+    number = int(hue_numbers["living-room.ceiling"])
+    drive(lumend, lambda: bridge.set_light(number, {"on": True, "xy": [0.3, 0.2]}, transitiontime=0))
+    lumend.settle()
     state = bridge.get_light(number)["state"]
-    state.update(on=True, bri=42)
+    state.update(bri=42)
     answers = drive(lumend, lambda: bridge.set_light(number, state, transitiontime=0))[0]
     errors = {entry["error"]["address"] for entry in answers if "error" in entry}
     assert errors == {f"/lights/{number}/state/{name}" for name in ("colormode", "reachable", "mode")}, answers
     assert {"success": {f"/lights/{number}/state/bri": 42}} in answers
     lumend.settle()
-    assert bridge.get_light(number, "bri") == 42
-    assert bridge.get_light(number, "on") is True
+    after = bridge.get_light(number)["state"]
+    assert (after["bri"], after["on"]) == (42, True)
+    # Its colour as it was: `xy` is taken before the `ct`, `hue` and `sat` beside it.
+    assert (after["colormode"], after["xy"]) == ("xy", [0.3, 0.2])
 
 
 @pytest.mark.lumend(args=HTTP_ARGS)
