@@ -167,16 +167,21 @@ struct LIFXZoneTests {
         #expect(try await zones() == Array(repeating: Self.red, count: 15) + [light], "each built on the others")
     }
 
-    @Test func extendedZonesAreSetFromAnIndexOn() async throws {
+    /// A `SetExtendedColorZones` (no transition, applied at once) of red, blue, red, blue from zone 2 on.
+    static var fourZonesFromTwo: [UInt8] {
         var writer = LIFXWriter()
         writer.uint32(0)
         writer.uint8(1)
         writer.uint16(2)
         writer.uint8(4)
-        for color in [Self.red, Self.blue, Self.red, Self.blue] { color.write(&writer) }
+        for color in [red, blue, red, blue] { color.write(&writer) }
         writer.zeros(8 * 78)
+        return writer.output
+    }
+
+    @Test func extendedZonesAreSetFromAnIndexOn() async throws {
         let light = HSBK(try await home.light("den.strip").state, kind: .color)
-        let set = try await replies(510, writer.output)
+        let set = try await replies(510, Self.fourZonesFromTwo)
         #expect(set.map(\.type) == [512] && set[0].payload.count == 661)
         let expected =
             [light, light, Self.red, Self.blue, Self.red, Self.blue] + Array(repeating: light, count: 10)
@@ -395,15 +400,8 @@ struct LIFXZoneTests {
 
     /// `SetExtendedColorZones` and `GetExtendedColorZones` read in one go reach the strip in that order.
     @Test func extendedZonesAndAQueryReadInOneGoReachTheStripInThatOrder() async throws {
-        var writer = LIFXWriter()
-        writer.uint32(0)
-        writer.uint8(1)
-        writer.uint16(2)
-        writer.uint8(4)
-        for color in [Self.red, Self.blue, Self.red, Self.blue] { color.write(&writer) }
-        writer.zeros(8 * 78)
         let light = HSBK(try await home.light("den.strip").state, kind: .color)
-        let packets = [unanswered(510, writer.output, sequence: 1), unanswered(511, sequence: 2)]
+        let packets = [unanswered(510, Self.fourZonesFromTwo, sequence: 1), unanswered(511, sequence: 2)]
         let replies = try await front.repliesReadInOneGo(packets, movingClockOf: home)
         try #require(replies.map(\.type) == [512])
         var reader = LIFXReader(replies[0].payload)
