@@ -95,11 +95,11 @@ extension HueBridge {
                 let changes = lights.map {
                     ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))
                 }
-                guard changes.contains(where: { !$0.1.properties.isEmpty }) else {
-                    return .json(.array(command.results))
+                // A group whose lights each take nothing (a `sat` to white lights) still takes its `alert`.
+                if changes.contains(where: { !$0.1.properties.isEmpty }) {
+                    try await scopeContext.performEach(
+                        changes, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
                 }
-                try await scopeContext.performEach(
-                    changes, transitionMs: command.transitionMs, network: .hueBridge, from: sender)
             } else if let room = snapshot.rooms.first(where: { $0.number == value }) {
                 try await scopeContext.performGroup(
                     command.change, in: room.id, transitionMs: command.transitionMs, network: .hueBridge, from: sender)

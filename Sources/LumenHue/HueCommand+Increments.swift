@@ -66,8 +66,9 @@ extension HueCommand {
         if result.colorTemperature == nil, let step = increments.ct, kind.supports(.colorTemperature) {
             result.colorTemperature = HueValues.mireds(ct: min(max(state.colorTemperature + step, 0), 65_535))
         }
-        guard result.color == nil, kind.supports(.color) else { return result }
-        if let (dx, dy) = increments.xy {
+        // A colour given (`xy`, or `ct`, which comes before `hue` and `sat`) leaves out the colour's increments.
+        guard result.color == nil, change.colorTemperature == nil, kind.supports(.color) else { return result }
+        if let (dx, dy) = increments.xy, loneHueOrSat == nil {
             let x = min(max(state.color.x + dx, 0), 1)
             let y = min(max(state.color.y + dy, 0), 1)
             result.color = CIEColor(x: x, y: y).clippedToGamut

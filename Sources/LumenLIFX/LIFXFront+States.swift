@@ -18,11 +18,12 @@ extension LIFXFront {
         }
     }
 
-    /// The state message that answers `request` when it needs nothing of the home: the bulb's `state`, what the
-    /// bulb is, and what its records keep; `nil` for every other (one that reads the home's clock or lights, a
-    /// colour while the bulb draws a wave, several states, none), which ``state(answering:of:after:in:)`` answers
-    /// in a turn of the home. A change's reply so costs no hop to the home when it needs none.
-    func plainState(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState) -> LIFXReply? {
+    /// The state message that answers `request`, read in a turn of `home`: the bulb's `state`, what the bulb is,
+    /// what its records keep and the home's clock; `nil` for one that has none (a reboot, `Set64`,
+    /// `SetUserPosition`).
+    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
+        -> LIFXReply?
+    {
         let power: UInt16 = state.isOn ? 65_535 : 0
         let firmware = Self.firmware
         switch request {
@@ -34,11 +35,14 @@ extension LIFXFront {
         case .getWifiFirmware:
             return .stateWifiFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
         case .getPower, .setPower: return .statePower(level: power)
-        case .getLabel: return .stateLabel(bulb.light.name)
+        case .getLabel, .setLabel: return .stateLabel(bulb.light.name)
         case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
         case .getLocation, .setLocation:
-            guard let kept = records.locations.withLock({ $0[bulb.light.id] }) else { return nil }
-            return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            if let kept = records.locations.withLock({ $0[bulb.light.id] }) {
+                return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
+            }
+            return .stateLocation(
+                id: LIFXProduct.groupID(home.fixtureID), label: home.name, updatedAt: records.startedAtNanoseconds)
         case .getGroup, .setGroup:
             if let kept = records.groups.withLock({ $0[bulb.light.id] }) {
                 return .stateGroup(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)
@@ -48,45 +52,17 @@ extension LIFXFront {
                 updatedAt: records.startedAtNanoseconds)
         case .echo(let bytes): return .echo(bytes)
         case .getColor, .setColor, .setWaveform, .setWaveformOptional:
-            // Only a wave's colour is read off the home's clock: a bulb drawing none shows its light's.
-            guard !records.waveforms.withLock({ $0[bulb.light.id] != nil }) else { return nil }
-            return .lightState(
-                records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind), power: power,
-                label: bulb.light.name)
+            return .lightState(shownColor(of: bulb, from: state, in: home), power: power, label: bulb.light.name)
         case .getLightPower, .setLightPower: return .stateLightPower(level: power)
         case .getInfrared, .setInfrared:
             return .stateInfrared(records.infraredLevels.withLock { $0[bulb.light.id] } ?? 0)
         case .getDeviceChain: return .stateDeviceChain(chain(of: bulb))
         case .unhandled(let type): return .stateUnhandled(type: type)
-        default: return nil
-        }
-    }
-
-    /// The state message that answers `request`; `nil` for one that has none (a reboot, `Set64`,
-    /// `SetUserPosition`).
-    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
-        -> LIFXReply?
-    {
-        if let plain = plainState(answering: request, of: bulb, after: state) { return plain }
-        switch request {
-        case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .setPower,
-            .getLabel, .getVersion, .echo, .getLightPower, .setLightPower, .getInfrared, .setInfrared, .getDeviceChain,
-            .unhandled, .getGroup, .setGroup:
-            // Every one is answered by ``plainState(answering:of:after:)``.
-            return nil
-        case .setLabel: return .stateLabel((try? home.light(bulb.light.id).name) ?? bulb.light.name)
         case .getInfo:
             let now = home.nowMilliseconds
             let (uptime, downtime) = records.uptime(of: bulb.light.id, atMs: now)
             return .stateInfo(time: records.time(atMs: now), uptime: uptime, downtime: downtime)
         case .setReboot: return nil
-        case .getLocation, .setLocation:
-            // One a client put the bulb in is ``plainState(answering:of:after:)``'s.
-            return .stateLocation(
-                id: LIFXProduct.groupID(home.fixtureID), label: home.name, updatedAt: records.startedAtNanoseconds)
-        case .getColor, .setColor, .setWaveform, .setWaveformOptional:
-            return .lightState(
-                shownColor(of: bulb, from: state, in: home), power: state.isOn ? 65_535 : 0, label: bulb.light.name)
         case .getHevCycle, .setHevCycle, .getHevCycleConfiguration, .setHevCycleConfiguration, .getLastHevCycleResult:
             let now = home.nowMilliseconds
             let hev = records.hev(of: bulb.light.id, atMs: now)

@@ -164,8 +164,13 @@ public final class LIFXFront: Sendable {
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
         if request.isQuery {
-            return await answerQuery(
-                packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, send)
+            // Read here rather than in a function of its own: an `async` call may take a hop of its own before it
+            // reaches the home, and a change read after the query would then reach the bulb first.
+            let answered = await home.reading { home in
+                self.answerQuery(
+                    packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, in: home)
+            }
+            return await sendAnswers(answered, to: packet, bytes: bytes, send)
         }
         // A message to one bulb starts in the turn of the home that finds the bulb, as a query is answered in its
         // one turn: each reaches the bulb in the order its datagram was read, so a query read after a change, a
@@ -200,24 +205,31 @@ public final class LIFXFront: Sendable {
         }
     }
 
-    /// Answers a query as firmware does, from memory: every addressed bulb that `takes` the datagram is found,
-    /// asked (``Home/queryAtOnce(_:)``: its rate limit, a lost message) and read in one turn of the home, so that
-    /// each bulb's answer is one moment's and costs one hop to the home; the replies go out once the turn is over,
-    /// one bulb's after another. A bulb with a change sent before still on its way answers once it has taken it,
-    /// as a bulb takes its messages in order, read in a turn of its own then. Each bulb's answer reserves its share
-    /// of ``budget`` before the bulb is asked: one that does not fit stays silent and asks nothing of the bulb.
+    /// Answers a query as firmware does, from memory, in a turn of `home`: every addressed bulb that `takes` the
+    /// datagram is found, asked (``Home/queryAtOnce(_:)``: its rate limit, a lost message) and read in this one
+    /// turn, so that each bulb's answer is one moment's and costs one hop to the home; the replies go out once the
+    /// turn is over (``sendAnswers(_:to:bytes:_:)``). A bulb with a message sent before still on its way answers
+    /// as it takes it, as a bulb takes its messages in order, its replies made in that turn. Each bulb's answer
+    /// reserves its share of ``budget`` before the bulb is asked: one that does not fit stays silent and asks
+    /// nothing of the bulb.
     func answerQuery(
         _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
-        taking takes: @escaping @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, _ send: @escaping Send
-    ) async {
+        taking takes: @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, in home: isolated Home
+    ) -> [(LIFXLight, QueryAnswer)] {
         // Only what the datagrams need leaves the home's turn: each bulb, its answer or the change it waits for.
-        let answered = await home.reading { home in
-            self.bulbs(addressee, in: home).filter(takes).compactMap { bulb -> (LIFXLight, QueryAnswer)? in
-                guard self.budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
-                return (bulb, self.answer(toQuery: packet, request, of: bulb, in: home))
-            }
+        bulbs(addressee, in: home).filter(takes).compactMap { bulb -> (LIFXLight, QueryAnswer)? in
+            guard budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
+            return (bulb, answer(toQuery: packet, request, of: bulb, in: home))
         }
-        var waiting: [(LIFXLight, CommandTicket)] = []
+    }
+
+    /// Sends the bulbs' answers to a query, as ``answerQuery(_:_:to:taking:bytes:broadcast:in:)`` read them: those
+    /// ready at once, one bulb's after another, then each that waits for a change on its way once it has taken it,
+    /// side by side. Each gives back its share of ``budget`` once sent.
+    func sendAnswers(_ answered: [(LIFXLight, QueryAnswer)], to packet: LIFXPacket, bytes: Int, _ send: @escaping Send)
+        async
+    {
+        var waiting: [(LIFXLight, CommandTicket, Locked<[LIFXReply]>)] = []
         for (bulb, answer) in answered {
             switch answer {
             case .replies(let replies):
@@ -225,27 +237,20 @@ public final class LIFXFront: Sendable {
                     send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
                 }
                 budget.release(bytes: bytes)
-            case .afterEarlierChanges(let ticket):
-                waiting.append((bulb, ticket))
+            case .afterEarlierChanges(let ticket, let replies):
+                waiting.append((bulb, ticket, replies))
             }
         }
         // Side by side: one bulb's change on its way does not hold up another's answer. Most queries have none to
         // wait for, and make no group.
         guard !waiting.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
-            for (bulb, ticket) in waiting {
+            for (bulb, ticket, replies) in waiting {
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
-                    guard let state = try? await ticket.value else { return }
-                    let request = Self.handled(request, of: packet, by: bulb)
-                    let replies = await self.home.reading { home in
-                        // The light as it is once the bulb took what came before: a label given then, say.
-                        var bulb = bulb
-                        if let light = try? home.light(bulb.light.id) { bulb.light = light }
-                        return Self.acknowledgement(of: packet)
-                            + self.states(answering: request, of: bulb, after: state, in: home)
-                    }
-                    send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
+                    guard (try? await ticket.value) != nil else { return }
+                    let answer = Self.acknowledgement(of: packet) + replies.withLock { $0 }
+                    send(Self.datagrams(answer, answering: packet, from: bulb.serial), bulb.address)
                 }
             }
         }
@@ -255,8 +260,9 @@ public final class LIFXFront: Sendable {
     enum QueryAnswer {
         /// Its replies now: none when the bulb never answers (it could not be reached, or dropped the message).
         case replies([LIFXReply])
-        /// A change sent to it before is still on its way: its replies once the ticket is settled with its state.
-        case afterEarlierChanges(CommandTicket)
+        /// A change sent to it before is still on its way: its replies once the ticket is settled, made in that
+        /// turn of the home (``replies(to:of:once:)``).
+        case afterEarlierChanges(CommandTicket, replies: Locked<[LIFXReply]>)
     }
 
     /// One bulb's answer to a query, in a turn of `home`: an acknowledgement when asked, and its state.
@@ -269,7 +275,7 @@ public final class LIFXFront: Sendable {
             return .replies(
                 Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home))
         case .afterEarlierChanges(let ticket)?:
-            return .afterEarlierChanges(ticket)
+            return .afterEarlierChanges(ticket, replies: replies(to: request, of: bulb, once: .delivery(ticket)))
         case nil:
             return .replies([])
         }
@@ -315,6 +321,8 @@ public final class LIFXFront: Sendable {
         /// The count of the records' changes before the message started: what it notes as the bulb takes it is a
         /// change of the records.
         var changesBefore = 0
+        /// The bulb's state messages, when asked for, made as it takes the message (``replies(to:of:once:)``).
+        var replies: Locked<[LIFXReply]>? = nil
     }
 
     /// Starts `request` (as `packet` carries it) on `bulb` in a turn of `home`, under `sender`'s name for the
@@ -325,9 +333,31 @@ public final class LIFXFront: Sendable {
         in home: isolated Home
     ) -> Started {
         let changesBefore = records.changes.load(ordering: .acquiring)
-        var started = carryOut(Self.handled(request, of: packet, by: bulb), on: bulb, from: sender, in: home)
+        let request = Self.handled(request, of: packet, by: bulb)
+        var started = carryOut(request, on: bulb, from: sender, in: home)
         started.changesBefore = changesBefore
+        // After what the message itself does as the bulb takes it (registered in `carryOut`), so that its replies
+        // tell of it.
+        if request.isQuery || packet.wantsReply {
+            started.replies = replies(to: request, of: bulb, once: started.awaiting)
+        }
         return started
+    }
+
+    /// `bulb`'s state messages answering `request`, made as the bulb takes the message `awaiting` waits for, in that
+    /// turn of the home: what the bulb has then (a label given before it), and not what a message sent after it
+    /// keeps once taken in the same turn. Read once the ticket is settled.
+    func replies(to request: LIFXRequest, of bulb: LIFXLight, once awaiting: Started.Awaiting) -> Locked<[LIFXReply]> {
+        let replies = Locked<[LIFXReply]>([])
+        awaiting.whenTaken { [home] state in
+            let made = home.assumeIsolated { home in
+                var bulb = bulb
+                if let light = try? home.light(bulb.light.id) { bulb.light = light }
+                return self.states(answering: request, of: bulb, after: state, in: home)
+            }
+            replies.withLock { $0 = made }
+        }
+        return replies
     }
 
     /// One bulb's replies to a message `started` on it, once the bulb took it: an acknowledgement when asked, and
@@ -356,17 +386,7 @@ public final class LIFXFront: Sendable {
         if request.changesRecords, records.changes.load(ordering: .acquiring) != started.changesBefore {
             guard await saveRecords() else { return [] }
         }
-        var replies = Self.acknowledgement(of: packet)
-        if request.isQuery || packet.wantsReply {
-            // A reply that needs nothing of the home costs no hop to it: a broadcast change asks none per bulb.
-            if let plain = plainState(answering: request, of: bulb, after: state) {
-                replies.append(plain)
-            } else {
-                replies += await home.reading { home in
-                    self.states(answering: request, of: bulb, after: state, in: home)
-                }
-            }
-        }
+        let replies = Self.acknowledgement(of: packet) + (started.replies?.withLock { $0 } ?? [])
         return Self.datagrams(replies, answering: packet, from: bulb.serial)
     }
 

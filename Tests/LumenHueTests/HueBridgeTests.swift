@@ -272,6 +272,38 @@ struct HueBridgeTests {
         #expect(try await hueAndSat() == (46920, 100))
     }
 
+    /// A colour given leaves out the colour's increments beside it, and a group whose lights take nothing else of
+    /// an action still takes its `alert`; a scene's stored `sat` alone keeps each light's hue when recalled.
+    @Test func incrementsYieldToAColourGivenAndAnAlertIsTakenAlone() async throws {
+        let user = try await pair()
+        func state(of light: Int) async throws -> JSONValue? {
+            try await answer("GET", "/api/\(user)/lights/\(light)").json["state"]
+        }
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"on": true, "hue": 25500, "sat": 254, "transitiontime": 0}"#)
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"hue": 1000, "xy_inc": [0.1, 0], "transitiontime": 0}"#)
+        #expect(try await state(of: 1)?["hue"] == 1000)
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"ct": 300, "hue_inc": 5000, "transitiontime": 0}"#)
+        #expect(try await state(of: 1)?["colormode"] == "ct")
+        // The hall's one light takes colour temperatures alone: a `sat` is nothing to it, the `alert` is.
+        _ = try await answer("PUT", "/api/\(user)/lights/4/state", #"{"on": true, "transitiontime": 0}"#)
+        _ = try await answer("PUT", "/api/\(user)/groups/2/action", #"{"sat": 100, "alert": "lselect"}"#)
+        #expect(try await state(of: 4)?["alert"] == "lselect")
+        // A scene that stores a saturation alone.
+        let made = try await answer(
+            "POST", "/api/\(user)/scenes",
+            #"{"name": "Pale", "lights": ["1"], "lightstates": {"1": {"on": true, "sat": 100}}}"#)
+        let scene = try #require(made.json.arrayValue?.first?["success"]?["id"]?.stringValue)
+        _ = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"hue": 46920, "sat": 254, "transitiontime": 0}"#)
+        _ = try await answer("PUT", "/api/\(user)/groups/0/action", #"{"scene": "\#(scene)"}"#)
+        try await home.advance(byMilliseconds: 1_000)
+        let recalled = try await state(of: 1)
+        #expect(recalled?["hue"] == 46920 && recalled?["sat"] == 100, "\(recalled as Any)")
+    }
+
     /// Colours given more than one way are taken as a bridge takes them, `xy` before `ct` before `hue` and `sat`:
     /// a state read back (which has them all) and sent again keeps the light in its colour mode.
     @Test func xyComesBeforeCtBeforeHueAndSat() async throws {

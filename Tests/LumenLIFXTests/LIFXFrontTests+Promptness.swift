@@ -90,6 +90,18 @@ extension LIFXFrontTests {
         #expect(HSBK(&reader) == given, "the query was answered before the change reached the bulb")
     }
 
+    /// A query and a change read in one go reach the bulb in that order too: the query is answered with the colour
+    /// from before, not overtaken by the change read after it.
+    @Test func aQueryAndAChangeReadInOneGoReachTheBulbInThatOrder() async throws {
+        let before = try await color(of: "den.bulb")
+        let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 1, type: 101)
+        var set = setColor(HSBK(hue: 21_845, saturation: 65_535, brightness: 40_000, kelvin: 3_500), sequence: 2)
+        set.wantsAcknowledgement = false
+        let replies = try await front.repliesReadInOneGo([get, set], movingClockOf: home)
+        var reader = LIFXReader(try #require(replies.first { $0.type == 107 }).payload)
+        #expect(HSBK(&reader) == before, "the query was overtaken by the change read after it")
+    }
+
     /// A wave and a query read in one go reach the bulb in that order: the query is answered with the wave the
     /// bulb draws (a pulse shows the wave's colour first), not the colour from before; a wave that changes the
     /// light and one that comes back alike.
@@ -122,23 +134,29 @@ extension LIFXFrontTests {
     }
 
     /// A message that keeps something for the bulb (its label, its location) and a query read in one go reach the
-    /// bulb in that order: the query reports what the message kept.
+    /// bulb in that order: the query reports what the message kept, and not what one sent after the query keeps.
     @Test func aLabelOrLocationAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
         let target = bulbSerial + [0, 0]
-        let setLabel = LIFXPacket(
-            source: 8, target: target, sequence: 1, type: 24,
-            payload: Array("Desk".utf8) + [UInt8](repeating: 0, count: 28))
+        func setLabel(_ label: String, sequence: UInt8) -> LIFXPacket {
+            LIFXPacket(
+                source: 8, target: target, sequence: sequence, type: 24,
+                payload: Array(label.utf8) + [UInt8](repeating: 0, count: 32 - label.utf8.count))
+        }
         let getLabel = LIFXPacket(source: 8, target: target, sequence: 2, type: 23)
-        var replies = try await front.repliesReadInOneGo([setLabel, getLabel], movingClockOf: home)
+        var replies = try await front.repliesReadInOneGo(
+            [setLabel("Desk", sequence: 1), getLabel, setLabel("Shelf", sequence: 3)], movingClockOf: home)
         let label = try #require(replies.first { $0.type == 25 })
         #expect(String(decoding: label.payload.prefix { $0 != 0 }, as: UTF8.self) == "Desk")
-        let location = [UInt8](repeating: 7, count: 16)
-        let setLocation = LIFXPacket(
-            source: 8, target: target, sequence: 3, type: 49,
-            payload: location + Array("Home".utf8) + [UInt8](repeating: 0, count: 28 + 8))
-        let getLocation = LIFXPacket(source: 8, target: target, sequence: 4, type: 48)
-        replies = try await front.repliesReadInOneGo([setLocation, getLocation], movingClockOf: home)
-        #expect(try #require(replies.first { $0.type == 50 }).payload.prefix(16) == location[...])
+        func setLocation(_ id: UInt8, sequence: UInt8) -> LIFXPacket {
+            LIFXPacket(
+                source: 8, target: target, sequence: sequence, type: 49,
+                payload: [UInt8](repeating: id, count: 16) + Array("Home".utf8) + [UInt8](repeating: 0, count: 28 + 8))
+        }
+        let getLocation = LIFXPacket(source: 8, target: target, sequence: 5, type: 48)
+        replies = try await front.repliesReadInOneGo(
+            [setLocation(7, sequence: 4), getLocation, setLocation(9, sequence: 6)], movingClockOf: home)
+        #expect(
+            try #require(replies.first { $0.type == 50 }).payload.prefix(16) == [UInt8](repeating: 7, count: 16)[...])
     }
 
     /// The colour a `GetColor` read in one go right after `packet` reports.

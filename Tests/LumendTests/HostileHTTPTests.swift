@@ -344,7 +344,11 @@ extension HostileSuites {
                         switch exchanged?.status {
                         case 200?: answered += 1
                         case let status?: refused["answered \(status)", default: 0] += 1
-                        case nil: refused["closed unanswered after \(ContinuousClock.now - started)", default: 0] += 1
+                        case nil:
+                            refused["closed unanswered", default: 0] += 1
+                            print(
+                                "hostile HTTP: an owner's hello closed unanswered after \(ContinuousClock.now - started)"
+                            )
                         }
                         usleep(100_000)
                     }
