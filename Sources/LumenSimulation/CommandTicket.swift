@@ -17,6 +17,9 @@ public final class CommandTicket: Sendable {
 
     private enum State {
         case pending([Observer])
+        /// Its observers are being told; those added meanwhile wait their turn. Not yet settled to anyone else, so
+        /// that whoever reads the outcome on another thread finds what the observers made.
+        case telling(Result<LightState, LumenError>, added: [Observer])
         case done(Result<LightState, LumenError>)
     }
 
@@ -65,6 +68,10 @@ public final class CommandTicket: Sendable {
                 observers.append(observer)
                 state = .pending(observers)
                 return nil
+            case .telling(let result, var added):
+                added.append(observer)
+                state = .telling(result, added: added)
+                return nil
             case .done(let result):
                 return result
             }
@@ -72,20 +79,32 @@ public final class CommandTicket: Sendable {
         if let settled { observer(settled) }
     }
 
-    /// The outcome, when the device has already answered; `nil` while it has not.
+    /// The outcome, once the device has answered and every observer has been told; `nil` until then.
     public var settledResult: Result<LightState, LumenError>? {
         state.withLock { if case .done(let result) = $0 { result } else { nil } }
     }
 
-    /// Settles the ticket; later calls are ignored.
+    /// Settles the ticket, once every observer is told (those an observer adds too, after the others); later
+    /// calls are ignored.
     func settle(_ result: Result<LightState, LumenError>) {
-        let observers: [Observer]? = state.withLock { state in
+        let first: [Observer]? = state.withLock { state in
             guard case .pending(let observers) = state else { return nil }
-            state = .done(result)
+            state = .telling(result, added: [])
             return observers
         }
-        guard let observers else { return }
-        for observer in observers { observer(result) }
+        guard var observers = first else { return }
+        while true {
+            for observer in observers { observer(result) }
+            observers = state.withLock { state in
+                guard case .telling(_, let added) = state, !added.isEmpty else {
+                    state = .done(result)
+                    return []
+                }
+                state = .telling(result, added: [])
+                return added
+            }
+            if observers.isEmpty { break }
+        }
         group?.lightAnswered()
     }
 }
