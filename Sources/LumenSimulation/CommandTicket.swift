@@ -89,11 +89,11 @@ public final class CommandTicket: Sendable {
     func settle(_ result: Result<LightState, LumenError>) {
         let first: [Observer]? = state.withLock { state in
             guard case .pending(let observers) = state else { return nil }
-            state = .telling(result, added: [])
+            state = observers.isEmpty ? .done(result) : .telling(result, added: [])
             return observers
         }
         guard var observers = first else { return }
-        while true {
+        while !observers.isEmpty {
             for observer in observers { observer(result) }
             observers = state.withLock { state in
                 guard case .telling(_, let added) = state, !added.isEmpty else {
@@ -103,7 +103,6 @@ public final class CommandTicket: Sendable {
                 state = .telling(result, added: [])
                 return added
             }
-            if observers.isEmpty { break }
         }
         group?.lightAnswered()
     }

@@ -274,7 +274,7 @@ struct HueBridgeTests {
 
     /// A colour given leaves out the colour's increments beside it, and a group whose lights take nothing else of
     /// an action still takes its `alert`; a scene's stored `sat` alone keeps each light's hue when recalled.
-    @Test func incrementsYieldToAColourGivenAndAnAlertIsTakenAlone() async throws {
+    @Test func incrementsYieldToAColourAnAlertIsTakenAloneAndASceneSatKeepsTheHue() async throws {
         let user = try await pair()
         func state(of light: Int) async throws -> JSONValue? {
             try await answer("GET", "/api/\(user)/lights/\(light)").json["state"]

@@ -159,6 +159,21 @@ extension LIFXFrontTests {
             try #require(replies.first { $0.type == 50 }).payload.prefix(16) == [UInt8](repeating: 7, count: 16)[...])
     }
 
+    /// A change's own state reply tells what the bulb had as it took the change, not what a message read after it
+    /// gave: a label asked to reply, then another, read in one go.
+    @Test func aChangesOwnReplyTellsWhatTheBulbHadAsItTookIt() async throws {
+        func setLabel(_ label: String, sequence: UInt8, reply: Bool) -> LIFXPacket {
+            LIFXPacket(
+                source: 8, target: bulbSerial + [0, 0], wantsReply: reply, sequence: sequence, type: 24,
+                payload: Array(label.utf8) + [UInt8](repeating: 0, count: 32 - label.utf8.count))
+        }
+        let replies = try await front.repliesReadInOneGo(
+            [setLabel("Desk", sequence: 1, reply: true), setLabel("Shelf", sequence: 2, reply: false)],
+            movingClockOf: home)
+        let label = try #require(replies.first { $0.type == 25 })
+        #expect(String(decoding: label.payload.prefix { $0 != 0 }, as: UTF8.self) == "Desk")
+    }
+
     /// The colour a `GetColor` read in one go right after `packet` reports.
     func colorReadInOneGo(after packet: LIFXPacket) async throws -> HSBK {
         let get = LIFXPacket(source: 8, target: bulbSerial + [0, 0], sequence: 9, type: 101)

@@ -217,7 +217,7 @@ struct LIFXFrontTests {
             _ = try await home.advanceToNextEvent()
             await Task.yield()
         }
-        #expect(try answered.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [25], "\(String(describing: answered.withLock { $0 }))")
+        #expect(try answered.withLock { $0 }?.map { try LIFXPacket(bytes: $0).type } == [25])
         #expect(await home.nowMilliseconds - start == 40, "answered without waiting the bulb's 40 ms latency")
         #expect(try await home.light("den.bulb").name == "Desk")
     }
