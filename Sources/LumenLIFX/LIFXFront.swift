@@ -311,10 +311,9 @@ public final class LIFXFront: Sendable {
         }
 
         var awaiting: Awaiting
-        /// Done once the bulb took the message, with its state then: what the message keeps for the bulb. Run on
-        /// the answering task after that turn of the home, before the bulb answers; what must be read in the turn
-        /// the bulb takes the message goes in ``Awaiting/whenTaken(_:)``.
-        var then: (@Sendable (LightState) async -> Void)? = nil
+        /// Whether the message changed what the home keeps (a label): made durable before the bulb answers, as a
+        /// change to the light is.
+        var changesHome = false
         /// Done when the bulb never takes the message: what it placed as it arrived is taken back, unless another
         /// was placed since.
         var takeBack: (@Sendable () -> Void)? = nil
@@ -366,18 +365,19 @@ public final class LIFXFront: Sendable {
         -> [[UInt8]]
     {
         let request = Self.handled(request, of: packet, by: bulb)
-        let taken: LightState?
+        // Whether the bulb took the message: its replies were made then (``replies(to:of:once:)``).
+        let taken: Bool
         switch started.awaiting {
-        case .now(let state): taken = state
-        case .delivery(let ticket): taken = try? await ticket.value
-        case .change(let receipt): taken = try? await scopeContext.settle(receipt)
-        case .never: taken = nil
+        case .now: taken = true
+        case .delivery(let ticket): taken = (try? await ticket.value) != nil
+        case .change(let receipt): taken = (try? await scopeContext.settle(receipt)) != nil
+        case .never: taken = false
         }
-        guard let state = taken else {
+        guard taken else {
             started.takeBack?()
             return []
         }
-        await started.then?(state)
+        if started.changesHome { try? await scopeContext.commit() }
         // What the message left in the bulb's records is on disk before the bulb answers, as a change to the
         // light is. A colour is counted only when it changed (``LIFXDeviceRecords/note(_:gave:to:)``).
         if request.changesRecords, !request.givesColor { records.changed(bulb.light.id) }
@@ -433,7 +433,7 @@ public final class LIFXFront: Sendable {
             // Lumen refuses as a name (empty, say) leaves the name as it was; the bulb still answers.
             return Started(
                 awaiting: keeping(on: bulb, in: home) { home, _ in try? home.setName(label, of: .light(id)) },
-                then: { _ in try? await self.scopeContext.commit() })
+                changesHome: true)
         case .setLocation(let group, let label, let updatedAt), .setGroup(let group, let label, let updatedAt):
             // Kept for the bulb as it is: Lumen's rooms do not move.
             let membership = LIFXDeviceRecords.Membership(id: group, label: label, updatedAt: updatedAt)
