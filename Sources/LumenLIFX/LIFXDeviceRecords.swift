@@ -56,6 +56,9 @@ final class LIFXDeviceRecords: Sendable {
     /// bulb took it): drawn while it stays so.
     /// Not saved: a wave lasts a moment. One a bulb at most.
     let waveforms = Locked<[LightID: (waveform: LIFXWaveform, landing: LightState?)]>([:])
+    /// The power fade each bulb took (``LIFXPowerFade``), reported while the light fades so.
+    /// Not saved: a fade lasts a moment, and a restart lands it. One a bulb at most.
+    let powerFades = Locked<[LightID: LIFXPowerFade]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Locked<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
@@ -113,13 +116,14 @@ final class LIFXDeviceRecords: Sendable {
     }
 
     /// Notes that the bulb goes down at `nowMs` for `downMs`: what it holds only while powered is lost with its
-    /// power (its frame buffers out of sight, a timed effect, a wave), and a HEV cycle under way ends interrupted,
+    /// power (its frame buffers out of sight, a timed effect, a wave, a power fade), and a HEV cycle under way ends interrupted,
     /// as a LIFX Clean's does, which is a change to save.
     func reboot(_ light: LightID, atMs nowMs: Double, downMs: Double) {
         boots.withLock { $0[light] = Boot(upSinceMs: nowMs + downMs, downtimeMs: downMs) }
         frameBuffers.withLock { $0[light] = nil }
         timedEffects.withLock { $0[light] = nil }
         waveforms.withLock { $0[light] = nil }
+        powerFades.withLock { $0[light] = nil }
         let interrupted = hevStates.withLock { $0[light]?.interrupt(atMs: nowMs) ?? false }
         if interrupted { changed(light) }
     }
@@ -132,7 +136,7 @@ final class LIFXDeviceRecords: Sendable {
     }
 
     /// Empties what is saved for `light`, or for every bulb when `nil`, and what it holds only in memory (frame
-    /// buffers, timed effects, waves): the one list of what a bulb keeps here.
+    /// buffers, timed effects, waves, power fades): the one list of what a bulb keeps here.
     func clear(_ light: LightID? = nil) {
         func empty<Kept>(_ table: Locked<[LightID: Kept]>) {
             table.withLock { kept in
@@ -151,6 +155,7 @@ final class LIFXDeviceRecords: Sendable {
         empty(tileEffects)
         empty(timedEffects)
         empty(waveforms)
+        empty(powerFades)
         empty(givenColors)
     }
 

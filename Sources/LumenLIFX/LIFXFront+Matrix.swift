@@ -44,7 +44,7 @@ extension LIFXFront {
             return Started(awaiting: delivery(to: bulb, in: home))
         }
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
         let source: @Sendable ([HSBK]) -> [HSBK] = { [records] shown in
             copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
         }
@@ -72,7 +72,7 @@ extension LIFXFront {
         if case .never = awaiting { return Started(awaiting: .never) }
         guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return Started(awaiting: awaiting) }
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
         let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light)
         let (before, after) = records.frameBuffers.withLock { buffers in
             let before = buffers[id]?[index]
@@ -97,7 +97,7 @@ extension LIFXFront {
         _ change: (inout LIFXMatrix) -> Bool
     ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
         let now = home.nowMilliseconds
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)

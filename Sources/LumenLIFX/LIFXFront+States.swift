@@ -5,26 +5,31 @@ extension LIFXFront {
     /// The state messages that answer `request`: several for a strip's zones or a matrix's tiles, none for a reboot,
     /// `Set64` or `SetUserPosition`, else one. Read in a turn of `home`, so that what they tell is one moment's: a
     /// query's in the turn that asked the bulb, a change's in one turn once the light took it.
+    ///
+    /// The light is reported as the bulb reports it (``reported(_:of:in:)``): during a power fade, its colour as
+    /// the fade lands and its power level part of the way.
     func states(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
         -> [LIFXReply]
     {
+        let reported = reported(state, of: bulb, in: home)
         switch request {
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
-            return zoneStates(answering: request, of: bulb, after: state, in: home)
+            return zoneStates(answering: request, of: bulb, after: reported.state, in: home)
         case .get64(let rect):
-            return pixelStates(rect, of: bulb, after: state, in: home)
+            return pixelStates(rect, of: bulb, after: reported.state, in: home)
         default:
-            return self.state(answering: request, of: bulb, after: state, in: home).map { [$0] } ?? []
+            return self.state(answering: request, of: bulb, after: reported.state, power: reported.power, in: home)
+                .map { [$0] } ?? []
         }
     }
 
-    /// The state message that answers `request`, read in a turn of `home`: the bulb's `state`, what the bulb is,
-    /// what its records keep and the home's clock; `nil` for one that has none (a reboot, `Set64`,
-    /// `SetUserPosition`).
-    func state(answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, in home: isolated Home)
-        -> LIFXReply?
-    {
-        let power: UInt16 = state.isOn ? 65_535 : 0
+    /// The state message that answers `request`, read in a turn of `home`: the bulb's `state` and `power` level,
+    /// what the bulb is, what its records keep and the home's clock; `nil` for one that has none (a reboot,
+    /// `Set64`, `SetUserPosition`).
+    func state(
+        answering request: LIFXRequest, of bulb: LIFXLight, after state: LightState, power: UInt16,
+        in home: isolated Home
+    ) -> LIFXReply? {
         let firmware = Self.firmware
         switch request {
         case .getService: return .stateService(port: port)

@@ -16,7 +16,7 @@ extension LIFXFront {
         in home: isolated Home
     ) -> Started {
         let id = bulb.light.id
-        let showing = shownColor(of: bulb, from: bulb.light.state, in: home)
+        let showing = shownColor(of: bulb, from: reportedState(of: bulb, in: home), in: home)
         let (change, merged) = Self.change(
             towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: bulb.light.model.kind)
         let moves = wave.endsOnColor && !change.properties.isEmpty

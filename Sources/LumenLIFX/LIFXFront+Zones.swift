@@ -28,7 +28,7 @@ extension LIFXFront {
         from sender: () -> String, in home: isolated Home
     ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: bulb.light.state, kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
         let now = home.nowMilliseconds
         let (before, after, oneColour) = records.zoneStates.withLock { kept in
             let before = kept[id]

@@ -422,6 +422,11 @@ public final class LIFXFront: Sendable {
             let awaiting = sending(plain, to: bulb, from: sender, in: home)
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
             if plain.given != nil { followLight(bulb, once: awaiting) }
+            if case .setLightPower(let level, let duration) = request, duration > 0 {
+                notePowerFade(
+                    on: bulb, isOn: level > 0, durationMs: Double(duration), wasOn: bulb.light.state.isOn,
+                    once: awaiting, in: home)
+            }
             return Started(awaiting: awaiting)
         case .setWaveform(let wave):
             return draw(wave, fields: .all, on: bulb, from: sender, in: home)

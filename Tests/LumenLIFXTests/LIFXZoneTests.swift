@@ -327,6 +327,21 @@ struct LIFXZoneTests {
         #expect(try await self.zones().map(\.hue) == zones.map(\.hue))
     }
 
+    /// Zones following the light keep its colour through a power fade, as firmware reports them: only the power
+    /// level moves.
+    @Test func zonesFollowingTheLightKeepItsBrightnessThroughAPowerFade() async throws {
+        let zones = try await zones()
+        var off = LIFXWriter()
+        off.uint16(0)
+        off.uint32(1_000)
+        _ = try await replies(117, off.output)
+        try await home.advance(byMilliseconds: 500)
+        #expect(try await home.light("den.strip").state.isOn, "still fading off")
+        #expect(try await self.zones() == zones)
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await self.zones() == zones)
+    }
+
     /// aiolifx sends its 82 colours and then, straight after, an empty extended message from zone 82 on: the
     /// second, which places nothing, leaves the strip as the first made it, however the two are interleaved.
     @Test func anEmptyExtendedMessageRightAfterAColourLeavesTheColour() async throws {

@@ -1,0 +1,93 @@
+import LumenModel
+import LumenSimulation
+import Testing
+
+@testable import LumenLIFX
+
+/// A power fade (`SetLightPower` with a duration) moves the bulb's power level, not its colour: firmware reports
+/// the level part of the way between 0 and 65535 while it fades, and its HSBK as the client left it.
+extension LIFXFrontTests {
+    func setLightPower(on: Bool, durationMs: UInt32, sequence: UInt8) -> LIFXPacket {
+        var writer = LIFXWriter()
+        writer.uint16(on ? 65_535 : 0)
+        writer.uint32(durationMs)
+        return LIFXPacket(
+            source: 6, target: bulbSerial + [0, 0], wantsAcknowledgement: true, sequence: sequence, type: 117,
+            payload: writer.output)
+    }
+
+    /// The power level each of `Light.Get`, `GetPower` and `Light.GetPower` reports, asked in one go (answered at
+    /// one moment), and `Light.Get`'s colour.
+    func reportedPower(sequence: UInt8) async throws -> (levels: [UInt16], color: HSBK) {
+        let types: [UInt16] = [101, 20, 116]
+        let asked = types.map { LIFXPacket(source: 6, target: bulbSerial + [0, 0], sequence: sequence, type: $0) }
+        let answers = try await front.repliesReadInOneGo(asked, movingClockOf: home)
+        var levels: [UInt16] = []
+        var color: HSBK?
+        for type in types {
+            let state = try #require(answers.first { $0.type == [101: 107, 20: 22, 116: 118][type] })
+            var reader = LIFXReader(state.payload)
+            if type == 101 {
+                color = HSBK(&reader)
+                reader.skip(2)
+            }
+            levels.append(reader.uint16())
+        }
+        return (levels, try #require(color))
+    }
+
+    /// Sends `SetLightPower`, moving the clock only until the bulb takes it; when it took it, in simulation
+    /// milliseconds.
+    func fadePower(on: Bool, durationMs: UInt32, sequence: UInt8) async throws -> Double {
+        let answer = try await front.repliesReadInOneGo(
+            [setLightPower(on: on, durationMs: durationMs, sequence: sequence)], movingClockOf: home)
+        #expect(answer.map(\.type) == [45])
+        return await home.reading { $0.nowMilliseconds }
+    }
+
+    /// Moves the virtual clock to `ms` of simulation time.
+    func moveClock(toMs ms: Double) async throws {
+        let now = await home.reading { $0.nowMilliseconds }
+        try await home.advance(byMilliseconds: ms - now)
+    }
+
+    @Test func aPowerFadeMovesTheReportedPowerLevelAndLeavesTheColour() async throws {
+        // The bulb is off at half brightness.
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        #expect(try await replies(setColor(color, sequence: 1)).map(\.type) == [45])
+        let startMs = try await fadePower(on: true, durationMs: 1_000, sequence: 2)
+
+        try await moveClock(toMs: startMs + 500)
+        let rising = try await reportedPower(sequence: 3)
+        #expect(rising.color == color, "the colour stays as given while the power fades")
+        #expect(rising.levels == [32_768, 32_768, 32_768], "half way up")
+
+        try await moveClock(toMs: startMs + 1_000)
+        let on = try await reportedPower(sequence: 4)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color)
+
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 5)
+        try await moveClock(toMs: offMs + 500)
+        let falling = try await reportedPower(sequence: 6)
+        #expect(falling.color == color)
+        #expect(falling.levels == [49_151, 49_151, 49_151], "a quarter of the way down")
+        #expect(try await home.light("den.bulb").state.isOn, "the light is on until the fade lands")
+
+        try await moveClock(toMs: offMs + 2_000)
+        let off = try await reportedPower(sequence: 7)
+        #expect(off.levels == [0, 0, 0] && off.color == color)
+        #expect(try await !home.light("den.bulb").state.isOn)
+    }
+
+    /// A fade is the bulb's power only while the light still lands where the bulb's message left it: changed by
+    /// another way in, the bulb reports the light as it is.
+    @Test func anotherChangeEndsThePowerFadeTheBulbReports() async throws {
+        let startMs = try await fadePower(on: true, durationMs: 1_000, sequence: 1)
+        try await moveClock(toMs: startMs + 300)
+        #expect(try await reportedPower(sequence: 2).levels[0] < 65_535)
+        _ = try await home.submit(LightChange(isOn: true, brightness: 80), to: "den.bulb")
+        try await home.advance(byMilliseconds: 100)
+        let changed = try await reportedPower(sequence: 3)
+        #expect(changed.levels == [65_535, 65_535, 65_535] && changed.color.brightness == 52_428)
+    }
+}
