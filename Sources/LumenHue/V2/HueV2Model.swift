@@ -238,10 +238,11 @@ struct HueV2Model: Sendable {
             ],
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]
+        // Every light takes the alert, an on/off one too, as a bridge lists it for each (and v1 takes it).
+        object["alert"] = ["action_values": ["breathe"]]
         if kind.supports(.brightness) {
             object["dimming"] = ["brightness": .double(light.state.brightness), "min_dim_level": 1]
             object["dimming_delta"] = [:]
-            object["alert"] = ["action_values": ["breathe"]]
         }
         if kind.supports(.colorTemperature) {
             let range = CIEColor.miredRange
