@@ -51,4 +51,20 @@ import Testing
         #expect(put.status == 200, "\(put.json)")
         #expect(try await bridge.answer("GET", "/lights/4")["state"]?["alert"] == "select")
     }
+
+    /// A grouped light's `dimming.brightness` is the mean of its lights that are on, and 0 while none is, as the
+    /// API reference says ("average brightness of group containing turned-on lights only"); it lists
+    /// `dynamics`, as a bridge does, for the transition it takes.
+    @Test func aGroupedLightShowsTheMeanBrightnessOfItsLightsThatAreOn() async throws {
+        let bridge = try await bridge()
+        var den = try await groupedLight(bridge, of: "Den")
+        #expect(den["dimming"]?["brightness"]?.doubleValue == 40, "\(den)")
+        #expect(den["dynamics"] == [:], "\(den)")
+        let id = try #require(den["id"]?.stringValue)
+        let off = try await v2.v2(bridge, "PUT", "/clip/v2/resource/grouped_light/\(id)", #"{"on": {"on": false}}"#)
+        #expect(off.status == 200, "\(off.json)")
+        den = try await groupedLight(bridge, of: "Den")
+        #expect(den["on"]?["on"] == false)
+        #expect(den["dimming"]?["brightness"]?.doubleValue == 0, "\(den)")
+    }
 }
