@@ -67,4 +67,19 @@ import Testing
         #expect(den["on"]?["on"] == false)
         #expect(den["dimming"]?["brightness"]?.doubleValue == 0, "\(den)")
     }
+
+    /// `product_data.certified` is true for Signify's lights only, as a bridge reports a third party's light
+    /// (certified lights' state is trusted by Home Assistant, which tracks an uncertified one's colour mode and
+    /// availability itself).
+    @Test func onlySignifysLightsAreCertified() async throws {
+        let bridge = try await bridge()
+        let devices = try await v2.resources(bridge, "device")
+        func certified(_ name: String) -> JSONValue? {
+            devices.first { $0["metadata"]?["name"]?.stringValue == name }?["product_data"]?["certified"]
+        }
+        #expect(certified("A") == true)
+        #expect(certified("B") == false)
+        #expect(certified("Plug") == false)
+        #expect(certified("Flat") == true, "the bridge itself")
+    }
 }
