@@ -231,7 +231,7 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
 def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
     async def scenario(hass):
         from homeassistant.components.light import ColorMode, LightEntityFeature
-        from homeassistant.helpers import device_registry as dr
+        from homeassistant.helpers import device_registry as dr, entity_registry as er
 
         entry = await set_up_hue_v2(hass, lumend)
         key = entry.data["api_key"]
@@ -245,7 +245,8 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
                    "Reading Light": "living-room.reading"}
         member_entities = {found[lights[f"Living Room/{name}"]["id"]] for name in members}
 
-        # The room's grouped light, as Home Assistant shows it.
+        # The room's grouped light, enabled from the start, as Home Assistant shows it.
+        assert er.async_get(hass).async_get(room).disabled_by is None
         shown = state_of(hass, room).attributes
         assert shown["is_hue_group"] is True and shown["hue_type"] == "room", shown
         assert shown["lights"] == set(members) and shown["entity_id"] == member_entities, shown
@@ -430,6 +431,21 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
         await wait_for(hass, "the light available again", lambda: (
             state_of(hass, sensor).state == "connected" and state_of(hass, reading_light).state != "unavailable"),
             show=lambda: (state_of(hass, sensor), state_of(hass, reading_light)), timeout=30)
+
+        # A device the user tells Home Assistant to keep available (the integration's options) stays so out of reach.
+        result = await hass.config_entries.options.async_init(entry.entry_id)
+        result = await hass.config_entries.options.async_configure(
+            result["flow_id"], {"ignore_availability": [reading["owner"]["rid"]]})
+        await hass.async_block_till_done()
+        await wait_for(hass, "the integration loaded again", lambda: (
+            (s := hass.states.get(reading_light)) is not None and s.state != "unavailable"))
+        lumend.call("setReachable", {"light": "living-room.reading", "reachable": False}, in_scope=simulation)
+        await wait_for(hass, "the sensor telling the connectivity issue", lambda: (
+            state_of(hass, sensor).state == "connectivity_issue"), timeout=30)
+        assert state_of(hass, reading_light).state != "unavailable"
+        lumend.call("setReachable", {"light": "living-room.reading", "reachable": True}, in_scope=simulation)
+        await wait_for(hass, "the sensor connected again", lambda: state_of(hass, sensor).state == "connected",
+                       timeout=30)
 
         # A light paired while Home Assistant runs gets an entity and a device, and joins its room's grouped
         # light; removed, it leaves them.
