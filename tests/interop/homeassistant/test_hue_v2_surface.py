@@ -114,6 +114,44 @@ def close(a: float | None, b: float, within: float) -> bool:
     return a is not None and abs(a - b) <= within
 
 
+def unheard(api, key: str) -> list[str]:
+    """What the bridge shows now of its lights and grouped lights that Home Assistant's copy (aiohue's, kept by
+    the event stream alone after its first read) does not hold."""
+    differences = []
+    for light in v2(key, "GET", "resource/light"):
+        held = api.lights[light["id"]]
+        seen = {"on": held.on.on}
+        told = {"on": light["on"]["on"]}
+        if "dimming" in light:
+            seen["brightness"], told["brightness"] = held.dimming.brightness, light["dimming"]["brightness"]
+        if "color_temperature" in light:
+            valid = light["color_temperature"]["mirek_valid"]
+            seen["mirek_valid"], told["mirek_valid"] = held.color_temperature.mirek_valid, valid
+            if valid:
+                seen["mirek"], told["mirek"] = held.color_temperature.mirek, light["color_temperature"]["mirek"]
+        if "color" in light:
+            seen["xy"] = (held.color.xy.x, held.color.xy.y)
+            told["xy"] = (light["color"]["xy"]["x"], light["color"]["xy"]["y"])
+        if "effects" in light:
+            seen["effect"], told["effect"] = held.effects.status.value, light["effects"]["status"]
+        if seen != told:
+            differences.append(f"light {light['metadata']['name']}: heard {seen}, bridge shows {told}")
+    for group in v2(key, "GET", "resource/grouped_light"):
+        held = api.groups.grouped_light[group["id"]]
+        seen = (held.on.on, held.dimming.brightness if held.dimming else None)
+        told = (group["on"]["on"], group["dimming"]["brightness"] if "dimming" in group else None)
+        if seen != told:
+            differences.append(f"grouped light {group['id_v1']}: heard {seen}, bridge shows {told}")
+    return differences
+
+
+async def in_step(hass, entry, key: str) -> None:
+    """Waits until Home Assistant's copy of every light and grouped light is what the bridge shows."""
+    api = hass.data["hue"][entry.entry_id].api
+    await wait_for(hass, "Home Assistant to hear every light and grouped light as the bridge shows it",
+                   lambda: not unheard(api, key), show=lambda: unheard(api, key))
+
+
 @pytest.mark.lumend(args=HUE_V2_ARGS)
 def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_path):
     async def scenario(hass):
@@ -223,6 +261,7 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         await hass.async_add_executor_job(
             lambda: lumend.set("isOn", False, in_scope=light_scope(lumend, "kitchen.kettle-plug")))
         await wait_for(hass, "the plug off", lambda: state_of(hass, plug).state == "off")
+        await in_step(hass, entry, key)
 
     run_quietly(tmp_path, scenario)
 
@@ -293,6 +332,7 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         for light in members.values():
             assert (await landed(hass, lumend, light))["state"]["isOn"] is True
         await wait_for(hass, "the room on", lambda: state_of(hass, room).state == "on")
+        await in_step(hass, entry, key)
 
         # A short flash of a room identifies each of its lights, a long one is the room's breathe alert.
         await breathes(hass, lumend, "living-room.floor-lamp",
@@ -369,6 +409,7 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         await hass.async_add_executor_job(lambda: bridge_send(BRIDGE, "PUT", f"{key}{number}", {"name": "Lounge"}))
         await wait_for(hass, "the room's device renamed", lambda: (
             devices.async_get_device(identifiers={("hue", room_id)}).name == "Lounge"))
+        await in_step(hass, entry, key)
 
     run_quietly(tmp_path, scenario, expected=("Use of service_call 'hue_activate_scene' is deprecated",))
 
