@@ -242,6 +242,9 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         # Off with a transition, then on with no brightness: Home Assistant sends the brightness it had.
         await call(hass, "turn_on", {"entity_id": reading, "brightness": 200})
         await landed(hass, lumend, "living-room.reading")
+        # Home Assistant keeps the brightness it last heard of as it turns the light off.
+        await wait_for(hass, "the reading light at 200", lambda: (
+            state_of(hass, reading).attributes.get("brightness") == 200), show=lambda: state_of(hass, reading))
         await call(hass, "turn_off", {"entity_id": reading, "transition": 2})
         truth = await landed(hass, lumend, "living-room.reading")
         assert truth["state"]["isOn"] is False, truth
