@@ -104,7 +104,8 @@ struct HueV2Model: Sendable {
                         "model_id": .string(HueValues.modelID(of: kind)),
                         "manufacturer_name": .string(hueLight.light.model.manufacturer),
                         "product_name": .string(hueLight.light.model.product),
-                        "product_archetype": .string(archetype), "certified": true,
+                        "product_archetype": .string(archetype),
+                        "certified": .bool(HueValues.isSignify(hueLight.light.model.manufacturer)),
                         "software_version": "1.104.2",
                     ],
                     "metadata": ["name": .string(hueLight.light.name), "archetype": .string(archetype)],
@@ -238,10 +239,11 @@ struct HueV2Model: Sendable {
             ],
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]
+        // Every light takes the alert, an on/off one too, as a bridge lists it for each (and v1 takes it).
+        object["alert"] = ["action_values": ["breathe"]]
         if kind.supports(.brightness) {
             object["dimming"] = ["brightness": .double(light.state.brightness), "min_dim_level": 1]
             object["dimming_delta"] = [:]
-            object["alert"] = ["action_values": ["breathe"]]
         }
         if kind.supports(.colorTemperature) {
             let range = CIEColor.miredRange
@@ -271,16 +273,20 @@ struct HueV2Model: Sendable {
         return .object(object)
     }
 
-    /// A grouped light: on when any of `lights` is, at their mean brightness.
+    /// A grouped light: on when any of `lights` is, at the mean brightness of those that are on (0 while none is),
+    /// as the API reference has it: "average brightness of group containing turned-on lights only".
     static func groupedLight(id: String, number: Int, owner: JSONValue, lights: [HueLight]) -> JSONValue {
         let dimmable = lights.filter { $0.light.model.kind.supports(.brightness) }
         var object: JSONObject = [
             "id": .string(id), "id_v1": .string("/groups/\(number)"), "type": "grouped_light", "owner": owner,
             "on": ["on": .bool(lights.contains { $0.light.state.isOn })],
             "alert": ["action_values": ["breathe"]], "signaling": ["signal_values": ["no_signal", "on_off"]],
+            // Empty, as a bridge lists it: a group takes a transition (`duration`) and has no speed to report.
+            "dynamics": [:],
         ]
         if !dimmable.isEmpty {
-            let mean = dimmable.map(\.light.state.brightness).reduce(0, +) / Double(dimmable.count)
+            let lit = dimmable.filter(\.light.state.isOn).map(\.light.state.brightness)
+            let mean = lit.isEmpty ? 0 : lit.reduce(0, +) / Double(lit.count)
             object["dimming"] = ["brightness": .double((mean * 10).rounded() / 10)]
             object["dimming_delta"] = [:]
         }

@@ -1,0 +1,85 @@
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenSimulation
+import Testing
+
+@testable import LumenHue
+
+/// The API v2 resources in the shape a bridge gives them where a client reads it: Home Assistant's Hue
+/// integration (through aiohue) offers a flash for a light whose `alert` lists an action, tells a Signify light
+/// from another by `certified`, and reads a grouped light as the bridge aggregates its lights.
+@Suite struct HueV2ShapeTests {
+    let v2 = HueV2Tests()
+
+    /// A room of three dimmable lights, two of them on, and a plug; the Signify light certified, the others not.
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.a", "name": "A", "kind": "dimmable", "manufacturer": "Signify", "product": "Hue White A60",
+             "state": {"isOn": true, "brightness": 30}},
+            {"id": "den.b", "name": "B", "kind": "ambiance", "manufacturer": "IKEA", "product": "TRADFRI E27",
+             "family": "hue", "state": {"isOn": true, "brightness": 50}},
+            {"id": "den.c", "name": "C", "kind": "dimmable", "family": "hue", "state": {"isOn": false,
+             "brightness": 100}},
+            {"id": "den.plug", "name": "Plug", "kind": "onoff", "manufacturer": "Eve", "product": "Eve Energy",
+             "state": {"isOn": false}}
+          ]}
+        ]}
+        """
+
+    func bridge() async throws -> HueTestBridge {
+        try await HueTestBridge(fixture: try Fixture(json: Array(Self.home.utf8)))
+    }
+
+    func groupedLight(_ bridge: HueTestBridge, of room: String) async throws -> JSONValue {
+        let den = try #require(
+            await v2.resources(bridge, "room").first { $0["metadata"]?["name"]?.stringValue == room })
+        let id = try #require(den["services"]?.arrayValue?.first?["rid"]?.stringValue)
+        let answer = try await v2.v2(bridge, "GET", "/clip/v2/resource/grouped_light/\(id)")
+        return try #require(answer.json["data"]?.arrayValue?.first)
+    }
+
+    /// A bridge lists `alert` for an on/off light as for any other (a real bridge's dump holds an on/off light
+    /// with `"alert": {"action_values": ["breathe"]}`), and the light breathes for it as v1's `alert` makes it.
+    @Test func anOnOffLightListsAndTakesTheBreatheAlert() async throws {
+        let bridge = try await bridge()
+        let plug = try await v2.light(bridge, named: "Plug")
+        #expect(plug["alert"]?["action_values"] == ["breathe"], "\(plug)")
+        let id = try #require(plug["id"]?.stringValue)
+        let put = try await v2.v2(bridge, "PUT", "/clip/v2/resource/light/\(id)", #"{"alert": {"action": "breathe"}}"#)
+        #expect(put.status == 200, "\(put.json)")
+        #expect(try await bridge.answer("GET", "/lights/4")["state"]?["alert"] == "select")
+    }
+
+    /// A grouped light's `dimming.brightness` is the mean of its lights that are on, and 0 while none is, as the
+    /// API reference says ("average brightness of group containing turned-on lights only"); it lists
+    /// `dynamics`, as a bridge does, for the transition it takes.
+    @Test func aGroupedLightShowsTheMeanBrightnessOfItsLightsThatAreOn() async throws {
+        let bridge = try await bridge()
+        var den = try await groupedLight(bridge, of: "Den")
+        #expect(den["dimming"]?["brightness"]?.doubleValue == 40, "\(den)")
+        #expect(den["dynamics"] == [:], "\(den)")
+        let id = try #require(den["id"]?.stringValue)
+        let off = try await v2.v2(bridge, "PUT", "/clip/v2/resource/grouped_light/\(id)", #"{"on": {"on": false}}"#)
+        #expect(off.status == 200, "\(off.json)")
+        den = try await groupedLight(bridge, of: "Den")
+        #expect(den["on"]?["on"] == false)
+        #expect(den["dimming"]?["brightness"]?.doubleValue == 0, "\(den)")
+    }
+
+    /// `product_data.certified` is true for Signify's lights only, as a bridge reports a third party's light
+    /// (certified lights' state is trusted by Home Assistant, which tracks an uncertified one's colour mode and
+    /// availability itself).
+    @Test func onlySignifysLightsAreCertified() async throws {
+        let bridge = try await bridge()
+        let devices = try await v2.resources(bridge, "device")
+        func certified(_ name: String) -> JSONValue? {
+            devices.first { $0["metadata"]?["name"]?.stringValue == name }?["product_data"]?["certified"]
+        }
+        #expect(certified("A") == true)
+        #expect(certified("B") == false)
+        #expect(certified("Plug") == false)
+        #expect(certified("Flat") == true, "the bridge itself")
+    }
+}
