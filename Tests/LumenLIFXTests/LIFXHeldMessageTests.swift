@@ -6,8 +6,8 @@ import Testing
 
 @testable import LumenLIFX
 
-/// Messages that keep something for a bulb (infrared, a HEV cycle) hold a query read after them in one go, as a
-/// bulb takes its messages in order: the query reports what they kept.
+/// Messages that keep something for a bulb (infrared, a HEV cycle, an effect, a reboot) hold a query read after them
+/// in one go, as a bulb takes its messages in order: the query reports what they kept.
 @Suite("LIFX messages that keep something, before a query")
 struct LIFXHeldMessageTests {
     let home: Home
@@ -38,5 +38,42 @@ struct LIFXHeldMessageTests {
             movingClockOf: home)
         var reader = LIFXReader(try #require(replies.first { $0.type == 144 }).payload)
         #expect(reader.uint32() == 100, "the cycle's duration, once the bulb has it")
+    }
+
+    @Test func aStripsEffectAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        var effect = LIFXWriter()
+        effect.uint32(9)
+        effect.uint8(1)  // MOVE
+        effect.zeros(2)
+        effect.uint32(10_000)
+        effect.zeros(8 + 8 + 32)
+        let replies = try await front.repliesReadInOneGo(
+            [packet(508, effect.output, to: "den.strip", sequence: 1), packet(507, to: "den.strip", sequence: 2)],
+            movingClockOf: home)
+        var reader = LIFXReader(try #require(replies.first { $0.type == 509 }).payload)
+        #expect(reader.uint32() == 9, "the effect's instance, once the bulb has it")
+        #expect(reader.uint8() == 1)
+    }
+
+    @Test func aTilesEffectAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        let replies = try await front.repliesReadInOneGo(
+            [
+                packet(719, LIFXMatrixTests.tileEffect([LIFXMatrixTests.red]), to: "den.tile", sequence: 1),
+                packet(718, to: "den.tile", sequence: 2),
+            ],
+            movingClockOf: home)
+        var reader = LIFXReader(try #require(replies.first { $0.type == 720 }).payload)
+        reader.skip(1)
+        #expect(reader.uint32() == 77, "the effect's instance, once the bulb has it")
+        #expect(reader.uint8() == 2)
+    }
+
+    @Test func aRebootAndAQueryReadInOneGoLeaveTheQueryToTheDarkBulb() async throws {
+        let settled = try await front.repliesReadInOneGo([packet(34, to: "den.nv", sequence: 1)], movingClockOf: home)
+        #expect(settled.contains { $0.type == 35 }, "a bulb up answers")
+        let replies = try await front.repliesReadInOneGo(
+            [packet(38, to: "den.nv", sequence: 2), packet(34, to: "den.nv", sequence: 3)], movingClockOf: home)
+        // The bulb takes the reboot first and is dark when the query reaches it: no StateInfo from before.
+        #expect(!replies.contains { $0.type == 35 }, "\(replies.map(\.type))")
     }
 }
