@@ -172,3 +172,27 @@ extension LIFXFrontTests {
         #expect(shown.color.brightness > 10_000 && shown.color.brightness < 60_000, "part of the way: \(shown)")
     }
 }
+
+extension LIFXFrontTests {
+    /// Faded off part of the way through a fade on, the bulb's power falls from the level reached, and the colour
+    /// stays for the next turn-on.
+    @Test func aFadeOffDuringAFadeOnFallsFromTheLevelReached() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        #expect(try await replies(setColor(color, sequence: 1)).map(\.type) == [45])
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 2)
+        try await moveClock(toMs: onMs + 500)
+        let offMs = try await fadePower(on: false, durationMs: 1_000, sequence: 3)
+        let reached = try await reportedPower(sequence: 4)
+        #expect(reached.color == color, "\(reached)")
+        #expect((32_768..<36_000).contains(reached.levels[0]), "from the level reached: \(reached.levels)")
+        try await moveClock(toMs: offMs + 500)
+        let falling = try await reportedPower(sequence: 5)
+        #expect(falling.color == color)
+        #expect(abs(Int(falling.levels[0]) - Int(reached.levels[0]) / 2) <= 1, "half way down from it: \(falling)")
+        try await moveClock(toMs: offMs + 1_000)
+        #expect(try await reportedPower(sequence: 6).levels == [0, 0, 0])
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 7)
+        let on = try await reportedPower(sequence: 8)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
+    }
+}
