@@ -116,8 +116,8 @@ final class LIFXDeviceRecords: Sendable {
     }
 
     /// Notes that the bulb goes down at `nowMs` for `downMs`: what it holds only while powered is lost with its
-    /// power (its frame buffers out of sight, a timed effect, a wave, a power fade), and a HEV cycle under way ends interrupted,
-    /// as a LIFX Clean's does, which is a change to save.
+    /// power (its frame buffers out of sight, a timed effect, a wave, a power fade), and a HEV cycle under way ends
+    /// interrupted, as a LIFX Clean's does, which is a change to save.
     func reboot(_ light: LightID, atMs nowMs: Double, downMs: Double) {
         boots.withLock { $0[light] = Boot(upSinceMs: nowMs + downMs, downtimeMs: downMs) }
         frameBuffers.withLock { $0[light] = nil }

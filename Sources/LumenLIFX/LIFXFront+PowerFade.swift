@@ -3,49 +3,82 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
+    /// `change`, a power message's (`SetPower`, `SetLightPower`) to `bulb` arriving in a turn of `home` during
+    /// the power fade `fade` the bulb reports, with the brightness the fade lands on: firmware's power level leaves
+    /// the colour alone, so a bulb turned off part of the way up keeps its colour's brightness for the next
+    /// turn-on, and one turned on part of the way down comes back to it, rather than to the level Lumen's light had
+    /// faded to.
+    ///
+    /// Left as it is while an earlier message to the bulb is still on its way: that one may give the light
+    /// another brightness, which this one must not undo.
+    func keepingLevel(_ change: LightChange, during fade: LIFXPowerFade, of bulb: LIFXLight, in home: isolated Home)
+        -> LightChange
+    {
+        guard (try? home.messagesTakenMs(of: bulb.light.id)) ?? .infinity <= home.nowMilliseconds else {
+            return change
+        }
+        var kept = change
+        kept.brightness = fade.landing.brightness
+        return kept
+    }
+
     /// Notes the power fade `bulb` takes with the message `awaiting` waits for (`SetLightPower` to `isOn` over
-    /// `durationMs`), in the turn of `home` that the bulb takes it: when the light then fades off (on now, off once
-    /// landed), or fades on from off (`wasOn`, as the message found it). Another fade (the light already as asked)
-    /// is no power fade.
+    /// `durationMs`), in the turn of `home` that the bulb takes it: when the light then fades off (on now, off
+    /// once landed), or on from below full power. It starts from the level the bulb reported as the message
+    /// arrived (`wasOn`: 65535, else 0), or, when it turns the power fade `turning` the bulb reported then, from
+    /// where that one has got to as the bulb takes it. Another fade (the light already as asked) is no power fade.
     func notePowerFade(
-        on bulb: LIFXLight, isOn: Bool, durationMs: Double, wasOn: Bool, once awaiting: Started.Awaiting,
-        in home: isolated Home
+        on bulb: LIFXLight, isOn: Bool, durationMs: Double, wasOn: Bool, turning: LIFXPowerFade?,
+        once awaiting: Started.Awaiting, in home: isolated Home
     ) {
         let id = bulb.light.id
         let durationMs = min(durationMs, SimulatedDurations.longestMs)
         awaiting.whenTaken { [home, records] _ in
             home.assumeIsolated { home in
+                let nowMs = home.nowMilliseconds
+                let kept = records.powerFades.withLock { $0[id] }
+                let fromLevel =
+                    if let turning, kept == turning {
+                        nowMs < turning.endMs ? Double(turning.level(atMs: nowMs)) : turning.toLevel
+                    } else {
+                        wasOn ? 65_535.0 : 0
+                    }
                 var fade: LIFXPowerFade?
                 if let landing = try? home.landing(of: id), let shown = try? home.light(id).state,
-                    landing.isOn == isOn, shown != landing, isOn ? !wasOn : shown.isOn
+                    landing.isOn == isOn, shown != landing, isOn ? fromLevel < 65_535 : shown.isOn
                 {
                     fade = LIFXPowerFade(
-                        isOn: isOn, startMs: home.nowMilliseconds, durationMs: durationMs, landing: landing)
+                        isOn: isOn, fromLevel: fromLevel, startMs: nowMs, durationMs: durationMs, landing: landing)
                 }
                 records.powerFades.withLock { $0[id] = fade }
             }
         }
     }
 
-    /// The light `bulb` reports, its light in `state`, in a turn of `home`, with its power level: during a power
-    /// fade the bulb took, the light as the fade lands (the colour stays; only the power moves) and the level part
-    /// of the way (``LIFXPowerFade/level(atMs:)``); else `state`, at 65535 when on and 0 when off.
-    func reported(_ state: LightState, of bulb: LIFXLight, in home: isolated Home) -> (
-        state: LightState, power: UInt16
-    ) {
+    /// The power fade `bulb` reports in a turn of `home`, if it took one
+    /// (``notePowerFade(on:isOn:durationMs:wasOn:turning:once:in:)``) and the light still fades to where its message
+    /// left it: another change, by any way in, ends it, as it ends the light's fade. One that ended is forgotten.
+    func powerFade(of bulb: LIFXLight, in home: isolated Home) -> LIFXPowerFade? {
         let id = bulb.light.id
-        let plain = (state: state, power: state.isOn ? UInt16(65_535) : 0)
-        guard let fade = records.powerFades.withLock({ $0[id] }) else { return plain }
-        let nowMs = home.nowMilliseconds
-        // The bulb's own fade while the light still fades to where its message left it: another change, by any
-        // way in, ends it, as it ends the light's fade.
-        guard nowMs < fade.endMs, let landing = try? home.landing(of: id), landing == fade.landing,
+        guard let fade = records.powerFades.withLock({ $0[id] }) else { return nil }
+        guard home.nowMilliseconds < fade.endMs, let landing = try? home.landing(of: id), landing == fade.landing,
             let shown = try? home.light(id).state, shown != landing
         else {
             records.powerFades.withLock { if $0[id] == fade { $0[id] = nil } }
-            return plain
+            return nil
         }
-        return (landing, fade.level(atMs: nowMs))
+        return fade
+    }
+
+    /// The light `bulb` reports, its light in `state`, in a turn of `home`, with its power level: during a power
+    /// fade the bulb took (``powerFade(of:in:)``), the light as the fade lands (the colour stays; only the power
+    /// moves) and the level part of the way (``LIFXPowerFade/level(atMs:)``); else `state`, at 65535 when on and
+    /// 0 when off.
+    func reported(_ state: LightState, of bulb: LIFXLight, in home: isolated Home) -> (
+        state: LightState, power: UInt16
+    ) {
+        guard let fade = powerFade(of: bulb, in: home) else { return (state, state.isOn ? 65_535 : 0) }
+        return (fade.landing, fade.level(atMs: home.nowMilliseconds))
     }
 
     /// The light `bulb` shows now as it reports it, in a turn of `home`: what a message placed over it starts

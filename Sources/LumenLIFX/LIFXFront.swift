@@ -416,8 +416,13 @@ public final class LIFXFront: Sendable {
         let id = bulb.light.id
         switch request {
         case .setPower, .setLightPower, .setColor:
-            guard let plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
+            guard var plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
                 return Started(awaiting: delivery(to: bulb, in: home))
+            }
+            // Read as the message arrives, before it is sent: the power fade it turns, if the bulb reports one.
+            let fading = powerFade(of: bulb, in: home)
+            if plain.given == nil, let fading {
+                plain.change = keepingLevel(plain.change, during: fading, of: bulb, in: home)
             }
             let awaiting = sending(plain, to: bulb, from: sender, in: home)
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
@@ -425,7 +430,7 @@ public final class LIFXFront: Sendable {
             if case .setLightPower(let level, let duration) = request, duration > 0 {
                 notePowerFade(
                     on: bulb, isOn: level > 0, durationMs: Double(duration), wasOn: bulb.light.state.isOn,
-                    once: awaiting, in: home)
+                    turning: fading, once: awaiting, in: home)
             }
             return Started(awaiting: awaiting)
         case .setWaveform(let wave):

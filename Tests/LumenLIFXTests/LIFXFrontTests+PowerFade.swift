@@ -91,3 +91,108 @@ extension LIFXFrontTests {
         #expect(changed.levels == [65_535, 65_535, 65_535] && changed.color.brightness == 52_428)
     }
 }
+
+extension LIFXFrontTests {
+    /// The bulb at `color`, on, with no fade under way.
+    func onAt(_ color: HSBK) async throws {
+        #expect(try await replies(setColor(color, sequence: 1)).map(\.type) == [45])
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+    }
+
+    /// Turned off part of the way through a fade on, the bulb keeps the colour the client gave it (firmware's
+    /// power level never touches the HSBK): turned on again, it reports that colour, not the level the fade had
+    /// reached.
+    @Test func offDuringAFadeOnKeepsTheColourForTheNextTurnOn() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        #expect(try await replies(setColor(color, sequence: 1)).map(\.type) == [45])
+        let startMs = try await fadePower(on: true, durationMs: 1_000, sequence: 2)
+        try await moveClock(toMs: startMs + 500)
+        _ = try await fadePower(on: false, durationMs: 0, sequence: 3)
+        let off = try await reportedPower(sequence: 4)
+        #expect(off.levels == [0, 0, 0] && off.color == color, "\(off)")
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 5)
+        let on = try await reportedPower(sequence: 6)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
+        #expect(abs(try await home.light("den.bulb").state.brightness - 50) < 0.01, "the colour's level")
+    }
+
+    /// Turned on again part of the way through a fade off, the bulb comes back to the colour it had, not the
+    /// level the fade had reached; with a duration, its power rises from where the fade off had brought it.
+    @Test func onDuringAFadeOffComesBackToTheColourFromTheLevelReached() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        try await onAt(color)
+        let offMs = try await fadePower(on: false, durationMs: 1_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        #expect(try await reportedPower(sequence: 4).levels == [32_768, 32_768, 32_768], "half way down")
+        // The message reaches the bulb half way down, and is taken its latency (40 ms) later.
+        let backMs = try await fadePower(on: true, durationMs: 1_000, sequence: 5)
+        let reached = try await reportedPower(sequence: 6)
+        #expect(reached.color == color, "\(reached)")
+        let level = Int(reached.levels[0])
+        #expect((30_000..<32_768).contains(level), "from the level reached, not from 0 nor 65535: \(level)")
+        try await moveClock(toMs: backMs + 500)
+        let rising = try await reportedPower(sequence: 7)
+        #expect(rising.color == color && rising.levels[0] > reached.levels[0] && rising.levels[0] < 65_535)
+        try await moveClock(toMs: backMs + 1_000)
+        let on = try await reportedPower(sequence: 8)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
+        #expect(abs(try await home.light("den.bulb").state.brightness - 50) < 0.01, "the colour's level")
+    }
+
+    /// Turned on at once during a fade off, the bulb is at full power in the colour it had.
+    @Test func anInstantOnDuringAFadeOffRestoresTheColourAtOnce() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        try await onAt(color)
+        let offMs = try await fadePower(on: false, durationMs: 1_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 4)
+        let on = try await reportedPower(sequence: 5)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
+    }
+}
+
+extension LIFXFrontTests {
+    /// `SetLightPower` on, with a duration, to a bulb already on is no power fade, even while its colour fades:
+    /// the bulb reports full power and the colour part of the way, as before.
+    @Test func aFadeOnToABulbAlreadyOnIsNoPowerFade() async throws {
+        try await onAt(HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 3_500))
+        let dim = HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 3_500)
+        var writer = LIFXWriter()
+        writer.uint8(0)
+        dim.write(&writer)
+        writer.uint32(2_000)
+        let dimming = LIFXPacket(
+            source: 6, target: bulbSerial + [0, 0], wantsAcknowledgement: true, sequence: 3, type: 102,
+            payload: writer.output)
+        #expect(try await replies(dimming).map(\.type) == [45])
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 4)
+        try await moveClock(toMs: onMs + 500)
+        let shown = try await reportedPower(sequence: 5)
+        #expect(shown.levels == [65_535, 65_535, 65_535])
+        #expect(shown.color.brightness > 10_000 && shown.color.brightness < 60_000, "part of the way: \(shown)")
+    }
+}
+
+extension LIFXFrontTests {
+    /// Faded off part of the way through a fade on, the bulb's power falls from the level reached, and the colour
+    /// stays for the next turn-on.
+    @Test func aFadeOffDuringAFadeOnFallsFromTheLevelReached() async throws {
+        let color = HSBK(hue: 0, saturation: 0, brightness: 32_768, kelvin: 3_500)
+        #expect(try await replies(setColor(color, sequence: 1)).map(\.type) == [45])
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 2)
+        try await moveClock(toMs: onMs + 500)
+        let offMs = try await fadePower(on: false, durationMs: 1_000, sequence: 3)
+        let reached = try await reportedPower(sequence: 4)
+        #expect(reached.color == color, "\(reached)")
+        #expect((32_768..<36_000).contains(reached.levels[0]), "from the level reached: \(reached.levels)")
+        try await moveClock(toMs: offMs + 500)
+        let falling = try await reportedPower(sequence: 5)
+        #expect(falling.color == color)
+        #expect(abs(Int(falling.levels[0]) - Int(reached.levels[0]) / 2) <= 1, "half way down from it: \(falling)")
+        try await moveClock(toMs: offMs + 1_000)
+        #expect(try await reportedPower(sequence: 6).levels == [0, 0, 0])
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 7)
+        let on = try await reportedPower(sequence: 8)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
+    }
+}

@@ -131,6 +131,26 @@ struct LIFXMatrixTests {
         #expect(try await pixels(of: 1)[0] == Self.red.interpolated(to: Self.blue, by: 0.5))
     }
 
+    /// A power fade moves the bulb's power, not its pixels: read part of the way, they show the colour the light
+    /// lands on, and a client painting them back as it read them (one colour, the light's) leaves the fade to run.
+    @Test func pixelsKeepTheLightsColourThroughAPowerFade() async throws {
+        let before = try await pixels(of: 0)
+        var off = LIFXWriter()
+        off.uint16(0)
+        off.uint32(1_000)
+        _ = try await replies(117, off.output)
+        try await home.advance(byMilliseconds: 500)
+        #expect(try await home.light("den.tile").state.isOn, "still fading off")
+        let fading = try await pixels(of: 0)
+        #expect(fading == before)
+        _ = try await replies(715, Self.set64(tile: 0, length: 5, fading))
+        #expect(try await pixels(of: 3) == before)
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await !home.light("den.tile").state.isOn, "the fade landed")
+        #expect(try await pixels(of: 0) == before)
+        #expect(await home.commandRecords(light: "den.tile").count == 1, "the pixels sent back changed nothing")
+    }
+
     @Test func oneColourOverEveryPixelIsAChangeToTheLightOverItsDuration() async throws {
         let red = Array(repeating: Self.red, count: 64)
         _ = try await replies(715, Self.set64(tile: 0, length: 5, durationMs: 1_000, red))
