@@ -33,19 +33,56 @@ extension LIFXFront {
     func reported(_ state: LightState, of bulb: LIFXLight, in home: isolated Home) -> (
         state: LightState, power: UInt16
     ) {
+        guard let fade = powerFadeUnderWay(of: bulb, in: home) else {
+            return (state, state.isOn ? 65_535 : 0)
+        }
+        return (fade.landing, fade.level(atMs: home.nowMilliseconds))
+    }
+
+    /// The power fade `bulb` took that still runs now, in a turn of `home`: while the light still fades to where
+    /// the fade's message (or a colour sent during it) left it. Another change, by any way in, ends it, as it ends
+    /// the light's fade.
+    func powerFadeUnderWay(of bulb: LIFXLight, in home: isolated Home) -> LIFXPowerFade? {
         let id = bulb.light.id
-        let plain = (state: state, power: state.isOn ? UInt16(65_535) : 0)
-        guard let fade = records.powerFades.withLock({ $0[id] }) else { return plain }
-        let nowMs = home.nowMilliseconds
-        // The bulb's own fade while the light still fades to where its message left it: another change, by any
-        // way in, ends it, as it ends the light's fade.
-        guard nowMs < fade.endMs, let landing = try? home.landing(of: id), landing == fade.landing,
+        guard let fade = records.powerFades.withLock({ $0[id] }) else { return nil }
+        guard home.nowMilliseconds < fade.endMs, let landing = try? home.landing(of: id), landing == fade.landing,
             let shown = try? home.light(id).state, shown != landing
         else {
             records.powerFades.withLock { if $0[id] == fade { $0[id] = nil } }
-            return plain
+            return nil
         }
-        return (landing, fade.level(atMs: nowMs))
+        return fade
+    }
+
+    /// `plain`, a colour sent to a bulb whose power fades (`fade`), as firmware takes it at `nowMs`: the power fade
+    /// goes on, so the light goes where the fade takes it (off, or on) with the new colour, both landing when the
+    /// fade does.
+    static func keepingPower(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), of fade: LIFXPowerFade, atMs nowMs: Double
+    ) -> (change: LightChange, given: HSBK?, transitionMs: Double) {
+        var kept = plain
+        kept.change.isOn = fade.isOn
+        kept.transitionMs = max(0, fade.endMs - nowMs)
+        return kept
+    }
+
+    /// Keeps `fade` going once `bulb` took the colour `awaiting` waits for (``keepingPower(_:of:atMs:)``), in
+    /// that turn of `home`: from where it began, to where the light now lands, `transitionMs` from then.
+    func carryOn(
+        _ fade: LIFXPowerFade, on bulb: LIFXLight, transitionMs: Double, once awaiting: Started.Awaiting,
+        in home: isolated Home
+    ) {
+        let id = bulb.light.id
+        awaiting.whenTaken { [home, records] _ in
+            home.assumeIsolated { home in
+                guard let landing = try? home.landing(of: id), landing.isOn == fade.isOn else { return }
+                let endMs = home.nowMilliseconds + transitionMs
+                records.powerFades.withLock {
+                    $0[id] = LIFXPowerFade(
+                        isOn: fade.isOn, startMs: fade.startMs, durationMs: endMs - fade.startMs, landing: landing)
+                }
+            }
+        }
     }
 
     /// The light `bulb` shows now as it reports it, in a turn of `home`: what a message placed over it starts
