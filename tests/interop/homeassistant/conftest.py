@@ -175,6 +175,47 @@ async def landed(hass, lumend, light: str) -> dict:
     return await wait_for(hass, f"{light}'s fade to land in lumend", record, timeout=5)
 
 
+class LIFXTrouble(logging.Handler):
+    """What Home Assistant says went wrong with its LIFX bulbs while a scenario runs: the warnings and errors its
+    LIFX integration and aiolifx log (timeouts, a failed update), a task of aiolifx's that failed, and every LIFX
+    entity that became unavailable. `expected` holds the messages a scenario causes on purpose."""
+
+    def __init__(self, expected: tuple[str, ...] = ()):
+        super().__init__(logging.WARNING)
+        self.expected = expected
+        self.problems: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({record.exc_info[1]!r})"
+        about_lifx = record.name.startswith(("homeassistant.components.lifx", "aiolifx")) or "aiolifx" in text
+        if about_lifx and not any(expected in text for expected in self.expected):
+            self.problems.append(f"{record.name} {record.levelname}: {text}")
+
+    def watch(self, hass) -> None:
+        """Notes each LIFX entity that becomes unavailable, from now on."""
+        from homeassistant.const import EVENT_STATE_CHANGED
+        from homeassistant.helpers import entity_registry as er
+
+        registry = er.async_get(hass)
+
+        def changed(event) -> None:
+            new = event.data.get("new_state")
+            entry = registry.async_get(event.data["entity_id"])
+            if new is not None and new.state == "unavailable" and entry is not None and entry.platform == "lifx":
+                self.problems.append(f"{new.entity_id} became unavailable")
+
+        hass.bus.async_listen(EVENT_STATE_CHANGED, changed)
+
+    def __enter__(self) -> "LIFXTrouble":
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        logging.getLogger().removeHandler(self)
+
+
 def state_of(hass, entity_id: str):
     state = hass.states.get(entity_id)
     assert state is not None, f"no state for {entity_id}"
