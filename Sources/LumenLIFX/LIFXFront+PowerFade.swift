@@ -54,6 +54,22 @@ extension LIFXFront {
         return fade
     }
 
+    /// Sends `plain`, a colour for `bulb`'s light (``sending(_:to:from:in:)``), leaving a power fade under way going:
+    /// firmware keeps the power level apart from the colour.
+    func sendingColor(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
+        from sender: () -> String, in home: isolated Home
+    ) -> Started.Awaiting {
+        guard let fade = powerFadeUnderWay(of: bulb, in: home) else {
+            return sending(plain, to: bulb, from: sender, in: home)
+        }
+        let kept = Self.keepingPower(plain, of: fade, atMs: home.nowMilliseconds)
+        let awaiting = sending(kept, to: bulb, from: sender, in: home)
+        let transitionMs = min(kept.transitionMs, SimulatedDurations.longestMs)
+        carryOn(fade, on: bulb, transitionMs: transitionMs, once: awaiting, in: home)
+        return awaiting
+    }
+
     /// `plain`, a colour sent to a bulb whose power fades (`fade`), as firmware takes it at `nowMs`: the power fade
     /// goes on, so the light goes where the fade takes it (off, or on) with the new colour, both landing when the
     /// fade does.

@@ -416,20 +416,17 @@ public final class LIFXFront: Sendable {
         let id = bulb.light.id
         switch request {
         case .setPower, .setLightPower, .setColor:
-            guard var plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
+            guard let plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
                 return Started(awaiting: delivery(to: bulb, in: home))
             }
-            // A colour leaves a power fade under way going: firmware keeps the power level apart from the colour.
-            let fade: LIFXPowerFade? =
-                if case .setColor = request { powerFadeUnderWay(of: bulb, in: home) } else { nil }
-            if let fade { plain = Self.keepingPower(plain, of: fade, atMs: home.nowMilliseconds) }
-            let awaiting = sending(plain, to: bulb, from: sender, in: home)
+            let awaiting =
+                if case .setColor = request {
+                    sendingColor(plain, to: bulb, from: sender, in: home)
+                } else {
+                    sending(plain, to: bulb, from: sender, in: home)
+                }
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
             if plain.given != nil { followLight(bulb, once: awaiting) }
-            if let fade {
-                let transitionMs = min(plain.transitionMs, SimulatedDurations.longestMs)
-                carryOn(fade, on: bulb, transitionMs: transitionMs, once: awaiting, in: home)
-            }
             if case .setLightPower(let level, let duration) = request, duration > 0 {
                 notePowerFade(
                     on: bulb, isOn: level > 0, durationMs: Double(duration), wasOn: bulb.light.state.isOn,

@@ -258,6 +258,16 @@ def test_a_strip_and_a_tile_take_zones_pixels_themes_and_firmware_effects(lumend
         assert halloween != painted
         await wait_for(hass, "the theme chosen", lambda: hass.states.get(strip_entities["theme"]).state == "halloween")
 
+        # A brightness alone on the painted strip: every zone takes it and keeps its colour, and Home Assistant shows
+        # it, as it reads the strip's Light.State once it has set the zones.
+        await call(hass, "light", "turn_on", lights[STRIP], brightness=100)
+        await shows(STRIP, "dimmed to 100", lambda s: s.attributes["brightness"] == 100, timeout=3)
+        dimmed = await asked(hass, wire.zones, strip)
+        assert [(h, s, k) for h, s, _, k in dimmed] == [(h, s, k) for h, s, _, k in halloween], dimmed
+        assert {zone[2] for zone in dimmed} == {100 * 257}, dimmed
+        assert abs((await landed(hass, lumend, "den.strip"))["state"]["brightness"] - 39.2) < 0.1
+        halloween = dimmed
+
         # Off over 2 s: the power level falls, the zones stay as painted; on again, they are still there.
         await call(hass, "light", "turn_off", lights[STRIP], transition=2)
         await shows(STRIP, "the fade off under way", lambda s: s.state == "on" and s.attributes["brightness"] < 255)
