@@ -184,8 +184,11 @@ class LIFXTrouble(logging.Handler):
         super().__init__(logging.WARNING)
         self.expected = expected
         self.problems: list[str] = []
+        self.over = False
 
     def emit(self, record: logging.LogRecord) -> None:
+        if self.over:
+            return
         text = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
             text += f" ({record.exc_info[1]!r})"
@@ -207,6 +210,11 @@ class LIFXTrouble(logging.Handler):
                 self.problems.append(f"{new.entity_id} became unavailable")
 
         hass.bus.async_listen(EVENT_STATE_CHANGED, changed)
+
+    def end(self) -> None:
+        """Stops noting: what Home Assistant logs as it stops (an effect's task it leaves pending) is not the bulbs'
+        trouble."""
+        self.over = True
 
     def __enter__(self) -> "LIFXTrouble":
         logging.getLogger().addHandler(self)
