@@ -19,6 +19,9 @@ extension LIFXDeviceRecords {
         }
 
         var cycle: Cycle?
+        /// The last cycle once it is over (ran its length, stopped or cut short): a Clean goes on reporting its
+        /// length and the power before it, with nothing left.
+        var lastCycle: Ended?
         /// LIFX's `LastHevCycleResult`: 0 done, 2 cut short by a reboot or power loss, 4 stopped over the LAN,
         /// 255 none yet.
         var lastResult: UInt8 = 255
@@ -28,11 +31,35 @@ extension LIFXDeviceRecords {
         /// The length of a cycle started without one: two hours, as LIFX ships the Clean.
         var defaultDurationS: UInt32 = 7_200
 
+        /// A cycle that is over: how long it was to run, whether the light was on before it.
+        struct Ended: Sendable, Hashable {
+            var durationS: UInt32
+            var lastPower: Bool
+        }
+
+        /// What `StateHevCycle` tells of the cycle under way at `nowMs`, or of the last one once it is over (its
+        /// length, none left), or before any of the configured length.
+        func reported(atMs nowMs: Double) -> (durationS: UInt32, remainingS: UInt32, lastPower: Bool) {
+            if let cycle {
+                // Never more than the cycle's length, nor less than nothing, whatever an old record gave its start.
+                let leftS = (cycle.leftMs(atMs: nowMs) / 1_000).rounded(.up)
+                return (cycle.durationS, UInt32(leftS), cycle.lastPower)
+            }
+            return (lastCycle?.durationS ?? defaultDurationS, 0, lastCycle?.lastPower ?? false)
+        }
+
+        /// Ends the cycle under way with `result` (LIFX's `LastHevCycleResult`).
+        mutating func end(as result: UInt8) {
+            guard let cycle else { return }
+            lastCycle = Ended(durationS: cycle.durationS, lastPower: cycle.lastPower)
+            self.cycle = nil
+            lastResult = result
+        }
+
         /// Ends the cycle whose time is up at `nowMs`, as done.
         mutating func settle(atMs nowMs: Double) {
             guard let cycle, nowMs >= cycle.startMs + Double(cycle.durationS) * 1_000 else { return }
-            self.cycle = nil
-            lastResult = 0
+            end(as: 0)
         }
 
         /// Ends the cycle under way at `nowMs` as a reboot or power loss does, `INTERRUPTED_BY_RESET`; one whose
@@ -41,8 +68,7 @@ extension LIFXDeviceRecords {
         mutating func interrupt(atMs nowMs: Double) -> Bool {
             settle(atMs: nowMs)
             guard cycle != nil else { return false }
-            cycle = nil
-            lastResult = 2
+            end(as: 2)
             return true
         }
     }
@@ -66,9 +92,8 @@ extension LIFXDeviceRecords {
             if enable {
                 let length = durationS > 0 ? durationS : state.defaultDurationS
                 state.cycle = HEV.Cycle(startMs: nowMs, durationS: length, lastPower: lightWasOn)
-            } else if state.cycle != nil {
-                state.cycle = nil
-                state.lastResult = 4
+            } else {
+                state.end(as: 4)
             }
             cycles[light] = state
         }

@@ -149,6 +149,11 @@ extension LIFXDeviceRecords {
             "lastResult": .int(Int(hev.lastResult)), "indication": .bool(hev.indication),
             "defaultDurationS": .int(Int(hev.defaultDurationS)),
         ]
+        if let last = hev.lastCycle {
+            object["lastCycle"] = .object([
+                "durationS": .int(Int(last.durationS)), "lastPower": .bool(last.lastPower),
+            ])
+        }
         if let cycle = hev.cycle {
             object["cycle"] = .object([
                 "leftMs": .double(cycle.leftMs(atMs: nowMs)), "durationS": .int(Int(cycle.durationS)),
@@ -166,6 +171,12 @@ extension LIFXDeviceRecords {
             let defaultDurationS = json["defaultDurationS"]?.intValue.flatMap(UInt32.init(exactly:))
         else { return nil }
         var hev = HEV(lastResult: lastResult, indication: indication, defaultDurationS: defaultDurationS)
+        // A record written before kept no cycle that was over.
+        if let last = json["lastCycle"], let durationS = last["durationS"]?.intValue.flatMap(UInt32.init(exactly:)),
+            let lastPower = last["lastPower"]?.boolValue
+        {
+            hev.lastCycle = HEV.Ended(durationS: durationS, lastPower: lastPower)
+        }
         guard let cycle = json["cycle"], let durationS = cycle["durationS"]?.intValue.flatMap(UInt32.init(exactly:)),
             let lastPower = cycle["lastPower"]?.boolValue
         else { return hev }

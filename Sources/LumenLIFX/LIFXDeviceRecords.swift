@@ -88,15 +88,17 @@ final class LIFXDeviceRecords: Sendable {
 
     /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows
     /// what that left it in, since a bulb keeps its HSBK as given (a hue under no saturation, the kelvin to the
-    /// degree, a brightness below 1 %), which Lumen's state holds only as near as its own units; else worked out
-    /// from the state.
+    /// degree, a brightness below 1 %), which Lumen's state holds only as near as its own units; its level alone
+    /// moved since (a fade, a level set another way), at that level; else worked out from the state.
     func color(of light: LightID, in state: LightState, kind: LightKind) -> HSBK {
-        if let given = givenColors.withLock({ $0[light] }), given.state.brightness == state.brightness,
+        let worked = HSBK(state, kind: kind)
+        guard let given = givenColors.withLock({ $0[light] }),
             given.state.colorTemperature == state.colorTemperature, given.state.color == state.color
-        {
-            return given.color
-        }
-        return HSBK(state, kind: kind)
+        else { return worked }
+        if given.state.brightness == state.brightness { return given.color }
+        var color = given.color
+        color.brightness = worked.brightness
+        return color
     }
 
     /// Records for bulbs that came up at `startedAtMs` of simulation time, on a home whose simulated wall clock

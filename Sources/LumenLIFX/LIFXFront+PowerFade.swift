@@ -81,6 +81,52 @@ extension LIFXFront {
         return (fade.landing, fade.level(atMs: home.nowMilliseconds))
     }
 
+    /// Sends `plain`, a colour for `bulb`'s light (``sending(_:to:from:in:)``), leaving a power fade under way
+    /// going: firmware keeps the power level apart from the colour.
+    func sendingColor(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
+        from sender: () -> String, in home: isolated Home
+    ) -> Started.Awaiting {
+        guard let fade = powerFade(of: bulb, in: home) else { return sending(plain, to: bulb, from: sender, in: home) }
+        let kept = Self.keepingPower(plain, of: fade, atMs: home.nowMilliseconds)
+        let awaiting = sending(kept, to: bulb, from: sender, in: home)
+        let transitionMs = min(kept.transitionMs, SimulatedDurations.longestMs)
+        carryOn(fade, on: bulb, transitionMs: transitionMs, once: awaiting, in: home)
+        return awaiting
+    }
+
+    /// `plain`, a colour sent to a bulb whose power fades (`fade`), as firmware takes it at `nowMs`: the power fade
+    /// goes on, so the light goes where the fade takes it (off, or on) with the new colour, both landing when the
+    /// fade does.
+    static func keepingPower(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), of fade: LIFXPowerFade, atMs nowMs: Double
+    ) -> (change: LightChange, given: HSBK?, transitionMs: Double) {
+        var kept = plain
+        kept.change.isOn = fade.isOn
+        kept.transitionMs = max(0, fade.endMs - nowMs)
+        return kept
+    }
+
+    /// Keeps `fade` going once `bulb` took the colour `awaiting` waits for (``keepingPower(_:of:atMs:)``), in
+    /// that turn of `home`: from where it began, to where the light now lands, `transitionMs` from then.
+    func carryOn(
+        _ fade: LIFXPowerFade, on bulb: LIFXLight, transitionMs: Double, once awaiting: Started.Awaiting,
+        in home: isolated Home
+    ) {
+        let id = bulb.light.id
+        awaiting.whenTaken { [home, records] _ in
+            home.assumeIsolated { home in
+                guard let landing = try? home.landing(of: id), landing.isOn == fade.isOn else { return }
+                let endMs = home.nowMilliseconds + transitionMs
+                records.powerFades.withLock {
+                    $0[id] = LIFXPowerFade(
+                        isOn: fade.isOn, fromLevel: fade.fromLevel, startMs: fade.startMs,
+                        durationMs: endMs - fade.startMs, landing: landing)
+                }
+            }
+        }
+    }
+
     /// The light `bulb` shows now as it reports it, in a turn of `home`: what a message placed over it starts
     /// from.
     func reportedState(of bulb: LIFXLight, in home: isolated Home) -> LightState {

@@ -78,13 +78,9 @@ extension LIFXFront {
             case .getLastHevCycleResult:
                 return .stateLastHevCycleResult(hev.cycle == nil ? hev.lastResult : LIFXDeviceRecords.HEV.busy)
             default:
-                guard let cycle = hev.cycle else {
-                    return .stateHevCycle(durationS: 0, remainingS: 0, lastPower: false)
-                }
-                // Never more than the cycle's length, nor less than nothing, whatever an old record gave its start.
-                let leftS = (cycle.leftMs(atMs: now) / 1_000).rounded(.up)
+                let cycle = hev.reported(atMs: now)
                 return .stateHevCycle(
-                    durationS: cycle.durationS, remainingS: UInt32(leftS), lastPower: cycle.lastPower)
+                    durationS: cycle.durationS, remainingS: cycle.remainingS, lastPower: cycle.lastPower)
             }
         case .getColorZones, .setColorZones, .getExtendedColorZones, .setExtendedColorZones:
             return zoneStates(answering: request, of: bulb, after: state, in: home).first

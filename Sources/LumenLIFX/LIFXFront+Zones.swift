@@ -30,7 +30,7 @@ extension LIFXFront {
         let id = bulb.light.id
         let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
         let now = home.nowMilliseconds
-        let (before, after, oneColour) = records.zoneStates.withLock { kept in
+        let (before, after, oneColour, shownNow) = records.zoneStates.withLock { kept in
             let before = kept[id]
             var zones = LIFXZones.current(before, light: light)
             let shown = zones.set(colors, from: index, apply: apply)
@@ -44,15 +44,34 @@ extension LIFXFront {
                 if let shown { zones.show(shown, atMs: now, durationMs: Double(durationMs)) }
                 kept[id] = zones
             }
-            return (before, kept[id], oneColour)
+            return (before, kept[id], oneColour, shown)
         }
-        let started = placing(oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, in: home) {
-            [records] in records.zoneStates.withLock { kept in if kept[id] == after { kept[id] = before } }
+        let takeBack: @Sendable () -> Void = { [records] in
+            records.zoneStates.withLock { kept in if kept[id] == after { kept[id] = before } }
         }
+        // Zones of different colours at one brightness (a painted strip dimmed): the strip reports that brightness
+        // however it sums its zones up, so the light takes it, its colour and the zones' own kept.
+        if oneColour == nil, let level = shownNow.flatMap(Self.commonBrightness), level != light.brightness {
+            var levelled = light
+            levelled.brightness = level
+            var change = LightChange()
+            change.brightness = levelled.change(for: bulb.light.model.kind).brightness
+            return Started(
+                awaiting: sendingColor((change, levelled, Double(durationMs)), to: bulb, from: sender, in: home),
+                takeBack: takeBack)
+        }
+        let started = placing(
+            oneColour, over: light, durationMs: durationMs, on: bulb, from: sender, in: home, takeBack: takeBack)
         if oneColour != nil {
             started.awaiting.whenTaken { _ in self.followLight(bulb, unlessChangedFrom: after, pixels: nil) }
         }
         return started
+    }
+
+    /// The brightness every one of `colors` has, if they share one.
+    static func commonBrightness(_ colors: [HSBK]) -> UInt16? {
+        guard let first = colors.first?.brightness, colors.allSatisfy({ $0.brightness == first }) else { return nil }
+        return first
     }
 
     /// Once `bulb` took one colour for the whole light, its zones and pixels follow the light again, as a strip's

@@ -424,7 +424,12 @@ public final class LIFXFront: Sendable {
             if plain.given == nil, let fading {
                 plain.change = keepingLevel(plain.change, during: fading, of: bulb, in: home)
             }
-            let awaiting = sending(plain, to: bulb, from: sender, in: home)
+            let awaiting =
+                if case .setColor = request {
+                    sendingColor(plain, to: bulb, from: sender, in: home)
+                } else {
+                    sending(plain, to: bulb, from: sender, in: home)
+                }
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
             if plain.given != nil { followLight(bulb, once: awaiting) }
             if case .setLightPower(let level, let duration) = request, duration > 0 {

@@ -65,7 +65,7 @@ struct LIFXCapabilityTests {
         let half = try await reply("den.clean", 142, sequence: 2)
         #expect(half.payload == Self.uint32(60) + Self.uint32(30) + [0], "half a minute left")
         try await home.advance(byMilliseconds: 31_000)
-        #expect(try await reply("den.clean", 142, sequence: 3).payload == Self.uint32(0) + Self.uint32(0) + [0])
+        #expect(try await reply("den.clean", 142, sequence: 3).payload == Self.uint32(60) + Self.uint32(0) + [0])
         #expect(try await reply("den.clean", 148, sequence: 4).payload == [0], "done")
         // Another, stopped over the LAN.
         _ = try await reply("den.clean", 143, payload: [1] + Self.uint32(0), wantsReply: true, sequence: 5)
@@ -73,5 +73,27 @@ struct LIFXCapabilityTests {
         _ = try await reply("den.clean", 143, payload: [0] + Self.uint32(0), wantsReply: true, sequence: 7)
         #expect(try await reply("den.clean", 148, sequence: 8).payload == [4], "interrupted over the LAN")
         #expect(try await reply("den.nv", 142).type == 223, "a bulb without HEV: StateUnhandled")
+    }
+
+    /// Once a cycle is over, `StateHevCycle` still tells of it, as a LIFX Clean does: its length and whether the
+    /// light was on before it, with nothing left; before any cycle, the configured length.
+    @Test func aCycleOverStillReportsItsLengthAndThePowerBeforeIt() async throws {
+        let idle = try await reply("den.clean", 142)
+        #expect(idle.payload == Self.uint32(7_200) + Self.uint32(0) + [0], "the configured length before any cycle")
+        _ = try await home.submit(LightChange(isOn: true), to: "den.clean")
+        try await home.advance(byMilliseconds: 100)
+
+        // A cycle of a minute, started with the light on, runs its length.
+        _ = try await reply("den.clean", 143, payload: [1] + Self.uint32(60), wantsReply: true, sequence: 2)
+        try await home.advance(byMilliseconds: 61_000)
+        let done = try await reply("den.clean", 142, sequence: 3)
+        #expect(done.payload == Self.uint32(60) + Self.uint32(0) + [1], "its length and the power before it")
+
+        // One of the configured length, stopped over the LAN; the configured length changed after it.
+        _ = try await reply("den.clean", 143, payload: [1] + Self.uint32(0), wantsReply: true, sequence: 4)
+        _ = try await reply("den.clean", 143, payload: [0] + Self.uint32(0), wantsReply: true, sequence: 5)
+        _ = try await reply("den.clean", 146, payload: [0] + Self.uint32(30), wantsReply: true, sequence: 6)
+        let stopped = try await reply("den.clean", 142, sequence: 7)
+        #expect(stopped.payload == Self.uint32(7_200) + Self.uint32(0) + [1], "the cycle stopped, not the setting")
     }
 }

@@ -93,12 +93,13 @@ struct LIFXDeviceRecordsJournalTests {
         let journal = Locked<[StateRecord]>([])
         await again.setPersistenceSink { record in journal.withLock { $0.append(record) } }
         let restarted = LIFXFront(scopeContext: ScopeContext(home: again), port: 56_700)
-        #expect(try await Self.hevLeft(of: restarted, home: again) == (0, 0))
+        #expect(try await Self.hevLeft(of: restarted, home: again) == (100, 0), "the cycle cut short, none left")
         #expect(try await Self.lastHEVResult(of: restarted, home: again) == 2, "INTERRUPTED_BY_RESET")
         // Saved so: a checkpoint or another restart does not bring the cycle back.
         let record = try #require(await again.frontRecord("lifx"))
         #expect(record["den.clean"]?["hev"]?["cycle"] == nil)
         #expect(record["den.clean"]?["hev"]?["lastResult"] == .int(2))
+        #expect(record["den.clean"]?["hev"]?["lastCycle"]?["durationS"] == .int(100))
         #expect(journal.withLock { $0 }.contains { $0.jsonValue["entry"] == .string("den.clean") })
     }
 
@@ -108,7 +109,7 @@ struct LIFXDeviceRecordsJournalTests {
         _ = try await Saving.replies(143, [1, 100, 0, 0, 0], to: "den.clean", of: front, home: home)
         _ = try await Saving.replies(38, [], to: "den.clean", of: front, home: home)
         try await home.advance(byMilliseconds: 3_000)
-        #expect(try await Self.hevLeft(of: front, home: home) == (0, 0))
+        #expect(try await Self.hevLeft(of: front, home: home) == (100, 0))
         #expect(try await Self.lastHEVResult(of: front, home: home) == 2)
 
         // A cycle that ran its length reports done; a power cut then has no cycle to cut short.
@@ -125,7 +126,7 @@ struct LIFXDeviceRecordsJournalTests {
         #expect(record["den.clean"]?["hev"]?["cycle"] == nil)
         #expect(record["den.clean"]?["hev"]?["lastResult"] == .int(2))
         try await home.advance(byMilliseconds: 2_000)
-        #expect(try await Self.hevLeft(of: front, home: home) == (0, 0))
+        #expect(try await Self.hevLeft(of: front, home: home) == (100, 0))
         #expect(try await Self.lastHEVResult(of: front, home: home) == 2)
     }
 

@@ -196,3 +196,50 @@ extension LIFXFrontTests {
         #expect(on.levels == [65_535, 65_535, 65_535] && on.color == color, "\(on)")
     }
 }
+
+/// A colour sent while the bulb fades its power changes the colour and leaves the fade going, as firmware keeps
+/// the power level apart from the colour: a light fading off still goes off (Home Assistant turns a light that
+/// fades off back on before it sets a colour for that reason).
+extension LIFXFrontTests {
+    /// Sends `SetColor`, moving the clock only until the bulb takes it.
+    func sendColor(_ color: HSBK, sequence: UInt8) async throws {
+        let answer = try await front.repliesReadInOneGo([setColor(color, sequence: sequence)], movingClockOf: home)
+        #expect(answer.map(\.type) == [45])
+    }
+
+    @Test func aColourSentDuringAFadeOffChangesTheColourAndTheLightStillGoesOff() async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 3)
+
+        try await moveClock(toMs: offMs + 500)
+        try await sendColor(second, sequence: 4)
+        try await moveClock(toMs: offMs + 1_000)
+        let falling = try await reportedPower(sequence: 5)
+        #expect(falling.color == second, "the colour as sent")
+        #expect(falling.levels.allSatisfy { (32_000...33_500).contains($0) }, "still half way down: \(falling.levels)")
+
+        try await moveClock(toMs: offMs + 2_100)
+        let off = try await reportedPower(sequence: 6)
+        #expect(off.levels == [0, 0, 0] && off.color == second)
+        #expect(try await !home.light("den.bulb").state.isOn, "the fade off went on to the end")
+    }
+
+    @Test func aColourSentDuringAFadeOnLeavesThePowerRisingToTheEnd() async throws {
+        let second = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        let onMs = try await fadePower(on: true, durationMs: 2_000, sequence: 1)
+
+        try await moveClock(toMs: onMs + 500)
+        try await sendColor(second, sequence: 2)
+        try await moveClock(toMs: onMs + 1_000)
+        let rising = try await reportedPower(sequence: 3)
+        #expect(rising.color == second)
+        #expect(rising.levels.allSatisfy { (32_000...33_500).contains($0) }, "half way up: \(rising.levels)")
+
+        try await moveClock(toMs: onMs + 2_100)
+        let on = try await reportedPower(sequence: 4)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == second)
+    }
+}

@@ -179,6 +179,97 @@ struct LIFXZoneTests {
         return writer.output
     }
 
+    /// Every zone given one brightness and colours of their own (what Home Assistant sends a painted strip for a
+    /// brightness alone): the strip reports that brightness in `Light.State`, as it does however it sums its zones
+    /// up, and the light takes it; the zones keep their colours.
+    @Test func zonesOfDifferentColoursAtOneBrightnessGiveTheLightThatBrightness() async throws {
+        let light = HSBK(try await home.light("den.strip").state, kind: .color)
+        _ = try await replies(501, Self.setZones(0, 7, Self.red))
+        var dimmer = Self.red
+        dimmer.brightness = 20_000
+        var dimmerLight = light
+        dimmerLight.brightness = 20_000
+        let colors = Array(repeating: dimmer, count: 8) + Array(repeating: dimmerLight, count: 8)
+        var writer = LIFXWriter()
+        writer.uint32(0)
+        writer.uint8(1)
+        writer.uint16(0)
+        writer.uint8(16)
+        for color in colors { color.write(&writer) }
+        _ = try await replies(510, writer.output)
+        #expect(try await zones() == colors, "each zone keeps its colour, at the brightness given")
+        let state = try await replies(101)
+        var reader = LIFXReader(try #require(state.first).payload)
+        #expect(HSBK(&reader) == dimmerLight, "the strip reports the zones' one brightness")
+        #expect(abs(try await home.light("den.strip").state.brightness - 30.5) < 0.1)
+
+        // Zones of different brightnesses leave the light as it is.
+        _ = try await replies(501, Self.setZones(0, 3, Self.red))
+        #expect(abs(try await home.light("den.strip").state.brightness - 30.5) < 0.1)
+        #expect(try await zones() == [Self.red, Self.red, Self.red, Self.red] + Array(colors[4...]))
+    }
+
+    /// Zones at one brightness over a duration: the light's level fades there, and the zones fade to their own
+    /// colours, kept all the way.
+    @Test func zonesAtOneBrightnessKeepTheirColoursWhileTheLightsLevelFades() async throws {
+        // A colour given as Home Assistant gives it: 3,500 K, which the light holds as 286 mireds (3,497 K).
+        var color = LIFXWriter()
+        color.uint8(0)
+        Self.red.write(&color)
+        color.uint32(0)
+        _ = try await replies(102, color.output)
+        var writer = LIFXWriter()
+        writer.uint32(1_000)
+        writer.uint8(1)
+        writer.uint16(0)
+        writer.uint8(16)
+        let colors = (0..<16).map {
+            HSBK(hue: UInt16($0 * 4_000), saturation: 65_535, brightness: 20_000, kelvin: 3_500)
+        }
+        for color in colors { color.write(&writer) }
+        _ = try await replies(510, writer.output)
+        try await home.advance(byMilliseconds: 500)
+        // Part of the way from the light's colour to each zone's own: not every zone the light's colour.
+        #expect(Set(try await zones().map(\.hue)).count == 16, "their own colours on the way")
+        try await home.advance(byMilliseconds: 600)
+        #expect(try await zones() == colors)
+        #expect(abs(try await home.light("den.strip").state.brightness - 30.5) < 0.1)
+    }
+
+    /// Home Assistant paints a theme on a strip that is off by fading it on and sending the zones at once: zones at
+    /// one brightness leave the fade going, as a colour does.
+    @Test func zonesAtOneBrightnessLeaveAPowerFadeGoing() async throws {
+        var off = LIFXWriter()
+        off.uint16(0)
+        off.uint32(0)
+        _ = try await replies(117, off.output)
+        var on = LIFXWriter()
+        on.uint16(65_535)
+        on.uint32(1_000)
+        _ = try await replies(117, on.output)
+        let startMs = await home.reading { $0.nowMilliseconds }
+        var writer = LIFXWriter()
+        writer.uint32(0)
+        writer.uint8(1)
+        writer.uint16(0)
+        writer.uint8(16)
+        for index in 0..<16 {
+            HSBK(hue: UInt16(index * 4_000), saturation: 65_535, brightness: 20_000, kelvin: 3_500).write(&writer)
+        }
+        _ = try await replies(510, writer.output)
+        let nowMs = await home.reading { $0.nowMilliseconds }
+        try await home.advance(byMilliseconds: startMs + 500 - nowMs)
+        var reader = LIFXReader(try #require(try await replies(101).first).payload)
+        #expect(HSBK(&reader).brightness == 20_000)
+        reader.skip(2)
+        let level = reader.uint16()
+        #expect((30_000...36_000).contains(level), "still half way up: \(level)")
+        try await home.advance(byMilliseconds: 600)
+        reader = LIFXReader(try #require(try await replies(101).first).payload)
+        reader.skip(10)
+        #expect(reader.uint16() == 65_535)
+    }
+
     @Test func extendedZonesAreSetFromAnIndexOn() async throws {
         let light = HSBK(try await home.light("den.strip").state, kind: .color)
         let set = try await replies(510, Self.fourZonesFromTwo)

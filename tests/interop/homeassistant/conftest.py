@@ -18,6 +18,7 @@ Home Assistant's Hue flow asks the vendor's cloud for bridges first, and its LIF
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -173,6 +174,58 @@ async def landed(hass, lumend, light: str) -> dict:
         return None if truth.get("fading") else truth
 
     return await wait_for(hass, f"{light}'s fade to land in lumend", record, timeout=5)
+
+
+class LIFXTrouble(logging.Handler):
+    """What Home Assistant says went wrong with its LIFX bulbs while a scenario runs: the warnings and errors its
+    LIFX integration and aiolifx log (timeouts, a failed update), a task of aiolifx's that failed, and every LIFX
+    entity that became unavailable. `expected` holds the messages a scenario causes on purpose."""
+
+    def __init__(self, expected: tuple[str, ...] = ()):
+        super().__init__(logging.WARNING)
+        self.expected = expected
+        self.problems: list[str] = []
+        self.over = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.over:
+            return
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({record.exc_info[1]!r})"
+        about_lifx = record.name.startswith(("homeassistant.components.lifx", "aiolifx")) or "aiolifx" in text
+        if about_lifx and not any(expected in text for expected in self.expected):
+            self.problems.append(f"{record.name} {record.levelname}: {text}")
+
+    def watch(self, hass) -> None:
+        """Notes each LIFX entity that becomes unavailable, from now on."""
+        from homeassistant.const import EVENT_STATE_CHANGED
+        from homeassistant.helpers import entity_registry as er
+
+        registry = er.async_get(hass)
+
+        def changed(event) -> None:
+            new = event.data.get("new_state")
+            entry = registry.async_get(event.data["entity_id"])
+            if new is not None and new.state == "unavailable" and entry is not None and entry.platform == "lifx":
+                self.problems.append(f"{new.entity_id} became unavailable")
+
+        hass.bus.async_listen(EVENT_STATE_CHANGED, changed)
+
+    def end(self) -> None:
+        """Stops noting: what Home Assistant logs as it stops (an effect's task it leaves pending) is not the bulbs'
+        trouble."""
+        self.over = True
+
+    def __enter__(self) -> "LIFXTrouble":
+        # A task an earlier test's Home Assistant left pending as it stopped is destroyed when it is collected,
+        # which asyncio logs: collected now, before noting starts, it is not taken for this scenario's trouble.
+        gc.collect()
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        logging.getLogger().removeHandler(self)
 
 
 def state_of(hass, entity_id: str):
