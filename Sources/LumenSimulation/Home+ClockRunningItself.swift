@@ -36,19 +36,31 @@ extension Home {
     /// - Throws: ``LumenError`` `invalidParams` for a span out of range; `busy` with ``sleeperLimit`` asleep
     ///   already; `shuttingDown` when the home stops first.
     public func sleep(milliseconds ms: Double) async throws(LumenError) {
-        guard !isShutDown else { throw LumenError.shuttingDown }
-        if let problem = SimulatedDurations.advanceProblem(ms, "ms") { throw LumenError(.invalidParams, problem) }
-        guard pending.sleeperCount < Self.sleeperLimit else {
-            throw LumenError(
-                .busy, "\(Self.sleeperLimit) are asleep on the simulation's clock already; wait for some to wake")
-        }
-        refreshRealTime()
-        let number = pending.takeNumber()
+        var refusal: LumenError?
+        // Checked in the turn the sleeper lies down in, not before the `await`: that may give the home's executor
+        // up first (a task that prefers no executor, run by an event loop that is its task executor as well, hops
+        // again to take the continuation), and a stop or other sleepers may come between.
         let woken = await withCheckedContinuation { continuation in
+            refusal = sleepRefusal(ms)
+            guard refusal == nil else { return continuation.resume(returning: false) }
+            refreshRealTime()
+            let number = pending.takeNumber()
             pending.addSleeper(continuation, as: number)
             schedule(.wake(number), at: nowMicros + Self.micros(ms))
         }
+        if let refusal { throw refusal }
         guard woken else { throw LumenError.shuttingDown }
+    }
+
+    /// Why a sleep of `ms` is refused now, if it is.
+    private func sleepRefusal(_ ms: Double) -> LumenError? {
+        if isShutDown { return .shuttingDown }
+        if let problem = SimulatedDurations.advanceProblem(ms, "ms") { return LumenError(.invalidParams, problem) }
+        guard pending.sleeperCount < Self.sleeperLimit else {
+            return LumenError(
+                .busy, "\(Self.sleeperLimit) are asleep on the simulation's clock already; wait for some to wake")
+        }
+        return nil
     }
 
     /// How many are waiting on the simulation: commands not yet answered, questions to lights, and sleepers. What

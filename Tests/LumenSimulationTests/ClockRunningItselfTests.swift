@@ -1,5 +1,7 @@
+import LumenLoop
 import LumenModel
 import LumenProtocol
+import LumenTestSupport
 import Testing
 
 @testable import LumenSimulation
@@ -77,6 +79,32 @@ struct ClockRunningItselfTests {
         await home.shutDown()
         await #expect(throws: LumenError.shuttingDown) { try await sleeper.value }
         await #expect(throws: LumenError.self) { try await home.sleep(milliseconds: -1) }
+    }
+
+    /// A sleep's `await` may give the home's loop up before the sleeper lies down: a task that prefers no
+    /// executor, run by the loop as its task executor too, hops again to take the continuation. A stop queued
+    /// meanwhile runs between, and the sleeper must still be told of it, not lie down on a stopped home for good.
+    @Test func aStopThatComesBetweenASleepsStartAndItsLyingDownIsToldToIt() async throws {
+        // Not running yet: what is queued on it runs in order once a thread runs it.
+        let loop = EventLoop(name: "test.home", startingThread: false)
+        let home = Home(fixture: try Fixture(json: Array(Self.fixture.utf8)), clock: .virtual, executor: loop)
+        // Run here up to its hop to the home, so its first turn is the first thing queued on the loop.
+        let sleeper = Task.immediate { try await home.sleep(milliseconds: 1_000) }
+        let (asleep, tell) = AsyncStream.makeStream(of: Int.self)
+        loop.execute { _ in
+            home.assumeIsolated { $0.shutDown() }
+            // Behind the sleep's next turn, which its first turn queued before this block ran.
+            loop.execute { _ in tell.yield(home.assumeIsolated { $0.waitingOnSimulation }) }
+        }
+        async let ran: Void = offload { loop.runOnCurrentThread() }
+        let leftAsleep = await asleep.first { _ in true } ?? -1
+        await loop.shutDown()
+        await ran
+        #expect(leftAsleep == 0, "a sleeper lay down on the stopped home, and is never woken")
+        // Only when told: one lying on the stopped home would hold this test for good.
+        if leftAsleep == 0 {
+            await #expect(throws: LumenError.shuttingDown) { try await sleeper.value }
+        }
     }
 
     @Test func sleepersAreBoundedAndOneTooManyIsToldWhy() async throws {
