@@ -37,24 +37,23 @@ struct ClockRunningItselfTests {
         #expect(await home.wallTime.iso8601 == "2026-01-01T00:01:00.250Z")
     }
 
+    /// Two waits at once end one jump apart, the nearer first. The quiet moment before each jump ends when the
+    /// test lets it, not after real time, so both waits are in before the first jump, however slowly their tasks run.
     @Test func waitsEndInTheOrderOfTheirTimes() async throws {
-        let home = try makeHome(runsItself: true)
-        let order = try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                _ = try await home.submit(LightChange(brightness: 10), to: "hall.far").value
-                return "far"
-            }
-            group.addTask {
-                try await home.sleep(milliseconds: 500)
-                return "sleep"
-            }
-            var ended: [String] = []
-            for try await end in group { ended.append(end) }
-            return ended
-        }
-        // Two waits at once: the clock may move on to the second while the first one's waiter is still on its
-        // way, so only the order and the end are certain.
-        #expect(order == ["sleep", "far"])
+        let quiet = SteppedClock()
+        let fixture = try Fixture(json: Array(Self.fixture.utf8))
+        let home = Home(fixture: fixture, clock: .virtual, wakeClock: quiet, runsItself: true)
+        let far = Task { try await home.submit(LightChange(brightness: 10), to: "hall.far").value }
+        let sleeper = Task { try await home.sleep(milliseconds: 500) }
+        while await home.waitingOnSimulation < 2 { await Task.yield() }
+
+        quiet.step()
+        try await sleeper.value
+        #expect(await home.nowMilliseconds == 500)
+        #expect(await home.waitingOnSimulation == 1, "the far light's answer is still to come")
+
+        quiet.step()
+        #expect(try await far.value.brightness == 10)
         #expect(await home.nowMilliseconds == 900)
     }
 
@@ -119,5 +118,40 @@ struct ClockRunningItselfTests {
         }
         try await home.advance(byMilliseconds: 1_000)
         for sleeper in sleepers { try await sleeper.value }
+    }
+}
+
+/// A clock whose sleeps end only as a test lets them, one at a time (``step()``): what a home whose clock runs
+/// itself waits its quiet moment on, so that the test, not the speed of its tasks, says when the moment is over.
+final class SteppedClock: Clock {
+    private let state = Locked<(waiting: [CheckedContinuation<Void, Never>], steps: Int)>(([], 0))
+
+    var now: ContinuousClock.Instant { .now }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        await withCheckedContinuation { continuation in
+            let stepped = state.withLock { state in
+                guard state.steps > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.steps -= 1
+                return true
+            }
+            if stepped { continuation.resume() }
+        }
+    }
+
+    /// Ends the sleep under way, or else the next one as soon as it begins.
+    func step() {
+        let woken = state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.steps += 1
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return state.waiting.removeFirst()
+        }
+        woken?.resume()
     }
 }
