@@ -59,6 +59,10 @@ final class LIFXDeviceRecords: Sendable {
     /// The power fade each bulb took (``LIFXPowerFade``), reported while the light fades so.
     /// Not saved: a fade lasts a moment, and a restart lands it. One a bulb at most.
     let powerFades = Locked<[LightID: LIFXPowerFade]>([:])
+    /// When each bulb takes the last power message (`SetPower`, `SetLightPower`) sent to it, in simulation
+    /// milliseconds: a colour sent before then finds the power as that message leaves it, not as a fade under way
+    /// takes it. Not saved.
+    let powerMessagesTakenMs = Locked<[LightID: Double]>([:])
     /// The colour clients last gave each bulb, with the state it left the light in.
     let givenColors = Locked<[LightID: (color: HSBK, state: LightState)]>([:])
     /// Whether what the home keeps for the bulbs was read yet (``loadOnce(from:)``).
@@ -158,6 +162,7 @@ final class LIFXDeviceRecords: Sendable {
         empty(timedEffects)
         empty(waveforms)
         empty(powerFades)
+        empty(powerMessagesTakenMs)
         empty(givenColors)
     }
 

@@ -24,22 +24,23 @@ extension LIFXFront {
 
     /// Notes the power fade `bulb` takes with the message `awaiting` waits for (`SetLightPower` to `isOn` over
     /// `durationMs`), in the turn of `home` that the bulb takes it: when the light then fades off (on now, off
-    /// once landed), or on from below full power. It starts from the level the bulb reported as the message
-    /// arrived (`wasOn`: 65535, else 0), or, when it turns the power fade `turning` the bulb reported then, from
-    /// where that one has got to as the bulb takes it. Another fade (the light already as asked) is no power fade.
+    /// once landed), or on from below full power. It starts from where the power fade the bulb has then (the one
+    /// it turns back, or carries on with a colour) has got to, else from the level the bulb reported as the
+    /// message arrived (`wasOn`: 65535, else 0). Another fade (the light already as asked) is no power fade.
     func notePowerFade(
-        on bulb: LIFXLight, isOn: Bool, durationMs: Double, wasOn: Bool, turning: LIFXPowerFade?,
-        once awaiting: Started.Awaiting, in home: isolated Home
+        on bulb: LIFXLight, isOn: Bool, durationMs: Double, wasOn: Bool, once awaiting: Started.Awaiting,
+        in home: isolated Home
     ) {
         let id = bulb.light.id
         let durationMs = min(durationMs, SimulatedDurations.longestMs)
         awaiting.whenTaken { [home, records] _ in
             home.assumeIsolated { home in
                 let nowMs = home.nowMilliseconds
-                let kept = records.powerFades.withLock { $0[id] }
+                // One the bulb had as the message arrived was read then (``powerFade(of:in:)``), which forgets it
+                // if another change had ended it; one here now that was not is one an earlier message left.
                 let fromLevel =
-                    if let turning, kept == turning {
-                        nowMs < turning.endMs ? Double(turning.level(atMs: nowMs)) : turning.toLevel
+                    if let kept = records.powerFades.withLock({ $0[id] }) {
+                        nowMs < kept.endMs ? Double(kept.level(atMs: nowMs)) : kept.toLevel
                     } else {
                         wasOn ? 65_535.0 : 0
                     }
@@ -56,7 +57,7 @@ extension LIFXFront {
     }
 
     /// The power fade `bulb` reports in a turn of `home`, if it took one
-    /// (``notePowerFade(on:isOn:durationMs:wasOn:turning:once:in:)``) and the light still fades to where its message
+    /// (``notePowerFade(on:isOn:durationMs:wasOn:once:in:)``) and the light still fades to where its message
     /// left it: another change, by any way in, ends it, as it ends the light's fade. One that ended is forgotten.
     func powerFade(of bulb: LIFXLight, in home: isolated Home) -> LIFXPowerFade? {
         let id = bulb.light.id
@@ -83,12 +84,18 @@ extension LIFXFront {
 
     /// Sends `plain`, a colour for `bulb`'s light (``sending(_:to:from:in:)``), leaving a power fade under way
     /// going: firmware keeps the power level apart from the colour.
+    ///
+    /// Sent as it is while a power message to the bulb is still on its way: the bulb takes that one first, which
+    /// turns the fade or ends it, and the colour must not undo it.
     func sendingColor(
         _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
         from sender: () -> String, in home: isolated Home
     ) -> Started.Awaiting {
-        guard let fade = powerFade(of: bulb, in: home) else { return sending(plain, to: bulb, from: sender, in: home) }
-        let kept = Self.keepingPower(plain, of: fade, atMs: home.nowMilliseconds)
+        let nowMs = home.nowMilliseconds
+        guard records.powerMessagesTakenMs.withLock({ $0[bulb.light.id] ?? 0 }) <= nowMs,
+            let fade = powerFade(of: bulb, in: home)
+        else { return sending(plain, to: bulb, from: sender, in: home) }
+        let kept = Self.keepingPower(plain, of: fade, atMs: nowMs)
         let awaiting = sending(kept, to: bulb, from: sender, in: home)
         let transitionMs = min(kept.transitionMs, SimulatedDurations.longestMs)
         carryOn(fade, on: bulb, transitionMs: transitionMs, once: awaiting, in: home)
@@ -108,7 +115,8 @@ extension LIFXFront {
     }
 
     /// Keeps `fade` going once `bulb` took the colour `awaiting` waits for (``keepingPower(_:of:atMs:)``), in
-    /// that turn of `home`: from where it began, to where the light now lands, `transitionMs` from then.
+    /// that turn of `home`: from the level the bulb's power fade had reached then, to where the light now lands,
+    /// over `transitionMs`, as the light's own fade does. A fade over by then has nothing left to carry.
     func carryOn(
         _ fade: LIFXPowerFade, on bulb: LIFXLight, transitionMs: Double, once awaiting: Started.Awaiting,
         in home: isolated Home
@@ -116,13 +124,16 @@ extension LIFXFront {
         let id = bulb.light.id
         awaiting.whenTaken { [home, records] _ in
             home.assumeIsolated { home in
-                guard let landing = try? home.landing(of: id), landing.isOn == fade.isOn else { return }
-                let endMs = home.nowMilliseconds + transitionMs
-                records.powerFades.withLock {
-                    $0[id] = LIFXPowerFade(
-                        isOn: fade.isOn, fromLevel: fade.fromLevel, startMs: fade.startMs,
-                        durationMs: endMs - fade.startMs, landing: landing)
-                }
+                let nowMs = home.nowMilliseconds
+                // The one the bulb has now: `fade`, or what an earlier colour carried it on to meanwhile. The
+                // colour came the bulb's latency after it was sent, so the fade may have ended first.
+                guard let kept = records.powerFades.withLock({ $0[id] }), kept.isOn == fade.isOn,
+                    nowMs < kept.endMs, let landing = try? home.landing(of: id), landing.isOn == fade.isOn
+                else { return }
+                let carried = LIFXPowerFade(
+                    isOn: fade.isOn, fromLevel: Double(kept.level(atMs: nowMs)), startMs: nowMs,
+                    durationMs: transitionMs, landing: landing)
+                records.powerFades.withLock { $0[id] = carried }
             }
         }
     }

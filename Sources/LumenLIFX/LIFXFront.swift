@@ -419,23 +419,26 @@ public final class LIFXFront: Sendable {
             guard var plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
                 return Started(awaiting: delivery(to: bulb, in: home))
             }
-            // Read as the message arrives, before it is sent: the power fade it turns, if the bulb reports one.
+            // Read as the message arrives, before it is sent: the power fade the bulb reports then, if any (one
+            // another change ended is forgotten here, so that the fade a power message turns is one still going).
             let fading = powerFade(of: bulb, in: home)
             if plain.given == nil, let fading {
                 plain.change = keepingLevel(plain.change, during: fading, of: bulb, in: home)
             }
-            let awaiting =
-                if case .setColor = request {
-                    sendingColor(plain, to: bulb, from: sender, in: home)
-                } else {
-                    sending(plain, to: bulb, from: sender, in: home)
-                }
+            let awaiting: Started.Awaiting
+            if case .setColor = request {
+                awaiting = sendingColor(plain, to: bulb, from: sender, in: home)
+            } else {
+                awaiting = sending(plain, to: bulb, from: sender, in: home)
+                let takenMs = (try? home.messagesTakenMs(of: id)) ?? home.nowMilliseconds
+                records.powerMessagesTakenMs.withLock { $0[id] = takenMs }
+            }
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
             if plain.given != nil { followLight(bulb, once: awaiting) }
             if case .setLightPower(let level, let duration) = request, duration > 0 {
                 notePowerFade(
                     on: bulb, isOn: level > 0, durationMs: Double(duration), wasOn: bulb.light.state.isOn,
-                    turning: fading, once: awaiting, in: home)
+                    once: awaiting, in: home)
             }
             return Started(awaiting: awaiting)
         case .setWaveform(let wave):

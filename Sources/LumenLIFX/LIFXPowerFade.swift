@@ -8,7 +8,7 @@ import LumenModel
 struct LIFXPowerFade: Sendable, Hashable {
     /// Whether it fades on (else off).
     var isOn: Bool
-    /// The level it starts from: 0 or 65535, or where a fade it turned back had got to.
+    /// The level it starts from: 0 or 65535, or where the fade it turned back, or carried on, had got to.
     var fromLevel: Double
     /// When the bulb took it, in simulation milliseconds.
     var startMs: Double

@@ -243,3 +243,96 @@ extension LIFXFrontTests {
         #expect(on.levels == [65_535, 65_535, 65_535] && on.color == second)
     }
 }
+
+/// A colour carried into a power fade (``LIFXFront/sendingColor(_:to:from:in:)``) as the bulb takes it: the
+/// reported power goes on from where it was, whenever the colour comes.
+extension LIFXFrontTests {
+    /// `SetPower`, at once.
+    func setPower(on: Bool, sequence: UInt8) -> LIFXPacket {
+        var writer = LIFXWriter()
+        writer.uint16(on ? 65_535 : 0)
+        return LIFXPacket(
+            source: 6, target: bulbSerial + [0, 0], wantsAcknowledgement: true, sequence: sequence, type: 21,
+            payload: writer.output)
+    }
+
+    @Test func aColourTakenMidFadeLeavesThePowerWhereItWas() async throws {
+        let second = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        let onMs = try await fadePower(on: true, durationMs: 2_000, sequence: 1)
+        try await moveClock(toMs: onMs + 500)
+        try await sendColor(second, sequence: 2)
+        let takenMs = await home.reading { $0.nowMilliseconds }
+        let level = try await reportedPower(sequence: 3).levels[0]
+        // The fade's own level as the bulb took the colour: 65535 × (takenMs − onMs) / 2000.
+        let expected = (65_535 * (takenMs - onMs) / 2_000).rounded()
+        #expect(abs(Double(level) - expected) <= 1, "no jump as the colour is taken: \(level), not \(expected)")
+    }
+
+    /// A colour sent just before a fade on ends, and taken after it did: the bulb is at full power from the
+    /// fade's end on, and stays there while the colour lands (over what was left of the fade as it was sent).
+    @Test func aColourTakenAfterAFadeOnEndedLeavesFullPower() async throws {
+        let second = HSBK(hue: 43_690, saturation: 65_535, brightness: 32_768, kelvin: 3_500)
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 1)
+        try await moveClock(toMs: onMs + 990)
+        try await sendColor(second, sequence: 2)
+        #expect(try await reportedPower(sequence: 3).levels == [65_535, 65_535, 65_535])
+        try await moveClock(toMs: onMs + 1_100)
+        let landed = try await reportedPower(sequence: 4)
+        #expect(landed.levels == [65_535, 65_535, 65_535] && landed.color == second, "\(landed)")
+    }
+
+    /// A colour sent just before a fade off ends, and taken after it did: the bulb stays off.
+    @Test func aColourTakenAfterAFadeOffEndedLeavesTheBulbOff() async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 1_000, sequence: 3)
+        try await moveClock(toMs: offMs + 990)
+        try await sendColor(second, sequence: 4)
+        let after = try await reportedPower(sequence: 5)
+        #expect(after.levels == [0, 0, 0], "\(after)")
+        #expect(try await !home.light("den.bulb").state.isOn)
+    }
+
+    /// A power-on and a colour read in one go during a fade off: the bulb takes the power-on first, so the colour
+    /// finds the fade over and the light on, and leaves it on.
+    @Test func aPowerOnThenAColourReadInOneGoDuringAFadeOffLeaveTheLightOn() async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        let answers = try await front.repliesReadInOneGo(
+            [setPower(on: true, sequence: 4), setColor(second, sequence: 5)], movingClockOf: home)
+        #expect(answers.map(\.type) == [45, 45])
+        try await moveClock(toMs: offMs + 2_500)
+        let after = try await reportedPower(sequence: 6)
+        #expect(after.levels == [65_535, 65_535, 65_535] && after.color == second, "\(after)")
+        #expect(try await home.light("den.bulb").state.isOn)
+    }
+}
+
+extension LIFXFrontTests {
+    /// A colour and a fade on read in one go during a fade off: the colour carries the fade off on, and the fade
+    /// on, taken after it, turns it back from the level it had reached, not from full power. (Sent while the
+    /// colour was on its way, the fade on keeps the light's level as it finds it, not the colour's.)
+    @Test func aFadeOnAfterAColourReadInOneGoTurnsTheCarriedFadeBack() async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        let answers = try await front.repliesReadInOneGo(
+            [setColor(second, sequence: 4), setLightPower(on: true, durationMs: 1_000, sequence: 5)],
+            movingClockOf: home)
+        #expect(answers.map(\.type) == [45, 45])
+        let turned = try await reportedPower(sequence: 6)
+        #expect((40_000..<60_000).contains(turned.levels[0]), "from the level reached: \(turned)")
+        #expect(turned.color.hue == second.hue)
+        try await moveClock(toMs: offMs + 2_000)
+        #expect(try await reportedPower(sequence: 7).levels == [65_535, 65_535, 65_535])
+    }
+}
