@@ -4,10 +4,11 @@ import LumenSimulation
 
 extension LIFXFront {
     /// `change`, a power message's (`SetPower`, `SetLightPower`) to `bulb` arriving in a turn of `home` during
-    /// the power fade `fade` the bulb reports, with the brightness the fade lands on: firmware's power level leaves
+    /// the power fade `fade` the bulb reports, with the colour the fade lands on: firmware's power level leaves
     /// the colour alone, so a bulb turned off part of the way up keeps its colour's brightness for the next
     /// turn-on, and one turned on part of the way down comes back to it, rather than to the level Lumen's light had
-    /// faded to.
+    /// faded to; a colour carried into the fade (``sendingColor(_:to:from:in:)``), still on its way there, goes on
+    /// to it rather than stopping where the light had got to.
     ///
     /// Left as it is while an earlier message to the bulb is still on its way: that one may give the light
     /// another brightness, which this one must not undo.
@@ -19,6 +20,15 @@ extension LIFXFront {
         }
         var kept = change
         kept.brightness = fade.landing.brightness
+        let (landing, shown, kind) = (fade.landing, bulb.light.state, bulb.light.model.kind)
+        // The landing's own colour, given the way it is held, so that it reads back as it was sent.
+        if landing.showsColorTemperature, kind.supports(.colorTemperature),
+            landing.colorTemperature != shown.colorTemperature || landing.color != shown.color
+        {
+            kept.colorTemperature = landing.colorTemperature
+        } else if !landing.showsColorTemperature, kind.supports(.color), landing.color != shown.color {
+            kept.color = landing.color
+        }
         return kept
     }
 

@@ -334,4 +334,22 @@ extension LIFXFrontTests {
         try await moveClock(toMs: offMs + 2_000)
         #expect(try await reportedPower(sequence: 7).levels == [65_535, 65_535, 65_535])
     }
+
+    /// A fade on taken while a colour carried into a fade off still moves keeps that colour as sent: the power
+    /// level leaves the colour alone, so the light does not stop part of the way to it.
+    @Test func aFadeOnAfterACarriedColourKeepsTheColour() async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: 21_845, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        try await sendColor(second, sequence: 4)
+        try await moveClock(toMs: offMs + 700)
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 5)
+        #expect(try await reportedPower(sequence: 6).color == second, "as the fade on is taken")
+        try await moveClock(toMs: onMs + 1_000)
+        let on = try await reportedPower(sequence: 7)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == second, "\(on)")
+    }
 }
