@@ -1,4 +1,5 @@
 import LumenModel
+import LumenScopes
 import LumenSimulation
 import Testing
 
@@ -351,5 +352,75 @@ extension LIFXFrontTests {
         try await moveClock(toMs: onMs + 1_000)
         let on = try await reportedPower(sequence: 7)
         #expect(on.levels == [65_535, 65_535, 65_535] && on.color == second, "\(on)")
+    }
+}
+
+/// A fade on taken while a carried colour still moves lands on that colour's kelvin too, on a colour bulb whatever
+/// the hue does and on a white one, whose colour temperature is all the colour it has.
+extension LIFXFrontTests {
+    @Test(arguments: [0, 21_845] as [UInt16])
+    func aFadeOnAfterACarriedKelvinKeepsTheKelvin(hue: UInt16) async throws {
+        let first = HSBK(hue: 0, saturation: 65_535, brightness: 65_535, kelvin: 3_500)
+        let second = HSBK(hue: hue, saturation: 65_535, brightness: 65_535, kelvin: 2_500)
+        try await sendColor(first, sequence: 1)
+        _ = try await fadePower(on: true, durationMs: 0, sequence: 2)
+        let offMs = try await fadePower(on: false, durationMs: 2_000, sequence: 3)
+        try await moveClock(toMs: offMs + 500)
+        try await sendColor(second, sequence: 4)
+        try await moveClock(toMs: offMs + 700)
+        let onMs = try await fadePower(on: true, durationMs: 1_000, sequence: 5)
+        try await moveClock(toMs: onMs + 1_000)
+        let on = try await reportedPower(sequence: 6)
+        #expect(on.levels == [65_535, 65_535, 65_535] && on.color == second, "\(on)")
+    }
+
+    @Test func aFadeOnAfterACarriedKelvinKeepsItOnAWhiteBulb() async throws {
+        let fixture = """
+            {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.white", "name": "White", "kind": "ambiance", "manufacturer": "LIFX",
+                 "product": "LIFX Mini White to Warm", "latency": {"kind": "fixed", "ms": 40}}
+              ]}
+            ]}
+            """
+        let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        let serial = DeviceSerial.of(home: "flat", light: "den.white") + [0, 0]
+        func send(_ type: UInt16, _ payload: [UInt8], sequence: UInt8) async throws -> [LIFXPacket] {
+            let packet = LIFXPacket(
+                source: 6, target: serial, wantsAcknowledgement: type != 101, sequence: sequence, type: type,
+                payload: payload)
+            return try await front.repliesReadInOneGo([packet], movingClockOf: home)
+        }
+        func color(_ color: HSBK, sequence: UInt8) async throws {
+            var writer = LIFXWriter()
+            writer.uint8(0)
+            color.write(&writer)
+            writer.uint32(0)
+            _ = try await send(102, writer.output, sequence: sequence)
+        }
+        func power(on: Bool, durationMs: UInt32, sequence: UInt8) async throws {
+            var writer = LIFXWriter()
+            writer.uint16(on ? 65_535 : 0)
+            writer.uint32(durationMs)
+            _ = try await send(117, writer.output, sequence: sequence)
+        }
+        func moveClock(toMs ms: Double) async throws {
+            try await home.advance(byMilliseconds: ms - (await home.reading { $0.nowMilliseconds }))
+        }
+        let first = HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 4_000)
+        let second = HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 2_500)
+        try await color(first, sequence: 1)
+        try await power(on: true, durationMs: 0, sequence: 2)
+        try await power(on: false, durationMs: 2_000, sequence: 3)
+        let offMs = await home.reading { $0.nowMilliseconds }
+        try await moveClock(toMs: offMs + 500)
+        try await color(second, sequence: 4)
+        try await moveClock(toMs: offMs + 700)
+        try await power(on: true, durationMs: 1_000, sequence: 5)
+        try await moveClock(toMs: offMs + 2_000)
+        var reader = LIFXReader(try #require(try await send(101, [], sequence: 6).first).payload)
+        #expect(HSBK(&reader) == second)
+        #expect(try await home.light("den.white").state.colorTemperature == 400)
     }
 }
