@@ -21,13 +21,15 @@ extension LIFXFront {
         var kept = change
         kept.brightness = fade.landing.brightness
         let (landing, shown, kind) = (fade.landing, bulb.light.state, bulb.light.model.kind)
-        // The landing's own colour, given the way it is held, so that it reads back as it was sent.
-        if landing.showsColorTemperature, kind.supports(.colorTemperature),
-            landing.colorTemperature != shown.colorTemperature || landing.color != shown.color
+        // The landing's own colour and colour temperature, so that it reads back as it was sent: a LIFX level ends
+        // every fade of the light where it stands, a colour temperature's as well as a colour's.
+        if kind.supports(.colorTemperature),
+            landing.colorTemperature != shown.colorTemperature
+                || (kind.supports(.color) && landing.color != shown.color)
         {
             kept.colorTemperature = landing.colorTemperature
-        } else if !landing.showsColorTemperature, kind.supports(.color), landing.color != shown.color {
-            kept.color = landing.color
+            // A colour temperature alone turns a colour light to that temperature's white.
+            if kind.supports(.color), !landing.showsColorTemperature { kept.color = landing.color }
         }
         return kept
     }
