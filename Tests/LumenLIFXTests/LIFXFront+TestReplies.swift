@@ -15,16 +15,19 @@ extension LIFXFront {
         return gathered.withLock { $0 }
     }
 
-    /// The replies to `packet`, moving `home`'s virtual clock an event at a time until they come: how the
-    /// suites that speak to one bulb at a time wait for its answer.
+    /// The replies to `packet`, moving `home`'s virtual clock an event at a time while the message is on its way
+    /// to the bulb, until they come (none, after 10,000 looks, for a message the bulb drops): how the suites that
+    /// speak to one bulb at a time wait for its answer.
     func replies(to packet: LIFXPacket, movingClockOf home: Home) async throws -> [LIFXPacket] {
         let answered = Locked<[[UInt8]]?>(nil)
         Task {
             let replies = await answer(packet)
             answered.withLock { $0 = replies }
         }
+        // The clock moves only while someone waits on the simulation (the message on its way to the bulb): not
+        // before a query reaches the bulb, nor while an answer is on its way back, which would read the bulb late.
         for _ in 0..<10_000 where answered.withLock({ $0 }) == nil {
-            _ = try await home.advanceToNextEvent()
+            if await home.waitingOnSimulation > 0 { _ = try await home.advanceToNextEvent() }
             await Task.yield()
         }
         return try (answered.withLock { $0 } ?? []).map { try LIFXPacket(bytes: $0) }
