@@ -3,6 +3,32 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
+    /// Sends `plain`, a power message's change (`SetPower`, `SetLightPower` over `plain.transitionMs`), to `bulb`
+    /// (``sending(_:to:from:in:)``), as firmware's power level takes it beside a power fade the bulb reports as
+    /// the message arrives (``keepingLevel(_:during:of:in:)``); notes when the bulb takes it, for a colour sent
+    /// meanwhile, and the power fade a duration starts (``notePowerFade(on:isOn:durationMs:wasOn:once:in:)``).
+    func sendingPower(
+        _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
+        from sender: () -> String, in home: isolated Home
+    ) -> Started.Awaiting {
+        let id = bulb.light.id
+        var plain = plain
+        // Read as the message arrives, before it is sent: one another change ended is forgotten here, so that the
+        // fade a power message turns is one still going.
+        if let fading = powerFade(of: bulb, in: home) {
+            plain.change = keepingLevel(plain.change, during: fading, of: bulb, in: home)
+        }
+        let awaiting = sending(plain, to: bulb, from: sender, in: home)
+        let takenMs = (try? home.messagesTakenMs(of: id)) ?? home.nowMilliseconds
+        records.powerMessagesTakenMs.withLock { $0[id] = takenMs }
+        if plain.transitionMs > 0, let isOn = plain.change.isOn {
+            notePowerFade(
+                on: bulb, isOn: isOn, durationMs: plain.transitionMs, wasOn: bulb.light.state.isOn, once: awaiting,
+                in: home)
+        }
+        return awaiting
+    }
+
     /// `change`, a power message's (`SetPower`, `SetLightPower`) to `bulb` arriving in a turn of `home` during
     /// the power fade `fade` the bulb reports, with the colour the fade lands on: firmware's power level leaves
     /// the colour alone, so a bulb turned off part of the way up keeps its colour's brightness for the next

@@ -415,31 +415,18 @@ public final class LIFXFront: Sendable {
     {
         let id = bulb.light.id
         switch request {
-        case .setPower, .setLightPower, .setColor:
-            guard var plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
+        case .setPower, .setLightPower:
+            guard let plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
                 return Started(awaiting: delivery(to: bulb, in: home))
             }
-            // Read as the message arrives, before it is sent: the power fade the bulb reports then, if any (one
-            // another change ended is forgotten here, so that the fade a power message turns is one still going).
-            let fading = powerFade(of: bulb, in: home)
-            if plain.given == nil, let fading {
-                plain.change = keepingLevel(plain.change, during: fading, of: bulb, in: home)
+            return Started(awaiting: sendingPower(plain, to: bulb, from: sender, in: home))
+        case .setColor:
+            guard let plain = Self.plainChange(request, kind: bulb.light.model.kind) else {
+                return Started(awaiting: delivery(to: bulb, in: home))
             }
-            let awaiting: Started.Awaiting
-            if case .setColor = request {
-                awaiting = sendingColor(plain, to: bulb, from: sender, in: home)
-            } else {
-                awaiting = sending(plain, to: bulb, from: sender, in: home)
-                let takenMs = (try? home.messagesTakenMs(of: id)) ?? home.nowMilliseconds
-                records.powerMessagesTakenMs.withLock { $0[id] = takenMs }
-            }
+            let awaiting = sendingColor(plain, to: bulb, from: sender, in: home)
             // A colour for the whole light: the zones and pixels follow it again once it is taken.
-            if plain.given != nil { followLight(bulb, once: awaiting) }
-            if case .setLightPower(let level, let duration) = request, duration > 0 {
-                notePowerFade(
-                    on: bulb, isOn: level > 0, durationMs: Double(duration), wasOn: bulb.light.state.isOn,
-                    once: awaiting, in: home)
-            }
+            followLight(bulb, once: awaiting)
             return Started(awaiting: awaiting)
         case .setWaveform(let wave):
             return draw(wave, fields: .all, on: bulb, from: sender, in: home)
