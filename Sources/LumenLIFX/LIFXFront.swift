@@ -146,10 +146,12 @@ public final class LIFXFront: Sendable {
     }
 
     /// Every addressed bulb's replies to `packet`, each bulb's sent through `send` as it is done: a slow bulb
-    /// does not hold up the others. Each bulb's answer is worked on only if it fits in ``budget``; the bulbs
-    /// that do not fit stay silent. A query is answered in one turn of the home (`answerQuery`); any other message
-    /// is started on each bulb in a turn of the home (``start(_:of:on:from:in:)``) and answered as the bulb takes
-    /// it. A broadcast's place among those in progress is ``respond(to:at:from:reaching:)``'s to take.
+    /// does not hold up the others. Every addressed bulb is found and the message started on each in one turn of
+    /// the home (``start(_:of:on:from:in:)``), so that each bulb takes its messages in the order their datagrams
+    /// were read: a query read after a change, a wave or zones is answered once the bulb has them. A query is
+    /// answered from memory in that turn, as firmware answers; a change once the bulb took it. Each bulb's answer
+    /// is worked on only if it fits in ``budget``; the bulbs that do not fit stay silent and are asked nothing. A
+    /// broadcast's place among those in progress is ``respond(to:at:from:reaching:)``'s to take.
     func answer(
         _ packet: LIFXPacket, at address: IPv4Address?, from sender: @escaping @Sendable () -> String,
         reaching reaches: (@Sendable (IPv4Address) -> Bool)? = nil, _ send: @escaping Send
@@ -157,127 +159,45 @@ public final class LIFXFront: Sendable {
         let request = LIFXRequest(type: packet.type, payload: packet.payload)
         let addressee = addressee(of: packet, at: address)
         let everyBulb = addressee == .every
-        let takes: @Sendable (LIFXLight) -> Bool = { bulb in
-            bulb.isReachable && (address != nil || reaches?(bulb.address) ?? true)
-        }
         let bytes =
             (packet.wantsAcknowledgement ? LIFXPacket.headerSize : 0)
             + (request.isQuery || packet.wantsReply ? request.stateReplySize : 0)
-        if request.isQuery {
-            // Read here rather than in a function of its own: an `async` call may take a hop of its own before it
-            // reaches the home, and a change read after the query would then reach the bulb first.
-            let answered = await home.reading { home in
-                self.answerQuery(
-                    packet, request, to: addressee, taking: takes, bytes: bytes, broadcast: everyBulb, in: home)
+        // Read here rather than in a function of its own: an `async` call may take a hop of its own before it
+        // reaches the home, and a datagram read after this one would then reach the bulbs first.
+        let started = await home.reading { home in
+            self.bulbs(addressee, in: home).compactMap { bulb -> (LIFXLight, Started)? in
+                guard bulb.isReachable, address != nil || reaches?(bulb.address) ?? true,
+                    self.budget.reserve(bytes: bytes, broadcast: everyBulb)
+                else { return nil }
+                return (bulb, self.start(request, of: packet, on: bulb, from: sender, in: home))
             }
-            return await sendAnswers(answered, to: packet, bytes: bytes, send)
         }
-        // A message to one bulb starts in the turn of the home that finds the bulb, as a query is answered in its
-        // one turn: each reaches the bulb in the order its datagram was read, so a query read after a change, a
-        // wave or zones is answered once the bulb has them.
-        let (addressed, started) = await home.reading { home -> ([LIFXLight], Started?) in
-            let found = self.bulbs(addressee, in: home).filter(takes)
-            guard found.count == 1, let bulb = found.first else { return (found, nil) }
-            guard self.budget.reserve(bytes: bytes, broadcast: everyBulb) else { return ([], nil) }
-            return (found, self.start(request, of: packet, on: bulb, from: sender, in: home))
+        // The answers ready now go out one bulb's after another; each that waits for its bulb to take a message
+        // is finished side by side with the others, so that one slow bulb holds up no other. Most datagrams have
+        // at most one to wait for, and make no group.
+        var waiting: [(LIFXLight, Started)] = []
+        for (bulb, started) in started {
+            guard let datagrams = answeredAtOnce(packet, request, started, as: bulb) else {
+                waiting.append((bulb, started))
+                continue
+            }
+            if !datagrams.isEmpty { send(datagrams, bulb.address) }
+            budget.release(bytes: bytes)
         }
-        // A message to one bulb is answered on this task; only several bulbs answer side by side, each started in
-        // a turn of its own.
-        if let started, let bulb = addressed.first {
+        if waiting.count == 1, let (bulb, started) = waiting.first {
             defer { budget.release(bytes: bytes) }
-            let replies = await finish(packet, request, started, as: bulb)
-            if !replies.isEmpty { send(replies, bulb.address) }
+            let datagrams = await finish(packet, request, started, as: bulb)
+            if !datagrams.isEmpty { send(datagrams, bulb.address) }
             return
         }
         await withTaskGroup(of: Void.self) { group in
-            for bulb in addressed {
-                // Reserved before the task is made: a bulb answer that does not fit costs nothing more.
-                guard budget.reserve(bytes: bytes, broadcast: everyBulb) else { continue }
+            for (bulb, started) in waiting {
                 group.addTask {
                     defer { self.budget.release(bytes: bytes) }
-                    let started = await self.home.reading { home in
-                        self.start(request, of: packet, on: bulb, from: sender, in: home)
-                    }
-                    let replies = await self.finish(packet, request, started, as: bulb)
-                    if !replies.isEmpty { send(replies, bulb.address) }
+                    let datagrams = await self.finish(packet, request, started, as: bulb)
+                    if !datagrams.isEmpty { send(datagrams, bulb.address) }
                 }
             }
-        }
-    }
-
-    /// Answers a query as firmware does, from memory, in a turn of `home`: every addressed bulb that `takes` the
-    /// datagram is found, asked (``Home/queryAtOnce(_:)``: its rate limit, a lost message) and read in this one
-    /// turn, so that each bulb's answer is one moment's and costs one hop to the home; the replies go out once the
-    /// turn is over (``sendAnswers(_:to:bytes:_:)``). A bulb with a message sent before still on its way answers
-    /// as it takes it, as a bulb takes its messages in order, its replies made in that turn. Each bulb's answer
-    /// reserves its share of ``budget`` before the bulb is asked: one that does not fit stays silent and asks
-    /// nothing of the bulb.
-    func answerQuery(
-        _ packet: LIFXPacket, _ request: LIFXRequest, to addressee: LIFXAddressee,
-        taking takes: @Sendable (LIFXLight) -> Bool, bytes: Int, broadcast: Bool, in home: isolated Home
-    ) -> [(LIFXLight, QueryAnswer)] {
-        // Only what the datagrams need leaves the home's turn: each bulb, its answer or the change it waits for.
-        bulbs(addressee, in: home).filter(takes).compactMap { bulb -> (LIFXLight, QueryAnswer)? in
-            guard budget.reserve(bytes: bytes, broadcast: broadcast) else { return nil }
-            return (bulb, answer(toQuery: packet, request, of: bulb, in: home))
-        }
-    }
-
-    /// Sends the bulbs' answers to a query, as ``answerQuery(_:_:to:taking:bytes:broadcast:in:)`` read them: those
-    /// ready at once, one bulb's after another, then each that waits for a change on its way once it has taken it,
-    /// side by side. Each gives back its share of ``budget`` once sent.
-    func sendAnswers(_ answered: [(LIFXLight, QueryAnswer)], to packet: LIFXPacket, bytes: Int, _ send: @escaping Send)
-        async
-    {
-        var waiting: [(LIFXLight, CommandTicket, Locked<[LIFXReply]>)] = []
-        for (bulb, answer) in answered {
-            switch answer {
-            case .replies(let replies):
-                if !replies.isEmpty {
-                    send(Self.datagrams(replies, answering: packet, from: bulb.serial), bulb.address)
-                }
-                budget.release(bytes: bytes)
-            case .afterEarlierChanges(let ticket, let replies):
-                waiting.append((bulb, ticket, replies))
-            }
-        }
-        // Side by side: one bulb's change on its way does not hold up another's answer. Most queries have none to
-        // wait for, and make no group.
-        guard !waiting.isEmpty else { return }
-        await withTaskGroup(of: Void.self) { group in
-            for (bulb, ticket, replies) in waiting {
-                group.addTask {
-                    defer { self.budget.release(bytes: bytes) }
-                    guard (try? await ticket.value) != nil else { return }
-                    let answer = Self.acknowledgement(of: packet) + replies.withLock { $0 }
-                    send(Self.datagrams(answer, answering: packet, from: bulb.serial), bulb.address)
-                }
-            }
-        }
-    }
-
-    /// One bulb's answer to a query, as ``answer(toQuery:_:of:in:)`` gives it.
-    enum QueryAnswer {
-        /// Its replies now: none when the bulb never answers (it could not be reached, or dropped the message).
-        case replies([LIFXReply])
-        /// A change sent to it before is still on its way: its replies once the ticket is settled, made in that
-        /// turn of the home (``replies(to:of:once:)``).
-        case afterEarlierChanges(CommandTicket, replies: Locked<[LIFXReply]>)
-    }
-
-    /// One bulb's answer to a query, in a turn of `home`: an acknowledgement when asked, and its state.
-    func answer(toQuery packet: LIFXPacket, _ request: LIFXRequest, of bulb: LIFXLight, in home: isolated Home)
-        -> QueryAnswer
-    {
-        let request = Self.handled(request, of: packet, by: bulb)
-        switch try? home.queryAtOnce(bulb.light.id) {
-        case .now(let state)?:
-            return .replies(
-                Self.acknowledgement(of: packet) + states(answering: request, of: bulb, after: state, in: home))
-        case .afterEarlierChanges(let ticket)?:
-            return .afterEarlierChanges(ticket, replies: replies(to: request, of: bulb, once: .delivery(ticket)))
-        case nil:
-            return .replies([])
         }
     }
 
@@ -388,6 +308,23 @@ public final class LIFXFront: Sendable {
         }
         let replies = Self.acknowledgement(of: packet) + (started.replies?.withLock { $0 } ?? [])
         return Self.datagrams(replies, answering: packet, from: bulb.serial)
+    }
+
+    /// One bulb's replies to a message `started` on it when they wait for nothing: a query answered from memory, or
+    /// a message the bulb never takes (none); `nil` while the bulb has yet to take it (``finish(_:_:_:as:)``).
+    func answeredAtOnce(_ packet: LIFXPacket, _ request: LIFXRequest, _ started: Started, as bulb: LIFXLight)
+        -> [[UInt8]]?
+    {
+        switch started.awaiting {
+        case .now where !started.changesHome && !Self.handled(request, of: packet, by: bulb).changesRecords:
+            let replies = Self.acknowledgement(of: packet) + (started.replies?.withLock { $0 } ?? [])
+            return Self.datagrams(replies, answering: packet, from: bulb.serial)
+        case .never:
+            started.takeBack?()
+            return []
+        case .now, .delivery, .change:
+            return nil
+        }
     }
 
     /// `request` as `bulb` takes it: a message for a capability the product lacks (a strip's zones on a bulb,
@@ -501,9 +438,8 @@ public final class LIFXFront: Sendable {
             .getHevCycle, .getHevCycleConfiguration, .getLastHevCycleResult, .getColorZones, .getExtendedColorZones,
             .getMultiZoneEffect, .getDeviceChain, .get64, .getTileEffect, .unhandled:
             // A query: answered from the bulb's memory at once, as firmware does; the latency models carrying out
-            // a change. Listed, not `default`, so that a message added later is placed here on purpose. A query
-            // datagram is answered in one turn of the home (`answerQuery`); what comes here is a change the
-            // product lacks the capability for, answered as `unhandled`.
+            // a change. Listed, not `default`, so that a message added later is placed here on purpose; a change the
+            // product lacks the capability for comes here too, answered as `unhandled`.
             switch try? home.queryAtOnce(id) {
             case .now(let state)?: return Started(awaiting: .now(state))
             case .afterEarlierChanges(let ticket)?: return Started(awaiting: .delivery(ticket))

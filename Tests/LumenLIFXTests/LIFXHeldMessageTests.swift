@@ -76,4 +76,13 @@ struct LIFXHeldMessageTests {
         // The bulb takes the reboot first and is dark when the query reaches it: no StateInfo from before.
         #expect(!replies.contains { $0.type == 35 }, "\(replies.map(\.type))")
     }
+
+    @Test func aBroadcastToEveryBulbAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        let label = Array("Porch".utf8) + [UInt8](repeating: 0, count: 27)
+        let broadcast = LIFXPacket(tagged: true, source: 8, sequence: 1, type: 24, payload: label)
+        let replies = try await front.repliesReadInOneGo(
+            [broadcast, packet(23, to: "den.nv", sequence: 2)], movingClockOf: home)
+        let state = try #require(replies.first { $0.type == 25 })
+        #expect(Array(state.payload.prefix(5)) == Array("Porch".utf8), "the label, once every bulb has it")
+    }
 }
