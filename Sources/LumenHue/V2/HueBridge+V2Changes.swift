@@ -94,13 +94,11 @@ extension HueBridge {
                 var v1: JSONObject = ["scene": .string(scene.id)]
                 if let duration = fields["duration"] {
                     guard let ms = HueV2Command.durationMs(duration) else { throw invalid() }
-                    v1["transitiontime"] = .int((ms + 50) / 100)
+                    v1["transitiontime"] = .int(HueV2Command.transitionTime(ms: ms))
                 }
                 if let dimming = fields["dimming"] {
-                    guard let level = dimming["brightness"]?.doubleValue, (0...100).contains(level) else {
-                        throw invalid()
-                    }
-                    brightness = max(1, level)
+                    guard let level = HueV2Command.brightness(dimming) else { throw invalid() }
+                    brightness = level
                 }
                 recall = v1
             case "metadata":
