@@ -24,10 +24,13 @@ enum HueValues {
         try integer(value, in: transitionTenths, of: "transitiontime", at: address)
     }
 
-    /// A group's or scene's name: 1 to 32 characters, as on a bridge.
+    /// Whether `text` may name a group, a scene or a geofence client: 1 to 32 characters, as on a bridge.
+    static func isName(_ text: String) -> Bool { (1...32).contains(text.count) }
+
+    /// A group's or scene's name (``isName(_:)``).
     /// - Throws: ``HueError`` 7 for any other value.
     static func name(_ value: JSONValue, at address: String) throws(HueError) -> String {
-        guard let name = value.stringValue, (1...32).contains(name.count) else {
+        guard let name = value.stringValue, isName(name) else {
             throw HueError.invalidValue(value, of: "name", at: address)
         }
         return name

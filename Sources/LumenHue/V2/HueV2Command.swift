@@ -117,7 +117,7 @@ struct HueV2Command: Sendable {
 
     /// The name in `metadata` (`{"name": …}`), `nil` unless 1 to 32 characters, as a bridge takes names.
     static func name(_ metadata: JSONValue) -> String? {
-        metadata["name"]?.stringValue.flatMap { (1...32).contains($0.count) ? $0 : nil }
+        metadata["name"]?.stringValue.flatMap { HueValues.isName($0) ? $0 : nil }
     }
 
     /// The speed of dynamics `value` gives, `nil` unless a number from 0 to 1.
