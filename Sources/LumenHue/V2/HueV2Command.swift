@@ -37,7 +37,7 @@ struct HueV2Command: Sendable {
                 guard let steps = try Self.delta(value, "brightness_delta", in: 0...100, key) else { continue }
                 v1Body["bri_inc"] = .int(Int((steps * 254 / 100).rounded()))
             case "color_temperature":
-                guard let mirek = value["mirek"]?.intValue, (153...500).contains(mirek) else {
+                guard let mirek = value["mirek"]?.intValue, CIEColor.miredRange.contains(mirek) else {
                     throw HueV2Error.invalidValue(value, for: key)
                 }
                 v1Body["ct"] = .int(mirek)
