@@ -90,9 +90,9 @@ struct HueCommand {
             change.colorTemperature = HueValues.mireds(ct: ct)
         case "xy":
             try requires(.color, name, kind)
-            guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
-                let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
-            else { throw HueError.invalidValue(value, of: name, at: address) }
+            guard let (x, y) = HueValues.xy(value), (0...1).contains(x), (0...1).contains(y) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
             // A colour outside the lights' gamut is shown, and reported through either API, as the nearest one
             // inside, as a bridge does.
             change.color = CIEColor(x: x, y: y).clippedToGamut

@@ -36,6 +36,13 @@ enum HueValues {
         return name
     }
 
+    /// The two numbers of an `xy` pair (`[0.3, 0.3]`), `nil` unless `value` is an array of two numbers.
+    static func xy(_ value: JSONValue) -> (x: Double, y: Double)? {
+        guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue, let y = pair[1].doubleValue
+        else { return nil }
+        return (x, y)
+    }
+
     /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
     /// through both ends, to a tenth.
     static func brightness(bri: Int) -> Double {

@@ -305,7 +305,7 @@ struct HueV2Model: Sendable {
         if let bri = state["bri"]?.intValue {
             action["dimming"] = ["brightness": .double(HueValues.brightness(bri: bri))]
         }
-        if let xy = state["xy"]?.arrayValue, xy.count == 2, let x = xy[0].doubleValue, let y = xy[1].doubleValue {
+        if let (x, y) = state["xy"].flatMap(HueValues.xy) {
             action["color"] = ["xy": ["x": .double(x), "y": .double(y)]]
         } else if state["hue"] != nil || state["sat"] != nil {
             let color = HueValues.color(hue: state["hue"]?.intValue ?? 0, sat: state["sat"]?.intValue ?? 254)
