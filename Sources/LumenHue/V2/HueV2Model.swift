@@ -257,10 +257,9 @@ struct HueV2Model: Sendable {
         }
         if kind.supports(.color) {
             let (red, green, blue) = CIEColor.gamut
-            func point(_ color: CIEColor) -> JSONValue { ["x": .double(color.x), "y": .double(color.y)] }
             object["color"] = [
-                "xy": point(light.state.color), "gamut_type": "C",
-                "gamut": ["red": point(red), "green": point(green), "blue": point(blue)],
+                "xy": light.state.color.jsonValue, "gamut_type": "C",
+                "gamut": ["red": red.jsonValue, "green": green.jsonValue, "blue": blue.jsonValue],
             ]
             // Lumen's colour loop is the effect that walks the colours: `prism` in v2's words.
             let effect: JSONValue = hueLight.effect.colorLoop ? "prism" : "no_effect"
@@ -306,10 +305,10 @@ struct HueV2Model: Sendable {
             action["dimming"] = ["brightness": .double(HueValues.brightness(bri: bri))]
         }
         if let (x, y) = state["xy"].flatMap(HueValues.xy) {
-            action["color"] = ["xy": ["x": .double(x), "y": .double(y)]]
+            action["color"] = ["xy": CIEColor(x: x, y: y).jsonValue]
         } else if state["hue"] != nil || state["sat"] != nil {
             let color = HueValues.color(hue: state["hue"]?.intValue ?? 0, sat: state["sat"]?.intValue ?? 254)
-            action["color"] = ["xy": ["x": .double(color.x), "y": .double(color.y)]]
+            action["color"] = ["xy": color.jsonValue]
         }
         if let ct = state["ct"]?.intValue { action["color_temperature"] = ["mirek": .int(ct)] }
         if let tenths = state["transitiontime"]?.intValue { action["dynamics"] = ["duration": .int(tenths * 100)] }
