@@ -105,7 +105,7 @@ extension HueBridgeState {
         var groups: [Group] = []
         for element in elements {
             let fields = try element.object(allowing: ["number", "name", "type", "lights", "class"])
-            let number = try fields.required("number").int(in: 1...1_000_000)
+            let number = try fields.required("number").int(in: savedNumbers)
             guard rooms[number] == nil, !groups.contains(where: { $0.number == number }) else {
                 throw try fields.required("number").error("group number \(number) is given twice; give each its own")
             }
@@ -113,12 +113,15 @@ extension HueBridgeState {
                 Group(
                     number: number, name: try fields.required("name").string(),
                     kind: try fields.required("type").enumeration(Group.Kind.self),
-                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
-                        try light.int(in: 1...1_000_000)
-                    },
+                    lights: try lightNumbers(fields.required("lights")),
                     roomClass: try fields.optional("class")?.string() ?? "Other"))
         }
         return groups.sorted { $0.number < $1.number }
+    }
+
+    /// Reads the saved list of light numbers at `cursor`, a group's or a scene's.
+    private static func lightNumbers(_ cursor: JSONCursor) throws(JSONShapeError) -> [Int] {
+        try cursor.array().map { light throws(JSONShapeError) in try light.int(in: savedNumbers) }
     }
 
     /// Reads the saved scenes at `cursor`.
@@ -152,10 +155,8 @@ extension HueBridgeState {
             scenes.append(
                 Scene(
                     id: id, name: try fields.required("name").string(),
-                    group: try fields.optional("group")?.int(in: 0...1_000_000),
-                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
-                        try light.int(in: 1...1_000_000)
-                    },
+                    group: try fields.optional("group")?.int(in: 0...savedNumbers.upperBound),
+                    lights: try lightNumbers(fields.required("lights")),
                     lightStates: states, owner: try fields.optional("owner")?.string() ?? "",
                     recycle: try fields.optional("recycle")?.bool() ?? false,
                     appData: fields.optional("appdata")?.value.objectValue ?? [:],

@@ -234,6 +234,9 @@ extension HueBridgeState {
         )
     }
 
+    /// The numbers a saved record may give a light, a room or a group.
+    static let savedNumbers = 1...1_000_000
+
     /// The `{id: n}` object at `cursor` (none when `nil`), each way round. Each ID has one number and each
     /// number one ID, or a client's `/lights/3` could name two lights. Read in one pass: a home may hold a
     /// hundred thousand lights.
@@ -248,15 +251,14 @@ extension HueBridgeState {
         var byNumber: [Int: ID] = [:]
         numbers.reserveCapacity(object.members.count)
         byNumber.reserveCapacity(object.members.count)
-        let range = 1...1_000_000
         for (name, value) in object.members {
             // A member's cursor, with its path, is made only for an error: a record numbers every light.
             func member() -> JSONCursor { JSONCursor(value, path: cursor.path.appending(name)) }
             let number: Int
-            if case .number(let given) = value, let int = given.intValue, range.contains(int) {
+            if case .number(let given) = value, let int = given.intValue, savedNumbers.contains(int) {
                 number = int
             } else {
-                number = try member().int(in: range)
+                number = try member().int(in: savedNumbers)
             }
             let thing = id(name)
             guard numbers.updateValue(number, forKey: thing) == nil else {
