@@ -33,9 +33,7 @@ extension HueBridgeState {
             var object: JSONObject = ["id": .string(id), "name": .string(name)]
             if let group { object["group"] = .int(group) }
             object["lights"] = .array(lights.map { .int($0) })
-            object["lightstates"] = .object(
-                JSONObject(
-                    lightStates.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) }))
+            object["lightstates"] = .object(JSONObject(sortedByKey: lightStates) { (String($0), .object($1)) })
             object["owner"] = .string(owner)
             object["recycle"] = .bool(recycle)
             object["appdata"] = .object(appData)

@@ -139,9 +139,7 @@ extension HueBridgeState {
                     ])
                 }),
             // Each number names one light: the numbers in order give the lights in order, sorted as integers.
-            "lights": .object(
-                JSONObject(
-                    lightsByNumber.sorted { $0.key < $1.key }.map { (key: $0.value.rawValue, value: .int($0.key)) })),
+            "lights": .object(JSONObject(sortedByKey: lightsByNumber) { ($1.rawValue, .int($0)) }),
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
             "pairings": .int(pairings),
         ])
@@ -154,15 +152,10 @@ extension HueBridgeState {
         if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
         if !groups.isEmpty { object["groups"] = .array(groups.map(\.jsonValue)) }
         if !roomClasses.isEmpty {
-            object["roomClasses"] = .object(
-                JSONObject(
-                    roomClasses.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                        (key: $0.key.rawValue, value: .string($0.value))
-                    }))
+            object["roomClasses"] = .object(JSONObject(sortedByKey: roomClasses) { ($0.rawValue, .string($1)) })
         }
         if !resourceIDs.isEmpty {
-            object["resourceIDs"] = .object(
-                JSONObject(resourceIDs.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value)) }))
+            object["resourceIDs"] = .object(JSONObject(sortedByKey: resourceIDs) { ($0, .string($1)) })
         }
         if !geofenceClients.isEmpty { object["geofenceClients"] = .array(geofenceClients.map(\.jsonValue)) }
         return .object(object)

@@ -138,3 +138,13 @@ enum HueValues {
         )
     }
 }
+
+extension JSONObject {
+    /// An object of the members `member` makes of each key and value of `dictionary`, in the order of the keys:
+    /// a dictionary has no order of its own, and the bridge writes the same one the same way each time.
+    init<Key: Comparable, Value>(
+        sortedByKey dictionary: [Key: Value], _ member: (Key, Value) -> (key: String, value: JSONValue)
+    ) {
+        self.init(dictionary.sorted { $0.key < $1.key }.map { member($0.key, $0.value) })
+    }
+}

@@ -181,8 +181,7 @@ extension HueBridge {
         let states = try Self.sceneStates(.array(actions), members: members, in: model)
         let v1: JSONObject = [
             "name": .string(name), "type": "GroupScene", "group": .string(String(group)),
-            "lightstates": .object(
-                JSONObject(states.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) })),
+            "lightstates": .object(JSONObject(sortedByKey: states) { (String($0), .object($1)) }),
         ]
         let answer = try await createScene(Self.v1Request(v1), owner: owner, speed: speed)
         guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {
