@@ -3,7 +3,7 @@ import LumenProtocol
 
 /// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
 /// gives lights and rooms (Hue's `/lights/3`), which a client keeps, so they must never change under it.
-public struct HueBridgeState: Sendable, Hashable {
+public struct HueBridgeState: Sendable {
     /// A user an app created by pairing while the link button was pressed.
     public struct User: Sendable, Hashable {
         /// The key the app sends in every path (`/api/<username>/…`).
@@ -82,21 +82,6 @@ public struct HueBridgeState: Sendable, Hashable {
         highest.room += 1
         roomNumbers[room] = highest.room
         return true
-    }
-
-    public static func == (left: HueBridgeState, right: HueBridgeState) -> Bool {
-        left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
-            && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
-            && left.roomClasses == right.roomClasses
-            && left.resourceIDs == right.resourceIDs && left.geofenceClients == right.geofenceClients
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(users)
-        hasher.combine(pairings)
-        hasher.combine(lightNumbers.count)
-        hasher.combine(scenes)
-        hasher.combine(groups)
     }
 
     /// Keeps a new group under the next free group number, which it returns.
