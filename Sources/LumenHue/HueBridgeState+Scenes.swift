@@ -87,12 +87,7 @@ extension HueBridgeState {
 
     /// Whether `id` may name a scene: 1 to 32 letters, digits and `-`, since it stands in a path.
     public static func isSceneID(_ id: String) -> Bool {
-        (1...32).contains(id.utf8.count)
-            && id.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-            }
+        (1...32).contains(id.utf8.count) && isLettersAndDigits(id, or: "-")
     }
 
     /// Reads the saved groups at `cursor`, whose numbers must not be a room's.

@@ -152,17 +152,22 @@ extension HueBridgeState {
     /// the kernel's random source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known.
     public static func isUsername(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count) && ![".", "..", "config"].contains(name)
-            && name.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~!$&'()*+,;=:@".utf8.contains(byte)
-            }
+            && isLettersAndDigits(name, or: "-._~!$&'()*+,;=:@")
     }
 
     /// What ``isUsername(_:)`` asks, for an error message.
     public static let usernameRule =
         "a Hue user's name is 1 to 64 letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ (not '.', '..' or "
         + "'config')"
+
+    /// Whether `text` holds nothing but ASCII letters, digits and the characters of `others`.
+    static func isLettersAndDigits(_ text: String, or others: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || others.utf8.contains(byte)
+        }
+    }
 
     /// IDs and their numbers as an object, in the order of the numbers.
     private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {
