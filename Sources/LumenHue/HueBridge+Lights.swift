@@ -139,12 +139,12 @@ extension HueBridge {
     /// `POST /api/<user>/lights`: starts the bridge's search for new lights.
     func search() async throws -> HTTPResponse {
         guard let room = await home.roomIDs.first else {
-            throw HueError(type: 901, address: "/lights", description: "Internal error, the home has no room")
+            throw HueError.internalError("the home has no room", at: "/lights")
         }
         do {
             _ = try await home.detectLights(in: room)
         } catch {
-            throw HueError(type: 901, address: "/lights", description: "Internal error, \(error.message)")
+            throw HueError.internalError(error.message, at: "/lights")
         }
         return .json(.array([.object(["success": .object(["/lights": "Searching for new devices"])])]))
     }

@@ -86,4 +86,11 @@ extension HueBridge.Snapshot {
         if let transitionTenths { state["transitiontime"] = .int(transitionTenths) }
         return state
     }
+
+    /// Gives each of `lights` that has no state in `states` the state it is in now, as a bridge captures it.
+    func captureMissing(_ lights: [Int], into states: inout [Int: JSONObject], transitionTenths: Int?) {
+        for number in lights where states[number] == nil {
+            states[number] = capturedState(of: number, transitionTenths: transitionTenths)
+        }
+    }
 }

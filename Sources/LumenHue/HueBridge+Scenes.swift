@@ -73,13 +73,9 @@ extension HueBridge {
         default:
             throw HueError.invalidValue(body["type"] ?? body["group"] ?? .null, of: "type", at: address)
         }
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.transitionTime(value, at: address)
-        }
+        let transition = try Self.transitionTime(in: body, at: address)
         var states = try Self.givenStates(body["lightstates"], of: lights, in: snapshot, at: address)
-        for number in lights where states[number] == nil {
-            states[number] = snapshot.capturedState(of: number, transitionTenths: transition)
-        }
+        snapshot.captureMissing(lights, into: &states, transitionTenths: transition)
         let scene = HueBridgeState.Scene(
             id: "", name: name, group: group, lights: lights, lightStates: states, owner: owner,
             recycle: try Self.flag(body["recycle"], "recycle", at: address) ?? false,
@@ -112,9 +108,7 @@ extension HueBridge {
         for key in body.keys where !allowed.contains(key) { throw HueError.parameterNotAvailable(key, at: address) }
         let snapshot = await snapshot()
         var scene = stored
-        let transition = try body["transitiontime"].map { value throws(HueError) in
-            try HueValues.transitionTime(value, at: address)
-        }
+        let transition = try Self.transitionTime(in: body, at: address)
         for (key, value) in body.members {
             switch key {
             case "name":
@@ -124,9 +118,7 @@ extension HueBridge {
                 guard scene.group == nil else { throw HueError.parameterNotAvailable(key, at: address) }
                 scene.lights = try Self.lightNumbers(value, in: snapshot, at: address, allowingNone: false)
                 scene.lightStates = scene.lightStates.filter { scene.lights.contains($0.key) }
-                for number in scene.lights where scene.lightStates[number] == nil {
-                    scene.lightStates[number] = snapshot.capturedState(of: number, transitionTenths: transition)
-                }
+                snapshot.captureMissing(scene.lights, into: &scene.lightStates, transitionTenths: transition)
             case "storelightstate":
                 guard let store = value.boolValue else { throw HueError.invalidValue(value, of: key, at: address) }
                 if store {
@@ -172,6 +164,11 @@ extension HueBridge {
         scene.lastUpdated = await home.wallTime.utcText
         try await saveScene(scene, at: address)
         return .json(.array(Self.successes(for: body, at: address)))
+    }
+
+    /// The `transitiontime` a scene's `body` gives, in tenths of a second, for the light states captured for it.
+    private static func transitionTime(in body: JSONObject, at address: String) throws(HueError) -> Int? {
+        try body["transitiontime"].map { value throws(HueError) in try HueValues.transitionTime(value, at: address) }
     }
 
     /// `DELETE /api/<user>/scenes/<id>`.

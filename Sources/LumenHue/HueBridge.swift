@@ -80,7 +80,7 @@ public final class HueBridge: Sendable {
         } catch let error as HueError {
             return error.response
         } catch {
-            return HueError(type: 901, address: "/", description: "Internal error, \(error)").response
+            return HueError.internalError("\(error)").response
         }
     }
 
@@ -275,7 +275,7 @@ public final class HueBridge: Sendable {
         do {
             try await scopeContext.commit()
         } catch {
-            throw Self.internalError(error)
+            throw HueError.internalError(error.message)
         }
     }
 
@@ -285,14 +285,9 @@ public final class HueBridge: Sendable {
         do {
             try await scopeContext.rename(entity, to: name)
         } catch  where error.code == .notPersisted {
-            throw Self.internalError(error)
+            throw HueError.internalError(error.message)
         } catch {
             throw refused(error)
         }
-    }
-
-    /// Hue's answer to a change that could not be made durable.
-    static func internalError(_ error: LumenError) -> HueError {
-        HueError(type: 901, address: "/", description: "Internal error, \(error.message)")
     }
 }

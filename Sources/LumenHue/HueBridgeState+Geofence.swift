@@ -32,7 +32,7 @@ extension HueBridgeState {
                 throw id.error("expected a version 4 UUID in lower case")
             }
             let name = try fields.required("name")
-            guard let text = try? name.string(), (1...32).contains(text.count) else {
+            guard let text = try? name.string(), HueValues.isName(text) else {
                 throw name.error("expected a name of 1 to 32 characters")
             }
             return GeofenceClient(id: uuid, name: text, isAtHome: try fields.required("isAtHome").bool())

@@ -33,9 +33,7 @@ extension HueBridgeState {
             var object: JSONObject = ["id": .string(id), "name": .string(name)]
             if let group { object["group"] = .int(group) }
             object["lights"] = .array(lights.map { .int($0) })
-            object["lightstates"] = .object(
-                JSONObject(
-                    lightStates.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) }))
+            object["lightstates"] = .object(JSONObject(sortedByKey: lightStates) { (String($0), .object($1)) })
             object["owner"] = .string(owner)
             object["recycle"] = .bool(recycle)
             object["appdata"] = .object(appData)
@@ -89,12 +87,7 @@ extension HueBridgeState {
 
     /// Whether `id` may name a scene: 1 to 32 letters, digits and `-`, since it stands in a path.
     public static func isSceneID(_ id: String) -> Bool {
-        (1...32).contains(id.utf8.count)
-            && id.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-            }
+        (1...32).contains(id.utf8.count) && isLettersAndDigits(id, or: "-")
     }
 
     /// Reads the saved groups at `cursor`, whose numbers must not be a room's.
@@ -105,7 +98,7 @@ extension HueBridgeState {
         var groups: [Group] = []
         for element in elements {
             let fields = try element.object(allowing: ["number", "name", "type", "lights", "class"])
-            let number = try fields.required("number").int(in: 1...1_000_000)
+            let number = try fields.required("number").int(in: savedNumbers)
             guard rooms[number] == nil, !groups.contains(where: { $0.number == number }) else {
                 throw try fields.required("number").error("group number \(number) is given twice; give each its own")
             }
@@ -113,12 +106,15 @@ extension HueBridgeState {
                 Group(
                     number: number, name: try fields.required("name").string(),
                     kind: try fields.required("type").enumeration(Group.Kind.self),
-                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
-                        try light.int(in: 1...1_000_000)
-                    },
+                    lights: try lightNumbers(fields.required("lights")),
                     roomClass: try fields.optional("class")?.string() ?? "Other"))
         }
         return groups.sorted { $0.number < $1.number }
+    }
+
+    /// Reads the saved list of light numbers at `cursor`, a group's or a scene's.
+    private static func lightNumbers(_ cursor: JSONCursor) throws(JSONShapeError) -> [Int] {
+        try cursor.array().map { light throws(JSONShapeError) in try light.int(in: savedNumbers) }
     }
 
     /// Reads the saved scenes at `cursor`.
@@ -152,10 +148,8 @@ extension HueBridgeState {
             scenes.append(
                 Scene(
                     id: id, name: try fields.required("name").string(),
-                    group: try fields.optional("group")?.int(in: 0...1_000_000),
-                    lights: try fields.required("lights").array().map { light throws(JSONShapeError) in
-                        try light.int(in: 1...1_000_000)
-                    },
+                    group: try fields.optional("group")?.int(in: 0...savedNumbers.upperBound),
+                    lights: try lightNumbers(fields.required("lights")),
                     lightStates: states, owner: try fields.optional("owner")?.string() ?? "",
                     recycle: try fields.optional("recycle")?.bool() ?? false,
                     appData: fields.optional("appdata")?.value.objectValue ?? [:],

@@ -3,7 +3,7 @@ import LumenProtocol
 
 /// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
 /// gives lights and rooms (Hue's `/lights/3`), which a client keeps, so they must never change under it.
-public struct HueBridgeState: Sendable, Hashable {
+public struct HueBridgeState: Sendable {
     /// A user an app created by pairing while the link button was pressed.
     public struct User: Sendable, Hashable {
         /// The key the app sends in every path (`/api/<username>/…`).
@@ -84,21 +84,6 @@ public struct HueBridgeState: Sendable, Hashable {
         return true
     }
 
-    public static func == (left: HueBridgeState, right: HueBridgeState) -> Bool {
-        left.users == right.users && left.lightNumbers == right.lightNumbers && left.roomNumbers == right.roomNumbers
-            && left.pairings == right.pairings && left.scenes == right.scenes && left.groups == right.groups
-            && left.roomClasses == right.roomClasses
-            && left.resourceIDs == right.resourceIDs && left.geofenceClients == right.geofenceClients
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(users)
-        hasher.combine(pairings)
-        hasher.combine(lightNumbers.count)
-        hasher.combine(scenes)
-        hasher.combine(groups)
-    }
-
     /// Keeps a new group under the next free group number, which it returns.
     public mutating func addGroup(
         name: String, type: Group.Kind, lights: [Int], roomClass: String
@@ -139,9 +124,7 @@ extension HueBridgeState {
                     ])
                 }),
             // Each number names one light: the numbers in order give the lights in order, sorted as integers.
-            "lights": .object(
-                JSONObject(
-                    lightsByNumber.sorted { $0.key < $1.key }.map { (key: $0.value.rawValue, value: .int($0.key)) })),
+            "lights": .object(JSONObject(sortedByKey: lightsByNumber) { ($1.rawValue, .int($0)) }),
             "rooms": Self.numbers(roomNumbers.map { ($0.key.rawValue, $0.value) }),
             "pairings": .int(pairings),
         ])
@@ -154,15 +137,10 @@ extension HueBridgeState {
         if !scenes.isEmpty { object["scenes"] = .array(scenes.map(\.jsonValue)) }
         if !groups.isEmpty { object["groups"] = .array(groups.map(\.jsonValue)) }
         if !roomClasses.isEmpty {
-            object["roomClasses"] = .object(
-                JSONObject(
-                    roomClasses.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                        (key: $0.key.rawValue, value: .string($0.value))
-                    }))
+            object["roomClasses"] = .object(JSONObject(sortedByKey: roomClasses) { ($0.rawValue, .string($1)) })
         }
         if !resourceIDs.isEmpty {
-            object["resourceIDs"] = .object(
-                JSONObject(resourceIDs.sorted { $0.key < $1.key }.map { (key: $0.key, value: .string($0.value)) }))
+            object["resourceIDs"] = .object(JSONObject(sortedByKey: resourceIDs) { ($0, .string($1)) })
         }
         if !geofenceClients.isEmpty { object["geofenceClients"] = .array(geofenceClients.map(\.jsonValue)) }
         return .object(object)
@@ -174,17 +152,22 @@ extension HueBridgeState {
     /// the kernel's random source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known.
     public static func isUsername(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count) && ![".", "..", "config"].contains(name)
-            && name.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~!$&'()*+,;=:@".utf8.contains(byte)
-            }
+            && isLettersAndDigits(name, or: "-._~!$&'()*+,;=:@")
     }
 
     /// What ``isUsername(_:)`` asks, for an error message.
     public static let usernameRule =
         "a Hue user's name is 1 to 64 letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ (not '.', '..' or "
         + "'config')"
+
+    /// Whether `text` holds nothing but ASCII letters, digits and the characters of `others`.
+    static func isLettersAndDigits(_ text: String, or others: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || others.utf8.contains(byte)
+        }
+    }
 
     /// IDs and their numbers as an object, in the order of the numbers.
     private static func numbers(_ pairs: [(String, Int)]) -> JSONValue {
@@ -234,6 +217,9 @@ extension HueBridgeState {
         )
     }
 
+    /// The numbers a saved record may give a light, a room or a group.
+    static let savedNumbers = 1...1_000_000
+
     /// The `{id: n}` object at `cursor` (none when `nil`), each way round. Each ID has one number and each
     /// number one ID, or a client's `/lights/3` could name two lights. Read in one pass: a home may hold a
     /// hundred thousand lights.
@@ -248,15 +234,14 @@ extension HueBridgeState {
         var byNumber: [Int: ID] = [:]
         numbers.reserveCapacity(object.members.count)
         byNumber.reserveCapacity(object.members.count)
-        let range = 1...1_000_000
         for (name, value) in object.members {
             // A member's cursor, with its path, is made only for an error: a record numbers every light.
             func member() -> JSONCursor { JSONCursor(value, path: cursor.path.appending(name)) }
             let number: Int
-            if case .number(let given) = value, let int = given.intValue, range.contains(int) {
+            if case .number(let given) = value, let int = given.intValue, savedNumbers.contains(int) {
                 number = int
             } else {
-                number = try member().int(in: range)
+                number = try member().int(in: savedNumbers)
             }
             let thing = id(name)
             guard numbers.updateValue(number, forKey: thing) == nil else {

@@ -42,9 +42,9 @@ extension HueCommand {
             increments.sat = try integer(254)
         default:
             try requires(.color, name, kind)
-            guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
-                let y = pair[1].doubleValue, (-0.5...0.5).contains(x), (-0.5...0.5).contains(y)
-            else { throw HueError.invalidValue(value, of: name, at: address) }
+            guard let (x, y) = HueValues.xy(value), (-0.5...0.5).contains(x), (-0.5...0.5).contains(y) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
             increments.xy = (x, y)
         }
     }

@@ -90,9 +90,9 @@ struct HueCommand {
             change.colorTemperature = HueValues.mireds(ct: ct)
         case "xy":
             try requires(.color, name, kind)
-            guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue,
-                let y = pair[1].doubleValue, (0...1).contains(x), (0...1).contains(y)
-            else { throw HueError.invalidValue(value, of: name, at: address) }
+            guard let (x, y) = HueValues.xy(value), (0...1).contains(x), (0...1).contains(y) else {
+                throw HueError.invalidValue(value, of: name, at: address)
+            }
             // A colour outside the lights' gamut is shown, and reported through either API, as the nearest one
             // inside, as a bridge does.
             change.color = CIEColor(x: x, y: y).clippedToGamut
@@ -132,9 +132,7 @@ struct HueCommand {
     /// - Throws: ``HueError`` 201, naming the parameter as sent.
     func checkEffects(forLightOn isOn: Bool) throws(HueError) {
         guard let parameter = firstEffectParameter, !isOn, change.isOn != true else { return }
-        throw HueError(
-            type: 201, address: "\(address)/\(parameter)",
-            description: "parameter, \(parameter), is not modifiable. Device is set to off.")
+        throw HueError.deviceOff(parameter, at: address)
     }
 
     func requires(_ property: LightProperty, _ name: String, _ kind: LightKind) throws(HueError) {
@@ -144,7 +142,7 @@ struct HueCommand {
     /// The Hue error for what Lumen refused.
     func hueError(for error: any Error) -> HueError {
         guard let error = error as? LumenError else {
-            return HueError(type: 901, address: address, description: "Internal error, \(error)")
+            return .internalError("\(error)", at: address)
         }
         // The parameter it concerns, when Lumen's error names one; else the first the body gave.
         let parameter =
@@ -154,15 +152,13 @@ struct HueCommand {
         case .busy:
             return .tooManyRequests(error.message)
         case .deviceOff:
-            return HueError(
-                type: 201, address: "\(address)/\(parameter)",
-                description: "parameter, \(parameter), is not modifiable. Device is set to off.")
+            return .deviceOff(parameter, at: address)
         case .invalidParams:
             return HueError(type: 7, address: "\(address)/\(parameter)", description: error.message)
         case .notSupported:
             return .parameterNotAvailable(parameter, at: address)
         default:
-            return HueError(type: 901, address: address, description: "Internal error, \(error.message)")
+            return .internalError(error.message, at: address)
         }
     }
 

@@ -42,6 +42,18 @@ struct HueError: Error, Sendable {
             description: "invalid value, \(value.serialized()), for parameter, \(name)")
     }
 
+    /// Hue's internal error at `address`, saying what went wrong (`detail`): Lumen's failure, not the app's.
+    static func internalError(_ detail: String, at address: String = "/") -> HueError {
+        HueError(type: 901, address: address, description: "Internal error, \(detail)")
+    }
+
+    /// Hue's refusal of `parameter` at `address` for a light that is off.
+    static func deviceOff(_ parameter: String, at address: String) -> HueError {
+        HueError(
+            type: 201, address: "\(address)/\(parameter)",
+            description: "parameter, \(parameter), is not modifiable. Device is set to off.")
+    }
+
     static func tooManyRequests(_ message: String) -> HueError {
         HueError(type: 901, address: "/", description: "too many requests; \(message)", status: 429)
     }

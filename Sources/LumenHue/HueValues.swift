@@ -24,13 +24,23 @@ enum HueValues {
         try integer(value, in: transitionTenths, of: "transitiontime", at: address)
     }
 
-    /// A group's or scene's name: 1 to 32 characters, as on a bridge.
+    /// Whether `text` may name a group, a scene or a geofence client: 1 to 32 characters, as on a bridge.
+    static func isName(_ text: String) -> Bool { (1...32).contains(text.count) }
+
+    /// A group's or scene's name (``isName(_:)``).
     /// - Throws: ``HueError`` 7 for any other value.
     static func name(_ value: JSONValue, at address: String) throws(HueError) -> String {
-        guard let name = value.stringValue, (1...32).contains(name.count) else {
+        guard let name = value.stringValue, isName(name) else {
             throw HueError.invalidValue(value, of: "name", at: address)
         }
         return name
+    }
+
+    /// The two numbers of an `xy` pair (`[0.3, 0.3]`), `nil` unless `value` is an array of two numbers.
+    static func xy(_ value: JSONValue) -> (x: Double, y: Double)? {
+        guard let pair = value.arrayValue, pair.count == 2, let x = pair[0].doubleValue, let y = pair[1].doubleValue
+        else { return nil }
+        return (x, y)
     }
 
     /// Lumen's brightness (1–100 %) from Hue's `bri` (1–254, 1 being the dimmest level): a straight line
@@ -126,5 +136,15 @@ enum HueValues {
             "001788FFFE" + bytes.map { hex($0, uppercase: true) }.joined(),
             "00:17:88:" + bytes.map { hex($0) }.joined(separator: ":")
         )
+    }
+}
+
+extension JSONObject {
+    /// An object of the members `member` makes of each key and value of `dictionary`, in the order of the keys:
+    /// a dictionary has no order of its own, and the bridge writes the same one the same way each time.
+    init<Key: Comparable, Value>(
+        sortedByKey dictionary: [Key: Value], _ member: (Key, Value) -> (key: String, value: JSONValue)
+    ) {
+        self.init(dictionary.sorted { $0.key < $1.key }.map { member($0.key, $0.value) })
     }
 }

@@ -94,13 +94,11 @@ extension HueBridge {
                 var v1: JSONObject = ["scene": .string(scene.id)]
                 if let duration = fields["duration"] {
                     guard let ms = HueV2Command.durationMs(duration) else { throw invalid() }
-                    v1["transitiontime"] = .int((ms + 50) / 100)
+                    v1["transitiontime"] = .int(HueV2Command.transitionTime(ms: ms))
                 }
                 if let dimming = fields["dimming"] {
-                    guard let level = dimming["brightness"]?.doubleValue, (0...100).contains(level) else {
-                        throw invalid()
-                    }
-                    brightness = max(1, level)
+                    guard let level = HueV2Command.brightness(dimming) else { throw invalid() }
+                    brightness = level
                 }
                 recall = v1
             case "metadata":
@@ -183,8 +181,7 @@ extension HueBridge {
         let states = try Self.sceneStates(.array(actions), members: members, in: model)
         let v1: JSONObject = [
             "name": .string(name), "type": "GroupScene", "group": .string(String(group)),
-            "lightstates": .object(
-                JSONObject(states.sorted { $0.key < $1.key }.map { (key: String($0.key), value: .object($0.value)) })),
+            "lightstates": .object(JSONObject(sortedByKey: states) { (String($0), .object($1)) }),
         ]
         let answer = try await createScene(Self.v1Request(v1), owner: owner, speed: speed)
         guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {

@@ -110,7 +110,7 @@ extension HueBridge {
             case "id", "id_v1":
                 continue
             case "name":
-                guard let name = value.stringValue, (1...32).contains(name.count) else {
+                guard let name = value.stringValue, HueValues.isName(name) else {
                     throw HueV2Error.invalidValue(value, for: key)
                 }
                 fields.name = name

@@ -30,16 +30,14 @@ struct HueV2Command: Sendable {
                 guard let on = value["on"]?.boolValue else { throw HueV2Error.invalidValue(value, for: key) }
                 v1Body["on"] = .bool(on)
             case "dimming":
-                guard let level = value["brightness"]?.doubleValue, (0...100).contains(level) else {
-                    throw HueV2Error.invalidValue(value, for: key)
-                }
-                brightness = max(1, level)
-                v1Body["bri"] = .int(HueValues.bri(brightness: max(1, level)))
+                guard let level = Self.brightness(value) else { throw HueV2Error.invalidValue(value, for: key) }
+                brightness = level
+                v1Body["bri"] = .int(HueValues.bri(brightness: level))
             case "dimming_delta":
                 guard let steps = try Self.delta(value, "brightness_delta", in: 0...100, key) else { continue }
                 v1Body["bri_inc"] = .int(Int((steps * 254 / 100).rounded()))
             case "color_temperature":
-                guard let mirek = value["mirek"]?.intValue, (153...500).contains(mirek) else {
+                guard let mirek = value["mirek"]?.intValue, CIEColor.miredRange.contains(mirek) else {
                     throw HueV2Error.invalidValue(value, for: key)
                 }
                 v1Body["ct"] = .int(mirek)
@@ -59,7 +57,7 @@ struct HueV2Command: Sendable {
                 if let duration = fields["duration"] {
                     guard let ms = Self.durationMs(duration) else { throw HueV2Error.invalidValue(value, for: key) }
                     transitionMs = Double(ms)
-                    v1Body["transitiontime"] = .int((ms + 50) / 100)
+                    v1Body["transitiontime"] = .int(Self.transitionTime(ms: ms))
                 }
                 if let given = fields["speed"] {
                     guard let level = Self.speed(given) else { throw HueV2Error.invalidValue(value, for: key) }
@@ -109,9 +107,17 @@ struct HueV2Command: Sendable {
         value.intValue.flatMap { (0...durationLimitMs).contains($0) ? $0 : nil }
     }
 
+    /// v1's `transitiontime`, in tenths of a second, for a transition of `ms` milliseconds: the nearest tenth.
+    static func transitionTime(ms: Int) -> Int { (ms + 50) / 100 }
+
+    /// The brightness `dimming` (`{"brightness": 40}`) gives, `nil` unless 0–100 %; below 1 % it is 1 %, the dimmest.
+    static func brightness(_ dimming: JSONValue) -> Double? {
+        dimming["brightness"]?.doubleValue.flatMap { (0...100).contains($0) ? max(1, $0) : nil }
+    }
+
     /// The name in `metadata` (`{"name": …}`), `nil` unless 1 to 32 characters, as a bridge takes names.
     static func name(_ metadata: JSONValue) -> String? {
-        metadata["name"]?.stringValue.flatMap { (1...32).contains($0.count) ? $0 : nil }
+        metadata["name"]?.stringValue.flatMap { HueValues.isName($0) ? $0 : nil }
     }
 
     /// The speed of dynamics `value` gives, `nil` unless a number from 0 to 1.

@@ -257,10 +257,9 @@ struct HueV2Model: Sendable {
         }
         if kind.supports(.color) {
             let (red, green, blue) = CIEColor.gamut
-            func point(_ color: CIEColor) -> JSONValue { ["x": .double(color.x), "y": .double(color.y)] }
             object["color"] = [
-                "xy": point(light.state.color), "gamut_type": "C",
-                "gamut": ["red": point(red), "green": point(green), "blue": point(blue)],
+                "xy": light.state.color.jsonValue, "gamut_type": "C",
+                "gamut": ["red": red.jsonValue, "green": green.jsonValue, "blue": blue.jsonValue],
             ]
             // Lumen's colour loop is the effect that walks the colours: `prism` in v2's words.
             let effect: JSONValue = hueLight.effect.colorLoop ? "prism" : "no_effect"
@@ -305,11 +304,11 @@ struct HueV2Model: Sendable {
         if let bri = state["bri"]?.intValue {
             action["dimming"] = ["brightness": .double(HueValues.brightness(bri: bri))]
         }
-        if let xy = state["xy"]?.arrayValue, xy.count == 2, let x = xy[0].doubleValue, let y = xy[1].doubleValue {
-            action["color"] = ["xy": ["x": .double(x), "y": .double(y)]]
+        if let (x, y) = state["xy"].flatMap(HueValues.xy) {
+            action["color"] = ["xy": CIEColor(x: x, y: y).jsonValue]
         } else if state["hue"] != nil || state["sat"] != nil {
             let color = HueValues.color(hue: state["hue"]?.intValue ?? 0, sat: state["sat"]?.intValue ?? 254)
-            action["color"] = ["xy": ["x": .double(color.x), "y": .double(color.y)]]
+            action["color"] = ["xy": color.jsonValue]
         }
         if let ct = state["ct"]?.intValue { action["color_temperature"] = ["mirek": .int(ct)] }
         if let tenths = state["transitiontime"]?.intValue { action["dynamics"] = ["duration": .int(tenths * 100)] }
