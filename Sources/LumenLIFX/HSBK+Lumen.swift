@@ -7,7 +7,7 @@ extension HSBK {
     /// The colour of a light in `state`, as a bulb of `kind` reports it: brightness scaled to 0–65535; a
     /// colour light showing a colour has its hue and saturation from its xy through sRGB, one showing a colour
     /// temperature (set last) is white, with no hue or saturation; the white point from its mireds.
-    public init(_ state: LightState, kind: LightKind) {
+    init(_ state: LightState, kind: LightKind) {
         let level = kind.supports(.brightness) ? state.brightness : 100
         var hue: UInt16 = 0
         var saturation: UInt16 = 0
@@ -45,7 +45,7 @@ extension HSBK {
     /// fine enough to read back as sent (a LIFX brightness below 1 % is the dimmest level, the bulb staying
     /// on); the kelvin as its colour temperature, kept as a bulb keeps it; and, saturated, a colour from hue and
     /// saturation (unsaturated, a colour light shows the kelvin's white).
-    public func change(for kind: LightKind) -> LightChange {
+    func change(for kind: LightKind) -> LightChange {
         var change = LightChange()
         if kind.supports(.brightness) {
             change.brightness = max(1, (Double(brightness) / 65_535 * 1_000_000).rounded() / 10_000)

@@ -2,32 +2,32 @@
 /// the device reports it: Lumen keeps and reports it, and does not animate it.
 ///
 /// Bounded as the message is: 32 bytes of parameters, at most 16 colours of palette.
-public struct LIFXEffect: Sendable, Hashable {
+struct LIFXEffect: Sendable, Hashable {
     /// The most colours a tile effect's palette holds.
-    public static let paletteCapacity = 16
+    static let paletteCapacity = 16
     /// The size of an effect's parameters, kept as sent: their meaning depends on the effect.
-    public static let parametersSize = 32
+    static let parametersSize = 32
 
     /// The client's number for this run of the effect.
-    public var instanceID: UInt32
+    var instanceID: UInt32
     /// The effect: 0 none; on a strip 1 move; on a matrix 2 morph, 3 flame, 5 sky.
-    public var type: UInt8
+    var type: UInt8
     /// How long one cycle of the effect takes, in milliseconds.
-    public var speedMs: UInt32
+    var speedMs: UInt32
     /// How long the effect runs, in nanoseconds; 0 for ever.
-    public var durationNs: UInt64
+    var durationNs: UInt64
     /// The effect's parameters, as sent.
-    public var parameters: [UInt8]
+    var parameters: [UInt8]
     /// The colours a tile effect draws with; none on a strip.
-    public var palette: [HSBK]
+    var palette: [HSBK]
 
     /// No effect running: every field 0, as a device reports before any effect.
-    public static let none = LIFXEffect(
+    static let none = LIFXEffect(
         instanceID: 0, type: 0, speedMs: 0, durationNs: 0,
         parameters: [UInt8](repeating: 0, count: parametersSize), palette: [])
 
     /// An effect.
-    public init(
+    init(
         instanceID: UInt32, type: UInt8, speedMs: UInt32, durationNs: UInt64, parameters: [UInt8], palette: [HSBK]
     ) {
         self.instanceID = instanceID

@@ -1,18 +1,18 @@
 /// Where a matrix message reads or writes: `length` tiles from `tile`, and on each the rectangle from column `x`
 /// and row `y`, `width` pixels wide, filled row by row (`Get64`, `Set64`).
-public struct LIFXTileRect: Sendable, Hashable {
+struct LIFXTileRect: Sendable, Hashable {
     /// The first tile, counted from the one nearest the power supply.
-    public var tile: UInt8
+    var tile: UInt8
     /// How many tiles from ``tile``.
-    public var length: UInt8
+    var length: UInt8
     /// The rectangle's first column.
-    public var x: UInt8
+    var x: UInt8
     /// The rectangle's first row.
-    public var y: UInt8
+    var y: UInt8
     /// The rectangle's width: how many colours fill a row before the next.
-    public var width: UInt8
+    var width: UInt8
     /// The frame buffer: 0 is the one shown; 1–7 are drawn into out of sight, to be copied (`CopyFrameBuffer`).
-    public var frameBuffer: UInt8 = 0
+    var frameBuffer: UInt8 = 0
 
     /// The tiles it names that the chain has.
     var tiles: Range<Int> {
@@ -117,21 +117,21 @@ struct LIFXMatrix: Sendable, Hashable {
 /// `CopyFrameBuffer`: a rectangle copied from one frame buffer to another, on each of `length` tiles from `tile`
 /// (a `length` of 0 is one tile), as clients show a frame drawn out of sight (Home Assistant and lifx-async draw
 /// into frame buffer 1 and copy it to 0, the one shown).
-public struct LIFXFrameCopy: Sendable, Hashable {
+struct LIFXFrameCopy: Sendable, Hashable {
     /// The first tile and how many from it.
-    public var tile: UInt8
-    public var length: UInt8
+    var tile: UInt8
+    var length: UInt8
     /// The frame buffer copied from and the one copied to.
-    public var source: UInt8
-    public var destination: UInt8
+    var source: UInt8
+    var destination: UInt8
     /// The rectangle's top left corner in each.
-    public var from: SIMD2<UInt8>
-    public var to: SIMD2<UInt8>
+    var from: SIMD2<UInt8>
+    var to: SIMD2<UInt8>
     /// The rectangle's size.
-    public var width: UInt8
-    public var height: UInt8
+    var width: UInt8
+    var height: UInt8
     /// How long the frame shown takes to change.
-    public var durationMs: UInt32
+    var durationMs: UInt32
 
     /// The frame buffers a chain has: 0, the one shown, and seven to draw into out of sight.
     static let frameBuffers: ClosedRange<UInt8> = 0...7

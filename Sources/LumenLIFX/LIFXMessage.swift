@@ -1,10 +1,10 @@
 /// A colour as LIFX writes it: hue, saturation and brightness each 0–65535 (hue round the wheel), and a
 /// white point in kelvin (1500–9000).
-public struct HSBK: Sendable, Hashable {
-    public var hue: UInt16
-    public var saturation: UInt16
-    public var brightness: UInt16
-    public var kelvin: UInt16
+struct HSBK: Sendable, Hashable {
+    var hue: UInt16
+    var saturation: UInt16
+    var brightness: UInt16
+    var kelvin: UInt16
 }
 
 extension HSBK {
@@ -22,25 +22,25 @@ extension HSBK {
 }
 
 /// Which parts of a colour a message sets (`SetWaveformOptional`'s `set_hue`, `set_saturation`, …).
-public struct LIFXColorFields: OptionSet, Sendable, Hashable {
+struct LIFXColorFields: OptionSet, Sendable, Hashable {
     /// The fields as bits: hue 1, saturation 2, brightness 4, kelvin 8.
-    public let rawValue: UInt8
+    let rawValue: UInt8
     /// The fields whose bits are set in `rawValue`.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The hue (`set_hue`).
-    public static let hue = LIFXColorFields(rawValue: 1)
+    static let hue = LIFXColorFields(rawValue: 1)
     /// The saturation (`set_saturation`).
-    public static let saturation = LIFXColorFields(rawValue: 2)
+    static let saturation = LIFXColorFields(rawValue: 2)
     /// The brightness (`set_brightness`).
-    public static let brightness = LIFXColorFields(rawValue: 4)
+    static let brightness = LIFXColorFields(rawValue: 4)
     /// The white point (`set_kelvin`).
-    public static let kelvin = LIFXColorFields(rawValue: 8)
+    static let kelvin = LIFXColorFields(rawValue: 8)
     /// Every part of the colour, as `SetWaveform` sets it.
-    public static let all: LIFXColorFields = [.hue, .saturation, .brightness, .kelvin]
+    static let all: LIFXColorFields = [.hue, .saturation, .brightness, .kelvin]
 }
 
 /// The LIFX LAN messages Lumen's bulbs read, with their fields (LIFX's "LAN Protocol: Packets").
-public enum LIFXRequest: Sendable, Hashable {
+enum LIFXRequest: Sendable, Hashable {
     case getService
     case getHostInfo
     case getHostFirmware
@@ -110,7 +110,7 @@ public enum LIFXRequest: Sendable, Hashable {
     case unhandled(type: UInt16)
 
     /// The message of type `type` with `payload`.
-    public init(type: UInt16, payload: [UInt8]) {
+    init(type: UInt16, payload: [UInt8]) {
         var reader = LIFXReader(payload)
         switch type {
         case 2: self = .getService
@@ -185,7 +185,7 @@ public enum LIFXRequest: Sendable, Hashable {
 
     /// Whether the device answers it with a state whatever the header asks (a `Get`, or a message it does not
     /// handle, answered `StateUnhandled`).
-    public var isQuery: Bool {
+    var isQuery: Bool {
         switch self {
         case .getService, .getHostInfo, .getHostFirmware, .getWifiInfo, .getWifiFirmware, .getPower, .getLabel,
             .getVersion, .getInfo, .getLocation, .getGroup, .echo, .getColor, .getLightPower, .getInfrared,
@@ -222,7 +222,7 @@ public enum LIFXRequest: Sendable, Hashable {
 
     /// The most bytes a bulb's state reply to it takes on the wire, header included: what an answer reserves of
     /// ``LIFXAnswerBudget`` for it before the state is known.
-    public var stateReplySize: Int {
+    var stateReplySize: Int {
         switch self {
         // Up to two StateMultiZone of eight zones each: Lumen's strips have 16.
         case .getColorZones, .setColorZones: return 2 * (LIFXPacket.headerSize + 66)

@@ -1,13 +1,13 @@
 /// One tile of a matrix product's chain, as `StateDeviceChain` describes it.
-public struct LIFXTileDevice: Sendable, Hashable {
+struct LIFXTileDevice: Sendable, Hashable {
     /// Where the user placed it, in tile widths.
-    public var userX: Float
-    public var userY: Float
+    var userX: Float
+    var userY: Float
     /// Its columns and rows of pixels.
-    public var width: UInt8
-    public var height: UInt8
+    var width: UInt8
+    var height: UInt8
     /// Its product.
-    public var product: UInt32
+    var product: UInt32
 
     /// Its 55 bytes: no accelerometer reading (a tile at rest reads as right side up), then placement, size,
     /// version and firmware (every bulb's, ``LIFXFront/firmware``).

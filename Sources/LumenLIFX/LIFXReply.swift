@@ -1,5 +1,5 @@
 /// The LIFX LAN messages Lumen's bulbs send.
-public enum LIFXReply: Sendable, Hashable {
+enum LIFXReply: Sendable, Hashable {
     case stateService(port: UInt32)
     /// The host processor's radio signal (milliwatts) and bytes sent and received.
     case stateHostInfo(signal: Float, sent: UInt32, received: UInt32)
@@ -43,13 +43,13 @@ public enum LIFXReply: Sendable, Hashable {
     case stateUnhandled(type: UInt16)
 
     /// The types of the messages devices send (`State…`, `Acknowledgement`): a bulb does not answer them.
-    public static let types: Set<UInt16> = [
+    static let types: Set<UInt16> = [
         3, 13, 15, 17, 19, 22, 25, 33, 35, 45, 46, 50, 53, 59, 107, 118, 121, 144, 147, 149, 223, 503, 506, 509, 512,
         702, 711, 720,
     ]
 
     /// Its message type.
-    public var type: UInt16 {
+    var type: UInt16 {
         switch self {
         case .stateService: 3
         case .stateHostInfo: 13
@@ -82,7 +82,7 @@ public enum LIFXReply: Sendable, Hashable {
     }
 
     /// Its fields.
-    public var payload: [UInt8] {
+    var payload: [UInt8] {
         var writer = LIFXWriter()
         write(&writer)
         return writer.output

@@ -6,9 +6,9 @@
 
 /// A waveform as a client asks for one (`SetWaveform`, `SetWaveformOptional`): the colour it moves towards, and
 /// the shape, period and number of cycles it moves in.
-public struct LIFXWave: Sendable, Hashable {
+struct LIFXWave: Sendable, Hashable {
     /// How the colour moves within each cycle (the message's `waveform`).
-    public enum Shape: UInt8, Sendable, Hashable {
+    enum Shape: UInt8, Sendable, Hashable {
         /// From the colour it started at straight to the wave's colour, then back at once.
         case saw = 0
         /// From the colour it started at to the wave's colour and back, smoothly.
@@ -23,27 +23,27 @@ public struct LIFXWave: Sendable, Hashable {
     }
 
     /// Whether the bulb comes back to the colour it started at when the wave ends.
-    public var transient: Bool
-    public var color: HSBK
+    var transient: Bool
+    var color: HSBK
     /// How long a cycle takes.
-    public var periodMs: UInt32
+    var periodMs: UInt32
     /// How many cycles it runs (a fraction runs part of the last).
-    public var cycles: Float
+    var cycles: Float
     /// The message's `skew_ratio`: −32768 to 32767 for 0 to 1.
-    public var skewRatio: Int16 = 0
+    var skewRatio: Int16 = 0
     /// The shape; one Lumen does not know is drawn as a saw.
-    public var shape: Shape = .saw
+    var shape: Shape = .saw
 
     /// The whole wave's length, `period` × `cycles`; cycles that are not a number, or negative, make none.
-    public var lengthMs: Double { Double(periodMs) * Double(cycles.isFinite ? max(0, cycles) : 0) }
+    var lengthMs: Double { Double(periodMs) * Double(cycles.isFinite ? max(0, cycles) : 0) }
 
     /// Whether the bulb stays on the wave's colour when the wave ends: not for a transient wave, nor for a sine or
     /// a triangle, which come back to where they began, as LIFX documents its waveforms.
-    public var endsOnColor: Bool { !transient && shape != .sine && shape != .triangle }
+    var endsOnColor: Bool { !transient && shape != .sine && shape != .triangle }
 
     /// How far from the colour it started at towards the wave's colour the bulb is, 0 to 1, `elapsedMs` into the
     /// wave: in each cycle, as the shape draws it.
-    public func share(atElapsedMs elapsedMs: Double) -> Double {
+    func share(atElapsedMs elapsedMs: Double) -> Double {
         let length = lengthMs
         guard elapsedMs < length, periodMs > 0 else { return endsOnColor ? 1 : 0 }
         let phase = max(0, elapsedMs).truncatingRemainder(dividingBy: Double(periodMs)) / Double(periodMs)
