@@ -3,14 +3,14 @@ import LumenProtocol
 extension HueBridgeState {
     /// A geofence client, as API v2 keeps it: a phone telling the bridge whether its owner is at home, or, as
     /// aiohue uses one, a name renamed every minute so that its event stream is never silent for long.
-    public struct GeofenceClient: Sendable, Hashable {
+    struct GeofenceClient: Sendable, Hashable {
         /// Its UUID, drawn when it was made.
-        public var id: String
+        var id: String
         /// 1 to 32 characters.
-        public var name: String
+        var name: String
         /// Whether its owner is at home: kept, though the resource does not show it and nothing in the home follows
         /// it.
-        public var isAtHome: Bool
+        var isAtHome: Bool
 
         /// `{"id", "name", "isAtHome"}`.
         var jsonValue: JSONValue {
@@ -20,7 +20,7 @@ extension HueBridgeState {
 
     /// The most geofence clients kept, as a bridge's table is bounded: an app that makes one at each start without
     /// deleting any fills it, and is then refused until it deletes one.
-    public static let geofenceClientLimit = 64
+    static let geofenceClientLimit = 64
 
     /// Reads the `geofenceClients` array ``jsonValue`` writes (none when `nil`).
     static func geofenceClients(_ cursor: JSONCursor?) throws(JSONShapeError) -> [GeofenceClient] {

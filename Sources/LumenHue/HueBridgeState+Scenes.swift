@@ -3,30 +3,30 @@ import LumenProtocol
 
 extension HueBridgeState {
     /// A scene an app stored on the bridge: the state each of its lights takes when it is recalled.
-    public struct Scene: Sendable, Hashable {
+    struct Scene: Sendable, Hashable {
         /// The bridge's name for it (`/scenes/<id>`): letters and digits.
-        public var id: String
+        var id: String
         /// What the app called it.
-        public var name: String
+        var name: String
         /// The group it belongs to (a `GroupScene`), or `nil` for a `LightScene`.
-        public var group: Int?
+        var group: Int?
         /// The numbers of its lights.
-        public var lights: [Int]
+        var lights: [Int]
         /// The state each light takes, in the Hue API's words (`{"on": true, "bri": 200, "xy": [0.3, 0.3]}`),
         /// by light number; checked for the light when stored.
-        public var lightStates: [Int: JSONObject]
+        var lightStates: [Int: JSONObject]
         /// The user that stored it.
-        public var owner: String
+        var owner: String
         /// Whether the bridge may delete it on its own.
-        public var recycle = false
+        var recycle = false
         /// What the app keeps with it (`{"version": 1, "data": "…"}`).
-        public var appData: JSONObject = [:]
+        var appData: JSONObject = [:]
         /// The app's picture name.
-        public var picture = ""
+        var picture = ""
         /// When it last changed, on the wall clock, as the Hue API writes times.
-        public var lastUpdated: String
+        var lastUpdated: String
         /// The speed of its dynamics, 0–1, as API v2 sets and reports it (Lumen plays no palettes).
-        public var speed: Double = 0.5
+        var speed: Double = 0.5
 
         /// Its saved form.
         var jsonValue: JSONValue {
@@ -46,9 +46,9 @@ extension HueBridgeState {
     }
 
     /// A group an app created: a set of lights of its own choosing, apart from the home's rooms.
-    public struct Group: Sendable, Hashable {
+    struct Group: Sendable, Hashable {
         /// The kinds of group an app may create.
-        public enum Kind: String, Sendable, Hashable, CaseIterable {
+        enum Kind: String, Sendable, Hashable, CaseIterable {
             /// Any lights, for the app's own use.
             case lightGroup = "LightGroup"
             /// Lights an app groups across rooms (a light may be in several zones).
@@ -56,15 +56,15 @@ extension HueBridgeState {
         }
 
         /// Its number among the groups (`/groups/<n>`), shared with the rooms'.
-        public var number: Int
+        var number: Int
         /// What the app called it.
-        public var name: String
+        var name: String
         /// Its type.
-        public var kind: Kind
+        var kind: Kind
         /// The numbers of its lights.
-        public var lights: [Int]
+        var lights: [Int]
         /// Its class (`Living room`, `Other`), which the Hue app shows as an icon.
-        public var roomClass: String
+        var roomClass: String
 
         /// Its saved form.
         var jsonValue: JSONValue {
@@ -76,17 +76,17 @@ extension HueBridgeState {
     }
 
     /// The most scenes the bridge keeps, as a Hue bridge does.
-    public static let sceneLimit = 200
+    static let sceneLimit = 200
     /// The most light states all scenes hold together, as a Hue bridge keeps.
-    public static let sceneLightStateLimit = 2_048
+    static let sceneLightStateLimit = 2_048
     /// The most groups apps may create, as a Hue bridge's group table holds.
-    public static let groupLimit = 64
+    static let groupLimit = 64
 
     /// How many light states the scenes hold.
-    public var sceneLightStateCount: Int { scenes.reduce(0) { $0 + $1.lightStates.count } }
+    var sceneLightStateCount: Int { scenes.reduce(0) { $0 + $1.lightStates.count } }
 
     /// Whether `id` may name a scene: 1 to 32 letters, digits and `-`, since it stands in a path.
-    public static func isSceneID(_ id: String) -> Bool {
+    static func isSceneID(_ id: String) -> Bool {
         (1...32).contains(id.utf8.count) && isLettersAndDigits(id, or: "-")
     }
 

@@ -3,15 +3,15 @@ import LumenProtocol
 
 /// What the simulated Hue bridge keeps across restarts: the users paired with it, and the numbers its API
 /// gives lights and rooms (Hue's `/lights/3`), which a client keeps, so they must never change under it.
-public struct HueBridgeState: Sendable {
+struct HueBridgeState: Sendable {
     /// A user an app created by pairing while the link button was pressed.
-    public struct User: Sendable, Hashable {
+    struct User: Sendable, Hashable {
         /// The key the app sends in every path (`/api/<username>/…`).
-        public var username: String
+        var username: String
         /// What the app called itself (`devicetype`, "my_app#phone").
-        public var deviceType: String
+        var deviceType: String
         /// When it paired, in simulation milliseconds.
-        public var createdMs: Double
+        var createdMs: Double
     }
 
     /// The paired users, the one unused longest first: a request moves its user to the end, so that a full
@@ -19,27 +19,27 @@ public struct HueBridgeState: Sendable {
     /// with lumend. It is saved whenever the bridge saves what it keeps (a pairing, a scene, a group, a new
     /// number), not with each request (that would be a commit of the whole bridge per request): after a restart,
     /// uses since then count as older.
-    public var users: [User] = []
+    var users: [User] = []
     /// Each light's number on the bridge.
-    public private(set) var lightNumbers: [LightID: Int] = [:]
+    private(set) var lightNumbers: [LightID: Int] = [:]
     /// The light with each number: ``lightNumbers`` turned round, for requests that name a light by number.
-    public private(set) var lightsByNumber: [Int: LightID] = [:]
+    private(set) var lightsByNumber: [Int: LightID] = [:]
     /// Each room's group number on the bridge (group 0 is every light).
-    public private(set) var roomNumbers: [RoomID: Int] = [:]
+    private(set) var roomNumbers: [RoomID: Int] = [:]
     /// How many apps have ever paired.
-    public var pairings = 0
+    var pairings = 0
     /// The scenes apps stored, the oldest first.
-    public var scenes: [Scene] = []
+    var scenes: [Scene] = []
     /// The groups apps created (rooms are the home's), in the order of their numbers.
-    public private(set) var groups: [Group] = []
+    private(set) var groups: [Group] = []
     /// The class an app gave a room (`Living room`, `Kitchen`…, which the Hue app shows as an icon); a room
     /// given none is `Other`.
-    public var roomClasses: [RoomID: String] = [:]
+    var roomClasses: [RoomID: String] = [:]
     /// The UUID the Hue API v2 gives each thing it shows, by ``resourceKey(light:)`` and its kin: kept, so that a
     /// client's IDs hold across restarts and one is never given to something else.
-    public internal(set) var resourceIDs: [String: String] = [:]
+    var resourceIDs: [String: String] = [:]
     /// The geofence clients apps made over API v2 (a phone's presence, or aiohue's keep-alive), the oldest first.
-    public var geofenceClients: [GeofenceClient] = []
+    var geofenceClients: [GeofenceClient] = []
     /// The highest light and group numbers given, so the next is found without looking at every one: rooms and
     /// the groups apps create share one numbering, as on a bridge.
     private var highest: (light: Int, room: Int) = (0, 0)
@@ -51,7 +51,7 @@ public struct HueBridgeState: Sendable {
     }
 
     /// Gives `light` the next free number, unless it has one; returns whether it was given one.
-    public mutating func number(_ light: LightID) -> Bool {
+    mutating func number(_ light: LightID) -> Bool {
         guard lightNumbers[light] == nil else { return false }
         highest.light += 1
         lightNumbers[light] = highest.light
@@ -61,7 +61,7 @@ public struct HueBridgeState: Sendable {
 
     /// Takes `light` out of every scene and every group apps created, as a bridge does when a light is deleted;
     /// its number stays taken. Returns whether any scene or group held it.
-    public mutating func forget(_ light: LightID) -> Bool {
+    mutating func forget(_ light: LightID) -> Bool {
         guard let number = lightNumbers[light] else { return false }
         var changed = false
         for index in scenes.indices where scenes[index].lights.contains(number) {
@@ -77,7 +77,7 @@ public struct HueBridgeState: Sendable {
     }
 
     /// Gives `room` the next free group number, unless it has one; returns whether it was given one.
-    public mutating func number(_ room: RoomID) -> Bool {
+    mutating func number(_ room: RoomID) -> Bool {
         guard roomNumbers[room] == nil else { return false }
         highest.room += 1
         roomNumbers[room] = highest.room
@@ -85,7 +85,7 @@ public struct HueBridgeState: Sendable {
     }
 
     /// Keeps a new group under the next free group number, which it returns.
-    public mutating func addGroup(
+    mutating func addGroup(
         name: String, type: Group.Kind, lights: [Int], roomClass: String
     ) -> Int {
         highest.room += 1
@@ -94,7 +94,7 @@ public struct HueBridgeState: Sendable {
     }
 
     /// Changes the group numbered `number` with `change`; whether there is one.
-    public mutating func updateGroup(_ number: Int, _ change: (inout Group) -> Void) -> Bool {
+    mutating func updateGroup(_ number: Int, _ change: (inout Group) -> Void) -> Bool {
         guard let index = groups.firstIndex(where: { $0.number == number }) else { return false }
         change(&groups[index])
         groups[index].number = number
@@ -102,7 +102,7 @@ public struct HueBridgeState: Sendable {
     }
 
     /// Forgets the group numbered `number`, and the scenes stored for it, as a bridge does; whether there was one.
-    public mutating func removeGroup(_ number: Int) -> Bool {
+    mutating func removeGroup(_ number: Int) -> Bool {
         guard let index = groups.firstIndex(where: { $0.number == number }) else { return false }
         groups.remove(at: index)
         scenes.removeAll { $0.group == number }
@@ -114,7 +114,7 @@ extension HueBridgeState {
     /// `{"users": [{username, devicetype, createdMs}], "lights": {id: n}, "rooms": {id: n}, "scenes": [scene],
     /// "groups": [group], "roomClasses": {id: class}, "resourceIDs": {key: uuid}, "geofenceClients": [client]}`, the
     /// last five only when there are some.
-    public var jsonValue: JSONValue {
+    var jsonValue: JSONValue {
         let value: JSONValue = .object([
             "users": .array(
                 users.map { user in
@@ -150,13 +150,13 @@ extension HueBridgeState {
     /// digits and `- . _ ~ ! $ & ' ( ) * + , ; = : @`), and not `.`, `..` or `config` (a client would
     /// normalise the first two away, and `/api/config` is the bridge's own). Lumen draws the names it gives from
     /// the kernel's random source (40 hexadecimal digits); a name a fixture or a test gives is meant to be known.
-    public static func isUsername(_ name: String) -> Bool {
+    static func isUsername(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count) && ![".", "..", "config"].contains(name)
             && isLettersAndDigits(name, or: "-._~!$&'()*+,;=:@")
     }
 
     /// What ``isUsername(_:)`` asks, for an error message.
-    public static let usernameRule =
+    static let usernameRule =
         "a Hue user's name is 1 to 64 letters, digits and - . _ ~ ! $ & ' ( ) * + , ; = : @ (not '.', '..' or "
         + "'config')"
 
@@ -175,7 +175,7 @@ extension HueBridgeState {
     }
 
     /// Reads what ``jsonValue`` writes.
-    public init(cursor: JSONCursor) throws(JSONShapeError) {
+    init(cursor: JSONCursor) throws(JSONShapeError) {
         self.init()
         let object = try cursor.object(allowing: [
             "users", "lights", "rooms", "pairings", "scenes", "groups", "roomClasses", "resourceIDs", "geofenceClients",
