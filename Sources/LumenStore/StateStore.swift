@@ -48,6 +48,8 @@ public final class StateStore: StateRecordSink {
     public static let journalFileName = StateJournal.fileName
     /// The journal that led from the previous generation to the current one, kept beside it.
     public static let previousJournalFileName = "state.previous.journal"
+    /// The four files that hold the state.
+    static let fileNames = [stateFileName, previousFileName, journalFileName, previousJournalFileName]
     /// What a file being written is called until it is complete: its final name, this, and lumend's PID.
     public static let temporarySuffix = ".tmp-"
 
