@@ -126,10 +126,12 @@ public final class StateStore: StateRecordSink {
 
     /// Someone waiting for changes up to `mark` to be on disk (and, for ``compact()``, for a snapshot).
     struct Waiter {
+        /// What a waiter is resumed through: told its changes are on disk, or why not.
+        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
         var mark: UInt64
         /// The number of the snapshot it waits for (one started after it asked), for ``compact()``.
         var snapshot: Int?
-        var continuation: CheckedContinuation<Result<Void, FileSystemError>, Never>
+        var continuation: Continuation
     }
 
     /// A store, with its writer's loop running.
