@@ -80,12 +80,7 @@ public final class MDNSResponder: Service, Sendable {
         loop.schedule(at: .now + .seconds(1)) { [self] in announce() }
         await gracefulShutdown()
         stop()
-        await withCheckedContinuation { continuation in
-            loop.execute { [self] _ in
-                multicast(service.announcement(goodbye: true))
-                continuation.resume()
-            }
-        }
+        await loop.executeAndWait { [self] _ in multicast(service.announcement(goodbye: true)) }
         await loop.shutDown()
         close(fd)
     }

@@ -91,12 +91,9 @@ public final class UDPServer: Service, Sendable {
         await gracefulShutdown()
         stop()
         // Closed on the loop, after the watch is removed there and before any later answer is sent there.
-        await withCheckedContinuation { continuation in
-            loop.execute { [self] _ in
-                isClosed.store(true, ordering: .relaxed)
-                close(fd)
-                continuation.resume()
-            }
+        await loop.executeAndWait { [self] _ in
+            isClosed.store(true, ordering: .relaxed)
+            close(fd)
         }
         if ownsLoop { await loop.shutDown() }
         onStop(dropped.load(ordering: .relaxed))
