@@ -180,8 +180,7 @@ final class HTTPDriver {
                 close(fd)
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            UnixSocket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, to: 1)
             var tls: TLSSession?
             if let credentials = listener.tls {
                 tls = TLSSession(fd: fd, credentials: credentials)
