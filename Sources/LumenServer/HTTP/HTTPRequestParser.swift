@@ -19,7 +19,7 @@ struct HTTPRequestParser {
     }
 
     /// A request's line and header fields, read.
-    struct Head: Equatable {
+    struct Head {
         var method: String
         /// The path, percent-encoding kept, without the query.
         var path: String
@@ -42,14 +42,6 @@ struct HTTPRequestParser {
 
         /// The value of the first field called `name` (lower case).
         func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
-
-        static func == (left: Head, right: Head) -> Bool {
-            left.method == right.method && left.path == right.path && left.query == right.query
-                && left.minorVersion == right.minorVersion && left.framing == right.framing
-                && left.keepsAlive == right.keepsAlive && left.host == right.host
-                && left.fields.map(\.name) == right.fields.map(\.name)
-                && left.fields.map(\.value) == right.fields.map(\.value)
-        }
     }
 
     /// How a request's body is framed.
