@@ -153,9 +153,7 @@ struct HTTPRequestParser {
                 }
                 if head.expectsContinue { return .head(head) }
             case .body(let head, let remaining, var body, let limit):
-                let taken = min(remaining, buffer.count - start)
-                body += buffer[start..<start + taken]
-                start += taken
+                let taken = take(upTo: remaining, into: &body)
                 if taken == remaining {
                     state = .head
                     compact()
@@ -172,9 +170,7 @@ struct HTTPRequestParser {
                     ? .trailers(head, body: body, limit: limit, bytes: 0)
                     : .chunkData(head, remaining: size, body: body, limit: limit)
             case .chunkData(let head, let remaining, var body, let limit):
-                let taken = min(remaining, buffer.count - start)
-                body += buffer[start..<start + taken]
-                start += taken
+                let taken = take(upTo: remaining, into: &body)
                 guard taken == remaining else {
                     state = .chunkData(head, remaining: remaining - taken, body: body, limit: limit)
                     return .needMore
@@ -196,6 +192,14 @@ struct HTTPRequestParser {
                 state = .trailers(head, body: body, limit: limit, bytes: bytes + line.count)
             }
         }
+    }
+
+    /// Moves up to `count` of the bytes held to `body`; how many it moved.
+    private mutating func take(upTo count: Int, into body: inout [UInt8]) -> Int {
+        let taken = min(count, buffer.count - start)
+        body += buffer[start..<start + taken]
+        start += taken
+        return taken
     }
 
     // MARK: - The head
