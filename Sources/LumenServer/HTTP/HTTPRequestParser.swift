@@ -372,15 +372,10 @@ struct HTTPRequestParser {
         if minor == 1, hosts.count != 1 {
             throw Refusal(status: 400, reason: "an HTTP/1.1 request carries exactly one Host field")
         }
-        let lengths = fields.filter { $0.name == "content-length" }.flatMap {
-            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
-        }
-        let codingFields = fields.filter { $0.name == "transfer-encoding" }
-        let encodings = codingFields.flatMap {
-            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
-        }
+        let lengths = elements(of: "content-length", in: fields)
+        let encodings = elements(of: "transfer-encoding", in: fields).map { $0.lowercased() }
         var framing = Framing.none
-        if !codingFields.isEmpty {
+        if fields.contains(where: { $0.name == "transfer-encoding" }) {
             // A Transfer-Encoding field decides the framing even when its value is empty or odd: were it passed
             // over, Content-Length would frame a body that a reader taking the field differently frames otherwise.
             guard lengths.isEmpty else {
@@ -408,9 +403,7 @@ struct HTTPRequestParser {
             }
             framing = length > 0 ? .length(length) : .none
         }
-        let connection = fields.filter { $0.name == "connection" }.flatMap {
-            $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
-        }
+        let connection = elements(of: "connection", in: fields).map { $0.lowercased() }
         let expect = fields.first { $0.name == "expect" }?.value.lowercased()
         if let expect, expect != "100-continue" {
             throw Refusal(status: 417, reason: "the only expectation lumend meets is 100-continue")
@@ -420,6 +413,14 @@ struct HTTPRequestParser {
             host: authority ?? hosts.first?.value, framing: framing,
             keepsAlive: minor == 1 && !connection.contains("close"),
             expectsContinue: minor == 1 && expect != nil && framing != .none)
+    }
+
+    /// The elements of the comma-separated lists in every field called `name`, without the spaces around them.
+    /// Empty elements are kept: in the framing fields they are a fault to refuse.
+    private static func elements(of name: String, in fields: [(name: String, value: String)]) -> [Substring] {
+        fields.filter { $0.name == name }.flatMap {
+            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        }
     }
 
     // MARK: - Chunks
