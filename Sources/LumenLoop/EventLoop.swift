@@ -146,6 +146,13 @@ public final class EventLoop: TaskExecutor, SerialExecutor {
         guard add(.block(block)) else { return Self.lateWork.execute { _ in block(nil) } }
     }
 
+    /// Runs `block` on the loop's thread as ``execute(_:)`` does, and returns what it gives once it has run.
+    package func executeAndWait<T: Sendable>(_ block: @escaping @Sendable (LoopContext?) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            execute { context in continuation.resume(returning: block(context)) }
+        }
+    }
+
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         guard add(.job(job)) else { return Self.lateWork.enqueue(ExecutorJob(job)) }

@@ -22,11 +22,17 @@ extension Home {
         if let problem = effectiveSettings(of: id, in: lights[id]!.room, own: merged).rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
         }
-        lightSettings[id] = merged
+        setOwnSettings(merged, of: id)
+    }
+
+    /// Gives light `id` its own `settings` (`nil` for none, so that it takes its room's and the home's) and
+    /// tells everyone who depends on them: watchers, the state directory and the fronts.
+    func setOwnSettings(_ settings: DeviceSettings?, of id: LightID) {
+        lightSettings[id] = settings
         if let slot = lights.slot(of: id) { lights[slot: slot].governingSettings = nil }
         // The rate limit may have changed; start its bucket afresh.
         rateBuckets[id] = nil
-        emit(.light(id, .settings), .object(merged.jsonObject))
+        emit(.light(id, .settings), .object((settings ?? DeviceSettings()).jsonObject))
         persist(.light(id))
         tellFronts(.settingsChanged(id))
     }

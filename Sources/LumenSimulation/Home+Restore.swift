@@ -98,12 +98,7 @@ extension Home {
         // Its LIFX address is the target's already (``restore(to:)`` gives every light that stays its own first),
         // and the fronts were told then that addresses may have moved.
         if (lightSettings[target.id] ?? DeviceSettings()) != target.settings {
-            lightSettings[target.id] = target.settings.isEmpty ? nil : target.settings
-            if let slot = lights.slot(of: target.id) { lights[slot: slot].governingSettings = nil }
-            rateBuckets[target.id] = nil
-            emit(.light(target.id, .settings), .object(target.settings.jsonObject))
-            persist(.light(target.id))
-            tellFronts(.settingsChanged(target.id))
+            setOwnSettings(target.settings.isEmpty ? nil : target.settings, of: target.id)
         }
         try setReachable(target.isReachable, light: target.id)
         guard let slot = lights.slot(of: target.id) else { return }

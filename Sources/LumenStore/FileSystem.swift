@@ -98,6 +98,17 @@ public struct PosixFileSystem: FileSystem {
         return (anchor.descriptor, rest.isEmpty ? "." : String(rest))
     }
 
+    /// Opens `path` with `flags` (and `mode`, for a file it creates), reached as ``locate(_:)`` says.
+    /// - Throws: the failed call's `errno`, as `operation`.
+    private func open(_ path: String, _ flags: Int32, mode: UInt32 = 0, operation: String = "open")
+        throws(FileSystemError) -> Int32
+    {
+        let (directory, name) = locate(path)
+        let fd = openat(directory, name, flags, mode_t(mode))
+        if fd < 0 { throw FileSystemError(operation, path, errno: errno) }
+        return fd
+    }
+
     /// A state file's contents; `nil` when it does not exist.
     ///
     /// Only a regular file is a state file: anything else (a FIFO, a device, a socket) planted in its place is
@@ -118,11 +129,11 @@ public struct PosixFileSystem: FileSystem {
     }
 
     private func read(_ path: String, regularOnly: Bool) throws(FileSystemError) -> [UInt8]? {
-        let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw FileSystemError("open", path, errno: errno)
+        let fd: Int32
+        do throws(FileSystemError) {
+            fd = try open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
+        } catch let error where error.errno == ENOENT {
+            return nil
         }
         defer { Glibc.close(fd) }
         var result: [UInt8] = []
@@ -152,10 +163,7 @@ public struct PosixFileSystem: FileSystem {
 
     public func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
         // O_EXCL also refuses to follow a symlink planted at the temporary name.
-        let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
-        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
-        return fd
+        try open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
     }
 
     public func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
@@ -163,10 +171,7 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
-        let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
-        return fd
+        try open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
     }
 
     public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String)
@@ -194,9 +199,7 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func fsyncDirectory(_ path: String) throws(FileSystemError) {
-        let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 { throw FileSystemError("open", path, errno: errno) }
+        let fd = try open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { Glibc.close(fd) }
         if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
     }
@@ -212,9 +215,7 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
-        let (directory, name) = locate(path)
-        let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError("opendir", path, errno: errno) }
+        let fd = try open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, operation: "opendir")
         guard let stream = fdopendir(fd) else {
             let code = errno
             Glibc.close(fd)

@@ -77,19 +77,11 @@ public final class StateDirectoryLock: Sendable {
     /// still name an earlier holder, which has died, until the new one writes its own.
     private static func holder(of directory: String) -> Int32? {
         if let pid = lockHolderFromProc(directory) { return pid }
-        let path = "\(directory)/\(fileName)"
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        if file >= 0 {
-            defer { close(file) }
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-            if count > 0, let pid = Int32(String(decoding: buffer[0..<count], as: UTF8.self).filter(\.isNumber)),
-                pid > 0
-            {
-                return pid
-            }
-        }
-        return nil
+        // Read as a state file is: one planted in its place that is not a regular file (a FIFO) is no record.
+        guard let bytes = try? PosixFileSystem().readFile("\(directory)/\(fileName)"),
+            let pid = Int32(String(decoding: bytes, as: UTF8.self).filter(\.isNumber)), pid > 0
+        else { return nil }
+        return pid
     }
 
     /// Finds the PID holding an `flock` on `directory`'s inode in `/proc/locks`.

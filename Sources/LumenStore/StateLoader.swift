@@ -533,12 +533,8 @@ public struct StateLoader: Sendable {
     /// The files an earlier `--reset` moved aside: a state file's name, `.reset-` and a time other than `time`.
     private func earlierResetFiles(than time: Int) -> [String] {
         guard let names = try? fileSystem.listDirectory(directory) else { return [] }
-        let stateFiles = [
-            StateStore.stateFileName, StateStore.previousFileName, StateStore.journalFileName,
-            StateStore.previousJournalFileName,
-        ]
         return names.filter { name in
-            stateFiles.contains { file in
+            StateStore.fileNames.contains { file in
                 guard name.hasPrefix(file + ".reset-") else { return false }
                 let stamp = name.dropFirst(file.count + ".reset-".count)
                 return !stamp.isEmpty && stamp.allSatisfy(\.isASCII) && stamp.allSatisfy(\.isNumber)

@@ -78,7 +78,7 @@ extension StateStore {
     func step() {
         cancelNap()
         while true {
-            var satisfied: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
+            var satisfied: [Waiter.Continuation] = []
             let next = shared.withLock { shared -> Next? in
                 guard !shared.stopped else { return nil }
                 shared.writer = .working
@@ -279,15 +279,14 @@ extension StateStore {
 
     /// The waiters a commit settles, and what each hears.
     struct SettledWaiters {
-        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
         /// Those whose changes (or snapshot) the commit failed to save, and why.
-        var failed: [Continuation] = []
+        var failed: [Waiter.Continuation] = []
         var failure: FileSystemError?
         /// Those whose snapshot failed though their changes are safe in the journal, and why.
-        var snapshotFailed: [Continuation] = []
+        var snapshotFailed: [Waiter.Continuation] = []
         var snapshotFailure: FileSystemError?
         /// Those whose changes (and snapshot) are on disk.
-        var succeeded: [Continuation] = []
+        var succeeded: [Waiter.Continuation] = []
 
         func resume() {
             if let failure { for waiter in failed { waiter.resume(returning: .failure(failure)) } }
@@ -354,12 +353,10 @@ extension StateStore {
     static func nextRetryDelay(after delay: Duration) -> Duration { min(delay * 2, .seconds(1)) }
 
     /// Removes and returns the waiters whose changes (and snapshot, for ``compact()``) are on disk.
-    func resolveWaiters(_ shared: inout Shared, durableMark: UInt64)
-        -> [CheckedContinuation<Result<Void, FileSystemError>, Never>]
-    {
+    func resolveWaiters(_ shared: inout Shared, durableMark: UInt64) -> [Waiter.Continuation] {
         guard !shared.waiters.isEmpty else { return [] }
         let saved = shared.lastSnapshotSaved
-        var done: [CheckedContinuation<Result<Void, FileSystemError>, Never>] = []
+        var done: [Waiter.Continuation] = []
         var remaining: [Waiter] = []
         for waiter in shared.waiters {
             if waiter.mark <= durableMark, waiter.snapshot.map({ saved >= $0 }) ?? true {

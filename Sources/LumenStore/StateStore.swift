@@ -48,6 +48,8 @@ public final class StateStore: StateRecordSink {
     public static let journalFileName = StateJournal.fileName
     /// The journal that led from the previous generation to the current one, kept beside it.
     public static let previousJournalFileName = "state.previous.journal"
+    /// The four files that hold the state.
+    static let fileNames = [stateFileName, previousFileName, journalFileName, previousJournalFileName]
     /// What a file being written is called until it is complete: its final name, this, and lumend's PID.
     public static let temporarySuffix = ".tmp-"
 
@@ -124,10 +126,12 @@ public final class StateStore: StateRecordSink {
 
     /// Someone waiting for changes up to `mark` to be on disk (and, for ``compact()``, for a snapshot).
     struct Waiter {
+        /// What a waiter is resumed through: told its changes are on disk, or why not.
+        typealias Continuation = CheckedContinuation<Result<Void, FileSystemError>, Never>
         var mark: UInt64
         /// The number of the snapshot it waits for (one started after it asked), for ``compact()``.
         var snapshot: Int?
-        var continuation: CheckedContinuation<Result<Void, FileSystemError>, Never>
+        var continuation: Continuation
     }
 
     /// A store, with its writer's loop running.

@@ -19,7 +19,7 @@ struct HTTPRequestParser {
     }
 
     /// A request's line and header fields, read.
-    struct Head: Equatable {
+    struct Head {
         var method: String
         /// The path, percent-encoding kept, without the query.
         var path: String
@@ -42,14 +42,6 @@ struct HTTPRequestParser {
 
         /// The value of the first field called `name` (lower case).
         func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
-
-        static func == (left: Head, right: Head) -> Bool {
-            left.method == right.method && left.path == right.path && left.query == right.query
-                && left.minorVersion == right.minorVersion && left.framing == right.framing
-                && left.keepsAlive == right.keepsAlive && left.host == right.host
-                && left.fields.map(\.name) == right.fields.map(\.name)
-                && left.fields.map(\.value) == right.fields.map(\.value)
-        }
     }
 
     /// How a request's body is framed.
@@ -161,9 +153,7 @@ struct HTTPRequestParser {
                 }
                 if head.expectsContinue { return .head(head) }
             case .body(let head, let remaining, var body, let limit):
-                let taken = min(remaining, buffer.count - start)
-                body += buffer[start..<start + taken]
-                start += taken
+                let taken = take(upTo: remaining, into: &body)
                 if taken == remaining {
                     state = .head
                     compact()
@@ -180,9 +170,7 @@ struct HTTPRequestParser {
                     ? .trailers(head, body: body, limit: limit, bytes: 0)
                     : .chunkData(head, remaining: size, body: body, limit: limit)
             case .chunkData(let head, let remaining, var body, let limit):
-                let taken = min(remaining, buffer.count - start)
-                body += buffer[start..<start + taken]
-                start += taken
+                let taken = take(upTo: remaining, into: &body)
                 guard taken == remaining else {
                     state = .chunkData(head, remaining: remaining - taken, body: body, limit: limit)
                     return .needMore
@@ -204,6 +192,14 @@ struct HTTPRequestParser {
                 state = .trailers(head, body: body, limit: limit, bytes: bytes + line.count)
             }
         }
+    }
+
+    /// Moves up to `count` of the bytes held to `body`; how many it moved.
+    private mutating func take(upTo count: Int, into body: inout [UInt8]) -> Int {
+        let taken = min(count, buffer.count - start)
+        body += buffer[start..<start + taken]
+        start += taken
+        return taken
     }
 
     // MARK: - The head
@@ -376,15 +372,10 @@ struct HTTPRequestParser {
         if minor == 1, hosts.count != 1 {
             throw Refusal(status: 400, reason: "an HTTP/1.1 request carries exactly one Host field")
         }
-        let lengths = fields.filter { $0.name == "content-length" }.flatMap {
-            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
-        }
-        let codingFields = fields.filter { $0.name == "transfer-encoding" }
-        let encodings = codingFields.flatMap {
-            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
-        }
+        let lengths = elements(of: "content-length", in: fields)
+        let encodings = elements(of: "transfer-encoding", in: fields).map { $0.lowercased() }
         var framing = Framing.none
-        if !codingFields.isEmpty {
+        if fields.contains(where: { $0.name == "transfer-encoding" }) {
             // A Transfer-Encoding field decides the framing even when its value is empty or odd: were it passed
             // over, Content-Length would frame a body that a reader taking the field differently frames otherwise.
             guard lengths.isEmpty else {
@@ -412,9 +403,7 @@ struct HTTPRequestParser {
             }
             framing = length > 0 ? .length(length) : .none
         }
-        let connection = fields.filter { $0.name == "connection" }.flatMap {
-            $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
-        }
+        let connection = elements(of: "connection", in: fields).map { $0.lowercased() }
         let expect = fields.first { $0.name == "expect" }?.value.lowercased()
         if let expect, expect != "100-continue" {
             throw Refusal(status: 417, reason: "the only expectation lumend meets is 100-continue")
@@ -424,6 +413,14 @@ struct HTTPRequestParser {
             host: authority ?? hosts.first?.value, framing: framing,
             keepsAlive: minor == 1 && !connection.contains("close"),
             expectsContinue: minor == 1 && expect != nil && framing != .none)
+    }
+
+    /// The elements of the comma-separated lists in every field called `name`, without the spaces around them.
+    /// Empty elements are kept: in the framing fields they are a fault to refuse.
+    private static func elements(of name: String, in fields: [(name: String, value: String)]) -> [Substring] {
+        fields.filter { $0.name == name }.flatMap {
+            $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        }
     }
 
     // MARK: - Chunks

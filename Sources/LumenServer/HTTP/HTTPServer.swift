@@ -100,29 +100,19 @@ public final class HTTPServer: Service, Sendable {
     /// Serves until graceful shutdown is requested; then answers what waits, and closes.
     public func run() async throws {
         for listener in listeners { UnixSocket.setNonBlocking(listener.fd) }
-        await onLoop { [driver] in driver.object.start(driver) }
+        await loop.executeAndWait { [driver] _ in driver.object.start(driver) }
         await gracefulShutdown()
         // Stop accepting, answer what waits, and give the answers half a second to go out before closing.
-        await onLoop { [driver] in driver.object.beginStop() }
+        await loop.executeAndWait { [driver] _ in driver.object.beginStop() }
         for _ in 0..<50 {
-            let open = await onLoop { [driver] in driver.object.connections.count }
+            let open = await loop.executeAndWait { [driver] _ in driver.object.connections.count }
             if open == 0 { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        await withCheckedContinuation { continuation in
-            loop.execute { [driver] context in
-                if let context { driver.object.stop(context) }
-                continuation.resume()
-            }
+        await loop.executeAndWait { [driver] context in
+            if let context { driver.object.stop(context) }
         }
         await loop.shutDown()
-    }
-
-    /// Runs `body` on the server's loop and returns what it gives.
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            loop.execute { _ in continuation.resume(returning: body()) }
-        }
     }
 }
 
@@ -190,8 +180,7 @@ final class HTTPDriver {
                 close(fd)
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            UnixSocket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, to: 1)
             var tls: TLSSession?
             if let credentials = listener.tls {
                 tls = TLSSession(fd: fd, credentials: credentials)

@@ -11,8 +11,7 @@ public enum TCPListener {
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
     package static func listen(on address: TCPAddress) throws(SocketError) -> Int32 {
         let fd = try address.boundSocket(type: Int32(SOCK_STREAM.rawValue)) { fd in
-            var one: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            UnixSocket.setOption(fd, SOL_SOCKET, SO_REUSEADDR, to: 1)
         }
         guard Glibc.listen(fd, 128) == 0 else {
             let error = SocketError("listen on \(address)", errno: errno)

@@ -138,10 +138,8 @@ public final class SocketServer: Service, Sendable {
         let connections = state.withLock { Array($0.connections.values) }
         for loop in eventLoops.loops {
             let served = connections.filter { $0.loop.eventLoop === loop }
-            let busy = await withCheckedContinuation { continuation in
-                loop.execute { _ in
-                    continuation.resume(returning: served.contains { ($0.session?.inflight ?? 0) > 0 || !$0.isDrained })
-                }
+            let busy = await loop.executeAndWait { _ in
+                served.contains { ($0.session?.inflight ?? 0) > 0 || !$0.isDrained }
             }
             if busy { return true }
         }

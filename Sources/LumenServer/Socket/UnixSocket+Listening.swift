@@ -93,4 +93,11 @@ extension UnixSocket {
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
         return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
+
+    /// Sets the socket option `option` at `level` to `value`, for the many options that take an `Int32`. A
+    /// failure is ignored: each option tunes a socket that is used all the same without it.
+    static func setOption(_ fd: Int32, _ level: Int32, _ option: Int32, to value: Int32) {
+        var value = value
+        _ = setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
 }

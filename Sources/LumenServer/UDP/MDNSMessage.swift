@@ -153,22 +153,27 @@ public struct MDNSService: Sendable {
             data = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
             (standard, unique) = (120, true)
         }
-        Self.appendName(owner, to: &message)
-        Self.append16(record.rawValue, to: &message)
-        Self.append16(unique ? 0x8001 : 0x0001, to: &message)
-        Self.append32(ttl.map { min($0, standard) } ?? standard, to: &message)
-        Self.append16(UInt16(data.count), to: &message)
-        message += data
+        Self.appendRecord(owner, record, unique: unique, ttl: ttl, standard: standard, data: data, to: &message)
     }
 
     private func appendServiceType(ttl: UInt32?, to message: inout [UInt8]) {
         var data: [UInt8] = []
         Self.appendName(typeName, to: &data)
-        Self.appendName(Self.serviceTypesName, to: &message)
-        Self.append16(RecordType.ptr.rawValue, to: &message)
-        Self.append16(1, to: &message)
-        Self.append32(ttl.map { min($0, 4_500) } ?? 4_500, to: &message)
-        Self.append16(UInt16(data.count), to: &message)
+        Self.appendRecord(
+            Self.serviceTypesName, .ptr, unique: false, ttl: ttl, standard: 4_500, data: data, to: &message)
+    }
+
+    /// Appends a resource record: its owner's name, its type, its class (IN, with the cache-flush bit when the
+    /// record is `unique`), its time to live (`standard`, or `ttl` when that is shorter) and its data.
+    private static func appendRecord(
+        _ owner: [String], _ type: RecordType, unique: Bool, ttl: UInt32?, standard: UInt32, data: [UInt8],
+        to message: inout [UInt8]
+    ) {
+        appendName(owner, to: &message)
+        append16(type.rawValue, to: &message)
+        append16(unique ? 0x8001 : 0x0001, to: &message)
+        append32(ttl.map { min($0, standard) } ?? standard, to: &message)
+        append16(UInt16(data.count), to: &message)
         message += data
     }
 

@@ -38,19 +38,15 @@ public final class MDNSResponder: Service, Sendable {
         let fd = try TCPAddress(host: "0.0.0.0", port: MDNSService.port).boundSocket(
             type: Int32(SOCK_DGRAM.rawValue)
         ) { fd in
-            func set(_ level: Int32, _ option: Int32, _ value: Int32) {
-                var value = value
-                _ = setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
-            }
-            set(SOL_SOCKET, SO_REUSEADDR, 1)
-            set(SOL_SOCKET, SO_REUSEPORT, 1)
+            UnixSocket.setOption(fd, SOL_SOCKET, SO_REUSEADDR, to: 1)
+            UnixSocket.setOption(fd, SOL_SOCKET, SO_REUSEPORT, to: 1)
             // Only the group joined here, on that interface, is heard: not what other sockets joined elsewhere.
-            set(Int32(IPPROTO_IP), IP_MULTICAST_ALL, 0)
+            UnixSocket.setOption(fd, Int32(IPPROTO_IP), IP_MULTICAST_ALL, to: 0)
             // Every response, a one-shot resolver's by unicast too, leaves with IP TTL 255 (RFC 6762 §11): older
             // queriers take a lower one as sent from beyond the link.
-            set(Int32(IPPROTO_IP), IP_MULTICAST_TTL, 255)
-            set(Int32(IPPROTO_IP), IP_TTL, 255)
-            set(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, 1)
+            UnixSocket.setOption(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, to: 255)
+            UnixSocket.setOption(fd, Int32(IPPROTO_IP), IP_TTL, to: 255)
+            UnixSocket.setOption(fd, Int32(IPPROTO_IP), IP_MULTICAST_LOOP, to: 1)
         }
         let interface = in_addr(s_addr: service.address.value.bigEndian)
         var membership = ip_mreq(
@@ -80,12 +76,7 @@ public final class MDNSResponder: Service, Sendable {
         loop.schedule(at: .now + .seconds(1)) { [self] in announce() }
         await gracefulShutdown()
         stop()
-        await withCheckedContinuation { continuation in
-            loop.execute { [self] _ in
-                multicast(service.announcement(goodbye: true))
-                continuation.resume()
-            }
-        }
+        await loop.executeAndWait { [self] _ in multicast(service.announcement(goodbye: true)) }
         await loop.shutDown()
         close(fd)
     }

@@ -91,12 +91,9 @@ public final class UDPServer: Service, Sendable {
         await gracefulShutdown()
         stop()
         // Closed on the loop, after the watch is removed there and before any later answer is sent there.
-        await withCheckedContinuation { continuation in
-            loop.execute { [self] _ in
-                isClosed.store(true, ordering: .relaxed)
-                close(fd)
-                continuation.resume()
-            }
+        await loop.executeAndWait { [self] _ in
+            isClosed.store(true, ordering: .relaxed)
+            close(fd)
         }
         if ownsLoop { await loop.shutDown() }
         onStop(dropped.load(ordering: .relaxed))
@@ -178,10 +175,8 @@ public final class UDPServer: Service, Sendable {
     package static func bind(_ address: TCPAddress) throws(SocketError) -> Int32 {
         // Not SO_REUSEADDR: on UDP it would let another socket share the port and take the bulbs' traffic.
         try address.boundSocket(type: Int32(SOCK_DGRAM.rawValue)) { fd in
-            var one: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
-            var room = Self.receiveBufferBytes
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+            UnixSocket.setOption(fd, SOL_SOCKET, SO_BROADCAST, to: 1)
+            UnixSocket.setOption(fd, SOL_SOCKET, SO_RCVBUF, to: Self.receiveBufferBytes)
             if !address.host.contains(":") { _ = lumen_udp_want_destination(fd) }
         }
     }

@@ -1,3 +1,5 @@
+import LumenProtocol
+
 #if canImport(CLinux)
     import CLinux
 #endif
@@ -41,5 +43,20 @@ enum CRC32C {
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return crc ^ 0xFFFF_FFFF
+    }
+
+    /// A checksum as the journal and the snapshot write it: 8 lower-case hexadecimal digits.
+    static func text(_ checksum: UInt32) -> String { String(hex: checksum, digits: 8) }
+
+    /// The checksum that `digits` write, when they are 8 lower-case hexadecimal digits; else `nil`.
+    static func parse(_ digits: ArraySlice<UInt8>) -> UInt32? {
+        // Lower-case only: an upper-case digit is a changed byte, even where it means the same number.
+        guard digits.count == 8, digits.allSatisfy(isDigit) else { return nil }
+        return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
+    }
+
+    /// Whether `byte` is one of the digits a checksum is written with (`0`-`9`, `a`-`f`).
+    static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }

@@ -97,13 +97,11 @@ extension StateJournal {
         let secondOffset = secondCopy(at: offset, length: first.count)
         let second = secondOffset < bytes.count ? run(in: bytes, from: secondOffset) : []
         let newline = UInt8(ascii: "\n")
-        let looksLikeLine =
-            second.count > 10 && second.prefix(8).allSatisfy(isHexDigit)
-            && second[second.startIndex + 8] == UInt8(ascii: " ") && second[second.startIndex + 9] == UInt8(ascii: "{")
         // Zeros running past the first block boundary cover where a second copy would start.
         let zeroedBoth = first.contains(0) && first.endIndex > secondCopy(at: offset, length: 1)
         let wasWhole =
-            first.contains(newline) || zeroedBoth || second.contains(0) || looksLikeLine && second.contains(newline)
+            first.contains(newline) || zeroedBoth || second.contains(0)
+            || startsLikeLine(second) && second.contains(newline)
         if wasWhole { return .corrupt(offset: offset, laterCommits: 0) }
         // Written bytes up to the end of the file, with no filler after them: the file was cut. Zeros up to the
         // end, where a second copy would lie past the end, are a damaged sector of filler.
@@ -122,7 +120,7 @@ extension StateJournal {
         var generations = Set<Int>()
         var start = offset
         while start < bytes.count {
-            if isHexDigit(bytes[start]), let (value, length) = line(in: bytes, at: start),
+            if CRC32C.isDigit(bytes[start]), let (value, length) = line(in: bytes, at: start),
                 let batch = try? Batch(value), batch.generation >= expected
             {
                 generations.insert(batch.generation)

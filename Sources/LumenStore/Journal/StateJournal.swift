@@ -159,7 +159,7 @@ public enum StateJournal {
     private static func line(_ value: JSONValue) -> [UInt8] {
         var json: [UInt8] = []
         value.write(to: &json)
-        var line = Array(String(hex: CRC32C.checksum(json), digits: 8).utf8)
+        var line = Array(CRC32C.text(CRC32C.checksum(json)).utf8)
         line.reserveCapacity(json.count + 10)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: json)
@@ -228,9 +228,7 @@ public enum StateJournal {
         var start = range.lowerBound + 10
         while start < range.upperBound - 10 {
             defer { start += 1 }
-            guard bytes[start + 8] == UInt8(ascii: " "), bytes[start + 9] == UInt8(ascii: "{"),
-                bytes[start..<(start + 8)].allSatisfy(isHexDigit)
-            else { continue }
+            guard startsLikeLine(bytes[start..<range.upperBound]) else { continue }
             let first = checkedJSON(bytes[range.lowerBound..<(start - 1)])
             let second = checkedJSON(bytes[start..<range.upperBound])
             guard first != nil || second != nil else { continue }
@@ -243,19 +241,19 @@ public enum StateJournal {
         return nil
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    /// Whether `bytes` begin as a line does: its checksum's 8 digits, a space and the `{` of its JSON.
+    static func startsLikeLine(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.count >= 10 && bytes[bytes.startIndex + 8] == UInt8(ascii: " ")
+            && bytes[bytes.startIndex + 9] == UInt8(ascii: "{") && bytes.prefix(8).allSatisfy(CRC32C.isDigit)
     }
 
     /// The JSON of a line whose checksum matches, or `nil`.
     static func checkedJSON(_ line: ArraySlice<UInt8>) -> JSONValue? {
-        // Lower-case hex only: an upper-case digit is a changed byte, even where it means the same number.
         guard line.count > 9, line[line.startIndex + 8] == UInt8(ascii: " "),
-            line[line.startIndex..<(line.startIndex + 8)].allSatisfy(isHexDigit)
+            let stored = CRC32C.parse(line.prefix(8))
         else { return nil }
-        let hex = String(decoding: line[line.startIndex..<line.startIndex + 8], as: UTF8.self)
         let json = line[(line.startIndex + 9)...]
-        guard let stored = UInt32(hex, radix: 16), stored == CRC32C.checksum(json) else { return nil }
+        guard stored == CRC32C.checksum(json) else { return nil }
         return try? JSONParser.parse(json)
     }
 

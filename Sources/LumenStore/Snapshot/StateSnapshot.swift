@@ -24,7 +24,7 @@ public enum StateSnapshot {
         bytes.removeLast()
         let checksum = CRC32C.checksum(bytes[...])
         bytes.append(contentsOf: marker)
-        bytes.append(contentsOf: hex(checksum))
+        bytes.append(contentsOf: CRC32C.text(checksum).utf8)
         bytes.append(contentsOf: Array(#""}"#.utf8) + [UInt8(ascii: "\n")])
         return bytes
     }
@@ -52,14 +52,14 @@ public enum StateSnapshot {
         guard let stored = storedChecksum(bytes) else {
             // A trailer one byte broke still names the checksum, or still says crc32c where it ends.
             let broken =
-                contains(bytes, Array(#""checksum""#.utf8))
-                || contains(Array(bytes.suffix(trailerLength)), Array("crc32c".utf8))
+                bytes.firstRange(of: Array(#""checksum""#.utf8)) != nil
+                || bytes.suffix(trailerLength).firstRange(of: Array("crc32c".utf8)) != nil
             return broken ? "its checksum is damaged" : nil
         }
         let actual = CRC32C.checksum(bytes[..<(bytes.count - trailerLength)])
         guard actual != stored else { return nil }
-        return "its checksum does not match its contents (stored \(String(decoding: hex(stored), as: UTF8.self)), "
-            + "computed \(String(decoding: hex(actual), as: UTF8.self)))"
+        return "its checksum does not match its contents (stored \(CRC32C.text(stored)), "
+            + "computed \(CRC32C.text(actual)))"
     }
 
     /// Verifies and decodes a snapshot file's bytes.
@@ -89,26 +89,6 @@ public enum StateSnapshot {
         guard bytes[start..<(start + marker.count)].elementsEqual(marker),
             bytes[(bytes.count - 3)...].elementsEqual(Array(#""}"#.utf8) + [UInt8(ascii: "\n")])
         else { return nil }
-        let digits = bytes[(start + marker.count)..<(start + marker.count + 8)]
-        guard
-            digits.allSatisfy({
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            })
-        else { return nil }
-        return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
-    }
-
-    static func hex(_ value: UInt32) -> [UInt8] { Array(String(hex: value, digits: 8).utf8) }
-
-    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, bytes.count >= needle.count else { return false }
-        var index = 0
-        let last = bytes.count - needle.count
-        while index <= last {
-            if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
+        return CRC32C.parse(bytes[(start + marker.count)..<(start + marker.count + 8)])
     }
 }
