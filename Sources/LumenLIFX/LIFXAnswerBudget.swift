@@ -29,10 +29,10 @@ public final class LIFXAnswerBudget: Sendable {
     /// `StateGroup`) are held by their bytes before their number.
     public static let maxBytes = 512 * 1_024
     /// The most broadcasts in progress at once: 16. Each takes a turn of the home that looks up every bulb (a
-    /// snapshot of each, some 60 KB for 200 bulbs); a broadcast query's turn also asks every bulb and reads its
-    /// reply, so it holds the home longer than the lookup alone. A poll of one bulb waits behind the turns queued
-    /// before it, so the bound keeps that wait to 16 such turns and the lookups near 1 MB, while 16 broadcasts to
-    /// 200 bulbs still fill the broadcasts' share of answers.
+    /// snapshot of each, some 60 KB for 200 bulbs) and starts the message on each (a query asked and its reply
+    /// read, a change sent), so it holds the home longer than the lookup alone. A poll of one bulb waits behind the
+    /// turns queued before it, so the bound keeps that wait to 16 such turns and the lookups near 1 MB, while 16
+    /// broadcasts to 200 bulbs still fill the broadcasts' share of answers.
     public static let maxBroadcasts = 16
     /// The part of the budget a broadcast may take, in quarters: three, leaving 1,024 answers and 128 KiB for
     /// messages to one bulb, which a flood of broadcasts cannot take from them.

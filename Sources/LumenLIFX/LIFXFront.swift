@@ -184,7 +184,8 @@ public final class LIFXFront: Sendable {
             if !datagrams.isEmpty { send(datagrams, bulb.address) }
             budget.release(bytes: bytes)
         }
-        if waiting.count == 1, let (bulb, started) = waiting.first {
+        guard waiting.count > 1 else {
+            guard let (bulb, started) = waiting.first else { return }
             defer { budget.release(bytes: bytes) }
             let datagrams = await finish(packet, request, started, as: bulb)
             if !datagrams.isEmpty { send(datagrams, bulb.address) }
@@ -316,13 +317,15 @@ public final class LIFXFront: Sendable {
         -> [[UInt8]]?
     {
         switch started.awaiting {
-        case .now where !started.changesHome && !Self.handled(request, of: packet, by: bulb).changesRecords:
+        case .now:
+            // Only a query (or a change the product lacks, answered as one) is answered from memory: nothing it did
+            // is to be made durable first.
             let replies = Self.acknowledgement(of: packet) + (started.replies?.withLock { $0 } ?? [])
             return Self.datagrams(replies, answering: packet, from: bulb.serial)
         case .never:
             started.takeBack?()
             return []
-        case .now, .delivery, .change:
+        case .delivery, .change:
             return nil
         }
     }

@@ -77,8 +77,9 @@ public final class StateDirectoryLock: Sendable {
     /// still name an earlier holder, which has died, until the new one writes its own.
     private static func holder(of directory: String) -> Int32? {
         if let pid = lockHolderFromProc(directory) { return pid }
-        // Read as a state file is: one planted in its place that is not a regular file (a FIFO) is no record.
-        guard let bytes = try? PosixFileSystem().readFile("\(directory)/\(fileName)"),
+        // Read as a state file is: one planted in its place that is not a regular file (a FIFO), or is longer than
+        // a PID could make it, is no record.
+        guard let bytes = try? PosixFileSystem(maxReadBytes: 64).readFile("\(directory)/\(fileName)"),
             let pid = Int32(String(decoding: bytes, as: UTF8.self).filter(\.isNumber)), pid > 0
         else { return nil }
         return pid

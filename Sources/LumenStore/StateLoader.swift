@@ -115,7 +115,7 @@ public struct StateLoader: Sendable {
         let temporaries = temporaryFiles()
         if !temporaries.isEmpty { findings.actions.append(.removeTemporaries(temporaries)) }
         if reset {
-            for path in [statePath, previousPath, journalPath, previousJournalPath] where fileSystem.fileExists(path) {
+            for path in StateStore.fileNames.map({ "\(directory)/\($0)" }) where fileSystem.fileExists(path) {
                 findings.actions.append(.moveAsideForReset(path))
             }
             let (fixture, origin) = try given()

@@ -17,6 +17,7 @@ struct HueBridgeStateTests {
         #expect(given == [true, true, false, true])
         let read = try HueBridgeState(cursor: JSONCursor(state.jsonValue))
         #expect(read.jsonValue == state.jsonValue)
+        #expect(read.lightNumbers == state.lightNumbers && read.roomNumbers == state.roomNumbers)
         #expect(read.lightsByNumber == [1: LightID("a"), 2: LightID("b")])
         #expect(read.lightNumbers[LightID("b")] == 2)
     }
@@ -106,6 +107,7 @@ struct HueBridgeStateSceneTests {
                 lastUpdated: "2026-12-05T00:00:00"))
         var read = try HueBridgeState(cursor: JSONCursor(state.jsonValue))
         #expect(read.jsonValue == state.jsonValue)
+        #expect(read.scenes == state.scenes && read.groups == state.groups && read.roomNumbers == state.roomNumbers)
         #expect(read.number(RoomID("den")) && read.roomNumbers[RoomID("den")] == 3)
         #expect(read.removeGroup(2) && read.scenes.isEmpty)
     }

@@ -84,5 +84,18 @@ struct LIFXHeldMessageTests {
             [broadcast, packet(23, to: "den.nv", sequence: 2)], movingClockOf: home)
         let state = try #require(replies.first { $0.type == 25 })
         #expect(Array(state.payload.prefix(5)) == Array("Porch".utf8), "the label, once every bulb has it")
+        #expect(front.budget.inProgress == (0, 0), "every bulb's answer gave its share of the budget back")
+    }
+
+    @Test func aColourBroadcastToEveryBulbAndAQueryReadInOneGoReachTheBulbInThatOrder() async throws {
+        // Green at full brightness, 3,500 K, at once.
+        let green = LIFXPacket(
+            tagged: true, source: 8, sequence: 1, type: 102,
+            payload: [0, 0x55, 0x55, 0xFF, 0xFF, 0xFF, 0xFF, 0xAC, 0x0D, 0, 0, 0, 0])
+        let replies = try await front.repliesReadInOneGo(
+            [green, packet(101, to: "den.nv", sequence: 2)], movingClockOf: home)
+        var reader = LIFXReader(try #require(replies.first { $0.type == 107 }).payload)
+        #expect(reader.uint16() == 0x5555, "the hue, once every bulb has it")
+        #expect(front.budget.inProgress == (0, 0), "every bulb's answer gave its share of the budget back")
     }
 }
