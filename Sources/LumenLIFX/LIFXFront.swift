@@ -259,7 +259,13 @@ public final class LIFXFront: Sendable {
         // After what the message itself does as the bulb takes it (registered in `carryOut`), so that its replies
         // tell of it.
         if request.isQuery || packet.wantsReply {
-            started.replies = replies(to: request, of: bulb, once: started.awaiting)
+            // Answered from memory: read now, from the bulb this turn found.
+            started.replies =
+                if case .now(let state) = started.awaiting {
+                    Locked(states(answering: request, of: bulb, after: state, in: home))
+                } else {
+                    replies(to: request, of: bulb, once: started.awaiting)
+                }
         }
         return started
     }
