@@ -177,26 +177,29 @@ public final class LIFXFront: Sendable {
         // at most one to wait for, and make no group.
         var waiting: [(LIFXLight, Started)] = []
         for (bulb, started) in started {
-            guard let datagrams = answeredAtOnce(packet, request, started, as: bulb) else {
+            guard let datagrams = answeredAtOnce(packet, started, as: bulb) else {
                 waiting.append((bulb, started))
                 continue
             }
             if !datagrams.isEmpty { send(datagrams, bulb.address) }
             budget.release(bytes: bytes)
         }
-        guard waiting.count > 1 else {
-            guard let (bulb, started) = waiting.first else { return }
+        switch waiting.count {
+        case 0:
+            return
+        case 1:
+            let (bulb, started) = waiting[0]
             defer { budget.release(bytes: bytes) }
             let datagrams = await finish(packet, request, started, as: bulb)
             if !datagrams.isEmpty { send(datagrams, bulb.address) }
-            return
-        }
-        await withTaskGroup(of: Void.self) { group in
-            for (bulb, started) in waiting {
-                group.addTask {
-                    defer { self.budget.release(bytes: bytes) }
-                    let datagrams = await self.finish(packet, request, started, as: bulb)
-                    if !datagrams.isEmpty { send(datagrams, bulb.address) }
+        default:
+            await withTaskGroup(of: Void.self) { group in
+                for (bulb, started) in waiting {
+                    group.addTask {
+                        defer { self.budget.release(bytes: bytes) }
+                        let datagrams = await self.finish(packet, request, started, as: bulb)
+                        if !datagrams.isEmpty { send(datagrams, bulb.address) }
+                    }
                 }
             }
         }
@@ -259,13 +262,9 @@ public final class LIFXFront: Sendable {
         // After what the message itself does as the bulb takes it (registered in `carryOut`), so that its replies
         // tell of it.
         if request.isQuery || packet.wantsReply {
-            // Answered from memory: read now, from the bulb this turn found.
-            started.replies =
-                if case .now(let state) = started.awaiting {
-                    Locked(states(answering: request, of: bulb, after: state, in: home))
-                } else {
-                    replies(to: request, of: bulb, once: started.awaiting)
-                }
+            // Made through the light read again as the bulb takes the message, from memory too: asking the bulb may
+            // have carried out a message due to it (a label).
+            started.replies = replies(to: request, of: bulb, once: started.awaiting)
         }
         return started
     }
@@ -319,7 +318,7 @@ public final class LIFXFront: Sendable {
 
     /// One bulb's replies to a message `started` on it when they wait for nothing: a query answered from memory, or
     /// a message the bulb never takes (none); `nil` while the bulb has yet to take it (``finish(_:_:_:as:)``).
-    func answeredAtOnce(_ packet: LIFXPacket, _ request: LIFXRequest, _ started: Started, as bulb: LIFXLight)
+    func answeredAtOnce(_ packet: LIFXPacket, _ started: Started, as bulb: LIFXLight)
         -> [[UInt8]]?
     {
         switch started.awaiting {

@@ -98,4 +98,17 @@ struct LIFXHeldMessageTests {
         #expect(reader.uint16() == 0x5555, "the hue, once every bulb has it")
         #expect(front.budget.inProgress == (0, 0), "every bulb's answer gave its share of the budget back")
     }
+
+    @Test func aLabelAndAQueryReadInOneGoReachABulbWithNoLatencyInThatOrder() async throws {
+        // A bulb that takes its messages at once: the label is due as the query is asked, and is taken in that turn.
+        let fixture = LIFXDeviceRecordsSavingTests.home.replacingOccurrences(of: #""ms": 10"#, with: #""ms": 0"#)
+        let home = Home(fixture: try Fixture(json: Array(fixture.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        let label = Array("Porch".utf8) + [UInt8](repeating: 0, count: 27)
+        let replies = try await front.repliesReadInOneGo(
+            [packet(24, label, to: "den.nv", sequence: 1), packet(23, to: "den.nv", sequence: 2)],
+            movingClockOf: home)
+        let state = try #require(replies.first { $0.type == 25 })
+        #expect(Array(state.payload.prefix(5)) == Array("Porch".utf8), "the label, once the bulb has it")
+    }
 }
