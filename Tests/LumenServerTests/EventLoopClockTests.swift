@@ -15,7 +15,7 @@ struct EventLoopClockTests {
         while loop.timerDeadlines.isEmpty { await Task.yield() }
         #expect(loop.timerDeadlines == [deadline])
         // The loop takes a turn, looking for timers due, and keeps this one.
-        await withCheckedContinuation { turned in loop.execute { _ in turned.resume() } }
+        await loop.executeAndWait { _ in }
         #expect(loop.timerDeadlines == [deadline])
         // Still asleep: cancelled now, it throws rather than returning as a woken sleep would.
         sleeping.cancel()

@@ -92,7 +92,7 @@ struct IdleConnectionTests {
 
     /// Runs `body` on `loop`'s thread and returns what it returns.
     static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in loop.execute { _ in continuation.resume(returning: body()) } }
+        await loop.executeAndWait { _ in body() }
     }
 
     /// A line begun before reading was suspended (the server's own back-pressure, for as long as the home takes)

@@ -255,10 +255,7 @@ struct RPCOverHTTPTests {
 
     /// Runs `body` on the front's loop.
     func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        let loop = front.loop
-        return await withCheckedContinuation { continuation in
-            loop.execute { _ in continuation.resume(returning: body()) }
-        }
+        await front.loop.executeAndWait { _ in body() }
     }
 
     @Test func aHostMustBeAnAddressOrLocalhost() {

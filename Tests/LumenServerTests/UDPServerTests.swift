@@ -102,9 +102,7 @@ struct UDPServerTests {
         for await _ in sentLate { break }
         // The late answer's send was queued on the loop before this block: once it has run, the answer was sent or
         // dropped, and a datagram sent on loopback has arrived.
-        let loopRuns = await withCheckedContinuation { continuation in
-            loop.execute { context in continuation.resume(returning: context != nil) }
-        }
+        let loopRuns = await loop.executeAndWait { context in context != nil }
         #expect(loopRuns, "the loop outlives the server")
         var buffer = [UInt8](repeating: 0, count: 16)
         #expect(recv(client, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == -1, "nothing is sent after the stop")

@@ -458,9 +458,7 @@ struct StateStoreTests {
 
     /// The thread of the store's loop, which every step and commit of its writer runs on.
     func writerThread(_ store: StateStore) async throws -> Int32 {
-        let thread = await withCheckedContinuation { continuation in
-            store.loop.execute { _ in continuation.resume(returning: currentThreadID()) }
-        }
+        let thread = await store.loop.executeAndWait { _ in currentThreadID() }
         try #require(thread > 0)
         return thread
     }
