@@ -34,7 +34,7 @@ MANPAGES   := lumend.8 lumenctl.1 lumen-fixture.5 lumen-protocol.7
 FUZZ_SECONDS   ?= 60
 FUZZ_RUNS      ?= -1
 FUZZ_SEED      ?= 0
-FUZZ_TARGETS   ?= snapshot journal fixture rpc
+FUZZ_TARGETS   ?= snapshot journal fixture rpc http lifx mdns
 FUZZ_BUILD     := $(BUILD_DIR)/fuzz
 CRASHSIM_WORKLOADS ?= 10000
 CRASHSIM_SEED  ?= 1
@@ -333,7 +333,7 @@ sanitize: deps
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --build-path $(BUILD_DIR)/tsan; \
 	  status=$$?; $(SAN_CHECK)
 
-## fuzz: libFuzzer with AddressSanitizer on each loader for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
+## fuzz: libFuzzer with AddressSanitizer on each loader and front (FUZZ_TARGETS) for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
 ## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
 ## make test replays.
 fuzz: deps

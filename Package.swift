@@ -90,6 +90,7 @@ let package = Package(
             name: "LumenFuzzing",
             dependencies: [
                 "LumenProtocol", "LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer",
+                "LumenService", "LumenHue", "LumenLIFX",
             ],
             swiftSettings: swiftSettings
         ),

@@ -8,8 +8,8 @@ import LumenStore
 import Synchronization
 
 /// What `make fuzz` feeds random bytes to: each of the parsers that read what lumend did not write itself
-/// this run (state files after a crash or damage, fixtures from users). Each must answer with a value or an
-/// error for any input, never crash, hang or read out of bounds.
+/// this run (state files after a crash or damage, fixtures from users, what clients and the network send). Each
+/// must answer with a value or an error for any input, never crash, hang or read out of bounds.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A snapshot file: verified and decoded as start-up does.
     case snapshot
@@ -20,6 +20,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Bytes from a client: line framing, JSON-RPC decoding and dispatch against a small home in this
     /// process, on the virtual clock. The first half of the input is sent, then the rest.
     case rpc
+    /// Bytes to the HTTP listener: framing as lumend reads it, and each request answered by the Hue bridge's
+    /// API v1 and v2 over a small home, on the virtual clock (``runHTTP(_:)``).
+    case http
+    /// Datagrams to the LIFX socket, each answered by the bulbs it reaches (``runLIFX(_:)``).
+    case lifx
+    /// A multicast DNS query to the Hue bridge's responder (``runMDNS(_:)``).
+    case mdns
 
     /// Runs the target on one input.
     public func run(_ bytes: [UInt8]) async {
@@ -57,6 +64,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
             await session.close()
             await home.shutDown()
+        case .http: await Self.runHTTP(bytes)
+        case .lifx: await Self.runLIFX(bytes)
+        case .mdns: Self.runMDNS(bytes)
         }
     }
 

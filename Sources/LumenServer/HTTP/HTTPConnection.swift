@@ -261,15 +261,7 @@ final class HTTPConnection {
             send(HTTPDriver.stopping, context)
             return
         }
-        var headers: [String: String] = [:]
-        for field in head.fields where headers[field.name] == nil { headers[field.name] = field.value }
-        // What a front checks the host on (against DNS rebinding) is the request's own: an absolute-form target's
-        // authority when it has one, whatever the Host field says.
-        headers["host"] = head.host
-        var request = HTTPRequest(
-            method: head.method, path: head.path, headers: headers, query: head.query, body: body)
-        request.isSecure = tls != nil
-        switch driver.respond(request) {
+        switch driver.respond(head.request(body: body, isSecure: tls != nil)) {
         case .now(let response):
             send(response, context)
         case .later(let work):

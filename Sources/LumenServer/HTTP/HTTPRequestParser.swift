@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// Reads HTTP/1.1 requests from a connection's bytes, strictly as RFC 9112 frames them: a request line, header
 /// fields, and a body whose length is given once (`Content-Length`) or by chunks (`Transfer-Encoding: chunked`).
 ///
@@ -11,15 +13,15 @@
 /// parser.append(bytes)
 /// while case .request(let request) = try parser.next() { … }
 /// ```
-struct HTTPRequestParser {
+package struct HTTPRequestParser {
     /// A request that cannot be read: the status to answer it with, and why, for the body.
-    struct Refusal: Error, Equatable {
+    package struct Refusal: Error, Equatable {
         var status: Int
         var reason: String
     }
 
     /// A request's line and header fields, read.
-    struct Head {
+    package struct Head {
         var method: String
         /// The path, percent-encoding kept, without the query.
         var path: String
@@ -42,6 +44,18 @@ struct HTTPRequestParser {
 
         /// The value of the first field called `name` (lower case).
         func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
+
+        /// The request a front is given for this head and `body`, come over TLS when `isSecure`: each field by
+        /// its first value, and `host` the request's own (an absolute-form target's authority when it has one,
+        /// whatever the `Host` field says), which a front checks against DNS rebinding.
+        package func request(body: [UInt8], isSecure: Bool) -> HTTPRequest {
+            var headers: [String: String] = [:]
+            for field in fields where headers[field.name] == nil { headers[field.name] = field.value }
+            headers["host"] = host
+            var request = HTTPRequest(method: method, path: path, headers: headers, query: query, body: body)
+            request.isSecure = isSecure
+            return request
+        }
     }
 
     /// How a request's body is framed.
@@ -55,7 +69,7 @@ struct HTTPRequestParser {
     }
 
     /// What the parser has after the bytes given so far.
-    enum Step {
+    package enum Step {
         /// Nothing whole yet: give it more bytes.
         case needMore
         /// A head is read and its body is to come: the connection may answer `100 Continue` now.
@@ -93,13 +107,13 @@ struct HTTPRequestParser {
         case trailers(Head, body: [UInt8], limit: Int, bytes: Int)
     }
 
-    init(headBytes: Int, bodyBytes: @escaping (String) -> Int) {
+    package init(headBytes: Int, bodyBytes: @escaping (String) -> Int) {
         self.headBytes = headBytes
         self.bodyBytes = bodyBytes
     }
 
     /// Adds bytes read from the connection.
-    mutating func append(_ bytes: some Collection<UInt8>) {
+    package mutating func append(_ bytes: some Collection<UInt8>) {
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
@@ -131,7 +145,7 @@ struct HTTPRequestParser {
 
     /// The next step: a head once its body is to come, a whole request, or the need for more bytes.
     /// - Throws: ``Refusal`` for a request that breaks the framing rules or a limit; the parser is then unusable.
-    mutating func next() throws(Refusal) -> Step {
+    package mutating func next() throws(Refusal) -> Step {
         while true {
             switch state {
             case .head:

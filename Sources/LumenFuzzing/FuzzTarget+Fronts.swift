@@ -1,0 +1,146 @@
+import LumenHue
+import LumenLIFX
+import LumenModel
+import LumenProtocol
+import LumenScopes
+import LumenServer
+import LumenService
+import LumenSimulation
+
+/// The fronts' targets: what anyone on the network may send lumend's HTTP listener, its LIFX socket and its
+/// mDNS responder.
+extension FuzzTarget {
+    /// The user every HTTP input may name: paired before the input is read, so that the bridge's paths past
+    /// the user check are reached (`/api/fuzzuser0123456789/lights`, `hue-application-key: fuzzuser0123456789`).
+    static let hueUser = "fuzzuser0123456789"
+
+    /// Reads `bytes` as HTTP requests on one connection, the first half then the rest, and has the Hue bridge
+    /// (API v1 and v2) answer each, awaiting every answer. Every request is taken as come over TLS, as lumend's
+    /// HTTPS listener takes them, so that API v2 answers too. Every JSON answer must be JSON.
+    static func runHTTP(_ bytes: [UInt8]) async {
+        let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
+        let bridge = HueBridge(scopeContext: ScopeContext(home: home), logger: Logger(handler: Discarding()))
+        try? await bridge.pairUser(hueUser, deviceType: "fuzz#lumen")
+        var parser = HTTPRequestParser(headBytes: HTTPLimits().headBytes, bodyBytes: { _ in HTTPLimits().bodyBytes })
+        read: for half in [bytes.prefix(bytes.count / 2), bytes.dropFirst(bytes.count / 2)] {
+            parser.append(half)
+            while true {
+                let step: HTTPRequestParser.Step
+                do { step = try parser.next() } catch { break read }
+                switch step {
+                case .needMore: continue read
+                case .head: continue
+                case .request(let head, let body):
+                    guard let reply = bridge.respond(to: head.request(body: body, isSecure: true)) else { continue }
+                    switch reply {
+                    case .now(let response): checkJSON(response)
+                    case .later(let work): checkJSON(await driving(home) { await work() })
+                    case .stream(_, let body): body.finish()
+                    }
+                }
+            }
+        }
+        await home.shutDown()
+    }
+
+    /// Holds a JSON answer to being JSON: a client reads nothing from one that is not.
+    static func checkJSON(_ response: HTTPResponse) {
+        guard response.headers.contains(where: { $0.value.hasPrefix("application/json") }) else { return }
+        precondition((try? JSONParser.parse(response.body)) != nil, "an answer that is not JSON: \(response.body)")
+    }
+
+    /// Reads `bytes` as LIFX datagrams, each a byte saying where it is sent (0: broadcast; n: the n-th bulb's
+    /// address, counting round) and then the datagram, as long as its header's first two bytes say (what is
+    /// left, when fewer). Each is answered as lumend's socket answers it, in the order read, the home's clock
+    /// moved until every answer is sent; every reply must be a LIFX packet.
+    static func runLIFX(_ bytes: [UInt8]) async {
+        let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        let bulbs = await front.bulbs()
+        var works: [@Sendable (_ send: @escaping LIFXFront.Send) async -> Void] = []
+        var rest = bytes[...]
+        while let destination = rest.popFirst() {
+            let size = rest.count >= 2 ? Int(rest[rest.startIndex]) | Int(rest[rest.startIndex + 1]) << 8 : rest.count
+            let datagram = Array(rest.prefix(max(size, 1)))
+            rest = rest.dropFirst(datagram.count)
+            let work =
+                destination == 0 || bulbs.isEmpty
+                ? front.respond(to: datagram, from: { "127.0.0.1:56700" })
+                : front.respond(
+                    to: datagram, at: bulbs[Int(destination - 1) % bulbs.count].address, from: { "127.0.0.1:56700" })
+            if let work { works.append(work) }
+        }
+        // Started one after the other on the home's loop, as the UDP server starts them.
+        let tasks = works.map { work in
+            Task(executorPreference: Home.sharedLoop) {
+                await work { datagrams, _ in
+                    for datagram in datagrams {
+                        precondition(
+                            (try? LIFXPacket(bytes: datagram)) != nil, "a reply that is no packet: \(datagram)")
+                    }
+                }
+            }
+        }
+        await driving(home) { for task in tasks { await task.value } }
+        await home.shutDown()
+    }
+
+    /// What `work` returns, the home's virtual clock moved while it waits on the simulation (a light's latency,
+    /// a transition): a front's answer waits for its lights as on lumend's real clock. An answer that has not come
+    /// after a million looks is a hang, which the fuzzer reports.
+    static func driving<T: Sendable>(_ home: Home, _ work: @escaping @Sendable () async -> T) async -> T {
+        let answer = Locked<T?>(nil)
+        Task {
+            let value = await work()
+            answer.withLock { $0 = value }
+        }
+        for _ in 0..<1_000_000 {
+            if let value = answer.withLock({ $0 }) { return value }
+            if await home.waitingOnSimulation > 0 {
+                _ = try? await home.advanceToNextEvent()
+            } else {
+                await Task.yield()
+            }
+        }
+        preconditionFailure("a front's answer never came")
+    }
+
+    /// Reads `bytes` as a multicast DNS query to the Hue bridge's service, as from a querier on port 5353 and
+    /// from a one-shot resolver.
+    static func runMDNS(_ bytes: [UInt8]) {
+        _ = mdnsService.answer(to: bytes)
+        _ = mdnsService.answer(to: bytes, legacy: true)
+    }
+
+    /// The service the mDNS target answers for: a Hue bridge's, as lumend announces it.
+    static let mdnsService = MDNSService(
+        instance: "Hue Bridge - E7BBC2", type: "_hue._tcp", host: "001788fffee7bbc2",
+        address: IPv4Address(value: 0x7F00_0001), port: 443, properties: [("bridgeid", "001788FFFEE7BBC2")])
+
+    /// The home the fronts answer for: the Hue bridge's lights of every kind, and LIFX bulbs of every kind the
+    /// LIFX front answers for, some with latency; a room with a light yet to be discovered.
+    static let frontsHome: Fixture = try! Fixture(
+        json: Array(
+            """
+            {"schema":1,"id":"fuzz-fronts","name":"Fronts","seed":1,"defaults":{"latency":"instant","timeoutMs":1000},
+             "rooms":[{"id":"lab","name":"Lab","lights":[
+               {"id":"lab.color","name":"Color","kind":"color"},
+               {"id":"lab.dim","name":"Dim","kind":"dimmable","latency":{"kind":"fixed","ms":50}},
+               {"id":"lab.plug","name":"Plug","kind":"onoff"},
+               {"id":"lab.strip","name":"Strip","kind":"color","manufacturer":"LIFX","product":"LIFX Z Strip",
+                "latency":{"kind":"fixed","ms":10}},
+               {"id":"lab.tile","name":"Tile","kind":"color","manufacturer":"LIFX","product":"LIFX Tile"},
+               {"id":"lab.nv","name":"NV","kind":"color","manufacturer":"LIFX","product":"LIFX A19 Night Vision"},
+               {"id":"lab.clean","name":"Clean","kind":"color","manufacturer":"LIFX","product":"LIFX Clean",
+                "latency":{"kind":"fixed","ms":20}},
+               {"id":"lab.white","name":"White","kind":"ambiance","manufacturer":"LIFX",
+                "product":"LIFX Mini White to Warm"}]},
+              {"id":"attic","name":"Attic","lights":[{"id":"attic.amb","name":"Amb","kind":"ambiance"}],
+               "undiscovered":[{"delayMs":100,"light":{"id":"attic.new","name":"New","kind":"color"}}]}]}
+            """.utf8))
+}
+
+/// Drops every message: the fuzzer's inputs make the fronts log what they refuse, thousands of times a second.
+struct Discarding: LogHandler {
+    func log(level: LogLevel, message: String, metadata: [(String, String)]) {}
+}
