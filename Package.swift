@@ -90,7 +90,7 @@ let package = Package(
             name: "LumenFuzzing",
             dependencies: [
                 "LumenProtocol", "LumenModel", "LumenStore", "LumenSimulation", "LumenScopes", "LumenServer",
-                "LumenService", "LumenHue", "LumenLIFX",
+                "LumenService", "LumenHue", "LumenLIFX", "LumenDashboard", "LumenLoop",
             ],
             swiftSettings: swiftSettings
         ),

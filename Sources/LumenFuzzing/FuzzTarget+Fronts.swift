@@ -1,5 +1,7 @@
+import LumenDashboard
 import LumenHue
 import LumenLIFX
+import LumenLoop
 import LumenModel
 import LumenProtocol
 import LumenScopes
@@ -14,14 +16,27 @@ extension FuzzTarget {
     /// the user check are reached (`/api/fuzzuser0123456789/lights`, `hue-application-key: fuzzuser0123456789`).
     static let hueUser = "fuzzuser0123456789"
 
-    /// Reads `bytes` as HTTP requests on one connection, the first half then the rest, and has the Hue bridge
-    /// (API v1 and v2) answer each, awaiting every answer. Every request is taken as come over TLS, as lumend's
+    /// The token that opens the simulation scope over HTTP (`Authorization: Bearer fuzztoken0123456789`).
+    static let httpToken = "fuzztoken0123456789"
+    /// The loop the HTTP target's requests are answered on, as lumend's HTTP listener's.
+    static let httpLoop = EventLoop(name: "fuzz.http")
+
+    /// Reads `bytes` as HTTP requests on one connection, the first half then the rest, and answers each as
+    /// lumend's HTTP listener routes it (the scope protocol over HTTP, the dashboard, the Hue bridge's API v1 and
+    /// v2), on the listener's loop, awaiting every answer. Every request is taken as come over TLS, as lumend's
     /// HTTPS listener takes them, so that API v2 answers too. Every JSON answer must be JSON.
     static func runHTTP(_ bytes: [UInt8]) async {
         let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
-        let bridge = HueBridge(scopeContext: ScopeContext(home: home), logger: Logger(handler: Discarding()))
+        let scopeContext = ScopeContext(home: home)
+        let logger = Logger(handler: Discarding())
+        let rpc = RPCOverHTTP(
+            scopeContext: scopeContext, loop: httpLoop, settings: RPCOverHTTP.Settings(token: httpToken), logger: logger
+        )
+        let bridge = HueBridge(scopeContext: scopeContext, logger: logger)
         try? await bridge.pairUser(hueUser, deviceType: "fuzz#lumen")
-        var parser = HTTPRequestParser(headBytes: HTTPLimits().headBytes, bodyBytes: { _ in HTTPLimits().bodyBytes })
+        var parser = HTTPRequestParser(
+            headBytes: HTTPLimits().headBytes,
+            bodyBytes: { RPCOverHTTP.paths.contains($0) ? rpc.maxBodyBytes : HTTPLimits().bodyBytes })
         read: for half in [bytes.prefix(bytes.count / 2), bytes.dropFirst(bytes.count / 2)] {
             parser.append(half)
             while true {
@@ -31,21 +46,30 @@ extension FuzzTarget {
                 case .needMore: continue read
                 case .head: continue
                 case .request(let head, let body):
-                    guard let reply = bridge.respond(to: head.request(body: body, isSecure: true)) else { continue }
+                    let request = head.request(body: body, isSecure: true)
+                    let reply = await httpLoop.executeAndWait { _ in
+                        rpc.respond(to: request) ?? Dashboard.respond(to: request).map(HTTPReply.now)
+                            ?? bridge.respond(to: request)
+                    }
                     switch reply {
                     case .now(let response): checkJSON(response)
-                    case .later(let work): checkJSON(await driving(home) { await work() })
-                    case .stream(_, let body): body.finish()
+                    case .later(let work):
+                        checkJSON(
+                            await driving(home) { await Task(executorPreference: httpLoop) { await work() }.value })
+                    case .stream(_, let body): await httpLoop.executeAndWait { _ in body.finish() }
+                    case nil: continue
                     }
                 }
             }
         }
+        await httpLoop.executeAndWait { _ in rpc.closeAll() }
         await home.shutDown()
     }
 
     /// Holds a JSON answer to being JSON: a client reads nothing from one that is not.
     static func checkJSON(_ response: HTTPResponse) {
-        guard response.headers.contains(where: { $0.value.hasPrefix("application/json") }) else { return }
+        guard response.headers.contains(where: { $0.name == "Content-Type" && $0.value.hasPrefix("application/json") })
+        else { return }
         precondition((try? JSONParser.parse(response.body)) != nil, "an answer that is not JSON: \(response.body)")
     }
 
