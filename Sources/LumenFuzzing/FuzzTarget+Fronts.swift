@@ -76,12 +76,12 @@ extension FuzzTarget {
     /// Reads `bytes` as LIFX datagrams, each a byte saying where it is sent (0: broadcast; n: the n-th bulb's
     /// address, counting round) and then the datagram, as long as its header's first two bytes say (what is
     /// left, when fewer). Each is answered as lumend's socket answers it, in the order read, the home's clock
-    /// moved until every answer is sent; every reply must be a LIFX packet.
+    /// moved until every answer is sent; every reply must be a LIFX packet naming the message it answers.
     static func runLIFX(_ bytes: [UInt8]) async {
         let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
         let bulbs = await front.bulbs()
-        var works: [@Sendable (_ send: @escaping LIFXFront.Send) async -> Void] = []
+        var works: [(@Sendable (_ send: @escaping LIFXFront.Send) async -> Void, LIFXPacket)] = []
         var rest = bytes[...]
         while let destination = rest.popFirst() {
             let size = rest.count >= 2 ? Int(rest[rest.startIndex]) | Int(rest[rest.startIndex + 1]) << 8 : rest.count
@@ -92,15 +92,19 @@ extension FuzzTarget {
                 ? front.respond(to: datagram, from: { "127.0.0.1:56700" })
                 : front.respond(
                     to: datagram, at: bulbs[Int(destination - 1) % bulbs.count].address, from: { "127.0.0.1:56700" })
-            if let work { works.append(work) }
+            if let work, let packet = try? LIFXPacket(bytes: datagram) { works.append((work, packet)) }
         }
         // Started one after the other on the home's loop, as the UDP server starts them.
-        let tasks = works.map { work in
+        let tasks = works.map { work, packet in
             Task(executorPreference: Home.sharedLoop) {
                 await work { datagrams, _ in
                     for datagram in datagrams {
+                        // A client matches a reply to its message by these two, and drops any other.
+                        let reply = try? LIFXPacket(bytes: datagram)
+                        precondition(reply != nil, "a reply that is no packet: \(datagram)")
                         precondition(
-                            (try? LIFXPacket(bytes: datagram)) != nil, "a reply that is no packet: \(datagram)")
+                            reply?.source == packet.source && reply?.sequence == packet.sequence,
+                            "a reply that names another message: \(datagram) to \(packet.bytes)")
                     }
                 }
             }
