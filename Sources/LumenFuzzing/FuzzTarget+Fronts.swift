@@ -97,26 +97,26 @@ extension FuzzTarget {
     /// Reads `bytes` as LIFX datagrams, each a byte saying where it is sent (0: broadcast; n: the n-th bulb's
     /// address, counting round) and then the datagram, as long as its header's first two bytes say (what is
     /// left, when fewer). Each is answered as lumend's socket answers it, in the order read, the home's clock
-    /// moved until every answer is sent; every reply must be a LIFX packet naming the message it answers.
+    /// moved until every answer is sent; every reply must be a LIFX packet naming the message it answers, from a
+    /// bulb the message reached.
     static func runLIFX(_ bytes: [UInt8]) async {
         let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
         let bulbs = await front.bulbs()
-        var works: [(@Sendable (_ send: @escaping LIFXFront.Send) async -> Void, LIFXPacket)] = []
+        var works: [(@Sendable (_ send: @escaping LIFXFront.Send) async -> Void, LIFXPacket, Set<[UInt8]>)] = []
         var rest = bytes[...]
         while let destination = rest.popFirst() {
             let size = rest.count >= 2 ? Int(rest[rest.startIndex]) | Int(rest[rest.startIndex + 1]) << 8 : rest.count
             let datagram = Array(rest.prefix(max(size, 1)))
             rest = rest.dropFirst(datagram.count)
-            let work =
-                destination == 0 || bulbs.isEmpty
-                ? front.respond(to: datagram, from: { "127.0.0.1:56700" })
-                : front.respond(
-                    to: datagram, at: bulbs[Int(destination - 1) % bulbs.count].address, from: { "127.0.0.1:56700" })
-            if let work, let packet = try? LIFXPacket(bytes: datagram) { works.append((work, packet)) }
+            let bulb = destination == 0 || bulbs.isEmpty ? nil : bulbs[Int(destination - 1) % bulbs.count]
+            let work = front.respond(to: datagram, at: bulb?.address, from: { "127.0.0.1:56700" })
+            if let work, let packet = try? LIFXPacket(bytes: datagram) {
+                works.append((work, packet, answering(packet, sentTo: bulb, among: bulbs)))
+            }
         }
         // Started one after the other on the home's loop, as the UDP server starts them.
-        let tasks = works.map { work, packet in
+        let tasks = works.map { work, packet, serials in
             Task(executorPreference: Home.sharedLoop) {
                 await work { datagrams, _ in
                     for datagram in datagrams {
@@ -126,12 +126,25 @@ extension FuzzTarget {
                         precondition(
                             reply?.source == packet.source && reply?.sequence == packet.sequence,
                             "a reply that names another message: \(datagram) to \(packet.bytes)")
+                        precondition(
+                            serials.contains(Array(reply!.target.prefix(6))),
+                            "a reply from a bulb the message did not reach: \(datagram) to \(packet.bytes)")
                     }
                 }
             }
         }
         await driving(home) { for task in tasks { await task.value } }
         await home.shutDown()
+    }
+
+    /// The serials of the bulbs that may answer `packet` sent to `bulb`'s address (`nil`: broadcast) among
+    /// `bulbs`: a bulb answers a message sent to its address unless it names another bulb, and a broadcast is
+    /// answered by the bulb it names, or by every bulb when it names none (tagged, or a target of zeros).
+    static func answering(_ packet: LIFXPacket, sentTo bulb: LIFXLight?, among bulbs: [LIFXLight]) -> Set<[UInt8]> {
+        let named = Array(packet.target.prefix(6))
+        let namesNone = packet.tagged || named.allSatisfy { $0 == 0 }
+        if let bulb { return namesNone || named == bulb.serial ? [bulb.serial] : [] }
+        return namesNone ? Set(bulbs.map(\.serial)) : [named]
     }
 
     /// What `work` returns, the home's virtual clock moved while it waits on the simulation (a light's latency,
