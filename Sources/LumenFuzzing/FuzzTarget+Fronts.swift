@@ -26,7 +26,7 @@ extension FuzzTarget {
     /// v2), on the listener's loop, awaiting every answer. Every request is taken as come over TLS, as lumend's
     /// HTTPS listener takes them, so that API v2 answers too. Every JSON answer must be JSON.
     static func runHTTP(_ bytes: [UInt8]) async {
-        let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
+        let home = Home(fixture: clientHome, clock: .virtual, seed: 1)
         let fronts = await answerHTTP(bytes, home: home)
         await home.shutDown()
         // What the fronts started and left running (the look an event stream asks the bridge to take) ends on its
@@ -100,7 +100,7 @@ extension FuzzTarget {
     /// moved until every answer is sent; every reply must be a LIFX packet naming the message it answers, from a
     /// bulb the message reached.
     static func runLIFX(_ bytes: [UInt8]) async {
-        let home = Home(fixture: frontsHome, clock: .virtual, seed: 1)
+        let home = Home(fixture: clientHome, clock: .virtual, seed: 1)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
         let bulbs = await front.bulbs()
         var works: [(@Sendable (_ send: @escaping LIFXFront.Send) async -> Void, LIFXPacket, Set<[UInt8]>)] = []
@@ -178,28 +178,6 @@ extension FuzzTarget {
     static let mdnsService = MDNSService(
         instance: "Hue Bridge - E7BBC2", type: "_hue._tcp", host: "001788fffee7bbc2",
         address: IPv4Address(value: 0x7F00_0001), port: 443, properties: [("bridgeid", "001788FFFEE7BBC2")])
-
-    /// The home the fronts answer for: the Hue bridge's lights of every kind, and LIFX bulbs of every kind the
-    /// LIFX front answers for, some with latency; a room with a light yet to be discovered.
-    static let frontsHome: Fixture = try! Fixture(
-        json: Array(
-            """
-            {"schema":1,"id":"fuzz-fronts","name":"Fronts","seed":1,"defaults":{"latency":"instant","timeoutMs":1000},
-             "rooms":[{"id":"lab","name":"Lab","lights":[
-               {"id":"lab.color","name":"Color","kind":"color"},
-               {"id":"lab.dim","name":"Dim","kind":"dimmable","latency":{"kind":"fixed","ms":50}},
-               {"id":"lab.plug","name":"Plug","kind":"onoff"},
-               {"id":"lab.strip","name":"Strip","kind":"color","manufacturer":"LIFX","product":"LIFX Z Strip",
-                "latency":{"kind":"fixed","ms":10}},
-               {"id":"lab.tile","name":"Tile","kind":"color","manufacturer":"LIFX","product":"LIFX Tile"},
-               {"id":"lab.nv","name":"NV","kind":"color","manufacturer":"LIFX","product":"LIFX A19 Night Vision"},
-               {"id":"lab.clean","name":"Clean","kind":"color","manufacturer":"LIFX","product":"LIFX Clean",
-                "latency":{"kind":"fixed","ms":20}},
-               {"id":"lab.white","name":"White","kind":"ambiance","manufacturer":"LIFX",
-                "product":"LIFX Mini White to Warm"}]},
-              {"id":"attic","name":"Attic","lights":[{"id":"attic.amb","name":"Amb","kind":"ambiance"}],
-               "undiscovered":[{"delayMs":100,"light":{"id":"attic.new","name":"New","kind":"color"}}]}]}
-            """.utf8))
 }
 
 /// Drops every message: the fuzzer's inputs make the fronts log what they refuse, thousands of times a second.

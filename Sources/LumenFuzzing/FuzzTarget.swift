@@ -58,7 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     precondition(whole == pieces.map(JSONValue.array), "a batch split differently")
                 }
             }
-            let home = Home(fixture: Self.rpcHome, clock: .virtual, seed: 1)
+            let home = Home(fixture: Self.clientHome, clock: .virtual, seed: 1)
             let session = InProcessSession(scopeContext: ScopeContext(home: home))
             _ = await session.feed(Array(bytes.prefix(bytes.count / 2)))
             _ = await session.feed(Array(bytes.dropFirst(bytes.count / 2)))
@@ -81,15 +81,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         done.wait()
     }
 
-    /// The home client requests go to: two rooms, lights of every kind, one with latency.
-    static let rpcHome: Fixture = try! Fixture(
+    /// The home what clients send is answered for (the `rpc`, `http` and `lifx` targets): lights of every kind,
+    /// LIFX bulbs of every kind the LIFX front answers for, some lights with latency, and a room with a light yet
+    /// to be discovered.
+    static let clientHome: Fixture = try! Fixture(
         json: Array(
             """
             {"schema":1,"id":"fuzz","name":"Fuzz","seed":1,"defaults":{"latency":"instant","timeoutMs":1000},
              "rooms":[{"id":"lab","name":"Lab","lights":[
                {"id":"lab.color","name":"Color","kind":"color"},
                {"id":"lab.dim","name":"Dim","kind":"dimmable","latency":{"kind":"fixed","ms":50}},
-               {"id":"lab.plug","name":"Plug","kind":"onoff"}]},
+               {"id":"lab.plug","name":"Plug","kind":"onoff"},
+               {"id":"lab.strip","name":"Strip","kind":"color","manufacturer":"LIFX","product":"LIFX Z Strip",
+                "latency":{"kind":"fixed","ms":10}},
+               {"id":"lab.tile","name":"Tile","kind":"color","manufacturer":"LIFX","product":"LIFX Tile"},
+               {"id":"lab.nv","name":"NV","kind":"color","manufacturer":"LIFX","product":"LIFX A19 Night Vision"},
+               {"id":"lab.clean","name":"Clean","kind":"color","manufacturer":"LIFX","product":"LIFX Clean",
+                "latency":{"kind":"fixed","ms":20}},
+               {"id":"lab.white","name":"White","kind":"ambiance","manufacturer":"LIFX",
+                "product":"LIFX Mini White to Warm"}]},
               {"id":"attic","name":"Attic","lights":[{"id":"attic.amb","name":"Amb","kind":"ambiance"}],
                "undiscovered":[{"delayMs":100,"light":{"id":"attic.new","name":"New","kind":"color"}}]}]}
             """.utf8))
