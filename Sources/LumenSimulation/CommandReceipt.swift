@@ -20,7 +20,7 @@ public enum CommandReceipt: Sendable {
     case waiting(CommandTicket)
 
     /// A ticket for the outcome, settled already when the receipt is.
-    public var ticket: CommandTicket {
+    package var ticket: CommandTicket {
         switch self {
         case .settled(let result): CommandTicket(result: result)
         case .waiting(let ticket): ticket

@@ -3,9 +3,9 @@ import LumenProtocol
 
 /// One command a light received, and what became of it: the record a test asserts on ("the kitchen was
 /// dimmed to 40 % over 2 s, once").
-public struct CommandRecord: Sendable, Hashable {
+package struct CommandRecord: Sendable, Hashable {
     /// What became of a command.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// Sent and not yet answered.
         case pending
         /// The light applied it.
@@ -18,7 +18,7 @@ public struct CommandRecord: Sendable, Hashable {
         case unreachable
 
         /// The outcome's name on the wire.
-        public var name: String {
+        var name: String {
             switch self {
             case .pending: "pending"
             case .applied: "applied"
@@ -30,26 +30,26 @@ public struct CommandRecord: Sendable, Hashable {
     }
 
     /// The record's place in the home's sequence of commands, from 1.
-    public let number: UInt64
+    package let number: UInt64
     /// When the home received it, on the simulation clock.
-    public let atMs: Double
+    package let atMs: Double
     /// When the home received it, on the simulated wall clock.
-    public let at: WallTime
+    let at: WallTime
     /// Who sent it (`session 3`), or empty when nobody said.
-    public let source: String
+    package let source: String
     /// The light it was for.
-    public let light: LightID
+    let light: LightID
     /// The room whose group command it was part of, if it was.
-    public let room: RoomID?
+    package let room: RoomID?
     /// What it asked.
-    public let change: LightChange
+    package let change: LightChange
     /// Its transition.
-    public let transitionMs: Double
+    package let transitionMs: Double
     /// What became of it.
-    public var outcome: Outcome
+    package var outcome: Outcome
 
     /// `{number, atMs, at, source, light, room?, change, transitionMs, outcome, code?}`.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: JSONObject = [
             "number": .int(Int(number)), "atMs": .double(atMs), "at": .string(at.iso8601), "source": .string(source),
             "light": .string(light.rawValue),
@@ -70,9 +70,9 @@ public struct CommandRecord: Sendable, Hashable {
 
 /// Who is sending commands, for the command record: a session (or a front) sets it around the work it does
 /// for a client, and every command that work sends is recorded as theirs.
-public enum CommandSource {
+package enum CommandSource {
     /// The sender of the commands the current task sends.
-    @TaskLocal public static var current = ""
+    @TaskLocal package static var current = ""
 }
 
 /// The last commands a home received, at most `capacity`, oldest first: a ring, so recording one costs the

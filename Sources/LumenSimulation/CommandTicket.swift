@@ -13,7 +13,7 @@ import Synchronization
 /// ```
 public final class CommandTicket: Sendable {
     /// Told the outcome, on the thread that settles the ticket.
-    public typealias Observer = @Sendable (Result<LightState, LumenError>) -> Void
+    package typealias Observer = @Sendable (Result<LightState, LumenError>) -> Void
 
     private enum State {
         case pending([Observer])
@@ -41,14 +41,14 @@ public final class CommandTicket: Sendable {
 
     /// The light's state once the command took effect.
     /// - Throws: ``LumenError`` when the device was unreachable, timed out, or the command was cancelled.
-    public var value: LightState {
+    package var value: LightState {
         get async throws(LumenError) {
             try await result.get()
         }
     }
 
     /// The outcome, without throwing.
-    public var result: Result<LightState, LumenError> {
+    package var result: Result<LightState, LumenError> {
         get async {
             // Settled already (an instant device, usually): no suspension, so no trip through the executor.
             if let settled = settledResult { return settled }
@@ -61,7 +61,7 @@ public final class CommandTicket: Sendable {
     /// Calls `observer` with the outcome: now, on the caller's thread, when the ticket is settled already;
     /// else as it settles, on the home's executor, at that moment of the home's (before the home goes on to its
     /// next event), where what it hands an event loop takes its place among the home's notices.
-    public func whenSettled(_ observer: @escaping Observer) {
+    package func whenSettled(_ observer: @escaping Observer) {
         let settled: Result<LightState, LumenError>? = state.withLock { state in
             switch state {
             case .pending(var observers):
@@ -80,7 +80,7 @@ public final class CommandTicket: Sendable {
     }
 
     /// The outcome, once the device has answered and every observer has been told; `nil` until then.
-    public var settledResult: Result<LightState, LumenError>? {
+    package var settledResult: Result<LightState, LumenError>? {
         state.withLock { if case .done(let result) = $0 { result } else { nil } }
     }
 

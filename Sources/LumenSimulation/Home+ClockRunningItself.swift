@@ -19,14 +19,14 @@ extension Home {
     /// round trip or two apart on a busy machine) to arrive, short enough that a test of a hundred waits takes
     /// half a second. At 1 ms, two asyncio sleepers started together woke out of order about one run in ten on a
     /// busy machine; at 5 ms, none in thirty.
-    public static let quietBeforeJump: Duration = .milliseconds(5)
+    static let quietBeforeJump: Duration = .milliseconds(5)
 
     /// The most sleepers at once: each holds a little memory until its time comes, up to a day away.
-    public static let sleeperLimit = 4_096
+    static let sleeperLimit = 4_096
 
     /// Notes that a front took a request: a clock that runs itself waits for a quiet moment after the last one
     /// before it jumps. Costs a relaxed atomic add, and nothing on other clocks.
-    public nonisolated func noteRequest() {
+    package nonisolated func noteRequest() {
         guard clockRunsItself else { return }
         requestsTaken.add(1, ordering: .relaxed)
     }
@@ -35,7 +35,7 @@ extension Home {
     /// as time passes on the real one.
     /// - Throws: ``LumenError`` `invalidParams` for a span out of range; `busy` with ``sleeperLimit`` asleep
     ///   already; `shuttingDown` when the home stops first.
-    public func sleep(milliseconds ms: Double) async throws(LumenError) {
+    package func sleep(milliseconds ms: Double) async throws(LumenError) {
         var refusal: LumenError?
         // Checked in the turn the sleeper lies down in, not before the `await`: that may give the home's executor
         // up first (a task that prefers no executor, run by an event loop that is its task executor as well, hops

@@ -3,11 +3,11 @@ import LumenProtocol
 
 extension Home {
     /// How many commands the command record keeps unless told otherwise.
-    public static let defaultCommandRecordLimit = 1_000
+    package static let defaultCommandRecordLimit = 1_000
 
     /// The commands kept, oldest first: only those for `light`, in `room` (the light's room, or the room whose
     /// group command it was part of) or received at or after `sinceMs`, when given.
-    public func commandRecords(light: LightID? = nil, room: RoomID? = nil, sinceMs: Double? = nil)
+    package func commandRecords(light: LightID? = nil, room: RoomID? = nil, sinceMs: Double? = nil)
         -> [CommandRecord]
     {
         commandLog.records.filter { record in
@@ -21,7 +21,7 @@ extension Home {
     /// Empties the command record, so that a test's next assertions see only what came after; returns how many
     /// records it held. The last command whose outcome became known (`lastCommand`) stays what it was.
     @discardableResult
-    public func clearCommandRecords() -> Int { commandLog.removeAll() }
+    package func clearCommandRecords() -> Int { commandLog.removeAll() }
 
     /// Records a command as received, from the current task's ``CommandSource``; returns its number. A
     /// command whose outcome is known already is announced at once.

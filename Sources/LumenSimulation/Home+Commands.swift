@@ -33,7 +33,7 @@ extension Home {
     /// - Throws: ``LumenError`` at once for an unknown light (`noSuchEntity`), a property the device lacks
     ///   (`notSupported`), a value out of range (`invalidParams`) or a full rate limit (`busy`). Unreachable
     ///   devices and dropped commands fail later, through the ticket, after the device's timeout.
-    public func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false)
+    package func send(_ change: LightChange, to light: LightID, transitionMs: Double = 0, throughBridge: Bool = false)
         throws(LumenError) -> CommandReceipt
     {
         do {
@@ -330,7 +330,7 @@ extension Home {
 
     /// Renames the home, a room or a light. Names live on the bridge, so this takes effect at once.
     /// - Throws: ``LumenError`` for an unknown entity or a name ``EntityName`` refuses.
-    public func setName(_ newName: String, of entity: Entity) throws(LumenError) {
+    package func setName(_ newName: String, of entity: Entity) throws(LumenError) {
         if let problem = EntityName.validate(newName) { throw LumenError(.invalidParams, problem) }
         switch entity {
         case .home:

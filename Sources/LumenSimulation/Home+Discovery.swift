@@ -12,7 +12,7 @@ extension Home {
     /// - Returns: the scan, as the room shows it.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room.
     @discardableResult
-    public func detectLights(in roomID: RoomID) throws(LumenError) -> DiscoveryScan {
+    package func detectLights(in roomID: RoomID) throws(LumenError) -> DiscoveryScan {
         guard !isShutDown else { throw LumenError.shuttingDown }
         guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID) }
         if let scan = discovery.scan(in: roomID) { return scan }

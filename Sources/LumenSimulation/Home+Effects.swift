@@ -10,7 +10,7 @@ extension Home {
     ///   - breathing: breathe once or for long; `.some(nil)` stops breathing; `nil` leaves it.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `notSupported` for a colour loop on a light
     ///   without colour, `shuttingDown` while the home stops.
-    public func setEffect(
+    package func setEffect(
         colorLoop: Bool? = nil, breathing: LightEffect.Breathing?? = nil, on light: LightID
     ) throws(LumenError) {
         guard !isShutDown else { throw LumenError.shuttingDown }

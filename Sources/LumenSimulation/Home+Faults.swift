@@ -4,7 +4,7 @@ import LumenProtocol
 extension Home {
     /// Makes a light reachable or unreachable until told otherwise (scheduled faults still apply on top).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
+    package func setReachable(_ reachable: Bool, light id: LightID) throws(LumenError) {
         guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let was = lights[slot: index].isReachable
         let wasForced = lights[slot: index].forcedUnreachable
@@ -16,7 +16,7 @@ extension Home {
     /// Changes a light's device settings at run time (latency, drop probability, timeout, rate limit, power-on
     /// behaviour, what it does while off, overload, family, network). Unset fields keep their current value.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
+    package func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
         if let problem = effectiveSettings(of: id, in: lights[id]!.room, own: merged).rateProblem {
@@ -39,7 +39,7 @@ extension Home {
 
     /// Cuts a light's power for `durationMs`; when it comes back it restores its last state or its factory
     /// default, as its `powerOn` setting says.
-    public func powerCycle(light id: LightID, durationMs: Double = 1_000) throws(LumenError) {
+    package func powerCycle(light id: LightID, durationMs: Double = 1_000) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         refreshRealTime()
         let cycle = faults.addPowerCycle(of: id, at: nowMicros, durationMs: durationMs)

@@ -3,7 +3,7 @@ import LumenProtocol
 
 /// What the home tells the fronts, in the turn of the home it happens in (``Home/addFrontListener(_:)``): news
 /// of what a front keeps beside the home, in memory or in its record.
-public enum FrontNews: Sendable {
+package enum FrontNews: Sendable {
     /// The fronts' records became those of a fixture or checkpoint (``Home/restore(to:)``): a front reads its
     /// record again. `previous` holds them as they were before.
     case restored(previous: [String: JSONValue])
@@ -24,14 +24,14 @@ public enum FrontNews: Sendable {
 }
 
 /// A front's hook, called with the home it listens to.
-public typealias FrontListener = @Sendable (isolated Home, FrontNews) -> Void
+package typealias FrontListener = @Sendable (isolated Home, FrontNews) -> Void
 
 extension Home {
     /// What the front called `name` keeps (``Fixture/fronts``), as it last saved it.
-    public func frontRecord(_ name: String) -> JSONValue? { frontRecords[name] }
+    package func frontRecord(_ name: String) -> JSONValue? { frontRecords[name] }
 
     /// Keeps `record` as what the front called `name` keeps, and saves it with the home.
-    public func saveFrontRecord(_ name: String, _ record: JSONValue) {
+    package func saveFrontRecord(_ name: String, _ record: JSONValue) {
         frontRecords[name] = record
         persistenceSink?.record(.front(name, record))
     }
@@ -39,7 +39,7 @@ extension Home {
     /// Keeps `entry` as the entry `key` of what the front called `name` keeps (one of ``Fixture/entryFrontNames``:
     /// a LIFX bulb's, under its light's ID), and saves that entry alone with the home; `nil` drops the entry.
     /// Saves nothing when the entry is as kept already.
-    public func saveFrontEntry(_ name: String, key: String, _ entry: JSONValue?) {
+    package func saveFrontEntry(_ name: String, key: String, _ entry: JSONValue?) {
         guard frontRecords[name]?[key] != entry else { return }
         // Taken out while it changes, so that the record is changed in place rather than copied.
         frontRecords[name] = Fixture.record(frontRecords.removeValue(forKey: name), setting: key, to: entry)
@@ -48,7 +48,7 @@ extension Home {
 
     /// Calls `listener` with every ``FrontNews``, in the turn of the home that made it, after the home changed:
     /// the way a front hears that what it holds in memory is no longer what the home keeps.
-    public nonisolated func addFrontListener(_ listener: @escaping FrontListener) {
+    package nonisolated func addFrontListener(_ listener: @escaping FrontListener) {
         frontListeners.withLock { $0.append(listener) }
     }
 

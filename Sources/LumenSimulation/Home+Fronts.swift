@@ -2,25 +2,25 @@ import LumenModel
 import LumenProtocol
 
 /// A light as a front that answers for its device sees it.
-public struct DeviceLight: Sendable {
+package struct DeviceLight: Sendable {
     /// The light, as its controller sees it.
-    public var light: LightSnapshot
+    package var light: LightSnapshot
     /// Its state with every fade landed: what a controller that accepted a command reports (a Hue bridge),
     /// since the fade goes on in the bulb, out of its sight.
-    public var landedState: LightState
+    package var landedState: LightState
     /// What it does besides holding its state: a colour loop, breathing.
-    public var effect: LightEffect
+    package var effect: LightEffect
     /// Whether it can really be reached: a device that cannot answers nothing.
-    public var isReachable: Bool
+    package var isReachable: Bool
     /// Its room's name.
-    public var roomName: String
+    package var roomName: String
 }
 
 extension Home {
     /// The lights reached over `network` that `pick` picks, in the home's order: `pick` is asked of each such
     /// light, with the address its fixture gives it on the LAN (`lifx.address`), and only the lights it picks
     /// are read whole, so that a message to one device looks at that device alone.
-    public func devices(
+    package func devices(
         on network: LightNetwork,
         picking pick: (_ light: LightID, _ fixtureAddress: IPv4Address?) -> Bool = { _, _ in true }
     ) -> [DeviceLight] {
@@ -38,7 +38,7 @@ extension Home {
     }
 
     /// The light `id`, if it is reached over `network`.
-    public func device(_ id: LightID, on network: LightNetwork) -> DeviceLight? {
+    package func device(_ id: LightID, on network: LightNetwork) -> DeviceLight? {
         guard let index = lights.slot(of: id), governingSettings(at: index).network == network,
             let roomName = rooms[lights[slot: index].room]?.name
         else { return nil }
@@ -58,16 +58,16 @@ extension Home {
     package func fixtureAddressOwner(of address: IPv4Address) -> LightID? { lifxAddresses.owner(of: address) }
 
     /// The address the light's fixture gives it on the LAN (`lifx.address`), if any.
-    public func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }
+    package func fixtureAddress(of light: LightID) -> IPv4Address? { lifxAddresses[light] }
 
     /// Every room in order, with its name and its lights in order.
-    public var roomList: [(id: RoomID, name: String, lights: [LightID])] {
+    package var roomList: [(id: RoomID, name: String, lights: [LightID])] {
         roomOrder.compactMap { id in rooms[id].map { (id, $0.name, $0.lightIDs) } }
     }
 
     /// The latest discovery search, which every room shows: under way or not, when it ended (simulation
     /// milliseconds), and the lights it found, in the order found.
-    public func latestSearch() -> (active: Bool, endedMs: Double?, found: [LightID]) {
+    package func latestSearch() -> (active: Bool, endedMs: Double?, found: [LightID]) {
         discovery.latestSearch(in: roomOrder)
     }
 }

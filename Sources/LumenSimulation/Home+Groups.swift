@@ -4,7 +4,7 @@ import LumenProtocol
 /// What one light did with a room's group command.
 public struct GroupDelivery: Sendable, Hashable {
     /// Why a light missed a group command.
-    public enum Miss: String, Sendable, Hashable {
+    package enum Miss: String, Sendable, Hashable {
         /// It could not be reached (a group command is not acknowledged, so nobody waits for it).
         case unreachable
         /// The frame was lost on the way (its `dropProbability`).
@@ -16,16 +16,16 @@ public struct GroupDelivery: Sendable, Hashable {
     }
 
     /// The light.
-    public var light: LightID
+    package var light: LightID
     /// The properties it applied.
-    public var applied: [LightProperty]
+    package var applied: [LightProperty]
     /// The properties it cannot do, left out for it.
-    public var ignored: [LightProperty]
+    var ignored: [LightProperty]
     /// Why it missed the command, if it did.
-    public var missed: Miss?
+    package var missed: Miss?
 
     /// A delivery.
-    public init(light: LightID, applied: [LightProperty], ignored: [LightProperty], missed: Miss?) {
+    package init(light: LightID, applied: [LightProperty], ignored: [LightProperty], missed: Miss?) {
         self.light = light
         self.applied = applied
         self.ignored = ignored
@@ -33,7 +33,7 @@ public struct GroupDelivery: Sendable, Hashable {
     }
 
     /// The delivery as the `setAll` reply lists it.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: JSONObject = ["light": .string(light.rawValue)]
         if let missed {
             object["missed"] = .string(missed.rawValue)
@@ -46,7 +46,7 @@ public struct GroupDelivery: Sendable, Hashable {
 }
 
 /// A group command under way: one ticket per light that was sent it.
-public struct GroupTicket: Sendable {
+package struct GroupTicket: Sendable {
     /// Each light's delivery, the ticket of the command it was sent, and whether its family tells the sender
     /// that it missed the command (``DeviceFamily/reportsGroupMisses``).
     let deliveries: [(delivery: GroupDelivery, ticket: CommandTicket?, reportsMiss: Bool)]
@@ -55,7 +55,7 @@ public struct GroupTicket: Sendable {
 
     /// Waits until every light has applied or missed the command; the lights in the room's order.
     /// - Throws: ``LumenError`` `shuttingDown` when the home shut down before every light had its turn.
-    public var outcome: [GroupDelivery] {
+    package var outcome: [GroupDelivery] {
         get async throws(LumenError) {
             // Woken once, when the last light answers: every ticket is settled by then.
             if let completion { _ = await completion.ticket.result }
@@ -65,7 +65,7 @@ public struct GroupTicket: Sendable {
 
     /// Calls `observer` with the outcome once every light has applied or missed the command, as
     /// ``CommandTicket/whenSettled(_:)`` does: on the home's executor as the last light answers, or now.
-    public func whenSettled(_ observer: @escaping @Sendable (Result<[GroupDelivery], LumenError>) -> Void) {
+    package func whenSettled(_ observer: @escaping @Sendable (Result<[GroupDelivery], LumenError>) -> Void) {
         guard let completion else { return observer(settledOutcome) }
         completion.ticket.whenSettled { [self] _ in observer(settledOutcome) }
     }
@@ -101,7 +101,7 @@ extension Home {
     ///   bridge beyond its group-command budget (`busy`).
     /// - Parameter network: when given, only the room's lights reached over that network take part (the
     ///   Hue bridge's group holds the room's lights behind it).
-    public func setAll(
+    package func setAll(
         _ change: LightChange, in roomID: RoomID, transitionMs: Double = 0, network: LightNetwork? = nil
     ) throws(LumenError) -> GroupTicket {
         guard !isShutDown else { throw LumenError.shuttingDown }
@@ -113,7 +113,7 @@ extension Home {
 
     /// Sends `change` to every light of the home as one group command, as ``setAll(_:in:transitionMs:network:)``
     /// does to a room's (a Hue bridge's group 0).
-    public func setAllLights(_ change: LightChange, transitionMs: Double = 0, network: LightNetwork? = nil)
+    package func setAllLights(_ change: LightChange, transitionMs: Double = 0, network: LightNetwork? = nil)
         throws(LumenError) -> GroupTicket
     {
         guard !isShutDown else { throw LumenError.shuttingDown }
@@ -125,7 +125,7 @@ extension Home {
     /// Sends each light of `changes` its own change, together, as one group command: a Hue bridge's scene
     /// recall, which its lights take as they take a group command (``setAll(_:in:transitionMs:network:)``).
     /// - Throws: ``LumenError`` as ``setAll(_:in:transitionMs:network:)`` does, or when no change is given.
-    public func setEach(
+    package func setEach(
         _ changes: [(light: LightID, change: LightChange)], transitionMs: Double = 0, network: LightNetwork? = nil
     ) throws(LumenError) -> GroupTicket {
         guard !isShutDown else { throw LumenError.shuttingDown }

@@ -11,7 +11,7 @@ extension Home {
     /// - Returns: a ticket settled with the light's state when the answer comes; `nil` when none will (the
     ///   light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
-    public func query(_ id: LightID, holdingLater: Bool = false) throws(LumenError) -> CommandTicket? {
+    package func query(_ id: LightID, holdingLater: Bool = false) throws(LumenError) -> CommandTicket? {
         guard let (slot, latency) = try receiveQuestion(to: id) else { return nil }
         // Not before a change sent earlier: a device takes its messages in the order they came.
         let due = max(nowMicros + latency, lights[slot: slot].lastApplyAt)
@@ -26,7 +26,7 @@ extension Home {
     /// them), in simulation milliseconds; now, when it has taken every one. A front that draws what such a message
     /// starts (a LIFX wave) draws it from then.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func messagesTakenMs(of id: LightID) throws(LumenError) -> Double {
+    package func messagesTakenMs(of id: LightID) throws(LumenError) -> Double {
         guard let slot = lights.slot(of: id) else { throw Self.noSuchLight(id) }
         refreshRealTime()
         return Double(max(nowMicros, lights[slot: slot].lastApplyAt)) / 1_000
@@ -42,7 +42,7 @@ extension Home {
 
     /// An answer from a light's memory (``Home/queryAtOnce(_:)``): now, or once the light has taken what was sent
     /// to it before.
-    public enum MemoryAnswer: Sendable {
+    package enum MemoryAnswer: Sendable {
         /// The light's state now.
         case now(LightState)
         /// A change sent to the light before is still on its way: settled with the light's state once the light
@@ -59,7 +59,7 @@ extension Home {
     /// no latency sent at this moment.
     /// - Returns: the answer; `nil` when none comes (the light cannot be reached, or drops the question).
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `shuttingDown` while the home stops.
-    public func queryAtOnce(_ id: LightID) throws(LumenError) -> MemoryAnswer? {
+    package func queryAtOnce(_ id: LightID) throws(LumenError) -> MemoryAnswer? {
         // The real clock wakes for what falls due a moment late: the answer is the light as it is now, with what
         // fell due by now (a fade's last step, say) done.
         if !isShutDown {

@@ -4,32 +4,32 @@ import LumenProtocol
 /// A light as a reader sees it.
 public struct LightSnapshot: Sendable, Hashable {
     /// Its ID.
-    public var id: LightID
+    package var id: LightID
     /// Its name.
-    public var name: String
+    package var name: String
     /// Its room.
-    public var room: RoomID
+    package var room: RoomID
     /// What device it is.
-    public var model: DeviceModel
+    package var model: DeviceModel
     /// Its state now (mid-transition, the current step).
-    public var state: LightState
+    package var state: LightState
     /// Whether the controller reports it reachable (its family's controller notices a light gone only after a
     /// while; ``Home/groundTruth(of:)`` tells whether it really is).
-    public var isReachable: Bool
+    package var isReachable: Bool
 }
 
 extension Home {
     /// The room IDs, in order.
-    public var roomIDs: [RoomID] { roomOrder }
+    package var roomIDs: [RoomID] { roomOrder }
 
     /// Whether a room exists.
-    public func hasRoom(_ room: RoomID) -> Bool { rooms[room] != nil }
+    package func hasRoom(_ room: RoomID) -> Bool { rooms[room] != nil }
 
     /// Whether a light exists.
-    public func hasLight(_ light: LightID) -> Bool { lights[light] != nil }
+    package func hasLight(_ light: LightID) -> Bool { lights[light] != nil }
 
     /// A light as it is now.
-    public func light(_ id: LightID) throws(LumenError) -> LightSnapshot {
+    package func light(_ id: LightID) throws(LumenError) -> LightSnapshot {
         guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
         return snapshot(at: index)
     }
@@ -46,16 +46,16 @@ extension Home {
     /// snapshot saves and a command confirms. A front that draws over a fade compares it to tell whether another
     /// command changed the light since.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func landing(of id: LightID) throws(LumenError) -> LightState {
+    package func landing(of id: LightID) throws(LumenError) -> LightState {
         guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id) }
         return savedState(at: index)
     }
 
     /// The number of lights in the home.
-    public var lightCount: Int { lights.count }
+    package var lightCount: Int { lights.count }
 
     /// The clock as the `simulation` scope's `clock` value shows it: `{mode, runsItself, nowMs, wallTime}`.
-    public var clockValue: JSONValue {
+    package var clockValue: JSONValue {
         .object([
             "mode": .string(clockMode.rawValue), "runsItself": .bool(clockRunsItself),
             "nowMs": .double(nowMilliseconds), "wallTime": .string(wallTime.iso8601),
@@ -66,7 +66,7 @@ extension Home {
     ///
     /// For every property that announces its changes, this is the value its last change announced.
     /// - Throws: ``LumenError`` for an unknown entity, or a property the device does not have.
-    public func value(of key: PropertyKey) throws(LumenError) -> JSONValue {
+    package func value(of key: PropertyKey) throws(LumenError) -> JSONValue {
         switch key {
         case .home(let property):
             switch property {
@@ -111,7 +111,7 @@ extension Home {
 
     /// Reads a property, from the published values when they have it (no wait for the actor), else on the
     /// actor, filling them.
-    public nonisolated func read(_ key: PropertyKey) async throws(LumenError) -> JSONValue {
+    package nonisolated func read(_ key: PropertyKey) async throws(LumenError) -> JSONValue {
         if let value = published.value(for: key) { return value }
         return try await readAndPublish(key)
     }
@@ -131,22 +131,22 @@ extension Home {
 }
 
 /// What a light really is and does, beside what its controller reports: for tests that check both.
-public struct DeviceTruth: Sendable, Hashable {
+package struct DeviceTruth: Sendable, Hashable {
     /// The light.
-    public var light: LightID
+    var light: LightID
     /// Its family, as the fixture says or its maker and preset imply.
-    public var family: DeviceFamily
+    var family: DeviceFamily
     /// Whether it can really be reached now.
-    public var isReachable: Bool
+    package var isReachable: Bool
     /// Whether its controller reports it reachable (``LightSnapshot/isReachable``).
-    public var isReportedReachable: Bool
+    var isReportedReachable: Bool
     /// Its state now, mid-fade the current step.
-    public var state: LightState
+    var state: LightState
     /// The properties fading now, each on its own.
-    public var fading: [LightProperty]
+    package var fading: [LightProperty]
 
     /// `{light, family, reachable, reportedReachable, state, fading}`, with only the state the kind has.
-    public func jsonValue(kind: LightKind) -> JSONValue {
+    package func jsonValue(kind: LightKind) -> JSONValue {
         var state = JSONObject()
         // In the properties' declared order, not the set's, which differs from one process to the next.
         for property in LightProperty.allCases where kind.capabilities.contains(property) {
@@ -169,7 +169,7 @@ extension Home {
     /// ```swift
     /// let (search, nowMs) = await home.reading { home in (home.latestSearch(), home.nowMilliseconds) }
     /// ```
-    public func reading<Value: Sendable, Failure: Error>(_ body: @Sendable (isolated Home) throws(Failure) -> Value)
+    package func reading<Value: Sendable, Failure: Error>(_ body: @Sendable (isolated Home) throws(Failure) -> Value)
         throws(Failure) -> Value
     {
         try body(self)
@@ -179,7 +179,7 @@ extension Home {
 extension Home {
     /// What a light really is and does now, beside what its controller reports.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
-    public func groundTruth(of id: LightID) throws(LumenError) -> (truth: DeviceTruth, kind: LightKind) {
+    package func groundTruth(of id: LightID) throws(LumenError) -> (truth: DeviceTruth, kind: LightKind) {
         guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let fades = transitions[id]
         var fading: [LightProperty] = []

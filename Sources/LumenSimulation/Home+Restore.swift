@@ -12,7 +12,7 @@ extension Home {
     /// already on their way to a light are not recalled, as at a real bridge: settle the clock first for a clean
     /// start.
     /// - Throws: ``LumenError`` `shuttingDown` once the home is stopping.
-    public func restore(to target: Fixture) throws(LumenError) {
+    package func restore(to target: Fixture) throws(LumenError) {
         guard !isShutDown else { throw LumenError.shuttingDown }
         refreshRealTime()
         let wanted = Dictionary(
@@ -70,25 +70,25 @@ extension Home {
     }
 
     /// The most checkpoints kept at once: each is a copy of the whole home.
-    public static let maxCheckpoints = Checkpoints.limit
+    package static let maxCheckpoints = Checkpoints.limit
 
     /// Keeps the home as it is now under `name` (replacing one of that name), to ``restore(checkpoint:)``
     /// later. Checkpoints live as long as the process, at most ``maxCheckpoints`` of them.
     /// - Throws: ``LumenError`` `invalidParams` for a name that breaks the rules of IDs
     ///   (``EntityID/validate(_:)``), `limitExceeded` for a new name when ``maxCheckpoints`` are kept.
-    public func checkpoint(_ name: String) throws(LumenError) {
+    package func checkpoint(_ name: String) throws(LumenError) {
         try checkpoints.keep(snapshot(), as: name)
     }
 
     /// Forgets the checkpoint `name`, making room for another.
     /// - Throws: ``LumenError`` `noSuchEntity` for a checkpoint never taken.
-    public func dropCheckpoint(_ name: String) throws(LumenError) {
+    package func dropCheckpoint(_ name: String) throws(LumenError) {
         try checkpoints.drop(name)
     }
 
     /// Brings the home back to the checkpoint `name`, as ``restore(to:)`` does.
     /// - Throws: ``LumenError`` `noSuchEntity` for a checkpoint never taken.
-    public func restore(checkpoint name: String) throws(LumenError) {
+    package func restore(checkpoint name: String) throws(LumenError) {
         try restore(to: checkpoints.fixture(named: name))
     }
 

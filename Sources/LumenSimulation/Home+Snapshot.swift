@@ -4,7 +4,7 @@ extension Home {
     /// The home as it is now, as a fixture: what the state store writes, and what a harness can replay.
     ///
     /// A light mid-transition is saved at its target, as a real bulb that lost power would come back.
-    public func snapshot() -> Fixture {
+    package func snapshot() -> Fixture {
         var fixture = Fixture(
             id: fixtureIdentity.id, name: name, seed: fixtureIdentity.seed,
             rooms: roomOrder.compactMap { id in
@@ -25,7 +25,7 @@ extension Home {
     }
 
     /// The saved form of one entity as it is now: what the state journal records when it changes.
-    public func record(of entity: Entity) -> StateRecord {
+    func record(of entity: Entity) -> StateRecord {
         switch entity {
         case .home:
             return .home(name: name, roomIDs: roomOrder)

@@ -4,7 +4,7 @@ import LumenProtocol
 extension Home {
     /// Adds an empty room at the end.
     /// - Throws: ``LumenError`` `alreadyExists` or `invalidParams` for a bad ID.
-    public func addRoom(id: RoomID, name roomName: String) throws(LumenError) {
+    package func addRoom(id: RoomID, name roomName: String) throws(LumenError) {
         let room: JSONObject = ["room": .string(id.rawValue)]
         if let problem = EntityID.validate(id.rawValue) { throw LumenError(.invalidParams, problem, data: room) }
         if let problem = EntityName.validate(roomName) { throw LumenError(.invalidParams, problem, data: room) }
@@ -21,7 +21,7 @@ extension Home {
     }
 
     /// Removes a room and its lights. Each light's removal is emitted first, then the room's.
-    public func removeRoom(_ id: RoomID) throws(LumenError) {
+    package func removeRoom(_ id: RoomID) throws(LumenError) {
         guard let room = rooms[id] else { throw Self.noSuchRoom(id, listedBy: .simulation) }
         for light in room.lightIDs { try removeLight(light) }
         rooms[id] = nil
@@ -36,7 +36,7 @@ extension Home {
 
     /// Adds a light to a room, as if it had been installed and paired.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID.
-    public func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
+    package func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
         let light: JSONObject = ["room": .string(roomID.rawValue), "light": .string(fixture.id.rawValue)]
         if let problem = EntityID.validate(fixture.id.rawValue) {
             throw LumenError(.invalidParams, problem, data: light)
@@ -75,7 +75,7 @@ extension Home {
     }
 
     /// Removes a light. Commands still waiting for it fail with `noSuchEntity`.
-    public func removeLight(_ id: LightID) throws(LumenError) {
+    package func removeLight(_ id: LightID) throws(LumenError) {
         guard let before = lights[id].flatMap({ rooms[$0.room]?.groupState }), let light = forgetLight(id) else {
             throw Self.noSuchLight(id, listedBy: .simulation)
         }

@@ -30,26 +30,26 @@ public enum ClockMode: String, Sendable, Hashable, CaseIterable {
 /// let state = try await ticket.value
 /// ```
 public actor Home {
-    public typealias Observer = @Sendable (ChangeEvent) -> Void
+    package typealias Observer = @Sendable (ChangeEvent) -> Void
 
     /// The event loop of every home made without an executor of its own (tests, tools and in-process
     /// sessions): the same kind of loop lumend runs its home on.
-    public static let sharedLoop = EventLoop(name: "lumen.home")
+    package static let sharedLoop = EventLoop(name: "lumen.home")
     /// Where the actor's work runs: lumend's main event loop, or ``sharedLoop``.
-    public nonisolated let executor: any SerialExecutor
+    nonisolated let executor: any SerialExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The clock driving this home.
-    public nonisolated let clockMode: ClockMode
+    nonisolated let clockMode: ClockMode
     /// The simulated wall clock: the date and time at which the simulation's clock read zero (``wallTime``).
-    public nonisolated let wallClock: WallClock
+    package nonisolated let wallClock: WallClock
     /// The values announced, for reads that need not wait for the actor (``read(_:)``).
-    public nonisolated let published = PublishedValues()
+    package nonisolated let published = PublishedValues()
     let fixtureIdentity: (id: String, seed: UInt64)
     /// The ID of the fixture the home was made from: what identities derived from the home (a bridge's ID and
     /// MAC) are drawn from.
-    public nonisolated var fixtureID: String { fixtureIdentity.id }
+    package nonisolated var fixtureID: String { fixtureIdentity.id }
     /// The home's name: also the Hue bridge's, and the LIFX bulbs' location.
-    public internal(set) var name: String
+    package internal(set) var name: String
     var defaults: DeviceSettings
     /// Discovery: its settings, and the search each room shows.
     var discovery: Discovery
@@ -85,7 +85,7 @@ public actor Home {
     /// The fronts that asked to hear ``FrontNews`` (``addFrontListener(_:)``), in the order they asked.
     nonisolated let frontListeners = Locked<[FrontListener]>([])
     /// How many times a room or light came or went: a front that numbers them looks again only when it moved.
-    public internal(set) var topologyGeneration = 0
+    package internal(set) var topologyGeneration = 0
     /// The checkpoints taken, by name.
     var checkpoints = Checkpoints()
     /// Simulation time in microseconds since the home started.
@@ -102,7 +102,7 @@ public actor Home {
     /// Real clock only: the due time a wake-up task is already sleeping towards.
     var armedWake: Int64?
     /// Whether the virtual clock runs itself (``clockRunsItself``).
-    public nonisolated let clockRunsItself: Bool
+    nonisolated let clockRunsItself: Bool
     /// A clock that runs itself: whether a jump is already waiting for its quiet moment.
     var isJumpArmed = false
     /// A clock that runs itself: how many requests the fronts have taken (``noteRequest()``), so that a jump
@@ -110,7 +110,7 @@ public actor Home {
     nonisolated let requestsTaken = Atomic<UInt64>(0)
 
     /// A watcher's registration (``addWatcher(_:)``), to remove it by.
-    public struct WatcherID: Hashable, Sendable {
+    package struct WatcherID: Hashable, Sendable {
         let value: UInt64
     }
 
@@ -129,7 +129,7 @@ public actor Home {
     ///     time now on the real clock and ``WallClock/virtualDefault`` on the virtual one.
     ///   - runsItself: on the virtual clock, whether the clock jumps to the next event by itself whenever someone
     ///     waits on the simulation (``clockRunsItself``).
-    public init(
+    package init(
         fixture: Fixture, clock: ClockMode, seed: UInt64? = nil, wakeClock: any Clock<Duration> = ContinuousClock(),
         wakeExecutor: (any TaskExecutor)? = nil, executor: (any SerialExecutor)? = nil,
         commandRecordLimit: Int = Home.defaultCommandRecordLimit, start: WallClock? = nil, runsItself: Bool = false
@@ -173,7 +173,7 @@ public actor Home {
     ///
     /// Observers must return quickly and never block: they run on the home's event loop, for as long as the
     /// home lives.
-    public func addObserver(_ observer: @escaping Observer) {
+    package func addObserver(_ observer: @escaping Observer) {
         listeners.addObserver(observer)
     }
 
@@ -182,12 +182,12 @@ public actor Home {
     /// without hearing of every change nobody subscribed to.
     /// - Returns: the watcher's registration, for ``removeWatcher(_:)``.
     @discardableResult
-    public func addWatcher(_ watcher: @escaping Observer) -> WatcherID {
+    package func addWatcher(_ watcher: @escaping Observer) -> WatcherID {
         listeners.addWatcher(watcher)
     }
 
     /// Stops telling a watcher of changes (a session that closes, say); one removed already is ignored.
-    public func removeWatcher(_ id: WatcherID) {
+    package func removeWatcher(_ id: WatcherID) {
         listeners.removeWatcher(id)
     }
 
@@ -195,7 +195,7 @@ public actor Home {
     /// in the same step on the actor that reads the property's first value for a subscriber, so no change
     /// falls in between. A mark is never taken back; a property nobody watches any more costs its watchers a
     /// look that finds nothing.
-    public func watch(_ key: PropertyKey) {
+    package func watch(_ key: PropertyKey) {
         switch key {
         case .home(.lastCommand): isLastCommandWatched = true
         // The home's own properties are announced to the watchers whether watched or not.
@@ -214,7 +214,7 @@ public actor Home {
     ///
     /// A light whose state changes is handed as a ``PendingLightRecord``: while the sink has not taken it, later
     /// changes of the light's state are written into it in place, with nothing new noted.
-    public func setPersistenceSink(_ sink: (any StateRecordSink)?) {
+    package func setPersistenceSink(_ sink: (any StateRecordSink)?) {
         persistenceSink = sink
         // Records the sink before held are no longer where a change should go.
         for index in 0..<lights.count { lights[slot: index].pendingRecord = nil }
@@ -282,13 +282,13 @@ public actor Home {
     // MARK: - Time
 
     /// The simulation time in milliseconds.
-    public var nowMilliseconds: Double {
+    package var nowMilliseconds: Double {
         refreshRealTime()
         return Double(nowMicros) / 1_000
     }
 
     /// The number of events waiting to happen.
-    public var scheduledEventCount: Int { queue.count }
+    package var scheduledEventCount: Int { queue.count }
 
     static func micros(_ ms: Double) -> Int64 { Int64((ms * 1_000).rounded()) }
 
@@ -311,7 +311,7 @@ public actor Home {
     }
 
     /// The simulated wall clock's time now: its start, moved on by the simulation's clock.
-    public var wallTime: WallTime {
+    package var wallTime: WallTime {
         refreshRealTime()
         return wallClock.time(atMicros: nowMicros)
     }
@@ -328,7 +328,7 @@ public actor Home {
     ///
     /// When it returns, every consequence has been applied and every observer told.
     /// - Throws: ``LumenError`` `needsVirtualClock` on a real-clock home; `invalidParams` for a negative span.
-    public func advance(byMilliseconds ms: Double) throws(LumenError) {
+    package func advance(byMilliseconds ms: Double) throws(LumenError) {
         try checkAdvance(ms, "ms")
         let target = nowMicros + Self.micros(ms)
         runEvents(notAfter: target)
@@ -339,7 +339,7 @@ public actor Home {
     /// scheduled faults are not pending work), but never more than `maxMs`; when work is left then, the clock
     /// stands at the limit.
     /// - Returns: how far the clock went, in milliseconds, and whether nothing is pending.
-    public func advanceUntilIdle(maxMs: Double) throws(LumenError) -> (advancedMs: Double, idle: Bool) {
+    package func advanceUntilIdle(maxMs: Double) throws(LumenError) -> (advancedMs: Double, idle: Bool) {
         try checkAdvance(maxMs, "maxMs")
         let (start, limit) = (nowMicros, nowMicros + Self.micros(maxMs))
         while queue.pendingWork > 0, let due = queue.nextDue, due <= limit {
@@ -353,7 +353,7 @@ public actor Home {
     /// Advances the virtual clock to the next scheduled event, whatever it is, and carries it out (with any
     /// others due at the same moment); with none, the clock stays.
     /// - Returns: how far the clock went, in milliseconds.
-    public func advanceToNextEvent() throws(LumenError) -> Double {
+    package func advanceToNextEvent() throws(LumenError) -> Double {
         try checkAdvance(0, "ms")
         guard let due = queue.nextDue else { return 0 }
         let start = nowMicros
@@ -473,7 +473,7 @@ public actor Home {
     }
 
     /// Fails every command still waiting for its device and stops the clock: the home is shutting down.
-    public func shutDown() {
+    package func shutDown() {
         isShutDown = true
         let waiting = pending.removeAll()
         for ticket in waiting.queries { ticket.settle(.failure(LumenError.shuttingDown)) }

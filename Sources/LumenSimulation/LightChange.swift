@@ -4,17 +4,17 @@ import LumenProtocol
 /// What a command asks a light to change; `nil` leaves a property as it is.
 public struct LightChange: Sendable, Hashable {
     /// On or off.
-    public var isOn: Bool?
+    package var isOn: Bool?
     /// Brightness, 1–100; 0 dims to off, on the families where a level of 0 does
     /// (``DeviceFamily/levelZeroSwitchesOff``).
-    public var brightness: Double?
+    package var brightness: Double?
     /// Colour temperature in mireds, within the light's family's range (``DeviceFamily/colorTemperatureRange``).
-    public var colorTemperature: Int?
+    package var colorTemperature: Int?
     /// Colour, CIE xy.
-    public var color: CIEColor?
+    package var color: CIEColor?
 
     /// A change.
-    public init(isOn: Bool? = nil, brightness: Double? = nil, colorTemperature: Int? = nil, color: CIEColor? = nil) {
+    package init(isOn: Bool? = nil, brightness: Double? = nil, colorTemperature: Int? = nil, color: CIEColor? = nil) {
         self.isOn = isOn
         self.brightness = brightness
         self.colorTemperature = colorTemperature
@@ -22,7 +22,7 @@ public struct LightChange: Sendable, Hashable {
     }
 
     /// The properties this change touches.
-    public var properties: [LightProperty] {
+    package var properties: [LightProperty] {
         var result: [LightProperty] = []
         if isOn != nil { result.append(.isOn) }
         if brightness != nil { result.append(.brightness) }
@@ -51,7 +51,7 @@ public struct LightChange: Sendable, Hashable {
     }
 
     /// The brightness a command may ask for: a light's levels, and 0, which dims it to off.
-    public static let brightnessRange: ClosedRange<Double> = 0...100
+    static let brightnessRange: ClosedRange<Double> = 0...100
 
     /// This change as a light of `family` takes it: a brightness of 0 switches it off (with the transition,
     /// fading down to off, its level kept for the next power-on), where the family's level 0 does.

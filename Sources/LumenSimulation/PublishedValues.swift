@@ -8,17 +8,17 @@ import LumenProtocol
 /// thread sees a value no older than the last change announced before its read began, as a read on the
 /// actor would. A property is filled the first time the actor reads it and kept up to date by every change
 /// announced after; the table is bounded, and emptied when full (the next reads refill it).
-public final class PublishedValues: Sendable {
+package final class PublishedValues: Sendable {
     /// The most properties kept: a light has seven, so this covers a home of about 37,000 lights in full.
-    public static let capacity = 262_144
+    static let capacity = 262_144
 
     private let values = Locked<[PropertyKey: JSONValue]>([:])
 
     /// The value last announced for `key`, when the table has it.
-    public func value(for key: PropertyKey) -> JSONValue? { values.withLock { $0[key] } }
+    package func value(for key: PropertyKey) -> JSONValue? { values.withLock { $0[key] } }
 
     /// How many properties it holds.
-    public var count: Int { values.withLock { $0.count } }
+    package var count: Int { values.withLock { $0.count } }
 
     /// Records a value the actor read (only properties whose every change is announced).
     func fill(_ key: PropertyKey, _ value: JSONValue) {

@@ -4,18 +4,18 @@ import LumenModel
 ///
 /// Each light has its own stream, derived from the home's seed and the light's ID, so one light's traffic
 /// never shifts the random choices of another.
-public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
+package struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
     /// A generator starting at `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// A generator for the stream named `label` under `seed`; the same pair always gives the same stream.
-    public init(seed: UInt64, label: String) {
+    package init(seed: UInt64, label: String) {
         state = seed ^ FNV1a.hash(label.utf8)
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -89,18 +89,18 @@ struct SimulatedRoom: Sendable {
 }
 
 /// A discovery scan under way in a room.
-public struct DiscoveryScan: Sendable, Hashable {
+package struct DiscoveryScan: Sendable, Hashable {
     /// Which scan this is (scans are numbered from 1 in a home).
-    public let id: UInt64
+    package let id: UInt64
     /// When it started, in simulation milliseconds.
-    public let startedMs: Double
+    let startedMs: Double
     /// When it ends.
-    public let endsMs: Double
+    package let endsMs: Double
     /// The lights found so far, in the order found.
-    public var found: [LightID]
+    var found: [LightID]
 
     /// The scan as JSON: what `lumenctl discover` shows while it runs.
-    public func jsonValue(isScanning: Bool) -> JSONValue {
+    package func jsonValue(isScanning: Bool) -> JSONValue {
         .object([
             "isScanning": .bool(isScanning), "startedMs": .double(startedMs), "endsMs": .double(endsMs),
             "found": .array(found.map { .string($0.rawValue) }),

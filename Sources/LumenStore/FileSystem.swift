@@ -5,36 +5,36 @@
 #endif
 
 /// A failed file-system call, with the operation, path and `errno`.
-public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed ("open", "write", "fsync", "rename", …).
-    public var operation: String
+    var operation: String
     /// The path involved.
-    public var path: String
+    var path: String
     /// The `errno` it failed with.
-    public var errno: Int32
+    package var errno: Int32
 
     /// What was wrong, when it was no failed call's `errno` (then `errno` is `EINVAL`).
-    public var problem: String?
+    var problem: String?
 
     /// An error.
-    public init(_ operation: String, _ path: String, errno: Int32) {
+    package init(_ operation: String, _ path: String, errno: Int32) {
         self.operation = operation
         self.path = path
         self.errno = errno
     }
 
     /// An error that no `errno` names, such as a file of the wrong type.
-    public init(_ operation: String, _ path: String, problem: String) {
+    init(_ operation: String, _ path: String, problem: String) {
         self.init(operation, path, errno: EINVAL)
         self.problem = problem
     }
 
-    public var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
+    package var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
 }
 
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
-public protocol FileSystem: Sendable {
+package protocol FileSystem: Sendable {
     /// The contents of a file, or `nil` when it does not exist.
     /// - Throws: on a failed call, or (`EFBIG`) past the implementation's bound on what it reads.
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
@@ -68,20 +68,20 @@ public protocol FileSystem: Sendable {
 }
 
 /// The real file system, through POSIX calls.
-public struct PosixFileSystem: FileSystem {
+package struct PosixFileSystem: FileSystem {
     /// The most a file may hold to be read whole: a fixture or state file is far smaller (a hundred thousand
     /// lights' state is about 15 MB), and a device or a pipe that never ends, named by mistake, must not
     /// fill the memory.
-    public let maxReadBytes: Int
+    let maxReadBytes: Int
 
     /// A directory reached through an open descriptor: a path inside it is resolved from the descriptor
     /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
-    public let anchor: (path: String, descriptor: Int32)?
+    let anchor: (path: String, descriptor: Int32)?
 
     /// The real file system, reading files of up to `maxReadBytes` (1 GiB unless told).
     /// - Parameter anchor: a directory open as `descriptor` (which must stay open while this is used), by
     ///   which paths inside `path` are reached.
-    public init(maxReadBytes: Int = 1 << 30, anchor: (path: String, descriptor: Int32)? = nil) {
+    package init(maxReadBytes: Int = 1 << 30, anchor: (path: String, descriptor: Int32)? = nil) {
         self.maxReadBytes = maxReadBytes
         self.anchor = anchor
     }
@@ -116,7 +116,7 @@ public struct PosixFileSystem: FileSystem {
     /// comes.
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``; an error saying what the file is when
     ///   it is not a regular file.
-    public func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+    package func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         try read(path, regularOnly: true)
     }
 
@@ -124,7 +124,7 @@ public struct PosixFileSystem: FileSystem {
     /// `nil` when it does not exist.
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a
     ///   pipe or device once that much has come.
-    public func readAnyFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
+    package func readAnyFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         try read(path, regularOnly: false)
     }
 
@@ -161,20 +161,20 @@ public struct PosixFileSystem: FileSystem {
         }
     }
 
-    public func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
+    package func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32 {
         // O_EXCL also refuses to follow a symlink planted at the temporary name.
         try open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
     }
 
-    public func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
+    package func fsync(_ fd: Int32, path: String) throws(FileSystemError) {
         if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
     }
 
-    public func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
+    package func openExisting(_ path: String) throws(FileSystemError) -> Int32 {
         try open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
     }
 
-    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String)
+    package func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String)
         throws(FileSystemError) -> Int
     {
         while true {
@@ -184,13 +184,13 @@ public struct PosixFileSystem: FileSystem {
         }
     }
 
-    public func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
+    package func syncData(_ fd: Int32, path: String) throws(FileSystemError) {
         if fdatasync(fd) != 0 { throw FileSystemError("fdatasync", path, errno: errno) }
     }
 
-    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    package func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
-    public func rename(_ from: String, to: String) throws(FileSystemError) {
+    package func rename(_ from: String, to: String) throws(FileSystemError) {
         let (fromDirectory, fromName) = locate(from)
         let (toDirectory, toName) = locate(to)
         if renameat(fromDirectory, fromName, toDirectory, toName) != 0 {
@@ -198,23 +198,23 @@ public struct PosixFileSystem: FileSystem {
         }
     }
 
-    public func fsyncDirectory(_ path: String) throws(FileSystemError) {
+    package func fsyncDirectory(_ path: String) throws(FileSystemError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { Glibc.close(fd) }
         if Glibc.fsync(fd) != 0 { throw FileSystemError("fsync", path, errno: errno) }
     }
 
-    public func remove(_ path: String) throws(FileSystemError) {
+    package func remove(_ path: String) throws(FileSystemError) {
         let (directory, name) = locate(path)
         if unlinkat(directory, name, 0) != 0, errno != ENOENT { throw FileSystemError("unlink", path, errno: errno) }
     }
 
-    public func fileExists(_ path: String) -> Bool {
+    package func fileExists(_ path: String) -> Bool {
         let (directory, name) = locate(path)
         return faccessat(directory, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0
     }
 
-    public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
+    package func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
         let fd = try open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, operation: "opendir")
         guard let stream = fdopendir(fd) else {
             let code = errno
@@ -232,7 +232,7 @@ public struct PosixFileSystem: FileSystem {
         return names
     }
 
-    public func link(_ existing: String, to new: String) throws(FileSystemError) {
+    package func link(_ existing: String, to new: String) throws(FileSystemError) {
         let (fromDirectory, fromName) = locate(existing)
         let (toDirectory, toName) = locate(new)
         if linkat(fromDirectory, fromName, toDirectory, toName, 0) != 0 {
@@ -240,7 +240,7 @@ public struct PosixFileSystem: FileSystem {
         }
     }
 
-    public func createDirectory(_ path: String) throws(FileSystemError) {
+    package func createDirectory(_ path: String) throws(FileSystemError) {
         let (directory, name) = locate(path)
         var prefix = name.hasPrefix("/") ? "" : "."
         for component in name.split(separator: "/") {
@@ -255,7 +255,7 @@ public struct PosixFileSystem: FileSystem {
 extension FileSystem {
     /// Creates `path` (which must not exist), writes `bytes` to it and `fsync`s it; on failure removes it.
     /// Its directory entry is made durable only by a later ``fsyncDirectory(_:)``.
-    public func writeDurably(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileSystemError) {
+    package func writeDurably(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileSystemError) {
         try remove(path)
         let fd = try createExclusive(path, mode: mode)
         do throws(FileSystemError) {
@@ -270,7 +270,7 @@ extension FileSystem {
     }
 
     /// Writes every byte of `bytes` at `offset`, resuming short writes.
-    public func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(FileSystemError) {
+    func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(FileSystemError) {
         let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
@@ -302,7 +302,7 @@ extension FileSystem {
     }
 
     /// The directory part of a path ("." when there is none).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

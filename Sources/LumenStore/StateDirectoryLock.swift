@@ -8,18 +8,18 @@
 /// is written to `lumend.lock` beside the state (when the directory is writable) so that a second lumend can
 /// say who holds it. The lock goes with the process, however it ends: nothing is left to clean up after
 /// `kill -9`.
-public final class StateDirectoryLock: Sendable {
+package final class StateDirectoryLock: Sendable {
     /// The file that names the holder.
-    public static let fileName = "lumend.lock"
+    static let fileName = "lumend.lock"
 
     /// Another process holds the lock.
-    public struct InUse: Error, Sendable, CustomStringConvertible {
+    package struct InUse: Error, Sendable, CustomStringConvertible {
         /// The directory.
-        public var directory: String
+        var directory: String
         /// The holder's PID, when it could be found.
-        public var holder: Int32?
+        package var holder: Int32?
 
-        public var description: String {
+        package var description: String {
             let who = holder.map { "lumend (PID \($0))" } ?? "another process"
             return "the state directory \(directory) is in use by \(who); two daemons on one state directory "
                 + "would lose each other's writes. Stop that one, or give this one another --state-dir"
@@ -27,9 +27,9 @@ public final class StateDirectoryLock: Sendable {
     }
 
     /// The lock could not be taken for another reason.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    struct Failure: Error, Sendable, CustomStringConvertible {
         /// What failed.
-        public var description: String
+        var description: String
     }
 
     private let fd: Int32
@@ -40,7 +40,7 @@ public final class StateDirectoryLock: Sendable {
     /// - Throws: ``InUse`` when another process holds it; ``Failure`` when the directory cannot be opened.
     ///   - descriptor: the directory, already open (``TrustedDirectory``): it is locked through a descriptor of
     ///     its own opened from this one, so the path is not resolved again.
-    public static func acquire(_ directory: String, descriptor: Int32? = nil) throws -> StateDirectoryLock {
+    package static func acquire(_ directory: String, descriptor: Int32? = nil) throws -> StateDirectoryLock {
         let fd =
             descriptor.map { openat($0, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             ?? open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -61,7 +61,7 @@ public final class StateDirectoryLock: Sendable {
     }
 
     /// Lets go of the lock (it also goes when the process ends).
-    public func release() { close(fd) }
+    package func release() { close(fd) }
 
     /// Records this process as the holder; a read-only directory simply keeps no record.
     private static func writePID(in directory: Int32) {

@@ -14,9 +14,9 @@ import LumenProtocol
 /// keeps it for inspection. Nothing is deleted or overwritten, and a file that exists but cannot be read stops
 /// start-up (``Refusal``). Because the previous snapshot, its journal and the current journal together hold
 /// every confirmed change, damage to any one file loses none of them.
-public struct StateLoader: Sendable {
+package struct StateLoader: Sendable {
     /// Where the state came from.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         /// The fixture: there was no usable state.
         case fixture
         /// The state file.
@@ -26,43 +26,43 @@ public struct StateLoader: Sendable {
     }
 
     /// What to start from.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The home to simulate.
-        public var fixture: Fixture
+        package var fixture: Fixture
         /// Where it came from.
-        public var source: Source
+        package var source: Source
         /// The generation loaded (0 for a fresh fixture).
-        public var generation: Int
+        package var generation: Int
         /// Problems that were found and worked around, for the log and `STATUS=`.
-        public var warnings: [String]
+        package var warnings: [String]
         /// How many journal commits were replayed onto the snapshot.
-        public var replayedCommits = 0
+        package var replayedCommits = 0
         /// What start-up tidied that was no problem (temporary files of an interrupted snapshot), for the log.
-        public var notices: [String] = []
+        package var notices: [String] = []
         /// Where the next commit could be appended to the state file's journal, when it follows the state
         /// loaded with nothing damaged: a store may go on appending to it if no new snapshot can be written.
-        public var resumableJournal: ResumableJournal?
+        package var resumableJournal: ResumableJournal?
         /// The origin of the fixture given: what the store writes into the journals and snapshots it makes.
-        public var origin: FixtureOrigin
+        package var origin: FixtureOrigin
     }
 
     /// A journal that can take further commits: its next commit goes at `end`, and the file is `size` long.
-    public struct ResumableJournal: Sendable, Hashable {
+    package struct ResumableJournal: Sendable, Hashable {
         /// Where the next commit goes.
-        public var end: Int
+        var end: Int
         /// The file's size.
-        public var size: Int
+        var size: Int
         /// The commits it holds.
-        public var commits: Int
+        var commits: Int
     }
 
     /// Why start-up cannot go on.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
+    package struct Refusal: Error, Sendable, CustomStringConvertible {
         /// What is wrong and what to do.
-        public var description: String
+        package var description: String
 
         /// A refusal saying `description`.
-        public init(description: String) { self.description = description }
+        package init(description: String) { self.description = description }
     }
 
     let directory: String
@@ -70,7 +70,7 @@ public struct StateLoader: Sendable {
     let now: @Sendable () -> Int
 
     /// A loader for a state directory.
-    public init(
+    package init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(),
         now: @escaping @Sendable () -> Int = { Int(time(nil)) }
     ) {
@@ -100,7 +100,7 @@ public struct StateLoader: Sendable {
     ///     when needed.
     /// - Throws: ``Refusal`` when the state is from another fixture or from a newer lumend, cannot be read, or
     ///   is missing acknowledged changes (unless `acceptingLoss`).
-    public func load(
+    package func load(
         fixtureDigest digest: String, fixtureIsExplicit: Bool, reset: Bool, acceptingLoss: Bool = false,
         fixture parse: () throws(Refusal) -> (Fixture, FixtureOrigin)
     ) throws(Refusal) -> Outcome {

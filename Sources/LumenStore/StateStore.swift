@@ -34,41 +34,41 @@ import Synchronization
 /// sockets. Its loop owns the disk and nothing else, so blocking there is what it is for: a change or a waiter
 /// queues it a step, and its naps (the relaxed delay, a retry's backoff, the wait for the last snapshot at
 /// stop) are the loop's timers.
-public final class StateStore: StateRecordSink {
+package final class StateStore: StateRecordSink {
     /// Produces the snapshot to write: the simulation's state now.
-    public typealias SnapshotProvider = @Sendable () async -> Fixture
+    package typealias SnapshotProvider = @Sendable () async -> Fixture
     /// Told of persistence health when it changes: `nil` when healthy, else the error.
-    public typealias HealthObserver = @Sendable (FileSystemError?) -> Void
+    package typealias HealthObserver = @Sendable (FileSystemError?) -> Void
 
     /// The state file's name in the state directory.
-    public static let stateFileName = "state.json"
+    package static let stateFileName = "state.json"
     /// The previous good generation, kept beside it.
-    public static let previousFileName = "state.previous.json"
+    package static let previousFileName = "state.previous.json"
     /// The journal's name in the state directory.
-    public static let journalFileName = StateJournal.fileName
+    package static let journalFileName = StateJournal.fileName
     /// The journal that led from the previous generation to the current one, kept beside it.
-    public static let previousJournalFileName = "state.previous.journal"
+    package static let previousJournalFileName = "state.previous.journal"
     /// The four files that hold the state.
     static let fileNames = [stateFileName, previousFileName, journalFileName, previousJournalFileName]
     /// What a file being written is called until it is complete: its final name, this, and lumend's PID.
-    public static let temporarySuffix = ".tmp-"
+    static let temporarySuffix = ".tmp-"
 
     /// The directory holding the state.
-    public let directory: String
+    let directory: String
     /// How writes are made durable.
-    public let durability: Durability
+    let durability: Durability
     /// How long a relaxed-mode change may wait before it is written.
-    public let relaxedDelay: Duration
+    let relaxedDelay: Duration
     /// The journal size, in bytes, past which the next commit writes a snapshot instead (or twice the last
     /// snapshot's size, when that is larger).
-    public let journalLimit: Int
+    let journalLimit: Int
     /// How far ahead of its end the journal is filled, when there is room.
-    public let preallocation: Int
+    let preallocation: Int
     /// How long after a failed write the first retry comes (doubling, up to 1 s, while failures go on).
-    public let retryDelay: Duration
+    let retryDelay: Duration
     /// How long the commit at stop waits for the home's last snapshot; then what is pending goes to the
     /// journal without one (``finalSnapshotError``), so a home that never answers cannot hold up the stop.
-    public let finalSnapshotTimeout: Duration
+    package let finalSnapshotTimeout: Duration
     let fileSystem: any FileSystem
     let provider: SnapshotProvider
     /// Where the provider's task runs (`nil`: the shared executor).
@@ -148,7 +148,7 @@ public final class StateStore: StateRecordSink {
     ///   - finalSnapshotTimeout: how long the commit at stop waits for the last snapshot.
     ///   - providerExecutor: where the provider runs (lumend's main event loop).
     ///   - provider: makes a snapshot of the home.
-    public init(
+    package init(
         directory: String, fileSystem: any FileSystem = PosixFileSystem(), durability: Durability,
         origin: FixtureOrigin, generation: Int = 0, relaxedDelay: Duration = .milliseconds(200),
         journalLimit: Int = 4 << 20, preallocation: Int = StateJournal.preallocation,
@@ -181,25 +181,25 @@ public final class StateStore: StateRecordSink {
     }
 
     /// The path of the state file.
-    public var statePath: String { "\(directory)/\(Self.stateFileName)" }
+    package var statePath: String { "\(directory)/\(Self.stateFileName)" }
     /// The path of the journal.
-    public var journalPath: String { "\(directory)/\(Self.journalFileName)" }
+    package var journalPath: String { "\(directory)/\(Self.journalFileName)" }
     /// The path of the previous generation's snapshot.
-    public var previousPath: String { "\(directory)/\(Self.previousFileName)" }
+    var previousPath: String { "\(directory)/\(Self.previousFileName)" }
     /// The path of the previous generation's journal.
-    public var previousJournalPath: String { "\(directory)/\(Self.previousJournalFileName)" }
+    var previousJournalPath: String { "\(directory)/\(Self.previousJournalFileName)" }
 
     // MARK: - Noting changes
 
     /// Notes the saved form of an entity that changed. Call it from the home's persistence sink; it never
     /// blocks on the disk.
-    public func record(_ record: StateRecord) {
+    package func record(_ record: StateRecord) {
         note(.record(record), about: record.subject)
     }
 
     /// Notes a light's saved form that the home updates in place until a commit takes it: its state changes
     /// meanwhile are written with it, and noted nowhere else.
-    public func record(_ light: PendingLightRecord) {
+    package func record(_ light: PendingLightRecord) {
         note(.light(light), about: light.subject)
     }
 
@@ -241,7 +241,7 @@ public final class StateStore: StateRecordSink {
     }
 
     /// A mark covering every change noted so far.
-    public var changeMark: UInt64 { shared.withLock { $0.mark } }
+    package var changeMark: UInt64 { shared.withLock { $0.mark } }
 
     // MARK: - Waiting
 
@@ -250,7 +250,7 @@ public final class StateStore: StateRecordSink {
     /// - Throws: ``LumenError`` `notPersisted` when the write that should have saved it failed, and at once
     ///   while the last commit has failed and no retry has succeeded since: a full disk does not make every
     ///   write wait for the retry.
-    public func waitUntilDurable(_ mark: UInt64) async throws(LumenError) {
+    package func waitUntilDurable(_ mark: UInt64) async throws(LumenError) {
         if mark <= durable.load(ordering: .acquiring) { return }
         if case .failure(let error) = await wait(for: mark, snapshot: false, failingFast: true) {
             throw LumenError(
@@ -262,13 +262,13 @@ public final class StateStore: StateRecordSink {
 
     /// Writes everything noted so far now, without waiting for the relaxed delay or a retry's backoff.
     /// - Throws: ``FileSystemError`` when the write fails; what was on disk is left intact.
-    public func flush() async throws(FileSystemError) {
+    package func flush() async throws(FileSystemError) {
         try await wait(for: changeMark, snapshot: false).get()
     }
 
     /// Writes a whole snapshot now and starts a new journal.
     /// - Throws: ``FileSystemError`` when the write fails; what was on disk is left intact.
-    public func compact() async throws(FileSystemError) {
+    package func compact() async throws(FileSystemError) {
         try await wait(for: changeMark, snapshot: true).get()
     }
 
@@ -302,7 +302,7 @@ public final class StateStore: StateRecordSink {
     /// Goes on appending to the journal start-up loaded, when no snapshot has been written yet (the start-up
     /// snapshot failed, on a full or read-only disk, say): commits then need only their own space on disk.
     /// Returns whether the journal was taken up.
-    public func resume(_ journal: StateLoader.ResumableJournal) -> Bool {
+    package func resume(_ journal: StateLoader.ResumableJournal) -> Bool {
         let (resumed, observer) = committer.withLock { state -> (Bool, HealthObserver?) in
             guard state.journal == nil, let fd = try? fileSystem.openExisting(journalPath) else { return (false, nil) }
             state.journal = JournalFile(fd: fd, end: journal.end, allocated: journal.size)
@@ -331,7 +331,7 @@ public final class StateStore: StateRecordSink {
     // MARK: - Running
 
     /// Runs until cancelled, then saves a last snapshot and stops the writer (``close()``).
-    public func run() async {
+    package func run() async {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
         await withTaskCancellationHandler {
             for await _ in stream {}
@@ -343,7 +343,7 @@ public final class StateStore: StateRecordSink {
 
     /// Saves a last snapshot if anything changed since the last one, and stops the writer's loop, returning
     /// once its thread has ended. Changes noted afterwards are not saved.
-    public func close() async {
+    package func close() async {
         await withCheckedContinuation { continuation in
             let (stopped, wake) = shared.withLock { shared -> (Bool, Bool) in
                 guard !shared.stopped else { return (true, false) }
@@ -376,25 +376,25 @@ public final class StateStore: StateRecordSink {
 
     /// Sets a function told of persistence health after each write attempt that changes it: `nil` when
     /// healthy, else the error.
-    public func onHealthChange(_ observer: @escaping HealthObserver) {
+    package func onHealthChange(_ observer: @escaping HealthObserver) {
         shared.withLock { $0.healthObserver = observer }
     }
 
     /// The last write error, while writes are failing: changes are not reaching the disk.
-    public var lastError: FileSystemError? { shared.withLock { $0.lastError } }
+    package var lastError: FileSystemError? { shared.withLock { $0.lastError } }
     /// Why snapshots are failing, while every change is still saved in the journal (which then grows past
     /// its limit until a snapshot succeeds).
-    public var snapshotError: FileSystemError? { shared.withLock { $0.snapshotError } }
+    package var snapshotError: FileSystemError? { shared.withLock { $0.snapshotError } }
     /// Why the snapshot at stop could not be written (`ETIMEDOUT`: the home did not give it in time), when
     /// every change was saved in the journal all the same.
-    public var finalSnapshotError: FileSystemError? { shared.withLock { $0.finalSnapshotError } }
+    package var finalSnapshotError: FileSystemError? { shared.withLock { $0.finalSnapshotError } }
     /// The number of commits made: journal appends and snapshots.
-    public var commitCount: Int { shared.withLock { $0.commitCount } }
+    package var commitCount: Int { shared.withLock { $0.commitCount } }
     /// The number of snapshots written.
-    public var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
+    package var snapshotCount: Int { shared.withLock { $0.snapshotCount } }
 }
 
 /// A digest of a fixture's text, so a state file can tell whether it came from this fixture.
-public func fixtureDigest(_ bytes: [UInt8]) -> String {
+package func fixtureDigest(_ bytes: [UInt8]) -> String {
     "fnv1a64:" + String(hex: bytes.withUnsafeBufferPointer { FNV1a.hash($0) }, digits: 16)
 }

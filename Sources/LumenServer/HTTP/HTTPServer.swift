@@ -14,49 +14,49 @@ public struct HTTPLimits: Sendable, Hashable {
     /// its last answer, else of the one idle longest between requests, else of the one sending its request
     /// longest, else of one whose client has stopped taking its answer; when every connection is being answered,
     /// sends freely or streams, it is closed unanswered.
-    public var connections = 256
+    package var connections = 256
     /// Connections open at once from one address; more are closed unanswered.
-    public var connectionsPerAddress = 64
+    package var connectionsPerAddress = 64
     /// Event streams open at once, so that streams never take the connections that new clients need.
-    public var streams = 128
+    package var streams = 128
     /// Event streams open at once from one address.
-    public var streamsPerAddress = 64
+    package var streamsPerAddress = 64
     /// Seconds a connection may wait between requests before it is closed.
-    public var idleSeconds = 30
+    var idleSeconds = 30
     /// Seconds within which a request must arrive whole (its line, header fields and body), counted from its
     /// first byte or, on a new connection, from connecting: a client that sends a header line now and then is
     /// answered 408 and closed, as nginx's `client_header_timeout` does.
-    public var requestSeconds = 10
+    package var requestSeconds = 10
     /// Seconds a request may wait for its answer (a write for its device, which on a virtual clock waits for
     /// the clock to be advanced) before it is answered 503.
-    public var answerSeconds = 300
+    package var answerSeconds = 300
     /// The largest request body taken, unless the server is told otherwise for a path; a larger one is
     /// answered 413.
-    public var bodyBytes = 16_384
+    package var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
-    public var headBytes = 16_384
+    var headBytes = 16_384
     /// Bytes of request bodies taken in at once across every connection, each counted as its bytes come (a
     /// `Content-Length` announced holds nothing until its bytes arrive) until its request is answered or its
     /// connection closes; one address may hold a quarter of it. Bodies need no token: without this, 256
     /// connections each sending the 1 MiB `/rpc` takes would hold 256 MiB. 16 MiB lets sixteen such bodies in
     /// at once, or a thousand Hue bodies of 16 KiB. A request that would go past it is answered 503 with
     /// `Retry-After` and closed.
-    public var bodyBudgetBytes = 16 << 20
+    var bodyBudgetBytes = 16 << 20
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }
 
 /// A listening TCP socket an ``HTTPServer`` takes connections on, and the credentials it presents when it speaks
 /// HTTPS (HTTP inside TLS); both kinds are answered alike.
-public struct HTTPListener: Sendable {
+package struct HTTPListener: Sendable {
     /// The listening socket (bound by lumend, or inherited through socket activation).
-    public var fd: Int32
+    package var fd: Int32
     /// The certificate and key for TLS; `nil` for plain HTTP.
-    public var tls: TLSCredentials?
+    package var tls: TLSCredentials?
 
     /// A listener on `fd`, speaking TLS with `tls` when given.
-    public init(fd: Int32, tls: TLSCredentials? = nil) {
+    package init(fd: Int32, tls: TLSCredentials? = nil) {
         self.fd = fd
         self.tls = tls
     }
@@ -67,11 +67,11 @@ public struct HTTPListener: Sendable {
 /// request whose answer waits on a device waits without holding a thread.
 ///
 /// A front (the Hue API, for one) answers each request through `respond`, at once, later, or as a stream.
-public final class HTTPServer: Service, Sendable {
-    public var name: String { "HTTP server" }
+package final class HTTPServer: Service, Sendable {
+    package var name: String { "HTTP server" }
 
     /// The listening sockets (bound by lumend, or inherited through socket activation).
-    public let listeners: [HTTPListener]
+    let listeners: [HTTPListener]
     let loop: EventLoop
     let driver: LoopBound<HTTPDriver>
 
@@ -98,7 +98,7 @@ public final class HTTPServer: Service, Sendable {
     }
 
     /// Serves until graceful shutdown is requested; then answers what waits, and closes.
-    public func run() async throws {
+    package func run() async throws {
         for listener in listeners { UnixSocket.setNonBlocking(listener.fd) }
         await loop.executeAndWait { [driver] _ in driver.object.start(driver) }
         await gracefulShutdown()

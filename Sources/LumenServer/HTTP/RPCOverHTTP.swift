@@ -14,26 +14,26 @@ import LumenService
 ///
 /// Its sessions are the socket's (same methods, errors, scopes and limits), kept on the HTTP listener's loop:
 /// ``respond(to:)`` is called there, and everything the front holds is touched there only.
-public final class RPCOverHTTP: Sendable {
+package final class RPCOverHTTP: Sendable {
     /// What the front is given.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The token a `hello` carries (`Authorization: Bearer …`) for its session to open the simulation scope.
-        public var token: String
+        var token: String
         /// HTTP sessions served at once.
-        public var maxSessions = 256
+        var maxSessions = 256
         /// How long a session with no events stream and no request lives on.
-        public var sessionIdle = Duration.seconds(60)
+        var sessionIdle = Duration.seconds(60)
         /// How long a request may keep its session alive while it waits for its answer: the listener's
         /// ``HTTPLimits/answerSeconds``, after which its client was answered 503.
-        public var answerWait = Duration.seconds(HTTPLimits().answerSeconds)
+        package var answerWait = Duration.seconds(HTTPLimits().answerSeconds)
         /// How often an open stream is sent a comment, so that a connection whose client went is noticed.
-        public var keepAlive = Duration.seconds(15)
+        var keepAlive = Duration.seconds(15)
 
         /// Which requests are lumend's own: by its address or a name it is given, from no page but its own.
         package var access = HTTPAccess()
 
         /// Settings.
-        public init(token: String) { self.token = token }
+        package init(token: String) { self.token = token }
     }
 
     private struct Registry {
@@ -51,7 +51,7 @@ public final class RPCOverHTTP: Sendable {
 
     /// A front on `loop` (the HTTP listener's) for `scopeContext`'s home, measuring its sessions' idleness by
     /// `now` (the continuous clock; a test gives its own).
-    public init(
+    package init(
         scopeContext: ScopeContext, loop: EventLoop, limits: ServerLimits = ServerLimits(), settings: Settings,
         logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
@@ -62,13 +62,13 @@ public final class RPCOverHTTP: Sendable {
     }
 
     /// Delivers a change event to the sessions' subscriptions; install it as a watcher of the home.
-    public func publish(_ event: ChangeEvent) { context.hub.publish(event) }
+    package func publish(_ event: ChangeEvent) { context.hub.publish(event) }
 
     /// The largest body `POST /rpc` takes: a socket's longest line.
-    public var maxBodyBytes: Int { context.limits.maxLineBytes }
+    package var maxBodyBytes: Int { context.limits.maxLineBytes }
 
     /// The paths the front answers.
-    public static let paths: Set<String> = ["/rpc", "/rpc/events"]
+    package static let paths: Set<String> = ["/rpc", "/rpc/events"]
 
     /// The answer to a request for one of ``paths``; `nil` for any other path.
     package func respond(to request: HTTPRequest) -> HTTPReply? {
@@ -175,7 +175,7 @@ public final class RPCOverHTTP: Sendable {
     }
 
     /// Ends every session: the listener stops.
-    public func closeAll() {
+    package func closeAll() {
         let (sessions, sweep) = registry.with { registry -> ([HTTPSession], UInt64?) in
             defer { registry = Registry() }
             return (Array(registry.sessions.values), registry.sweep)

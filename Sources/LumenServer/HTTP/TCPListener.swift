@@ -5,7 +5,7 @@ import LumenProtocol
 #endif
 
 /// Opens listening TCP sockets.
-public enum TCPListener {
+package enum TCPListener {
     /// A socket listening on `address`, non-blocking and closed on `exec`; with port 0, on the port the kernel
     /// chose (``boundPort(_:)``).
     /// - Throws: ``SocketError`` when the address is not numeric, or binding fails (in use, not permitted).
@@ -23,14 +23,14 @@ public enum TCPListener {
     }
 
     /// Whether `fd` is a TCP socket (IPv4 or IPv6), as opposed to a Unix one.
-    public static func isTCP(_ fd: Int32) -> Bool { boundAddress(fd) != nil }
+    package static func isTCP(_ fd: Int32) -> Bool { boundAddress(fd) != nil }
 
     /// The port a socket is bound to (a listening TCP socket, or a UDP one).
-    public static func boundPort(_ fd: Int32) -> UInt16? { boundAddress(fd)?.port }
+    package static func boundPort(_ fd: Int32) -> UInt16? { boundAddress(fd)?.port }
 
     /// The address a listening socket is bound to (systemd's, under socket activation); `nil` when it is not an
     /// IPv4 or IPv6 socket.
-    public static func boundAddress(_ fd: Int32) -> TCPAddress? {
+    package static func boundAddress(_ fd: Int32) -> TCPAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let found = withUnsafeMutablePointer(to: &storage) {

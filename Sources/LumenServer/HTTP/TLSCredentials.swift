@@ -5,12 +5,12 @@ import CGnuTLS
 #endif
 
 /// A TLS failure, said plainly: what was being done, and GnuTLS's own words for what went wrong.
-public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed and why, in a sentence's words.
-    public var description: String
+    package var description: String
 
     /// A failure described by `description`.
-    public init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 
     /// A failure of `doing`, with GnuTLS's message for `code`.
     init(_ doing: String, code: Int32) {
@@ -26,16 +26,16 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
 /// let credentials = try TLSCredentials(certificatePEM: certificate, keyPEM: key)
 /// let server = HTTPServer(listeners: [HTTPListener(fd: fd, tls: credentials)], logger: logger) { … }
 /// ```
-public final class TLSCredentials: Sendable {
+package final class TLSCredentials: Sendable {
     // GnuTLS lets sessions on any thread share credentials once they are set up; these are set up in init,
     // never changed after, and freed in deinit, once no session (each holds the credentials) can use them.
     nonisolated(unsafe) let handle: gnutls_certificate_credentials_t
     /// The certificate's subject common name (a Hue bridge's is its bridge ID, in lower case).
-    public let commonName: String
+    package let commonName: String
 
     /// Credentials from a PEM certificate (the server's first, then any chain) and its PEM private key.
     /// - Throws: ``TLSError`` when either is not PEM GnuTLS can read, or the key is not the certificate's.
-    public init(certificatePEM: [UInt8], keyPEM: [UInt8]) throws(TLSError) {
+    package init(certificatePEM: [UInt8], keyPEM: [UInt8]) throws(TLSError) {
         commonName = try Self.commonName(ofCertificatePEM: certificatePEM)
         var made: gnutls_certificate_credentials_t?
         var code = gnutls_certificate_allocate_credentials(&made)
@@ -59,7 +59,7 @@ public final class TLSCredentials: Sendable {
     /// A new ECDSA P-256 key and a self-signed X.509 certificate for it, as PEM, whose subject is a Hue bridge's
     /// (`C=NL, O=Philips Hue, CN=commonName`), valid from a day ago until 2038-01-19 as a bridge's is.
     /// - Throws: ``TLSError`` when GnuTLS cannot make the key or sign the certificate.
-    public static func selfSigned(commonName: String) throws(TLSError) -> (certificate: [UInt8], key: [UInt8]) {
+    package static func selfSigned(commonName: String) throws(TLSError) -> (certificate: [UInt8], key: [UInt8]) {
         var key: gnutls_x509_privkey_t?
         try check(gnutls_x509_privkey_init(&key), "cannot make a private key")
         defer { gnutls_x509_privkey_deinit(key) }
@@ -109,7 +109,7 @@ public final class TLSCredentials: Sendable {
 
     /// The subject common name of the first certificate in `pem`; empty when it has none.
     /// - Throws: ``TLSError`` when `pem` holds no certificate GnuTLS can read.
-    public static func commonName(ofCertificatePEM pem: [UInt8]) throws(TLSError) -> String {
+    static func commonName(ofCertificatePEM pem: [UInt8]) throws(TLSError) -> String {
         var certificate: gnutls_x509_crt_t?
         try check(gnutls_x509_crt_init(&certificate), "cannot read the certificate")
         defer { gnutls_x509_crt_deinit(certificate) }

@@ -5,7 +5,7 @@ import LumenProtocol
 /// the places were reserved, as a pipelining HTTP server keeps its responses in the order of its requests.
 /// What else the connection is sent (notices) takes its place when it comes, so a reply filled while places
 /// before it are still open waits for them, and a notice does not.
-public protocol ReplySink: Sendable {
+package protocol ReplySink: Sendable {
     /// Reserves the place of the next reply, on the connection's loop.
     func reserve() -> UInt64
     /// Fills a place with its reply (`nil`: the line asked for none, a notification's), on the loop.
@@ -17,20 +17,20 @@ public protocol ReplySink: Sendable {
 }
 
 /// Replies sent as they are filled, for a caller that serves one request at a time (a test, an HTTP request).
-public struct RepliesAsFilled: ReplySink {
+package struct RepliesAsFilled: ReplySink {
     let send: @Sendable ([UInt8]) -> Void
 
     /// Replies handed to `send` as they are filled.
-    public init(_ send: @escaping @Sendable ([UInt8]) -> Void) { self.send = send }
+    package init(_ send: @escaping @Sendable ([UInt8]) -> Void) { self.send = send }
 
-    public func reserve() -> UInt64 { 0 }
-    public func fill(_ slot: UInt64, with bytes: [UInt8]?) { if let bytes { send(bytes) } }
-    public func hold(_ slot: UInt64) {}
+    package func reserve() -> UInt64 { 0 }
+    package func fill(_ slot: UInt64, with bytes: [UInt8]?) { if let bytes { send(bytes) } }
+    package func hold(_ slot: UInt64) {}
 }
 
 /// The reply to one request: its place, and its `id` (none for a notification, which is answered with nothing).
 /// A handler sends the outcome through it exactly once, at once or whenever it is known.
-public struct Reply: Sendable {
+package struct Reply: Sendable {
     fileprivate enum Place: Sendable {
         case slot(any ReplySink, UInt64)
         /// An answer of a batch's, gathered into the batch's one reply.
@@ -38,11 +38,11 @@ public struct Reply: Sendable {
     }
 
     /// The request's `id`; `nil` for a notification.
-    public let id: JSONValue?
+    let id: JSONValue?
     fileprivate let place: Place
 
     /// Sends the outcome (nothing to a notification). Called once.
-    public func send(_ result: Result<JSONValue, LumenError>) {
+    package func send(_ result: Result<JSONValue, LumenError>) {
         let bytes = id.map { Wire.response(id: $0, result.mapError(\.boundedForReply)) }
         switch place {
         case .slot(let sink, let slot): sink.fill(slot, with: bytes)
@@ -52,18 +52,18 @@ public struct Reply: Sendable {
 
     /// Fixes the reply's place among what the connection is sent now, its outcome to be sent later (after the
     /// disk confirms it): see ``ReplySink/hold(_:)``. A batch's answer has its place with the batch's reply.
-    public func hold() {
+    func hold() {
         if case .slot(let sink, let slot) = place { sink.hold(slot) }
     }
 }
 
 /// Work a session's next requests wait for (opening a scope, making a write on the home); it sends its
 /// request's reply, or arranges for it to be sent.
-public typealias RPCWork = @Sendable () async -> Void
+package typealias RPCWork = @Sendable () async -> Void
 
 /// Answers JSON-RPC methods: decodes each request into a call of its own type, then answers the call. The
 /// requests of one session are handed over one at a time, in order.
-public protocol RPCHandler: Sendable {
+package protocol RPCHandler: Sendable {
     /// A request decoded: the method with its parameters, or why it cannot be taken.
     associatedtype Call: Sendable
     /// Decodes one request's method and parameters.
@@ -78,7 +78,7 @@ public protocol RPCHandler: Sendable {
 }
 
 extension RPCHandler {
-    public func annotate(_ error: LumenError, refusing call: Call) -> LumenError { error }
+    package func annotate(_ error: LumenError, refusing call: Call) -> LumenError { error }
 }
 
 /// A batch's answers, gathered: its one reply is sent once every answer in it is known.
@@ -137,18 +137,18 @@ final class BatchReplies: Sendable {
 /// after are not carried out, each answered -32020 under its own `id`.
 ///
 /// A line is parsed once, by the one JSON parser, and its request decoded into the handler's call.
-public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
+package struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// Answers methods.
-    public let handler: Handler
+    let handler: Handler
     /// The deepest nesting a line may have.
-    public let maxDepth: Int
+    let maxDepth: Int
     /// What a batch's replies may come to before the rest of the batch is refused.
-    public let maxBatchReplyBytes: Int
+    let maxBatchReplyBytes: Int
     /// Where a batch waits for its answers that come later, to send its one reply: the connection's loop.
-    public let executor: (any TaskExecutor)?
+    let executor: (any TaskExecutor)?
 
     /// A processor.
-    public init(
+    package init(
         handler: Handler, maxDepth: Int = JSONParser.defaultMaxDepth, maxBatchReplyBytes: Int = 8 << 20,
         executor: (any TaskExecutor)? = nil
     ) {
@@ -160,7 +160,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     /// What is left of a line once what could be answered at once has been: work the session's next
     /// requests wait for, handed to ``finish(_:)``.
-    public struct Pending: Sendable {
+    package struct Pending: Sendable {
         fileprivate enum Work: Sendable {
             case request(RPCWork)
             case batch([JSONValue], LinePlace)
@@ -181,13 +181,13 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
 
     /// Processes one line: reserves its reply's place in `replies`, hands each request in it to the handler, and
     /// returns once every one has been; answers that come later fill the place when they come.
-    public func process(line: [UInt8], replies: any ReplySink) async {
+    package func process(line: [UInt8], replies: any ReplySink) async {
         if let pending = processNow(line: line, replies: replies) { await finish(pending) }
     }
 
     /// Reserves the line's reply's place and answers what of it can be answered without suspending; returns the
     /// rest, for ``finish(_:)``. A large batch is left whole, to be parsed in slices.
-    public func processNow(line: [UInt8], replies: any ReplySink) -> Pending? {
+    package func processNow(line: [UInt8], replies: any ReplySink) -> Pending? {
         let place = LinePlace(sink: replies, slot: replies.reserve())
         if Self.isLargeBatch(line) { return Pending(work: .largeBatch(line, place)) }
         return processNow(parsing: line, place: place)
@@ -207,7 +207,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// Finishes what ``processNow(line:replies:)`` left.
-    public func finish(_ pending: Pending) async {
+    package func finish(_ pending: Pending) async {
         switch pending.work {
         case .request(let work):
             await work()
@@ -225,11 +225,11 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// The length from which a line holding a batch is parsed in slices.
-    public static var slicedBatchBytes: Int { 16 << 10 }
+    static var slicedBatchBytes: Int { 16 << 10 }
 
     /// Whether `line` holds a batch long enough to be parsed in slices, by the session's task rather than in
     /// the turn that read it.
-    public static func isLargeBatch(_ line: [UInt8]) -> Bool {
+    package static func isLargeBatch(_ line: [UInt8]) -> Bool {
         guard line.count >= slicedBatchBytes else { return false }
         let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
         return first == UInt8(ascii: "[")
@@ -364,7 +364,7 @@ public struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     }
 
     /// A response, with an error cut to what a reply may carry (``LumenError/boundedForReply``).
-    public static func response(id: JSONValue, _ result: Result<JSONValue, LumenError>) -> [UInt8] {
+    static func response(id: JSONValue, _ result: Result<JSONValue, LumenError>) -> [UInt8] {
         Wire.response(id: id, result.mapError(\.boundedForReply))
     }
 

@@ -8,33 +8,33 @@ import Synchronization
 /// The server's limits: each one protects the daemon from a client that is hostile, broken or slow.
 public struct ServerLimits: Sendable, Hashable {
     /// The longest request line, in bytes; the rest of a longer line is skipped.
-    public var maxLineBytes = 1 << 20
+    var maxLineBytes = 1 << 20
     /// The deepest JSON nesting a request may have.
-    public var maxDepth = 64
+    var maxDepth = 64
     /// Scopes one session may have open.
-    public var maxScopesPerSession = 1_024
+    var maxScopesPerSession = 1_024
     /// Subscriptions one session may hold.
-    public var maxSubscriptionsPerSession = 4_096
+    var maxSubscriptionsPerSession = 4_096
     /// Writes one session may have waiting on devices.
-    public var maxInflightPerSession = 1_024
+    var maxInflightPerSession = 1_024
     /// Sessions the daemon serves at once: each an open descriptor and a few KiB on an event loop.
-    public var maxSessions = 4_096
+    package var maxSessions = 4_096
     /// Sessions one user (peer UID) may hold at once: fewer than ``maxSessions``, so that one local user
     /// cannot lock out another.
-    public var maxSessionsPerUser = 3_072
+    package var maxSessionsPerUser = 3_072
     /// How long a connection may go without a complete request: from connecting until its first, and from
     /// the first byte of a line until its end. Then it is closed, so idle or trickling connections cannot
     /// hold sessions others need.
-    public var requestGrace = Duration.seconds(10)
+    package var requestGrace = Duration.seconds(10)
     /// Unsent reply bytes after which a client that is not reading is disconnected: judged when another reply
     /// comes, by those before it, so that one reply larger than this still reaches a client that reads it.
     /// Also the most a batch's replies may come to before the rest of the batch is refused.
-    public var maxPendingReplyBytes = 8 << 20
+    var maxPendingReplyBytes = 8 << 20
     /// Event loops serving the connections: one per core.
-    public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
+    package var eventLoops = ProcessInfo.processInfo.activeProcessorCount
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }
 
 /// Who may open the `simulation` scope.

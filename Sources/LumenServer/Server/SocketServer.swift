@@ -13,8 +13,8 @@ import Synchronization
 /// The listening socket and every session on it: a ``Service`` that serves until asked to shut down (or
 /// cancelled), then stops accepting, fails what is still waiting on a device with a clear error, sends what
 /// is queued, and closes.
-public final class SocketServer: Service, Sendable {
-    public var name: String { "socket server" }
+package final class SocketServer: Service, Sendable {
+    package var name: String { "socket server" }
 
     private struct State {
         var connections: [UInt64: ClientConnection] = [:]
@@ -40,9 +40,9 @@ public final class SocketServer: Service, Sendable {
     static let acceptRetryDelay = Duration.milliseconds(100)
 
     /// The listening descriptor (bound here, or inherited through socket activation).
-    public let listenFD: Int32
+    let listenFD: Int32
     /// The path the socket is bound to, removed at shutdown when this process created it.
-    public let ownedPath: String?
+    let ownedPath: String?
     let context: ServerContext
     /// Who may open the `simulation` scope.
     let simulationAccess: SimulationAccess
@@ -61,7 +61,7 @@ public final class SocketServer: Service, Sendable {
     ///   - scopeContext: the scopes to serve.
     ///   - clock: what its timers sleep on (lumend's main event loop's clock, so that they need no other
     ///     thread).
-    public init(
+    package init(
         listenFD: Int32, ownedPath: String?, scopeContext: ScopeContext, limits: ServerLimits = ServerLimits(),
         simulationAccess: SimulationAccess = .owner, clock: any Clock<Duration> = ContinuousClock(), logger: Logger
     ) {
@@ -74,14 +74,14 @@ public final class SocketServer: Service, Sendable {
     }
 
     /// Delivers a change event to subscribers; install it as an observer of the home.
-    public func publish(_ event: ChangeEvent) { context.hub.publish(event) }
+    package func publish(_ event: ChangeEvent) { context.hub.publish(event) }
 
     /// The number of connected clients.
-    public var sessionCount: Int { state.withLock { $0.connections.count } }
+    package var sessionCount: Int { state.withLock { $0.connections.count } }
 
     /// Serves until graceful shutdown is requested of it or its task is cancelled; then stops accepting,
     /// answers what is in flight and closes every session.
-    public func run() async throws {
+    package func run() async throws {
         UnixSocket.setNonBlocking(listenFD)
         // Accepted on an event loop, like any other socket it serves: no thread of its own.
         let listener = ConnectionLoop(fd: listenFD, on: eventLoops.nextLoop())
@@ -337,7 +337,7 @@ public final class SocketServer: Service, Sendable {
     /// Runs a request through the same machinery a client's request takes (decoding, the session's
     /// dispatch, the simulation's event loop, encoding) and returns when it is answered. The watchdog pings
     /// only when this returns, so a stalled daemon stops pinging.
-    public func probe() async -> Bool {
+    package func probe() async -> Bool {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let loop = eventLoops.loops[0]
         await Task(executorPreference: loop) { [context] in

@@ -14,7 +14,7 @@ import LumenSimulation
 /// let session = InProcessSession(scopeContext: ScopeContext(home: home))
 /// let output = await session.feed(Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}\n"#.utf8))
 /// ```
-public final class InProcessSession: Sendable {
+package final class InProcessSession: Sendable {
     let session: Session
     private let framer: LoopBound<LineFramer>
     private let processor: JSONRPCProcessor<Session>
@@ -27,7 +27,7 @@ public final class InProcessSession: Sendable {
     static let loop = EventLoop(name: "lumen.in-process")
 
     /// A session on `scopeContext`'s home, with the default ``ServerLimits``.
-    public init(scopeContext: ScopeContext) {
+    package init(scopeContext: ScopeContext) {
         let limits = ServerLimits()
         let context = ServerContext(
             scopeContext: scopeContext, limits: limits, logger: Logger(level: .critical, handler: MemoryLogHandler()))
@@ -44,7 +44,7 @@ public final class InProcessSession: Sendable {
 
     /// Feeds bytes as a client would send them; returns what the client would read once every request they
     /// finished is answered (writes waiting on a device are answered when the device applies them).
-    public func feed(_ bytes: [UInt8]) async -> [UInt8] {
+    package func feed(_ bytes: [UInt8]) async -> [UInt8] {
         await Task(executorPreference: Self.loop) { [self] in
             _ = await watching.value
             let (lines, overlong) = framer.with { $0.feed(bytes[...]) }
@@ -60,7 +60,7 @@ public final class InProcessSession: Sendable {
     }
 
     /// Ends the session: its scopes close, its subscriptions end and the home stops telling it of changes.
-    public func close() async {
+    package func close() async {
         Self.loop.execute { [session] _ in session.close() }
         await home.removeWatcher(await watching.value)
     }

@@ -9,12 +9,12 @@ import LumenProtocol
 /// socket is bound or connected to.
 public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The numeric IPv4 or IPv6 address.
-    public var host: String
+    package var host: String
     /// The port; 0 lets the kernel choose.
-    public var port: UInt16
+    package var port: UInt16
 
     /// Reads `HOST:PORT` (an IPv6 host in brackets); `nil` when it is not one.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
             return nil
         }
@@ -29,7 +29,7 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An address.
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
@@ -64,7 +64,7 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether it is a loopback address, which only this machine reaches.
-    public var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
+    package var isLoopback: Bool { host == "::1" || host.hasPrefix("127.") }
 }
 
 extension TCPAddress {

@@ -6,13 +6,13 @@ import LumenProtocol
 #endif
 
 /// The user and process on the other end of a Unix socket (`SO_PEERCRED`).
-public struct PeerCredentials: Sendable, Hashable {
+struct PeerCredentials: Sendable, Hashable {
     /// The peer's process ID.
-    public var pid: Int32
+    var pid: Int32
     /// Its user ID.
-    public var uid: UInt32
+    var uid: UInt32
     /// Its group ID.
-    public var gid: UInt32
+    var gid: UInt32
 }
 
 extension UnixSocket {
@@ -55,7 +55,7 @@ extension UnixSocket {
     }
 
     /// The path a listening socket is bound to, if it has one.
-    public static func boundPath(of fd: Int32) -> String? {
+    package static func boundPath(of fd: Int32) -> String? {
         var address = sockaddr_un()
         var length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let result = withUnsafeMutablePointer(to: &address) {
@@ -70,7 +70,7 @@ extension UnixSocket {
     }
 
     /// Whether `fd` is a listening stream socket (what socket activation must hand over).
-    public static func isListeningStreamSocket(_ fd: Int32) -> Bool {
+    package static func isListeningStreamSocket(_ fd: Int32) -> Bool {
         var type: Int32 = 0
         var accepting: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
@@ -81,7 +81,7 @@ extension UnixSocket {
     }
 
     /// The peer's credentials.
-    public static func peerCredentials(of fd: Int32) -> PeerCredentials? {
+    static func peerCredentials(of fd: Int32) -> PeerCredentials? {
         // Glibc hides `struct ucred` behind _GNU_SOURCE; this has its layout (pid_t, uid_t, gid_t).
         struct UCred {
             var pid: Int32 = 0

@@ -8,21 +8,21 @@ import LumenModel
 /// arrives on the interface under it too). A bulb on loopback is this machine's alone: it takes a broadcast only
 /// from one of the machine's own addresses, whichever interface it looped back on, never one another host sent (a
 /// tagged `SetPower` from anyone on the LAN, say).
-public struct BroadcastRule: Sendable {
+package struct BroadcastRule: Sendable {
     /// The machine's interfaces.
     let interfaces: [NetworkInterface]
     /// This machine's addresses, beside loopback's.
     let localAddresses: Set<IPv4Address>
 
     /// The rule on a machine with `interfaces`.
-    public init(interfaces: [NetworkInterface]) {
+    package init(interfaces: [NetworkInterface]) {
         self.interfaces = interfaces
         localAddresses = Set(interfaces.map(\.address))
     }
 
     /// Which bulbs, by address, a broadcast that came in on `interface` from `sender` (`192.168.1.20:56700`)
     /// reaches: the sender read once for every bulb a broadcast is offered to.
-    public func reaching(interface: Int32, sender: String) -> @Sendable (IPv4Address) -> Bool {
+    package func reaching(interface: Int32, sender: String) -> @Sendable (IPv4Address) -> Bool {
         let address = sender.split(separator: ":").first.flatMap { IPv4Address(String($0)) }
         let fromThisMachine = address.map { $0.isLoopback || localAddresses.contains($0) } ?? false
         let interfaces = self.interfaces

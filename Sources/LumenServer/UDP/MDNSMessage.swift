@@ -9,22 +9,22 @@ import LumenModel
 ///     address: IPv4Address("192.168.1.20")!, port: 443, properties: [("bridgeid", "001788fffee7bbc2")])
 /// let answer = bridge.answer(to: query)  // nil unless the query asks for one of its names
 /// ```
-public struct MDNSService: Sendable {
+package struct MDNSService: Sendable {
     /// The instance's name, as people read it (`Hue Bridge - E7BBC2`).
-    public var instance: String
+    package var instance: String
     /// The service type (`_hue._tcp`).
-    public var type: String
+    var type: String
     /// The host's name, without `.local`.
-    public var host: String
+    var host: String
     /// The host's address, where the service is reached.
-    public var address: IPv4Address
+    var address: IPv4Address
     /// The service's port.
-    public var port: UInt16
+    var port: UInt16
     /// The `TXT` record's keys and values, in order.
-    public var properties: [(String, String)]
+    var properties: [(String, String)]
 
     /// A service.
-    public init(
+    package init(
         instance: String, type: String, host: String, address: IPv4Address, port: UInt16,
         properties: [(String, String)]
     ) {
@@ -37,9 +37,9 @@ public struct MDNSService: Sendable {
     }
 
     /// The multicast group every mDNS responder listens on, 224.0.0.251.
-    public static let group = IPv4Address(value: 0xE000_00FB)
+    static let group = IPv4Address(value: 0xE000_00FB)
     /// The port every mDNS responder listens on, and a querier sends from unless it is a one-shot resolver.
-    public static let port: UInt16 = 5353
+    static let port: UInt16 = 5353
 
     enum RecordType: UInt16 {
         case a = 1
@@ -57,7 +57,7 @@ public struct MDNSService: Sendable {
 
     /// The unsolicited response that announces the service (every record, TTLs as RFC 6762 §10 advises), or,
     /// with `goodbye`, withdraws it (every TTL 0, §10.1).
-    public func announcement(goodbye: Bool = false) -> [UInt8] {
+    func announcement(goodbye: Bool = false) -> [UInt8] {
         let records: [RecordType] = [.ptr, .srv, .txt, .a]
         var message = Self.header(id: 0, questions: 0, answers: records.count + 1, additional: 0)
         for record in records { append(record, ttl: goodbye ? 0 : nil, to: &message) }
@@ -69,7 +69,7 @@ public struct MDNSService: Sendable {
     /// name, a response, a message that is not well formed).
     /// - Parameter legacy: whether the query came from a port other than 5353: a one-shot resolver, answered as
     ///   unicast DNS (its ID and questions repeated, TTLs at most 10 s, RFC 6762 §6.7).
-    public func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
+    func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
         guard let questions = Self.questions(in: query) else { return nil }
         var wanted: [RecordType] = []
         var asksForServiceTypes = false

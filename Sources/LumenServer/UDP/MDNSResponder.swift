@@ -17,8 +17,8 @@ import LumenService
 /// Bounded under a flood: at most 64 datagrams are read a turn, the same records are multicast at most once a
 /// second (§6), and one-shot resolvers (queries from a port other than 5353, answered by unicast) get at most 20
 /// answers a second between them.
-public final class MDNSResponder: Service, Sendable {
-    public var name: String { "mDNS responder" }
+package final class MDNSResponder: Service, Sendable {
+    package var name: String { "mDNS responder" }
 
     let fd: Int32
     let service: MDNSService
@@ -70,7 +70,7 @@ public final class MDNSResponder: Service, Sendable {
     }
 
     /// Announces the service, answers until graceful shutdown is requested, then withdraws it and closes.
-    public func run() async throws {
+    package func run() async throws {
         let stop = loop.watchReadable(fd) { [self] in readPending() }
         announce()
         loop.schedule(at: .now + .seconds(1)) { [self] in announce() }

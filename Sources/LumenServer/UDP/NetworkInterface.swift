@@ -5,15 +5,15 @@ import LumenModel
 #endif
 
 /// One IPv4 address of one of this machine's network interfaces, as `getifaddrs` lists it.
-public struct NetworkInterface: Sendable, Hashable {
+package struct NetworkInterface: Sendable, Hashable {
     /// The interface's index (`if_nametoindex`), as `IP_PKTINFO` names the interface a datagram came in on.
-    public var index: Int32
+    var index: Int32
     /// The address.
-    public var address: IPv4Address
+    var address: IPv4Address
     /// Its network mask.
-    public var netmask: IPv4Address
+    var netmask: IPv4Address
     /// Whether the interface is loopback (`lo`).
-    public var isLoopback: Bool
+    var isLoopback: Bool
 
     /// Whether `other` is on this address's network.
     func contains(_ other: IPv4Address) -> Bool {
@@ -21,7 +21,7 @@ public struct NetworkInterface: Sendable, Hashable {
     }
 
     /// This machine's IPv4 interface addresses now.
-    public static func current() -> [NetworkInterface] {
+    package static func current() -> [NetworkInterface] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }

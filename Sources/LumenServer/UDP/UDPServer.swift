@@ -12,11 +12,11 @@ import Synchronization
 /// What a front makes of a datagram it answers: work that sends datagrams to the sender through the function it
 /// is given, as each is ready (a command's once its device has taken it), each from the address of this host it
 /// names (`nil`: the one the kernel picks).
-public typealias UDPWork =
+package typealias UDPWork =
     @Sendable (_ send: @escaping @Sendable (_ datagrams: [[UInt8]], _ from: IPv4Address?) -> Void) async -> Void
 
 /// Where a datagram was sent, as the kernel tells it (`IP_PKTINFO`).
-public enum UDPDestination: Sendable, Hashable {
+package enum UDPDestination: Sendable, Hashable {
     /// To this address of the host.
     case address(IPv4Address)
     /// To a broadcast address (the LAN's, `255.255.255.255`, `127.255.255.255`), arriving on the interface of
@@ -34,11 +34,11 @@ public enum UDPDestination: Sendable, Hashable {
 /// datagram beyond them is dropped before `respond` sees it, as a flooded bulb drops it, and work `respond` gives is
 /// always run. That bounds datagrams, not the work each makes (a LIFX broadcast is answered by every bulb): the front
 /// bounds its own answers (`LIFXAnswerBudget`).
-public final class UDPServer: Service, Sendable {
-    public var name: String { "UDP server" }
+package final class UDPServer: Service, Sendable {
+    package var name: String { "UDP server" }
 
     /// The bound socket.
-    public let fd: Int32
+    let fd: Int32
     let loop: EventLoop
     /// Whether ``loop`` is the server's own, made for it and shut down at its stop, or another's (the home's),
     /// which outlives it.
@@ -52,7 +52,7 @@ public final class UDPServer: Service, Sendable {
     /// The datagrams being answered now.
     let waiting = Atomic<Int>(0)
     /// The most datagrams answered at once.
-    public static let maxWaiting = 1_024
+    static let maxWaiting = 1_024
     /// The most datagrams read before the loop's other work gets its turn: as many as may be answered at once, so
     /// that the socket is drained before the answers to what was read are worked on. Under a flood the loop's
     /// thread gets a share of a busy CPU; a datagram left in the socket while answers run may find the kernel's
@@ -63,7 +63,7 @@ public final class UDPServer: Service, Sendable {
     /// for a busy CPU. The kernel caps it at `net.core.rmem_max` (often that same default, unless raised).
     static let receiveBufferBytes: Int32 = 1_024 * 1_024
     /// Datagrams dropped because too many were being answered.
-    public let dropped = Atomic<Int>(0)
+    let dropped = Atomic<Int>(0)
 
     /// Told, at stop, how many datagrams were dropped because too many were being answered.
     let onStop: @Sendable (_ dropped: Int) -> Void
@@ -71,7 +71,7 @@ public final class UDPServer: Service, Sendable {
     /// A server on the bound UDP socket `fd`, on `loop`, or on a loop of its own when none is given. Given the
     /// loop a front's state lives on (the home's), a datagram is read and answered on that thread, with no hop
     /// between threads; the loop is then the caller's, and outlives the server.
-    public init(
+    package init(
         fd: Int32, loop: EventLoop? = nil, onStop: @escaping @Sendable (_ dropped: Int) -> Void = { _ in },
         respond:
             @escaping @Sendable (
@@ -86,7 +86,7 @@ public final class UDPServer: Service, Sendable {
     }
 
     /// Serves until graceful shutdown is requested, then closes the socket.
-    public func run() async throws {
+    package func run() async throws {
         let stop = loop.watchReadable(fd) { [self] in readPending() }
         await gracefulShutdown()
         stop()

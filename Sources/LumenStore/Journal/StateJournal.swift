@@ -36,60 +36,60 @@ import LumenProtocol
 /// and lumend does not start without being told to accept the loss. A journal always ends in filler: one that
 /// does not was cut short after it was written. Versions 1 (one copy) and 2 (copies side by side, zeros ahead)
 /// are still read.
-public enum StateJournal {
+package enum StateJournal {
     /// The journal's name in the state directory.
-    public static let fileName = "state.journal"
+    static let fileName = "state.journal"
     /// The format version this build writes.
-    public static let formatVersion = 3
+    static let formatVersion = 3
     /// The versions this build reads.
     static let readableVersions = 1...3
     /// How far ahead of its end the file is filled, when there is room (``StateStore`` takes another).
-    public static let preallocation = 1 << 20
+    static let preallocation = 1 << 20
     /// What the part of the file not yet written holds, and the space between a line's two copies: a byte
     /// that is never part of a line (JSON is UTF-8, which has no 0xFF), and not the zero a damaged sector reads
     /// back as.
-    public static let filler: UInt8 = 0xFF
+    package static let filler: UInt8 = 0xFF
     /// The block size the second copy of a line is aligned to: a line's second copy starts at the first
     /// multiple of it after the first copy ends. 4 KiB is the physical sector of today's disks and the page of
     /// the file system; a disk that fails in 512-byte sectors is covered too.
-    public static let copyDistance = 4_096
+    static let copyDistance = 4_096
 
     /// The journal's first line.
-    public struct Header: Sendable, Hashable {
+    struct Header: Sendable, Hashable {
         /// The generation of the snapshot the journal follows.
-        public var base: Int
+        var base: Int
         /// The fixture the state comes from.
-        public var origin: FixtureOrigin
+        var origin: FixtureOrigin
         /// The format version the journal was written in.
-        public var version = StateJournal.formatVersion
+        var version = StateJournal.formatVersion
     }
 
     /// One commit.
-    public struct Batch: Sendable, Hashable {
+    package struct Batch: Sendable, Hashable {
         /// Its generation: the base's plus one for the first, and so on.
-        public var generation: Int
+        package var generation: Int
         /// What changed.
-        public var records: [StateRecord]
+        package var records: [StateRecord]
     }
 
     /// What reading a journal found.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The header, or `nil` when the file has none that can be read.
-        public var header: Header?
+        var header: Header?
         /// What the snapshot the journal follows saved beyond its predecessor (version 2; `nil` in version 1).
-        public var carry: Batch?
+        package var carry: Batch?
         /// The whole commits after the base, in order.
-        public var batches: [Batch] = []
+        package var batches: [Batch] = []
         /// Where reading stopped short of the end of the written part, and why; `nil` when it did not.
-        public var damage: Damage?
+        var damage: Damage?
         /// Where lines were damaged whose content their copy still held: nothing was lost, but the file is.
-        public var repaired: [Int] = []
+        var repaired: [Int] = []
         /// The offset after the last whole line: where the next commit would go.
-        public var end = 0
+        package var end = 0
     }
 
     /// Why reading stopped before the end.
-    public enum Damage: Sendable, Hashable, CustomStringConvertible {
+    enum Damage: Sendable, Hashable, CustomStringConvertible {
         /// The last line was cut off or garbled with nothing valid after it: a crash during a commit that
         /// was therefore never confirmed. Expected after a crash.
         case tornTail(offset: Int)
@@ -107,7 +107,7 @@ public enum StateJournal {
             if case .tornTail = self { true } else { false }
         }
 
-        public var description: String {
+        var description: String {
             switch self {
             case .tornTail(let offset): "an unfinished commit at byte \(offset) (a crash during a write)"
             case .corrupt(let offset, 0):
@@ -121,7 +121,7 @@ public enum StateJournal {
     }
 
     /// The header line for a journal following snapshot generation `base`, in format `version`.
-    public static func headerLine(base: Int, origin: FixtureOrigin, version: Int = formatVersion) -> [UInt8] {
+    package static func headerLine(base: Int, origin: FixtureOrigin, version: Int = formatVersion) -> [UInt8] {
         line(
             .object([
                 "journal": .int(version), "fixture": .string(origin.id), "digest": .string(origin.digest),
@@ -130,13 +130,13 @@ public enum StateJournal {
     }
 
     /// The line for one commit (once; ``entry(_:at:)`` writes it twice).
-    public static func batchLine(generation: Int, records: [StateRecord]) -> [UInt8] {
+    package static func batchLine(generation: Int, records: [StateRecord]) -> [UInt8] {
         line(.object(["generation": .int(generation), "records": .array(records.map(\.jsonValue))]))
     }
 
     /// What is written for one line at `offset` in the file: the line, filler up to the next multiple of
     /// ``copyDistance``, and the line again there.
-    public static func entry(_ line: [UInt8], at offset: Int) -> [UInt8] {
+    static func entry(_ line: [UInt8], at offset: Int) -> [UInt8] {
         let second = secondCopy(at: offset, length: line.count)
         var entry = line
         entry.reserveCapacity(second - offset + line.count)
@@ -151,7 +151,7 @@ public enum StateJournal {
     }
 
     /// The start of a new journal after snapshot generation `base`: its header and its carry, each twice.
-    public static func start(base: Int, origin: FixtureOrigin, carry: [StateRecord]) -> [UInt8] {
+    package static func start(base: Int, origin: FixtureOrigin, carry: [StateRecord]) -> [UInt8] {
         let header = entry(headerLine(base: base, origin: origin), at: 0)
         return header + entry(batchLine(generation: base, records: carry), at: header.count)
     }
@@ -168,7 +168,7 @@ public enum StateJournal {
     }
 
     /// Reads a journal's bytes: the header, the carry and every whole commit up to the first loss.
-    public static func read(_ bytes: [UInt8]) -> Contents {
+    package static func read(_ bytes: [UInt8]) -> Contents {
         if let contents = readEntries(bytes) { return contents }
         let lines = split(bytes)
         var reading = Reading(lines: lines)

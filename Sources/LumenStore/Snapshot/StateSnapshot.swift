@@ -11,13 +11,13 @@ import LumenProtocol
 /// The CRC-32C covers every byte before `,"checksum"`, so any change to the file (a flipped bit, a torn or
 /// zeroed block) is detected before a single value is believed. The file stays a fixture: `lumend --fixture`
 /// accepts it, and the checksum is ignored there.
-public enum StateSnapshot {
+package enum StateSnapshot {
     /// `,"checksum":"crc32c:`, then 8 hex digits, then `"}` and a newline.
     private static let marker = Array(#","checksum":"crc32c:"#.utf8)
     private static let trailerLength = marker.count + 8 + 3
 
     /// The file's bytes for `fixture`.
-    public static func encode(_ fixture: Fixture) -> [UInt8] {
+    package static func encode(_ fixture: Fixture) -> [UInt8] {
         var bytes: [UInt8] = []
         fixture.jsonValue.write(to: &bytes)
         // Replace the object's closing brace with the checksum member and the brace.
@@ -30,7 +30,7 @@ public enum StateSnapshot {
     }
 
     /// What a snapshot file holds.
-    public enum Contents: Sendable {
+    package enum Contents: Sendable {
         /// The state, its checksum verified (`checked`), or from a file written before snapshots had one.
         case state(Fixture, checked: Bool)
         /// The file is damaged or is no snapshot; the reason says how.
@@ -41,7 +41,7 @@ public enum StateSnapshot {
 
     /// Why a snapshot file's bytes are damaged, or `nil` when they look sound, without parsing them: its
     /// checksum, or, in a file from before snapshots had one, how it ends. One pass over the bytes.
-    public static func damage(in bytes: [UInt8]) -> String? {
+    static func damage(in bytes: [UInt8]) -> String? {
         if let damage = checksumDamage(bytes) { return damage }
         // Every snapshot ends so; a file cut short does not.
         return bytes.suffix(2).elementsEqual(Array("}\n".utf8)) ? nil : "it is cut short"
@@ -63,7 +63,7 @@ public enum StateSnapshot {
     }
 
     /// Verifies and decodes a snapshot file's bytes.
-    public static func decode(_ file: [UInt8]) -> Contents {
+    package static func decode(_ file: [UInt8]) -> Contents {
         // The parser says what is wrong with a file that carries no checksum.
         if let damage = checksumDamage(file) { return .damaged(damage) }
         var bytes = file
