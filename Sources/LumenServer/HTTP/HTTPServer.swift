@@ -34,7 +34,7 @@ public struct HTTPLimits: Sendable, Hashable {
     /// answered 413.
     package var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
-    var headBytes = 16_384
+    package var headBytes = 16_384
     /// Bytes of request bodies taken in at once across every connection, each counted as its bytes come (a
     /// `Content-Length` announced holds nothing until its bytes arrive) until its request is answered or its
     /// connection closes; one address may hold a quarter of it. Bodies need no token: without this, 256

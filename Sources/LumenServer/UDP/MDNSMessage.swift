@@ -69,7 +69,7 @@ package struct MDNSService: Sendable {
     /// name, a response, a message that is not well formed).
     /// - Parameter legacy: whether the query came from a port other than 5353: a one-shot resolver, answered as
     ///   unicast DNS (its ID and questions repeated, TTLs at most 10 s, RFC 6762 §6.7).
-    func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
+    package func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
         guard let questions = Self.questions(in: query) else { return nil }
         var wanted: [RecordType] = []
         var asksForServiceTypes = false
