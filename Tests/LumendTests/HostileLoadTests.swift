@@ -309,22 +309,20 @@ extension HostileSuites {
                     + "(\(String(format: "%.1f", controlP99During / controlP99Before))×); cores busy meanwhile: lumend "
                     + "\(String(format: "%.2f", busy.daemon)), the test process \(String(format: "%.2f", busy.tests)) "
                     + "of \(ProcessInfo.processInfo.activeProcessorCount); before: \(baseline); after: \(after)")
-            // Under a sanitizer, the pipes to the symbolizer its runtime starts are not lumend's. The journal may be
-            // opened anew under another number (the attack's writes can pass the size at which a snapshot starts a
-            // new one): a state file counts by its name, not its number.
-            func kept(_ targets: Set<String>) -> Set<String> {
-                Set(
-                    targets.map { target in
-                        guard let equals = target.firstIndex(of: "="), target[equals...].contains("/state/") else {
-                            return target
-                        }
-                        return String(target[target.index(after: equals)...])
-                    })
-            }
-            let newDescriptors = kept(Self.descriptorTargets(daemon.pid)).subtracting(kept(targetsBefore)).filter {
-                !sanitized || !$0.contains("=pipe:")
+            // Under a sanitizer, the pipes to the symbolizer its runtime starts are not lumend's. The state files count
+            // by how many are open, not by name or number: the attack's writes can pass the size at which a snapshot
+            // starts a new journal, opened anew under another number, and a journal open may be renamed (to
+            // state.previous.journal) between the two looks.
+            let targetsAfter = Self.descriptorTargets(daemon.pid)
+            func isStateFile(_ target: String) -> Bool { target.contains("/state/") }
+            let newDescriptors = targetsAfter.subtracting(targetsBefore).filter {
+                !isStateFile($0) && (!sanitized || !$0.contains("=pipe:"))
             }
             #expect(newDescriptors.isEmpty, "before: \(baseline); after: \(after); new: \(newDescriptors)")
+            #expect(
+                targetsAfter.count(where: isStateFile) <= targetsBefore.count(where: isStateFile),
+                "state files open before: \(targetsBefore.filter(isStateFile)); after: \(targetsAfter.filter(isStateFile))"
+            )
             #expect(after.threads <= baseline.threads, "before: \(baseline); after: \(after)")
             #expect(memorySettled, "before: \(baseline); after: \(after)")
             // At its height too: each attacker's lines, replies and batches are bounded, so all of them at once
