@@ -333,9 +333,9 @@ sanitize: deps
 	  $(SWIFT) test --skip-build --no-parallel --sanitize=thread --build-path $(BUILD_DIR)/tsan; \
 	  status=$$?; $(SAN_CHECK)
 
-## fuzz: libFuzzer with AddressSanitizer on each loader and front (FUZZ_TARGETS) for FUZZ_SECONDS each (or FUZZ_RUNS inputs, from
-## FUZZ_SEED, for a repeatable run); crash inputs land in Tests/Fuzz/crashes (named after their target), which
-## make test replays.
+## fuzz: libFuzzer with AddressSanitizer on each target of FUZZ_TARGETS (the loaders, the JSON-RPC reader, the
+## fronts) for FUZZ_SECONDS each, or FUZZ_RUNS inputs from FUZZ_SEED; crash inputs land in Tests/Fuzz/crashes
+## (named after their target), which make test replays.
 fuzz: deps
 	$(SWIFT) build -c release --product lumen-fuzz --build-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLUMEN_FUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld

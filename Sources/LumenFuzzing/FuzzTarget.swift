@@ -20,8 +20,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Bytes from a client: line framing, JSON-RPC decoding and dispatch against a small home in this
     /// process, on the virtual clock. The first half of the input is sent, then the rest.
     case rpc
-    /// Bytes to the HTTP listener: framing as lumend reads it, and each request answered by the Hue bridge's
-    /// API v1 and v2 over a small home, on the virtual clock (``runHTTP(_:)``).
+    /// Bytes to the HTTP listener: framing as lumend reads it, and each request answered as lumend routes it (the
+    /// scope protocol over HTTP, the dashboard, the Hue bridge's API v1 and v2) over a small home, on the virtual
+    /// clock (``runHTTP(_:)``).
     case http
     /// Datagrams to the LIFX socket, each answered by the bulbs it reaches (``runLIFX(_:)``).
     case lifx
@@ -81,6 +82,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         done.wait()
     }
 
+    /// What `work` returns, the home's virtual clock moved while it waits on the simulation (a light's latency,
+    /// a transition): a front's answer waits for its lights as on lumend's real clock. An answer that has not come
+    /// after a million looks is a hang, which the fuzzer reports.
+    static func driving<T: Sendable>(_ home: Home, _ work: @escaping @Sendable () async -> T) async -> T {
+        let answer = Locked<T?>(nil)
+        Task {
+            let value = await work()
+            answer.withLock { $0 = value }
+        }
+        for _ in 0..<1_000_000 {
+            if let value = answer.withLock({ $0 }) { return value }
+            if await home.waitingOnSimulation > 0 {
+                _ = try? await home.advanceToNextEvent()
+            } else {
+                await Task.yield()
+            }
+        }
+        preconditionFailure("a front's answer never came")
+    }
+
     /// The home what clients send is answered for (the `rpc`, `http` and `lifx` targets): lights of every kind,
     /// LIFX bulbs of every kind the LIFX front answers for, some lights with latency, and a room with a light yet
     /// to be discovered.
@@ -99,7 +120,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                {"id":"lab.clean","name":"Clean","kind":"color","manufacturer":"LIFX","product":"LIFX Clean",
                 "latency":{"kind":"fixed","ms":20}},
                {"id":"lab.white","name":"White","kind":"ambiance","manufacturer":"LIFX",
-                "product":"LIFX Mini White to Warm"}]},
+                "product":"LIFX Mini White to Warm"},
+               {"id":"lab.mini","name":"Mini","kind":"dimmable","manufacturer":"LIFX"}]},
               {"id":"attic","name":"Attic","lights":[{"id":"attic.amb","name":"Amb","kind":"ambiance"}],
                "undiscovered":[{"delayMs":100,"light":{"id":"attic.new","name":"New","kind":"color"}}]}]}
             """.utf8))

@@ -16,9 +16,9 @@ import LumenFuzzing
     nonisolated(unsafe) var selectedTarget = FuzzTarget.snapshot
 #endif
 
-/// `lumen-fuzz`: with `LUMEN_FUZZ_TARGET` naming a ``FuzzTarget`` (`snapshot`, `journal`, `fixture`, `rpc`, `http`,
-/// `lifx`, `mdns`), a libFuzzer driver (when built with `-sanitize=fuzzer` and `-D LUMEN_FUZZING`, as `make fuzz`
-/// does); otherwise it runs the target once on each file named, so a crash input can be replayed by hand.
+/// `lumen-fuzz`: with `LUMEN_FUZZ_TARGET` naming a ``FuzzTarget`` (its raw value, as `make fuzz` names them), a
+/// libFuzzer driver (when built with `-sanitize=fuzzer` and `-D LUMEN_FUZZING`, as `make fuzz` does); otherwise it
+/// runs the target once on each file named, so a crash input can be replayed by hand.
 @main
 struct LumenFuzz {
     static func complain(_ text: String) {

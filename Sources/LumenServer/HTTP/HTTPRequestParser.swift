@@ -11,7 +11,7 @@ import LumenProtocol
 /// ```swift
 /// var parser = HTTPRequestParser(headBytes: 16_384, bodyBytes: { _ in 16_384 })
 /// parser.append(bytes)
-/// while case .request(let request) = try parser.next() { … }
+/// while case .request(let head, let body) = try parser.next() { … }
 /// ```
 package struct HTTPRequestParser {
     /// A request that cannot be read: the status to answer it with, and why, for the body.
