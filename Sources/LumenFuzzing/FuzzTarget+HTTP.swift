@@ -27,25 +27,28 @@ extension FuzzTarget {
     static func runHTTP(_ bytes: [UInt8]) async {
         let fronts = await answerHTTP(bytes)
         // What the fronts started and left running (the look an event stream asks the bridge to take) ends soon
-        // after: a front still held ten seconds on is held far beyond any such work. Waited for also because the
-        // leak checker, run as each input ends, does not see the weak-reference table of an object still alive
-        // (the event hub's), and reports it.
+        // after: a home or front still held ten seconds on is held far beyond any such work. Waited for also
+        // because the leak checker, run as each input ends, does not see the weak-reference table of an object
+        // still alive (the event hub's), and reports it.
         let deadline = ContinuousClock.now + .seconds(10)
-        while fronts.rpc != nil || fronts.bridge != nil {
+        while fronts.home != nil || fronts.rpc != nil || fronts.bridge != nil {
             precondition(
-                ContinuousClock.now < deadline, "a front outlived its input by ten seconds: something holds it")
+                ContinuousClock.now < deadline,
+                "outlived its input by ten seconds: the home \(fronts.home != nil), the scope protocol's front "
+                    + "\(fronts.rpc != nil), the bridge \(fronts.bridge != nil)")
             try? await Task.sleep(for: .milliseconds(1))
         }
     }
 
-    /// The HTTP target's fronts, held weakly: `nil` once nothing else holds them.
+    /// The HTTP target's home and fronts, held weakly: `nil` once nothing else holds them.
     struct HTTPFronts {
+        weak var home: Home?
         weak var rpc: RPCOverHTTP?
         weak var bridge: HueBridge?
     }
 
     /// ``runHTTP(_:)``'s requests answered by a home and fronts of its own, closed once all are answered. A
-    /// function of its own so that its hold on the fronts ends as it returns, and the caller can see them go.
+    /// function of its own so that its hold on them ends as it returns, and the caller can see them go.
     static func answerHTTP(_ bytes: [UInt8]) async -> HTTPFronts {
         let home = Home(fixture: clientHome, clock: .virtual, seed: 1)
         let scopeContext = ScopeContext(home: home)
@@ -55,7 +58,8 @@ extension FuzzTarget {
             scopeContext: scopeContext, loop: httpLoop, settings: RPCOverHTTP.Settings(token: httpToken), logger: logger
         )
         let bridge = HueBridge(scopeContext: scopeContext, logger: logger)
-        // Weakly, unlike lumend's, whose home and fronts live as long as it: this home outlives the input.
+        // Weakly, unlike lumend's watcher: the front holds the home, so a watcher holding the front would keep both
+        // for ever (lumend's live as long as it does).
         await home.addWatcher { [weak rpc] in rpc?.publish($0) }
         await bridge.watchHome()
         do { try await bridge.pairUser(hueUser, deviceType: "fuzz#lumen") } catch {
@@ -98,7 +102,7 @@ extension FuzzTarget {
         }
         await httpLoop.executeAndWait { _ in rpc.closeAll() }
         await home.shutDown()
-        return HTTPFronts(rpc: rpc, bridge: bridge)
+        return HTTPFronts(home: home, rpc: rpc, bridge: bridge)
     }
 
     /// Holds a JSON answer to being JSON, however deep: a client reads nothing from one that is not.
