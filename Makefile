@@ -334,8 +334,8 @@ sanitize: deps
 	  status=$$?; $(SAN_CHECK)
 
 ## fuzz: libFuzzer with AddressSanitizer on each target of FUZZ_TARGETS (the loaders, the JSON-RPC reader, the
-## fronts) for FUZZ_SECONDS each, or FUZZ_RUNS inputs from FUZZ_SEED; crash inputs land in Tests/Fuzz/crashes
-## (named after their target), which make test replays.
+## fronts) until FUZZ_SECONDS or FUZZ_RUNS inputs, whichever comes first, from FUZZ_SEED (0: a random one); crash
+## inputs land in Tests/Fuzz/crashes (named after their target), which make test replays.
 fuzz: deps
 	$(SWIFT) build -c release --product lumen-fuzz --build-path $(FUZZ_BUILD) \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLUMEN_FUZZING -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
@@ -344,7 +344,7 @@ fuzz: deps
 	  work=$(FUZZ_BUILD)/corpus/$$target; mkdir -p $$work; cp Tests/Fuzz/corpus/$$target/* $$work/; \
 	  echo "fuzzing $$target: up to $(FUZZ_SECONDS) s"; \
 	  LUMEN_FUZZ_TARGET=$$target SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/lumen-fuzz \
-	    -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -print_final_stats=1 -artifact_prefix=Tests/Fuzz/crashes/$$target- \
+	    -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -report_slow_units=100000 -print_final_stats=1 -artifact_prefix=Tests/Fuzz/crashes/$$target- \
 	    $$work > $(FUZZ_BUILD)/$$target.log 2>&1; status=$$?; \
 	  grep -E "^(stat::number_of_executed_units|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)" $(FUZZ_BUILD)/$$target.log; \
 	  if [ $$status -ne 0 ]; then echo "lumen-fuzz $$target failed: see $(FUZZ_BUILD)/$$target.log and Tests/Fuzz/crashes"; exit 1; fi; \

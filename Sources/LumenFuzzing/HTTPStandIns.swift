@@ -1,8 +1,10 @@
 import LumenProtocol
 
 /// Stand-ins an input of the `http` target may write for the IDs lumend draws at random, which no input could
-/// guess: `@light@`, `@room@`, `@grouped_light@`, … (the first API v2 resource of that type), `@scene@` (the
-/// last scene the input made, through API v1 or v2) and `@session@` (the last HTTP session a `hello` opened).
+/// guess: `@light@`, `@room@`, `@grouped_light@`, … (the first API v2 resource of that type the bridge lists, or
+/// the last the input made through API v2), `@scene@` (likewise, or the last made through API v1) and
+/// `@session@` (the last HTTP session a `hello` opened). A request's framing and limits are read before they
+/// are put in, so an ID may make it longer than lumend would take.
 /// Each is put in a request's path, header and query values and body (when it is UTF-8) before it is answered.
 struct HTTPStandIns {
     private var values: [String: String] = [:]
@@ -42,9 +44,25 @@ struct HTTPStandIns {
         return request
     }
 
+    /// `text` with each stand-in replaced, read once from left to right, so that what an input means does not
+    /// hang on the order a dictionary lists them in: at each `@`, a known name up to the next `@` is replaced and
+    /// reading goes on after it; any other `@` stays.
     private func replaced(_ text: String) -> String {
         guard text.contains("@") else { return text }
-        return values.reduce(text) { text, value in text.replacing(value.key, with: value.value) }
+        var result = ""
+        var rest = Substring(text)
+        while let at = rest.firstIndex(of: "@") {
+            result += rest[..<at]
+            let afterAt = rest.index(after: at)
+            if let close = rest[afterAt...].firstIndex(of: "@"), let value = values["@\(rest[afterAt..<close])@"] {
+                result += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                result += "@"
+                rest = rest[afterAt...]
+            }
+        }
+        return result + rest
     }
 
     /// Learns what `response` to `request` drew: a session a `hello` opened, a scene made.
