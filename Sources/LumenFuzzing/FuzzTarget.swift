@@ -93,11 +93,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let value = await work()
             answer.withLock { $0 = value }
         }
-        for look in 0..<1_000_000 {
+        for _ in 0..<1_000_000 {
             if let value = answer.withLock({ $0 }) { return value }
-            // Most answers wait for no clock: the first looks only yield, as asking the home is a hop to its loop,
-            // which then waits on the asking (it made the `rpc` target some 14 times slower).
-            if look >= 100, await home.waitingOnSimulation > 0 {
+            if await home.waitingOnSimulation > 0 {
                 _ = try? await home.advanceToNextEvent()
             } else {
                 await Task.yield()
