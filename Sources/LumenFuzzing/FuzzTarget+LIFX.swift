@@ -14,9 +14,10 @@ extension FuzzTarget {
         var answerers: [[UInt8]: IPv4Address]
     }
 
-    /// Reads `bytes` as LIFX datagrams, each a byte saying where it is sent (0: broadcast; n: the n-th bulb's
-    /// address, counting round) and then the datagram, as long as its header's first two bytes say (what is
-    /// left, when fewer). Each is answered as lumend's socket answers it, in the order read, the home's clock
+    /// Reads `bytes` as LIFX datagrams, each a byte saying where it is sent (its low seven bits 0: broadcast; n:
+    /// the n-th bulb's address, counting round; its high bit: the datagram's target made the serial of the bulb
+    /// after that one) and then the datagram, as long as its header's first two bytes say (what is left, when
+    /// fewer). Each is answered as lumend's socket answers it, in the order read, the home's clock
     /// moved until every answer is sent. Every reply must be a LIFX packet that names the message it answers and
     /// comes from a bulb the message reached, sent from that bulb's address: a client drops any other.
     static func runLIFX(_ bytes: [UInt8]) async {
@@ -25,11 +26,17 @@ extension FuzzTarget {
         let bulbs = await front.bulbs()
         var exchanges: [LIFXExchange] = []
         var rest = bytes[...]
-        while let destination = rest.popFirst() {
+        while let byte = rest.popFirst() {
             let size = rest.count >= 2 ? Int(rest[rest.startIndex]) | Int(rest[rest.startIndex + 1]) << 8 : rest.count
-            let datagram = Array(rest.prefix(max(size, 1)))
+            var datagram = Array(rest.prefix(max(size, 1)))
             rest = rest.dropFirst(datagram.count)
-            let bulb = destination == 0 || bulbs.isEmpty ? nil : bulbs[Int(destination - 1) % bulbs.count]
+            let destination = Int(byte & 0x7F)
+            let bulb = destination == 0 || bulbs.isEmpty ? nil : bulbs[(destination - 1) % bulbs.count]
+            // A serial no input could guess: the high bit names the bulb after the one sent to (the first bulb, for
+            // a broadcast), so that a message naming a bulb, or naming another than the one at its address, is sent.
+            if byte & 0x80 != 0, !bulbs.isEmpty, datagram.count >= 16 {
+                datagram.replaceSubrange(8..<16, with: bulbs[destination % bulbs.count].serial + [0, 0])
+            }
             let work = front.respond(to: datagram, at: bulb?.address, from: { "127.0.0.1:56700" })
             if let work, let packet = try? LIFXPacket(bytes: datagram) {
                 exchanges.append(
