@@ -5,7 +5,6 @@ import LumenScopes
 import LumenServer
 import LumenSimulation
 import LumenStore
-import Synchronization
 
 /// What `make fuzz` feeds random bytes to: each of the parsers that read what lumend did not write itself
 /// this run (state files after a crash or damage, fixtures from users, what clients and the network send). Each
