@@ -267,7 +267,8 @@ extension StateStore {
         if result.isSaved { durable.store(max(durable.load(ordering: .acquiring), mark), ordering: .releasing) }
         let (settled, observer, report) = shared.withLock { shared in
             // Told when health changes, not of every retry that fails again.
-            let report = (error == nil) != (shared.lastError == nil) || shared.commitCount == 0
+            let report = (error == nil) != (shared.lastError == nil) || !shared.healthReported
+            shared.healthReported = true
             let settled = settleWaiters(&shared, result, mark: mark, records: records, snapshot: snapshot)
             scheduleRetry(&shared, after: error, &state)
             return (settled, shared.healthObserver, report)

@@ -122,6 +122,8 @@ package final class StateStore: StateRecordSink {
         var snapshotsStarted = 0
         var lastSnapshotSaved = 0
         var healthObserver: HealthObserver?
+        /// Whether the observer has heard the outcome of a commit yet: the first is always told.
+        var healthReported = false
     }
 
     /// Someone waiting for changes up to `mark` to be on disk (and, for ``compact()``, for a snapshot).

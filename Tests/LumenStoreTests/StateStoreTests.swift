@@ -292,6 +292,21 @@ struct StateStoreTests {
         await store.close()
     }
 
+    /// Before any commit has succeeded, a retry that fails as the last one did is no change of health: told
+    /// again, a daemon starting on a full disk reported its failure once per retry.
+    @Test func aRetryThatFailsAgainBeforeTheFirstCommitIsNotReportedAgain() async throws {
+        let store = makeStore()
+        let reports = Locked<[String?]>([])
+        store.onHealthChange { error in reports.withLock { $0.append(error.map { "\($0.operation)" }) } }
+        fileSystem.inject(.fail(operation: "write", errno: ENOSPC))
+        await #expect(throws: FileSystemError.self) { try await store.compact() }
+        await #expect(throws: FileSystemError.self) { try await store.compact() }
+        fileSystem.heal()
+        try await store.compact()
+        #expect(reports.withLock { $0 } == ["write", nil])
+        await store.close()
+    }
+
     @Test func concurrentFlushesAllSeeTheirChangesSaved() async throws {
         let store = makeStore()
         try await store.compact()
