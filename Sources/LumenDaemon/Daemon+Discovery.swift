@@ -5,11 +5,10 @@ import LumenService
 import LumenSimulation
 
 extension Daemon {
-    /// The multicast DNS responder that announces the Hue bridge as a bridge announces itself: `_hue._tcp`,
-    /// the instance `Hue Bridge - ` and the bridge ID's last six digits, the host the bridge ID in lower case,
-    /// the port of the listener reachable at `address` (HTTPS's, else HTTP's), and `bridgeid` and `modelid` as its
-    /// properties. `nil`, said in the log, when no listener is reachable there (bound to loopback, or to another
-    /// address): an announcement would send apps to a port that refuses them.
+    /// The multicast DNS responder that announces the Hue bridge as a bridge announces itself
+    /// (``MDNSService/hueBridge(bridgeID:address:port:)``), with the port of the listener reachable at `address`
+    /// (HTTPS's, else HTTP's). `nil`, said in the log, when no listener is reachable there (bound to loopback, or
+    /// to another address): an announcement would send apps to a port that refuses them.
     /// - Throws: ``StartupError`` when the bridge serves no port, or the responder cannot listen on `address`.
     static func mdnsResponder(
         on address: IPv4Address, home: Home, httpFDs: [Int32], httpsFDs: [Int32], logger: Logger
@@ -37,10 +36,8 @@ extension Daemon {
                 "mDNS announces the Hue bridge's \(scheme) port \(port): its \(listeners[0].scheme) listener is not "
                     + "reachable at \(address)", [("mdns", address.description)])
         }
-        let bridgeID = HueBridge.bridgeID(homeID: home.fixtureID)
-        let service = MDNSService(
-            instance: "Hue Bridge - \(bridgeID.suffix(6))", type: "_hue._tcp", host: bridgeID.lowercased(),
-            address: address, port: port, properties: [("bridgeid", bridgeID.lowercased()), ("modelid", "BSB002")])
+        let service = MDNSService.hueBridge(
+            bridgeID: HueBridge.bridgeID(homeID: home.fixtureID), address: address, port: port)
         let responder: MDNSResponder
         do { responder = try MDNSResponder(service: service, logger: logger) } catch {
             throw StartupError(

@@ -13,10 +13,18 @@ struct MDNSMessageTests {
         properties: [("bridgeid", "001788fffee7bbc2"), ("modelid", "BSB002")])
 
     /// A query with one question for `name` and `type`.
-    func query(_ name: [String], type: UInt16, id: UInt16 = 0) -> [UInt8] {
-        var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
-        MDNSService.appendName(name, to: &message)
-        message += [UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
+    func query(_ name: [String], type: UInt16, class: UInt16 = 1, id: UInt16 = 0) -> [UInt8] {
+        query([(name.map { Array($0.utf8) }, type, `class`)], id: id)
+    }
+
+    /// A query with `questions`, each a name (by its labels' bytes), a type and a class.
+    func query(_ questions: [(name: [[UInt8]], type: UInt16, class: UInt16)], id: UInt16 = 0) -> [UInt8] {
+        var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0, 0, UInt8(questions.count), 0, 0, 0, 0, 0, 0]
+        for question in questions {
+            for label in question.name { message += [UInt8(label.count)] + label }
+            message += [0, UInt8(question.type >> 8), UInt8(question.type & 0xFF)]
+            message += [UInt8(question.class >> 8), UInt8(question.class & 0xFF)]
+        }
         return message
     }
 
@@ -48,6 +56,39 @@ struct MDNSMessageTests {
         #expect(count(answer, 0) == 1 && count(answer, 1) == 1)
     }
 
+    /// A resolver matches an answer to its query by the questions, so they come back as they were asked: the
+    /// bytes of a label that is not UTF-8 (once read as text, each such byte became three, and the label was cut
+    /// to 63 bytes when written back), and the class with its unicast bit.
+    @Test func aOneShotAnswerRepeatsItsQuestionsByteForByte() throws {
+        let strange = [UInt8](repeating: 0xFF, count: 63)
+        let asked = query(
+            [([strange, Array("local".utf8)], 1, 0x8001), (["_hue", "_tcp", "local"].map { Array($0.utf8) }, 12, 1)],
+            id: 7)
+        let answer = try #require(bridge.answer(to: asked, legacy: true))
+        #expect(count(answer, 0) == 2)
+        #expect(answer[12..<asked.count] == asked[12...])
+    }
+
+    /// 64 long questions would make a one-shot answer larger than an mDNS datagram may be; it is not sent. A
+    /// querier on port 5353 is answered all the same: its answer repeats no question.
+    @Test func aOneShotAnswerLargerThanADatagramIsNotSent() throws {
+        let long = [[UInt8]](repeating: [UInt8](repeating: 0x61, count: 63), count: 3) + [Array("local".utf8)]
+        let questions =
+            [(["_hue", "_tcp", "local"].map { Array($0.utf8) }, UInt16(12), UInt16(1))]
+            + [([[UInt8]], UInt16, UInt16)](repeating: (long, 1, 1), count: 63)
+        let asked = query(questions)
+        #expect(bridge.answer(to: asked, legacy: true).map(\.count) == nil)
+        let multicast = try #require(bridge.answer(to: asked))
+        #expect(multicast.count < 1_000 && count(multicast, 0) == 0)
+    }
+
+    /// The service is in the Internet class: a question for another (Chaos, say) is not about it.
+    @Test func onlyQuestionsOfTheInternetClassAreAnswered() {
+        #expect(bridge.answer(to: query(["_hue", "_tcp", "local"], type: 12, class: 3)).map(\.count) == nil)
+        #expect(bridge.answer(to: query(["_hue", "_tcp", "local"], type: 12, class: 0x8001)) != nil)
+        #expect(bridge.answer(to: query(["_hue", "_tcp", "local"], type: 12, class: 255)) != nil)
+    }
+
     @Test func onlyQueriesFromTheLinkAreAnswered() {
         let link = NetworkInterface(
             index: 2, address: IPv4Address("192.168.77.2")!, netmask: IPv4Address("255.255.255.0")!,
@@ -68,6 +109,20 @@ struct MDNSMessageTests {
         let whole = query(["_hue", "_tcp", "local"], type: 12)
         for length in 0..<whole.count { #expect(bridge.answer(to: Array(whole.prefix(length))) == nil) }
         #expect(bridge.answer(to: [0, 0, 0, 0, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 6)) == nil)
+    }
+
+    /// A name is at most 255 bytes, its length bytes and the root's zero counted (RFC 1035 §3.1): one a byte
+    /// longer is no name, and a one-shot answer repeating it would write one.
+    @Test func aNameLongerThan255BytesIsNotRead() {
+        func name(_ total: Int) -> [[UInt8]] {
+            // Three labels of 63 bytes, then one that brings the name, with its zero, to `total` bytes.
+            [[UInt8]](repeating: [UInt8](repeating: 0x61, count: 63), count: 3) + [
+                [UInt8](repeating: 0x62, count: total - 3 * 64 - 2)
+            ]
+        }
+        let browse = (["_hue", "_tcp", "local"].map { Array($0.utf8) }, UInt16(12), UInt16(1))
+        #expect(bridge.answer(to: query([browse, (name(255), 1, 1)]), legacy: true) != nil)
+        #expect(bridge.answer(to: query([browse, (name(256), 1, 1)]), legacy: true).map(\.count) == nil)
     }
 
     @Test func noMessageCrashesOrLoopsTheReader() {

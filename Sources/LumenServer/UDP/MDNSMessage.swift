@@ -73,11 +73,10 @@ package struct MDNSService: Sendable {
         guard let questions = Self.questions(in: query) else { return nil }
         var wanted: [RecordType] = []
         var asksForServiceTypes = false
-        for question in questions {
-            let name = question.name.map { $0.lowercased() }
+        for question in questions where question.isForTheInternet {
             let any = question.type == RecordType.any.rawValue
             func asks(_ type: RecordType, _ owner: [String]) -> Bool {
-                name == owner.map { $0.lowercased() } && (any || question.type == type.rawValue)
+                Self.sameName(question.name, owner) && (any || question.type == type.rawValue)
             }
             if asks(.ptr, typeName) { wanted += [.ptr] }
             if asks(.srv, instanceName) { wanted += [.srv] }
@@ -99,16 +98,37 @@ package struct MDNSService: Sendable {
             id: id, questions: legacy ? questions.count : 0, answers: answers.count + (asksForServiceTypes ? 1 : 0),
             additional: additional.count)
         if legacy {
+            // Repeated as asked, byte for byte: a resolver matches the answer to its query by them.
             for question in questions {
-                Self.appendName(question.name, to: &message)
+                for label in question.name {
+                    message.append(UInt8(label.count))
+                    message += label
+                }
+                message.append(0)
                 Self.append16(question.type, to: &message)
-                Self.append16(1, to: &message)
+                Self.append16(question.class, to: &message)
             }
         }
         for record in answers { append(record, ttl: ttl, to: &message) }
         if asksForServiceTypes { appendServiceType(ttl: ttl, to: &message) }
         for record in additional { append(record, ttl: ttl, to: &message) }
-        return message
+        // A one-shot query of many long questions would be answered by more than a datagram may carry (RFC 6762
+        // §17); such a resolver is not one a browser or an app uses, and it is left unanswered rather than
+        // answered in part.
+        return message.count <= Self.largestMessage ? message : nil
+    }
+
+    /// The most bytes an mDNS message may carry: 9,000 with its IP and UDP headers (RFC 6762 §17).
+    package static let largestMessage = 9_000 - 28
+
+    /// Whether `name` (labels as they came) is `owner`, compared as DNS compares names: ASCII letters without
+    /// regard to case, every other byte as it is (RFC 4343).
+    static func sameName(_ name: [[UInt8]], _ owner: [String]) -> Bool {
+        func folded(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        return name.count == owner.count
+            && zip(name, owner).allSatisfy { label, expected in
+                label.count == expected.utf8.count && zip(label, expected.utf8).allSatisfy { folded($0) == folded($1) }
+            }
     }
 
     // MARK: - Writing
@@ -200,14 +220,19 @@ package struct MDNSService: Sendable {
 
     // MARK: - Reading
 
-    /// A question: the name asked for, by labels, and the record type.
-    struct Question: Equatable {
-        var name: [String]
-        var type: UInt16
+    /// A question: the name asked for, by labels as they came (not necessarily UTF-8), the record type and the
+    /// class (its top bit asks for a unicast answer, RFC 6762 §5.4).
+    package struct Question: Equatable {
+        package var name: [[UInt8]]
+        package var type: UInt16
+        package var `class`: UInt16
+
+        /// Whether the question is of the Internet class (or any class), the only one the service is in.
+        package var isForTheInternet: Bool { [1, 255].contains(`class` & 0x7FFF) }
     }
 
     /// The questions of a query; `nil` for a response, another opcode, or a message that is not well formed.
-    static func questions(in message: [UInt8]) -> [Question]? {
+    package static func questions(in message: [UInt8]) -> [Question]? {
         guard message.count >= 12 else { return nil }
         // A query (QR clear) with the standard opcode; responses are other responders' business.
         guard message[2] & 0xF8 == 0 else { return nil }
@@ -218,19 +243,21 @@ package struct MDNSService: Sendable {
         for _ in 0..<count {
             guard let name = readName(message, at: &offset), offset + 4 <= message.count else { return nil }
             let type = UInt16(message[offset]) << 8 | UInt16(message[offset + 1])
+            let `class` = UInt16(message[offset + 2]) << 8 | UInt16(message[offset + 3])
             offset += 4
-            questions.append(Question(name: name, type: type))
+            questions.append(Question(name: name, type: type, class: `class`))
         }
         return questions
     }
 
     /// The name at `offset`, following compression pointers (RFC 1035 §4.1.4) only backwards, so that a
     /// message cannot make it loop; moves `offset` past the name where it is written.
-    static func readName(_ message: [UInt8], at offset: inout Int) -> [String]? {
-        var labels: [String] = []
+    static func readName(_ message: [UInt8], at offset: inout Int) -> [[UInt8]]? {
+        var labels: [[UInt8]] = []
         var position = offset
         var end: Int?
-        var length = 0
+        // The name's length as written uncompressed, the root's zero counted: at most 255 bytes (RFC 1035 §3.1).
+        var length = 1
         while true {
             guard position < message.count else { return nil }
             let byte = Int(message[position])
@@ -243,7 +270,7 @@ package struct MDNSService: Sendable {
                 guard position + 1 + byte <= message.count else { return nil }
                 length += byte + 1
                 guard length <= 255 else { return nil }
-                labels.append(String(decoding: message[(position + 1)..<(position + 1 + byte)], as: UTF8.self))
+                labels.append(Array(message[(position + 1)..<(position + 1 + byte)]))
                 position += 1 + byte
             case 0xC0:
                 guard position + 1 < message.count else { return nil }
