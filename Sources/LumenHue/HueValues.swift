@@ -3,9 +3,9 @@ import LumenProtocol
 
 /// How Lumen's values read in the Hue API v1, and back (docs/hue.md lists each with its source).
 enum HueValues {
-    /// The `transitiontime` values taken, in tenths of a second: up to an hour, the longest change Lumen
-    /// simulates (Hue's own limit is 65535, 1.8 hours).
-    static let transitionTenths = 0...36_000
+    /// The `transitiontime` values taken, in tenths of a second: a bridge's whole range, up to 65535 (some
+    /// 1.8 hours).
+    static let transitionTenths = 0...65_535
 
     /// The whole number in `range` that `value` gives for the parameter `name` at `address`.
     /// - Throws: ``HueError`` 7 for a value that is not a whole number in `range`.

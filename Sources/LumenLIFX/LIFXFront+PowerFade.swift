@@ -70,7 +70,7 @@ extension LIFXFront {
         in home: isolated Home
     ) {
         let id = bulb.light.id
-        let durationMs = min(durationMs, SimulatedDurations.longestMs)
+        let durationMs = min(durationMs, SimulatedDurations.longestTransitionMs)
         awaiting.whenTaken { [home, records] _ in
             home.assumeIsolated { home in
                 let nowMs = home.nowMilliseconds
@@ -135,7 +135,7 @@ extension LIFXFront {
         else { return sending(plain, to: bulb, from: sender, in: home) }
         let kept = Self.keepingPower(plain, of: fade, atMs: nowMs)
         let awaiting = sending(kept, to: bulb, from: sender, in: home)
-        let transitionMs = min(kept.transitionMs, SimulatedDurations.longestMs)
+        let transitionMs = min(kept.transitionMs, SimulatedDurations.longestTransitionMs)
         carryOn(fade, on: bulb, transitionMs: transitionMs, once: awaiting, in: home)
         return awaiting
     }

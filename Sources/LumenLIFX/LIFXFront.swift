@@ -490,7 +490,7 @@ public final class LIFXFront: Sendable {
         _ plain: (change: LightChange, given: HSBK?, transitionMs: Double), to bulb: LIFXLight,
         from sender: () -> String, in home: isolated Home
     ) -> Started.Awaiting {
-        let transitionMs = min(plain.transitionMs, SimulatedDurations.longestMs)
+        let transitionMs = min(plain.transitionMs, SimulatedDurations.longestTransitionMs)
         let sent = scopeContext.sending(as: sender()) {
             Result { () throws(LumenError) in try home.send(plain.change, to: bulb.light.id, transitionMs: transitionMs)
             }

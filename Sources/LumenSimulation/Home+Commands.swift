@@ -125,11 +125,11 @@ extension Home {
     static let timedOutBox = LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)
 
     static func validateTransition(_ transitionMs: Double) throws(LumenError) {
-        guard transitionMs.isFinite, SimulatedDurations.milliseconds.contains(transitionMs) else {
+        guard transitionMs.isFinite, SimulatedDurations.transitionMilliseconds.contains(transitionMs) else {
             throw LumenError(
                 .invalidParams,
-                "transitionMs must be 0–\(JSONNumber(SimulatedDurations.longestMs)), got \(JSONNumber(transitionMs))",
-            )
+                "transitionMs must be 0–\(JSONNumber(SimulatedDurations.longestTransitionMs)) (two hours), got "
+                    + "\(JSONNumber(transitionMs))")
         }
     }
 

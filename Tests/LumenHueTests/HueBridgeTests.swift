@@ -208,6 +208,18 @@ struct HueBridgeTests {
         #expect(try await answer("GET", "/api/\(user)/sensors").json == [:])
     }
 
+    /// `transitiontime` takes a bridge's whole range, 65535 tenths of a second (some 1.8 hours: a long sunrise an
+    /// automation asks for), and refuses more.
+    @Test func aTransitionTakesTheWholeRangeOfABridge() async throws {
+        let user = try await pair()
+        let longest = try await answer(
+            "PUT", "/api/\(user)/lights/1/state", #"{"on": true, "bri": 254, "transitiontime": 65535}"#)
+        #expect(longest.json.arrayValue?.allSatisfy { $0["success"] != nil } == true, "\(longest.json)")
+        #expect(await home.commandRecords(light: "den.lamp").last?.transitionMs == 6_553_500)
+        let over = try await answer("PUT", "/api/\(user)/lights/1/state", #"{"transitiontime": 65536}"#)
+        #expect(over.json.arrayValue?.first?["error"]?["type"] == 7, "\(over.json)")
+    }
+
     /// A bridge answers each parameter of a light's state or a group's action for itself and takes those it can:
     /// an app that sends back the state it read (with `colormode` and `reachable`) still sets the light.
     @Test func aStateWithSomeParametersRefusedTakesTheOthers() async throws {

@@ -27,6 +27,21 @@ struct FadeTests {
         #expect(try await home.light("bulb").state.colorTemperature == 200)
     }
 
+    /// A fade may last two hours, longer than any front's device takes (a Hue bridge's 65535 tenths of a second,
+    /// API v2's 100 minutes), and lands when it should; longer is refused as the unit mistake it likely is.
+    @Test func aFadeLastsUpToTwoHours() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": "instant""#, state: #"{"isOn": true, "brightness": 10}"#))
+        _ = try await home.submit(LightChange(brightness: 90), to: "bulb", transitionMs: 7_200_000)
+        try await home.advance(byMilliseconds: 3_600_000)
+        #expect(try await home.light("bulb").state.brightness == 50)
+        try await home.advance(byMilliseconds: 3_600_000)
+        #expect(try await home.light("bulb").state.brightness == 90)
+        await #expect(throws: LumenError.self) {
+            try await home.submit(LightChange(brightness: 10), to: "bulb", transitionMs: 7_200_001)
+        }
+    }
+
     @Test func onALIFXBulbAColourCommandEndsABrightnessFadeWhereItStands() async throws {
         // A LIFX SetColor carries hue, saturation, brightness and kelvin together.
         let (home, log) = try await makeHome(

@@ -98,9 +98,9 @@ struct HueV2Command: Sendable {
         }
     }
 
-    /// The longest transition v2 takes, in milliseconds (`dynamics.duration`, a scene's `recall.duration`): an
-    /// hour, v1's longest `transitiontime`; a longer one is refused, not cut short.
-    static let durationLimitMs = 3_600_000
+    /// The longest transition v2 takes, in milliseconds (`dynamics.duration`, a scene's `recall.duration`): the
+    /// API's 100 minutes; a longer one is refused, not cut short.
+    static let durationLimitMs = 6_000_000
 
     /// The transition `value` gives in milliseconds, `nil` unless a whole number from 0 to ``durationLimitMs``.
     static func durationMs(_ value: JSONValue) -> Int? {
