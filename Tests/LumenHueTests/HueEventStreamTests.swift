@@ -148,6 +148,53 @@ struct HueEventStreamTests {
         #expect(String(decoding: late.next(maxBytes: 1 << 20) ?? [], as: UTF8.self) == ": hi\n\n")
     }
 
+    /// aiohue (Home Assistant's Hue library) reconnects with pauses of 2, 4, 6… seconds and asks with
+    /// `Last-Event-ID` until a pause exceeds a minute, some 15 minutes after the stream dropped; only then does it
+    /// read everything again. A client back within that is sent what it missed.
+    @Test func aClientBackBeforeAiohueWouldReadEverythingAgainIsSentWhatItMissed() async throws {
+        let clock = Locked(ContinuousClock.now)
+        let hub = HueEventHub { clock.withLock { $0 } }
+        func look(_ name: String) {
+            _ = hub.wantsLook()
+            guard hub.startLook() else { return }
+            hub.looked(at: [Self.light("a", name: name)], time: .test)
+            _ = hub.lookAgain()
+        }
+        let (stream, _) = hub.open(lastEventID: nil)
+        look("one")
+        look("two")
+        let id = try #require(lastID(String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)))
+        stream.finish()
+        look("three")
+        // aiohue's pauses, 2 + 4 + … + 60 seconds, before the one that exceeds a minute.
+        clock.withLock { $0 += .seconds(stride(from: 2, through: 60, by: 2).reduce(0, +)) }
+        look("four")
+        let (back, _) = hub.open(lastEventID: id)
+        let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        #expect(missed.contains("three") && missed.contains("four") && !missed.contains("two"), "\(missed)")
+    }
+
+    /// Batches are numbered from 0 again when lumend starts again: an ID the hub never gave (one from before a
+    /// restart) is sent every batch kept, all of them newer than anything that client saw, rather than those
+    /// numbered above it.
+    @Test func aClientBackWithAnIDTheHubNeverGaveIsSentEveryBatchKept() async throws {
+        let hub = HueEventHub()
+        func look(_ name: String) {
+            _ = hub.wantsLook()
+            guard hub.startLook() else { return }
+            hub.looked(at: [Self.light("a", name: name)], time: .test)
+            _ = hub.lookAgain()
+        }
+        let (stream, _) = hub.open(lastEventID: nil)
+        look("one")
+        look("two")
+        look("three")
+        let (back, _) = hub.open(lastEventID: "1700000000:57")
+        let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
+        #expect(missed.contains("two") && missed.contains("three"), "\(missed)")
+        stream.finish()
+    }
+
     @Test func whatIsKeptForReturningClientsFitsWithinAStreamsLimit() async throws {
         let hub = HueEventHub()
         let (stream, _) = hub.open(lastEventID: nil)

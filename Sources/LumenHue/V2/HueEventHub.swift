@@ -17,14 +17,17 @@ final class HueEventHub: Sendable {
     /// The most bytes a stream may have waiting for its client: a client that reads slower than the home changes
     /// is let go beyond it, rather than held in memory without bound.
     static let pendingLimit = 1 << 20
-    /// The most batches kept for a client that comes back with `Last-Event-ID`.
-    static let keptBatches = 256
+    /// The most batches kept for a client that comes back with `Last-Event-ID` (``keptBytes`` is what bounds
+    /// them first, unless batches are small).
+    static let keptBatches = 4_096
     /// The most bytes of batches kept: half a stream's ``pendingLimit``, so that what a returning client is sent
     /// again never gets it let go (it would come back with the same ID, and be let go again).
     static let keptBytes = pendingLimit / 2
     /// How long the hub goes on looking after the last stream closed: a client that reconnects within it is sent
-    /// the batches it missed.
-    static let graceSeconds = 30
+    /// the batches it missed. Sixteen minutes, for aiohue (Home Assistant's Hue library): it reconnects after
+    /// pauses of 2, 4, 6… seconds, asking with `Last-Event-ID`, and reads everything again only once a pause
+    /// exceeds a minute, some 15.5 minutes after its stream dropped.
+    static let graceSeconds = 960
 
     private struct State {
         var streams: [ObjectIdentifier: HueEventStream] = [:]
@@ -34,7 +37,8 @@ final class HueEventHub: Sendable {
         /// A look is being taken: another waits for it, so that looks land in the order they were taken.
         var isLooking = false
         var nextBatch: UInt64 = 0
-        var kept: [(number: UInt64, bytes: [UInt8])] = []
+        /// The last batches sent, each with its ID (`<seconds>:<n>`), oldest first.
+        var kept: [(id: String, bytes: [UInt8])] = []
         var keptBytes = 0
         /// When the last stream closed, while no other is open: the hub looks until ``graceSeconds`` after.
         var lastClosed: ContinuousClock.Instant?
@@ -125,22 +129,22 @@ final class HueEventHub: Sendable {
         }
         var shown: [String: JSONValue] = [:]
         for resource in resources { if let id = resource["id"]?.stringValue { shown[id] = resource } }
-        let bytes = before.shown.flatMap { Self.batch(before.number, time: time, from: $0, to: resources, shown) }
+        let made = before.shown.flatMap { Self.batch(before.number, time: time, from: $0, to: resources, shown) }
         let (streams, batch) = state.withLock { state -> ([HueEventStream], [UInt8]?) in
             state.shown = shown
             // Stopped meanwhile: this look is where the story starts again, with no batch against the one before.
-            let bytes = state.stops == before.stops ? bytes : nil
-            if let bytes {
+            let batch = state.stops == before.stops ? made : nil
+            if let batch {
                 state.nextBatch = before.number + 1
-                state.kept.append((before.number, bytes))
-                state.keptBytes += bytes.count
+                state.kept.append(batch)
+                state.keptBytes += batch.bytes.count
                 while !state.kept.isEmpty,
                     state.kept.count > Self.keptBatches || state.keptBytes > Self.keptBytes
                 {
                     state.keptBytes -= state.kept.removeFirst().bytes.count
                 }
             }
-            return (Array(state.streams.values), bytes)
+            return (Array(state.streams.values), batch?.bytes)
         }
         // Handed to each stream outside the hub's lock: looks are taken one at a time, so no later batch can pass
         // this one, and a stream opened from here on is sent it from what is kept.
@@ -179,16 +183,20 @@ final class HueEventHub: Sendable {
         }
     }
 
-    /// A new stream for the user whose key is `key`, sent first the batches after `lastEventID` (`"<seconds>:<n>"`)
-    /// that are still kept. It says nothing until the hub has a look to compare the next with.
+    /// A new stream for the user whose key is `key`, sent first the batches kept after the one `lastEventID`
+    /// names (`"<seconds>:<n>"`), or every batch kept when it names none kept: one from before lumend started
+    /// again (whose batches are numbered from 0 again), or one too old to be kept; all of them are newer than
+    /// what that client saw, and each event says a resource's whole feature, so one sent twice does no harm. It
+    /// says nothing until the hub has a look to compare the next with.
     /// - Returns: the stream, and whether the hub needs that look, which the caller is then to take.
     func open(key: String = "", lastEventID: String?) -> (HueEventStream, needsLook: Bool) {
         let stream = HueEventStream(hub: self, key: key)
         let time = now()
         let needsLook = state.withLock { state -> Bool in
             if !state.isWatching(now: time), state.shown != nil { state.stopWatching() }
-            if let lastEventID, let seen = lastEventID.split(separator: ":").last.flatMap({ UInt64($0) }) {
-                for batch in state.kept where batch.number > seen { stream.send(batch.bytes) }
+            if let lastEventID {
+                let next = state.kept.lastIndex { $0.id == lastEventID }.map { $0 + 1 } ?? 0
+                for batch in state.kept[next...] { stream.send(batch.bytes) }
             }
             state.streams[ObjectIdentifier(stream)] = stream
             state.lastClosed = nil
@@ -231,11 +239,11 @@ final class HueEventHub: Sendable {
     var streamCount: Int { state.withLock { $0.streams.count } }
 
     /// The batch numbered `number` of the events from `before` to `resources` (by ID in `now`), as a Server-Sent
-    /// Event; `nil` when nothing changed.
+    /// Event, with its ID; `nil` when nothing changed.
     static func batch(
         _ number: UInt64, time: WallTime, from before: [String: JSONValue], to resources: [JSONValue],
         _ now: [String: JSONValue]
-    ) -> [UInt8]? {
+    ) -> (id: String, bytes: [UInt8])? {
         var added: [JSONValue] = []
         var updated: [JSONValue] = []
         var deleted: [JSONValue] = []
@@ -267,10 +275,13 @@ final class HueEventHub: Sendable {
         return changed ? .object(change) : nil
     }
 
-    /// One batch as a Server-Sent Event: `id: <seconds>:<n>` and a `data` line holding an event for each kind
-    /// of change there is.
-    static func batch(_ number: UInt64, time: WallTime, _ kinds: [(String, [JSONValue])]) -> [UInt8] {
+    /// One batch as a Server-Sent Event, with its ID: `id: <seconds>:<n>` and a `data` line holding an event
+    /// for each kind of change there is.
+    static func batch(_ number: UInt64, time: WallTime, _ kinds: [(String, [JSONValue])]) -> (
+        id: String, bytes: [UInt8]
+    ) {
         let seconds = time.microsecondsSinceEpoch / 1_000_000
+        let id = "\(seconds):\(number)"
         let creation = String(time.utcText.prefix(19)) + "Z"
         var events: [JSONValue] = []
         for (index, (type, data)) in kinds.enumerated() where !data.isEmpty {
@@ -281,6 +292,6 @@ final class HueEventHub: Sendable {
                     "type": .string(type),
                 ]))
         }
-        return Array("id: \(seconds):\(number)\ndata: \(JSONValue.array(events).serialized())\n\n".utf8)
+        return (id, Array("id: \(id)\ndata: \(JSONValue.array(events).serialized())\n\n".utf8))
     }
 }
