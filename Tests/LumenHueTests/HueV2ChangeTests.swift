@@ -217,6 +217,76 @@ import Testing
         #expect(try await v2.light(bridge, named: "Plug")["on"]?["on"] == false)
     }
 
+    /// The warnings a change was answered with, as aiohue and Home Assistant read them.
+    func warnings(_ answer: (status: Int, json: JSONValue)) -> [String] {
+        answer.json["errors"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
+    }
+
+    /// A command to a light that is off and stays off is taken, as a bridge takes it, and answered 207 with a
+    /// warning for each feature that may not have effect ("soft off"; Home Assistant reads "may not have
+    /// effect" as a warning only); a light of the Hue family, which takes no level or colour while off, stays
+    /// as it was. One that turns the light on is answered 200.
+    @Test func aCommandToALightThatIsOffIsAnsweredWithAWarningNotRefused() async throws {
+        let bridge = try await HueTestBridge()
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let path = "/clip/v2/resource/light/\(lamp)"
+        let before = try await v2.light(bridge, named: "Lamp")
+        let dimmed = try await v2.v2(
+            bridge, "PUT", path, #"{"dimming": {"brightness": 50}, "color_temperature": {"mirek": 300}}"#)
+        #expect(dimmed.status == 207, "\(dimmed.json)")
+        #expect(dimmed.json["data"] == [["rid": .string(lamp), "rtype": "light"]])
+        #expect(
+            warnings(dimmed) == [
+                "device (light) \(lamp) is \"soft off\", command (.dimming.brightness) may not have effect",
+                "device (light) \(lamp) is \"soft off\", command (.color_temperature.mirek) may not have effect",
+            ])
+        #expect(try await v2.light(bridge, named: "Lamp") == before)
+        let off = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": false}}"#)
+        #expect(off.status == 207 && warnings(off).count == 1, "\(off.json)")
+        let lit = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": true}, "dimming": {"brightness": 50}}"#)
+        #expect(lit.status == 200 && lit.json["errors"] == [], "\(lit.json)")
+        #expect(try await v2.light(bridge, named: "Lamp")["dimming"]?["brightness"] == 50)
+    }
+
+    /// A command to a light the bridge knows it cannot reach is sent, and answered 207 with a warning that it may
+    /// not have effect, as a bridge answers it.
+    @Test func aCommandToAnUnreachableLightIsAnsweredWithAWarning() async throws {
+        let bridge = try await HueTestBridge()
+        try await bridge.home.setReachable(false, light: "den.lamp")
+        // The bridge marks the light unreachable once it has failed to reach it for a while.
+        try await bridge.home.advance(byMilliseconds: DeviceFamily.hue.unreachableReportDelayMs)
+        let lamp = try id(try await v2.light(bridge, named: "Lamp"))
+        let sent = try await v2.v2(bridge, "PUT", "/clip/v2/resource/light/\(lamp)", #"{"on": {"on": true}}"#)
+        #expect(sent.status == 207, "\(sent.json)")
+        #expect(
+            warnings(sent) == ["device (light) \(lamp) has communication issues, command (.on) may not have effect"])
+    }
+
+    /// A grouped light warns as a light does: of a command that leaves every light of the group off, and of one
+    /// sent while a light of the group cannot be reached.
+    @Test func aGroupedLightWarnsOfACommandThatMayNotHaveEffect() async throws {
+        let bridge = try await HueTestBridge()
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let grouped = try #require(den["services"]?.arrayValue?.first?["rid"]?.stringValue)
+        let path = "/clip/v2/resource/grouped_light/\(grouped)"
+        _ = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": false}}"#)
+        // A second group command waits out the bridge's one a second.
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let again = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": false}}"#)
+        #expect(again.status == 207, "\(again.json)")
+        #expect(
+            warnings(again) == [
+                "device (grouped_light) \(grouped) is \"soft off\", command (.on) may not have effect"
+            ])
+        try await bridge.home.setReachable(false, light: "den.plug")
+        try await bridge.home.advance(byMilliseconds: DeviceFamily.hue.unreachableReportDelayMs)
+        let lit = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": true}}"#)
+        #expect(
+            warnings(lit) == [
+                "device (grouped_light) \(grouped) has communication issues, command (.on) may not have effect"
+            ])
+    }
+
     @Test func aColourOutsideTheGamutIsTheNearestInside() async throws {
         let bridge = try await HueTestBridge()
         let lamp = try id(try await v2.light(bridge, named: "Lamp"))

@@ -93,9 +93,13 @@ extension HueBridge {
         .json(.object(["data": .array(data), "errors": []]))
     }
 
-    /// The answer to a change: the resource it changed or made, by its ID and type.
-    static func v2Changed(_ id: String, _ type: String) -> HTTPResponse {
-        v2Data([.object(["rid": .string(id), "rtype": .string(type)])])
+    /// The answer to a change: the resource it changed or made, by its ID and type; `207` with the `warnings`
+    /// (``HueV2Warning``) as its errors when there are any.
+    static func v2Changed(_ id: String, _ type: String, warnings: [String] = []) -> HTTPResponse {
+        let data: JSONValue = [["rid": .string(id), "rtype": .string(type)]]
+        guard !warnings.isEmpty else { return .json(.object(["data": data, "errors": []])) }
+        let errors = warnings.map { JSONValue.object(["description": .string($0)]) }
+        return .json(.object(["data": data, "errors": .array(errors)]), status: 207)
     }
 
     /// The request's body as a JSON object.

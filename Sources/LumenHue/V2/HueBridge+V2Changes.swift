@@ -22,9 +22,16 @@ extension HueBridge {
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }
+            let warnings = HueV2Warning.warnings(
+                for: body, to: type, id, isOn: light.light.state.isOn, isReachable: light.light.isReachable)
             if let checked {
                 // Built once, for the light's kind as the model shows it: what was checked is what is sent.
-                _ = try await self.command(toLight: number, from: sender) { _ throws(HueError) in checked }
+                do {
+                    _ = try await self.command(toLight: number, from: sender) { _ throws(HueError) in checked }
+                } catch let error as HueError where error.type == 201 && !warnings.isEmpty {
+                    // Off, the light took none of it (a level or colour a light of the Hue family refuses while
+                    // off, an effect): a bridge takes the command all the same, and says it may not have effect.
+                }
             }
             if let speed = command.speed {
                 let lightID = light.light.id
@@ -34,7 +41,7 @@ extension HueBridge {
             if let name = command.name {
                 _ = try await rename(number, Self.v1Request(["name": .string(name)]))
             }
-            return Self.v2Changed(id, type)
+            return Self.v2Changed(id, type, warnings: warnings)
         case "grouped_light":
             guard let number = model.groupedLights[id] else { throw HueV2Error.notFound(path) }
             let command = try HueV2Command(body)
@@ -44,11 +51,17 @@ extension HueBridge {
             guard command.speed == nil else {
                 throw HueV2Error.badRequest("invalid property, dynamics.speed, for this resource")
             }
+            let snapshot = await snapshot()
+            let members = Set(snapshot.groupLights(number) ?? [])
+            let lights = snapshot.lights.filter { members.contains($0.number) }
+            let warnings = HueV2Warning.warnings(
+                for: body, to: type, id, isOn: lights.contains { $0.light.state.isOn },
+                isReachable: lights.allSatisfy(\.light.isReachable))
             // The group command checks the whole body before it sends anything.
             if !command.v1Body.members.isEmpty {
                 _ = try await groupAction(String(number), Self.v1Request(command.v1Body), from: sender)
             }
-            return Self.v2Changed(id, type)
+            return Self.v2Changed(id, type, warnings: warnings)
         case "scene":
             guard let scene = model.scenes[id], let group = scene.group else { throw HueV2Error.notFound(path) }
             return try await changeSceneV2(scene, id: id, group: group, body, in: model, from: sender)

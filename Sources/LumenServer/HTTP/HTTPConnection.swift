@@ -558,6 +558,7 @@ final class HTTPConnection {
         case 200: "OK"
         case 202: "Accepted"
         case 204: "No Content"
+        case 207: "Multi-Status"
         case 304: "Not Modified"
         case 400: "Bad Request"
         case 401: "Unauthorized"
