@@ -69,9 +69,11 @@ extension HueBridge {
             "state": .object(state),
             "swupdate": .object(["state": "noupdates", "lastinstall": .null]),
             "type": .string(HueValues.type(of: kind)), "name": .string(light.name),
-            "modelid": .string(HueValues.modelID(of: kind)),
+            "modelid": .string(HueValues.modelID(of: light.model)),
             "manufacturername": .string(light.model.manufacturer), "productname": .string(light.model.product),
-            "capabilities": .object(["certified": true, "control": .object(control)]),
+            "capabilities": .object([
+                "certified": .bool(HueValues.isSignify(light.model.manufacturer)), "control": .object(control),
+            ]),
             "config": .object(["archetype": kind == .onoff ? "plug" : "classicbulb", "function": "mixed"]),
             "uniqueid": .string(HueValues.uniqueID(of: light.id)), "swversion": "1.104.2",
         ])

@@ -100,9 +100,12 @@ enum HueValues {
         }
     }
 
-    /// A Hue model ID for a kind of light: the commonest Signify model of each type.
-    static func modelID(of kind: LightKind) -> String {
-        switch kind {
+    /// The model ID a light reports to the bridge: for a Signify light the commonest Signify model of its kind;
+    /// for another maker's, its product, as such a light names itself (not a Hue model ID, which an app would
+    /// take for one of Signify's).
+    static func modelID(of model: DeviceModel) -> String {
+        guard isSignify(model.manufacturer) else { return model.product }
+        return switch model.kind {
         case .onoff: "LOM001"
         case .dimmable: "LWB010"
         case .ambiance: "LTW010"

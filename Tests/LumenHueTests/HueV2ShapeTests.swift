@@ -81,5 +81,27 @@ import Testing
         #expect(certified("B") == false)
         #expect(certified("Plug") == false)
         #expect(certified("Flat") == true, "the bridge itself")
+        // v1 says the same of each light.
+        let lights = try await bridge.answer("GET", "/lights").objectValue?.members.map(\.value) ?? []
+        func v1Certified(_ name: String) -> JSONValue? {
+            lights.first { $0["name"]?.stringValue == name }?["capabilities"]?["certified"]
+        }
+        #expect(v1Certified("A") == true && v1Certified("B") == false && v1Certified("Plug") == false)
+    }
+
+    /// A light reports its maker's model: a Signify light the model ID of a Hue bulb of its kind, another maker's
+    /// light its product, as such a light reports itself to a bridge (not a Hue model ID a Hue app would take for
+    /// one of Signify's), through either API.
+    @Test func aLightOfAnotherMakerReportsItsOwnModel() async throws {
+        let bridge = try await bridge()
+        let devices = try await v2.resources(bridge, "device")
+        func v2Model(_ name: String) -> JSONValue? {
+            devices.first { $0["metadata"]?["name"]?.stringValue == name }?["product_data"]?["model_id"]
+        }
+        let lights = try await bridge.answer("GET", "/lights").objectValue?.members.map(\.value) ?? []
+        func v1Model(_ name: String) -> JSONValue? { lights.first { $0["name"]?.stringValue == name }?["modelid"] }
+        #expect(v2Model("A") == "LWB010" && v1Model("A") == "LWB010")
+        #expect(v2Model("B") == "TRADFRI E27" && v1Model("B") == "TRADFRI E27")
+        #expect(v2Model("Plug") == "Eve Energy" && v1Model("Plug") == "Eve Energy")
     }
 }

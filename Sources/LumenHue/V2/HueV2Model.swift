@@ -101,7 +101,7 @@ struct HueV2Model: Sendable {
                 .object([
                     "id": .string(device), "id_v1": .string("/lights/\(hueLight.number)"), "type": "device",
                     "product_data": [
-                        "model_id": .string(HueValues.modelID(of: kind)),
+                        "model_id": .string(HueValues.modelID(of: hueLight.light.model)),
                         "manufacturer_name": .string(hueLight.light.model.manufacturer),
                         "product_name": .string(hueLight.light.model.product),
                         "product_archetype": .string(archetype),
