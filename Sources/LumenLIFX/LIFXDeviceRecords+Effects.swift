@@ -7,6 +7,16 @@ extension LIFXDeviceRecords {
         case tile
     }
 
+    /// The effect types a device of each kind has: on a strip none (0) and move (1); on a matrix none, morph (2),
+    /// flame (3) and sky (5). The protocol reserves the others, and Home Assistant fails on every poll of a device
+    /// that reports one.
+    static func effectTypes(of kind: EffectKind) -> Set<UInt8> {
+        switch kind {
+        case .multiZone: [0, 1]
+        case .tile: [0, 2, 3, 5]
+        }
+    }
+
     /// An effect given a duration, with when it ends, in simulation milliseconds.
     struct TimedEffect: Sendable, Hashable {
         var effect: LIFXEffect

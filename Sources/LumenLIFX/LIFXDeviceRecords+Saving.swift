@@ -125,10 +125,11 @@ extension LIFXDeviceRecords {
             }
             if !placed.isEmpty { tilePositions.withLock { $0[light] = placed } }
         }
-        if let effect = entry["multiZoneEffect"].flatMap(LIFXEffect.init(json:)) {
+        // One of a type the device lacks, kept by a lumend that took any, runs as none.
+        if let effect = entry["multiZoneEffect"].flatMap(LIFXEffect.init(json:)), effect.isOne(of: .multiZone) {
             multiZoneEffects.withLock { $0[light] = effect }
         }
-        if let effect = entry["tileEffect"].flatMap(LIFXEffect.init(json:)) {
+        if let effect = entry["tileEffect"].flatMap(LIFXEffect.init(json:)), effect.isOne(of: .tile) {
             tileEffects.withLock { $0[light] = effect }
         }
         if let given = entry["color"], let color = given["hsbk"].flatMap(HSBK.init(json:)),

@@ -40,6 +40,12 @@ struct LIFXEffect: Sendable, Hashable {
         self.palette = Array(palette.prefix(Self.paletteCapacity))
     }
 
+    /// Whether the effect is of a type a device of `kind` has (``LIFXDeviceRecords/effectTypes(of:)``): one that
+    /// is not runs as none.
+    func isOne(of kind: LIFXDeviceRecords.EffectKind) -> Bool {
+        LIFXDeviceRecords.effectTypes(of: kind).contains(type)
+    }
+
     /// Reads the fields both effect messages share, from the instance ID to the parameters.
     init(_ reader: inout LIFXReader, reservedAfterType: Int, palette: Bool) {
         let instanceID = reader.uint32()

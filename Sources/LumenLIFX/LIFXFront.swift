@@ -434,9 +434,10 @@ public final class LIFXFront: Sendable {
                         self.records.tilePositions.withLock { $0[id, default: [:]][Int(tile)] = SIMD2(x, y) }
                     }
                 })
-        case .setTileEffect(let effect), .setMultiZoneEffect(let effect):
+        case .setTileEffect(let given), .setMultiZoneEffect(let given):
             // Kept and reported until its duration ends, not drawn: Lumen's light has one colour.
             let kind: LIFXDeviceRecords.EffectKind = if case .setTileEffect = request { .tile } else { .multiZone }
+            let effect = given.isOne(of: kind) ? given : .none
             return Started(
                 awaiting: keeping(on: bulb, in: home) { home, _ in
                     self.records.setEffect(effect, kind, of: id, atMs: home.nowMilliseconds)

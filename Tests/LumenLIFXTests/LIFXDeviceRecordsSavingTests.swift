@@ -122,6 +122,27 @@ struct LIFXDeviceRecordsSavingTests {
         #expect(front.records.changes.load(ordering: .relaxed) == saved)
     }
 
+    /// An effect of a type the device lacks, kept by a lumend that took any, runs as none once read back: Home
+    /// Assistant would fail on every poll of the bulb, restart after restart.
+    @Test func anEffectOfATypeTheDeviceLacksIsNotReadBack() async throws {
+        let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        func effect(_ type: UInt8) -> JSONValue {
+            var effect = LIFXEffect.none
+            effect.type = type
+            return effect.jsonValue
+        }
+        front.records.load(
+            [
+                "den.nv": ["multiZoneEffect": effect(2), "tileEffect": effect(4)],
+                "den.clean": ["multiZoneEffect": effect(1), "tileEffect": effect(3)],
+            ], atMs: 0, booting: true)
+        #expect(front.records.effect(.multiZone, of: "den.nv", atMs: 0) == .none)
+        #expect(front.records.effect(.tile, of: "den.nv", atMs: 0) == .none)
+        #expect(front.records.effect(.multiZone, of: "den.clean", atMs: 0).type == 1)
+        #expect(front.records.effect(.tile, of: "den.clean", atMs: 0).type == 3)
+    }
+
     @Test func theRecordReadsBackFromAJournalLineAndForgetsALightRemoved() async throws {
         let home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
         let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)

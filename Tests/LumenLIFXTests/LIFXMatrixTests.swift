@@ -283,12 +283,14 @@ struct LIFXMatrixTests {
         #expect(first.uint32() == 0, "a position that is not a number is left out")
     }
 
-    /// A `SetTileEffect`'s payload: a morph over `palette`, for `durationNs` (0 for ever).
-    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil, durationNs: UInt64 = 0) -> [UInt8] {
+    /// A `SetTileEffect`'s payload: a morph (or the effect `type`) over `palette`, for `durationNs` (0 for ever).
+    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil, durationNs: UInt64 = 0, type: UInt8 = 2)
+        -> [UInt8]
+    {
         var writer = LIFXWriter()
         writer.zeros(2)
         writer.uint32(77)
-        writer.uint8(2)  // MORPH
+        writer.uint8(type)
         writer.uint32(3_000)
         writer.uint64(durationNs)
         writer.zeros(8)
@@ -316,11 +318,12 @@ struct LIFXMatrixTests {
         #expect(try await replies(718, to: "den.strip").map(\.type) == [223])
     }
 
-    /// A strip's effect payload (`SetMultiZoneEffect`): MOVE at `speedMs`, for `durationNs` (0 for ever).
-    static func moveEffect(instance: UInt32 = 5, durationNs: UInt64) -> [UInt8] {
+    /// A strip's effect payload (`SetMultiZoneEffect`): MOVE (or the effect `type`) at `speedMs`, for
+    /// `durationNs` (0 for ever).
+    static func moveEffect(instance: UInt32 = 5, durationNs: UInt64, type: UInt8 = 1) -> [UInt8] {
         var writer = LIFXWriter()
         writer.uint32(instance)
-        writer.uint8(1)  // MOVE
+        writer.uint8(type)
         writer.zeros(2)
         writer.uint32(1_000)
         writer.uint64(durationNs)
@@ -348,6 +351,24 @@ struct LIFXMatrixTests {
         _ = try await replies(508, endless, to: "den.strip")
         try await home.advance(byMilliseconds: 600_000)
         #expect(try await replies(507, to: "den.strip")[0].payload == endless, "runs on")
+    }
+
+    /// An effect of a type the device does not have (the protocol's reserved numbers: on a strip 2 and up, on a
+    /// matrix 1, 4 and past 5) stops the one running and is reported as none: Home Assistant fails on every poll
+    /// of a device reporting one, until another effect is set.
+    @Test func anEffectOfATypeTheDeviceLacksIsNone() async throws {
+        _ = try await replies(508, Self.moveEffect(durationNs: 0), to: "den.strip")
+        for type: UInt8 in [2, 3, 200] {
+            _ = try await replies(508, Self.moveEffect(durationNs: 0, type: type), to: "den.strip")
+            #expect(try await replies(507, to: "den.strip")[0].payload == [UInt8](repeating: 0, count: 59), "\(type)")
+        }
+        for type: UInt8 in [1, 4, 6] {
+            _ = try await replies(719, Self.tileEffect([Self.red], type: 2))
+            _ = try await replies(719, Self.tileEffect([Self.red], type: type))
+            #expect(try await replies(718)[0].payload == [UInt8](repeating: 0, count: 187), "\(type)")
+        }
+        _ = try await replies(719, Self.tileEffect([Self.red], type: 5))
+        #expect(try await replies(718)[0].payload[5] == 5, "sky runs")
     }
 
     @Test func aStripsEffectIsKeptAndReported() async throws {
