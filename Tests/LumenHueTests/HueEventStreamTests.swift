@@ -213,12 +213,16 @@ struct HueEventStreamTests {
         #expect(String(decoding: replay, as: UTF8.self).contains("23" + large))
     }
 
+    /// Let go, and saying so: the server then closes its connection at once, not once the socket drains.
     @Test func aStreamWhoseClientFallsBehindIsClosedNotGrown() async throws {
         let hub = HueEventHub()
         let (stream, _) = hub.open(lastEventID: nil)
         #expect(hub.streamCount == 1)
         let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
-        for _ in 0..<(HueEventHub.pendingLimit / batch.count + 1) { stream.send(batch) }
+        for _ in 0..<(HueEventHub.pendingLimit / batch.count) { stream.send(batch) }
+        #expect(!stream.isCut)
+        stream.send(batch)
+        #expect(stream.isCut)
         #expect(stream.next(maxBytes: 16_384) == nil)
         stream.finish()
         #expect(hub.streamCount == 0)
@@ -248,6 +252,7 @@ struct HueEventStreamTests {
         bridge.bridge.events.closeStreams(of: "leaving")
         let stream = bridge.bridge.openEventStream(key: "leaving", lastEventID: nil)
         #expect(stream.next(maxBytes: 1 << 20) == nil, "the stream ended: the key opens nothing any more")
+        #expect(!stream.isCut, "ended, not let go for falling behind: what its socket holds still goes out")
         // The same steps for a user still paired leave its stream open.
         let kept = bridge.bridge.openEventStream(key: bridge.user, lastEventID: nil)
         #expect(kept.next(maxBytes: 1 << 20) != nil)

@@ -89,6 +89,23 @@ struct StalledStreamTests {
         #expect(await openConnections(of: server) == 0, "the client that reads nothing still holds its connection")
         #expect(body.isFinished)
     }
+
+    /// A stream that let its client go for falling behind was left to wait for that client to take what its
+    /// socket held, which it never did: the connection, its stream's place and its descriptor stayed taken.
+    @Test func aStreamThatLetsItsClientGoIsClosedAtOnceThoughItsSocketIsFull() async throws {
+        let directory = TemporaryDirectory()
+        let body = EndlessStreamBody()
+        let (server, client, task) = try start(body, in: directory)
+        defer {
+            task.cancel()
+            close(client)
+        }
+        _ = await blockedDeadline(of: server)
+        body.cut()
+        #expect(await openConnections(of: server) == 0, "the stream was cut, yet its connection is open")
+        #expect(body.isFinished)
+        #expect(await server.loop.executeAndWait { _ in server.driver.object.streamCount } == 0)
+    }
 }
 
 /// A stream body that always has more to send, as a home that keeps changing does, and that can let its client

@@ -15,6 +15,8 @@ final class HueEventStream: HTTPStreamBody {
         var wake: (@Sendable () -> Void)?
         var hasBegun = false
         var isEnded = false
+        /// Ended for having more than ``HueEventHub/pendingLimit`` waiting.
+        var isCut = false
     }
 
     private let state = Locked(State())
@@ -45,6 +47,9 @@ final class HueEventStream: HTTPStreamBody {
         }
     }
 
+    /// Once it had more than ``HueEventHub/pendingLimit`` waiting.
+    var isCut: Bool { state.withLock { $0.isCut } }
+
     func finish() {
         state.withLock { $0.isEnded = true }
         hub?.close(self)
@@ -68,6 +73,7 @@ final class HueEventStream: HTTPStreamBody {
             guard !state.isEnded else { return }
             if state.pending.count - state.offset + bytes.count > HueEventHub.pendingLimit {
                 state.isEnded = true
+                state.isCut = true
                 state.pending = []
                 state.offset = 0
             } else {

@@ -372,6 +372,9 @@ final class HTTPConnection {
             queue(bytes)
             if chunked { queue([13, 10]) }
         }
+        // The socket is full: a stream that let its client go would otherwise keep its place and descriptor until
+        // that client, which is not reading, took what the socket holds, or for the idle time.
+        if isOpen, body.isCut { close(context) }
     }
 
     // MARK: - Writing
