@@ -111,6 +111,7 @@ struct StalledStreamTests {
 /// A stream body that always has more to send, as a home that keeps changing does, and that can let its client
 /// go as a stream whose client falls too far behind does.
 final class EndlessStreamBody: HTTPStreamBody {
+    /// What the server's loop and the test both touch.
     private struct State {
         var wake: (@Sendable () -> Void)?
         var isCut = false
@@ -118,14 +119,18 @@ final class EndlessStreamBody: HTTPStreamBody {
     }
     private let state = Locked(State())
 
+    /// Keeps `wake`, for ``wakeServer()``.
     func start(wake: @escaping @Sendable () -> Void) { state.withLock { $0.wake = wake } }
 
+    /// As many bytes as asked for, until it is cut.
     func next(maxBytes: Int) -> [UInt8]? {
         state.withLock { $0.isCut } ? nil : [UInt8](repeating: UInt8(ascii: "x"), count: maxBytes)
     }
 
+    /// Notes that the server is done with it.
     func finish() { state.withLock { $0.isFinished = true } }
 
+    /// Once ``cut()`` was called.
     var isCut: Bool { state.withLock { $0.isCut } }
 
     /// Whether the server is done with it.
