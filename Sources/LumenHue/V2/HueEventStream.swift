@@ -65,8 +65,8 @@ final class HueEventStream: HTTPStreamBody {
                 }
             }
             state.waiting -= bytes.count
-            // The places of the batches sent are given up once they are half of the list, so that each batch's
-            // place is moved at most once or so however far behind the client is.
+            // The places of sent batches are dropped in one go once they are half the list: dropped one by one,
+            // each would move every place after it, a cost that grows with how far behind the client is.
             if state.first * 2 >= state.batches.count {
                 state.batches.removeFirst(state.first)
                 state.first = 0
