@@ -213,15 +213,50 @@ struct HueEventStreamTests {
         #expect(String(decoding: replay, as: UTF8.self).contains("23" + large))
     }
 
+    /// Let go, and saying so: the server then closes its connection at once, not once the socket drains.
     @Test func aStreamWhoseClientFallsBehindIsClosedNotGrown() async throws {
         let hub = HueEventHub()
         let (stream, _) = hub.open(lastEventID: nil)
         #expect(hub.streamCount == 1)
         let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
-        for _ in 0..<(HueEventHub.pendingLimit / batch.count + 1) { stream.send(batch) }
+        for _ in 0..<(HueEventHub.pendingLimit / batch.count) { stream.send(batch) }
+        #expect(!stream.isCut)
+        stream.send(batch)
+        #expect(stream.isCut)
         #expect(stream.next(maxBytes: 16_384) == nil)
         stream.finish()
         #expect(hub.streamCount == 0)
+    }
+
+    /// A client that stops reading costs what its stream holds: batches of a few hundred bytes, as a home that
+    /// changes all the time makes, were added to one buffer whose room doubled as it filled, to as much as twice
+    /// the limit.
+    @Test func aStreamFilledToJustUnderItsLimitHoldsNoMoreThanTheLimit() async throws {
+        let hub = HueEventHub()
+        let (stream, _) = hub.open(lastEventID: nil)
+        _ = stream.begin()
+        let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 700)
+        for _ in 0..<(HueEventHub.pendingLimit / batch.count - 1) { stream.send(batch) }
+        #expect(!stream.isCut)
+        #expect(stream.heldBytes <= HueEventHub.pendingLimit + (64 << 10), "\(stream.heldBytes) bytes held")
+        stream.finish()
+    }
+
+    /// The bytes handed to the connection stayed in the stream until it had sent everything: a client that took
+    /// some and then stopped had them held beside a whole limit's worth of new ones.
+    @Test func aStreamWhoseClientTookSomeThenStoppedHoldsNoMoreThanTheLimit() async throws {
+        let hub = HueEventHub()
+        let (stream, _) = hub.open(lastEventID: nil)
+        _ = stream.begin()
+        let batch = [UInt8](repeating: UInt8(ascii: "x"), count: 700)
+        // The socket takes the first chunks of a burst, then no more.
+        for _ in 0..<1_000 { stream.send(batch) }
+        for _ in 0..<20 { _ = stream.next(maxBytes: 16_384) }
+        let waiting = 1_000 * batch.count + 6 - 20 * 16_384
+        for _ in 0..<((HueEventHub.pendingLimit - waiting) / batch.count) { stream.send(batch) }
+        #expect(!stream.isCut)
+        #expect(stream.heldBytes <= HueEventHub.pendingLimit + (64 << 10), "\(stream.heldBytes) bytes held")
+        stream.finish()
     }
 
     @Test func anUnknownKeyOpensNoStream() async throws {
@@ -248,6 +283,7 @@ struct HueEventStreamTests {
         bridge.bridge.events.closeStreams(of: "leaving")
         let stream = bridge.bridge.openEventStream(key: "leaving", lastEventID: nil)
         #expect(stream.next(maxBytes: 1 << 20) == nil, "the stream ended: the key opens nothing any more")
+        #expect(!stream.isCut, "ended, not let go for falling behind: what its socket holds still goes out")
         // The same steps for a user still paired leave its stream open.
         let kept = bridge.bridge.openEventStream(key: bridge.user, lastEventID: nil)
         #expect(kept.next(maxBytes: 1 << 20) != nil)

@@ -163,6 +163,9 @@ final class RecordingStreamBody: HTTPStreamBody {
         turn.yield()
     }
 
+    /// Never: it holds whatever it is given.
+    var isCut: Bool { false }
+
     var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Sends `text`, waking the server.

@@ -15,7 +15,9 @@ import LumenProtocol
 /// hub has taken a look that everything after it is compared with.
 final class HueEventHub: Sendable {
     /// The most bytes a stream may have waiting for its client: a client that reads slower than the home changes
-    /// is let go beyond it, rather than held in memory without bound.
+    /// is let go beyond it, rather than held in memory without bound. What waits is the batches themselves,
+    /// shared with the hub and the other streams, so a stream holds no more than this, and a few per cent for
+    /// each batch's bookkeeping, beside the chunk its connection is writing.
     static let pendingLimit = 1 << 20
     /// The most batches kept for a client that comes back with `Last-Event-ID` (``keptBytes`` is what bounds
     /// them first, unless batches are small).

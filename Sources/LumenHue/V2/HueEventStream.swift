@@ -10,11 +10,29 @@ import Synchronization
 /// hops to the server's loop itself.
 final class HueEventStream: HTTPStreamBody {
     private struct State {
-        var pending: [UInt8] = []
+        /// The batches to be sent, oldest first, from `first` on; of the one at `first`, the bytes before `offset`
+        /// are sent. Each is the array the hub made, shared with the hub and every other stream it went to: a
+        /// stream whose client stops reading holds the batches it is owed, not a copy of them, and lets go of
+        /// each once it is sent.
+        var batches: [[UInt8]] = []
+        var first = 0
         var offset = 0
+        /// The bytes of `batches` not yet sent: what ``HueEventHub/pendingLimit`` bounds.
+        var waiting = 0
         var wake: (@Sendable () -> Void)?
         var hasBegun = false
         var isEnded = false
+        /// Ended for having more than ``HueEventHub/pendingLimit`` waiting.
+        var isCut = false
+
+        /// Ends the stream: nothing more is sent, so what waits is let go now, not when the connection closes.
+        mutating func end() {
+            isEnded = true
+            batches = []
+            first = 0
+            offset = 0
+            waiting = 0
+        }
     }
 
     private let state = Locked(State())
@@ -33,20 +51,44 @@ final class HueEventStream: HTTPStreamBody {
         state.withLock { state in
             guard !state.isEnded else { return nil }
             guard state.hasBegun else { return [] }
-            let end = min(state.pending.count, state.offset + maxBytes)
-            defer {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(min(maxBytes, state.waiting))
+            while bytes.count < maxBytes, state.first < state.batches.count {
+                let batch = state.batches[state.first]
+                let end = min(batch.count, state.offset + maxBytes - bytes.count)
+                bytes += batch[state.offset..<end]
                 state.offset = end
-                if end == state.pending.count {
-                    state.pending.removeAll(keepingCapacity: true)
+                if end == batch.count {
+                    state.batches[state.first] = []
+                    state.first += 1
                     state.offset = 0
                 }
             }
-            return Array(state.pending[state.offset..<end])
+            state.waiting -= bytes.count
+            // The places of sent batches are dropped in one go once they are half the list: dropped one by one,
+            // each would move every place after it, a cost that grows with how far behind the client is.
+            if state.first * 2 >= state.batches.count {
+                state.batches.removeFirst(state.first)
+                state.first = 0
+            }
+            return bytes
         }
     }
 
+    /// The bytes its buffers hold for its client, counting each batch whole though the hub and other streams
+    /// share it: what a client that stops reading costs lumend at most, beside the chunk its connection is
+    /// writing.
+    var heldBytes: Int {
+        state.withLock { state in
+            state.batches.reduce(state.batches.capacity * MemoryLayout<[UInt8]>.stride) { $0 + $1.capacity }
+        }
+    }
+
+    /// Once it had more than ``HueEventHub/pendingLimit`` waiting.
+    var isCut: Bool { state.withLock { $0.isCut } }
+
     func finish() {
-        state.withLock { $0.isEnded = true }
+        state.withLock { $0.end() }
         hub?.close(self)
     }
 
@@ -56,7 +98,10 @@ final class HueEventStream: HTTPStreamBody {
         state.withLock { state in
             guard !state.hasBegun else { return false }
             state.hasBegun = true
-            state.pending.insert(contentsOf: ": hi\n\n".utf8, at: state.offset)
+            // Nothing is sent before it begins, so the comment goes before every batch waiting.
+            let hello = Array(": hi\n\n".utf8)
+            state.batches.insert(hello, at: state.first)
+            state.waiting += hello.count
             return true
         }
     }
@@ -66,19 +111,19 @@ final class HueEventStream: HTTPStreamBody {
     func send(_ bytes: [UInt8]) {
         state.withLock { state in
             guard !state.isEnded else { return }
-            if state.pending.count - state.offset + bytes.count > HueEventHub.pendingLimit {
-                state.isEnded = true
-                state.pending = []
-                state.offset = 0
+            if state.waiting + bytes.count > HueEventHub.pendingLimit {
+                state.end()
+                state.isCut = true
             } else {
-                state.pending += bytes
+                state.batches.append(bytes)
+                state.waiting += bytes.count
             }
         }
     }
 
     /// Ends the stream: the server closes it at its next turn.
     func end() {
-        state.withLock { $0.isEnded = true }
+        state.withLock { $0.end() }
         wakeServer()
     }
 

@@ -76,6 +76,10 @@ package protocol HTTPStreamBody: AnyObject, Sendable {
     /// the stream is over. The response's head goes out with the first bytes, so a body that is not ready keeps
     /// its client waiting for the head.
     func next(maxBytes: Int) -> [UInt8]?
+    /// Whether the stream let its client go for falling too far behind (``next(maxBytes:)`` then gives `nil`):
+    /// the server closes the connection at once rather than wait for a client that is not reading to take what
+    /// its socket holds first.
+    var isCut: Bool { get }
     /// The connection is closed: the client went, or the server stops.
     func finish()
 }

@@ -169,6 +169,10 @@ final class EventStream: HTTPStreamBody {
         }
     }
 
+    /// Never: a session's notices waiting for a slow client are bounded in its outbox, which past 256 KiB keeps one
+    /// notice a subscription, its latest value, rather than let the client go.
+    var isCut: Bool { false }
+
     func finish() {
         let log = state.with { state -> EventLog? in
             state.isEnded = true

@@ -372,6 +372,9 @@ final class HTTPConnection {
             queue(bytes)
             if chunked { queue([13, 10]) }
         }
+        // The socket is full: a stream that let its client go would otherwise keep its place and descriptor until
+        // that client, which is not reading, took what the socket holds, or for the idle time.
+        if isOpen, body.isCut { close(context) }
     }
 
     // MARK: - Writing
@@ -390,12 +393,13 @@ final class HTTPConnection {
             readable(context)
             return
         }
-        flush(context)
+        flush(context, afterRoom: true)
     }
 
     /// Writes what the socket takes, then goes on with the phase once all is out.
-    private func flush(_ context: LoopContext) {
-        guard writeOut(context) else { return }
+    /// - Parameter afterRoom: whether the socket was found to have room again, having been full.
+    private func flush(_ context: LoopContext, afterRoom: Bool = false) {
+        guard writeOut(context, afterRoom: afterRoom) else { return }
         switch phase {
         case .sending(let closeAfter): sentWhole(closeAfter: closeAfter, context)
         case .streaming: pump(context)
@@ -405,7 +409,10 @@ final class HTTPConnection {
 
     /// Writes what the socket takes; `true` once everything queued is out, `false` while the socket has no
     /// room (it is watched for room then) or once the connection is closed.
-    private func writeOut(_ context: LoopContext) -> Bool {
+    /// - Parameter afterRoom: whether the socket was found to have room again, having been full: it took bytes,
+    ///   though under TLS a record only partly written is not counted as moved until its end goes.
+    private func writeOut(_ context: LoopContext, afterRoom: Bool = false) -> Bool {
+        var tookBytes = afterRoom
         while sent < output.count {
             let step = output.withUnsafeBytes { bytes in
                 let rest = UnsafeRawBufferPointer(rebasing: bytes[sent...])
@@ -414,15 +421,20 @@ final class HTTPConnection {
             switch step {
             case .moved(let count):
                 sent += count
+                tookBytes = true
             case .wouldBlock:
                 watch(context, read: nil, write: true)
                 // A client that stops reading its answer would hold its connection for ever: it has the idle
-                // time from the last bytes its socket took to take more. (A `100 Continue` that waits while a
-                // request is read keeps the request's own deadline.)
+                // time from the last bytes its socket took to take more. A stream's new event that finds the
+                // socket as full as before leaves that time running: else a client that reads nothing keeps
+                // its connection for as long as events come. (A `100 Continue` that waits while a request is
+                // read keeps the request's own deadline.)
                 switch phase {
                 case .sending, .streaming:
-                    setDeadline(seconds: driver.limits.idleSeconds)
-                    since = .now
+                    if tookBytes || deadline == nil {
+                        setDeadline(seconds: driver.limits.idleSeconds)
+                        since = .now
+                    }
                 default: break
                 }
                 return false
