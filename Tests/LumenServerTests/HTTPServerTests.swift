@@ -13,9 +13,11 @@ import Testing
 /// meanwhile), a body too big, and a stop that answers what still waits.
 @Suite("HTTP listener", .serialized, .timeLimit(.minutes(1)))
 struct HTTPServerTests {
-    /// A server on a free loopback port whose requests `respond` answers; returns it, its port and its task.
+    /// A server on a free loopback port whose requests `respond` answers, logging to `log` when given; returns it,
+    /// its port and its task.
     func start(
-        limits: HTTPLimits = HTTPLimits(), _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+        limits: HTTPLimits = HTTPLimits(), log: MemoryLogHandler? = nil,
+        _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) throws -> (
         HTTPServer, UInt16, Task<Void, any Error>
     ) {
@@ -23,7 +25,7 @@ struct HTTPServerTests {
         let port = try #require(TCPListener.boundPort(fd))
         let server = HTTPServer(
             listeners: [HTTPListener(fd: fd)], limits: limits,
-            logger: Logger(level: .error, handler: MemoryLogHandler())
+            logger: log.map { Logger(level: .info, handler: $0) } ?? Logger(level: .error, handler: MemoryLogHandler())
         ) {
             respond($0)
         }
@@ -350,8 +352,6 @@ extension HTTPServerTests {
         }
     }
 
-    /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
-    /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
     /// A client that pipelines requests and then shuts its sending side (`printf … | nc -N`) gets an answer to each
     /// before the close, however long each answer takes.
     @Test func aClientThatShutsItsSendingSideAfterPipelinedRequestsGetsEveryAnswer() async throws {
@@ -375,9 +375,13 @@ extension HTTPServerTests {
         #expect(received.hasSuffix("/3\n") && received.contains("Connection: close"), "\(received)")
     }
 
+    /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
+    /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
     @Test func requestBodiesAreHeldToOneBudgetAsTheirBytesCome() async throws {
         var limits = HTTPLimits()
         limits.bodyBudgetBytes = 400
+        // Bodies over 40 bytes count here, as those over 64 KiB do by default.
+        limits.smallBodyBytes = 40
         let (_, port, task) = try start(limits: limits) { request in .now(.text("\(request.body.count)\n", status: 200))
         }
         defer { task.cancel() }
@@ -414,6 +418,73 @@ extension HTTPServerTests {
         #expect(try await postUntil("HTTP/1.1 503").hasPrefix("HTTP/1.1 503"))
         close(gone)
         #expect(try await postUntil("HTTP/1.1 200").hasPrefix("HTTP/1.1 200"))
+    }
+
+    /// Large bodies held one byte short from four addresses once filled the budget, and every request with a
+    /// body was answered 503 until they went: a Hue command of a few dozen bytes, a JSON-RPC call, the owner's `hello`. A
+    /// body no larger than a real client's is never refused for the budget, and the refusals are logged.
+    @Test func smallBodiesAreTakenWhileLargeOnesHoldTheWholeBudget() async throws {
+        var limits = HTTPLimits()
+        limits.bodyBytes = 1 << 20
+        limits.bodyBudgetBytes = 1 << 20
+        let log = MemoryLogHandler()
+        let (server, port, task) = try start(limits: limits, log: log) { request in
+            .now(.text("\(request.body.count)\n", status: 200))
+        }
+        defer { task.cancel() }
+        // From each of four addresses, half of a body of 512 KiB: that address's quarter of the budget, and
+        // between them the whole of it.
+        let holders = try await offload {
+            try (1...4).map { index in
+                let fd = try HTTPTestClient.connected(port, from: "127.0.11.\(index)")
+                HTTPTestClient.send(
+                    fd,
+                    "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: \(512 << 10)\r\n\r\n"
+                        + String(repeating: "a", count: 256 << 10))
+                return fd
+            }
+        }
+        defer { for fd in holders { close(fd) } }
+        // Each look at the count is a turn of the server's loop, which reads what has come meanwhile.
+        var held = 0
+        for _ in 0..<10_000 where held < limits.bodyBudgetBytes {
+            held = await server.loop.executeAndWait { _ in server.driver.object.bodyBytesHeld }
+        }
+        #expect(held == limits.bodyBudgetBytes)
+        let command = #"{"on":true,"bri":254}"#
+        let put =
+            "PUT /api/user/lights/2/state HTTP/1.1\r\nHost: x\r\nContent-Length: \(command.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n\(command)"
+        for source in ["127.0.11.5", "127.0.11.1"] {
+            let answer = try await HTTPTestClient.exchange(port, put, from: source)
+            #expect(
+                answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("\r\n\r\n\(command.utf8.count)\n"), "\(answer)")
+        }
+        // A large body from another address is still refused, and said in the log.
+        let large = String(repeating: "b", count: 100 << 10)
+        let refused = try await HTTPTestClient.exchange(
+            port,
+            "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: \(large.utf8.count)\r\nConnection: close\r\n\r\n"
+                + large, from: "127.0.11.6")
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("Retry-After"), "\(refused)")
+        #expect(
+            log.logged.contains { $0.level == .warning && $0.message.contains("127.0.11.6") },
+            "\(log.logged.map(\.message))")
+    }
+
+    /// A client refused again and again is logged once a minute, each line telling how many refusals it stands
+    /// for, so that the journal shows it without being flooded.
+    @Test func refusalsAreLoggedAtMostOnceAMinuteWithTheirCount() {
+        var refusals = RefusalLog()
+        let start = ContinuousClock.now
+        #expect(refusals.note(at: start) == 1)
+        var told: [Int] = []
+        for second in 1...150 {
+            if let count = refusals.note(at: start + .seconds(second)) { told.append(count) }
+        }
+        #expect(told == [60, 60])
+        #expect(
+            RefusalLog.since(1).isEmpty && RefusalLog.since(60) == "; 59 more refused so since the last such warning")
     }
 
     /// Readers that ask for large answers and never read them once held every connection until the idle time

@@ -35,13 +35,21 @@ public struct HTTPLimits: Sendable, Hashable {
     package var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
     package var headBytes = 16_384
-    /// Bytes of request bodies taken in at once across every connection, each counted as its bytes come (a
-    /// `Content-Length` announced holds nothing until its bytes arrive) until its request is answered or its
-    /// connection closes; one address may hold a quarter of it. Bodies need no token: without this, 256
-    /// connections each sending the 1 MiB `/rpc` takes would hold 256 MiB. 16 MiB lets sixteen such bodies in
-    /// at once, or a thousand Hue bodies of 16 KiB. A request that would go past it is answered 503 with
+    /// Bytes of large request bodies (over ``smallBodyBytes``) taken in at once across every connection, each
+    /// counted whole once it grows past that, as its bytes come (a `Content-Length` announced holds nothing until
+    /// its bytes arrive), until its request is answered or its connection closes; one address may hold a quarter
+    /// of it. Bodies need no token: without this, 256 connections each sending the 1 MiB `/rpc` takes would hold
+    /// 256 MiB. 16 MiB lets sixteen such bodies in at once. A request that would go past it is answered 503 with
     /// `Retry-After` and closed.
     var bodyBudgetBytes = 16 << 20
+    /// The largest request body the budget never counts, and so never refuses. Clients that hold large bodies
+    /// unfinished from a few addresses fill the budget; were every body counted, they would lock out every
+    /// request with one, however small. Real clients' bodies are small: a Hue command is a few dozen bytes (16
+    /// KiB at most is taken), a JSON-RPC call or a `hello` a few hundred. 64 KiB is four times the largest Hue
+    /// body and far above any call but a large batch, which is counted and may be told to retry. It bounds what
+    /// the budget does not: each connection holds at most one body this small uncounted, so bodies hold at
+    /// most the budget and `connections` × 64 KiB besides (16 MiB + 256 × 64 KiB = 32 MiB by default).
+    var smallBodyBytes = 64 << 10
 
     /// The defaults.
     package init() {}
@@ -138,6 +146,8 @@ final class HTTPDriver {
     /// answered, in all and by the address that sent them.
     var bodyBytesHeld = 0
     var bodyBytesByAddress: [String: Int] = [:]
+    /// Requests refused for the budget, for the log.
+    var bodyRefusals = RefusalLog()
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
@@ -238,6 +248,16 @@ final class HTTPDriver {
         return true
     }
 
+    /// Logs that a request from `host` was refused for the budget, at most once a minute.
+    func bodyRefused(from host: String) {
+        guard let count = bodyRefusals.note() else { return }
+        logger.warning(
+            "refused a request from \(host) with 503: request bodies over \(limits.smallBodyBytes) bytes being "
+                + "taken in hold \(bodyBytesHeld) of the \(limits.bodyBudgetBytes) bytes lumend takes in at once, "
+                + "\(bodyBytesByAddress[host, default: 0]) from that address (\(limits.bodyBudgetBytes / 4) at most)"
+                + RefusalLog.since(count), [("peer", host)])
+    }
+
     /// Gives back `count` bytes of request body sent from `host`.
     func giveBackBodyBytes(_ count: Int, from host: String) {
         let own = bodyBytesByAddress[host, default: 0] - count
@@ -302,5 +322,31 @@ final class HTTPDriver {
             guard let context, let connection = driver.object.connections[key] else { return }
             body(connection, context)
         }
+    }
+}
+
+/// Refusals of one kind, logged at most once a minute: a client refused again and again (an attack, or one that
+/// retries at once) would otherwise flood the journal, yet an operator must see that clients are turned away, and
+/// how many.
+struct RefusalLog {
+    /// The least time between two lines.
+    static let interval = Duration.seconds(60)
+    private var lastLogged: ContinuousClock.Instant?
+    private var unlogged = 0
+
+    /// Notes a refusal at `now`: the number of refusals a line due now tells of (this one and those not logged
+    /// since the last line), or `nil` while the last line is less than ``interval`` old. Those left unlogged are
+    /// told with the next refusal after that, so that a refusal that is not repeated costs no timer.
+    mutating func note(at now: ContinuousClock.Instant = .now) -> Int? {
+        unlogged += 1
+        if let lastLogged, now - lastLogged < Self.interval { return nil }
+        lastLogged = now
+        defer { unlogged = 0 }
+        return unlogged
+    }
+
+    /// What a line adds for the `count` refusals it tells of: those besides its own.
+    static func since(_ count: Int) -> String {
+        count > 1 ? "; \(count - 1) more refused so since the last such warning" : ""
     }
 }
