@@ -113,23 +113,76 @@ struct HTTPServerTests {
         #expect(reply.hasPrefix("HTTP/1.1 503"), "\(reply)")
     }
 
-    @Test func aClientHoldingConnectionsOpenGetsNoMoreThanItsShare() async throws {
+    /// Sixty-four connections that said nothing, opened again as soon as they were closed, once shut every other
+    /// client at their address out: at its address's limit, a new connection takes the place of that address's
+    /// oldest one that is idle or has not yet sent its request whole, as at the limit of all connections.
+    @Test func atItsAddressesLimitANewConnectionTakesThePlaceOfItsOldestIdleOne() async throws {
         var limits = HTTPLimits()
         limits.connectionsPerAddress = 2
-        let (_, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
+        let (server, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
         defer { task.cancel() }
-        // Two connections that say nothing hold the address's share; a third is closed unanswered.
-        let held = try (0..<2).map { _ in try connected(port) }
-        for fd in held { _ = "GET / HTTP/1.1\r\n".withCString { send(fd, $0, 16, Int32(MSG_NOSIGNAL)) } }
-        let third = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        #expect(third.isEmpty, "\(third)")
-        for fd in held { close(fd) }
-        // Once they are gone, the address is served again.
-        var answer = ""
-        for _ in 0..<50 where !answer.hasPrefix("HTTP/1.1 200") {
-            answer = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        // One connection that says nothing, then one that begins a request: the address's share, both held.
+        let silent = try connected(port)
+        defer { close(silent) }
+        let slow = try connected(port)
+        defer { close(slow) }
+        HTTPTestClient.send(slow, "GET / HTTP/1.1\r\n")
+        var open = 0
+        for _ in 0..<10_000 where open < 2 {
+            open = await server.loop.executeAndWait { _ in server.driver.object.connections.count }
         }
-        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        let third = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(third.hasPrefix("HTTP/1.1 200"), "\(third)")
+        // The oldest made room, closed with nothing sent; the other is still open.
+        #expect(await offload { HTTPTestClient.receive(silent) } == nil)
+        var byte: UInt8 = 0
+        #expect(recv(slow, &byte, 1, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN, "the newer one is still open")
+    }
+
+    /// When every connection from an address is being answered, none can make room: a new one from there is
+    /// answered 503 and closed, and others are served; and so at the limit of all connections. Each refusal is
+    /// logged, naming the address and the limit.
+    @Test func aNewConnectionThatFindsNoRoomIsAnswered503AndTheRefusalLogged() async throws {
+        // Answers that do not come before the test ends, each held by a stream of its own.
+        let held = Locked<[AsyncStream<Void>.Continuation]>([])
+        defer { for hold in held.withLock({ $0 }) { hold.finish() } }
+        for (perAddress, all) in [(2, 8), (8, 2)] {
+            var limits = HTTPLimits()
+            limits.connectionsPerAddress = perAddress
+            limits.connections = all
+            let log = MemoryLogHandler()
+            let (arrived, arrival) = AsyncStream.makeStream(of: Void.self)
+            let (_, port, task) = try start(limits: limits, log: log) { request in
+                guard request.path == "/wait" else { return .now(.text("ok\n", status: 200)) }
+                let (never, hold) = AsyncStream.makeStream(of: Void.self)
+                held.withLock { $0.append(hold) }
+                arrival.yield()
+                return .later {
+                    for await _ in never {}
+                    return .text("late\n", status: 200)
+                }
+            }
+            let waiting = try (0..<2).map { _ in try connected(port) }
+            for fd in waiting { HTTPTestClient.send(fd, "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n") }
+            var arrivals = arrived.makeAsyncIterator()
+            for _ in waiting { await arrivals.next() }
+            let refused = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("Retry-After"), "\(refused)")
+            let limit = perAddress < all ? "\(perAddress) connections from one address" : "\(all) connections"
+            #expect(refused.contains(limit), "\(refused)")
+            #expect(
+                log.logged.contains {
+                    $0.level == .warning && $0.message.contains("127.0.0.1") && $0.message.contains(limit)
+                },
+                "\(log.logged.map(\.message))")
+            if perAddress < all {
+                let other = try await HTTPTestClient.exchange(
+                    port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", from: "127.0.0.2")
+                #expect(other.hasPrefix("HTTP/1.1 200"), "\(other)")
+            }
+            task.cancel()
+            for fd in waiting { close(fd) }
+        }
     }
 }
 

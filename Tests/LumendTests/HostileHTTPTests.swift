@@ -292,6 +292,50 @@ extension HostileSuites {
             #expect(await daemon.waitForExit() == 0)
         }
 
+        /// Sixty-four connections from 127.0.0.1 that said nothing, each opened again as soon as it was closed, left
+        /// every other client there closed unanswered: at its address's limit, a new connection takes the place of
+        /// the oldest idle one.
+        @Test func sixtyFourSilentConnectionsDoNotShutTheirAddressOut() async throws {
+            let directory = TemporaryDirectory()
+            let (daemon, port) = try await Self.startServing(in: directory)
+            let attack = Attack()
+            let attacking = attack.going
+            let count = attack.count
+            var silent: [Task<Void, Never>] = []
+            for _ in 0..<64 {
+                silent.append(
+                    Task {
+                        await offload {
+                            while attacking.isOn {
+                                guard let idle = try? Connection(port: port) else { return }
+                                count("opened")
+                                while attacking.isOn, idle.receive(within: 200) == "" {}
+                            }
+                        }
+                    })
+            }
+            while attack.counts.withLock({ $0["opened", default: 0] }) < 64 { await Task.yield() }
+            let statuses = await offload {
+                var statuses: [String: Int] = [:]
+                for round in 0..<100 {
+                    let status = (try? Connection(port: port))?.exchange(
+                        "GET /api/\(Self.user)/lights/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")?
+                        .status
+                    statuses["GET \(status.map(String.init) ?? "unanswered")", default: 0] += 1
+                    if round % 10 == 0 {
+                        let hello = Self.ownersHello(port: port)
+                        statuses["hello \(hello.map(String.init) ?? "unanswered")", default: 0] += 1
+                    }
+                }
+                return statuses
+            }
+            attacking.stop()
+            for task in silent { await task.value }
+            #expect(statuses == ["GET 200": 100, "hello 200": 10], "\(statuses)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+
         @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {
             let directory = TemporaryDirectory()
             let (daemon, port) = try await Self.startServing(in: directory)
