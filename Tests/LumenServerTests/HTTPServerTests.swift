@@ -13,9 +13,11 @@ import Testing
 /// meanwhile), a body too big, and a stop that answers what still waits.
 @Suite("HTTP listener", .serialized, .timeLimit(.minutes(1)))
 struct HTTPServerTests {
-    /// A server on a free loopback port whose requests `respond` answers; returns it, its port and its task.
+    /// A server on a free loopback port whose requests `respond` answers, logging to `log` when given; returns it,
+    /// its port and its task.
     func start(
-        limits: HTTPLimits = HTTPLimits(), _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
+        limits: HTTPLimits = HTTPLimits(), log: MemoryLogHandler? = nil,
+        _ respond: @escaping @Sendable (HTTPRequest) -> HTTPReply
     ) throws -> (
         HTTPServer, UInt16, Task<Void, any Error>
     ) {
@@ -23,7 +25,7 @@ struct HTTPServerTests {
         let port = try #require(TCPListener.boundPort(fd))
         let server = HTTPServer(
             listeners: [HTTPListener(fd: fd)], limits: limits,
-            logger: Logger(level: .error, handler: MemoryLogHandler())
+            logger: log.map { Logger(level: .info, handler: $0) } ?? Logger(level: .error, handler: MemoryLogHandler())
         ) {
             respond($0)
         }
@@ -111,23 +113,76 @@ struct HTTPServerTests {
         #expect(reply.hasPrefix("HTTP/1.1 503"), "\(reply)")
     }
 
-    @Test func aClientHoldingConnectionsOpenGetsNoMoreThanItsShare() async throws {
+    /// Sixty-four connections that said nothing, opened again as soon as they were closed, once shut every other
+    /// client at their address out: at its address's limit, a new connection takes the place of that address's
+    /// oldest one that is idle or has not yet sent its request whole, as at the limit of all connections.
+    @Test func atItsAddressesLimitANewConnectionTakesThePlaceOfItsOldestIdleOne() async throws {
         var limits = HTTPLimits()
         limits.connectionsPerAddress = 2
-        let (_, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
+        let (server, port, task) = try start(limits: limits) { _ in .now(.text("ok\n", status: 200)) }
         defer { task.cancel() }
-        // Two connections that say nothing hold the address's share; a third is closed unanswered.
-        let held = try (0..<2).map { _ in try connected(port) }
-        for fd in held { _ = "GET / HTTP/1.1\r\n".withCString { send(fd, $0, 16, Int32(MSG_NOSIGNAL)) } }
-        let third = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        #expect(third.isEmpty, "\(third)")
-        for fd in held { close(fd) }
-        // Once they are gone, the address is served again.
-        var answer = ""
-        for _ in 0..<50 where !answer.hasPrefix("HTTP/1.1 200") {
-            answer = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        // One connection that says nothing, then one that begins a request: the address's share, both held.
+        let silent = try connected(port)
+        defer { close(silent) }
+        let slow = try connected(port)
+        defer { close(slow) }
+        HTTPTestClient.send(slow, "GET / HTTP/1.1\r\n")
+        var open = 0
+        for _ in 0..<10_000 where open < 2 {
+            open = await server.loop.executeAndWait { _ in server.driver.object.connections.count }
         }
-        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        let third = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(third.hasPrefix("HTTP/1.1 200"), "\(third)")
+        // The oldest made room, closed with nothing sent; the other is still open.
+        #expect(await offload { HTTPTestClient.receive(silent) } == nil)
+        var byte: UInt8 = 0
+        #expect(recv(slow, &byte, 1, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN, "the newer one is still open")
+    }
+
+    /// When every connection from an address is being answered, none can make room: a new one from there is
+    /// answered 503 and closed, and others are served; and so at the limit of all connections. Each refusal is
+    /// logged, naming the address and the limit.
+    @Test func aNewConnectionThatFindsNoRoomIsAnswered503AndTheRefusalLogged() async throws {
+        // Answers that do not come before the test ends, each held by a stream of its own.
+        let held = Locked<[AsyncStream<Void>.Continuation]>([])
+        defer { for hold in held.withLock({ $0 }) { hold.finish() } }
+        for (perAddress, all) in [(2, 8), (8, 2)] {
+            var limits = HTTPLimits()
+            limits.connectionsPerAddress = perAddress
+            limits.connections = all
+            let log = MemoryLogHandler()
+            let (arrived, arrival) = AsyncStream.makeStream(of: Void.self)
+            let (_, port, task) = try start(limits: limits, log: log) { request in
+                guard request.path == "/wait" else { return .now(.text("ok\n", status: 200)) }
+                let (never, hold) = AsyncStream.makeStream(of: Void.self)
+                held.withLock { $0.append(hold) }
+                arrival.yield()
+                return .later {
+                    for await _ in never {}
+                    return .text("late\n", status: 200)
+                }
+            }
+            let waiting = try (0..<2).map { _ in try connected(port) }
+            for fd in waiting { HTTPTestClient.send(fd, "GET /wait HTTP/1.1\r\nHost: x\r\n\r\n") }
+            var arrivals = arrived.makeAsyncIterator()
+            for _ in waiting { await arrivals.next() }
+            let refused = try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("Retry-After"), "\(refused)")
+            let limit = perAddress < all ? "\(perAddress) connections from one address" : "\(all) connections"
+            #expect(refused.contains(limit), "\(refused)")
+            #expect(
+                log.logged.contains {
+                    $0.level == .warning && $0.message.contains("127.0.0.1") && $0.message.contains(limit)
+                },
+                "\(log.logged.map(\.message))")
+            if perAddress < all {
+                let other = try await HTTPTestClient.exchange(
+                    port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", from: "127.0.0.2")
+                #expect(other.hasPrefix("HTTP/1.1 200"), "\(other)")
+            }
+            task.cancel()
+            for fd in waiting { close(fd) }
+        }
     }
 }
 
@@ -353,8 +408,6 @@ extension HTTPServerTests {
         }
     }
 
-    /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
-    /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
     /// A client that pipelines requests and then shuts its sending side (`printf … | nc -N`) gets an answer to each
     /// before the close, however long each answer takes.
     @Test func aClientThatShutsItsSendingSideAfterPipelinedRequestsGetsEveryAnswer() async throws {
@@ -378,9 +431,13 @@ extension HTTPServerTests {
         #expect(received.hasSuffix("/3\n") && received.contains("Connection: close"), "\(received)")
     }
 
+    /// Bodies on many connections at once are held to one budget: a request that would go past it is answered
+    /// 503 with Retry-After and closed, and what a body took is given back once its request is answered.
     @Test func requestBodiesAreHeldToOneBudgetAsTheirBytesCome() async throws {
         var limits = HTTPLimits()
         limits.bodyBudgetBytes = 400
+        // Bodies over 40 bytes count here, as those over 64 KiB do by default.
+        limits.smallBodyBytes = 40
         let (_, port, task) = try start(limits: limits) { request in .now(.text("\(request.body.count)\n", status: 200))
         }
         defer { task.cancel() }
@@ -417,6 +474,73 @@ extension HTTPServerTests {
         #expect(try await postUntil("HTTP/1.1 503").hasPrefix("HTTP/1.1 503"))
         close(gone)
         #expect(try await postUntil("HTTP/1.1 200").hasPrefix("HTTP/1.1 200"))
+    }
+
+    /// Large bodies held one byte short from four addresses once filled the budget, and every request with a
+    /// body was answered 503 until they went: a Hue command of a few dozen bytes, a JSON-RPC call, the owner's `hello`. A
+    /// body no larger than a real client's is never refused for the budget, and the refusals are logged.
+    @Test func smallBodiesAreTakenWhileLargeOnesHoldTheWholeBudget() async throws {
+        var limits = HTTPLimits()
+        limits.bodyBytes = 1 << 20
+        limits.bodyBudgetBytes = 1 << 20
+        let log = MemoryLogHandler()
+        let (server, port, task) = try start(limits: limits, log: log) { request in
+            .now(.text("\(request.body.count)\n", status: 200))
+        }
+        defer { task.cancel() }
+        // From each of four addresses, half of a body of 512 KiB: that address's quarter of the budget, and
+        // between them the whole of it.
+        let holders = try await offload {
+            try (1...4).map { index in
+                let fd = try HTTPTestClient.connected(port, from: "127.0.11.\(index)")
+                HTTPTestClient.send(
+                    fd,
+                    "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: \(512 << 10)\r\n\r\n"
+                        + String(repeating: "a", count: 256 << 10))
+                return fd
+            }
+        }
+        defer { for fd in holders { close(fd) } }
+        // Each look at the count is a turn of the server's loop, which reads what has come meanwhile.
+        var held = 0
+        for _ in 0..<10_000 where held < limits.bodyBudgetBytes {
+            held = await server.loop.executeAndWait { _ in server.driver.object.bodyBytesHeld }
+        }
+        #expect(held == limits.bodyBudgetBytes)
+        let command = #"{"on":true,"bri":254}"#
+        let put =
+            "PUT /api/user/lights/2/state HTTP/1.1\r\nHost: x\r\nContent-Length: \(command.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n\(command)"
+        for source in ["127.0.11.5", "127.0.11.1"] {
+            let answer = try await HTTPTestClient.exchange(port, put, from: source)
+            #expect(
+                answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("\r\n\r\n\(command.utf8.count)\n"), "\(answer)")
+        }
+        // A large body from another address is still refused, and said in the log.
+        let large = String(repeating: "b", count: 100 << 10)
+        let refused = try await HTTPTestClient.exchange(
+            port,
+            "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Length: \(large.utf8.count)\r\nConnection: close\r\n\r\n"
+                + large, from: "127.0.11.6")
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("Retry-After"), "\(refused)")
+        #expect(
+            log.logged.contains { $0.level == .warning && $0.message.contains("127.0.11.6") },
+            "\(log.logged.map(\.message))")
+    }
+
+    /// A client refused again and again is logged once a minute, each line telling how many refusals it stands
+    /// for, so that the journal shows it without being flooded.
+    @Test func refusalsAreLoggedAtMostOnceAMinuteWithTheirCount() {
+        var refusals = RefusalLog()
+        let start = ContinuousClock.now
+        #expect(refusals.note(at: start) == 1)
+        var told: [Int] = []
+        for second in 1...150 {
+            if let count = refusals.note(at: start + .seconds(second)) { told.append(count) }
+        }
+        #expect(told == [60, 60])
+        #expect(
+            RefusalLog.since(1).isEmpty && RefusalLog.since(60) == "; 59 more refused so since the last such warning")
     }
 
     /// Readers that ask for large answers and never read them once held every connection until the idle time

@@ -22,12 +22,49 @@ enum HTTPTestClient {
         }
     }
 
+    /// Sends `request` whole on a new connection from `source` (a loopback address) and reads until the server
+    /// closes it.
+    static func exchange(_ port: UInt16, _ request: String, from source: String) async throws -> String {
+        try await offload {
+            let fd = try connected(port, from: source)
+            defer { close(fd) }
+            send(fd, request)
+            var received: [UInt8] = []
+            while let bytes = receive(fd) { received += bytes }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
     /// A socket connected to the server on `port`, whose reads give up after 30 s, so that a server that never
     /// answers fails the test rather than holding it.
     static func connected(_ port: UInt16) throws -> Int32 {
         let fd = try TCPAddress(host: "127.0.0.1", port: port).connectedSocket(type: Int32(SOCK_STREAM.rawValue))
         var limit = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// A socket connected to the server on `port` from `source`, an IPv4 loopback address other than 127.0.0.1
+    /// (all of 127.0.0.0/8 is this machine's), so that the server takes it for another client; its reads give up
+    /// after 30 s.
+    static func connected(_ port: UInt16, from source: String) throws -> Int32 {
+        let fd = try TCPAddress(host: source, port: 0).boundSocket(type: Int32(SOCK_STREAM.rawValue)) { _ in }
+        var limit = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var server = sockaddr_in()
+        server.sin_family = sa_family_t(AF_INET)
+        server.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &server.sin_addr)
+        let connected = withUnsafePointer(to: &server) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let error = SocketError("connect from \(source)", errno: errno)
+            close(fd)
+            throw error
+        }
         return fd
     }
 

@@ -191,8 +191,9 @@ extension HostileSuites {
             #expect(await daemon.waitForExit() == 0)
         }
 
-        @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {
-            let directory = TemporaryDirectory()
+        /// A daemon serving HTTP on a free loopback port, its bridge paired with the good client and the owner's
+        /// token in a file in `directory`; the daemon and its port.
+        static func startServing(in directory: TemporaryDirectory) async throws -> (DaemonProcess, UInt16) {
             let fixture = directory.file("home.json")
             let home = TestFixtures.instantHome.replacingOccurrences(
                 of: #""seed": 7,"#,
@@ -210,6 +211,134 @@ extension HostileSuites {
                 daemon.stderr.range(of: #"http://127\.0\.0\.1:[0-9]+/api"#, options: .regularExpression).flatMap {
                     UInt16(daemon.stderr[$0].dropFirst(17).dropLast(4))
                 }, "no HTTP port in \(daemon.stderr)")
+            return (daemon, port)
+        }
+
+        /// The owner's `hello` with the token, from `source`, on a connection of its own: its status, or `nil` when
+        /// the connection was closed unanswered.
+        static func ownersHello(port: UInt16, from source: String = "127.0.0.1") -> Int? {
+            let body = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
+            return (try? Connection(port: port, source: source))?.exchange(
+                "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")?.status
+        }
+
+        /// Four connections from each of four addresses, each sending a 1 MiB `/rpc` body one byte short and sending
+        /// it again whenever it is answered, held the whole budget for bodies, and every request with a body was
+        /// answered 503: a Hue command, the owner's `hello`. Now a small body is never refused for the budget, and
+        /// the refusals of large ones are logged.
+        @Test func largeBodiesHeldFromFourAddressesLeaveEveryCommandAndHelloItsPlace() async throws {
+            let directory = TemporaryDirectory()
+            let (daemon, port) = try await Self.startServing(in: directory)
+            let attack = Attack()
+            let attacking = attack.going
+            let count = attack.count
+            let bodyBytes = 1 << 20
+            var holders: [Task<Void, Never>] = []
+            for index in 0..<16 {
+                holders.append(
+                    Task {
+                        await offload {
+                            while attacking.isOn {
+                                guard let holder = try? Connection(port: port, source: "127.0.11.\(1 + index % 4)")
+                                else { return }
+                                holder.send(
+                                    "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(bodyBytes)\r\n\r\n"
+                                        + String(repeating: "x", count: bodyBytes - 1))
+                                count("bodies held")
+                                while attacking.isOn, let answer = holder.receive(within: 200) {
+                                    if !answer.isEmpty { break }
+                                }
+                            }
+                        }
+                    })
+            }
+            // Once the budget is full, a large body from another address is refused.
+            let large = String(repeating: "l", count: 100 << 10)
+            let full = await offload {
+                for _ in 0..<500 {
+                    let status = (try? Connection(port: port, source: "127.0.11.5"))?.exchange(
+                        "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(large.utf8.count)\r\n"
+                            + "Connection: close\r\n\r\n\(large)")?.status
+                    if status == 503 { return true }
+                }
+                return false
+            }
+            #expect(full, "the large bodies fill the budget")
+            let command = #"{"on":true,"bri":200}"#
+            let statuses = await offload {
+                var statuses: [String: Int] = [:]
+                // Fewer commands than the bridge takes in a second, from an address of the attack's and another.
+                for source in ["127.0.0.1", "127.0.11.1"] {
+                    for _ in 0..<4 {
+                        let status = (try? Connection(port: port, source: source))?.exchange(
+                            "PUT /api/\(Self.user)/lights/1/state HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                + "Content-Length: \(command.utf8.count)\r\nConnection: close\r\n\r\n\(command)")?
+                            .status
+                        statuses["command \(status.map(String.init) ?? "unanswered")", default: 0] += 1
+                        let hello = Self.ownersHello(port: port, from: source)
+                        statuses["hello \(hello.map(String.init) ?? "unanswered")", default: 0] += 1
+                    }
+                }
+                return statuses
+            }
+            attacking.stop()
+            for holder in holders { await holder.value }
+            #expect(statuses == ["command 200": 8, "hello 200": 8], "\(statuses)")
+            #expect(
+                daemon.stderr.contains("refused a request from 127.0.11.5 with 503"),
+                "the refusal is logged: \(daemon.stderr.suffix(2_000))")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+
+        /// Sixty-four connections from 127.0.0.1 that said nothing, each opened again as soon as it was closed, left
+        /// every other client there closed unanswered: at its address's limit, a new connection takes the place of
+        /// the oldest idle one.
+        @Test func sixtyFourSilentConnectionsDoNotShutTheirAddressOut() async throws {
+            let directory = TemporaryDirectory()
+            let (daemon, port) = try await Self.startServing(in: directory)
+            let attack = Attack()
+            let attacking = attack.going
+            let count = attack.count
+            var silent: [Task<Void, Never>] = []
+            for _ in 0..<64 {
+                silent.append(
+                    Task {
+                        await offload {
+                            while attacking.isOn {
+                                guard let idle = try? Connection(port: port) else { return }
+                                count("opened")
+                                while attacking.isOn, idle.receive(within: 200) == "" {}
+                            }
+                        }
+                    })
+            }
+            while attack.counts.withLock({ $0["opened", default: 0] }) < 64 { await Task.yield() }
+            let statuses = await offload {
+                var statuses: [String: Int] = [:]
+                for round in 0..<100 {
+                    let status = (try? Connection(port: port))?.exchange(
+                        "GET /api/\(Self.user)/lights/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")?
+                        .status
+                    statuses["GET \(status.map(String.init) ?? "unanswered")", default: 0] += 1
+                    if round % 10 == 0 {
+                        let hello = Self.ownersHello(port: port)
+                        statuses["hello \(hello.map(String.init) ?? "unanswered")", default: 0] += 1
+                    }
+                }
+                return statuses
+            }
+            attacking.stop()
+            for task in silent { await task.value }
+            #expect(statuses == ["GET 200": 100, "hello 200": 10], "\(statuses)")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+
+        @Test func theListenerServesTheOwnerAndAGoodClientThroughEveryAttack() async throws {
+            let directory = TemporaryDirectory()
+            let (daemon, port) = try await Self.startServing(in: directory)
 
             _ = try await offload { try Self.latencies(port: port, count: 200) }  // warm up
             let quiet = try await offload { try Self.latencies(port: port, count: 1_000) }

@@ -228,10 +228,10 @@ final class HTTPConnection {
         send(.text(refusal.reason + "\n", status: refusal.status), context)
     }
 
-    /// Takes from the server's budget what the request's body holds beyond what it took before; `false` when
-    /// that does not fit.
+    /// Takes from the server's budget what the request's body holds beyond what it took before, once the body is
+    /// larger than a small one (``HTTPLimits/smallBodyBytes``); `false` when that does not fit.
     private func takeBodyBytes(_ held: Int) -> Bool {
-        guard held > bodyBytesTaken else { return true }
+        guard held > driver.limits.smallBodyBytes, held > bodyBytesTaken else { return true }
         guard driver.takeBodyBytes(held - bodyBytesTaken, from: host) else { return false }
         bodyBytesTaken = held
         return true
@@ -244,9 +244,11 @@ final class HTTPConnection {
 
     /// Answers a request whose body would take the server past its budget for bodies: 503, to retry soon.
     private func refuseForBodies(_ context: LoopContext) {
+        driver.bodyRefused(from: host)
         current = (false, false)
         var busy = HTTPResponse.text(
-            "lumend is taking in \(driver.limits.bodyBudgetBytes) bytes of request bodies already; retry in a "
+            "lumend is taking in \(driver.limits.bodyBudgetBytes) bytes of request bodies over "
+                + "\(driver.limits.smallBodyBytes) bytes already, or a quarter of that from your address; retry in a "
                 + "moment\n", status: 503)
         busy.headers.append(("Retry-After", "1"))
         send(busy, context)

@@ -13,9 +13,11 @@ public struct HTTPLimits: Sendable, Hashable {
     /// Connections open at once. At the limit, a new connection takes the place of one that lingers after
     /// its last answer, else of the one idle longest between requests, else of the one sending its request
     /// longest, else of one whose client has stopped taking its answer; when every connection is being answered,
-    /// sends freely or streams, it is closed unanswered.
+    /// sends freely or streams, it is answered 503 and closed (closed unanswered on HTTPS).
     package var connections = 256
-    /// Connections open at once from one address; more are closed unanswered.
+    /// Connections open at once from one address. At the limit, a new connection from there takes the place of
+    /// one of that address's, chosen as at the limit of all; when none can make room, it is answered 503 and
+    /// closed (closed unanswered on HTTPS).
     package var connectionsPerAddress = 64
     /// Event streams open at once, so that streams never take the connections that new clients need.
     package var streams = 128
@@ -35,13 +37,21 @@ public struct HTTPLimits: Sendable, Hashable {
     package var bodyBytes = 16_384
     /// The longest request line and header fields taken; longer ones are answered 431.
     package var headBytes = 16_384
-    /// Bytes of request bodies taken in at once across every connection, each counted as its bytes come (a
-    /// `Content-Length` announced holds nothing until its bytes arrive) until its request is answered or its
-    /// connection closes; one address may hold a quarter of it. Bodies need no token: without this, 256
-    /// connections each sending the 1 MiB `/rpc` takes would hold 256 MiB. 16 MiB lets sixteen such bodies in
-    /// at once, or a thousand Hue bodies of 16 KiB. A request that would go past it is answered 503 with
+    /// Bytes of large request bodies (over ``smallBodyBytes``) taken in at once across every connection, each
+    /// counted whole once it grows past that, as its bytes come (a `Content-Length` announced holds nothing until
+    /// its bytes arrive), until its request is answered or its connection closes; one address may hold a quarter
+    /// of it. Bodies need no token: without this, 256 connections each sending the 1 MiB `/rpc` takes would hold
+    /// 256 MiB. 16 MiB lets sixteen such bodies in at once. A request that would go past it is answered 503 with
     /// `Retry-After` and closed.
     var bodyBudgetBytes = 16 << 20
+    /// The largest request body the budget never counts, and so never refuses. Clients that hold large bodies
+    /// unfinished from a few addresses fill the budget; were every body counted, they would lock out every
+    /// request with one, however small. Real clients' bodies are small: a Hue command is a few dozen bytes (16
+    /// KiB at most is taken), a JSON-RPC call or a `hello` a few hundred. 64 KiB is four times the largest Hue
+    /// body and far above any call but a large batch, which is counted and may be told to retry. It bounds what
+    /// the budget does not: each connection holds at most one body this small uncounted, so bodies hold at
+    /// most the budget and `connections` × 64 KiB besides (16 MiB + 256 × 64 KiB = 32 MiB by default).
+    var smallBodyBytes = 64 << 10
 
     /// The defaults.
     package init() {}
@@ -138,6 +148,12 @@ final class HTTPDriver {
     /// answered, in all and by the address that sent them.
     var bodyBytesHeld = 0
     var bodyBytesByAddress: [String: Int] = [:]
+    /// Requests refused for the budget, for the log.
+    var bodyRefusals = RefusalLog()
+    /// Connections refused at the limit for one address, for the log.
+    var addressRefusals = RefusalLog()
+    /// Connections refused at the limit of all, for the log.
+    var connectionRefusals = RefusalLog()
     /// Set once stopping has begun: a request that comes now is answered 503 at once.
     var isStopping = false
 
@@ -175,9 +191,8 @@ final class HTTPDriver {
             guard fd >= 0 else { return }
             // Accepted from a TCP listener: always an IPv4 or IPv6 peer.
             let host = TCPAddress(address)?.host ?? "unknown"
-            guard perAddress[host, default: (0, 0)].connections < limits.connectionsPerAddress, makeRoom(context)
-            else {
-                close(fd)
+            if let limit = makeRoom(for: host, context) {
+                turnAway(fd, from: host, at: limit, answering: listener.tls == nil)
                 continue
             }
             UnixSocket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, to: 1)
@@ -203,18 +218,74 @@ final class HTTPDriver {
         }
     }
 
-    /// Makes room for a new connection at the limit, by closing one that has its answer already (lingering
-    /// before its close), else the one idle longest between requests, else the one that has been sending its
-    /// request longest (a client that sends a header line now and then), else one whose client takes no more of
-    /// its answer; `false` when every connection is answered, answering or streaming.
-    private func makeRoom(_ context: LoopContext) -> Bool {
-        guard connections.count >= limits.connections else { return true }
-        let candidates = connections.values.compactMap { connection in
-            connection.yield.map { (connection, $0) }
+    /// A limit on connections that a new one found no room under.
+    enum ConnectionLimit {
+        /// ``HTTPLimits/connectionsPerAddress``.
+        case perAddress
+        /// ``HTTPLimits/connections``.
+        case all
+    }
+
+    /// Makes room for a new connection from `host` at a limit: at the limit for one address, by closing one of
+    /// that address's own connections, so that idle or silent ones never shut out the others from there; at the
+    /// limit of all, by closing any. The one closed has its answer already (lingering before its close), else is
+    /// the one idle longest between requests, else the one that has been sending its request longest (a client
+    /// that sends a header line now and then, or a TLS handshake not done), else one whose client takes no more of
+    /// its answer. The limit no connection could make room under, when every one is answered, answering or
+    /// streaming; `nil` once there is room.
+    private func makeRoom(for host: String, _ context: LoopContext) -> ConnectionLimit? {
+        if perAddress[host, default: (0, 0)].connections >= limits.connectionsPerAddress {
+            guard let chosen = readiestToYield(connections.values.filter { $0.host == host }) else {
+                return .perAddress
+            }
+            chosen.close(context)
         }
-        guard let (chosen, _) = candidates.min(by: { $0.1 < $1.1 }) else { return false }
-        chosen.close(context)
-        return true
+        if connections.count >= limits.connections {
+            guard let chosen = readiestToYield(connections.values) else { return .all }
+            chosen.close(context)
+        }
+        return nil
+    }
+
+    /// The one of `candidates` to close first for a new connection (``HTTPConnection/yield``); `nil` when none
+    /// may be closed.
+    private func readiestToYield(_ candidates: some Sequence<HTTPConnection>) -> HTTPConnection? {
+        candidates.compactMap { connection in connection.yield.map { (connection, $0) } }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Turns away a new connection that found no room under `limit`, and logs it at most once a minute for each
+    /// limit. With `answering` (plain HTTP) it is first sent a 503 that says why, in one try (a new socket has room
+    /// for it), and what it has sent is read once (the socket is non-blocking: only what has come) and dropped, so
+    /// that the close ends the connection rather than resetting it and losing the answer: a send and a read more
+    /// than the bare close, nothing kept after. Over TLS it is closed unanswered: a plain answer would be noise to
+    /// its client, and a handshake costs far more.
+    private func turnAway(_ fd: Int32, from host: String, at limit: ConnectionLimit, answering: Bool) {
+        let why =
+            switch limit {
+            case .perAddress: "lumend takes at most \(limits.connectionsPerAddress) connections from one address"
+            case .all: "lumend takes at most \(limits.connections) connections"
+            }
+        let count =
+            switch limit {
+            case .perAddress: addressRefusals.note()
+            case .all: connectionRefusals.note()
+            }
+        if let count {
+            let idle = limit == .perAddress ? "none of that address's is idle" : "none is idle"
+            logger.warning(
+                "refused a connection from \(host): \(why), and \(idle) to make room" + RefusalLog.since(count),
+                [("peer", host)])
+        }
+        if answering {
+            let busy = limit == .perAddress ? "every one from yours is busy" : "every one is busy"
+            var refusal = HTTPResponse.text("\(why), and \(busy); retry in a moment\n", status: 503)
+            refusal.headers.append(("Retry-After", "5"))
+            let bytes =
+                HTTPConnection.head(of: refusal, framing: .length(refusal.body.count), closing: true) + refusal.body
+            _ = bytes.withUnsafeBytes { UnixSocket.send(fd, $0) }
+            _ = tlsBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        }
+        close(fd)
     }
 
     /// Whether another stream may open from `host`; if so, it is counted.
@@ -236,6 +307,16 @@ final class HTTPDriver {
         bodyBytesHeld += count
         bodyBytesByAddress[host] = own + count
         return true
+    }
+
+    /// Logs that a request from `host` was refused for the budget, at most once a minute.
+    func bodyRefused(from host: String) {
+        guard let count = bodyRefusals.note() else { return }
+        logger.warning(
+            "refused a request from \(host) with 503: request bodies over \(limits.smallBodyBytes) bytes being "
+                + "taken in hold \(bodyBytesHeld) of the \(limits.bodyBudgetBytes) bytes lumend takes in at once, "
+                + "\(bodyBytesByAddress[host, default: 0]) from that address (\(limits.bodyBudgetBytes / 4) at most)"
+                + RefusalLog.since(count), [("peer", host)])
     }
 
     /// Gives back `count` bytes of request body sent from `host`.
@@ -302,5 +383,33 @@ final class HTTPDriver {
             guard let context, let connection = driver.object.connections[key] else { return }
             body(connection, context)
         }
+    }
+}
+
+/// Refusals of one kind, logged at most once a minute: a client refused again and again (an attack, or one that
+/// retries at once) would otherwise flood the journal, yet an operator must see that clients are turned away, and
+/// how many.
+struct RefusalLog {
+    /// The least time between two lines.
+    static let interval = Duration.seconds(60)
+    /// When the last line was logged; `nil` before the first.
+    private var lastLogged: ContinuousClock.Instant?
+    /// Refusals noted since the last line.
+    private var unlogged = 0
+
+    /// Notes a refusal at `now`: the number of refusals a line due now tells of (this one and those not logged
+    /// since the last line), or `nil` while the last line is less than ``interval`` old. Those left unlogged are
+    /// told with the next refusal after that, so that a refusal that is not repeated costs no timer.
+    mutating func note(at now: ContinuousClock.Instant = .now) -> Int? {
+        unlogged += 1
+        if let lastLogged, now - lastLogged < Self.interval { return nil }
+        lastLogged = now
+        defer { unlogged = 0 }
+        return unlogged
+    }
+
+    /// What a line adds for the `count` refusals it tells of: those besides its own.
+    static func since(_ count: Int) -> String {
+        count > 1 ? "; \(count - 1) more refused so since the last such warning" : ""
     }
 }
