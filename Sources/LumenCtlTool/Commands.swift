@@ -130,7 +130,7 @@ public enum LumenCtl {
                     + "latency, powerOn, whileOff, overload, family and network. sim device shows a light as it really is "
                     + "(reachable or not, its state, what is fading) beside what its controller reports. sim link-button "
                     + "presses the Hue bridge's link button: apps may pair for the next 30 s. sim settle advances the virtual clock until no "
-                    + "command, fade or scan is pending (at most MAX-MS, an hour unless given); sim next, to the "
+                    + "command, fade or scan is pending (at most MAX-MS, two hours unless given); sim next, to the "
                     + "next scheduled event. sim log shows the command record: each command a light received, "
                     + "when, from whom, and what became of it; sim clear-log empties it. sim reset brings the home back to its fixture while "
                     + "lumend runs, sim checkpoint NAME keeps it as it is (at most 64 at once; NAME as an ID is), "

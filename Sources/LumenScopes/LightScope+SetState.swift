@@ -45,7 +45,9 @@ extension LightChange {
             guard !change.properties.isEmpty else {
                 throw arguments.error("give at least one of isOn, brightness, colorTemperature and color")
             }
-            return (change, try args.optional("transitionMs")?.double(in: SimulatedDurations.milliseconds) ?? 0)
+            return (
+                change, try args.optional("transitionMs")?.double(in: SimulatedDurations.transitionMilliseconds) ?? 0
+            )
         } catch {
             var data = entity
             data["connection"] = .string(connection)

@@ -54,8 +54,8 @@ public struct SimulationScope: Scope {
         return Connection(computing: { await home.clockValue })
     }
 
-    /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (an
-    /// hour unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
+    /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (two
+    /// hours, the longest fade, unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
     /// (``SimulatedDurations/longestAdvanceMs``). Answered with the clock, how far it went and, settling,
     /// whether it is idle.
     /// `commands`: the command record, oldest first, for a light, a room or since a time when asked.
@@ -147,7 +147,7 @@ public struct SimulationScope: Scope {
             }
             // Any number here: how far the clock may go is the home's to say (SimulatedDurations).
             let ms = try args.optional("ms")?.double()
-            let maxMs = try args.optional("maxMs")?.double() ?? SimulatedDurations.longestMs
+            let maxMs = try args.optional("maxMs")?.double() ?? SimulatedDurations.longestTransitionMs
             for mode in ["untilIdle", "toNextEvent"] {
                 if let flag = args.optional(mode), try !flag.bool() { throw flag.error("only true is taken") }
             }

@@ -35,7 +35,7 @@ public struct Simulation: Sendable {
     }
 
     /// Moves the virtual clock from event to event until no command, fade or scan is pending (at most `maxMs`,
-    /// an hour unless given); returns the clock, how far it went (`advancedMs`) and `idle`.
+    /// two hours unless given); returns the clock, how far it went (`advancedMs`) and `idle`.
     @discardableResult
     public func settle(maxMs: Double? = nil) async throws(LumenClientError) -> JSONValue {
         var arguments: JSONObject = ["untilIdle": true]

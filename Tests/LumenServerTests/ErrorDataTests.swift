@@ -282,6 +282,43 @@ struct ErrorDataTests {
         }
     }
 
+    /// A fade may last two hours through every write of the scope protocol (`set`, `setState`, a room's
+    /// `setAll`), and longer is refused with what the limit is.
+    @Test func everyWriteTakesAFadeOfTwoHoursAndRefusesALongerOne() async throws {
+        let server = try await TestServer(
+            fixture: """
+                {"schema": 1, "id": "e", "name": "E", "defaults": {"latency": "instant"}, "rooms": [
+                  {"id": "lab", "name": "Lab", "lights": [{"id": "lab.plug", "name": "Plug", "kind": "onoff"}]}]}
+                """)
+        let client = try server.connect()
+        let light = try await client.openLight("lab", "lab.plug")
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])["scope"]!
+        let simulation = try await client.openSimulation()
+        var id = 1_000
+        for (transitionMs, taken) in [(7_200_000, true), (7_200_001, false)] {
+            let ms: JSONValue = .int(transitionMs)
+            let writes: [(String, JSONValue)] = [
+                ("set", ["scope": light, "connection": "isOn", "value": true, "transitionMs": ms]),
+                (
+                    "call",
+                    ["scope": light, "connection": "setState", "arguments": ["isOn": false, "transitionMs": ms]]
+                ),
+                ("call", ["scope": room, "connection": "setAll", "arguments": ["isOn": true, "transitionMs": ms]]),
+            ]
+            for (method, params) in writes {
+                id += 1
+                let request: JSONValue = [
+                    "jsonrpc": "2.0", "id": .int(id), "method": .string(method), "params": params,
+                ]
+                client.send(request.serialized())
+                // The write is answered once the light has it, which the clock moving brings about.
+                try await client.advance(byMilliseconds: 10, in: simulation)
+                let answer = try await client.response(to: .int(id))
+                #expect((answer["error"] == nil) == taken, "\(params): \(answer)")
+            }
+        }
+    }
+
     /// The simulation's controls take any light of the home: an unknown one is answered with where to find
     /// the lights there are in that scope, not with a lumenctl command.
     @Test func anUnknownLightInTheSimulationPointsToTheSnapshot() async throws {

@@ -32,6 +32,23 @@ struct SimulationAdvanceTests {
             ])
     }
 
+    /// Settling goes as far as the longest fade unless told otherwise: a two-hour sunrise settles in one call.
+    @Test func untilIdleSettlesTheLongestFadeUnlessToldOtherwise() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
+        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
+        let dimmer = try await client.result(
+            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        client.send(
+            #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"isOn","value":true,"transitionMs":7200000}}"#
+        )
+        let settled = try await client.result(
+            "call", ["scope": simulation, "connection": "advance", "arguments": ["untilIdle": true]])["value"]
+        #expect(settled?["idle"] == true, "\(String(describing: settled))")
+        #expect((settled?["advancedMs"]?.doubleValue ?? 0) >= 7_200_000, "\(String(describing: settled))")
+    }
+
     @Test(
         arguments: [
             (JSONValue.object([:]), "give one of ms, untilIdle: true and toNextEvent: true"),

@@ -1,15 +1,14 @@
 /// The longest spans of simulated time a client or a fixture may ask for, named once.
 public enum SimulatedDurations {
     /// The longest a power cycle, a scan or a pending light's delay may last: an hour, in milliseconds. Longer
-    /// is almost surely a unit mistake (seconds for milliseconds). Settling the clock goes at most this far
-    /// unless told otherwise.
+    /// is almost surely a unit mistake (seconds for milliseconds).
     public static let longestMs = 3_600_000.0
     /// ``longestMs`` as a range from zero.
     public static let milliseconds = 0.0...longestMs
 
-    /// The longest a transition may last: two hours, in milliseconds, longer than any the devices Lumen speaks
-    /// for take (a Hue bridge's 65535 tenths of a second, API v2's 100 minutes), which automations ask for as
-    /// a slow sunrise.
+    /// The longest a transition may last: two hours, in milliseconds, longer than a Hue bridge takes (65535
+    /// tenths of a second through v1, 100 minutes through v2), which automations ask for as a slow sunrise; a
+    /// LIFX duration past it is cut to it. Settling the clock goes at most this far unless told otherwise.
     public static let longestTransitionMs = 7_200_000.0
     /// ``longestTransitionMs`` as a range from zero.
     public static let transitionMilliseconds = 0.0...longestTransitionMs

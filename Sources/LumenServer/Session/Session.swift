@@ -390,7 +390,7 @@ final class Session: RPCHandler {
             var transition = 0.0
             if !transitionMs.value.isNull {
                 do {
-                    transition = try transitionMs.double(in: SimulatedDurations.milliseconds)
+                    transition = try transitionMs.double(in: SimulatedDurations.transitionMilliseconds)
                 } catch {
                     throw LumenError(.invalidParams, "\(error)")
                 }

@@ -322,7 +322,7 @@ class Client:
 
     def settle(self, max_ms: float | None = None, timeout: float | None = 30) -> dict[str, Any]:
         """Moves a virtual clock from event to event until no command, fade or scan is pending (at most
-        `max_ms`, an hour unless given); returns the clock, how far it went (`advancedMs`) and `idle`."""
+        `max_ms`, two hours unless given); returns the clock, how far it went (`advancedMs`) and `idle`."""
         arguments: dict[str, Any] = {"untilIdle": True}
         if max_ms is not None:
             arguments["maxMs"] = max_ms
