@@ -77,7 +77,9 @@ extension FuzzTarget {
 /// The records under one of the Hue bridge's names, written out again here from what DNS-SD says a service
 /// has, so that the target does not check the service against itself.
 private struct MDNSRecords: Equatable {
+    /// The name the records are under, by its labels' bytes.
     var owner: [[UInt8]]
+    /// The record types under it.
     var types: [UInt16]
 
     static let hueBridge: [MDNSRecords] = {
@@ -104,17 +106,22 @@ private struct MDNSRecords: Equatable {
 /// Reads an answer as the service writes it, stopping the target at anything out of bounds or out of DNS's
 /// limits: a label of 1 to 63 bytes, a name of at most 255, no compression.
 private struct StrictReader {
+    /// The answer read.
     let bytes: [UInt8]
+    /// Where the next read starts.
     var offset = 0
 
+    /// The next two bytes, as DNS writes a number (big-endian).
     mutating func read16() -> UInt16 {
         precondition(offset + 2 <= bytes.count, "cut short at \(offset): \(bytes)")
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
+    /// The next four bytes, as DNS writes a number.
     mutating func read32() -> UInt32 { UInt32(read16()) << 16 | UInt32(read16()) }
 
+    /// The next name, by its labels.
     mutating func readName() -> [[UInt8]] {
         var labels: [[UInt8]] = []
         var length = 1

@@ -117,21 +117,15 @@ struct HueEventStreamTests {
     @Test func aClientBackWithinTheGraceIsSentWhatItMissedAndNotAfterIt() async throws {
         let clock = Locked(ContinuousClock.now)
         let hub = HueEventHub { clock.withLock { $0 } }
-        func look(_ name: String) {
-            _ = hub.wantsLook()
-            guard hub.startLook() else { return }
-            hub.looked(at: [Self.light("a", name: name)], time: .test)
-            _ = hub.lookAgain()
-        }
         let (stream, needsLook) = hub.open(lastEventID: nil)
         #expect(needsLook)
-        look("one")
-        look("two")
+        Self.look(hub, "one")
+        Self.look(hub, "two")
         let seen = String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
         let id = try #require(lastID(seen))
         stream.finish()
         // Gone, yet the hub goes on looking: the change comes while its client reconnects.
-        look("three")
+        Self.look(hub, "three")
         clock.withLock { $0 += .seconds(HueEventHub.graceSeconds - 1) }
         let (back, _) = hub.open(lastEventID: id)
         let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
@@ -144,7 +138,7 @@ struct HueEventStreamTests {
         let (late, needsLookAgain) = hub.open(lastEventID: id)
         #expect(needsLookAgain)
         #expect(late.next(maxBytes: 1 << 20) == [])
-        look("four")
+        Self.look(hub, "four")
         #expect(String(decoding: late.next(maxBytes: 1 << 20) ?? [], as: UTF8.self) == ": hi\n\n")
     }
 
@@ -154,42 +148,31 @@ struct HueEventStreamTests {
     @Test func aClientBackBeforeAiohueWouldReadEverythingAgainIsSentWhatItMissed() async throws {
         let clock = Locked(ContinuousClock.now)
         let hub = HueEventHub { clock.withLock { $0 } }
-        func look(_ name: String) {
-            _ = hub.wantsLook()
-            guard hub.startLook() else { return }
-            hub.looked(at: [Self.light("a", name: name)], time: .test)
-            _ = hub.lookAgain()
-        }
         let (stream, _) = hub.open(lastEventID: nil)
-        look("one")
-        look("two")
+        Self.look(hub, "one")
+        Self.look(hub, "two")
         let id = try #require(lastID(String(decoding: stream.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)))
         stream.finish()
-        look("three")
+        Self.look(hub, "three")
         // aiohue's pauses, 2 + 4 + … + 60 seconds, before the one that exceeds a minute.
         clock.withLock { $0 += .seconds(stride(from: 2, through: 60, by: 2).reduce(0, +)) }
-        look("four")
+        Self.look(hub, "four")
         let (back, _) = hub.open(lastEventID: id)
         let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
         #expect(missed.contains("three") && missed.contains("four") && !missed.contains("two"), "\(missed)")
     }
 
-    /// Batches are numbered from 0 again when lumend starts again: an ID the hub never gave (one from before a
-    /// restart) is sent every batch kept, all of them newer than anything that client saw, rather than those
-    /// numbered above it.
-    @Test func aClientBackWithAnIDTheHubNeverGaveIsSentEveryBatchKept() async throws {
+    /// A client back with an ID from an earlier run of lumend (whose virtual clock started at the same time) is
+    /// sent every batch kept, all of them newer than anything it saw: no batch of this run has that ID.
+    @Test func aClientBackWithAnIDFromAnEarlierRunIsSentEveryBatchKept() async throws {
+        let earlier = HueEventHub()
+        let (seen, _) = earlier.open(lastEventID: nil)
+        for name in ["one", "two", "three", "four"] { Self.look(earlier, name) }
+        let id = try #require(lastID(String(decoding: seen.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)))
         let hub = HueEventHub()
-        func look(_ name: String) {
-            _ = hub.wantsLook()
-            guard hub.startLook() else { return }
-            hub.looked(at: [Self.light("a", name: name)], time: .test)
-            _ = hub.lookAgain()
-        }
         let (stream, _) = hub.open(lastEventID: nil)
-        look("one")
-        look("two")
-        look("three")
-        let (back, _) = hub.open(lastEventID: "1700000000:57")
+        for name in ["one", "two", "three"] { Self.look(hub, name) }
+        let (back, _) = hub.open(lastEventID: id)
         let missed = String(decoding: back.next(maxBytes: 1 << 20) ?? [], as: UTF8.self)
         #expect(missed.contains("two") && missed.contains("three"), "\(missed)")
         stream.finish()
@@ -308,6 +291,14 @@ struct HueEventStreamTests {
         #expect(stream.next(maxBytes: 1 << 20) != nil)
         stream.finish()
         theirs.finish()
+    }
+
+    /// Has `hub` take a look at a home of one light named `name`, as the bridge does after a change.
+    static func look(_ hub: HueEventHub, _ name: String) {
+        _ = hub.wantsLook()
+        guard hub.startLook() else { return }
+        hub.looked(at: [light("a", name: name)], time: .test)
+        _ = hub.lookAgain()
     }
 
     /// A light resource named `name`, as the hub compares it.

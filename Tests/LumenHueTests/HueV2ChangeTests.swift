@@ -237,8 +237,8 @@ import Testing
         #expect(dimmed.json["data"] == [["rid": .string(lamp), "rtype": "light"]])
         #expect(
             warnings(dimmed) == [
-                "device (light) \(lamp) is \"soft off\", command (.dimming.brightness) may not have effect",
-                "device (light) \(lamp) is \"soft off\", command (.color_temperature.mirek) may not have effect",
+                "device (light) is \"soft off\", command (.dimming.brightness) may not have effect",
+                "device (light) is \"soft off\", command (.color_temperature.mirek) may not have effect",
             ])
         #expect(try await v2.light(bridge, named: "Lamp") == before)
         let off = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": false}}"#)
@@ -259,7 +259,7 @@ import Testing
         let sent = try await v2.v2(bridge, "PUT", "/clip/v2/resource/light/\(lamp)", #"{"on": {"on": true}}"#)
         #expect(sent.status == 207, "\(sent.json)")
         #expect(
-            warnings(sent) == ["device (light) \(lamp) has communication issues, command (.on) may not have effect"])
+            warnings(sent) == ["device (light) has communication issues, command (.on) may not have effect"])
     }
 
     /// A grouped light warns as a light does: of a command that leaves every light of the group off, and of one
@@ -276,14 +276,14 @@ import Testing
         #expect(again.status == 207, "\(again.json)")
         #expect(
             warnings(again) == [
-                "device (grouped_light) \(grouped) is \"soft off\", command (.on) may not have effect"
+                "device (grouped_light) is \"soft off\", command (.on) may not have effect"
             ])
         try await bridge.home.setReachable(false, light: "den.plug")
         try await bridge.home.advance(byMilliseconds: DeviceFamily.hue.unreachableReportDelayMs)
         let lit = try await v2.v2(bridge, "PUT", path, #"{"on": {"on": true}}"#)
         #expect(
             warnings(lit) == [
-                "device (grouped_light) \(grouped) has communication issues, command (.on) may not have effect"
+                "device (grouped_light) has communication issues, command (.on) may not have effect"
             ])
     }
 

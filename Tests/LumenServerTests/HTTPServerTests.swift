@@ -540,7 +540,7 @@ extension HTTPServerTests {
         }
         #expect(told == [60, 60])
         #expect(
-            RefusalLog.since(1).isEmpty && RefusalLog.since(60) == "; 59 more refused so since the last such warning")
+            RefusalLog.since(1).isEmpty && RefusalLog.since(60) == "; 59 more refused since the last such warning")
     }
 
     /// Readers that ask for large answers and never read them once held every connection until the idle time

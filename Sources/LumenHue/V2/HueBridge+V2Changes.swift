@@ -22,15 +22,20 @@ extension HueBridge {
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }
-            let warnings = HueV2Warning.warnings(
-                for: body, to: type, id, isOn: light.light.state.isOn, isReachable: light.light.isReachable)
+            var warnings = HueV2Warning.warnings(
+                for: body, to: type, isOn: light.light.state.isOn, isReachable: light.light.isReachable)
             if let checked {
                 // Built once, for the light's kind as the model shows it: what was checked is what is sent.
                 do {
                     _ = try await self.command(toLight: number, from: sender) { _ throws(HueError) in checked }
-                } catch let error as HueError where error.type == 201 && !warnings.isEmpty {
+                } catch let error as HueError where error.type == 201 {
                     // Off, the light took none of it (a level or colour a light of the Hue family refuses while
                     // off, an effect): a bridge takes the command all the same, and says it may not have effect.
+                    // The light may have gone off since the model was read.
+                    if warnings.isEmpty {
+                        warnings = HueV2Warning.warnings(for: body, to: type, isOn: false, isReachable: true)
+                    }
+                    if warnings.isEmpty { throw error }
                 }
             }
             if let speed = command.speed {
@@ -55,7 +60,7 @@ extension HueBridge {
             let members = Set(snapshot.groupLights(number) ?? [])
             let lights = snapshot.lights.filter { members.contains($0.number) }
             let warnings = HueV2Warning.warnings(
-                for: body, to: type, id, isOn: lights.contains { $0.light.state.isOn },
+                for: body, to: type, isOn: lights.contains { $0.light.state.isOn },
                 isReachable: lights.allSatisfy(\.light.isReachable))
             // The group command checks the whole body before it sends anything.
             if !command.v1Body.members.isEmpty {

@@ -26,10 +26,11 @@ final class HueEventHub: Sendable {
     /// again never gets it let go (it would come back with the same ID, and be let go again).
     static let keptBytes = pendingLimit / 2
     /// How long the hub goes on looking after the last stream closed: a client that reconnects within it is sent
-    /// the batches it missed. Sixteen minutes, for aiohue (Home Assistant's Hue library): it reconnects after
+    /// the batches it missed. Eighteen minutes, for aiohue (Home Assistant's Hue library): it reconnects after
     /// pauses of 2, 4, 6… seconds, asking with `Last-Event-ID`, and reads everything again only once a pause
-    /// exceeds a minute, some 15.5 minutes after its stream dropped.
-    static let graceSeconds = 960
+    /// exceeds a minute, some 15.5 minutes after it noticed the drop, which on a silent one is its 90 s read
+    /// timeout after its stream stalled, while lumend closes the stream some 30 s after it stalled.
+    static let graceSeconds = 1_080
 
     private struct State {
         var streams: [ObjectIdentifier: HueEventStream] = [:]
@@ -38,9 +39,13 @@ final class HueEventHub: Sendable {
         var isLookPending = false
         /// A look is being taken: another waits for it, so that looks land in the order they were taken.
         var isLooking = false
-        var nextBatch: UInt64 = 0
-        /// The last batches sent, each with its ID (`<seconds>:<n>`), oldest first.
+        /// The next batch's number: counted on from one drawn at start, so that an ID from an earlier run of
+        /// lumend (whose virtual clock starts at the same time) names none of this run's batches.
+        var nextBatch: UInt64
+        /// The last batches sent, each with its ID (`<seconds>:<n>`), oldest first, from `keptStart` on (those
+        /// before it are let go, and dropped from the array in one go once they are many).
         var kept: [(id: String, bytes: [UInt8])] = []
+        var keptStart = 0
         var keptBytes = 0
         /// When the last stream closed, while no other is open: the hub looks until ``graceSeconds`` after.
         var lastClosed: ContinuousClock.Instant?
@@ -62,17 +67,24 @@ final class HueEventHub: Sendable {
             shown = nil
             lastClosed = nil
             kept = []
+            keptStart = 0
             keptBytes = 0
             stops += 1
         }
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// The time, for the grace after the last stream.
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// A hub that tells the time by `now`.
-    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) { self.now = now }
+    /// A hub that tells the time by `now`, its batches numbered on from `firstBatch`.
+    init(
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        firstBatch: UInt64 = .random(in: 0..<(1 << 32))
+    ) {
+        self.now = now
+        state = Locked(State(nextBatch: firstBatch))
+    }
 
     /// Whether a look at the bridge is wanted and not yet asked for: the caller then asks for one. Cheap while the
     /// hub is not watching, since the home calls it on every change.
@@ -140,10 +152,16 @@ final class HueEventHub: Sendable {
                 state.nextBatch = before.number + 1
                 state.kept.append(batch)
                 state.keptBytes += batch.bytes.count
-                while !state.kept.isEmpty,
-                    state.kept.count > Self.keptBatches || state.keptBytes > Self.keptBytes
+                while state.keptStart < state.kept.count,
+                    state.kept.count - state.keptStart > Self.keptBatches || state.keptBytes > Self.keptBytes
                 {
-                    state.keptBytes -= state.kept.removeFirst().bytes.count
+                    state.keptBytes -= state.kept[state.keptStart].bytes.count
+                    state.kept[state.keptStart] = ("", [])
+                    state.keptStart += 1
+                }
+                if state.keptStart > Self.keptBatches / 4, state.keptStart * 2 > state.kept.count {
+                    state.kept.removeFirst(state.keptStart)
+                    state.keptStart = 0
                 }
             }
             return (Array(state.streams.values), batch?.bytes)
@@ -187,7 +205,7 @@ final class HueEventHub: Sendable {
 
     /// A new stream for the user whose key is `key`, sent first the batches kept after the one `lastEventID`
     /// names (`"<seconds>:<n>"`), or every batch kept when it names none kept: one from before lumend started
-    /// again (whose batches are numbered from 0 again), or one too old to be kept; all of them are newer than
+    /// again (each run numbers its batches on from a number of its own), or one too old to be kept; all of them are newer than
     /// what that client saw, and each event says a resource's whole feature, so one sent twice does no harm. It
     /// says nothing until the hub has a look to compare the next with.
     /// - Returns: the stream, and whether the hub needs that look, which the caller is then to take.
@@ -197,8 +215,9 @@ final class HueEventHub: Sendable {
         let needsLook = state.withLock { state -> Bool in
             if !state.isWatching(now: time), state.shown != nil { state.stopWatching() }
             if let lastEventID {
-                let next = state.kept.lastIndex { $0.id == lastEventID }.map { $0 + 1 } ?? 0
-                for batch in state.kept[next...] { stream.send(batch.bytes) }
+                let kept = state.kept[state.keptStart...]
+                let next = kept.lastIndex { $0.id == lastEventID }.map { $0 + 1 } ?? kept.startIndex
+                for batch in kept[next...] { stream.send(batch.bytes) }
             }
             state.streams[ObjectIdentifier(stream)] = stream
             state.lastClosed = nil

@@ -13,13 +13,14 @@ enum HueV2Warning {
         ("color_temperature_delta", ".color_temperature_delta"), ("effects", ".effects.effect"),
     ]
 
-    /// The warnings for `body` sent to the resource `id` of `type` (`light`, `grouped_light`), in the body's
-    /// order: none when every light can be reached and one is on or is turned on.
+    /// The warnings for `body` sent to a resource of `type` (`light`, `grouped_light`), in the body's order, in
+    /// the words a bridge uses (which some clients compare whole): none when every light can be reached and one
+    /// is on or is turned on.
     /// - Parameters:
     ///   - isOn: whether the light, or any light of the group, is on.
     ///   - isReachable: whether the light, or every light of the group, can be reached.
     static func warnings(
-        for body: JSONObject, to type: String, _ id: String, isOn: Bool, isReachable: Bool
+        for body: JSONObject, to type: String, isOn: Bool, isReachable: Bool
     ) -> [String] {
         let why: String
         if !isReachable {
@@ -31,7 +32,7 @@ enum HueV2Warning {
         }
         return body.keys.compactMap { key in
             fields.first { $0.feature == key }.map {
-                "device (\(type)) \(id) \(why), command (\($0.field)) may not have effect"
+                "device (\(type)) \(why), command (\($0.field)) may not have effect"
             }
         }
     }

@@ -260,24 +260,25 @@ final class HTTPDriver {
     /// than the bare close, nothing kept after. Over TLS it is closed unanswered: a plain answer would be noise to
     /// its client, and a handshake costs far more.
     private func turnAway(_ fd: Int32, from host: String, at limit: ConnectionLimit, answering: Bool) {
-        let why =
+        let (why, busy, count) =
             switch limit {
-            case .perAddress: "lumend takes at most \(limits.connectionsPerAddress) connections from one address"
-            case .all: "lumend takes at most \(limits.connections) connections"
-            }
-        let count =
-            switch limit {
-            case .perAddress: addressRefusals.note()
-            case .all: connectionRefusals.note()
+            case .perAddress:
+                (
+                    "lumend takes at most \(limits.connectionsPerAddress) connections from one address",
+                    "every one from that address is busy", addressRefusals.note()
+                )
+            case .all:
+                (
+                    "lumend takes at most \(limits.connections) connections", "every one is busy",
+                    connectionRefusals.note()
+                )
             }
         if let count {
-            let idle = limit == .perAddress ? "none of that address's is idle" : "none is idle"
             logger.warning(
-                "refused a connection from \(host): \(why), and \(idle) to make room" + RefusalLog.since(count),
-                [("peer", host)])
+                "refused a connection from \(host): \(why), and \(busy) (a request being answered, or an event "
+                    + "stream); see which clients hold them (ss -tnp)" + RefusalLog.since(count), [("peer", host)])
         }
         if answering {
-            let busy = limit == .perAddress ? "every one from yours is busy" : "every one is busy"
             var refusal = HTTPResponse.text("\(why), and \(busy); retry in a moment\n", status: 503)
             refusal.headers.append(("Retry-After", "5"))
             let bytes =
@@ -410,6 +411,6 @@ struct RefusalLog {
 
     /// What a line adds for the `count` refusals it tells of: those besides its own.
     static func since(_ count: Int) -> String {
-        count > 1 ? "; \(count - 1) more refused so since the last such warning" : ""
+        count > 1 ? "; \(count - 1) more refused since the last such warning" : ""
     }
 }

@@ -85,6 +85,9 @@ package struct MDNSService: Sendable {
             if asks(.ptr, Self.serviceTypesName) { asksForServiceTypes = true }
         }
         guard !wanted.isEmpty || asksForServiceTypes else { return nil }
+        // Not written out when the questions alone could not be repeated in a datagram (below).
+        let repeated = questions.reduce(12) { size, question in size + question.name.reduce(5) { $0 + $1.count + 1 } }
+        guard !legacy || repeated <= Self.largestMessage else { return nil }
         var answers: [RecordType] = []
         for record in wanted where !answers.contains(record) { answers.append(record) }
         // What a browser asks for next comes with the answer (RFC 6763 §12): the instance's host, port,
@@ -223,8 +226,11 @@ package struct MDNSService: Sendable {
     /// A question: the name asked for, by labels as they came (not necessarily UTF-8), the record type and the
     /// class (its top bit asks for a unicast answer, RFC 6762 §5.4).
     package struct Question: Equatable {
+        /// The name's labels, each as its bytes came.
         package var name: [[UInt8]]
+        /// The record type asked for (`255` for any).
         package var type: UInt16
+        /// The class, with the unicast-response bit on top.
         package var `class`: UInt16
 
         /// Whether the question is of the Internet class (or any class), the only one the service is in.
