@@ -9,6 +9,7 @@ import time
 
 import pytest
 from aiohue import HueBridgeV2
+from aiohue.errors import AiohueException
 from aiohue.util import create_app_key
 
 from conftest import HTTPS_ARGS, https_address, light_scope
@@ -71,6 +72,28 @@ def test_a_light_switches_dims_and_colours(lumend):
     lumen_light = next(entry for room in home["rooms"] for entry in room["lights"] if entry["id"] == lumen_id)
     assert lumen_light["state"]["isOn"] is False
     assert lumen_light["state"]["brightness"] == 42
+
+
+def test_a_command_that_may_not_have_effect_is_raised_with_the_bridges_words(lumend):
+    """A light that is off, told to go off again, is a command a bridge takes and answers with a warning (207):
+    aiohue raises it, in the words Home Assistant looks for to log it and go on."""
+    address, key = paired(lumend)
+
+    async def off_twice():
+        async with HueBridgeV2(address, key) as bridge:
+            light = next(light for light in bridge.lights if light.supports_color)
+            await bridge.lights.turn_on(light.id)
+            await wait_for(lambda: bridge.lights[light.id].on.on)
+            await bridge.lights.turn_off(light.id)
+            await wait_for(lambda: not bridge.lights[light.id].on.on)
+            try:
+                await bridge.lights.turn_off(light.id)
+            except AiohueException as error:
+                return str(error)
+            return None
+
+    raised = asyncio.run(off_twice())
+    assert raised is not None and "may not have effect" in raised, raised
 
 
 def test_a_scene_is_made_and_recalled(lumend):
