@@ -590,6 +590,35 @@ extension HTTPServerTests {
         )
     }
 
+    /// An address's streams take at most half the connections it may hold, whatever the stream limit says: the
+    /// streams it holds open (a dashboard in many tabs, or an attacker) never leave it without a connection for
+    /// its requests, which streams, never idle, could not give up.
+    @Test func anAddressesStreamsLeaveItConnectionsForItsRequests() async throws {
+        var limits = HTTPLimits()
+        limits.connectionsPerAddress = 4
+        limits.streamsPerAddress = 4
+        let (_, port, task) = try start(limits: limits) { request in
+            guard request.path == "/events" else { return .now(.text("ok\n", status: 200)) }
+            let body = RecordingStreamBody()
+            body.send("open\n")
+            return .stream(HTTPResponse(status: 200), body)
+        }
+        defer { task.cancel() }
+        // Four streams asked for, one after another, each held open.
+        var readers: [HTTPStreamReader] = []
+        var heads: [String] = []
+        for _ in 0..<4 {
+            let reader = try HTTPStreamReader(port: port, path: "/events")
+            readers.append(reader)
+            heads.append(String(try await reader.read(until: "\r\n\r\n").prefix(12)))
+        }
+        #expect(heads == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 503", "HTTP/1.1 503"], "\(heads)")
+        #expect(
+            try await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+        )
+        withExtendedLifetime(readers) {}
+    }
+
     @Test func aStreamWhoseClientGoesIsFinishedAtOnceWithNothingSent() async throws {
         let body = RecordingStreamBody()
         let (_, port, task) = try start { _ in .stream(HTTPResponse(status: 200), body) }

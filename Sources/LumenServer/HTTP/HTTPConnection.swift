@@ -281,7 +281,8 @@ final class HTTPConnection {
                 body.finish()
                 var busy = HTTPResponse.text(
                     "too many event streams are open (\(driver.limits.streams) at most, "
-                        + "\(driver.limits.streamsPerAddress) from one address); close one and retry\n", status: 503)
+                        + "\(driver.limits.streamsFromOneAddress) from one address); close one and retry\n", status: 503
+                )
                 busy.headers.append(("Retry-After", "5"))
                 current.keepsAlive = false
                 send(busy, context)

@@ -21,8 +21,11 @@ public struct HTTPLimits: Sendable, Hashable {
     package var connectionsPerAddress = 64
     /// Event streams open at once, so that streams never take the connections that new clients need.
     package var streams = 128
-    /// Event streams open at once from one address.
-    package var streamsPerAddress = 64
+    /// Event streams open at once from one address, and at most half of ``connectionsPerAddress``: streams are
+    /// never idle, so could never give up their places to that address's requests.
+    package var streamsPerAddress = 32
+    /// The streams one address may hold: ``streamsPerAddress``, within half ``connectionsPerAddress``.
+    var streamsFromOneAddress: Int { min(streamsPerAddress, connectionsPerAddress / 2) }
     /// Seconds a connection may wait between requests before it is closed.
     var idleSeconds = 30
     /// Seconds within which a request must arrive whole (its line, header fields and body), counted from its
@@ -291,7 +294,7 @@ final class HTTPDriver {
 
     /// Whether another stream may open from `host`; if so, it is counted.
     func openStream(from host: String) -> Bool {
-        guard streamCount < limits.streams, perAddress[host, default: (0, 0)].streams < limits.streamsPerAddress
+        guard streamCount < limits.streams, perAddress[host, default: (0, 0)].streams < limits.streamsFromOneAddress
         else { return false }
         streamCount += 1
         perAddress[host, default: (0, 0)].streams += 1
