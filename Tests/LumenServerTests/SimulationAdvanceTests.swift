@@ -6,13 +6,20 @@ import Testing
 /// The simulation's `advance` over the wire: by a span, until idle, or to the next event.
 @Suite("Advancing the virtual clock over the wire", .timeLimit(.minutes(2)))
 struct SimulationAdvanceTests {
-    @Test func untilIdleSettlesAWaitingSetAndSaysHowFarItWent() async throws {
-        let server = try await TestServer()
-        let client = try server.connect()
+    /// Opens the simulation scope and the lab's dimmer; returns their scope IDs.
+    static func openSimulationAndDimmer(_ client: LineClient) async throws -> (simulation: JSONValue, dimmer: JSONValue)
+    {
         let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
         let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
         let dimmer = try await client.result(
             "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        return (simulation, dimmer)
+    }
+
+    @Test func untilIdleSettlesAWaitingSetAndSaysHowFarItWent() async throws {
+        let server = try await TestServer()
+        let client = try server.connect()
+        let (simulation, dimmer) = try await Self.openSimulationAndDimmer(client)
         client.send(
             #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"isOn","value":true,"transitionMs":0}}"#
         )
@@ -36,10 +43,7 @@ struct SimulationAdvanceTests {
     @Test func untilIdleSettlesTheLongestFadeUnlessToldOtherwise() async throws {
         let server = try await TestServer()
         let client = try server.connect()
-        let simulation = try await client.result("open", ["scope": 0, "connection": "simulation"])["scope"]!
-        let room = try await client.result("open", ["scope": 0, "connection": "room", "configuration": "lab"])
-        let dimmer = try await client.result(
-            "open", ["scope": room["scope"]!, "connection": "light", "configuration": "lab.dim"])["scope"]!
+        let (simulation, dimmer) = try await Self.openSimulationAndDimmer(client)
         client.send(
             #"{"jsonrpc":"2.0","id":"on","method":"set","params":{"scope":\#(dimmer.serialized()),"connection":"isOn","value":true,"transitionMs":7200000}}"#
         )
