@@ -22,13 +22,16 @@ struct RPCOverHTTPTests {
     let port: UInt16
     let task: Task<Void, any Error>
 
-    init(maxSessions: Int = 256) async throws {
+    init(maxSessions: Int = 256, maxSharedSubscriptions: Int = RPCOverHTTP.Settings(token: "").maxSharedSubscriptions)
+        async throws
+    {
         home = Home(fixture: Fixture.demoHome(), clock: .virtual)
         let fd = try TCPListener.listen(on: TCPAddress(host: "127.0.0.1", port: 0))
         port = try #require(TCPListener.boundPort(fd))
         let loop = EventLoop(name: "lumend.http")
         var settings = RPCOverHTTP.Settings(token: Self.token)
         settings.maxSessions = maxSessions
+        settings.maxSharedSubscriptions = maxSharedSubscriptions
         let logger = Logger(level: .error, handler: MemoryLogHandler())
         let front = RPCOverHTTP(
             scopeContext: ScopeContext(home: home), loop: loop, limits: ServerLimits(), settings: settings,
@@ -386,6 +389,34 @@ struct RPCOverHTTPLimitTests {
         let refused = try await http.request("POST", "/rpc", #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         #expect(refused.status == 503 && refused.json?["error"]?["code"] == -32020)
         #expect(refused.json?["error"]?["message"]?.stringValue?.contains("DELETE /rpc") == true)
+    }
+
+    /// Anyone who reaches the listener can open sessions, so those without the token hold their subscriptions
+    /// from one budget; the owner's sessions are held only to a session's own limit.
+    @Test func sessionsWithoutTheTokenShareOneBudgetOfSubscriptionsThatTheOwnersAreNotHeldTo() async throws {
+        let http = try await RPCOverHTTPTests(maxSharedSubscriptions: 3)
+        defer { http.task.cancel() }
+        let subscribeToName = RPCOverHTTPTests.call(1, "subscribe", #"{"scope":0,"connection":"name"}"#)
+        let first = try await http.hello()
+        let second = try await http.hello()
+        for _ in 0..<2 { #expect(try await http.post(subscribeToName, session: first).json?["result"] != nil) }
+        let third = try await http.post(subscribeToName, session: second)
+        #expect(third.json?["result"]?["seq"] == 0)
+        let refused = try await http.post(subscribeToName, session: second).json?["error"]
+        #expect(refused?["code"] == -32020)
+        #expect(refused?["message"]?.stringValue?.contains("3 subscriptions together") == true)
+        // The owner is not refused for what others hold.
+        let owner = try await http.hello(token: RPCOverHTTPTests.token)
+        for _ in 0..<4 { #expect(try await http.post(subscribeToName, session: owner).json?["result"] != nil) }
+        // Unsubscribing, or ending a session, gives its subscriptions back.
+        let subscription = try #require(third.json?["result"]?["subscription"]?.intValue)
+        let unsubscribe = #"{"jsonrpc":"2.0","id":2,"method":"unsubscribe","params":{"subscription":\#(subscription)}}"#
+        #expect(try await http.post(unsubscribe, session: second).json?["result"] != nil)
+        #expect(try await http.post(subscribeToName, session: second).json?["result"] != nil)
+        #expect(try await http.request("DELETE", "/rpc", headers: [("Lumen-Session", first)]).status == 204)
+        for _ in 0..<2 { #expect(try await http.post(subscribeToName, session: second).json?["result"] != nil) }
+        #expect(try await http.post(subscribeToName, session: second).json?["error"]?["code"] == -32020)
+        #expect(http.context.sharedSubscriptionCount == 3)
     }
 
     @Test func aHelloWithTheTokenIsAnsweredWhenEverySessionStreams() async throws {

@@ -21,6 +21,10 @@ package final class RPCOverHTTP: Sendable {
         var token: String
         /// HTTP sessions served at once.
         var maxSessions = 256
+        /// Subscriptions the sessions without the token hold together: anyone who reaches the listener can open
+        /// sessions, and each may hold 4,096, some 350 bytes each (~22 MiB in all, where 256 sessions could
+        /// otherwise hold ~400 MiB).
+        var maxSharedSubscriptions = 65_536
         /// How long a session with no events stream and no request lives on.
         var sessionIdle = Duration.seconds(60)
         /// How long a request may keep its session alive while it waits for its answer: the listener's
@@ -56,6 +60,8 @@ package final class RPCOverHTTP: Sendable {
         logger: Logger, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.now = now
+        var limits = limits
+        limits.maxSharedSubscriptions = settings.maxSharedSubscriptions
         context = ServerContext(scopeContext: scopeContext, limits: limits, logger: logger)
         self.settings = settings
         registry = LoopBound(Registry(), on: loop)

@@ -15,6 +15,10 @@ public struct ServerLimits: Sendable, Hashable {
     var maxScopesPerSession = 1_024
     /// Subscriptions one session may hold.
     var maxSubscriptionsPerSession = 4_096
+    /// Subscriptions the sessions that may not open the `simulation` scope hold together, some 350 bytes each:
+    /// the owner's sessions are held only to ``maxSubscriptionsPerSession``, so others cannot lock them out.
+    /// The HTTP front holds its sessions to ``RPCOverHTTP/Settings/maxSharedSubscriptions`` instead.
+    var maxSharedSubscriptions = 262_144
     /// Writes one session may have waiting on devices.
     var maxInflightPerSession = 1_024
     /// Sessions the daemon serves at once: each an open descriptor and a few KiB on an event loop.
@@ -52,12 +56,30 @@ final class ServerContext: Sendable {
     let limits: ServerLimits
     let logger: Logger
     private let shuttingDown = Atomic<Bool>(false)
+    /// Subscriptions held by sessions that may not open the `simulation` scope; sessions on every loop count
+    /// here, so it is atomic.
+    private let sharedSubscriptions = Atomic<Int>(0)
 
     init(scopeContext: ScopeContext, limits: ServerLimits, logger: Logger) {
         self.scopeContext = scopeContext
         self.limits = limits
         self.logger = logger
     }
+
+    /// Takes one of ``ServerLimits/maxSharedSubscriptions``; `false` when none is left.
+    func takeSharedSubscription() -> Bool {
+        guard sharedSubscriptions.add(1, ordering: .relaxed).newValue > limits.maxSharedSubscriptions else {
+            return true
+        }
+        sharedSubscriptions.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Gives back one taken by ``takeSharedSubscription()``.
+    func returnSharedSubscription() { sharedSubscriptions.subtract(1, ordering: .relaxed) }
+
+    /// Subscriptions held from ``ServerLimits/maxSharedSubscriptions``.
+    var sharedSubscriptionCount: Int { sharedSubscriptions.load(ordering: .relaxed) }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
     func beginShutdown() { shuttingDown.store(true, ordering: .relaxed) }

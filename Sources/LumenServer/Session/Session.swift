@@ -432,20 +432,32 @@ final class Session: RPCHandler {
                 .limitExceeded,
                 "this session has \(context.limits.maxSubscriptionsPerSession) subscriptions; unsubscribe some first")
         }
+        guard !sharesSubscriptions || context.takeSharedSubscription() else {
+            throw LumenError(
+                .limitExceeded,
+                "sessions that may not open the simulation scope hold \(context.limits.maxSharedSubscriptions) "
+                    + "subscriptions together, the most lumend keeps for them; unsubscribe some, or try again later")
+        }
         let subscription = context.hub.makeSubscriptionID()
         let value: JSONValue
-        if let key = connection.key {
-            // Read and register in one step on the home's loop, so no change falls in between. The notices of
-            // later changes reach this loop after this task does, so the outbox knows the subscription first.
-            let hub = context.hub
-            value = try await context.scopeContext.home.reading { home throws(LumenError) in
-                let value = try home.value(of: key)
-                hub.add(subscription, key: key, session: self)
-                home.watch(key)
-                return value
+        do throws(LumenError) {
+            if let key = connection.key {
+                // Read and register in one step on the home's loop, so no change falls in between. The notices
+                // of later changes reach this loop after this task does, so the outbox knows the subscription
+                // first.
+                let hub = context.hub
+                value = try await context.scopeContext.home.reading { home throws(LumenError) in
+                    let value = try home.value(of: key)
+                    hub.add(subscription, key: key, session: self)
+                    home.watch(key)
+                    return value
+                }
+            } else {
+                value = try await get()
             }
-        } else {
-            value = try await get()
+        } catch {
+            if sharesSubscriptions { context.returnSharedSubscription() }
+            throw error
         }
         outbox.addSubscription(subscription, value: value)
         let scopeID = found.target.scope
@@ -480,7 +492,12 @@ final class Session: RPCHandler {
         return [:]
     }
 
+    /// Whether this session's subscriptions come from ``ServerLimits/maxSharedSubscriptions``: the owner's
+    /// (those that may open the `simulation` scope) do not.
+    private var sharesSubscriptions: Bool { simulationRefusal != nil }
+
     private func drop(_ subscription: UInt64, key: PropertyKey?) {
+        if sharesSubscriptions { context.returnSharedSubscription() }
         if let key { context.hub.remove(subscription, key: key) }
         outbox.removeSubscription(subscription)
     }
