@@ -106,6 +106,32 @@ struct HostileClientTests {
         #expect(server.server.sessionCount == 1)
     }
 
+    /// Clients that do not read hold, past a small share each, one budget together, not each its own limit:
+    /// here each asks for a quarter of its limit, which alone would keep it served.
+    @Test func clientsThatStopReadingAreDisconnectedOnceTogetherTheyHoldTheSharedBudget() async throws {
+        var limits = ServerLimits()
+        limits.ownUnsentReplyBytes = 4 * 1_024
+        limits.maxSharedUnsentReplyBytes = 64 * 1_024
+        let server = try await TestServer(limits: limits)
+        let reader = try server.connect()
+        let replyBytes = try await reader.result("describe").serialized().utf8.count
+        let request = Array((#"{"jsonrpc":"2.0","id":1,"method":"describe"}"# + "\n").utf8)
+        let count = limits.maxPendingReplyBytes / 4 / replyBytes
+        let greedy = try (0..<2).map { _ in try server.connect() }
+        let senders = greedy.map { client in
+            Task {
+                await offload {
+                    for _ in 0..<count { client.sendRaw(request) }
+                }
+            }
+        }
+        for client in greedy { #expect(await client.waitForHangUp()) }
+        for sender in senders { await sender.value }
+        #expect(try await reader.result("hello")["server"] == "lumend")
+        #expect(server.server.sessionCount == 1)
+        #expect(server.server.context.unsentReplies.sharedInUse == 0)
+    }
+
     /// The reply limit is for clients that do not read: a client that asks for one reply larger than it (a
     /// large home's snapshot) and reads it gets it.
     @Test func aReplyLargerThanTheReplyLimitReachesAClientThatReadsIt() async throws {

@@ -76,6 +76,30 @@ struct OutboxTests {
             #expect(!large.enqueue([UInt8](repeating: 0x20, count: 1)))
         }
     }
+
+    /// Each session may leave a little unread on its own; beyond that, every session's unread replies come
+    /// from one budget, so that many clients that do not read cannot together hold each one's limit.
+    @Test func unreadRepliesPastEachSessionsOwnShareComeFromOneBudget() async throws {
+        try await onTestLoop { loop throws in
+            let budget = UnsentReplyBudget(ownBytes: 10, sharedBytes: 100)
+            let first = Outbox(replyByteLimit: 1 << 20, on: loop, budget: budget) {}
+            let second = Outbox(replyByteLimit: 1 << 20, on: loop, budget: budget) {}
+            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)))
+            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)))
+            #expect(budget.sharedInUse == 110)
+            // The budget is spent: a session past its own share is judged not to be reading.
+            #expect(!first.enqueue([UInt8](repeating: 0x20, count: 1)))
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 4)))
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 19)))
+            #expect(!second.enqueue([UInt8](repeating: 0x20, count: 1)))
+            // What is taken to be written, or freed as a session closes, is given back.
+            _ = first.take(maxBytes: 1 << 20)
+            #expect(budget.sharedInUse == 17)
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 1)))
+            second.close()
+            #expect(budget.sharedInUse == 0)
+        }
+    }
 }
 
 @Suite("Reply places in the outbox", .timeLimit(.minutes(1)))

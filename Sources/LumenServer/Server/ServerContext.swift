@@ -34,6 +34,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// comes, by those before it, so that one reply larger than this still reaches a client that reads it.
     /// Also the most a batch's replies may come to before the rest of the batch is refused.
     var maxPendingReplyBytes = 8 << 20
+    /// Unsent reply bytes a session may hold without drawing on ``maxSharedUnsentReplyBytes``.
+    var ownUnsentReplyBytes = 64 << 10
+    /// Unsent reply bytes past each session's own ``ownUnsentReplyBytes`` that all sessions hold together:
+    /// once past it, a session holding more than its own share when another reply comes is disconnected, as
+    /// one past ``maxPendingReplyBytes`` is, so that clients that do not read cannot together hold that limit
+    /// each (4,096 sessions × 8 MiB).
+    var maxSharedUnsentReplyBytes = 256 << 20
     /// Event loops serving the connections: one per core.
     package var eventLoops = ProcessInfo.processInfo.activeProcessorCount
 
@@ -53,6 +60,8 @@ public enum SimulationAccess: String, Sendable, CaseIterable {
 final class ServerContext: Sendable {
     let scopeContext: ScopeContext
     let hub = SubscriptionHub()
+    /// What the sessions' unsent replies draw on past their own shares.
+    let unsentReplies: UnsentReplyBudget
     let limits: ServerLimits
     let logger: Logger
     private let shuttingDown = Atomic<Bool>(false)
@@ -64,6 +73,8 @@ final class ServerContext: Sendable {
         self.scopeContext = scopeContext
         self.limits = limits
         self.logger = logger
+        unsentReplies = UnsentReplyBudget(
+            ownBytes: limits.ownUnsentReplyBytes, sharedBytes: limits.maxSharedUnsentReplyBytes)
     }
 
     /// Takes one of ``ServerLimits/maxSharedSubscriptions``; `false` when none is left.

@@ -82,17 +82,24 @@ final class Outbox: Sendable {
     private let state: LoopBound<State>
     /// The most reply bytes that may wait unsent before the client is judged not to be reading.
     let replyByteLimit: Int
+    /// What this session's unsent bytes past its own share draw on, with other sessions'.
+    let budget: UnsentReplyBudget
     /// Called when there is something to send and no wake-up is already pending.
     private let wake: @Sendable () -> Void
 
-    init(replyByteLimit: Int, on loop: EventLoop, wake: @escaping @Sendable () -> Void) {
+    init(
+        replyByteLimit: Int, on loop: EventLoop, budget: UnsentReplyBudget = .unbounded,
+        wake: @escaping @Sendable () -> Void
+    ) {
         state = LoopBound(State(), on: loop)
         self.replyByteLimit = replyByteLimit
+        self.budget = budget
         self.wake = wake
     }
 
     /// Queues a reply or notification line.
-    /// - Returns: `false` when the unsent replies before this one have passed the limit: the caller
+    /// - Returns: `false` when the unsent replies before this one have passed the limit (or the session's own
+    ///   share, with the ``budget`` spent): the caller
     ///   disconnects the client. A client is judged by what it left unread before another reply came, not by
     ///   the size of this one, so one reply larger than the limit (a large home's snapshot) goes out whole to
     ///   a client that reads it, and one that does not read costs the limit and one reply.
@@ -102,11 +109,14 @@ final class Outbox: Sendable {
         let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
             let unreadBefore = state.replyBytes
+            // Judged before this reply draws on the budget.
+            let admitted = admits(unread: unreadBefore)
             state.gathering.append(contentsOf: bytes)
             state.gathering.append(UInt8(ascii: "\n"))
             if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
             state.replyBytes += bytes.count + 1
-            return (unreadBefore <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
+            budget.change(from: unreadBefore, to: state.replyBytes)
+            return (admitted, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
         return accepted
@@ -128,7 +138,9 @@ final class Outbox: Sendable {
         let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
             guard !state.closed else { return (true, false) }
             let unreadBefore = state.replyBytes
+            let admitted = admits(unread: unreadBefore)
             state.replyBytes += bytes.map { $0.count + 1 } ?? 0
+            budget.change(from: unreadBefore, to: state.replyBytes)
             if slot < state.firstOpen {
                 // Held: its place among the items is fixed; what waits behind it may go once it does.
                 guard state.held[slot] != nil else { return (true, false) }
@@ -137,11 +149,14 @@ final class Outbox: Sendable {
                 state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(bytes)
                 Self.placeReplies(&state)
             }
-            return (unreadBefore <= replyByteLimit, wakeWriter && Self.scheduleWake(&state))
+            return (admitted, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
         return accepted
     }
+
+    /// Whether a session that left `unread` bytes unsent is still judged to be reading.
+    private func admits(unread: Int) -> Bool { unread <= replyByteLimit && budget.admits(unsent: unread) }
 
     /// Gives a reserved place its position among what is sent, as if it were filled now, its bytes to come with
     /// ``fillReply(_:with:wakeWriter:)``: what comes meanwhile waits behind it.
@@ -208,7 +223,9 @@ final class Outbox: Sendable {
                 // Written out now, as a reply is, so a later change cannot fold into it.
                 let before = state.gathering.count
                 Self.appendNotice(id, state.subscriptions.values[index], to: &state.gathering)
+                let unreadBefore = state.replyBytes
                 state.replyBytes += state.gathering.count - before
+                budget.change(from: unreadBefore, to: state.replyBytes)
                 if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
                 return Self.scheduleWake(&state)
             }
@@ -266,6 +283,8 @@ final class Outbox: Sendable {
     func take(maxBytes: Int) -> [UInt8] {
         state.with { state in
             Self.closeChunk(&state)
+            let unreadBefore = state.replyBytes
+            defer { budget.change(from: unreadBefore, to: state.replyBytes) }
             var output: [UInt8] = []
             var blocked = false
             while state.head < state.items.count, output.count < maxBytes {
@@ -324,6 +343,8 @@ final class Outbox: Sendable {
     func close() {
         state.with { state in
             state.closed = true
+            budget.change(from: state.replyBytes, to: 0)
+            state.replyBytes = 0
             state.items = []
             state.gathering = []
             state.head = 0

@@ -56,7 +56,9 @@ final class Session: RPCHandler {
         self.context = context
         self.simulationRefusal = simulationRefusal
         self.commandSource = commandSource ?? "session \(id)"
-        outbox = Outbox(replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, wake: wake)
+        outbox = Outbox(
+            replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, budget: context.unsentReplies,
+            wake: wake)
         var state = State()
         state.scopes[0] = ScopeRecord(scope: AnyScope(context.scopeContext.homeScope), parent: nil)
         self.state = LoopBound(state, on: eventLoop)

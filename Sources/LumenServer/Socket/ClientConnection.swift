@@ -334,8 +334,13 @@ final class ClientConnection: Sendable {
     private func overflowed() {
         loop.submit { [weak self] in
             guard let self else { return }
+            let unsent = self.session?.outbox.pendingReplyBytes ?? 0
             let limit = self.limits.maxPendingReplyBytes
-            self.close(reason: "client is not reading its replies (more than \(limit) bytes unsent); disconnected")
+            let why =
+                unsent > limit
+                ? "more than \(limit) bytes unsent"
+                : "\(unsent) bytes unsent, while the sessions together hold more than lumend keeps for them"
+            self.close(reason: "client is not reading its replies (\(why)); disconnected")
         }
     }
 
