@@ -95,52 +95,99 @@ struct IdleConnectionTests {
         await loop.executeAndWait { _ in body() }
     }
 
+    /// A connection on a socket pair whose session's home is held up until `release()`: what a client sends
+    /// after a request that needs the home piles up as lines read and not yet handed over.
+    final class HeldUpConnection: Sendable {
+        let homeLoop = EventLoop(name: "test.home")
+        let loop = EventLoop(name: "test.connection")
+        let gate = DispatchSemaphore(value: 0)
+        let home: Home
+        let connection: ClientConnection
+        /// The client's end of the pair.
+        let client: Int32
+
+        init() throws {
+            homeLoop.execute { [gate] _ in gate.wait() }
+            home = Home(
+                fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual, executor: homeLoop)
+            var ends: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+                throw POSIXError(.init(rawValue: errno) ?? .EIO)
+            }
+            client = ends[1]
+            let context = ServerContext(
+                scopeContext: ScopeContext(home: home), limits: ServerLimits(),
+                logger: Logger(level: .critical, handler: MemoryLogHandler()))
+            let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
+            let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: loop) {
+                [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
+            }
+            self.connection = connection
+            loop.execute { _ in connection.start(session: session) }
+        }
+
+        /// A request that needs the home, which waits for it.
+        static let subscribe =
+            #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
+
+        /// Lets the home go on.
+        func release() { gate.signal() }
+
+        func shutDown() async {
+            loop.execute { [connection] _ in connection.close(reason: nil) }
+            close(client)
+            await home.shutDown()
+            await loop.shutDown()
+            await homeLoop.shutDown()
+        }
+    }
+
     /// A line begun before reading was suspended (the server's own back-pressure, for as long as the home takes)
     /// is owed from when reading resumes, not from before: the suspension is not the client's delay.
     @Test func aLineBegunBeforeASuspensionIsOwedFromWhenReadingResumes() async throws {
-        // The home's loop is held up, so the session's first request waits for it and the lines behind it pile
-        // up until reading is suspended.
-        let homeLoop = EventLoop(name: "test.home")
-        let gate = DispatchSemaphore(value: 0)
-        homeLoop.execute { _ in gate.wait() }
-        let home = Home(
-            fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual, executor: homeLoop)
-        let loop = EventLoop(name: "test.connection")
-        var ends: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
-        defer { close(ends[1]) }
-        let context = ServerContext(
-            scopeContext: ScopeContext(home: home), limits: ServerLimits(),
-            logger: Logger(level: .critical, handler: MemoryLogHandler()))
-        let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
-        let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: loop) {
-            [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
-        }
-        loop.execute { _ in connection.start(session: session) }
+        let held = try HeldUpConnection()
+        let (loop, connection) = (held.loop, held.connection)
         let grace = Duration.seconds(3_600)
         let farFuture = ContinuousClock.now + .seconds(100_000)
         // One write, one read: a request for the home, more lines than the high-water mark, and a line begun.
-        let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"scope":0,"connection":"name"}}"#
-        let lines = subscribe + "\n" + String(repeating: "x\n", count: ClientConnection.highWater + 8) + #"{"jsonrpc""#
-        UnixSocket.sendAll(ends[1], Array(lines.utf8))
+        let lines =
+            HeldUpConnection.subscribe + "\n" + String(repeating: "x\n", count: LineQueue.highWaterLines + 8)
+            + #"{"jsonrpc""#
+        UnixSocket.sendAll(held.client, Array(lines.utf8))
         // Suspended: nothing is owed while it is (before the read, the first request was).
         while await Self.onLoop(loop, { connection.overdue(now: farFuture, grace: grace) }) != nil {
             await Task.yield()
         }
         let duringSuspension = ContinuousClock.now
         while ContinuousClock.now <= duringSuspension {}
-        gate.signal()
+        held.release()
         // Reading resumed: the line begun is owed again.
         while await Self.onLoop(loop, { connection.overdue(now: farFuture, grace: grace) }) == nil {
             await Task.yield()
         }
         let overdue = await Self.onLoop(loop) { connection.overdue(now: duringSuspension + grace, grace: grace) }
         #expect(overdue == nil, "the suspension counted against the client")
-        loop.execute { _ in connection.close(reason: nil) }
-        await home.shutDown()
-        await loop.shutDown()
-        await homeLoop.shutDown()
+        await held.shutDown()
+    }
+
+    /// Reading stops for the bytes waiting as well as the lines: a few long lines (a mebibyte each, the longest
+    /// a request may be) would otherwise hold up to the lines' high-water mark of them, 128 MiB, for one client.
+    @Test func readingIsSuspendedOnceTheLinesWaitingComeToTheirHighWaterInBytes() async throws {
+        let held = try HeldUpConnection()
+        let (loop, connection) = (held.loop, held.connection)
+        let longLine = String(repeating: " ", count: 512 * 1_024) + "{}"
+        let lines = HeldUpConnection.subscribe + "\n" + String(repeating: longLine + "\n", count: 8)
+        // Written by a thread of its own: the socket stops taking them once reading is suspended.
+        let writer = Task { [client = held.client] in
+            await offload { _ = UnixSocket.sendAll(client, Array(lines.utf8)) }
+        }
+        while await !Self.onLoop(loop, { connection.isReadingSuspended }) { await Task.yield() }
+        let waiting = await Self.onLoop(loop) { connection.queuedLineBytes }
+        #expect(waiting >= LineQueue.highWaterBytes && waiting < LineQueue.highWaterBytes + longLine.utf8.count + 1)
+        held.release()
+        // Handed over, the lines let reading go on to the last.
+        await writer.value
+        while await Self.onLoop(loop, { connection.requestsReadCount }) < 9 { await Task.yield() }
+        await held.shutDown()
     }
 }

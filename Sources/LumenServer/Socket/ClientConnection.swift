@@ -31,8 +31,7 @@ final class ClientConnection: Sendable {
         var requestsRead = 0
         var closed = false
         /// Lines read and not yet handed to the session, in order.
-        var queued: [[UInt8]] = []
-        var queuedIndex = 0
+        var queued = LineQueue()
         /// A task is handling the session's requests: new lines wait in `queued` for it.
         var processing = false
         /// The session served, and how its requests are handled and answered: set once, when serving starts.
@@ -71,8 +70,6 @@ final class ClientConnection: Sendable {
     private let io: LoopBound<IO>
     private let closedHandler: @Sendable (ClientConnection, String?) -> Void
 
-    static let highWater = 128
-    static let lowWater = 32
     /// Requests a read may answer at once, before the rest of what it read waits for the session's task
     /// (which yields between requests): a flood of cheap requests then takes its turns like any other.
     static let answeredPerRead = 16
@@ -151,7 +148,7 @@ final class ClientConnection: Sendable {
             state.queued.append(contentsOf: lines[index...])
             let start = !state.processing && !state.closed
             if start { state.processing = true }
-            let suspend = state.queued.count - state.queuedIndex >= Self.highWater && !state.readSuspended
+            let suspend = state.queued.isFull && !state.readSuspended
             if suspend { state.readSuspended = true }
             return (start, suspend)
         }
@@ -164,11 +161,11 @@ final class ClientConnection: Sendable {
     private func startProcessing(_ serving: Serving, first: JSONRPCProcessor<Session>.Pending?) {
         Task(executorPreference: loop.eventLoop) { [self] in
             if let first { await serving.processor.finish(first) }
-            while let (line, waiting) = nextQueued() {
+            while let (line, waiting, resume) = nextQueued() {
+                if resume { resumeReading() }
                 // Answered at once when it can be, as lines read while nothing waits are; a large batch is
                 // parsed in slices, with turns for the loop's other connections between them.
                 await serving.processor.process(line: line, replies: serving.replies)
-                if waiting == Self.lowWater { resumeReading() }
                 // A client with more requests queued yields after each; one that waits for each reply has
                 // nothing queued and loses no time to it.
                 if waiting > 0 { await Task.yield() }
@@ -177,26 +174,15 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// The next queued line and how many wait behind it, or `nil` (and the task's end) when none is left.
-    private func nextQueued() -> ([UInt8], Int)? {
+    /// The next queued line, how many wait behind it and whether reading, suspended, may go on; `nil` (and the
+    /// task's end) when none is left.
+    private func nextQueued() -> ([UInt8], waiting: Int, resume: Bool)? {
         io.with { state in
-            guard !state.closed, state.queuedIndex < state.queued.count else {
+            guard !state.closed, let line = state.queued.popFirst() else {
                 state.processing = false
-                state.queued.removeAll(keepingCapacity: state.queued.capacity <= 1_024)
-                state.queuedIndex = 0
                 return nil
             }
-            // Taken out of its slot, which would otherwise keep it alive for as long as a fast sender keeps the
-            // queue from emptying. The emptied front goes once it is half the queue and a high water's worth, so
-            // that a short queue is never shifted.
-            let line = state.queued[state.queuedIndex]
-            state.queued[state.queuedIndex] = []
-            state.queuedIndex += 1
-            if state.queuedIndex >= Self.highWater, state.queuedIndex * 2 >= state.queued.count {
-                state.queued.removeFirst(state.queuedIndex)
-                state.queuedIndex = 0
-            }
-            return (line, state.queued.count - state.queuedIndex)
+            return (line, state.queued.count, state.readSuspended && state.queued.hasRoom)
         }
     }
 
@@ -343,6 +329,15 @@ final class ClientConnection: Sendable {
             self.close(reason: "client is not reading its replies (\(why)); disconnected")
         }
     }
+
+    /// Whether reading is suspended: many lines, or many bytes of them, wait to be handed to the session.
+    var isReadingSuspended: Bool { io.with { $0.readSuspended } }
+
+    /// The bytes of the lines read and not yet handed to the session.
+    var queuedLineBytes: Int { io.with { $0.queued.bytes } }
+
+    /// Complete request lines read so far.
+    var requestsReadCount: Int { io.with { $0.requestsRead } }
 
     /// Whether everything queued has been written.
     var isDrained: Bool {
