@@ -331,3 +331,16 @@ extension LIFXFrontTests {
         #expect(color.brightness == 65_535 && state.isOn, "\(color)")
     }
 }
+
+extension LIFXFrontTests {
+    /// The Mini White (product 51) has one white, 2,700 K, which clients read from LIFX's product list as its whole
+    /// kelvin range: lifx-async refuses a colour outside it, so a colour read back and sent again must lie in it.
+    @Test func aLightWithoutColourTemperatureReportsTheMiniWhitesOneKelvin() async throws {
+        let (color, _) = try await Self.onOffColor { light, home in
+            LIFXPacket(source: 8, target: DeviceSerial.of(home: home, light: light) + [0, 0], sequence: 1, type: 101)
+        }
+        #expect(color.kelvin == 2_700, "\(color)")
+        #expect(HSBK(LightState.factoryDefault, kind: .dimmable).kelvin == 2_700)
+        #expect(HSBK(LightState.factoryDefault, kind: .onoff).kelvin == 2_700)
+    }
+}
