@@ -6,7 +6,8 @@ import LumenSimulation
 extension HSBK {
     /// The colour of a light in `state`, as a bulb of `kind` reports it: brightness scaled to 0–65535; a
     /// colour light showing a colour has its hue and saturation from its xy through sRGB, one showing a colour
-    /// temperature (set last) is white, with no hue or saturation; the white point from its mireds.
+    /// temperature (set last) is white, with no hue or saturation; the white point from its mireds, or on a light
+    /// without colour temperature the Mini White's one white.
     init(_ state: LightState, kind: LightKind) {
         let level = kind.supports(.brightness) ? state.brightness : 100
         var hue: UInt16 = 0
@@ -16,10 +17,18 @@ extension HSBK {
             hue = UInt16((h * 65_535).rounded())
             saturation = UInt16((s * 65_535).rounded())
         }
+        // A light without colour temperature is a Mini White (product 51), whose one white LIFX's product list
+        // gives as its kelvin range: clients check a colour they send against that range.
+        let kelvin =
+            kind.supports(.colorTemperature)
+            ? UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded())))
+            : Self.miniWhiteKelvin
         self.init(
-            hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()),
-            kelvin: UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded()))))
+            hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()), kelvin: kelvin)
     }
+
+    /// The one white of the LIFX Mini White (product 51), as LIFX's product list gives it.
+    static let miniWhiteKelvin: UInt16 = 2_700
 
     /// Whether `other` is the same colour, at whatever brightness.
     func hasSameColor(as other: HSBK) -> Bool {

@@ -16,6 +16,11 @@ extension LIFXFront {
         in home: isolated Home
     ) -> Started {
         let id = bulb.light.id
+        // An on/off light has no colour to draw a wave in: it takes the message and shows nothing of it, as it
+        // takes a SetColor, so that neither moves the brightness or colour it reports.
+        guard bulb.light.model.kind.supports(.brightness) else {
+            return Started(awaiting: delivery(to: bulb, in: home))
+        }
         let showing = shownColor(of: bulb, from: reportedState(of: bulb, in: home), in: home)
         let (change, merged) = Self.change(
             towards: wave.color, fields: fields, from: bulb.light.state, showing: showing, kind: bulb.light.model.kind)

@@ -274,3 +274,73 @@ extension LIFXFrontTests {
         #expect(abs(after.brightness - 25) < 0.001 && after.colorTemperature == 250, "\(after)")
     }
 }
+
+/// An on/off light on the LAN (a Mini White, product 51, without a dimmer): it has no colour to change, so a
+/// waveform, like `SetColor`, leaves what it reads back as it was.
+extension LIFXFrontTests {
+    static let onOffHome = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.plain", "name": "Plain", "kind": "onoff", "manufacturer": "LIFX",
+             "latency": {"kind": "fixed", "ms": 10}, "state": {"isOn": true}}
+          ]}
+        ]}
+        """
+
+    /// The colour the on/off bulb reads back after `packet`, with its light state then.
+    static func onOffColor(after packet: (LightID, String) -> LIFXPacket) async throws -> (HSBK, LightState) {
+        let home = Home(fixture: try Fixture(json: Array(onOffHome.utf8)), clock: .virtual)
+        let front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+        _ = try await front.replies(to: packet("den.plain", "flat"), movingClockOf: home)
+        try await home.advance(byMilliseconds: 1_000)
+        let target = DeviceSerial.of(home: "flat", light: "den.plain") + [0, 0]
+        let state = try await front.replies(
+            to: LIFXPacket(source: 8, target: target, sequence: 9, type: 101), movingClockOf: home)
+        var reader = LIFXReader(try #require(state.first).payload)
+        return (HSBK(&reader), try await home.light("den.plain").state)
+    }
+
+    @Test func anOnOffLightIgnoresAWaveformsColourAsItIgnoresSetColors() async throws {
+        let dimRed = HSBK(hue: 0, saturation: 65_535, brightness: 16_384, kelvin: 4_000)
+        let (afterSetColor, setColorState) = try await Self.onOffColor { light, home in
+            var writer = LIFXWriter()
+            writer.uint8(0)
+            dimRed.write(&writer)
+            writer.uint32(0)
+            return LIFXPacket(
+                source: 8, target: DeviceSerial.of(home: home, light: light) + [0, 0], wantsAcknowledgement: true,
+                sequence: 1, type: 102, payload: writer.output)
+        }
+        #expect(afterSetColor.brightness == 65_535, "an on/off light is at full brightness while on")
+        let (afterWave, waveState) = try await Self.onOffColor { light, home in
+            Self.waveform(dimRed, transient: false, periodMs: 100, cycles: 1, shape: .saw, to: light, of: home)
+        }
+        #expect(afterWave == afterSetColor, "a wave reads back as SetColor's: \(afterWave) against \(afterSetColor)")
+        #expect(waveState == setColorState)
+    }
+
+    @Test func anOnOffLightIgnoresAWaveformForTheBrightnessAlone() async throws {
+        let (color, state) = try await Self.onOffColor { light, home in
+            var packet = Self.waveform(
+                HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0), transient: false, periodMs: 0, cycles: 1,
+                shape: .saw, to: light, of: home)
+            packet.type = 119
+            packet.payload += [0, 0, 1, 0]
+            return packet
+        }
+        #expect(color.brightness == 65_535 && state.isOn, "\(color)")
+    }
+}
+
+extension LIFXFrontTests {
+    /// The Mini White (product 51) has one white, 2,700 K, which clients read from LIFX's product list as its whole
+    /// kelvin range: lifx-async refuses a colour outside it, so a colour read back and sent again must lie in it.
+    @Test func aLightWithoutColourTemperatureReportsTheMiniWhitesOneKelvin() async throws {
+        let (color, _) = try await Self.onOffColor { light, home in
+            LIFXPacket(source: 8, target: DeviceSerial.of(home: home, light: light) + [0, 0], sequence: 1, type: 101)
+        }
+        #expect(color.kelvin == 2_700, "\(color)")
+        #expect(HSBK(LightState.factoryDefault, kind: .dimmable).kelvin == 2_700)
+        #expect(HSBK(LightState.factoryDefault, kind: .onoff).kelvin == 2_700)
+    }
+}

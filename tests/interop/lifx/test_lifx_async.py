@@ -184,3 +184,35 @@ def test_a_strip_has_zones_read_and_set_with_extended_messages(lumend):
     kind, count, colors = drive(lumend, lambda: asyncio.run(zones()))
     assert kind == "MultiZoneLight" and count == 16 and len(colors) == 16
     assert all(round(color.hue) == 240 for color in colors[8:]) and round(colors[0].hue) != 240
+
+
+@pytest.mark.lumend(fixture="homes/white.json", args=LIFX_ARGS)
+def test_mini_whites_read_a_colour_that_can_be_sent_back_and_an_on_off_one_keeps_its_brightness(lumend):
+    from lifx.color import HSBK
+
+    async def found_two():
+        bulbs = {}
+        async for device in discover(timeout=2.0):
+            bulbs[await device.get_label()] = device
+            if len(bulbs) == 2:
+                break
+        return bulbs
+
+    async def round_trip_and_dim():
+        bulbs = await found_two()
+        dimmable, plain = bulbs["Hall Dimmable"], bulbs["Hall Plain"]
+        # lifx-async checks a colour against the product's kelvin range (the Mini White's: 2,700 K alone) before
+        # sending it: the colour a Mini White reads must be one it can be sent.
+        color, _, _ = await dimmable.get_color()
+        await dimmable.set_color(HSBK(hue=color.hue, saturation=color.saturation, brightness=0.5, kelvin=color.kelvin))
+        # set_brightness is a waveform for the brightness alone: an on/off light has none to change.
+        await plain.set_brightness(0.2)
+        plain_color, plain_power, _ = await plain.get_color()
+        return color.kelvin, plain_color.brightness, plain_power
+
+    kelvin, plain_brightness, plain_power = drive(lumend, lambda: asyncio.run(round_trip_and_dim()))
+    assert kelvin == 2700
+    assert plain_brightness == 1.0 and plain_power == 65535
+    lumend.settle()
+    assert lumend.get("brightness", in_scope=light_scope(lumend, "hall.dimmable")) == pytest.approx(50, abs=0.001)
+    assert lumend.get("isOn", in_scope=light_scope(lumend, "hall.plain")) is True
