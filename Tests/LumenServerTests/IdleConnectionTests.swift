@@ -181,13 +181,15 @@ struct IdleConnectionTests {
         let writer = Task { [client = held.client] in
             await offload { _ = UnixSocket.sendAll(client, Array(lines.utf8)) }
         }
-        while await !Self.onLoop(loop, { connection.isReadingSuspended }) { await Task.yield() }
+        // Until suspended, or the suite's time limit cancels the wait: the lines alone, 8 of them, never reach
+        // their own mark.
+        while !Task.isCancelled, await !Self.onLoop(loop, { connection.isReadingSuspended }) { await Task.yield() }
         let waiting = await Self.onLoop(loop) { connection.queuedLineBytes }
         #expect(waiting >= LineQueue.highWaterBytes && waiting < LineQueue.highWaterBytes + longLine.utf8.count + 1)
         held.release()
         // Handed over, the lines let reading go on to the last.
         await writer.value
-        while await Self.onLoop(loop, { connection.requestsReadCount }) < 9 { await Task.yield() }
+        while !Task.isCancelled, await Self.onLoop(loop, { connection.requestsReadCount }) < 9 { await Task.yield() }
         await held.shutDown()
     }
 }
