@@ -38,6 +38,9 @@ def test_initialize_lists_every_light_room_and_scene(lumend):
             lights = sorted(light.metadata.name for light in bridge.lights)
             rooms = sorted(room.metadata.name for room in bridge.groups.room)
             v1 = sorted(light.id_v1 for light in bridge.lights)
+            # The home holds the rooms and every device in none of them: the bridge's own.
+            home = {child.rid for item in bridge.config.bridge_home for child in item.children}
+            assert home == {room.id for room in bridge.groups.room} | {bridge.config.bridge_device.id}
             return bridge.bridge_id, lights, rooms, v1, len(bridge.devices.items), len(bridge.groups.grouped_light.items)
 
     bridge_id, lights, rooms, v1, devices, grouped = asyncio.run(read())

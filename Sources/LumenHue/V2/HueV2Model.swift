@@ -170,9 +170,14 @@ struct HueV2Model: Sendable {
                     root(HueBridgeState.resourceKey(group: zone.number)), type: "zone", number: zone.number,
                     name: zone.name, roomClass: zone.roomClass, children: children, members: members))
         }
+        // A bridge's home holds its rooms and every device in none of them, its own device among them: Lumen's
+        // lights are each in a room.
+        let homeChildren =
+            snapshot.rooms.map { link(root(HueBridgeState.resourceKey(room: $0.id)), "room") }
+            + [link(bridgeDevice, "device")]
         add([
             "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",
-            "children": .array(snapshot.rooms.map { link(root(HueBridgeState.resourceKey(room: $0.id)), "room") }),
+            "children": .array(homeChildren),
             "services": [link(homeGroup, "grouped_light")],
         ])
         resources += devices + lightResources + rooms + zones + grouped
