@@ -103,16 +103,22 @@ extension HueBridge {
         var wallTime: WallTime
         /// The scenes whose lights are as their last recall left them (by v1 ID), as API v2 calls them active.
         var activeScenes: Set<String> = []
+        /// The active scenes recalled to play their palette (by v1 ID): API v2's `dynamic_palette`.
+        var dynamicScenes: Set<String> = []
+        /// When each scene was last recalled (by v1 ID), as API v2's `status.last_recall` gives it.
+        var lastRecalls: [String: String] = [:]
     }
 
     /// The bridge as the home shows it now.
     func snapshot() async -> Snapshot {
         await visit { home, memory in
             let lights = memory.lights(in: home)
+            let active = memory.activeScenes(lights: lights)
             return Snapshot(
                 lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,
                 isLinkButtonPressed: memory.isLinkButtonPressed(atMs: home.nowMilliseconds),
-                state: memory.state, wallTime: home.wallTime, activeScenes: memory.activeScenes(lights: lights))
+                state: memory.state, wallTime: home.wallTime, activeScenes: active,
+                dynamicScenes: memory.dynamicScenes, lastRecalls: memory.lastRecalls)
         }
     }
 

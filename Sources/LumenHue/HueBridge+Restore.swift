@@ -30,6 +30,8 @@ extension HueBridge {
                 memory.isLoaded = true
                 memory.numberedGeneration = nil
                 memory.recalledScenes = [:]
+                memory.dynamicScenes = []
+                memory.lastRecalls = [:]
                 memory.lightSpeeds = [:]
                 let users = Array(paired.suffix(memory.userLimit))
                 if users != memory.state.users {

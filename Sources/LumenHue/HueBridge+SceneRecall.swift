@@ -7,11 +7,14 @@ extension HueBridge {
     /// `PUT /api/<user>/groups/<n>/action {"scene": "<id>"}`: the scene's lights in the group (every one of
     /// them, for group 0) take their states together, as one group command; answered once they have. The scene
     /// is active from then on, until a light of it changes.
-    /// - Parameter brightness: the brightness, in per cent, every light the scene leaves on takes in place of its
-    ///   stored one (API v2's `recall.dimming`).
+    /// - Parameters:
+    ///   - brightness: the brightness, in per cent, every light the scene leaves on takes in place of its stored
+    ///     one (API v2's `recall.dimming`).
+    ///   - dynamic: whether API v2 asked for its palette (`dynamic_palette`): the scene reports that mode while it
+    ///     stays active, though its empty palette leaves the lights in their stored states.
     func recallScene(
         _ body: JSONObject, group number: String, lights groupLights: [Int]?, brightness: Double? = nil,
-        from sender: String
+        dynamic: Bool = false, from sender: String
     ) async throws -> HTTPResponse {
         let address = "/groups/\(number)/action"
         guard let id = body["scene"]?.stringValue else {
@@ -57,7 +60,12 @@ extension HueBridge {
         }
         // A scene's `effect` is reported as a command's is.
         for (light, command) in commands { await applyEffects(of: command, to: [light]) }
-        await visit { home, memory in memory.recalled(id, lights: memory.lights(in: home)) }
+        await visit { home, memory in
+            let time = String(home.wallTime.utcText.prefix(19)) + "Z"
+            memory.recalled(id, lights: memory.lights(in: home), dynamic: dynamic, at: time)
+        }
+        // The scene's status changed even where no light moved (they were as it has them): news to the streams.
+        homeChanged()
         return .json(.array(successes))
     }
 }

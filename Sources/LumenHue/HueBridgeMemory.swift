@@ -65,6 +65,12 @@ struct HueBridgeMemory: Sendable {
     /// The scenes recalled, by v1 ID, each with the state its lights were left in: a scene stays active while
     /// they keep it, as a bridge reports one, and not after a light of it changed. Not kept across restarts.
     var recalledScenes: [String: [LightID: LightState]] = [:]
+    /// The scenes among ``recalledScenes`` recalled to play their palette (API v2's `dynamic_palette`), which
+    /// API v2 reports as their mode while they stay active.
+    var dynamicScenes: Set<String> = []
+    /// When each scene was last recalled (by v1 ID), as API v2's `status.last_recall` gives it: kept once the
+    /// scene is inactive again, not across restarts.
+    var lastRecalls: [String: String] = [:]
     /// The speed API v2 last gave each light's dynamics (`dynamics.speed`), reported back as given.
     var lightSpeeds: [LightID: Double] = [:]
 
@@ -120,21 +126,35 @@ struct HueBridgeMemory: Sendable {
 
     /// Marks the scene `id` active, its lights as `lights` show them now, and every other scene sharing a light
     /// with it inactive: the lights are the last recalled scene's.
-    mutating func recalled(_ id: String, lights: [HueLight]) {
+    /// - Parameters:
+    ///   - dynamic: whether it was recalled to play its palette (API v2's `dynamic_palette`).
+    ///   - time: the wall clock's time of the recall, as API v2 reports it (`2026-01-01T00:00:00Z`).
+    mutating func recalled(_ id: String, lights: [HueLight], dynamic: Bool = false, at time: String) {
         let numbers = Set(state.scenes.first { $0.id == id }?.lights ?? [])
         let states = Dictionary(
             lights.filter { numbers.contains($0.number) }.map { ($0.light.id, $0.light.state) },
             uniquingKeysWith: { first, _ in first })
         for (other, held) in recalledScenes where !Set(held.keys).isDisjoint(with: states.keys) {
             recalledScenes[other] = nil
+            dynamicScenes.remove(other)
         }
         recalledScenes[id] = states
+        if dynamic { dynamicScenes.insert(id) } else { dynamicScenes.remove(id) }
+        lastRecalls[id] = time
     }
 
     /// The scenes active now, among `lights` as they are: forgetting, for good, those a light of has changed
     /// since their recall, or that are gone.
     mutating func activeScenes(lights: [HueLight]) -> Set<String> {
-        guard !recalledScenes.isEmpty else { return [] }
+        // A scene gone takes its last recall with it; the bridge holds at most 200, so this stays as small.
+        if lastRecalls.count > state.scenes.count {
+            let stored = Set(state.scenes.map(\.id))
+            lastRecalls = lastRecalls.filter { stored.contains($0.key) }
+        }
+        guard !recalledScenes.isEmpty else {
+            dynamicScenes = []
+            return []
+        }
         let held = Set(recalledScenes.values.flatMap(\.keys))
         var now: [LightID: LightState] = [:]
         for light in lights where held.contains(light.light.id) { now[light.light.id] = light.light.state }
@@ -143,6 +163,7 @@ struct HueBridgeMemory: Sendable {
         {
             recalledScenes[id] = nil
         }
+        dynamicScenes.formIntersection(recalledScenes.keys)
         return Set(recalledScenes.keys)
     }
 

@@ -88,6 +88,75 @@ import Testing
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
     }
 
+    /// The API reference keeps `recall.status` (`active`, `dynamic_palette`) as the older form of `recall.action`,
+    /// and aiohue's `RecallFeature` still offers it: a bridge recalls the scene for either.
+    @Test func aSceneRecalledInTheOlderStatusFormIsRecalled() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        let recalled = try await v2.v2(bridge, "PUT", path, #"{"recall": {"status": "active", "duration": 400}}"#)
+        #expect(recalled.status == 200, "\(recalled.json)")
+        #expect(try await v2.light(bridge, named: "Lamp")["on"]?["on"] == true)
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "static")
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let dynamic = try await v2.v2(bridge, "PUT", path, #"{"recall": {"status": "dynamic_palette"}}"#)
+        #expect(dynamic.status == 200, "\(dynamic.json)")
+        #expect(try await self.scene(bridge, scene)["status"]?["active"] == "dynamic_palette")
+        for bad in [#"{"recall": {"status": "static"}}"#, #"{"recall": {}}"#, #"{"recall": {"status": 1}}"#] {
+            try await bridge.home.advance(byMilliseconds: 1_000)
+            #expect(try await v2.v2(bridge, "PUT", path, bad).status == 400, "\(bad)")
+        }
+    }
+
+    /// A scene recalled with `dynamic_palette` reports it as its `status.active`, as aiohue's scene tracker reads
+    /// the mode a group's scene plays in, and every recall its time as `status.last_recall`, kept once the scene is
+    /// inactive again.
+    @Test func aSceneRecalledDynamicallyReportsItAndEveryRecallItsTime() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        #expect(try await self.scene(bridge, scene)["status"]?["last_recall"] == nil)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        let recalled = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "dynamic_palette"}}"#)
+        #expect(recalled.status == 200, "\(recalled.json)")
+        var status = try await self.scene(bridge, scene)["status"]
+        #expect(status?["active"] == "dynamic_palette")
+        let first = String(await bridge.home.wallTime.utcText.prefix(19)) + "Z"
+        #expect(status?["last_recall"]?.stringValue == first)
+        try await bridge.home.advance(byMilliseconds: 2_000)
+        _ = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "static"}}"#)
+        status = try await self.scene(bridge, scene)["status"]
+        #expect(status?["active"] == "static")
+        let second = String(await bridge.home.wallTime.utcText.prefix(19)) + "Z"
+        #expect(second != first)
+        #expect(status?["last_recall"]?.stringValue == second)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10, "transitiontime": 0}"#)
+        status = try await self.scene(bridge, scene)["status"]
+        #expect(status?["active"] == "inactive")
+        #expect(status?["last_recall"]?.stringValue == second)
+    }
+
+    /// A recall that moves no light (they are as the scene has them already) still changes the scene's `status`,
+    /// and the event streams are told, as aiohue's scene tracker learns a scene's mode from them alone.
+    @Test func aRecallThatMovesNoLightIsStillToldOnTheStream() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active", "duration": 0}}"#).status == 200)
+        await bridge.bridge.watchHome()
+        let stream = try HueEventStreamTests().open(bridge)
+        _ = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.hasPrefix(": hi") }
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let again = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "dynamic_palette"}}"#)
+        #expect(again.status == 200, "\(again.json)")
+        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) {
+            $0.contains("\"dynamic_palette\"")
+        }
+        let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
+            .flatMap { $0["data"]?.arrayValue ?? [] }
+        #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "dynamic_palette" })
+        stream.finish()
+    }
+
     @Test func aScenesSpeedAndNameAreKeptAndABadBodyChangesNothing() async throws {
         let bridge = try await HueTestBridge()
         let (_, scene) = try await denScene(bridge)

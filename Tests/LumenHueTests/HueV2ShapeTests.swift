@@ -40,6 +40,18 @@ import Testing
         return try #require(answer.json["data"]?.arrayValue?.first)
     }
 
+    /// A bridge's `bridge_home` holds its rooms and every device in none of them, the bridge's own device among
+    /// them (a real bridge's dump, and the API reference: "child devices/services to group by the derived group").
+    @Test func theBridgeHomeHoldsTheRoomsAndTheBridgesOwnDevice() async throws {
+        let bridge = try await bridge()
+        let home = try #require(try await v2.resources(bridge, "bridge_home").first)
+        let children = home["children"]?.arrayValue ?? []
+        let rooms = try await v2.resources(bridge, "room").compactMap { $0["id"]?.stringValue }
+        let bridgeDevice = try #require(try await v2.resources(bridge, "bridge").first?["owner"]?["rid"]?.stringValue)
+        #expect(children.filter { $0["rtype"] == "room" }.compactMap { $0["rid"]?.stringValue } == rooms)
+        #expect(children.filter { $0["rtype"] == "device" }.compactMap { $0["rid"]?.stringValue } == [bridgeDevice])
+    }
+
     /// A bridge lists `alert` for an on/off light as for any other (a real bridge's dump holds an on/off light
     /// with `"alert": {"action_values": ["breathe"]}`), and the light breathes for it as v1's `alert` makes it.
     @Test func anOnOffLightListsAndTakesTheBreatheAlert() async throws {

@@ -38,6 +38,9 @@ def test_initialize_lists_every_light_room_and_scene(lumend):
             lights = sorted(light.metadata.name for light in bridge.lights)
             rooms = sorted(room.metadata.name for room in bridge.groups.room)
             v1 = sorted(light.id_v1 for light in bridge.lights)
+            # The home holds the rooms and every device in none of them: the bridge's own.
+            home = {child.rid for item in bridge.config.bridge_home for child in item.children}
+            assert home == {room.id for room in bridge.groups.room} | {bridge.config.bridge_device.id}
             return bridge.bridge_id, lights, rooms, v1, len(bridge.devices.items), len(bridge.groups.grouped_light.items)
 
     bridge_id, lights, rooms, v1, devices, grouped = asyncio.run(read())
@@ -119,6 +122,42 @@ def test_a_scene_is_made_and_recalled(lumend):
             return sorted(scene.metadata.name for scene in bridge.scenes)
 
     assert "Interop" in asyncio.run(scene())
+
+
+def test_a_scene_s_recall_in_either_form_is_tracked_in_the_mode_asked(lumend):
+    """aiohue's scene tracker reads a group's scene, its mode (`static`, `dynamic_palette`) and when it was
+    recalled from the scene's `status`; its `RecallFeature` still offers the API's older `status` form."""
+    from aiohue.v2.models.feature import RecallFeature
+    from aiohue.v2.models.scene import ScenePut, SceneActiveStatus
+    from aiohue.v2.scene_activity import SceneActivityTracker
+
+    address, key = paired(lumend)
+
+    async def recall():
+        async with HueBridgeV2(address, key) as bridge:
+            room = next(iter(bridge.groups.room))
+            lights = [light for light in bridge.lights if any(child.rid == light.owner.rid for child in room.children)]
+            await wait_for(lambda: bridge.events.connected)
+            body = {
+                "type": "scene", "metadata": {"name": "Tracked"}, "group": {"rid": room.id, "rtype": "room"},
+                "actions": [{"target": {"rid": light.id, "rtype": "light"},
+                             "action": {"on": {"on": True}, "dimming": {"brightness": 60.0}}} for light in lights],
+            }
+            scene_id = (await bridge.request("post", "clip/v2/resource/scene", json=body))[0]["rid"]
+            await wait_for(lambda: scene_id in bridge.scenes)
+            tracker = SceneActivityTracker(bridge.scenes)
+            tracker.start()
+            state = tracker.get_group_state(room.id)
+            await bridge.scenes.scene.update(scene_id, ScenePut(recall=RecallFeature(status="active")))
+            await wait_for(lambda: state.scene_mode == SceneActiveStatus.STATIC)
+            assert state.scene_id == scene_id and state.scene_last_recall is not None
+            assert all(bridge.lights[light.id].on.on for light in lights)
+            await asyncio.sleep(1.1)  # the bridge takes one group command a second
+            await bridge.scenes.recall(scene_id, dynamic=True)
+            await wait_for(lambda: state.scene_mode == SceneActiveStatus.DYNAMIC_PALETTE)
+            assert state.scene_id == scene_id
+
+    asyncio.run(recall())
 
 
 def test_a_change_over_the_scope_protocol_is_an_event_within_200_ms(lumend):

@@ -93,6 +93,7 @@ extension HueBridge {
         from sender: String
     ) async throws -> HTTPResponse {
         var recall: JSONObject?
+        var dynamic = false
         var brightness: Double?
         var name: String?
         var speed: Double?
@@ -104,11 +105,16 @@ extension HueBridge {
             case "type", "id", "id_v1":
                 continue
             case "recall":
+                // `status` (`active`, `dynamic_palette`) is the API's older word for `action`, still taken by a
+                // bridge and offered by aiohue's `RecallFeature`.
                 guard let fields = value.objectValue,
-                    fields.keys.allSatisfy(["action", "duration", "dimming"].contains),
-                    let action = fields["action"]?.stringValue,
-                    ["active", "static", "dynamic_palette"].contains(action)
+                    fields.keys.allSatisfy(["action", "status", "duration", "dimming"].contains),
+                    fields["action"].map({ ["active", "static", "dynamic_palette"].contains($0.stringValue ?? "") })
+                        ?? true,
+                    fields["status"].map({ ["active", "dynamic_palette"].contains($0.stringValue ?? "") }) ?? true,
+                    let chosen = (fields["action"] ?? fields["status"])?.stringValue
                 else { throw invalid() }
+                dynamic = chosen == "dynamic_palette"
                 var v1: JSONObject = ["scene": .string(scene.id)]
                 if let duration = fields["duration"] {
                     guard let ms = HueV2Command.durationMs(duration) else { throw invalid() }
@@ -146,7 +152,8 @@ extension HueBridge {
         if let recall {
             let members = snapshot.groupLights(group)
             _ = try await recallScene(
-                recall, group: String(group), lights: members, brightness: brightness, from: sender)
+                recall, group: String(group), lights: members, brightness: brightness, dynamic: dynamic,
+                from: sender)
         }
         if name != nil || speed != nil || states != nil {
             let (sceneID, newName, newSpeed, newStates) = (scene.id, name, speed, states)

@@ -170,9 +170,14 @@ struct HueV2Model: Sendable {
                     root(HueBridgeState.resourceKey(group: zone.number)), type: "zone", number: zone.number,
                     name: zone.name, roomClass: zone.roomClass, children: children, members: members))
         }
+        // A bridge's home holds its rooms and every device in none of them, its own device among them: Lumen's
+        // lights are each in a room.
+        let homeChildren =
+            snapshot.rooms.map { link(root(HueBridgeState.resourceKey(room: $0.id)), "room") }
+            + [link(bridgeDevice, "device")]
         add([
             "id": .string(home), "id_v1": "/groups/0", "type": "bridge_home",
-            "children": .array(snapshot.rooms.map { link(root(HueBridgeState.resourceKey(room: $0.id)), "room") }),
+            "children": .array(homeChildren),
             "services": [link(homeGroup, "grouped_light")],
         ])
         resources += devices + lightResources + rooms + zones + grouped
@@ -197,7 +202,7 @@ struct HueV2Model: Sendable {
                         }),
                     "palette": ["color": [], "dimming": [], "color_temperature": [], "effects": []],
                     "speed": .double(scene.speed), "auto_dynamic": false,
-                    "status": ["active": snapshot.activeScenes.contains(scene.id) ? "static" : "inactive"],
+                    "status": Self.status(of: scene.id, in: snapshot),
                 ]))
         }
         resources += connectivity + updates
@@ -208,6 +213,17 @@ struct HueV2Model: Sendable {
     }
 
     private mutating func add(_ object: JSONObject) { resources.append(.object(object)) }
+
+    /// A scene's `status`: `active` as its last recall left it (`static`, `dynamic_palette`) until a light of it
+    /// changes, `inactive` then and before, and `last_recall` once it has been recalled.
+    static func status(of scene: String, in snapshot: HueBridge.Snapshot) -> JSONValue {
+        var status: JSONObject = ["active": "inactive"]
+        if snapshot.activeScenes.contains(scene) {
+            status["active"] = snapshot.dynamicScenes.contains(scene) ? "dynamic_palette" : "static"
+        }
+        if let time = snapshot.lastRecalls[scene] { status["last_recall"] = .string(time) }
+        return .object(status)
+    }
 
     /// The resource of `type` with the ID `id`, if there is one.
     func resource(_ type: String, _ id: String) -> JSONValue? {

@@ -385,7 +385,8 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         await wait_for(hass, "the scene's speed", lambda: state_of(hass, scene).attributes.get("speed") == 0.7,
                        show=lambda: state_of(hass, scene))
         told = await hass.async_add_executor_job(lambda: v2(key, "GET", f"resource/scene/{scene_id}"))
-        assert told[0]["status"]["active"] == "static", told
+        # Recalled with `dynamic: True`: the scene reports the mode Home Assistant asked for.
+        assert told[0]["status"]["active"] == "dynamic_palette", told
         # The older service that finds a scene by its group's name and its own (deprecated, and says so).
         await call(hass, "turn_on", {"entity_id": found[floor_lamp], "brightness": 255})
         await landed(hass, lumend, "living-room.floor-lamp")
