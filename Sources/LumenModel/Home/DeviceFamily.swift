@@ -66,12 +66,11 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     /// the Hue API's range).
     public func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
         guard self == .lifx else { return CIEColor.miredRange }
-        let kelvin = model.lifxKelvinRange
         // Each end rounded, as a kelvin reads as mireds: 1,500 K is 667 mireds, and the Mini White's one white is
         // one mired, not none.
-        return Int(
-            (1_000_000 / Double(kelvin.upperBound)).rounded())...Int(
-                (1_000_000 / Double(kelvin.lowerBound)).rounded())
+        func mireds(_ kelvin: Int) -> Int { Int((1_000_000 / Double(kelvin)).rounded()) }
+        let kelvin = model.lifxKelvinRange
+        return mireds(kelvin.upperBound)...mireds(kelvin.lowerBound)
     }
 
     /// The commands a second a light of the family takes when no fixture says: LIFX asks for no more than 20
