@@ -4,11 +4,13 @@ import LumenSimulation
 
 /// How LIFX's HSBK reads as Lumen's state, and back (docs/lifx.md lists each rule with its source).
 extension HSBK {
-    /// The colour of a light in `state`, as a bulb of `kind` reports it: brightness scaled to 0–65535; a
+    /// The colour of a light of `model` in `state`, as its bulb reports it: brightness scaled to 0–65535; a
     /// colour light showing a colour has its hue and saturation from its xy through sRGB, one showing a colour
-    /// temperature (set last) is white, with no hue or saturation; the white point from its mireds, or on a light
-    /// without colour temperature the Mini White's one white.
-    init(_ state: LightState, kind: LightKind) {
+    /// temperature (set last) is white, with no hue or saturation; the white point from its mireds, within its
+    /// product's kelvin range (``DeviceModel/lifxKelvinRange``): a light without colour temperature is a Mini
+    /// White, whose range is its one white, 2,700 K.
+    init(_ state: LightState, model: DeviceModel) {
+        let kind = model.kind
         let level = kind.supports(.brightness) ? state.brightness : 100
         var hue: UInt16 = 0
         var saturation: UInt16 = 0
@@ -17,18 +19,30 @@ extension HSBK {
             hue = UInt16((h * 65_535).rounded())
             saturation = UInt16((s * 65_535).rounded())
         }
-        // A light without colour temperature is a Mini White (product 51), whose one white LIFX's product list
-        // gives as its kelvin range: clients check a colour they send against that range.
-        let kelvin =
-            kind.supports(.colorTemperature)
-            ? UInt16(min(9_000, max(1_500, (1_000_000 / Double(state.colorTemperature)).rounded())))
-            : Self.miniWhiteKelvin
+        // Clients check a colour they send against the product's range, and send back what they read: a state
+        // outside it (a fixture's, a group command's) reads as the nearer end, as the bulb would have taken it.
+        let range = model.lifxKelvinRange
+        let kelvin = min(
+            max((1_000_000 / Double(state.colorTemperature)).rounded(), Double(range.lowerBound)),
+            Double(range.upperBound))
         self.init(
-            hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()), kelvin: kelvin)
+            hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()),
+            kelvin: UInt16(kelvin))
     }
 
-    /// The one white of the LIFX Mini White (product 51), as LIFX's product list gives it.
-    static let miniWhiteKelvin: UInt16 = 2_700
+    /// The colour of a light in `state`, as a generic LIFX bulb of `kind` reports it (``init(_:model:)``).
+    init(_ state: LightState, kind: LightKind) {
+        self.init(state, model: DeviceModel(kind: kind, manufacturer: "LIFX", product: ""))
+    }
+
+    /// This colour as a bulb of `model` takes it: a kelvin outside its product's range
+    /// (``DeviceModel/lifxKelvinRange``) as the nearer end.
+    func keepingKelvin(to model: DeviceModel) -> HSBK {
+        let range = model.lifxKelvinRange
+        var kept = self
+        kept.kelvin = UInt16(min(max(Int(kelvin), range.lowerBound), range.upperBound))
+        return kept
+    }
 
     /// Whether `other` is the same colour, at whatever brightness.
     func hasSameColor(as other: HSBK) -> Bool {
@@ -60,8 +74,8 @@ extension HSBK {
             change.brightness = max(1, (Double(brightness) / 65_535 * 1_000_000).rounded() / 10_000)
         }
         if kind.supports(.colorTemperature) {
-            change.colorTemperature = CIEColor.mireds(
-                kelvin: Double(kelvin), in: DeviceFamily.lifx.colorTemperatureRange)
+            // The bulb took the kelvin within its product's range (``keepingKelvin(to:)``), which lies in this.
+            change.colorTemperature = CIEColor.mireds(kelvin: Double(kelvin), in: LightState.colorTemperatureRange)
         }
         if saturation > 0, kind.supports(.color) {
             change.color = CIEColor(hue: Double(hue) / 65_535, saturation: Double(saturation) / 65_535)

@@ -90,12 +90,12 @@ final class LIFXDeviceRecords: Sendable {
         if isNew { changed(light) }
     }
 
-    /// The colour `light` of `kind`, in `state`, reports: as a client last gave it while the light still shows
+    /// The colour `light` of `model`, in `state`, reports: as a client last gave it while the light still shows
     /// what that left it in, since a bulb keeps its HSBK as given (a hue under no saturation, the kelvin to the
     /// degree, a brightness below 1 %), which Lumen's state holds only as near as its own units; its level alone
     /// moved since (a fade, a level set another way), at that level; else worked out from the state.
-    func color(of light: LightID, in state: LightState, kind: LightKind) -> HSBK {
-        let worked = HSBK(state, kind: kind)
+    func color(of light: LightID, in state: LightState, model: DeviceModel) -> HSBK {
+        let worked = HSBK(state, model: model)
         guard let given = givenColors.withLock({ $0[light] }),
             given.state.colorTemperature == state.colorTemperature, given.state.color == state.color
         else { return worked }

@@ -6,7 +6,7 @@ extension LIFXFront {
     /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time, in a turn
     /// of `home`: a pixel fading is read part of the way there.
     func matrix(of bulb: LIFXLight, from state: LightState, atMs nowMs: Double, in home: isolated Home) -> LIFXMatrix {
-        let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+        let light = records.color(of: bulb.light.id, in: state, model: bulb.light.model)
         let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
         // A chain draws a wave as one colour.
         if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
@@ -44,7 +44,7 @@ extension LIFXFront {
             return Started(awaiting: delivery(to: bulb, in: home))
         }
         let id = bulb.light.id
-        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let source: @Sendable ([HSBK]) -> [HSBK] = { [records] shown in
             copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
         }
@@ -72,7 +72,7 @@ extension LIFXFront {
         if case .never = awaiting { return Started(awaiting: .never) }
         guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return Started(awaiting: awaiting) }
         let id = bulb.light.id
-        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light)
         let (before, after) = records.frameBuffers.withLock { buffers in
             let before = buffers[id]?[index]
@@ -97,7 +97,7 @@ extension LIFXFront {
         _ change: (inout LIFXMatrix) -> Bool
     ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let now = home.nowMilliseconds
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
             var pixels = LIFXMatrix.current(kept[id], light: light)
@@ -134,7 +134,7 @@ extension LIFXFront {
     /// The tiles of `bulb`'s chain: each where a client placed it, else in a row from the first.
     func chain(of bulb: LIFXLight) -> [LIFXTileDevice] {
         let placed = records.tilePositions.withLock { $0[bulb.light.id] } ?? [:]
-        let product = LIFXProduct.id(of: bulb.light.model)
+        let product = bulb.light.model.lifxProductID
         return (0..<LIFXMatrix.tiles).map { tile in
             let position = placed[tile] ?? SIMD2(Float(tile), 0)
             return LIFXTileDevice(

@@ -41,7 +41,7 @@ extension LIFXFront {
             return .stateWifiFirmware(build: firmware.build, major: firmware.major, minor: firmware.minor)
         case .getPower, .setPower: return .statePower(level: power)
         case .getLabel, .setLabel: return .stateLabel(bulb.light.name)
-        case .getVersion: return .stateVersion(vendor: 1, product: LIFXProduct.id(of: bulb.light.model))
+        case .getVersion: return .stateVersion(vendor: 1, product: bulb.light.model.lifxProductID)
         case .getLocation, .setLocation:
             if let kept = records.locations.withLock({ $0[bulb.light.id] }) {
                 return .stateLocation(id: kept.id, label: kept.label, updatedAt: kept.updatedAt)

@@ -60,7 +60,7 @@ extension LIFXFront {
     /// else its light's (``LIFXDeviceRecords/color(of:in:kind:)``).
     func shownColor(of bulb: LIFXLight, from state: LightState, in home: isolated Home) -> HSBK {
         waveColor(of: bulb, atMs: home.nowMilliseconds, in: home)
-            ?? records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+            ?? records.color(of: bulb.light.id, in: state, model: bulb.light.model)
     }
 
     /// The colour of the wave `bulb` draws at `nowMs`, if it draws one: until the wave ends, while the light is

@@ -10,7 +10,7 @@ extension LIFXFront {
         if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
             return Array(repeating: waving, count: LIFXZones.count)
         }
-        let light = records.color(of: bulb.light.id, in: state, kind: bulb.light.model.kind)
+        let light = records.color(of: bulb.light.id, in: state, model: bulb.light.model)
         return LIFXZones.current(records.zoneStates.withLock { $0[bulb.light.id] }, light: light).shown(atMs: nowMs)
     }
 
@@ -28,7 +28,7 @@ extension LIFXFront {
         from sender: () -> String, in home: isolated Home
     ) -> Started {
         let id = bulb.light.id
-        let light = records.color(of: id, in: reportedState(of: bulb, in: home), kind: bulb.light.model.kind)
+        let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let now = home.nowMilliseconds
         let (before, after, oneColour, shownNow) = records.zoneStates.withLock { kept in
             let before = kept[id]

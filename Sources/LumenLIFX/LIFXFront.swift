@@ -336,9 +336,11 @@ public final class LIFXFront: Sendable {
     }
 
     /// `request` as `bulb` takes it: a message for a capability the product lacks (a strip's zones on a bulb,
-    /// infrared, HEV) is one it does not handle, as firmware answers it.
+    /// infrared, HEV) is one it does not handle, as firmware answers it; a kelvin outside the product's range is
+    /// the nearer end.
     static func handled(_ request: LIFXRequest, of packet: LIFXPacket, by bulb: LIFXLight) -> LIFXRequest {
-        request.isSupported(by: bulb.light.model) ? request : .unhandled(type: packet.type)
+        let model = bulb.light.model
+        return request.isSupported(by: model) ? request.keepingKelvin(to: model) : .unhandled(type: packet.type)
     }
 
     /// The acknowledgement a bulb sends first when `packet` asks for one.

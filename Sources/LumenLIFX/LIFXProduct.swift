@@ -1,36 +1,8 @@
 import LumenModel
 
-/// LIFX's product IDs and group IDs for Lumen's lights (LIFX's public products list).
+/// What LIFX's products can do, and group IDs for Lumen's lights (LIFX's public products list); which product a
+/// light is, and its kelvin range, is ``DeviceModel/lifxProductID``.
 enum LIFXProduct {
-    /// The product ID for a light: the LIFX product its fixture names, where known, else a generic bulb of its
-    /// kind.
-    ///
-    /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones
-    /// (``LIFXZones``); one named a Tile the LIFX Tile, a matrix (``LIFXMatrix``); one named a Night Vision (or LIFX+) is one, with infrared; one named a Clean is the LIFX
-    /// Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which clients drive with
-    /// relay messages).
-    static func id(of model: DeviceModel) -> UInt32 {
-        let product = model.product.lowercased()
-        if model.kind.supports(.color) {
-            if product.contains("beam") { return 38 }  // LIFX Beam
-            if product.contains("tile") { return 55 }  // LIFX Tile
-            if product.contains("lifx z") || product.contains("strip") { return 32 }  // LIFX Z
-            if product.contains("clean") { return 90 }  // LIFX Clean
-            if product.contains("night vision") || product.contains("lifx+") {
-                return product.contains("br30") ? 110 : 109  // LIFX BR30 Night Vision, LIFX A19 Night Vision
-            }
-        }
-        if product.contains("mini") {
-            if model.kind.supports(.color) { return 49 }  // LIFX Mini Color
-            return model.kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
-        }
-        switch model.kind {
-        case .color: return 27  // LIFX A19
-        case .ambiance: return 50  // LIFX Mini White to Warm
-        case .dimmable, .onoff: return 51  // LIFX Mini White
-        }
-    }
-
     /// What a product can do beyond light, as LIFX's products list gives it.
     struct Capabilities: OptionSet, Sendable {
         let rawValue: UInt8
@@ -92,6 +64,32 @@ extension LIFXRequest {
             needed = .matrix
         default: return true
         }
-        return LIFXProduct.capabilities(of: LIFXProduct.id(of: model)).contains(needed)
+        return LIFXProduct.capabilities(of: model.lifxProductID).contains(needed)
+    }
+}
+
+extension LIFXRequest {
+    /// This message as a bulb of `model` takes it: each colour's kelvin outside its product's range as the nearer
+    /// end (``HSBK/keepingKelvin(to:)``), so that what it shows and reports lies in the range clients check.
+    func keepingKelvin(to model: DeviceModel) -> LIFXRequest {
+        switch self {
+        case .setColor(let color, let durationMs):
+            return .setColor(color.keepingKelvin(to: model), durationMs: durationMs)
+        case .setWaveform(var wave):
+            wave.color = wave.color.keepingKelvin(to: model)
+            return .setWaveform(wave)
+        case .setWaveformOptional(var wave, let fields):
+            wave.color = wave.color.keepingKelvin(to: model)
+            return .setWaveformOptional(wave, fields: fields)
+        case .setColorZones(let start, let end, let color, let durationMs, let apply):
+            return .setColorZones(
+                start: start, end: end, color.keepingKelvin(to: model), durationMs: durationMs, apply: apply)
+        case .setExtendedColorZones(let durationMs, let apply, let index, let colors):
+            return .setExtendedColorZones(
+                durationMs: durationMs, apply: apply, index: index, colors: colors.map { $0.keepingKelvin(to: model) })
+        case .set64(let rect, let durationMs, let colors):
+            return .set64(rect, durationMs: durationMs, colors: colors.map { $0.keepingKelvin(to: model) })
+        default: return self
+        }
     }
 }

@@ -54,7 +54,8 @@ extension Home {
         guard let index = lights.slot(of: light) else { throw Self.noSuchLight(light) }
         // The light's fields are read where they are, not copied out whole: every command comes this way.
         let kind = lights[slot: index].model.kind
-        try change.validate(colorTemperatures: governingSettings(at: index).family.colorTemperatureRange)
+        try change.validate(
+            colorTemperatures: governingSettings(at: index).family.colorTemperatureRange(of: lights[slot: index].model))
         if let property = change.firstUnsupported(by: kind) { throw Self.notSupported(property, by: light, kind) }
         try Self.validateTransition(transitionMs)
         refreshRealTime()

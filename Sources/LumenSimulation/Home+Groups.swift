@@ -166,7 +166,7 @@ extension Home {
             if !capabilities.contains(.color) { own.color = nil }
             // One value for lights of several families: each brings it into its own range, as a broadcast does.
             if let mireds = own.colorTemperature {
-                let range = governingSettings(at: index).family.colorTemperatureRange
+                let range = governingSettings(at: index).family.colorTemperatureRange(of: lights[slot: index].model)
                 own.colorTemperature = min(max(mireds, range.lowerBound), range.upperBound)
             }
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))

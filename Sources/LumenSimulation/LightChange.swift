@@ -8,7 +8,7 @@ public struct LightChange: Sendable, Hashable {
     /// Brightness, 1–100; 0 dims to off, on the families where a level of 0 does
     /// (``DeviceFamily/levelZeroSwitchesOff``).
     package var brightness: Double?
-    /// Colour temperature in mireds, within the light's family's range (``DeviceFamily/colorTemperatureRange``).
+    /// Colour temperature in mireds, within the light's range (``DeviceFamily/colorTemperatureRange(of:)``).
     package var colorTemperature: Int?
     /// Colour, CIE xy.
     package var color: CIEColor?

@@ -231,3 +231,35 @@ struct FamilyRuleTests {
         #expect(try await times(seed: 1) != times(seed: 2))
     }
 }
+
+extension FamilyRuleTests {
+    /// A Tile and an A19, LIFX bulbs whose kelvin ranges differ (2,500–9,000 K and 1,500–9,000 K).
+    static let tileAndBulb = """
+        {"schema": 1, "id": "f", "name": "F", "seed": 5, "rooms": [{"id": "den", "name": "Den", "lights": [
+          {"id": "den.tile", "name": "Tile", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile"},
+          {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}
+        ]}]}
+        """
+
+    @Test func aLIFXLightRefusesAColourTemperatureOutsideItsProductsRange() async throws {
+        let (home, _) = try await makeHome(Self.tileAndBulb)
+        do {
+            _ = try await home.submit(LightChange(colorTemperature: 500), to: "den.tile")
+            Issue.record("a Tile took 2,000 K")
+        } catch {
+            #expect(error.code == .invalidParams)
+            #expect(error.message == "colorTemperature 500 is out of range 111–400 mireds", "\(error.message)")
+        }
+        _ = try await home.submit(LightChange(colorTemperature: 500), to: "den.bulb")
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await home.light("den.bulb").state.colorTemperature == 500)
+    }
+
+    @Test func aLIFXLightInAGroupCommandTakesTheNearerEndOfItsProductsRange() async throws {
+        let (home, _) = try await makeHome(Self.tileAndBulb)
+        _ = try await home.setAll(LightChange(colorTemperature: 667), in: "den")
+        try await home.advance(byMilliseconds: 1_000)
+        #expect(try await home.light("den.tile").state.colorTemperature == 400)
+        #expect(try await home.light("den.bulb").state.colorTemperature == 667)
+    }
+}

@@ -61,10 +61,16 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
 
     // MARK: - Limits
 
-    /// The colour temperatures its lights take, in mireds: LIFX bulbs 1,500–9,000 K, the others 2,000–6,500 K
-    /// (153–500 mireds, the Hue API's range).
-    public var colorTemperatureRange: ClosedRange<Int> {
-        self == .lifx ? CIEColor.widestMiredRange : CIEColor.miredRange
+    /// The colour temperatures a light of `model` takes, in mireds: a LIFX bulb its product's kelvin range
+    /// (``DeviceModel/lifxKelvinRange``, 111–667 mireds at its widest), the others 2,000–6,500 K (153–500 mireds,
+    /// the Hue API's range).
+    public func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
+        guard self == .lifx else { return CIEColor.miredRange }
+        // Each end rounded, as a kelvin reads as mireds: 1,500 K is 667 mireds, and the Mini White's one white is
+        // one mired, not none.
+        func mireds(_ kelvin: Int) -> Int { Int((1_000_000 / Double(kelvin)).rounded()) }
+        let kelvin = model.lifxKelvinRange
+        return mireds(kelvin.upperBound)...mireds(kelvin.lowerBound)
     }
 
     /// The commands a second a light of the family takes when no fixture says: LIFX asks for no more than 20

@@ -42,7 +42,7 @@ public struct LightState: Sendable, Hashable {
     /// The brightness range.
     public static let brightnessRange: ClosedRange<Double> = 1...100
     /// The colour temperatures any light takes, in mireds (1,500–9,000 K); each family takes its own part of
-    /// it (``DeviceFamily/colorTemperatureRange``).
+    /// it (``DeviceFamily/colorTemperatureRange(of:)``).
     public static let colorTemperatureRange = CIEColor.widestMiredRange
     /// The range of each colour coordinate.
     public static let colorCoordinateRange: ClosedRange<Double> = 0...1

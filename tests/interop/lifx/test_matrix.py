@@ -8,8 +8,9 @@ import asyncio
 
 import pytest
 from lifxlan import LifxLAN
+from lumen import ErrorCode, LumenError
 
-from conftest import LIFX_ARGS, drive
+from conftest import LIFX_ARGS, drive, light_scope
 
 HOME = "homes/matrix.json"
 LABELS = {"Den Tile", "Den Strip"}
@@ -89,3 +90,28 @@ def test_lifx_async_reads_the_chain_and_sets_a_tiles_pixels_and_an_effect(lumend
     assert all(color.saturation == pytest.approx(1.0) and color.hue == pytest.approx(0, abs=0.1) for color in shown[:8])
     assert all(color.hue == pytest.approx(240, abs=0.1) for color in shown[8:])
     assert effect.effect_type.name == "MORPH" and len(effect.palette) >= 2
+
+
+@pytest.mark.lumend(fixture=HOME, args=LIFX_ARGS)
+def test_a_tile_keeps_to_its_kelvin_range_so_lifx_async_can_send_back_the_colour_it_reads(lumend):
+    from lifx import discover
+
+    # LIFX's products list gives the Tile 2,500-9,000 K (400-111 mireds): the scope protocol refuses 1,500 K.
+    with pytest.raises(LumenError) as refused:
+        lumend.set_state(in_scope=light_scope(lumend, "den.tile"), colorTemperature=667)
+    assert refused.value.code == ErrorCode.INVALID_PARAMS and "111–400" in refused.value.message
+
+    # lifxlan sends what it is given: the bulb takes 1,500 K as its warmest, 2,500 K.
+    tile = lights(lumend)["Den Tile"]
+    drive(lumend, lambda: tile.set_color([0, 0, 65535, 1500]))
+
+    async def read_and_send_back():
+        async for device in discover(timeout=2.0):
+            if await device.get_label() == "Den Tile":
+                color, _, _ = await device.get_color()
+                # lifx-async refuses a colour outside the product's range before sending it.
+                await device.set_color(color)
+                return color.kelvin
+        return None
+
+    assert drive(lumend, lambda: asyncio.run(read_and_send_back())) == 2500

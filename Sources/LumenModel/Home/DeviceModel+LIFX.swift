@@ -1,0 +1,47 @@
+/// What a light of a model is on the LIFX LAN (LIFX's public products list): the product it reports and the
+/// colour temperatures that product takes. Here, not in the LIFX front, because the home refuses a colour
+/// temperature the product does not take, whichever way in sends it.
+extension DeviceModel {
+    /// The LIFX product ID of a light of this model: the LIFX product its fixture names, where known, else a
+    /// generic bulb of its kind.
+    ///
+    /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones;
+    /// one named a Tile the LIFX Tile, a matrix; one named a Night Vision (or LIFX+) is one, with infrared; one
+    /// named a Clean the LIFX Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which
+    /// clients drive with relay messages).
+    public var lifxProductID: UInt32 {
+        let product = product.lowercased()
+        if kind.supports(.color) {
+            if product.contains("beam") { return 38 }  // LIFX Beam
+            if product.contains("tile") { return 55 }  // LIFX Tile
+            if product.contains("lifx z") || product.contains("strip") { return 32 }  // LIFX Z
+            if product.contains("clean") { return 90 }  // LIFX Clean
+            if product.contains("night vision") || product.contains("lifx+") {
+                return product.contains("br30") ? 110 : 109  // LIFX BR30 Night Vision, LIFX A19 Night Vision
+            }
+        }
+        if product.contains("mini") {
+            if kind.supports(.color) { return 49 }  // LIFX Mini Color
+            return kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
+        }
+        switch kind {
+        case .color: return 27  // LIFX A19
+        case .ambiance: return 50  // LIFX Mini White to Warm
+        case .dimmable, .onoff: return 51  // LIFX Mini White
+        }
+    }
+
+    /// The kelvin range of its LIFX product (``lifxProductID``) at firmware 3.90, which every simulated bulb runs.
+    ///
+    /// LIFX's products list widens some ranges with firmware: the A19, LIFX Z and Beam reach 1,500 K from 2.80,
+    /// the Mini White to Warm from 3.70; the Tile stays at 2,500–9,000 K, and the Mini White has its one white,
+    /// 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
+    /// colour outside its bulb's.
+    public var lifxKelvinRange: ClosedRange<Int> {
+        switch lifxProductID {
+        case 51: 2_700...2_700
+        case 55: 2_500...9_000
+        default: 1_500...9_000
+        }
+    }
+}
