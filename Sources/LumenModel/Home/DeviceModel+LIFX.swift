@@ -10,17 +10,25 @@ extension DeviceModel {
     /// named a Clean the LIFX Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which
     /// clients drive with relay messages).
     public var lifxProductID: UInt32 {
-        let product = product.lowercased()
-        if kind.supports(.color) {
-            if product.contains("beam") { return 38 }  // LIFX Beam
-            if product.contains("tile") { return 55 }  // LIFX Tile
-            if product.contains("lifx z") || product.contains("strip") { return 32 }  // LIFX Z
-            if product.contains("clean") { return 90 }  // LIFX Clean
-            if product.contains("night vision") || product.contains("lifx+") {
-                return product.contains("br30") ? 110 : 109  // LIFX BR30 Night Vision, LIFX A19 Night Vision
+        // Compared as bytes, ASCII letters lower-cased: `String.contains` costs some 10 µs a call here, and this
+        // is asked for every LIFX colour read and set.
+        let name = product.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }
+        func has(_ word: StaticString) -> Bool {
+            word.withUTF8Buffer { word in
+                name.count >= word.count
+                    && (0...(name.count - word.count)).contains { name[$0..<$0 + word.count].elementsEqual(word) }
             }
         }
-        if product.contains("mini") {
+        if kind.supports(.color) {
+            if has("beam") { return 38 }  // LIFX Beam
+            if has("tile") { return 55 }  // LIFX Tile
+            if has("lifx z") || has("strip") { return 32 }  // LIFX Z
+            if has("clean") { return 90 }  // LIFX Clean
+            if has("night vision") || has("lifx+") {
+                return has("br30") ? 110 : 109  // LIFX BR30 Night Vision, LIFX A19 Night Vision
+            }
+        }
+        if has("mini") {
             if kind.supports(.color) { return 49 }  // LIFX Mini Color
             return kind.supports(.colorTemperature) ? 50 : 51  // LIFX Mini White to Warm, Mini White
         }
