@@ -255,6 +255,23 @@ extension FamilyRuleTests {
         #expect(try await home.light("den.bulb").state.colorTemperature == 500)
     }
 
+    /// A LIFX light without colour temperature (a Mini White, whose one white is all it reports) is told it
+    /// takes none, as any such light is, not that a value is out of its range.
+    @Test func aLIFXLightWithoutColourTemperatureIsToldItTakesNone() async throws {
+        let (home, _) = try await makeHome(
+            """
+            {"schema": 1, "id": "f", "name": "F", "seed": 5, "rooms": [{"id": "den", "name": "Den", "lights": [
+              {"id": "den.mini", "name": "Mini", "kind": "dimmable", "manufacturer": "LIFX", "product": "LIFX Mini White"}
+            ]}]}
+            """)
+        do {
+            _ = try await home.submit(LightChange(colorTemperature: 250), to: "den.mini")
+            Issue.record("a Mini White took a colour temperature")
+        } catch {
+            #expect(error.code == .notSupported, "\(error.message)")
+        }
+    }
+
     @Test func aLIFXLightInAGroupCommandTakesTheNearerEndOfItsProductsRange() async throws {
         let (home, _) = try await makeHome(Self.tileAndBulb)
         _ = try await home.setAll(LightChange(colorTemperature: 667), in: "den")

@@ -66,8 +66,10 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     /// the Hue API's range).
     public func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
         guard self == .lifx else { return CIEColor.miredRange }
-        // Each end rounded, as a kelvin reads as mireds: 1,500 K is 667 mireds, and the Mini White's one white is
-        // one mired, not none.
+        // A LIFX light without colour temperature (a Mini White) takes none: a value for it is refused as
+        // unsupported, not checked against the one white it reports.
+        guard model.kind.supports(.colorTemperature) else { return CIEColor.widestMiredRange }
+        // Each end rounded, as a kelvin reads as mireds: 1,500 K is 667 mireds.
         func mireds(_ kelvin: Int) -> Int { Int((1_000_000 / Double(kelvin)).rounded()) }
         let kelvin = model.lifxKelvinRange
         return mireds(kelvin.upperBound)...mireds(kelvin.lowerBound)
