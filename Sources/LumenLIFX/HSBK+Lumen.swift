@@ -35,10 +35,9 @@ extension HSBK {
         self.init(state, model: DeviceModel(kind: kind, manufacturer: "LIFX", product: ""))
     }
 
-    /// This colour as a bulb of `model` takes it: a kelvin outside its product's range
-    /// (``DeviceModel/lifxKelvinRange``) as the nearer end.
-    func keepingKelvin(to model: DeviceModel) -> HSBK {
-        let range = model.lifxKelvinRange
+    /// This colour as a bulb whose product takes the kelvins `range` (``DeviceModel/lifxKelvinRange``) takes it:
+    /// a kelvin outside it as the nearer end.
+    func keepingKelvin(to range: ClosedRange<Int>) -> HSBK {
         var kept = self
         kept.kelvin = UInt16(min(max(Int(kelvin), range.lowerBound), range.upperBound))
         return kept

@@ -72,23 +72,25 @@ extension LIFXRequest {
     /// This message as a bulb of `model` takes it: each colour's kelvin outside its product's range as the nearer
     /// end (``HSBK/keepingKelvin(to:)``), so that what it shows and reports lies in the range clients check.
     func keepingKelvin(to model: DeviceModel) -> LIFXRequest {
+        // Worked out once for a message of many colours (a Set64's 64), and only for a message with colours.
+        lazy var range = model.lifxKelvinRange
         switch self {
         case .setColor(let color, let durationMs):
-            return .setColor(color.keepingKelvin(to: model), durationMs: durationMs)
+            return .setColor(color.keepingKelvin(to: range), durationMs: durationMs)
         case .setWaveform(var wave):
-            wave.color = wave.color.keepingKelvin(to: model)
+            wave.color = wave.color.keepingKelvin(to: range)
             return .setWaveform(wave)
         case .setWaveformOptional(var wave, let fields):
-            wave.color = wave.color.keepingKelvin(to: model)
+            wave.color = wave.color.keepingKelvin(to: range)
             return .setWaveformOptional(wave, fields: fields)
         case .setColorZones(let start, let end, let color, let durationMs, let apply):
             return .setColorZones(
-                start: start, end: end, color.keepingKelvin(to: model), durationMs: durationMs, apply: apply)
+                start: start, end: end, color.keepingKelvin(to: range), durationMs: durationMs, apply: apply)
         case .setExtendedColorZones(let durationMs, let apply, let index, let colors):
             return .setExtendedColorZones(
-                durationMs: durationMs, apply: apply, index: index, colors: colors.map { $0.keepingKelvin(to: model) })
+                durationMs: durationMs, apply: apply, index: index, colors: colors.map { $0.keepingKelvin(to: range) })
         case .set64(let rect, let durationMs, let colors):
-            return .set64(rect, durationMs: durationMs, colors: colors.map { $0.keepingKelvin(to: model) })
+            return .set64(rect, durationMs: durationMs, colors: colors.map { $0.keepingKelvin(to: range) })
         default: return self
         }
     }

@@ -85,4 +85,34 @@ struct LIFXKelvinRangeTests {
         reader.skip(5)
         #expect((0..<64).map { _ in HSBK(&reader).kelvin } == Array(repeating: 2_500, count: 64))
     }
+
+    /// Every message that carries colours has each one's kelvin taken within the product's range, and a
+    /// message without colours is left as it is.
+    @Test func everyMessageCarryingColoursHasEachKelvinTakenWithinTheRange() {
+        let tile = DeviceModel(kind: .color, manufacturer: "LIFX", product: "LIFX Tile")
+        let warm = HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 1_500)
+        let cold = HSBK(hue: 0, saturation: 0, brightness: 65_535, kelvin: 9_500)
+        let wave = LIFXWave(transient: true, color: warm, periodMs: 1_000, cycles: 1)
+        let requests: [LIFXRequest] = [
+            .setColor(warm, durationMs: 0), .setWaveform(wave), .setWaveformOptional(wave, fields: .kelvin),
+            .setColorZones(start: 0, end: 3, cold, durationMs: 0, apply: 1),
+            .setExtendedColorZones(durationMs: 0, apply: 1, index: 0, colors: [warm, cold]),
+            .set64(LIFXTileRect(tile: 0, length: 1, x: 0, y: 0, width: 8), durationMs: 0, colors: [warm, cold]),
+        ]
+        for request in requests {
+            let kelvins = Self.colors(in: request.keepingKelvin(to: tile)).map(\.kelvin)
+            #expect(!kelvins.isEmpty && kelvins.allSatisfy { (2_500...9_000).contains($0) }, "\(request)")
+        }
+        #expect(LIFXRequest.getColor.keepingKelvin(to: tile) == .getColor)
+    }
+
+    /// The colours a message carries.
+    static func colors(in request: LIFXRequest) -> [HSBK] {
+        switch request {
+        case .setColor(let color, _), .setColorZones(_, _, let color, _, _): [color]
+        case .setWaveform(let wave), .setWaveformOptional(let wave, _): [wave.color]
+        case .setExtendedColorZones(_, _, _, let colors), .set64(_, _, let colors): colors
+        default: []
+        }
+    }
 }
