@@ -106,8 +106,8 @@ struct HostileClientTests {
         #expect(server.server.sessionCount == 1)
     }
 
-    /// Clients that do not read hold, past a small share each, one budget together, not each its own limit:
-    /// here each asks for a quarter of its limit, which alone would keep it served.
+    /// Clients that do not read hold, past a share each, one budget together, not each its own limit: here each
+    /// asks for a quarter of its limit, which alone would keep it served.
     @Test func clientsThatStopReadingAreDisconnectedOnceTogetherTheyHoldTheSharedBudget() async throws {
         var limits = ServerLimits()
         limits.ownUnsentReplyBytes = 4 * 1_024
@@ -115,21 +115,34 @@ struct HostileClientTests {
         let server = try await TestServer(limits: limits)
         let reader = try server.connect()
         let replyBytes = try await reader.result("describe").serialized().utf8.count
-        let request = Array((#"{"jsonrpc":"2.0","id":1,"method":"describe"}"# + "\n").utf8)
         let count = limits.maxPendingReplyBytes / 4 / replyBytes
-        let greedy = try (0..<2).map { _ in try server.connect() }
-        let senders = greedy.map { client in
-            Task {
-                await offload {
-                    for _ in 0..<count { client.sendRaw(request) }
-                }
-            }
+        let request = Array((#"{"jsonrpc":"2.0","id":1,"method":"describe"}"# + "\n").utf8)
+        let greedy = try (0..<2).map { _ in try server.connectAsAnotherUser() }
+        let senders = greedy.map { (client, _) in
+            Task { await offload { for _ in 0..<count { client.sendRaw(request) } } }
         }
-        for client in greedy { #expect(await client.waitForHangUp()) }
+        for (client, _) in greedy { #expect(await client.waitForHangUp()) }
         for sender in senders { await sender.value }
-        #expect(try await reader.result("hello")["server"] == "lumend")
-        #expect(server.server.sessionCount == 1)
         #expect(server.server.context.unsentReplies.sharedInUse == 0)
+        #expect(try await reader.result("hello")["server"] == "lumend")
+        withExtendedLifetime(greedy) {}
+    }
+
+    /// The owner's sessions (root's and lumend's user's) draw on no budget others share: others cannot lock them
+    /// out of subscribing or disconnect them for what they leave unread.
+    @Test func theOwnersSessionsDrawOnNoSharedBudget() async throws {
+        let server = try await TestServer()
+        let context = server.server.context
+        let loop = server.server.eventLoops.loops[0]
+        for (uid, owns) in [(UInt32(0), true), (getuid(), true), (4_242, false)] {
+            let peer = PeerCredentials(pid: 1, uid: uid, gid: uid)
+            let session = Session(
+                id: 3_000, context: context, simulationRefusal: server.server.simulationRefusal(peer),
+                isOwner: server.server.isOwner(peer), eventLoop: loop
+            ) {}
+            #expect(session.isOwner == owns)
+            #expect((session.outbox.budget === context.unsentReplies) == !owns, "uid \(uid)")
+        }
     }
 
     /// The reply limit is for clients that do not read: a client that asks for one reply larger than it (a

@@ -67,6 +67,27 @@ final class TestServer: Sendable {
         return bytes.flatMap { try? JSONParser.parse($0) }
     }
 
+    /// A connection served as one from a user who is neither root nor lumend's own is, over a socket pair (a
+    /// peer in this process cannot be another user): the client, and the connection, which the caller keeps.
+    func connectAsAnotherUser() throws -> (LineClient, ClientConnection) {
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        // Non-blocking, as an accepted socket is: the loop must never wait on a client that does not read.
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        let other = PeerCredentials(pid: 1, uid: 4_242, gid: 4_242)
+        let loop = server.eventLoops.loops[0]
+        let connection = ClientConnection(fd: ends[0], on: loop, limits: server.context.limits) { _, _ in }
+        let session = Session(
+            id: 2_000, context: server.context, simulationRefusal: server.simulationRefusal(other),
+            isOwner: server.isOwner(other), eventLoop: loop
+        ) { [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite() }
+        server.context.hub.register(session)
+        loop.execute { _ in connection.start(session: session) }
+        return (LineClient(connected: ends[1]), connection)
+    }
+
     deinit { task.cancel() }
 }
 

@@ -39,6 +39,12 @@ public final class LineClient: Sendable {
         reader = Locked(LineReader(fd: fd))
     }
 
+    /// A client on a socket already connected (one end of a socket pair), which it then owns.
+    public init(connected fd: Int32) {
+        self.fd = fd
+        reader = Locked(LineReader(fd: fd))
+    }
+
     deinit { UnixSocket.close(fd) }
 
     /// Hangs up both ways, as a client that goes does; the descriptor itself is closed when this is released.

@@ -15,8 +15,8 @@ public struct ServerLimits: Sendable, Hashable {
     var maxScopesPerSession = 1_024
     /// Subscriptions one session may hold.
     var maxSubscriptionsPerSession = 4_096
-    /// Subscriptions the sessions that may not open the `simulation` scope hold together, some 350 bytes each:
-    /// the owner's sessions are held only to ``maxSubscriptionsPerSession``, so others cannot lock them out.
+    /// Subscriptions all sessions but the owner's (``Session/isOwner``) hold together, some 350 bytes each: the
+    /// owner's are held only to ``maxSubscriptionsPerSession``, so others cannot lock them out.
     /// The HTTP front holds its sessions to ``RPCOverHTTP/Settings/maxSharedSubscriptions`` instead.
     var maxSharedSubscriptions = 262_144
     /// Writes one session may have waiting on devices.
@@ -34,12 +34,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// comes, by those before it, so that one reply larger than this still reaches a client that reads it.
     /// Also the most a batch's replies may come to before the rest of the batch is refused.
     var maxPendingReplyBytes = 8 << 20
-    /// Unsent reply bytes a session may hold without drawing on ``maxSharedUnsentReplyBytes``.
-    var ownUnsentReplyBytes = 64 << 10
-    /// Unsent reply bytes past each session's own ``ownUnsentReplyBytes`` that all sessions hold together:
-    /// once past it, a session holding more than its own share when another reply comes is disconnected, as
-    /// one past ``maxPendingReplyBytes`` is, so that clients that do not read cannot together hold that limit
-    /// each (4,096 sessions × 8 MiB).
+    /// Unsent reply bytes a session may hold without drawing on ``maxSharedUnsentReplyBytes``: more than a client
+    /// that reads ever leaves (notices are written out one by one until ``Outbox/coalescingBytes`` wait, and
+    /// replies go in chunks of ``Outbox/chunkBytes``).
+    var ownUnsentReplyBytes = Outbox.coalescingBytes + Outbox.chunkBytes
+    /// Unsent reply bytes past each session's own ``ownUnsentReplyBytes`` that all sessions but the owner's
+    /// (``Session/isOwner``) hold together: once past it, such a session holding more than its own share when
+    /// another reply comes is disconnected, as one past ``maxPendingReplyBytes`` is, so that clients that do not
+    /// read cannot together hold that limit each (4,096 sessions × 8 MiB).
     var maxSharedUnsentReplyBytes = 256 << 20
     /// Event loops serving the connections: one per core.
     package var eventLoops = ProcessInfo.processInfo.activeProcessorCount
@@ -65,8 +67,7 @@ final class ServerContext: Sendable {
     let limits: ServerLimits
     let logger: Logger
     private let shuttingDown = Atomic<Bool>(false)
-    /// Subscriptions held by sessions that may not open the `simulation` scope; sessions on every loop count
-    /// here, so it is atomic.
+    /// Subscriptions held by sessions but the owner's; sessions on every loop count here, so it is atomic.
     private let sharedSubscriptions = Atomic<Int>(0)
 
     init(scopeContext: ScopeContext, limits: ServerLimits, logger: Logger) {
@@ -79,9 +80,7 @@ final class ServerContext: Sendable {
 
     /// Takes one of ``ServerLimits/maxSharedSubscriptions``; `false` when none is left.
     func takeSharedSubscription() -> Bool {
-        guard sharedSubscriptions.add(1, ordering: .relaxed).newValue > limits.maxSharedSubscriptions else {
-            return true
-        }
+        if sharedSubscriptions.add(1, ordering: .relaxed).newValue <= limits.maxSharedSubscriptions { return true }
         sharedSubscriptions.subtract(1, ordering: .relaxed)
         return false
     }

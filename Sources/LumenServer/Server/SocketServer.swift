@@ -264,7 +264,7 @@ package final class SocketServer: Service, Sendable {
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
         // of sessions pays for each).
         let session = Session(
-            id: id, context: context, simulationRefusal: simulationRefusal(credentials),
+            id: id, context: context, simulationRefusal: simulationRefusal(credentials), isOwner: isOwner(credentials),
             eventLoop: connection.loop.eventLoop
         ) {
             [connectionLoop = connection.loop] in
@@ -286,13 +286,14 @@ package final class SocketServer: Service, Sendable {
     }
 
     func mayUseSimulation(_ credentials: PeerCredentials?) -> Bool {
-        switch simulationAccess {
-        case .any: return true
-        case .owner:
-            // An in-process session (the watchdog probe) has no peer and is the daemon itself.
-            guard let credentials else { return true }
-            return credentials.uid == 0 || credentials.uid == ownUID
-        }
+        simulationAccess == .any || isOwner(credentials)
+    }
+
+    /// Whether a peer with `credentials` is root or lumend's own user: ``Session/isOwner``.
+    func isOwner(_ credentials: PeerCredentials?) -> Bool {
+        // An in-process session (the watchdog probe) has no peer and is the daemon itself.
+        guard let credentials else { return true }
+        return credentials.uid == 0 || credentials.uid == ownUID
     }
 
     private func peerMetadata(_ credentials: PeerCredentials?) -> [(String, String)] {

@@ -136,14 +136,13 @@ final class Outbox: Sendable {
     @discardableResult
     func fillReply(_ slot: UInt64, with bytes: [UInt8]?, wakeWriter: Bool = true) -> Bool {
         let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
-            guard !state.closed else { return (true, false) }
+            // Held: its place among the items is fixed; what waits behind it may go once it does.
+            guard !state.closed, slot >= state.firstOpen || state.held[slot] != nil else { return (true, false) }
             let unreadBefore = state.replyBytes
             let admitted = admits(unread: unreadBefore)
             state.replyBytes += bytes.map { $0.count + 1 } ?? 0
             budget.change(from: unreadBefore, to: state.replyBytes)
             if slot < state.firstOpen {
-                // Held: its place among the items is fixed; what waits behind it may go once it does.
-                guard state.held[slot] != nil else { return (true, false) }
                 state.held[slot] = .filled(bytes)
             } else {
                 state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(bytes)

@@ -38,6 +38,10 @@ final class Session: RPCHandler {
     let context: ServerContext
     /// Why this session may not open the `simulation` scope; `nil` when it may.
     let simulationRefusal: LumenError?
+    /// Whether the session is its owner's (root's or lumend's own user's, or over HTTP one with the token): the
+    /// budgets other sessions share (of subscriptions, of unread replies) do not hold it, so that they cannot
+    /// lock the owner out.
+    let isOwner: Bool
     let outbox: Outbox
     /// Who the command record says sent this session's commands.
     let commandSource: String
@@ -49,15 +53,19 @@ final class Session: RPCHandler {
     var eventLoop: EventLoop { state.loop }
 
     init(
-        id: UInt64, context: ServerContext, simulationRefusal: LumenError?, eventLoop: EventLoop,
+        id: UInt64, context: ServerContext, simulationRefusal: LumenError?, isOwner: Bool? = nil,
+        eventLoop: EventLoop,
         commandSource: String? = nil, wake: @escaping @Sendable () -> Void
     ) {
         self.id = id
         self.context = context
         self.simulationRefusal = simulationRefusal
+        let isOwner = isOwner ?? (simulationRefusal == nil)
+        self.isOwner = isOwner
         self.commandSource = commandSource ?? "session \(id)"
         outbox = Outbox(
-            replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop, budget: context.unsentReplies,
+            replyByteLimit: context.limits.maxPendingReplyBytes, on: eventLoop,
+            budget: isOwner ? .unbounded : context.unsentReplies,
             wake: wake)
         var state = State()
         state.scopes[0] = ScopeRecord(scope: AnyScope(context.scopeContext.homeScope), parent: nil)
@@ -437,7 +445,7 @@ final class Session: RPCHandler {
         guard !sharesSubscriptions || context.takeSharedSubscription() else {
             throw LumenError(
                 .limitExceeded,
-                "sessions that may not open the simulation scope hold \(context.limits.maxSharedSubscriptions) "
+                "sessions other than the owner's hold \(context.limits.maxSharedSubscriptions) "
                     + "subscriptions together, the most lumend keeps for them; unsubscribe some, or try again later")
         }
         let subscription = context.hub.makeSubscriptionID()
@@ -494,9 +502,8 @@ final class Session: RPCHandler {
         return [:]
     }
 
-    /// Whether this session's subscriptions come from ``ServerLimits/maxSharedSubscriptions``: the owner's
-    /// (those that may open the `simulation` scope) do not.
-    private var sharesSubscriptions: Bool { simulationRefusal != nil }
+    /// Whether this session's subscriptions come from ``ServerLimits/maxSharedSubscriptions``: the owner's do not.
+    private var sharesSubscriptions: Bool { !isOwner }
 
     private func drop(_ subscription: UInt64, key: PropertyKey?) {
         if sharesSubscriptions { context.returnSharedSubscription() }

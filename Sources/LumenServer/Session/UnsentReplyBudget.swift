@@ -1,12 +1,12 @@
 import Synchronization
 
-/// The unread replies a server's sessions hold together.
+/// The unread replies a server's sessions (but the owner's, ``Session/isOwner``) hold together.
 ///
 /// Each session may leave up to ``ownBytes`` unsent on its own, and up to its reply limit in all; the bytes
 /// past each one's own share are counted here, across every loop. Once they pass ``sharedBytes``, a session
 /// past its own share is judged not to be reading when another reply comes, as one past its limit is: so the
-/// sessions that do not read hold at most the budget together, not each its limit, and a client that reads
-/// never meets it (its replies are taken as the socket drains, leaving nothing unsent).
+/// sessions that do not read hold at most the budget together, not each its limit. A client that reads leaves
+/// less than its own share unsent (``ServerLimits/ownUnsentReplyBytes``), so does not meet it.
 final class UnsentReplyBudget: Sendable {
     /// What a session may leave unsent without drawing on the budget.
     let ownBytes: Int
