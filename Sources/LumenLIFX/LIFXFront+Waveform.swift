@@ -57,7 +57,7 @@ extension LIFXFront {
     }
 
     /// The colour `bulb`, whose light is in `state`, shows now, in a turn of `home`: a wave's while it draws one,
-    /// else its light's (``LIFXDeviceRecords/color(of:in:kind:)``).
+    /// else its light's (``LIFXDeviceRecords/color(of:in:model:)``).
     func shownColor(of bulb: LIFXLight, from state: LightState, in home: isolated Home) -> HSBK {
         waveColor(of: bulb, atMs: home.nowMilliseconds, in: home)
             ?? records.color(of: bulb.light.id, in: state, model: bulb.light.model)

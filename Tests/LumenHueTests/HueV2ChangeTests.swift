@@ -121,6 +121,7 @@ import Testing
         var status = try await self.scene(bridge, scene)["status"]
         #expect(status?["active"] == "dynamic_palette")
         let first = String(await bridge.home.wallTime.utcText.prefix(19)) + "Z"
+        #expect(first.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil, "\(first)")
         #expect(status?["last_recall"]?.stringValue == first)
         try await bridge.home.advance(byMilliseconds: 2_000)
         _ = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "static"}}"#)

@@ -417,6 +417,18 @@ struct RPCOverHTTPLimitTests {
         for _ in 0..<2 { #expect(try await http.post(subscribeToName, session: second).json?["result"] != nil) }
         #expect(try await http.post(subscribeToName, session: second).json?["error"]?["code"] == -32020)
         #expect(http.context.sharedSubscriptionCount == 3)
+        // Closing a scope ends its subscriptions, and gives them back too.
+        #expect(try await http.request("DELETE", "/rpc", headers: [("Lumen-Session", second)]).status == 204)
+        let last = try await http.hello()
+        let opened = try await http.post(
+            RPCOverHTTPTests.call(3, "open", #"{"scope":0,"connection":"room","configuration":"living-room"}"#),
+            session: last)
+        let room = try #require(opened.json?["result"]?["scope"]?.intValue, "\(opened.body)")
+        let inRoom = RPCOverHTTPTests.call(4, "subscribe", #"{"scope":\#(room),"connection":"name"}"#)
+        #expect(try await http.post(inRoom, session: last).json?["result"] != nil)
+        #expect(http.context.sharedSubscriptionCount == 1)
+        _ = try await http.post(RPCOverHTTPTests.call(5, "close", #"{"scope":\#(room)}"#), session: last)
+        #expect(http.context.sharedSubscriptionCount == 0)
     }
 
     @Test func aHelloWithTheTokenIsAnsweredWhenEverySessionStreams() async throws {

@@ -9,7 +9,7 @@ extension DeviceModel {
     /// one named a Tile the LIFX Tile, a matrix; one named a Night Vision (or LIFX+) is one, with infrared; one
     /// named a Clean the LIFX Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which
     /// clients drive with relay messages).
-    public var lifxProductID: UInt32 {
+    package var lifxProductID: UInt32 {
         // Compared as bytes, ASCII letters lower-cased: `String.contains` costs some 10 µs a call here, and this
         // is asked for every LIFX colour read and set.
         let name = product.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }
@@ -45,7 +45,7 @@ extension DeviceModel {
     /// the Mini White to Warm from 3.70; the Tile stays at 2,500–9,000 K, and the Mini White has its one white,
     /// 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
     /// colour outside its bulb's.
-    public var lifxKelvinRange: ClosedRange<Int> {
+    package var lifxKelvinRange: ClosedRange<Int> {
         switch lifxProductID {
         case 51: 2_700...2_700
         case 55: 2_500...9_000

@@ -1,11 +1,15 @@
 /// The lines a connection has read and not yet handed to its session, in order, and when reading should stop
 /// for them (back-pressure): once ``highWaterLines`` lines or ``highWaterBytes`` bytes wait, until both are
 /// down to their low-water marks. Bytes count as well as lines, so that a client sending the longest lines a
-/// request may have holds a few mebibytes waiting, not the lines' mark of them.
+/// request may have (1 MiB) holds a mebibyte or two waiting, not 128 of them.
 struct LineQueue {
+    /// The lines waiting at which reading stops.
     static let highWaterLines = 128
+    /// The lines waiting at which stopped reading may go on (with the bytes at their mark).
     static let lowWaterLines = 32
+    /// The bytes waiting at which reading stops.
     static let highWaterBytes = 1 << 20
+    /// The bytes waiting at which stopped reading may go on (with the lines at their mark).
     static let lowWaterBytes = 256 << 10
 
     private var lines: [[UInt8]] = []
@@ -22,6 +26,7 @@ struct LineQueue {
     /// Whether so little waits that stopped reading may go on.
     var hasRoom: Bool { count <= Self.lowWaterLines && bytes <= Self.lowWaterBytes }
 
+    /// Adds lines read, in order, after those waiting.
     mutating func append(contentsOf more: ArraySlice<[UInt8]>) {
         for line in more { bytes += line.count }
         lines.append(contentsOf: more)
