@@ -72,8 +72,7 @@ extension LIFXRequest {
     /// This message as a bulb of `model` takes it: each colour's kelvin outside its product's range as the nearer
     /// end (``HSBK/keepingKelvin(to:)``), so that what it shows and reports lies in the range clients check.
     func keepingKelvin(to model: DeviceModel) -> LIFXRequest {
-        // Worked out once for a message of many colours (a Set64's 64), and only for a message with colours.
-        lazy var range = model.lifxKelvinRange
+        let range = model.lifxKelvinRange
         switch self {
         case .setColor(let color, let durationMs):
             return .setColor(color.keepingKelvin(to: range), durationMs: durationMs)

@@ -2,16 +2,15 @@
 /// colour temperatures that product takes. Here, not in the LIFX front, because the home refuses a colour
 /// temperature the product does not take, whichever way in sends it.
 extension DeviceModel {
-    /// The LIFX product ID of a light of this model: the LIFX product its fixture names, where known, else a
-    /// generic bulb of its kind.
+    /// The LIFX product ID of a light of `kind` named `product`: the LIFX product its name gives, where known,
+    /// else a generic bulb of its kind.
     ///
     /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones;
     /// one named a Tile the LIFX Tile, a matrix; one named a Night Vision (or LIFX+) is one, with infrared; one
     /// named a Clean the LIFX Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which
     /// clients drive with relay messages).
-    package var lifxProductID: UInt32 {
-        // Compared as bytes, ASCII letters lower-cased: `String.contains` costs some 10 µs a call here, and this
-        // is asked for every LIFX colour read and set.
+    static func lifxProductID(kind: LightKind, product: String) -> UInt32 {
+        // Names compared as bytes, ASCII letters lower-cased.
         let name = product.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }
         func has(_ word: StaticString) -> Bool {
             word.withUTF8Buffer { word in

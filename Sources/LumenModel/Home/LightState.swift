@@ -144,17 +144,21 @@ public enum LightKind: String, Sendable, Hashable, CaseIterable {
 /// The make and kind of a simulated device.
 public struct DeviceModel: Sendable, Hashable {
     /// What it can do.
-    public var kind: LightKind
+    public var kind: LightKind { didSet { lifxProductID = Self.lifxProductID(kind: kind, product: product) } }
     /// Who made it ("Signify").
     public var manufacturer: String
     /// The product name ("Hue White and Color Ambiance A19").
-    public var product: String
+    public var product: String { didSet { lifxProductID = Self.lifxProductID(kind: kind, product: product) } }
+    /// The LIFX product a light of this model is on the LIFX LAN (``lifxProductID(kind:product:)``): worked out
+    /// once, as every LIFX colour read and set asks for it.
+    package private(set) var lifxProductID: UInt32
 
     /// A device model.
     public init(kind: LightKind, manufacturer: String, product: String) {
         self.kind = kind
         self.manufacturer = manufacturer
         self.product = product
+        lifxProductID = Self.lifxProductID(kind: kind, product: product)
     }
 }
 
