@@ -8,11 +8,12 @@ from lifx import discover, find_by_ip
 from conftest import ADDRESSES, BULBS, LIFX_ARGS, drive, light_scope
 
 
-async def found(timeout: float = 2.0):
+async def found(count: int = len(BULBS), timeout: float = 2.0):
+    """The bulbs discovery finds, by label, once `count` have answered (or the time is up)."""
     bulbs = {}
     async for device in discover(timeout=timeout):
         bulbs[await device.get_label()] = device
-        if len(bulbs) == len(BULBS):
+        if len(bulbs) == count:
             break
     return bulbs
 
@@ -136,16 +137,8 @@ def test_a_brightness_set_alone_keeps_the_colour(lumend):
 
 @pytest.mark.lumend(fixture="homes/capable.json", args=LIFX_ARGS)
 def test_infrared_and_a_hev_cycle_on_the_products_that_have_them(lumend):
-    async def found_two():
-        bulbs = {}
-        async for device in discover(timeout=2.0):
-            bulbs[await device.get_label()] = device
-            if len(bulbs) == 2:
-                break
-        return bulbs
-
     async def start():
-        bulbs = await found_two()
+        bulbs = await found(2)
         night, clean = bulbs["Porch Night Vision"], bulbs["Porch Clean"]
         await night.set_infrared(0.5)
         # async with runs the HEV light's set-up too: its configuration, cycle and last result.
@@ -162,7 +155,7 @@ def test_infrared_and_a_hev_cycle_on_the_products_that_have_them(lumend):
     lumend.advance(61_000)
 
     async def finished():
-        clean = (await found_two())["Porch Clean"]
+        clean = (await found(2))["Porch Clean"]
         return (await clean.get_hev_cycle()).remaining_s, await clean.get_last_hev_result()
 
     remaining, result = drive(lumend, lambda: asyncio.run(finished()))
@@ -190,16 +183,8 @@ def test_a_strip_has_zones_read_and_set_with_extended_messages(lumend):
 def test_mini_whites_read_a_colour_that_can_be_sent_back_and_an_on_off_one_keeps_its_brightness(lumend):
     from lifx.color import HSBK
 
-    async def found_two():
-        bulbs = {}
-        async for device in discover(timeout=2.0):
-            bulbs[await device.get_label()] = device
-            if len(bulbs) == 2:
-                break
-        return bulbs
-
     async def round_trip_and_dim():
-        bulbs = await found_two()
+        bulbs = await found(2)
         dimmable, plain = bulbs["Hall Dimmable"], bulbs["Hall Plain"]
         # lifx-async checks a colour against the product's kelvin range (the Mini White's: 2,700 K alone) before
         # sending it: the colour a Mini White reads must be one it can be sent.
