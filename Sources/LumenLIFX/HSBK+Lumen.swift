@@ -30,11 +30,6 @@ extension HSBK {
             kelvin: UInt16(kelvin))
     }
 
-    /// The colour of a light in `state`, as a generic LIFX bulb of `kind` reports it (``init(_:model:)``).
-    init(_ state: LightState, kind: LightKind) {
-        self.init(state, model: DeviceModel(kind: kind, manufacturer: "LIFX", product: ""))
-    }
-
     /// This colour as a bulb whose product takes the kelvins `range` (``DeviceModel/lifxKelvinRange``) takes it:
     /// a kelvin outside it as the nearer end.
     func keepingKelvin(to range: ClosedRange<Int>) -> HSBK {
