@@ -73,11 +73,7 @@ import Testing
         // At once, not faded: the stream is told only once the light shows the change, and no one moves the clock.
         _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10, "transitiontime": 0}"#)
         #expect(try await self.scene(bridge, scene)["status"]?["active"] == "inactive")
-        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) {
-            $0.contains("\"inactive\"")
-        }
-        let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
-            .flatMap { $0["data"]?.arrayValue ?? [] }
+        let updates = try await Self.updates(on: stream, of: bridge, until: "\"inactive\"")
         #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "inactive" })
         stream.finish()
         // A v1 recall makes it active too; it stays inactive once a light changed, even back.
@@ -149,13 +145,18 @@ import Testing
         try await bridge.home.advance(byMilliseconds: 1_000)
         let again = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "dynamic_palette"}}"#)
         #expect(again.status == 200, "\(again.json)")
-        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) {
-            $0.contains("\"dynamic_palette\"")
-        }
-        let updates = try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
-            .flatMap { $0["data"]?.arrayValue ?? [] }
+        let updates = try await Self.updates(on: stream, of: bridge, until: "\"dynamic_palette\"")
         #expect(updates.contains { $0["id"]?.stringValue == scene && $0["status"]?["active"] == "dynamic_palette" })
         stream.finish()
+    }
+
+    /// The resources' updates `stream` carried until its text held `marker`.
+    static func updates(
+        on stream: any HTTPStreamBody, of bridge: HueTestBridge, until marker: String
+    ) async throws -> [JSONValue] {
+        let text = try await HueEventStreamTests().read(stream, of: bridge.bridge.events) { $0.contains(marker) }
+        return try HueEventStreamTests().batches(text).flatMap { $0.arrayValue ?? [] }
+            .flatMap { $0["data"]?.arrayValue ?? [] }
     }
 
     @Test func aScenesSpeedAndNameAreKeptAndABadBodyChangesNothing() async throws {

@@ -33,6 +33,22 @@ struct StalledStreamTests {
         return (server, client, task)
     }
 
+    /// Runs `test` with a server whose one client asked for an endless stream and stopped reading, once a write
+    /// found its socket full: with the server, the stream's body and the connection's idle deadline then.
+    func withStalledStream(
+        limits: HTTPLimits = HTTPLimits(),
+        _ test: (HTTPServer, EndlessStreamBody, ContinuousClock.Instant) async throws -> Void
+    ) async throws {
+        let directory = TemporaryDirectory()
+        let body = EndlessStreamBody()
+        let (server, client, task) = try start(body, limits: limits, in: directory)
+        defer {
+            task.cancel()
+            close(client)
+        }
+        try await test(server, body, await blockedDeadline(of: server))
+    }
+
     /// The deadline of the server's one connection once its stream's head is out and a write found the socket
     /// full: a stream that has sent its head has a deadline only then.
     func blockedDeadline(of server: HTTPServer) async -> ContinuousClock.Instant {
@@ -56,18 +72,12 @@ struct StalledStreamTests {
     /// Every new event woke the connection, found the socket still full and set the idle deadline again: a
     /// client that read nothing kept its connection for as long as the home kept changing.
     @Test func aWakeThatWritesNothingLeavesTheIdleDeadlineWhereItWas() async throws {
-        let directory = TemporaryDirectory()
-        let body = EndlessStreamBody()
-        let (server, client, task) = try start(body, in: directory)
-        defer {
-            task.cancel()
-            close(client)
-        }
-        let deadline = await blockedDeadline(of: server)
-        for _ in 0..<3 {
-            body.wakeServer()
-            let deadlines = await server.loop.executeAndWait { _ in server.loop.timerDeadlines }
-            #expect(deadlines == [deadline], "the wake moved the deadline")
+        try await withStalledStream { server, body, deadline in
+            for _ in 0..<3 {
+                body.wakeServer()
+                let deadlines = await server.loop.executeAndWait { _ in server.loop.timerDeadlines }
+                #expect(deadlines == [deadline], "the wake moved the deadline")
+            }
         }
     }
 
@@ -75,36 +85,25 @@ struct StalledStreamTests {
     @Test func aStreamClientThatStopsReadingIsLetGoAfterTheIdleTimeThoughEventsKeepComing() async throws {
         var limits = HTTPLimits()
         limits.idleSeconds = 1
-        let directory = TemporaryDirectory()
-        let body = EndlessStreamBody()
-        let (server, client, task) = try start(body, limits: limits, in: directory)
-        defer {
-            task.cancel()
-            close(client)
+        try await withStalledStream(limits: limits) { server, body, _ in
+            // Events as fast as the loop takes them, for ten times the idle time at most.
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while await openConnections(of: server) > 0, ContinuousClock.now < giveUp { body.wakeServer() }
+            #expect(
+                await openConnections(of: server) == 0, "the client that reads nothing still holds its connection")
+            #expect(body.isFinished)
         }
-        _ = await blockedDeadline(of: server)
-        // Events as fast as the loop takes them, for ten times the idle time at most.
-        let giveUp = ContinuousClock.now + .seconds(10)
-        while await openConnections(of: server) > 0, ContinuousClock.now < giveUp { body.wakeServer() }
-        #expect(await openConnections(of: server) == 0, "the client that reads nothing still holds its connection")
-        #expect(body.isFinished)
     }
 
     /// A stream that let its client go for falling behind was left to wait for that client to take what its
     /// socket held, which it never did: the connection, its stream's place and its descriptor stayed taken.
     @Test func aStreamThatLetsItsClientGoIsClosedAtOnceThoughItsSocketIsFull() async throws {
-        let directory = TemporaryDirectory()
-        let body = EndlessStreamBody()
-        let (server, client, task) = try start(body, in: directory)
-        defer {
-            task.cancel()
-            close(client)
+        try await withStalledStream { server, body, _ in
+            body.cut()
+            #expect(await openConnections(of: server) == 0, "the stream was cut, yet its connection is open")
+            #expect(body.isFinished)
+            #expect(await server.loop.executeAndWait { _ in server.driver.object.streamCount } == 0)
         }
-        _ = await blockedDeadline(of: server)
-        body.cut()
-        #expect(await openConnections(of: server) == 0, "the stream was cut, yet its connection is open")
-        #expect(body.isFinished)
-        #expect(await server.loop.executeAndWait { _ in server.driver.object.streamCount } == 0)
     }
 }
 
