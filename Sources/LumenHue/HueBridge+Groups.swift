@@ -92,9 +92,7 @@ extension HueBridge {
         do {
             if command.movesFromEachLight {
                 // Each light moves from where it is: one group command all the same, each its own change.
-                let changes = lights.map {
-                    ($0.light.id, command.change(over: $0.light.state, kind: $0.light.model.kind))
-                }
+                let changes = lights.map { ($0.light.id, command.change(for: $0)) }
                 // A group whose lights each take nothing (a `sat` to white lights) still takes its `alert`.
                 if changes.contains(where: { !$0.1.properties.isEmpty }) {
                     try await scopeContext.performEach(
@@ -109,7 +107,7 @@ extension HueBridge {
             } else {
                 guard !lights.isEmpty else { return .json(.array(command.results)) }
                 try await scopeContext.performEach(
-                    lights.map { ($0.light.id, command.change) }, transitionMs: command.transitionMs,
+                    lights.map { ($0.light.id, command.change(for: $0)) }, transitionMs: command.transitionMs,
                     network: .hueBridge, from: sender)
             }
         } catch {

@@ -57,7 +57,7 @@ extension HueBridge {
         var control: JSONObject = [:]
         if kind.supports(.brightness) { control["mindimlevel"] = 1_000 }
         if kind.supports(.colorTemperature) {
-            let range = CIEColor.miredRange
+            let range = hueLight.miredRange
             control["ct"] = .object(["min": .int(range.lowerBound), "max": .int(range.upperBound)])
         }
         if kind.supports(.color) {
@@ -118,7 +118,7 @@ extension HueBridge {
                 let kind = light.light.model.kind
                 let command = try read(kind)
                 try command.checkEffects(forLightOn: light.light.state.isOn)
-                let change = command.change(over: light.light.state, kind: kind)
+                let change = command.change(for: light)
                 guard !change.properties.isEmpty else { return (light.light.id, command, nil as CommandReceipt?) }
                 do {
                     return (

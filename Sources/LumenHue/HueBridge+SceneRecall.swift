@@ -38,7 +38,7 @@ extension HueBridge {
             else { continue }
             let command = try HueCommand(
                 state, kind: hueLight.light.model.kind, at: "/scenes/\(id)/lightstates/\(light)")
-            var change = command.change(over: hueLight.light.state, kind: hueLight.light.model.kind)
+            var change = command.change(for: hueLight)
             // A light the scene switches off takes nothing else: its level and colour are kept for the next on.
             if change.isOn == false {
                 change = LightChange(isOn: false)

@@ -12,14 +12,20 @@ struct HueLight: Sendable, Hashable {
     var effect: LightEffect = .none
     /// The speed API v2 gave its dynamics, if it did.
     var speed: Double?
+    /// The colour temperatures it takes, in mireds, within the API's 153–500: a bridge lists them for each light
+    /// (`capabilities.control.ct`, v2's `mirek_schema`) and brings a value past them into them.
+    let miredRange: ClosedRange<Int>
 
     /// The light `device` numbered `number`, as the bridge reports it once it has accepted a command: with
-    /// every fade landed.
+    /// every fade landed, and a colour temperature past what the API reaches (a LIFX light's 1,500 K) read as
+    /// the nearer end.
     init(number: Int, _ device: DeviceLight) {
         self.number = number
         light = device.light
         light.state = device.landedState
         effect = device.effect
+        miredRange = device.colorTemperatureRange.clamped(to: CIEColor.miredRange)
+        light.state.colorTemperature = miredRange.clamping(light.state.colorTemperature)
     }
 }
 

@@ -55,16 +55,19 @@ extension HueCommand {
     /// Whether each light's change is worked out from its own state: a relative change, or a `hue` or `sat` alone.
     var movesFromEachLight: Bool { !increments.isEmpty || loneHueOrSat != nil }
 
-    /// The change for a light of `kind` in `state`: the values given, and the relative changes worked out
-    /// from where the light is, for the properties it has (a group's lights leave out what they lack).
-    func change(over state: LightState, kind: LightKind) -> LightChange {
+    /// The change for `light`: the values given, and the relative changes worked out from where the light is,
+    /// for the properties it has (a group's lights leave out what they lack); a colour temperature past the
+    /// light's range as the nearer end, as a bridge brings it.
+    func change(for light: HueLight) -> LightChange {
+        let (state, kind) = (light.light.state, light.light.model.kind)
         var result = change
+        result.colorTemperature = result.colorTemperature.map(light.miredRange.clamping)
         if result.brightness == nil, let step = increments.bri, kind.supports(.brightness) {
             let bri = min(max(HueValues.bri(brightness: state.brightness) + step, 1), 254)
             result.brightness = HueValues.brightness(bri: bri)
         }
         if result.colorTemperature == nil, let step = increments.ct, kind.supports(.colorTemperature) {
-            result.colorTemperature = HueValues.mireds(ct: min(max(state.colorTemperature + step, 0), 65_535))
+            result.colorTemperature = light.miredRange.clamping(state.colorTemperature + step)
         }
         // A colour given (`xy`, or `ct`, which comes before `hue` and `sat`) leaves out the colour's increments.
         guard result.color == nil, change.colorTemperature == nil, kind.supports(.color) else { return result }

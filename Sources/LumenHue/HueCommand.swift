@@ -23,7 +23,7 @@ struct HueCommand {
     var sentParameters: [String: String] = [:]
     /// The relative changes (`bri_inc`, …) the body gave, for the properties it gave no value.
     var increments = Increments()
-    /// `hue` or `sat` taken without the other: the other half is each light's own (``change(over:kind:)``).
+    /// `hue` or `sat` taken without the other: the other half is each light's own (``change(for:)``).
     var loneHueOrSat: (hue: Int?, sat: Int?)?
     /// The `effect` given (`colorloop`, `none`).
     var effect: String?

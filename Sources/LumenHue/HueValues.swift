@@ -55,10 +55,7 @@ enum HueValues {
 
     /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
     /// light does into its range, as a Hue bridge does.
-    static func mireds(ct: Int) -> Int {
-        let range = CIEColor.miredRange
-        return min(max(ct, range.lowerBound), range.upperBound)
-    }
+    static func mireds(ct: Int) -> Int { CIEColor.miredRange.clamping(ct) }
 
     /// CIE xy for Hue's `hue` (0–65535 round the colour wheel, both ends red) and `sat` (0–254), at full value,
     /// through sRGB as Hue's own conversion goes.

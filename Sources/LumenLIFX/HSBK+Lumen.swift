@@ -21,10 +21,7 @@ extension HSBK {
         }
         // Clients check a colour they send against the product's range, and send back what they read: a state
         // outside it (a fixture's, a group command's) reads as the nearer end, as the bulb would have taken it.
-        let range = model.lifxKelvinRange
-        let kelvin = min(
-            max((1_000_000 / Double(state.colorTemperature)).rounded(), Double(range.lowerBound)),
-            Double(range.upperBound))
+        let kelvin = model.lifxKelvinRange.clamping(Int((1_000_000 / Double(state.colorTemperature)).rounded()))
         self.init(
             hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()),
             kelvin: UInt16(kelvin))
@@ -34,7 +31,7 @@ extension HSBK {
     /// a kelvin outside it as the nearer end.
     func keepingKelvin(to range: ClosedRange<Int>) -> HSBK {
         var kept = self
-        kept.kelvin = UInt16(min(max(Int(kelvin), range.lowerBound), range.upperBound))
+        kept.kelvin = UInt16(range.clamping(Int(kelvin)))
         return kept
     }
 

@@ -14,6 +14,8 @@ package struct DeviceLight: Sendable {
     package var isReachable: Bool
     /// Its room's name.
     package var roomName: String
+    /// The colour temperatures it takes, in mireds (``DeviceFamily/colorTemperatureRange(of:)``).
+    package var colorTemperatureRange: ClosedRange<Int>
 }
 
 extension Home {
@@ -50,7 +52,8 @@ extension Home {
         let light = snapshot(at: index)
         return DeviceLight(
             light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
-            effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName)
+            effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName,
+            colorTemperatureRange: governingSettings(at: index).family.colorTemperatureRange(of: light.model))
     }
 
     /// The light whose fixture gives it `address` on the LAN (`lifx.address`), if any: an address a front that

@@ -262,7 +262,7 @@ struct HueV2Model: Sendable {
             object["dimming_delta"] = [:]
         }
         if kind.supports(.colorTemperature) {
-            let range = CIEColor.miredRange
+            let range = hueLight.miredRange
             // A colour light showing a colour has no colour temperature to report, as on a bridge.
             let valid = !kind.supports(.color) || light.state.showsColorTemperature
             object["color_temperature"] = [

@@ -1,0 +1,63 @@
+import LumenModel
+import LumenProtocol
+import Testing
+
+@testable import LumenHue
+
+/// Each light behind the bridge shows and takes its own colour temperatures, as a bridge lists each light's
+/// (`capabilities.control.ct`, v2's `mirek_schema`) and brings a value past them into them: a LIFX Tile placed
+/// behind the bridge takes 2,500–9,000 K (111–400 mireds), so 153–400 of the API's 153–500.
+@Suite struct HueColorTemperatureRangeTests {
+    let v2 = HueV2Tests()
+
+    /// A LIFX Tile, and a LIFX Mini White to Warm at 1,500 K (667 mireds, past the API's warmest), both behind
+    /// the bridge.
+    static let home = """
+        {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+          {"id": "den", "name": "Den", "lights": [
+            {"id": "den.tile", "name": "Tile", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile",
+             "network": "hue-bridge", "state": {"isOn": true, "colorTemperature": 250}},
+            {"id": "den.bulb", "name": "Bulb", "kind": "ambiance", "manufacturer": "LIFX", "product": "LIFX Mini WW",
+             "network": "hue-bridge", "state": {"isOn": true, "colorTemperature": 667}}
+          ]}
+        ]}
+        """
+
+    func bridge() async throws -> HueTestBridge {
+        try await HueTestBridge(fixture: try Fixture(json: Array(Self.home.utf8)))
+    }
+
+    @Test func eachLightListsItsOwnRangeWithinTheAPIs() async throws {
+        let bridge = try await bridge()
+        let tile = try await bridge.answer("GET", "/lights/1")
+        #expect(tile["capabilities"]?["control"]?["ct"] == ["min": 153, "max": 400], "\(tile)")
+        let bulb = try await bridge.answer("GET", "/lights/2")
+        #expect(bulb["capabilities"]?["control"]?["ct"] == ["min": 153, "max": 500], "\(bulb)")
+        // A light warmer than the API reaches reads as the API's warmest.
+        #expect(bulb["state"]?["ct"] == 500, "\(bulb)")
+        let tileV2 = try await v2.light(bridge, named: "Tile")
+        #expect(
+            tileV2["color_temperature"]?["mirek_schema"] == ["mirek_minimum": 153, "mirek_maximum": 400], "\(tileV2)")
+        let bulbV2 = try await v2.light(bridge, named: "Bulb")
+        #expect(bulbV2["color_temperature"]?["mirek"] == 500, "\(bulbV2)")
+    }
+
+    @Test func aColourTemperaturePastALightsRangeIsBroughtIntoIt() async throws {
+        let bridge = try await bridge()
+        let set = try await bridge.answer("PUT", "/lights/1/state", #"{"ct": 500}"#)
+        #expect(set == [["success": ["/lights/1/state/ct": 500]]], "\(set)")
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["ct"] == 400)
+        let step = try await bridge.answer("PUT", "/lights/1/state", #"{"ct_inc": -300}"#)
+        #expect(step.arrayValue?.first?["success"] != nil, "\(step)")
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["ct"] == 153)
+        let group = try await bridge.answer("PUT", "/groups/0/action", #"{"ct": 480}"#)
+        #expect(group.arrayValue?.first?["success"] != nil, "\(group)")
+        #expect(try await bridge.answer("GET", "/lights/1")["state"]?["ct"] == 400)
+        #expect(try await bridge.answer("GET", "/lights/2")["state"]?["ct"] == 480)
+        let tile = try #require(try await v2.light(bridge, named: "Tile")["id"]?.stringValue)
+        let put = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/light/\(tile)", #"{"color_temperature": {"mirek": 454}}"#)
+        #expect(put.status == 200, "\(put.json)")
+        #expect(try await v2.light(bridge, named: "Tile")["color_temperature"]?["mirek"] == 400)
+    }
+}
