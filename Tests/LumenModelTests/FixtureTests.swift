@@ -161,6 +161,28 @@ struct FixtureTests {
                     of: "\"timeoutMs\": 1000", with: "\"timeoutMs\": 1000, \"rateLimitPerSecond\": 0.2")
             },
             message: "defaults.rateLimitPerSecond: light 'lab.color': a rate limit of 0.2 commands a second"),
+        Broken(
+            name: "a colour temperature the light does not take",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "\"kind\": \"ambiance\"}",
+                    with: "\"kind\": \"ambiance\", \"state\": {\"colorTemperature\": 600}}")
+            },
+            message:
+                "rooms[1].lights[0].state.colorTemperature: light 'attic.tunable' takes colour temperatures of "
+                + "153–500 mireds (6500–2000 K); give one within them"),
+        Broken(
+            name: "a colour temperature a LIFX Tile does not take",
+            edit: {
+                $0.replacingOccurrences(
+                    of: "{\"id\": \"lab.color\", \"name\": \"Color\", \"kind\": \"color\"}",
+                    with:
+                        #"{"id": "lab.color", "name": "Color", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile", "state": {"colorTemperature": 500}}"#
+                )
+            },
+            message:
+                "rooms[0].lights[0].state.colorTemperature: light 'lab.color' takes colour temperatures of "
+                + "111–400 mireds (9000–2500 K); give one within them"),
     ]
 
     @Test func fixturesThatCanWorkAreAccepted() throws {
@@ -173,6 +195,14 @@ struct FixtureTests {
                     #""faultSchedule": [{"light": "lab.dim", "fault": "unreachable", "fromMs": 1000, "untilMs": 4000}, {"light": "lab.dim", "fault": "powerCycle", "fromMs": 4000, "untilMs": 4500}], "rooms": ["#
             )
         _ = try Fixture(json: Array(text.utf8))
+        // A LIFX bulb takes 1,500 K (667 mireds), warmer than other lights.
+        let lifx = Self.base.replacingOccurrences(
+            of: #"{"id": "lab.color", "name": "Color", "kind": "color"}"#,
+            with:
+                #"{"id": "lab.color", "name": "Color", "kind": "color", "manufacturer": "LIFX", "state": {"colorTemperature": 667}}"#
+        )
+        #expect(lifx != Self.base)
+        _ = try Fixture(json: Array(lifx.utf8))
     }
 
     @Test func aSnapshotIsNotRefusedForWhatOnlyAFixtureIsHeldTo() throws {

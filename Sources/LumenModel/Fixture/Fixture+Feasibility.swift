@@ -3,7 +3,7 @@ import LumenProtocol
 extension Fixture {
     /// Refuses what a fixture can say but a home can never do: a light to discover that no scan lasts long
     /// enough to find, two fault windows of one light that overlap, a rate limit that allows less than one
-    /// command per timeout.
+    /// command per timeout, a colour temperature the light does not take (a LIFX Tile at 2,000 K).
     ///
     /// Snapshots are not held to this: they come from a home that was accepted, and refusing one would stop a
     /// daemon from starting on its own saved state.
@@ -24,10 +24,12 @@ extension Fixture {
                     (roomPath.appending("undiscovered").appending($0).appending("light"), $1.light)
                 }
             for (path, light) in placed {
+                let settings = light.settings.inheriting(from: room.defaults).inheriting(from: defaults)
                 try Self.checkRate(
-                    of: light, settings: light.settings.inheriting(from: room.defaults).inheriting(from: defaults),
+                    of: light, settings: settings,
                     path: Self.settingPath(
                         "rateLimitPerSecond", light: light, lightPath: path, room: room, roomPath: roomPath))
+                try Self.checkColorTemperature(of: light, settings: settings, path: path)
             }
         }
         try checkFaultWindows()
@@ -48,6 +50,22 @@ extension Fixture {
     static func checkRate(of light: LightFixture, settings: DeviceSettings, path: JSONPath) throws(JSONShapeError) {
         guard let problem = settings.rateProblem else { return }
         throw JSONShapeError(path, "light '\(light.id)': \(problem)")
+    }
+
+    /// A light's colour temperature must lie in its family's range for its model
+    /// (``DeviceFamily/colorTemperatureRange(of:)``), or no front could read it back and send it again.
+    static func checkColorTemperature(of light: LightFixture, settings: DeviceSettings, path: JSONPath)
+        throws(JSONShapeError)
+    {
+        guard light.model.kind.supports(.colorTemperature) else { return }
+        let range = settings.effectiveFamily(manufacturer: light.model.manufacturer)
+            .colorTemperatureRange(of: light.model)
+        guard !range.contains(light.state.colorTemperature) else { return }
+        func kelvin(_ mireds: Int) -> Int { Int((10_000 / Double(mireds)).rounded()) * 100 }
+        throw JSONShapeError(
+            path.appending("state").appending("colorTemperature"),
+            "light '\(light.id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
+                + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K); give one within them")
     }
 
     func checkFaultWindows() throws(JSONShapeError) {
