@@ -35,14 +35,20 @@ extension Home {
     }
 
     /// Adds a light to a room, as if it had been installed and paired.
-    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID,
+    ///   `invalidParams` for a colour temperature the light does not take.
     package func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
         let light: JSONObject = ["room": .string(roomID.rawValue), "light": .string(fixture.id.rawValue)]
         if let problem = EntityID.validate(fixture.id.rawValue) {
             throw LumenError(.invalidParams, problem, data: light)
         }
         if let problem = EntityName.validate(fixture.name) { throw LumenError(.invalidParams, problem, data: light) }
-        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID, listedBy: .simulation) }
+        guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID, listedBy: .simulation) }
+        if let problem = fixture.colorTemperatureProblem(
+            settings: fixture.settings.inheriting(from: room.defaults).inheriting(from: defaults))
+        {
+            throw LumenError(.invalidParams, problem, data: light)
+        }
         guard lights[fixture.id] == nil else {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists; give the new light another ID", data: light)

@@ -1,4 +1,5 @@
 import LumenModel
+import LumenProtocol
 import LumenSimulation
 import Testing
 
@@ -121,6 +122,24 @@ extension DeviceFamilyTests {
             #expect(error.message.contains("less than one command per timeout (2000 ms)"), "\(error.message)")
         }
         try await home.updateSettings(DeviceSettings(rateLimitPerSecond: 0.5), light: "bulb")
+    }
+
+    /// A light added while lumend runs is held to its colour temperatures as a fixture's is: a LIFX Tile takes
+    /// 2,500–9,000 K, so not 2,000 K.
+    @Test func aLightAddedWithAColourTemperatureItDoesNotTakeIsRefused() async throws {
+        let (home, _) = try await makeHome(singleLight())
+        var tile = LightFixture(
+            id: "tile", name: "Tile", model: DeviceModel(kind: .color, manufacturer: "LIFX", product: "LIFX Tile"))
+        tile.state.colorTemperature = 500
+        let error = try await #require(throws: LumenError.self) { try await home.addLight(tile, to: "room") }
+        #expect(error.code == .invalidParams)
+        #expect(
+            error.message
+                == "light 'tile' takes colour temperatures of 111–400 mireds (9000–2500 K); give one within them")
+        #expect(await home.snapshot().rooms.first?.lights.map(\.id) == ["bulb"])
+        tile.state.colorTemperature = 400
+        try await home.addLight(tile, to: "room")
+        #expect(await home.snapshot().rooms.first?.lights.map(\.id) == ["bulb", "tile"])
     }
 }
 

@@ -52,20 +52,13 @@ extension Fixture {
         throw JSONShapeError(path, "light '\(light.id)': \(problem)")
     }
 
-    /// A light's colour temperature must lie in its family's range for its model
-    /// (``DeviceFamily/colorTemperatureRange(of:)``), or no front could read it back and send it again.
+    /// A light's colour temperature must lie in its family's range for its model, or no front could read it back
+    /// and send it again (``LightFixture/colorTemperatureProblem(settings:)``).
     static func checkColorTemperature(of light: LightFixture, settings: DeviceSettings, path: JSONPath)
         throws(JSONShapeError)
     {
-        guard light.model.kind.supports(.colorTemperature) else { return }
-        let range = settings.effectiveFamily(manufacturer: light.model.manufacturer)
-            .colorTemperatureRange(of: light.model)
-        guard !range.contains(light.state.colorTemperature) else { return }
-        func kelvin(_ mireds: Int) -> Int { Int((10_000 / Double(mireds)).rounded()) * 100 }
-        throw JSONShapeError(
-            path.appending("state").appending("colorTemperature"),
-            "light '\(light.id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
-                + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K); give one within them")
+        guard let problem = light.colorTemperatureProblem(settings: settings) else { return }
+        throw JSONShapeError(path.appending("state").appending("colorTemperature"), problem)
     }
 
     func checkFaultWindows() throws(JSONShapeError) {
@@ -100,5 +93,19 @@ extension DeviceSettings {
             "a rate limit of \(JSONCursor.format(rate)) command\(rate == 1 ? "" : "s") a second allows less than one command per "
             + "timeout (\(JSONCursor.format(timeout)) ms); raise rateLimitPerSecond to at least "
             + "\(JSONCursor.format(1_000 / timeout)) or timeoutMs to at least \(JSONCursor.format(1_000 / rate))"
+    }
+}
+
+extension LightFixture {
+    /// What is wrong with the light's colour temperature under `settings` (its own with its room's and the
+    /// home's), if anything: a value outside what its family takes for its model
+    /// (``DeviceFamily/colorTemperatureRange(of:)``), a LIFX Tile at 2,000 K.
+    package func colorTemperatureProblem(settings: DeviceSettings) -> String? {
+        guard model.kind.supports(.colorTemperature) else { return nil }
+        let range = settings.effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
+        guard !range.contains(state.colorTemperature) else { return nil }
+        func kelvin(_ mireds: Int) -> Int { Int((10_000 / Double(mireds)).rounded()) * 100 }
+        return "light '\(id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
+            + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K); give one within them"
     }
 }
