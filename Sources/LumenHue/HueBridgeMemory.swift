@@ -127,6 +127,11 @@ struct HueBridgeMemory: Sendable {
             lightsAndRooms: false, gone: state.createdResourceKeys.subtracting(changed.createdResourceKeys))
         state = changed
         isUnsaved = true
+        // A scene gone takes its last recall with it; the bridge holds at most 200, so this stays as small.
+        if lastRecalls.count > state.scenes.count {
+            let stored = Set(state.scenes.map(\.id))
+            lastRecalls = lastRecalls.filter { stored.contains($0.key) }
+        }
         return result
     }
 
@@ -152,11 +157,6 @@ struct HueBridgeMemory: Sendable {
     /// The scenes active now, among `lights` as they are: forgetting, for good, those a light of has changed
     /// since their recall, or that are gone.
     mutating func activeScenes(lights: [HueLight]) -> Set<String> {
-        // A scene gone takes its last recall with it; the bridge holds at most 200, so this stays as small.
-        if lastRecalls.count > state.scenes.count {
-            let stored = Set(state.scenes.map(\.id))
-            lastRecalls = lastRecalls.filter { stored.contains($0.key) }
-        }
         guard !recalledScenes.isEmpty else {
             dynamicScenes = []
             return []

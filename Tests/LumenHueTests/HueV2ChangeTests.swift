@@ -132,6 +132,17 @@ import Testing
         #expect(status?["last_recall"]?.stringValue == second)
     }
 
+    /// A scene deleted takes the time of its last recall with it, without a read of the scenes in between.
+    @Test func aDeletedSceneTakesItsLastRecallWithIt() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        let path = "/clip/v2/resource/scene/\(scene)"
+        #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active"}}"#).status == 200)
+        #expect(await bridge.bridge.visit { _, memory in memory.lastRecalls.count } == 1)
+        #expect(try await v2.v2(bridge, "DELETE", path).status == 200)
+        #expect(await bridge.bridge.visit { _, memory in memory.lastRecalls.isEmpty })
+    }
+
     /// A recall that moves no light (they are as the scene has them already) still changes the scene's `status`,
     /// and the event streams are told, as aiohue's scene tracker learns a scene's mode from them alone.
     @Test func aRecallThatMovesNoLightIsStillToldOnTheStream() async throws {
