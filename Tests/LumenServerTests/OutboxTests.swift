@@ -68,12 +68,12 @@ struct OutboxTests {
     @Test func passingTheReplyLimitIsReportedOnceRepliesBeforeOnePassIt() async throws {
         try await onTestLoop { loop throws in
             let outbox = Outbox(replyByteLimit: 100, on: loop) {}
-            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
-            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
-            #expect(!outbox.enqueue([UInt8](repeating: 0x20, count: 60)))
+            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)) == nil)
+            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)) == nil)
+            #expect(outbox.enqueue([UInt8](repeating: 0x20, count: 60)) == .pastLimit(unsent: 122, limit: 100))
             let large = Outbox(replyByteLimit: 100, on: loop) {}
-            #expect(large.enqueue([UInt8](repeating: 0x20, count: 250)))
-            #expect(!large.enqueue([UInt8](repeating: 0x20, count: 1)))
+            #expect(large.enqueue([UInt8](repeating: 0x20, count: 250)) == nil)
+            #expect(large.enqueue([UInt8](repeating: 0x20, count: 1)) == .pastLimit(unsent: 251, limit: 100))
         }
     }
 
@@ -84,18 +84,18 @@ struct OutboxTests {
             let budget = UnsentReplyBudget(ownBytes: 10, sharedBytes: 100)
             let first = Outbox(replyByteLimit: 1 << 20, on: loop, budget: budget) {}
             let second = Outbox(replyByteLimit: 1 << 20, on: loop, budget: budget) {}
-            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)))
-            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)))
+            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)) == nil)
+            #expect(first.enqueue([UInt8](repeating: 0x20, count: 59)) == nil)
             #expect(budget.sharedInUse == 110)
             // The budget is spent: a session past its own share is judged not to be reading.
-            #expect(!first.enqueue([UInt8](repeating: 0x20, count: 1)))
-            #expect(second.enqueue([UInt8](repeating: 0x20, count: 4)))
-            #expect(second.enqueue([UInt8](repeating: 0x20, count: 19)))
-            #expect(!second.enqueue([UInt8](repeating: 0x20, count: 1)))
+            #expect(first.enqueue([UInt8](repeating: 0x20, count: 1)) == .sharedBudgetSpent(unsent: 120))
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 4)) == nil)
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 19)) == nil)
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 1)) == .sharedBudgetSpent(unsent: 25))
             // What is taken to be written, or freed as a session closes, is given back.
             _ = first.take(maxBytes: 1 << 20)
             #expect(budget.sharedInUse == 17)
-            #expect(second.enqueue([UInt8](repeating: 0x20, count: 1)))
+            #expect(second.enqueue([UInt8](repeating: 0x20, count: 1)) == nil)
             second.close()
             #expect(budget.sharedInUse == 0)
         }

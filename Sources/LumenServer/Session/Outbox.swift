@@ -97,29 +97,46 @@ final class Outbox: Sendable {
         self.wake = wake
     }
 
+    /// Why a session is judged not to read its replies: what it left unsent before another reply came.
+    enum Overflow: Sendable, Equatable {
+        /// More than the session's own limit unsent.
+        case pastLimit(unsent: Int, limit: Int)
+        /// More than the session's own share unsent, with the budget the sessions share spent.
+        case sharedBudgetSpent(unsent: Int)
+
+        /// The reason the log gives for the disconnection.
+        var reason: String {
+            switch self {
+            case .pastLimit(_, let limit): "more than \(limit) bytes unsent"
+            case .sharedBudgetSpent(let unsent):
+                "\(unsent) bytes unsent, while the sessions together hold more than lumend keeps for them"
+            }
+        }
+    }
+
     /// Queues a reply or notification line.
-    /// - Returns: `false` when the unsent replies before this one have passed the limit (or the session's own
-    ///   share, with the ``budget`` spent): the caller
-    ///   disconnects the client. A client is judged by what it left unread before another reply came, not by
-    ///   the size of this one, so one reply larger than the limit (a large home's snapshot) goes out whole to
-    ///   a client that reads it, and one that does not read costs the limit and one reply.
+    /// - Returns: why the client is judged not to read, when the unsent replies before this one have passed
+    ///   the limit (or the session's own share, with the ``budget`` spent): the caller disconnects the client.
+    ///   `nil` otherwise. A client is judged by what it left unread before another reply came, not by the size
+    ///   of this one, so one reply larger than the limit (a large home's snapshot) goes out whole to a client
+    ///   that reads it, and one that does not read costs the limit and one reply.
     /// - Parameter wakeWriter: `false` when the caller flushes right away itself (it saves a thread hop).
     @discardableResult
-    func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Bool {
-        let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
-            guard !state.closed else { return (true, false) }
+    func enqueue(_ bytes: [UInt8], wakeWriter: Bool = true) -> Overflow? {
+        let (overflow, needsWake) = state.with { state -> (Overflow?, Bool) in
+            guard !state.closed else { return (nil, false) }
             let unreadBefore = state.replyBytes
             // Judged before this reply draws on the budget.
-            let admitted = admits(unread: unreadBefore)
+            let overflow = judge(unread: unreadBefore)
             state.gathering.append(contentsOf: bytes)
             state.gathering.append(UInt8(ascii: "\n"))
             if state.gathering.count >= Self.chunkBytes { Self.closeChunk(&state) }
             state.replyBytes += bytes.count + 1
             budget.change(from: unreadBefore, to: state.replyBytes)
-            return (admitted, wakeWriter && Self.scheduleWake(&state))
+            return (overflow, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
-        return accepted
+        return overflow
     }
 
     /// Reserves the place of the next reply, in the order requests are read.
@@ -131,15 +148,16 @@ final class Outbox: Sendable {
     }
 
     /// Fills a reserved (or held) place with its reply (`nil`: none is owed), and places what that lets go.
-    /// - Returns: `false` when the unsent replies before this one have passed the limit, as ``enqueue(_:wakeWriter:)``.
+    /// - Returns: why the client is judged not to read, when the unsent replies before this one have passed the
+    ///   limit, as ``enqueue(_:wakeWriter:)``; `nil` otherwise.
     /// - Parameter wakeWriter: `false` when the caller flushes right away itself.
     @discardableResult
-    func fillReply(_ slot: UInt64, with bytes: [UInt8]?, wakeWriter: Bool = true) -> Bool {
-        let (accepted, needsWake) = state.with { state -> (Bool, Bool) in
+    func fillReply(_ slot: UInt64, with bytes: [UInt8]?, wakeWriter: Bool = true) -> Overflow? {
+        let (overflow, needsWake) = state.with { state -> (Overflow?, Bool) in
             // Held: its place among the items is fixed; what waits behind it may go once it does.
-            guard !state.closed, slot >= state.firstOpen || state.held[slot] != nil else { return (true, false) }
+            guard !state.closed, slot >= state.firstOpen || state.held[slot] != nil else { return (nil, false) }
             let unreadBefore = state.replyBytes
-            let admitted = admits(unread: unreadBefore)
+            let overflow = judge(unread: unreadBefore)
             state.replyBytes += bytes.map { $0.count + 1 } ?? 0
             budget.change(from: unreadBefore, to: state.replyBytes)
             if slot < state.firstOpen {
@@ -148,14 +166,17 @@ final class Outbox: Sendable {
                 state.open[state.openHead + Int(slot - state.firstOpen)] = .filled(bytes)
                 Self.placeReplies(&state)
             }
-            return (admitted, wakeWriter && Self.scheduleWake(&state))
+            return (overflow, wakeWriter && Self.scheduleWake(&state))
         }
         if needsWake { wake() }
-        return accepted
+        return overflow
     }
 
-    /// Whether a session that left `unread` bytes unsent is still judged to be reading.
-    private func admits(unread: Int) -> Bool { unread <= replyByteLimit && budget.admits(unsent: unread) }
+    /// Why a session that left `unread` bytes unsent is judged not to read, if it is.
+    private func judge(unread: Int) -> Overflow? {
+        if unread > replyByteLimit { return .pastLimit(unsent: unread, limit: replyByteLimit) }
+        return budget.admits(unsent: unread) ? nil : .sharedBudgetSpent(unsent: unread)
+    }
 
     /// Gives a reserved place its position among what is sent, as if it were filled now, its bytes to come with
     /// ``fillReply(_:with:wakeWriter:)``: what comes meanwhile waits behind it.

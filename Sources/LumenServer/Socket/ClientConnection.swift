@@ -55,7 +55,9 @@ final class ClientConnection: Sendable {
 
         func fill(_ slot: UInt64, with bytes: [UInt8]?) {
             guard let connection else { return }
-            guard outbox.fillReply(slot, with: bytes, wakeWriter: false) else { return connection.overflowed() }
+            if let overflow = outbox.fillReply(slot, with: bytes, wakeWriter: false) {
+                return connection.overflowed(overflow)
+            }
             connection.flush()
         }
 
@@ -116,7 +118,7 @@ final class ClientConnection: Sendable {
     /// or from the session's tasks, which run on the loop.
     func send(reply bytes: [UInt8]) {
         guard let outbox = session?.outbox else { return }
-        guard outbox.enqueue(bytes, wakeWriter: false) else { return overflowed() }
+        if let overflow = outbox.enqueue(bytes, wakeWriter: false) { return overflowed(overflow) }
         flush()
     }
 
@@ -242,7 +244,8 @@ final class ClientConnection: Sendable {
             let error = LumenError(
                 .limitExceeded,
                 "request line longer than \(limits.maxLineBytes) bytes; the rest of the line is skipped")
-            if !session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error))) { overflowed() }
+            let reply = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
+            if let overflow = session.outbox.enqueue(reply) { overflowed(overflow) }
         }
         handle(ready)
     }
@@ -317,16 +320,10 @@ final class ClientConnection: Sendable {
         case stop, finished
     }
 
-    private func overflowed() {
+    /// Disconnects the client, which left unread what `overflow` says.
+    private func overflowed(_ overflow: Outbox.Overflow) {
         loop.submit { [weak self] in
-            guard let self else { return }
-            let unsent = self.session?.outbox.pendingReplyBytes ?? 0
-            let limit = self.limits.maxPendingReplyBytes
-            let why =
-                unsent > limit
-                ? "more than \(limit) bytes unsent"
-                : "\(unsent) bytes unsent, while the sessions together hold more than lumend keeps for them"
-            self.close(reason: "client is not reading its replies (\(why)); disconnected")
+            self?.close(reason: "client is not reading its replies (\(overflow.reason)); disconnected")
         }
     }
 
