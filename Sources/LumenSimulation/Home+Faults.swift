@@ -15,12 +15,24 @@ extension Home {
 
     /// Changes a light's device settings at run time (latency, drop probability, timeout, rate limit, power-on
     /// behaviour, what it does while off, overload, family, network). Unset fields keep their current value.
-    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light.
+    /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `invalidParams` for a rate limit that lets
+    ///   less than one command through per timeout or a family that does not take the light's colour temperature.
     package func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
         guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
-        if let problem = effectiveSettings(of: id, in: lights[id]!.room, own: merged).rateProblem {
+        let effective = effectiveSettings(of: id, in: lights[id]!.room, own: merged)
+        if let problem = effective.rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
+        }
+        // A family that takes less (a LIFX light made a Hue one at 1,500 K) would leave a state no front reads
+        // back and sends again.
+        if let light = lights[id],
+            let problem = effective.colorTemperatureProblem(
+                light: id, model: light.model, mireds: light.state.colorTemperature)
+        {
+            throw LumenError(
+                .invalidParams, "\(problem) as its family would have it: set a colour temperature within them first",
+                data: ["light": .string(id.rawValue)])
         }
         setOwnSettings(merged, of: id)
     }

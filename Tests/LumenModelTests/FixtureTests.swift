@@ -170,7 +170,7 @@ struct FixtureTests {
             },
             message:
                 "rooms[1].lights[0].state.colorTemperature: light 'attic.tunable' takes colour temperatures of "
-                + "153–500 mireds (6500–2000 K); give one within them"),
+                + "153–500 mireds (6500–2000 K), not 600; give one within them"),
         Broken(
             name: "a colour temperature a LIFX Tile does not take",
             edit: {
@@ -182,7 +182,7 @@ struct FixtureTests {
             },
             message:
                 "rooms[0].lights[0].state.colorTemperature: light 'lab.color' takes colour temperatures of "
-                + "111–400 mireds (9000–2500 K); give one within them"),
+                + "111–400 mireds (9000–2500 K), not 500; give one within them"),
     ]
 
     @Test func fixturesThatCanWorkAreAccepted() throws {

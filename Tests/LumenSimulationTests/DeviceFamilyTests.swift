@@ -135,11 +135,29 @@ extension DeviceFamilyTests {
         #expect(error.code == .invalidParams)
         #expect(
             error.message
-                == "light 'tile' takes colour temperatures of 111–400 mireds (9000–2500 K); give one within them")
+                == "light 'tile' takes colour temperatures of 111–400 mireds (9000–2500 K), not 500; give one within them"
+        )
         #expect(await home.snapshot().rooms.first?.lights.map(\.id) == ["bulb"])
         tile.state.colorTemperature = 400
         try await home.addLight(tile, to: "room")
         #expect(await home.snapshot().rooms.first?.lights.map(\.id) == ["bulb", "tile"])
+    }
+
+    /// A light's family cannot change to one that does not take the colour temperature it is at: a LIFX bulb at
+    /// 1,500 K is not a Hue light, which takes 2,000–6,500 K, until it is set within them.
+    @Test func aFamilyThatDoesNotTakeTheLightsColourTemperatureIsRefused() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(
+                settings: #""latency": "instant", "manufacturer": "LIFX""#, state: #"{"colorTemperature": 667}"#))
+        let error = try await #require(throws: LumenError.self) {
+            try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
+        }
+        #expect(error.code == .invalidParams)
+        #expect(error.message.hasPrefix("light 'bulb' takes colour temperatures of 153–500 mireds"), "\(error.message)")
+        let set = try await home.submit(LightChange(colorTemperature: 500), to: "bulb")
+        try await home.advance(byMilliseconds: 0)
+        _ = try await set.value
+        try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
     }
 }
 

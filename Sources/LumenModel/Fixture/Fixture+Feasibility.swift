@@ -96,16 +96,25 @@ extension DeviceSettings {
     }
 }
 
-extension LightFixture {
-    /// What is wrong with the light's colour temperature under `settings` (its own with its room's and the
-    /// home's), if anything: a value outside what its family takes for its model
-    /// (``DeviceFamily/colorTemperatureRange(of:)``), a LIFX Tile at 2,000 K.
-    package func colorTemperatureProblem(settings: DeviceSettings) -> String? {
+extension DeviceSettings {
+    /// What is wrong with a colour temperature of `mireds` for the light `id` of `model` under these settings
+    /// (its own with its room's and the home's), if anything: a value outside what its family takes for its model
+    /// (``DeviceFamily/colorTemperatureRange(of:)``), a LIFX Tile at 2,000 K. The caller says what to do.
+    package func colorTemperatureProblem(light id: LightID, model: DeviceModel, mireds: Int) -> String? {
         guard model.kind.supports(.colorTemperature) else { return nil }
-        let range = settings.effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
-        guard !range.contains(state.colorTemperature) else { return nil }
+        let range = effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
+        guard !range.contains(mireds) else { return nil }
         func kelvin(_ mireds: Int) -> Int { Int((10_000 / Double(mireds)).rounded()) * 100 }
         return "light '\(id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
-            + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K); give one within them"
+            + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K), not \(mireds)"
+    }
+}
+
+extension LightFixture {
+    /// What is wrong with the light's colour temperature under `settings`, if anything
+    /// (``DeviceSettings/colorTemperatureProblem(light:model:mireds:)``), and what to do about it.
+    package func colorTemperatureProblem(settings: DeviceSettings) -> String? {
+        settings.colorTemperatureProblem(light: id, model: model, mireds: state.colorTemperature)
+            .map { "\($0); give one within them" }
     }
 }
