@@ -68,7 +68,7 @@ final class ClientConnection: Sendable {
     let limits: ServerLimits
     /// Touched only on the loop's thread.
     private let io: LoopBound<IO>
-    private let closedHandler: @Sendable (ClientConnection, String?) -> Void
+    private let closedHandler: @Sendable (_ reason: String?) -> Void
 
     /// Requests a read may answer at once, before the rest of what it read waits for the session's task
     /// (which yields between requests): a flood of cheap requests then takes its turns like any other.
@@ -81,7 +81,7 @@ final class ClientConnection: Sendable {
     /// ended it.
     init(
         fd: Int32, on eventLoop: EventLoop, limits: ServerLimits,
-        onClose: @escaping @Sendable (ClientConnection, String?) -> Void
+        onClose: @escaping @Sendable (_ reason: String?) -> Void
     ) {
         self.fd = fd
         self.limits = limits
@@ -388,6 +388,6 @@ final class ClientConnection: Sendable {
             session.context.logger.warning(reason, [("session", String(session.id))])
         }
         // The loop closes the socket after the work already queued; the server forgets the session just before.
-        loop.stop(closing: { [self] in closedHandler(self, reason) })
+        loop.stop(closing: { [self] in closedHandler(reason) })
     }
 }
