@@ -248,7 +248,7 @@ package final class SocketServer: Service, Sendable {
                 error = LumenError(
                     .limitExceeded, "lumend serves at most \(limits.maxSessions) sessions; try again later")
             }
-            var line = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
+            var line = JSONRPCProcessor<Session>.errorResponse(error)
             line.append(UInt8(ascii: "\n"))
             // The socket is non-blocking: one try, and a client that cannot take a short line misses it.
             _ = line.withUnsafeBytes { UnixSocket.send(fd, $0) }

@@ -242,7 +242,7 @@ final class ClientConnection: Sendable {
             let error = LumenError(
                 .limitExceeded,
                 "request line longer than \(limits.maxLineBytes) bytes; the rest of the line is skipped")
-            if !session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error))) { overflowed() }
+            if !session.outbox.enqueue(JSONRPCProcessor<Session>.errorResponse(error)) { overflowed() }
         }
         handle(ready)
     }
@@ -370,7 +370,7 @@ final class ClientConnection: Sendable {
             .timedOut,
             why + "; the connection is closed: send a request (hello, say) as soon as you connect, and finish each "
                 + "line you start")
-        send(reply: JSONRPCProcessor<Session>.errorResponse(id: .null, error))
+        send(reply: JSONRPCProcessor<Session>.errorResponse(error))
         closeWhenDrained()
     }
 
