@@ -1,4 +1,3 @@
-import LumenModel
 import LumenProtocol
 
 /// A request of the scope protocol, decoded once from its method and parameters: what a session answers.

@@ -1,5 +1,4 @@
 import LumenLoop
-import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenService

@@ -1,5 +1,4 @@
 import LumenLoop
-import LumenModel
 import LumenProtocol
 
 #if canImport(Glibc)
