@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import LumenSimulation
 
 extension HueBridge {
     /// The configuration's parameters an app may read but not change: error 8, as on a bridge.

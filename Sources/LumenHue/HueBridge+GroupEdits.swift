@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import LumenSimulation
 
 extension HueBridge {
     /// `POST /api/<user>/groups`: creates a `LightGroup` or a `Zone` of lights behind the bridge. A `Room` is

@@ -1,4 +1,3 @@
-import LumenModel
 import LumenProtocol
 import LumenSimulation
 

@@ -1,7 +1,4 @@
-import LumenModel
 import LumenProtocol
-import LumenScopes
-import LumenSimulation
 
 extension HueBridge {
     /// A `true`/`false` parameter, when given.

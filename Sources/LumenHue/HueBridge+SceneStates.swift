@@ -1,6 +1,5 @@
 import LumenModel
 import LumenProtocol
-import LumenScopes
 import LumenSimulation
 
 extension HueBridge {

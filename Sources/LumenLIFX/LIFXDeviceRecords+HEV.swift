@@ -1,5 +1,4 @@
 import LumenModel
-import Synchronization
 
 extension LIFXDeviceRecords {
     /// A HEV bulb's germicidal cycles: the one under way, how the last ended and its configuration.

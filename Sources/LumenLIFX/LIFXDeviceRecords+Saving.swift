@@ -285,14 +285,10 @@ extension [UInt8] {
     fileprivate init?(hexText text: String) {
         let digits = Array(text.utf8)
         guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
+        let bytes = stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)
         }
+        guard bytes.count == digits.count / 2 else { return nil }
         self = bytes
     }
 }

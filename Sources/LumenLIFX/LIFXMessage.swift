@@ -25,8 +25,6 @@ extension HSBK {
 struct LIFXColorFields: OptionSet, Sendable, Hashable {
     /// The fields as bits: hue 1, saturation 2, brightness 4, kelvin 8.
     let rawValue: UInt8
-    /// The fields whose bits are set in `rawValue`.
-    init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The hue (`set_hue`).
     static let hue = LIFXColorFields(rawValue: 1)
     /// The saturation (`set_saturation`).

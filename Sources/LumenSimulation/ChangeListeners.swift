@@ -1,5 +1,4 @@
 import LumenModel
-import LumenProtocol
 
 /// Who hears of the home's changes: observers, told of every change, and watchers, told only of the changes of
 /// watched properties, of removals and of the commands' outcomes; each in the order they were added.

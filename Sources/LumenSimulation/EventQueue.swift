@@ -1,5 +1,4 @@
 import LumenModel
-import LumenProtocol
 
 /// Something the simulation does at a set time.
 enum SimulationEvent: Sendable, Hashable {

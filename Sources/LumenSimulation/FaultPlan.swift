@@ -1,5 +1,4 @@
 import LumenModel
-import LumenProtocol
 
 /// The home's scheduled faults: the fixture's, then the power cycles asked for at run time, each known by its
 /// place in the plan, which the events that begin and end it carry.

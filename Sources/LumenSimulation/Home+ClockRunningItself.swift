@@ -1,4 +1,3 @@
-import LumenModel
 import LumenProtocol
 
 /// A virtual clock that runs itself, and sleeping on the simulation's clock.

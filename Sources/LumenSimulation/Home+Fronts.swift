@@ -1,5 +1,4 @@
 import LumenModel
-import LumenProtocol
 
 /// A light as a front that answers for its device sees it.
 package struct DeviceLight: Sendable {

@@ -12,7 +12,7 @@ extension Home {
             throw LumenError(.alreadyExists, "room '\(id)' already exists; give the new room another ID", data: room)
         }
         rooms[id] = SimulatedRoom(
-            id: id, name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [])
+            name: roomName, defaults: DeviceSettings(), lightIDs: [], undiscovered: [])
         roomOrder.append(id)
         emit(.home(.roomIDs), .array(roomOrder.map { .string($0.rawValue) }))
         persist(.room(id))

@@ -155,7 +155,7 @@ public actor Home {
         for room in fixture.rooms {
             roomOrder.append(room.id)
             rooms[room.id] = SimulatedRoom(
-                id: room.id, name: room.name, defaults: room.defaults, lightIDs: room.lights.map(\.id),
+                name: room.name, defaults: room.defaults, lightIDs: room.lights.map(\.id),
                 undiscovered: room.undiscovered)
             for light in room.lights {
                 lights[light.id] = SimulatedLight(fixture: light, room: room.id, seed: seed)

@@ -1,5 +1,4 @@
 import LumenModel
-import LumenProtocol
 
 /// A command on its way to its light: what it changes, who waits for its answer, and what the sender will hear.
 struct PendingCommand: Sendable {

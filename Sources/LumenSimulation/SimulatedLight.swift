@@ -56,7 +56,6 @@ struct SimulatedLight: Sendable {
 
 /// A room: its lights in order, and the lights waiting to be discovered.
 struct SimulatedRoom: Sendable {
-    let id: RoomID
     var name: String
     var defaults: DeviceSettings
     var lightIDs: [LightID]

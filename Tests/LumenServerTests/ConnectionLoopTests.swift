@@ -113,7 +113,7 @@ extension ConnectionLoopTests {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
         defer { close(ends[1]) }
-        let connection = ClientConnection(fd: ends[0], on: eventLoop, limits: ServerLimits()) { _, _ in }
+        let connection = ClientConnection(fd: ends[0], on: eventLoop, limits: ServerLimits()) { _ in }
         let home = Home(fixture: try Fixture(json: Array(TestFixtures.instantHome.utf8)), clock: .virtual)
         let context = ServerContext(
             scopeContext: ScopeContext(home: home), limits: ServerLimits(),

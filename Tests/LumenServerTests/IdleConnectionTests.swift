@@ -118,7 +118,7 @@ struct IdleConnectionTests {
             let context = ServerContext(
                 scopeContext: ScopeContext(home: home), limits: ServerLimits(),
                 logger: Logger(level: .critical, handler: MemoryLogHandler()))
-            let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _, _ in }
+            let connection = ClientConnection(fd: ends[0], on: loop, limits: ServerLimits()) { _ in }
             let session = Session(id: 1, context: context, simulationRefusal: nil, eventLoop: loop) {
                 [connectionLoop = connection.loop] in _ = connectionLoop.requestWrite()
             }

@@ -78,7 +78,7 @@ final class TestServer: Sendable {
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         let other = PeerCredentials(pid: 1, uid: 4_242, gid: 4_242)
         let loop = server.eventLoops.loops[0]
-        let connection = ClientConnection(fd: ends[0], on: loop, limits: server.context.limits) { _, _ in }
+        let connection = ClientConnection(fd: ends[0], on: loop, limits: server.context.limits) { _ in }
         let session = Session(
             id: 2_000, context: server.context, simulationRefusal: server.simulationRefusal(other),
             isOwner: server.isOwner(other), eventLoop: loop

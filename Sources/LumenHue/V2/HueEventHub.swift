@@ -41,7 +41,7 @@ final class HueEventHub: Sendable {
         var isLooking = false
         /// The next batch's number: counted on from one drawn at start, so that an ID from an earlier run of
         /// lumend (whose virtual clock starts at the same time) names none of this run's batches.
-        var nextBatch: UInt64
+        var nextBatch: UInt64 = .random(in: 0..<(1 << 32))
         /// The last batches sent, each with its ID (`<seconds>:<n>`), oldest first, from `keptStart` on (those
         /// before it are let go, and dropped from the array in one go once they are many).
         var kept: [(id: String, bytes: [UInt8])] = []
@@ -73,17 +73,13 @@ final class HueEventHub: Sendable {
         }
     }
 
-    private let state: Locked<State>
+    private let state = Locked(State())
     /// The time, for the grace after the last stream.
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// A hub that tells the time by `now`, its batches numbered on from `firstBatch`.
-    init(
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
-        firstBatch: UInt64 = .random(in: 0..<(1 << 32))
-    ) {
+    /// A hub that tells the time by `now`.
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.now = now
-        state = Locked(State(nextBatch: firstBatch))
     }
 
     /// Whether a look at the bridge is wanted and not yet asked for: the caller then asks for one. Cheap while the

@@ -1,6 +1,4 @@
-import LumenModel
 import LumenProtocol
-import Synchronization
 
 /// The body of one `GET /eventstream/clip/v2` response: the batches of its hub, as they come.
 ///

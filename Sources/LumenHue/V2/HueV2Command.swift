@@ -1,4 +1,3 @@
-import LumenModel
 import LumenProtocol
 
 /// A v2 light or grouped light body (`{"on": {"on": true}, "dimming": {"brightness": 40}, …}`) read as the v1

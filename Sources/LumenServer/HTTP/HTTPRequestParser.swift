@@ -27,8 +27,6 @@ package struct HTTPRequestParser {
         var path: String
         /// The query's arguments, decoded.
         var query: [String: String]
-        /// `1` for HTTP/1.1, `0` for HTTP/1.0.
-        var minorVersion: Int
         /// The header fields, names in lower case, in order.
         var fields: [(name: String, value: String)]
         /// The host the request is for: the authority of an absolute-form target (RFC 9112 §3.2.2: it stands
@@ -423,7 +421,7 @@ package struct HTTPRequestParser {
             throw Refusal(status: 417, reason: "the only expectation lumend meets is 100-continue")
         }
         return Head(
-            method: method, path: path, query: query, minorVersion: minor, fields: fields,
+            method: method, path: path, query: query, fields: fields,
             host: authority ?? hosts.first?.value, framing: framing,
             keepsAlive: minor == 1 && !connection.contains("close"),
             expectsContinue: minor == 1 && expect != nil && framing != .none)

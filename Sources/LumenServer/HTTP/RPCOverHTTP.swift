@@ -250,7 +250,7 @@ package final class RPCOverHTTP: Sendable {
     private static func failure(_ error: LumenError, status: Int) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-            body: JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
+            body: JSONRPCProcessor<Session>.errorResponse(error))
     }
 
     /// Whether `given` is `expected`, in a time that does not depend on where they differ.

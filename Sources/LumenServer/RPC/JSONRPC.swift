@@ -198,7 +198,7 @@ package struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         guard let document = parse(line, place: place) else { return nil }
         if case .array(let elements) = document {
             guard !elements.isEmpty else {
-                place.fill(Self.errorResponse(id: .null, LumenError(.invalidRequest, "Invalid Request: empty batch")))
+                place.fill(Self.errorResponse(LumenError(.invalidRequest, "Invalid Request: empty batch")))
                 return nil
             }
             return Pending(work: .batch(elements, place))
@@ -266,8 +266,8 @@ package struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
     /// The answer to a line that is not JSON, or nests too deep.
     private static func parseErrorResponse(_ error: JSONParseError, maxDepth: Int) -> [UInt8] {
         error.isDepthLimit
-            ? errorResponse(id: .null, LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
-            : errorResponse(id: .null, LumenError(.parseError, "Parse error: \(error)"))
+            ? errorResponse(LumenError(.limitExceeded, "request nests deeper than \(maxDepth) levels"))
+            : errorResponse(LumenError(.parseError, "Parse error: \(error)"))
     }
 
     /// Hands a batch's requests to the handler in order and fills the batch's place with their responses as one
@@ -286,12 +286,12 @@ package struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
             if index % 16 == 15 { await Task.yield() }
         }
         if let responses = answers.responsesIfKnown {
-            place.fill(responses.isEmpty ? nil : Self.batchResponse(responses))
+            place.fill(responses.isEmpty ? nil : Wire.batch(responses: responses))
             return
         }
         Task(executorPreference: executor) {
             let responses = await answers.responses()
-            place.fill(responses.isEmpty ? nil : Self.batchResponse(responses))
+            place.fill(responses.isEmpty ? nil : Wire.batch(responses: responses))
         }
     }
 
@@ -363,12 +363,9 @@ package struct JSONRPCProcessor<Handler: RPCHandler>: Sendable {
         return .request(id: id, method: method, params: params)
     }
 
-    /// A response, with an error cut to what a reply may carry (``LumenError/boundedForReply``).
-    static func response(id: JSONValue, _ result: Result<JSONValue, LumenError>) -> [UInt8] {
-        Wire.response(id: id, result.mapError(\.boundedForReply))
+    /// The answer to a line with no `id` to answer (one that does not parse, say): `error`, cut to what a reply
+    /// may carry (``LumenError/boundedForReply``), with a `null` `id`.
+    static func errorResponse(_ error: LumenError) -> [UInt8] {
+        Wire.response(id: .null, .failure(error.boundedForReply))
     }
-
-    static func errorResponse(id: JSONValue, _ error: LumenError) -> [UInt8] { response(id: id, .failure(error)) }
-
-    static func batchResponse(_ responses: [[UInt8]]) -> [UInt8] { Wire.batch(responses: responses) }
 }

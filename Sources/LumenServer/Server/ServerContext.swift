@@ -1,6 +1,4 @@
 import FoundationEssentials
-import LumenModel
-import LumenProtocol
 import LumenScopes
 import LumenService
 import Synchronization

@@ -248,7 +248,7 @@ package final class SocketServer: Service, Sendable {
                 error = LumenError(
                     .limitExceeded, "lumend serves at most \(limits.maxSessions) sessions; try again later")
             }
-            var line = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
+            var line = JSONRPCProcessor<Session>.errorResponse(error)
             line.append(UInt8(ascii: "\n"))
             // The socket is non-blocking: one try, and a client that cannot take a short line misses it.
             _ = line.withUnsafeBytes { UnixSocket.send(fd, $0) }
@@ -257,8 +257,8 @@ package final class SocketServer: Service, Sendable {
             return
         }
         let connection = ClientConnection(fd: fd, on: eventLoops.nextLoop(), limits: context.limits) {
-            [weak self] connection, reason in
-            self?.remove(connection, id: id, reason: reason)
+            [weak self] reason in
+            self?.remove(id: id, reason: reason)
         }
         // The session's output wakes the connection's writer through its loop (which holds no reference back to
         // the connection, so this makes no cycle and needs no weak reference, whose loads a fan-out to thousands
@@ -304,7 +304,7 @@ package final class SocketServer: Service, Sendable {
         ]
     }
 
-    private func remove(_ connection: ClientConnection, id: UInt64, reason: String?) {
+    private func remove(id: UInt64, reason: String?) {
         state.withLock { state in
             state.connections[id] = nil
             if let uid = state.users.removeValue(forKey: id) {

@@ -1,11 +1,10 @@
-import LumenModel
 import LumenProtocol
 
 /// A request of the scope protocol, decoded once from its method and parameters: what a session answers.
 ///
 /// Decoding checks the parameters' names and types; what needs the session (whether a scope is open, what a
 /// connection takes, whether a value fits) the session checks, so that its errors name where they happened.
-enum Call: Sendable, CustomStringConvertible {
+enum Call: Sendable {
     case hello
     case describe
     case open(Target, configuration: JSONCursor)
@@ -23,14 +22,14 @@ enum Call: Sendable, CustomStringConvertible {
     case refusedOnConnection(LumenError, Named)
 
     /// A connection of an open scope, as a request names it.
-    struct Target: Sendable, Equatable {
+    struct Target: Sendable {
         let scope: Int
         let connection: String
     }
 
     /// As much of a connection as a request names: what every error of a request on a connection carries,
     /// even one whose parameters cannot be read whole.
-    struct Named: Sendable, Equatable {
+    struct Named: Sendable {
         var scope: Int?
         var connection: String?
         /// A `set`'s value, as the client wrote it.
@@ -106,25 +105,6 @@ enum Call: Sendable, CustomStringConvertible {
             default:
                 self = .refused(error)
             }
-        }
-    }
-
-    var description: String {
-        switch self {
-        case .hello: "hello"
-        case .describe: "describe"
-        case .open(let target, let configuration): "open \(target) \(configuration.value)"
-        case .get(let target): "get \(target)"
-        case .set(let target, let value, let transitionMs):
-            "set \(target) \(value.value) transitionMs \(transitionMs.value)"
-        case .call(let target, let arguments): "call \(target) \(arguments.value)"
-        case .subscribe(let target): "subscribe \(target)"
-        case .unsubscribe(let subscription): "unsubscribe \(subscription)"
-        case .close(let scope): "close \(scope)"
-        case .refused(let error): "refused \(error.code.rawValue) \(error.message)"
-        case .refusedOnConnection(let error, let named):
-            "refused \(error.code.rawValue) \(error.message) on \(named.scope.map(String.init) ?? "?") "
-                + "\(named.connection ?? "?")"
         }
     }
 }

@@ -1,5 +1,4 @@
 import LumenLoop
-import LumenModel
 import LumenProtocol
 import LumenScopes
 import LumenService
@@ -50,7 +49,7 @@ package final class InProcessSession: Sendable {
             let (lines, overlong) = framer.with { $0.feed(bytes[...]) }
             if overlong {
                 let error = LumenError(.limitExceeded, "request line too long; the rest of the line is skipped")
-                _ = session.outbox.enqueue(JSONRPCProcessor<Session>.response(id: .null, .failure(error)))
+                _ = session.outbox.enqueue(JSONRPCProcessor<Session>.errorResponse(error))
             }
             for line in lines {
                 await processor.process(line: line, replies: session.outbox)

@@ -1,5 +1,4 @@
 import LumenLoop
-import LumenModel
 import LumenProtocol
 
 /// What a session has to send, in order: replies (never dropped) and subscription notices (coalesced for a

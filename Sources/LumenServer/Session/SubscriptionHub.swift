@@ -1,7 +1,6 @@
 import LumenLoop
 import LumenModel
 import LumenProtocol
-import LumenScopes
 import Synchronization
 
 /// Routes the simulation's change events to the sessions that asked for them.

@@ -1,5 +1,4 @@
 import LumenLoop
-import LumenModel
 import LumenProtocol
 
 #if canImport(Glibc)
@@ -70,7 +69,7 @@ final class ClientConnection: Sendable {
     let limits: ServerLimits
     /// Touched only on the loop's thread.
     private let io: LoopBound<IO>
-    private let closedHandler: @Sendable (ClientConnection, String?) -> Void
+    private let closedHandler: @Sendable (_ reason: String?) -> Void
 
     /// Requests a read may answer at once, before the rest of what it read waits for the session's task
     /// (which yields between requests): a flood of cheap requests then takes its turns like any other.
@@ -83,7 +82,7 @@ final class ClientConnection: Sendable {
     /// ended it.
     init(
         fd: Int32, on eventLoop: EventLoop, limits: ServerLimits,
-        onClose: @escaping @Sendable (ClientConnection, String?) -> Void
+        onClose: @escaping @Sendable (_ reason: String?) -> Void
     ) {
         self.fd = fd
         self.limits = limits
@@ -244,8 +243,9 @@ final class ClientConnection: Sendable {
             let error = LumenError(
                 .limitExceeded,
                 "request line longer than \(limits.maxLineBytes) bytes; the rest of the line is skipped")
-            let reply = JSONRPCProcessor<Session>.response(id: .null, .failure(error))
-            if let overflow = session.outbox.enqueue(reply) { overflowed(overflow) }
+            if let overflow = session.outbox.enqueue(JSONRPCProcessor<Session>.errorResponse(error)) {
+                overflowed(overflow)
+            }
         }
         handle(ready)
     }
@@ -367,7 +367,7 @@ final class ClientConnection: Sendable {
             .timedOut,
             why + "; the connection is closed: send a request (hello, say) as soon as you connect, and finish each "
                 + "line you start")
-        send(reply: JSONRPCProcessor<Session>.errorResponse(id: .null, error))
+        send(reply: JSONRPCProcessor<Session>.errorResponse(error))
         closeWhenDrained()
     }
 
@@ -385,6 +385,6 @@ final class ClientConnection: Sendable {
             session.context.logger.warning(reason, [("session", String(session.id))])
         }
         // The loop closes the socket after the work already queued; the server forgets the session just before.
-        loop.stop(closing: { [self] in closedHandler(self, reason) })
+        loop.stop(closing: { [self] in closedHandler(reason) })
     }
 }

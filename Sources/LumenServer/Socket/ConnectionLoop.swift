@@ -1,4 +1,3 @@
-import FoundationEssentials
 import LumenLoop
 
 #if canImport(Glibc)

@@ -172,8 +172,7 @@ package struct MDNSService: Sendable {
             (standard, unique) = (4_500, true)
         case .a, .any:
             owner = hostName
-            let value = address.value
-            data = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+            Self.append32(address.value, to: &data)
             (standard, unique) = (120, true)
         }
         Self.appendRecord(owner, record, unique: unique, ttl: ttl, standard: standard, data: data, to: &message)

@@ -13,8 +13,6 @@ extension StateJournal {
         /// The length of the last whole line taken: a damaged copy of it is told from a torn write by it.
         var lastLength = 0
 
-        init(lines: [Line]) { self.lines = lines }
-
         /// Takes the first line that reads as a header; every line before it is damaged. With none, a
         /// written file is a torn tail from its start.
         mutating func readHeader() {
