@@ -17,15 +17,18 @@ struct HueLight: Sendable, Hashable {
     let miredRange: ClosedRange<Int>
 
     /// The light `device` numbered `number`, as the bridge reports it once it has accepted a command: with
-    /// every fade landed, and a colour temperature past what the API reaches (a LIFX light's 1,500 K) read as
-    /// the nearer end.
+    /// every fade landed, and a colour temperature past the light's range within the API's (a LIFX light's
+    /// 1,500 K) read as the nearer end.
     init(number: Int, _ device: DeviceLight) {
         self.number = number
         light = device.light
         light.state = device.landedState
         effect = device.effect
         miredRange = device.colorTemperatureRange.clamped(to: CIEColor.miredRange)
+        let showsWhite = light.state.showsColorTemperature
         light.state.colorTemperature = miredRange.clamping(light.state.colorTemperature)
+        // A colour light showing its white still shows one, the nearer end's, not a colour.
+        if showsWhite { light.state.color = CIEColor(mireds: light.state.colorTemperature) }
     }
 }
 
@@ -127,8 +130,8 @@ struct HueBridgeMemory: Sendable {
             lightsAndRooms: false, gone: state.createdResourceKeys.subtracting(changed.createdResourceKeys))
         state = changed
         isUnsaved = true
-        // A scene gone takes its last recall with it; the bridge holds at most 200, so this stays as small.
-        if lastRecalls.count > state.scenes.count {
+        // A scene gone takes its last recall with it; the bridge holds at most 200 scenes, so this stays small.
+        if !lastRecalls.isEmpty {
             let stored = Set(state.scenes.map(\.id))
             lastRecalls = lastRecalls.filter { stored.contains($0.key) }
         }

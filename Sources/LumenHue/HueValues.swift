@@ -53,8 +53,8 @@ enum HueValues {
     /// Hue's `bri` for Lumen's brightness.
     static func bri(brightness: Double) -> Int { Int((1 + (brightness - 1) * 253 / 99).rounded()) }
 
-    /// Lumen's colour temperature for Hue's `ct`, both in mireds; the bridge brings a value outside what the
-    /// light does into its range, as a Hue bridge does.
+    /// Lumen's colour temperature for Hue's `ct`, both in mireds, within the API's 153–500; each light's own
+    /// range is applied to the change made for it (``HueCommand/change(for:)``).
     static func mireds(ct: Int) -> Int { CIEColor.miredRange.clamping(ct) }
 
     /// CIE xy for Hue's `hue` (0–65535 round the colour wheel, both ends red) and `sat` (0–254), at full value,

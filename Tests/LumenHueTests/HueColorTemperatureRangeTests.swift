@@ -10,23 +10,28 @@ import Testing
 @Suite struct HueColorTemperatureRangeTests {
     let v2 = HueV2Tests()
 
-    /// A LIFX Tile, and a LIFX Mini White to Warm at 1,500 K (667 mireds, past the API's warmest), both behind
-    /// the bridge.
+    /// A LIFX Tile; a LIFX Mini White to Warm at 1,500 K (667 mireds, past the API's warmest); a LIFX A19 showing
+    /// the white of 1,500 K: all behind the bridge.
     static let home = """
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
           {"id": "den", "name": "Den", "lights": [
             {"id": "den.tile", "name": "Tile", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile",
              "network": "hue-bridge", "state": {"isOn": true, "colorTemperature": 250}},
             {"id": "den.bulb", "name": "Bulb", "kind": "ambiance", "manufacturer": "LIFX", "product": "LIFX Mini WW",
+             "network": "hue-bridge", "state": {"isOn": true, "colorTemperature": 667}},
+            {"id": "den.a19", "name": "A19", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19",
              "network": "hue-bridge", "state": {"isOn": true, "colorTemperature": 667}}
           ]}
         ]}
         """
 
+    /// A bridge over ``home``, its user paired.
     func bridge() async throws -> HueTestBridge {
         try await HueTestBridge(fixture: try Fixture(json: Array(Self.home.utf8)))
     }
 
+    /// `capabilities.control.ct` and `mirek_schema` give each light's range within the API's; a state past it
+    /// reads as the nearer end.
     @Test func eachLightListsItsOwnRangeWithinTheAPIs() async throws {
         let bridge = try await bridge()
         let tile = try await bridge.answer("GET", "/lights/1")
@@ -42,6 +47,22 @@ import Testing
         #expect(bulbV2["color_temperature"]?["mirek"] == 500, "\(bulbV2)")
     }
 
+    /// A colour light showing a white warmer than the API reaches still shows a white, the API's warmest: its
+    /// colour mode stays `ct`, v2's `mirek` stays valid, and a scene stores it as `ct`.
+    @Test func aColourLightShowingAWhitePastTheAPIsRangeStillShowsAWhite() async throws {
+        let bridge = try await bridge()
+        let a19 = try await bridge.answer("GET", "/lights/3")
+        #expect(a19["state"]?["colormode"] == "ct" && a19["state"]?["ct"] == 500, "\(a19)")
+        let a19V2 = try await v2.light(bridge, named: "A19")
+        #expect(a19V2["color_temperature"]?["mirek_valid"] == true, "\(a19V2)")
+        #expect(a19V2["color_temperature"]?["mirek"] == 500, "\(a19V2)")
+        let scene = try await bridge.createScene(#"{"name": "Warm", "lights": ["3"], "recycle": false}"#)
+        let stored = try await bridge.answer("GET", "/scenes/\(scene)")
+        #expect(stored["lightstates"]?["3"]?["ct"] == 500, "\(stored)")
+    }
+
+    /// A value past a light's range, however it comes (the light's own `ct` or `ct_inc`, an app's group, a
+    /// group's step from each light, a scene), is brought into it rather than refused.
     @Test func aColourTemperaturePastALightsRangeIsBroughtIntoIt() async throws {
         let bridge = try await bridge()
         let set = try await bridge.answer("PUT", "/lights/1/state", #"{"ct": 500}"#)
@@ -59,5 +80,31 @@ import Testing
             bridge, "PUT", "/clip/v2/resource/light/\(tile)", #"{"color_temperature": {"mirek": 454}}"#)
         #expect(put.status == 200, "\(put.json)")
         #expect(try await v2.light(bridge, named: "Tile")["color_temperature"]?["mirek"] == 400)
+    }
+
+    /// An app's group (`performEach`, each light its own change), a group's `ct_inc` from each light, a light's
+    /// own `ct_inc` upwards, and a scene recalled, each stop at the Tile's warmest, 400 mireds.
+    @Test func everyWayToTheTileStopsAtItsWarmest() async throws {
+        let bridge = try await bridge()
+        let tile = { try await bridge.answer("GET", "/lights/1")["state"]?["ct"] }
+        let made = try await bridge.answer("POST", "/groups", #"{"name": "Mine", "lights": ["1", "2"]}"#)
+        let group = try #require(made.arrayValue?.first?["success"]?["id"]?.stringValue, "\(made)")
+        _ = try await bridge.answer("PUT", "/groups/\(group)/action", #"{"ct": 500}"#)
+        #expect(try await tile() == 400)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"ct": 300}"#)
+        // A bridge takes one group command a second.
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let step = try await bridge.answer("PUT", "/groups/\(group)/action", #"{"ct_inc": 200}"#)
+        #expect(try await tile() == 400, "\(step)")
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"ct": 300}"#)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"ct_inc": 200}"#)
+        #expect(try await tile() == 400)
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"ct": 300}"#)
+        let scene = try await bridge.createScene(
+            #"{"name": "Warm", "lights": ["1"], "recycle": false, "lightstates": {"1": {"on": true, "ct": 480}}}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        let recall = try await bridge.answer("PUT", "/groups/0/action", #"{"scene": "\#(scene)"}"#)
+        #expect(recall.arrayValue?.first?["success"] != nil, "\(recall)")
+        #expect(try await tile() == 400)
     }
 }

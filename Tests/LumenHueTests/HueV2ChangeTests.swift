@@ -132,9 +132,11 @@ import Testing
         #expect(status?["last_recall"]?.stringValue == second)
     }
 
-    /// A scene deleted takes the time of its last recall with it, without a read of the scenes in between.
+    /// A scene deleted takes the time of its last recall with it, without a read of the scenes in between, while
+    /// another scene stays.
     @Test func aDeletedSceneTakesItsLastRecallWithIt() async throws {
         let bridge = try await HueTestBridge()
+        _ = try await bridge.createScene(#"{"name": "Other", "lights": ["1"], "recycle": false}"#)
         let (_, scene) = try await denScene(bridge)
         let path = "/clip/v2/resource/scene/\(scene)"
         #expect(try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "active"}}"#).status == 200)
