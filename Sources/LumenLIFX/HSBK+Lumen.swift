@@ -20,7 +20,7 @@ extension HSBK {
             saturation = UInt16((s * 65_535).rounded())
         }
         // Clients check a colour they send against the product's range, and send back what they read: a state
-        // outside it (a fixture's, a group command's) reads as the nearer end, as the bulb would have taken it.
+        // outside it (one an older lumend saved) reads as the nearer end, as the bulb would have taken it.
         let kelvin = model.lifxKelvinRange.clamping(Int((1_000_000 / Double(state.colorTemperature)).rounded()))
         self.init(
             hue: hue, saturation: saturation, brightness: UInt16((level / 100 * 65_535).rounded()),

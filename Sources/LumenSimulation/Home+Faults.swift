@@ -18,21 +18,25 @@ extension Home {
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `invalidParams` for a rate limit that lets
     ///   less than one command through per timeout or a family that does not take the light's colour temperature.
     package func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
-        guard lights[id] != nil else { throw Self.noSuchLight(id, listedBy: .simulation) }
+        guard let light = lights[id] else { throw Self.noSuchLight(id, listedBy: .simulation) }
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
-        let effective = effectiveSettings(of: id, in: lights[id]!.room, own: merged)
+        let effective = effectiveSettings(of: id, in: light.room, own: merged)
         if let problem = effective.rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
         }
-        // A family that takes less (a LIFX light made a Hue one at 1,500 K) would leave a state no front reads
-        // back and sends again.
-        if let light = lights[id],
-            let problem = effective.colorTemperatureProblem(
-                light: id, model: light.model, mireds: light.state.colorTemperature)
+        // A change of family that leaves the light's colour temperature (where a fade lands) outside what it takes
+        // (a LIFX bulb at 1,500 K made a Hue light) would leave a state no front reads back and sends again. One
+        // outside it already (a state an older lumend saved) is not made worse by any other setting.
+        let mireds = (transitions[id]?.landing(over: light.state) ?? light.state).colorTemperature
+        let family = effective.effectiveFamily(manufacturer: light.model.manufacturer)
+        if let problem = effective.colorTemperatureProblem(light: id, model: light.model, mireds: mireds),
+            effectiveSettings(of: id, in: light.room).colorTemperatureProblem(
+                light: id, model: light.model, mireds: mireds) == nil
         {
             throw LumenError(
-                .invalidParams, "\(problem) as its family would have it: set a colour temperature within them first",
-                data: ["light": .string(id.rawValue)])
+                .invalidParams,
+                "as a light of the \(family.rawValue) family, \(problem): set its colorTemperature within them first, "
+                    + "or leave its family as it is", data: ["light": .string(id.rawValue)])
         }
         setOwnSettings(merged, of: id)
     }

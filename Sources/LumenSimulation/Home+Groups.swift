@@ -167,7 +167,7 @@ extension Home {
             // One value for lights of several families: each brings it into its own range, as a broadcast does.
             if let mireds = own.colorTemperature {
                 let range = governingSettings(at: index).family.colorTemperatureRange(of: lights[slot: index].model)
-                own.colorTemperature = min(max(mireds, range.lowerBound), range.upperBound)
+                own.colorTemperature = range.clamping(mireds)
             }
             changes.append(try own.levelZeroResolved(for: governingSettings(at: index).family, light: id))
         }

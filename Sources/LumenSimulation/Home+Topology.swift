@@ -43,15 +43,15 @@ extension Home {
             throw LumenError(.invalidParams, problem, data: light)
         }
         if let problem = EntityName.validate(fixture.name) { throw LumenError(.invalidParams, problem, data: light) }
-        guard let room = rooms[roomID] else { throw Self.noSuchRoom(roomID, listedBy: .simulation) }
-        if let problem = fixture.colorTemperatureProblem(
-            settings: fixture.settings.inheriting(from: room.defaults).inheriting(from: defaults))
-        {
-            throw LumenError(.invalidParams, problem, data: light)
-        }
+        guard rooms[roomID] != nil else { throw Self.noSuchRoom(roomID, listedBy: .simulation) }
         guard lights[fixture.id] == nil else {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists; give the new light another ID", data: light)
+        }
+        if let problem = fixture.colorTemperatureProblem(
+            settings: effectiveSettings(of: fixture.id, in: roomID, own: fixture.settings))
+        {
+            throw LumenError(.invalidParams, problem, data: light)
         }
         if let address = fixture.lifxAddress, let owner = lifxAddressOwner(of: address) {
             throw LumenError(

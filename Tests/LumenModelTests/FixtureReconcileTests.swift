@@ -60,8 +60,8 @@ struct FixtureReconcileTests {
         #expect(
             report.summary(kept: 2)
                 == "2 lights kept their saved state; added from the fixture: hall.fan; removed, as the fixture no "
-                + "longer has them: hall.spot; in the fixture's state, as their kind changed: hall.strip; kept as "
-                + "discovered: hall.new")
+                + "longer has them: hall.spot; in the fixture's state, as their kind changed or their saved state does "
+                + "not fit them: hall.strip; kept as discovered: hall.new")
     }
 
     @Test func aFrontThatSavedNoRecordStartsFromTheFixtures() throws {
@@ -69,5 +69,28 @@ struct FixtureReconcileTests {
         state.fronts = [:]
         let (home, _) = try Fixture(json: Array(Self.after.utf8)).reconciled(keeping: state)
         #expect(home.fronts["hue"]?["users"]?.arrayValue?.first?["username"] == "fixed-app")
+    }
+
+    /// A light whose edited fixture makes it take other colour temperatures (an A19 made a Tile) starts in the
+    /// fixture's state when its saved one lies outside them, as one whose kind changed does: else it would hold a
+    /// value no front could read back and send again.
+    @Test func aLightWhoseSavedColourTemperatureNoLongerFitsStartsInTheFixturesState() throws {
+        let bulb =
+            #"{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}"#
+        let before =
+            #"{"schema": 1, "id": "flat", "name": "Flat", "seed": 1, "rooms": [{"id": "den", "name": "Den", "lights": [\#(bulb), \#(bulb.replacingOccurrences(of: "den.bulb", with: "den.warm"))]}]}"#
+        var state = try Fixture(json: Array(before.utf8))
+        state.rooms[0].lights[0].state.colorTemperature = 667
+        state.rooms[0].lights[1].state.colorTemperature = 300
+        state.generation = 4
+        let edited = try Fixture(json: Array(before.replacingOccurrences(of: "LIFX A19", with: "LIFX Tile").utf8))
+        let (home, report) = edited.reconciled(keeping: state)
+        #expect(home.rooms[0].lights[0].state == edited.rooms[0].lights[0].state)
+        #expect(home.rooms[0].lights[1].state.colorTemperature == 300, "a saved state that fits is kept")
+        #expect(report.restarted == ["den.bulb"])
+        #expect(
+            report.summary(kept: 1)
+                == "1 light kept their saved state; in the fixture's state, as their kind changed or their saved "
+                + "state does not fit them: den.bulb")
     }
 }

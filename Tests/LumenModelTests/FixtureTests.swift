@@ -170,7 +170,7 @@ struct FixtureTests {
             },
             message:
                 "rooms[1].lights[0].state.colorTemperature: light 'attic.tunable' takes colour temperatures of "
-                + "153–500 mireds (6500–2000 K), not 600; give one within them"),
+                + "153–500 mireds (2,000–6,500 K), not 600; give one within them"),
         Broken(
             name: "a colour temperature a LIFX Tile does not take",
             edit: {
@@ -182,7 +182,7 @@ struct FixtureTests {
             },
             message:
                 "rooms[0].lights[0].state.colorTemperature: light 'lab.color' takes colour temperatures of "
-                + "111–400 mireds (9000–2500 K), not 500; give one within them"),
+                + "111–400 mireds (2,500–9,000 K), not 500; give one within them"),
     ]
 
     @Test func fixturesThatCanWorkAreAccepted() throws {
@@ -209,6 +209,13 @@ struct FixtureTests {
         // A state file is the daemon's own; refusing it would stop lumend from starting on its saved state.
         let text = Self.base.replacingOccurrences(of: "\"delayMs\": 1000", with: "\"delayMs\": 60000")
             .replacingOccurrences(of: "\"seed\": 7,", with: "\"seed\": 7, \"generation\": 3,")
+            // A colour temperature a LIFX Tile does not take, as an older lumend may have saved it.
+            .replacingOccurrences(
+                of: #"{"id": "lab.color", "name": "Color", "kind": "color"}"#,
+                with:
+                    #"{"id": "lab.color", "name": "Color", "kind": "color", "manufacturer": "LIFX", "product": "LIFX Tile", "state": {"colorTemperature": 667}}"#
+            )
+        #expect(text.contains("LIFX Tile"))
         _ = try Fixture(json: Array(text.utf8))
     }
 

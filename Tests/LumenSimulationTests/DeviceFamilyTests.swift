@@ -135,7 +135,7 @@ extension DeviceFamilyTests {
         #expect(error.code == .invalidParams)
         #expect(
             error.message
-                == "light 'tile' takes colour temperatures of 111–400 mireds (9000–2500 K), not 500; give one within them"
+                == "light 'tile' takes colour temperatures of 111–400 mireds (2,500–9,000 K), not 500; give one within them"
         )
         #expect(await home.snapshot().rooms.first?.lights.map(\.id) == ["bulb"])
         tile.state.colorTemperature = 400
@@ -153,11 +153,37 @@ extension DeviceFamilyTests {
             try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
         }
         #expect(error.code == .invalidParams)
-        #expect(error.message.hasPrefix("light 'bulb' takes colour temperatures of 153–500 mireds"), "\(error.message)")
+        #expect(
+            error.message
+                == "as a light of the hue family, light 'bulb' takes colour temperatures of 153–500 mireds "
+                + "(2,000–6,500 K), not 667: set its colorTemperature within them first, or leave its family as it is")
         let set = try await home.submit(LightChange(colorTemperature: 500), to: "bulb")
         try await home.advance(byMilliseconds: 0)
         _ = try await set.value
         try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
+    }
+
+    /// Only a change of family that moves the light's colour temperature out of its range is refused: a light
+    /// already outside it (a state an older lumend saved) still takes any other setting, and a fade under way
+    /// is judged where it lands.
+    @Test func onlyAFamilyChangeThatLeavesTheColourTemperatureOutsideIsRefused() async throws {
+        var fixture = try Fixture(
+            json: Array(
+                singleLight(settings: #""latency": "instant", "manufacturer": "LIFX", "product": "LIFX Tile""#)
+                    .utf8))
+        fixture.rooms[0].lights[0].state.colorTemperature = 667
+        let home = Home(fixture: fixture, clock: .virtual)
+        try await home.updateSettings(DeviceSettings(dropProbability: 0.1), light: "bulb")
+        // Fading to 2,000 K, as a LIFX bulb takes it: not as a Hue light, though it is not there yet.
+        let (fading, _) = try await makeHome(
+            singleLight(
+                settings: #""latency": "instant", "manufacturer": "LIFX""#, state: #"{"colorTemperature": 300}"#))
+        let fade = try await fading.submit(LightChange(colorTemperature: 600), to: "bulb", transitionMs: 10_000)
+        try await fading.advance(byMilliseconds: 1_000)
+        _ = try await fade.value
+        await #expect(throws: LumenError.self) {
+            try await fading.updateSettings(DeviceSettings(family: .hue), light: "bulb")
+        }
     }
 }
 

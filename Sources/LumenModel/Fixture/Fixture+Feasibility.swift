@@ -94,9 +94,7 @@ extension DeviceSettings {
             + "timeout (\(JSONCursor.format(timeout)) ms); raise rateLimitPerSecond to at least "
             + "\(JSONCursor.format(1_000 / timeout)) or timeoutMs to at least \(JSONCursor.format(1_000 / rate))"
     }
-}
 
-extension DeviceSettings {
     /// What is wrong with a colour temperature of `mireds` for the light `id` of `model` under these settings
     /// (its own with its room's and the home's), if anything: a value outside what its family takes for its model
     /// (``DeviceFamily/colorTemperatureRange(of:)``), a LIFX Tile at 2,000 K. The caller says what to do.
@@ -104,9 +102,13 @@ extension DeviceSettings {
         guard model.kind.supports(.colorTemperature) else { return nil }
         let range = effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
         guard !range.contains(mireds) else { return nil }
-        func kelvin(_ mireds: Int) -> Int { Int((10_000 / Double(mireds)).rounded()) * 100 }
+        // Kelvin to the nearest hundred, as LIFX and Hue write them: 111 mireds is 9,000 K.
+        func kelvin(_ mireds: Int) -> String {
+            let hundreds = Int((10_000 / Double(mireds)).rounded())
+            return hundreds >= 10 ? "\(hundreds / 10),\(hundreds % 10)00" : "\(hundreds * 100)"
+        }
         return "light '\(id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
-            + "(\(kelvin(range.lowerBound))–\(kelvin(range.upperBound)) K), not \(mireds)"
+            + "(\(kelvin(range.upperBound))–\(kelvin(range.lowerBound)) K), not \(mireds)"
     }
 }
 

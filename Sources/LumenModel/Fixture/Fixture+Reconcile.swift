@@ -4,8 +4,9 @@ public struct FixtureReconciliation: Sendable, Hashable {
     public var added: [LightID] = []
     /// Lights the saved state had and the fixture has not: they are gone.
     public var removed: [LightID] = []
-    /// Lights in both whose kind the fixture changed: they start in the fixture's state, as the saved one may
-    /// not fit their new kind.
+    /// Lights in both whose kind the fixture changed, or whose saved colour temperature the light the fixture
+    /// makes of them does not take (an A19 at 1,500 K made a Tile): they start in the fixture's state, as the
+    /// saved one does not fit them.
     public var restarted: [LightID] = []
     /// Lights a discovery scan had found that the fixture still lists as waiting to be found: kept as found.
     public var keptDiscovered: [LightID] = []
@@ -16,7 +17,11 @@ public struct FixtureReconciliation: Sendable, Hashable {
         var parts = ["\(kept) light\(kept == 1 ? "" : "s") kept their saved state"]
         if !added.isEmpty { parts.append("added from the fixture: \(list(added))") }
         if !removed.isEmpty { parts.append("removed, as the fixture no longer has them: \(list(removed))") }
-        if !restarted.isEmpty { parts.append("in the fixture's state, as their kind changed: \(list(restarted))") }
+        if !restarted.isEmpty {
+            parts.append(
+                "in the fixture's state, as their kind changed or their saved state does not fit them: \(list(restarted))"
+            )
+        }
         if !keptDiscovered.isEmpty { parts.append("kept as discovered: \(list(keptDiscovered))") }
         return parts.joined(separator: "; ")
     }
@@ -27,7 +32,8 @@ extension Fixture {
     ///
     /// The rule: the home is the fixture's (its rooms and their order, the lights in each, every name, kind,
     /// setting, LIFX address, light waiting to be discovered, the fault schedule, seed and durability), and
-    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind. A light
+    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind or made it
+    /// a light that does not take its saved colour temperature. A light
     /// the saved state had and the fixture does not is gone, except one a scan had found that the fixture
     /// still lists as waiting to be found: it stays found, at the end of its room, in its saved state. Each
     /// front keeps the record it saved (the Hue bridge its users, numbers, scenes and groups, taking lights that
@@ -56,7 +62,12 @@ extension Fixture {
                     report.added.append(light.id)
                     continue
                 }
-                guard old.model.kind == light.model.kind else {
+                let settings = light.settings.inheriting(from: result.rooms[roomIndex].defaults)
+                    .inheriting(from: defaults)
+                guard old.model.kind == light.model.kind,
+                    settings.colorTemperatureProblem(
+                        light: light.id, model: light.model, mireds: old.state.colorTemperature) == nil
+                else {
                     report.restarted.append(light.id)
                     continue
                 }
