@@ -106,7 +106,7 @@ final class Outbox: Sendable {
         /// The reason the log gives for the disconnection.
         var reason: String {
             switch self {
-            case .pastLimit(_, let limit): "more than \(limit) bytes unsent"
+            case .pastLimit(let unsent, let limit): "\(unsent) bytes unsent, past the limit of \(limit)"
             case .sharedBudgetSpent(let unsent):
                 "\(unsent) bytes unsent, while the sessions together hold more than lumend keeps for them"
             }
