@@ -218,6 +218,12 @@ extension Home {
             }
         }
         var change = change
+        // Checked when sent; the light's family may have changed on its way (setFaults), and a bulb takes a value
+        // past its range as the nearer end.
+        if let mireds = change.colorTemperature {
+            change.colorTemperature = governingSettings(at: index).family
+                .colorTemperatureRange(of: lights[slot: index].model).clamping(mireds)
+        }
         // A colour light set to a colour temperature shows that white: its colour moves there too.
         if let mireds = change.colorTemperature, change.color == nil, lights[slot: index].model.kind.supports(.color) {
             change.color = CIEColor(mireds: mireds)

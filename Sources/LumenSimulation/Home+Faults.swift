@@ -16,27 +16,32 @@ extension Home {
     /// Changes a light's device settings at run time (latency, drop probability, timeout, rate limit, power-on
     /// behaviour, what it does while off, overload, family, network). Unset fields keep their current value.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown light, `invalidParams` for a rate limit that lets
-    ///   less than one command through per timeout or a family that does not take the light's colour temperature.
+    ///   less than one command through per timeout, or a change of family that moves the light's colour
+    ///   temperature (where a fade lands) out of what it takes; a light outside it already (as an older lumend
+    ///   may have saved it) is not refused.
     package func updateSettings(_ settings: DeviceSettings, light id: LightID) throws(LumenError) {
-        guard let light = lights[id] else { throw Self.noSuchLight(id, listedBy: .simulation) }
+        guard let index = lights.slot(of: id) else { throw Self.noSuchLight(id, listedBy: .simulation) }
+        let model = lights[slot: index].model
         let merged = settings.inheriting(from: lightSettings[id] ?? DeviceSettings())
-        let effective = effectiveSettings(of: id, in: light.room, own: merged)
+        let effective = effectiveSettings(of: id, in: lights[slot: index].room, own: merged)
         if let problem = effective.rateProblem {
             throw LumenError(.invalidParams, "light '\(id)': \(problem)", data: ["light": .string(id.rawValue)])
         }
         // A change of family that leaves the light's colour temperature (where a fade lands) outside what it takes
         // (a LIFX bulb at 1,500 K made a Hue light) would leave a state no front reads back and sends again. One
         // outside it already (a state an older lumend saved) is not made worse by any other setting.
-        let mireds = (transitions[id]?.landing(over: light.state) ?? light.state).colorTemperature
-        let family = effective.effectiveFamily(manufacturer: light.model.manufacturer)
-        if let problem = effective.colorTemperatureProblem(light: id, model: light.model, mireds: mireds),
-            effectiveSettings(of: id, in: light.room).colorTemperatureProblem(
-                light: id, model: light.model, mireds: mireds) == nil
+        let mireds = savedState(at: index).colorTemperature
+        if let problem = effective.colorTemperatureProblem(light: id, model: model, mireds: mireds),
+            governingSettings(at: index).family.colorTemperatureRange(of: model).contains(mireds)
         {
+            let family = effective.effectiveFamily(manufacturer: model.manufacturer)
+            let given = settings.family != nil ? "" : " (the latency preset given makes it one)"
             throw LumenError(
                 .invalidParams,
-                "as a light of the \(family.rawValue) family, \(problem): set its colorTemperature within them first, "
-                    + "or leave its family as it is", data: ["light": .string(id.rawValue)])
+                "as a light of the \(family.rawValue) family\(given), \(problem)"
+                    + "\(transitions[id] != nil ? " (where its fade lands)" : ""): set its colorTemperature within "
+                    + "them first, or keep its family",
+                data: ["light": .string(id.rawValue), "family": .string(family.rawValue)])
         }
         setOwnSettings(merged, of: id)
     }

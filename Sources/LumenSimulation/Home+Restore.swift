@@ -55,7 +55,11 @@ extension Home {
             try setName(room.name, of: .room(room.id))
             if let scan = discovery.scan(in: room.id) { endScan(in: room.id, scan: scan.id) }
             for light in room.lights {
-                if lights[light.id] == nil { try addLight(light, to: room.id) } else { try restore(light) }
+                if lights[light.id] == nil {
+                    try addLight(light, to: room.id, asSaved: true)
+                } else {
+                    try restore(light)
+                }
             }
             reorder(room.id, as: room.lights.map(\.id))
             persist(.room(room.id))

@@ -35,9 +35,11 @@ extension Home {
     }
 
     /// Adds a light to a room, as if it had been installed and paired.
+    /// - Parameter asSaved: the light as the home saved it (a checkpoint's): not held to the colour temperatures
+    ///   it takes, as a snapshot is not, since one an older lumend saved may lie outside them.
     /// - Throws: ``LumenError`` `noSuchEntity` for an unknown room, `alreadyExists` for a taken ID,
     ///   `invalidParams` for a colour temperature the light does not take.
-    package func addLight(_ fixture: LightFixture, to roomID: RoomID) throws(LumenError) {
+    package func addLight(_ fixture: LightFixture, to roomID: RoomID, asSaved: Bool = false) throws(LumenError) {
         let light: JSONObject = ["room": .string(roomID.rawValue), "light": .string(fixture.id.rawValue)]
         if let problem = EntityID.validate(fixture.id.rawValue) {
             throw LumenError(.invalidParams, problem, data: light)
@@ -48,8 +50,9 @@ extension Home {
             throw LumenError(
                 .alreadyExists, "light '\(fixture.id)' already exists; give the new light another ID", data: light)
         }
-        if let problem = fixture.colorTemperatureProblem(
-            settings: effectiveSettings(of: fixture.id, in: roomID, own: fixture.settings))
+        if !asSaved,
+            let problem = fixture.colorTemperatureProblem(
+                settings: effectiveSettings(of: fixture.id, in: roomID, own: fixture.settings))
         {
             throw LumenError(.invalidParams, problem, data: light)
         }

@@ -93,4 +93,21 @@ struct FixtureReconcileTests {
                 == "1 light kept their saved state; in the fixture's state, as their kind changed or their saved "
                 + "state does not fit them: den.bulb")
     }
+
+    /// A light a scan had found keeps its saved state by the same rule: not when the fixture's light would not
+    /// take its colour temperature.
+    @Test func aFoundLightWhoseSavedColourTemperatureNoLongerFitsStartsInTheFixturesState() throws {
+        let before =
+            #"{"schema": 1, "id": "flat", "name": "Flat", "seed": 1, "rooms": [{"id": "den", "name": "Den", "lights": [], "undiscovered": [{"delayMs": 100, "light": {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}}]}]}"#
+        var state = try Fixture(json: Array(before.utf8))
+        var found = state.rooms[0].undiscovered.removeFirst().light
+        found.state.colorTemperature = 667
+        state.rooms[0].lights.append(found)
+        state.generation = 4
+        let edited = try Fixture(json: Array(before.replacingOccurrences(of: "LIFX A19", with: "LIFX Tile").utf8))
+        let (home, report) = edited.reconciled(keeping: state)
+        #expect(home.rooms[0].lights.map(\.id) == ["den.bulb"])
+        #expect(home.rooms[0].lights[0].state == edited.rooms[0].undiscovered[0].light.state)
+        #expect(report.restarted == ["den.bulb"] && report.keptDiscovered == ["den.bulb"])
+    }
 }

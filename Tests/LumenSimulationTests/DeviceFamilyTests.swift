@@ -156,7 +156,7 @@ extension DeviceFamilyTests {
         #expect(
             error.message
                 == "as a light of the hue family, light 'bulb' takes colour temperatures of 153–500 mireds "
-                + "(2,000–6,500 K), not 667: set its colorTemperature within them first, or leave its family as it is")
+                + "(2,000–6,500 K), not 667: set its colorTemperature within them first, or keep its family")
         let set = try await home.submit(LightChange(colorTemperature: 500), to: "bulb")
         try await home.advance(byMilliseconds: 0)
         _ = try await set.value
@@ -164,16 +164,17 @@ extension DeviceFamilyTests {
     }
 
     /// Only a change of family that moves the light's colour temperature out of its range is refused: a light
-    /// already outside it (a state an older lumend saved) still takes any other setting, and a fade under way
-    /// is judged where it lands.
-    @Test func onlyAFamilyChangeThatLeavesTheColourTemperatureOutsideIsRefused() async throws {
+    /// already outside it (a state an older lumend saved) still takes any setting, and a fade under way is judged
+    /// where it lands.
+    @Test func onlyAFamilyChangeThatMovesTheColourTemperatureOutsideIsRefused() async throws {
         var fixture = try Fixture(
             json: Array(
                 singleLight(settings: #""latency": "instant", "manufacturer": "LIFX", "product": "LIFX Tile""#)
                     .utf8))
         fixture.rooms[0].lights[0].state.colorTemperature = 667
-        let home = Home(fixture: fixture, clock: .virtual)
-        try await home.updateSettings(DeviceSettings(dropProbability: 0.1), light: "bulb")
+        let legacy = Home(fixture: fixture, clock: .virtual)
+        try await legacy.updateSettings(DeviceSettings(dropProbability: 0.1), light: "bulb")
+        try await legacy.updateSettings(DeviceSettings(family: .hue), light: "bulb")
         // Fading to 2,000 K, as a LIFX bulb takes it: not as a Hue light, though it is not there yet.
         let (fading, _) = try await makeHome(
             singleLight(
@@ -181,9 +182,42 @@ extension DeviceFamilyTests {
         let fade = try await fading.submit(LightChange(colorTemperature: 600), to: "bulb", transitionMs: 10_000)
         try await fading.advance(byMilliseconds: 1_000)
         _ = try await fade.value
-        await #expect(throws: LumenError.self) {
+        let error = try await #require(throws: LumenError.self) {
             try await fading.updateSettings(DeviceSettings(family: .hue), light: "bulb")
         }
+        #expect(error.message.contains("not 600 (where its fade lands)"), "\(error.message)")
+        // Fading back within it, it may be one.
+        let back = try await fading.submit(LightChange(colorTemperature: 300), to: "bulb", transitionMs: 10_000)
+        try await fading.advance(byMilliseconds: 1_000)
+        _ = try await back.value
+        try await fading.updateSettings(DeviceSettings(family: .hue), light: "bulb")
+    }
+
+    /// A colour temperature arrives as the light's family takes it then: one sent to a LIFX bulb, warmer than a
+    /// Hue light takes, lands as a Hue light's warmest when the bulb became one on its way.
+    @Test func aColourTemperatureOnItsWayLandsAsTheFamilyThenTakesIt() async throws {
+        let (home, _) = try await makeHome(
+            singleLight(settings: #""latency": {"kind": "fixed", "ms": 200}, "manufacturer": "LIFX""#))
+        let ticket = try await home.submit(LightChange(colorTemperature: 600), to: "bulb")
+        try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
+        try await home.advance(byMilliseconds: 300)
+        #expect(try await ticket.value.colorTemperature == 500)
+        #expect(try await home.light("bulb").state.colorTemperature == 500)
+    }
+
+    /// A checkpoint is the home's own, as a snapshot is: a light it holds outside its range (as an older lumend
+    /// saved it) comes back as it was, not refused half-way through the restore.
+    @Test func aCheckpointsLightOutsideItsRangeIsRestored() async throws {
+        var fixture = try Fixture(
+            json: Array(
+                singleLight(settings: #""latency": "instant", "manufacturer": "LIFX", "product": "LIFX Tile""#)
+                    .utf8))
+        fixture.rooms[0].lights[0].state.colorTemperature = 667
+        let home = Home(fixture: fixture, clock: .virtual)
+        try await home.checkpoint("before")
+        try await home.removeLight("bulb")
+        try await home.restore(checkpoint: "before")
+        #expect(try await home.light("bulb").state.colorTemperature == 667)
     }
 }
 

@@ -18,9 +18,8 @@ public struct FixtureReconciliation: Sendable, Hashable {
         if !added.isEmpty { parts.append("added from the fixture: \(list(added))") }
         if !removed.isEmpty { parts.append("removed, as the fixture no longer has them: \(list(removed))") }
         if !restarted.isEmpty {
-            parts.append(
-                "in the fixture's state, as their kind changed or their saved state does not fit them: \(list(restarted))"
-            )
+            let why = "as their kind changed or their saved state does not fit them"
+            parts.append("in the fixture's state, \(why): \(list(restarted))")
         }
         if !keptDiscovered.isEmpty { parts.append("kept as discovered: \(list(keptDiscovered))") }
         return parts.joined(separator: "; ")
@@ -32,8 +31,8 @@ extension Fixture {
     ///
     /// The rule: the home is the fixture's (its rooms and their order, the lights in each, every name, kind,
     /// setting, LIFX address, light waiting to be discovered, the fault schedule, seed and durability), and
-    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind or made it
-    /// a light that does not take its saved colour temperature. A light
+    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind or the
+    /// fixture's light does not take its saved colour temperature. A light
     /// the saved state had and the fixture does not is gone, except one a scan had found that the fixture
     /// still lists as waiting to be found: it stays found, at the end of its room, in its saved state. Each
     /// front keeps the record it saved (the Hue bridge its users, numbers, scenes and groups, taking lights that
@@ -62,12 +61,7 @@ extension Fixture {
                     report.added.append(light.id)
                     continue
                 }
-                let settings = light.settings.inheriting(from: result.rooms[roomIndex].defaults)
-                    .inheriting(from: defaults)
-                guard old.model.kind == light.model.kind,
-                    settings.colorTemperatureProblem(
-                        light: light.id, model: light.model, mireds: old.state.colorTemperature) == nil
-                else {
+                guard fits(old, as: light, in: result.rooms[roomIndex]) else {
                     report.restarted.append(light.id)
                     continue
                 }
@@ -79,9 +73,11 @@ extension Fixture {
             for pending in room.undiscovered {
                 guard let old = savedLights[pending.light.id], !placed.contains(old.id) else { continue }
                 var found = pending.light
-                if found.model.kind == old.model.kind {
+                if fits(old, as: found, in: room) {
                     found.state = old.state
                     found.isReachable = old.isReachable
+                } else {
+                    report.restarted.append(found.id)
                 }
                 result.rooms[roomIndex].lights.append(found)
                 result.rooms[roomIndex].undiscovered.removeAll { $0.light.id == found.id }
@@ -96,5 +92,14 @@ extension Fixture {
         result.generation = saved.generation
         result.origin = nil
         return (result, report)
+    }
+
+    /// Whether the saved state of `old` fits `light`, as this fixture makes it in `room`: the same kind, and a
+    /// colour temperature the light takes (``DeviceSettings/colorTemperatureProblem(light:model:mireds:)``).
+    func fits(_ old: LightFixture, as light: LightFixture, in room: RoomFixture) -> Bool {
+        let settings = light.settings.inheriting(from: room.defaults).inheriting(from: defaults)
+        return old.model.kind == light.model.kind
+            && settings.colorTemperatureProblem(light: light.id, model: light.model, mireds: old.state.colorTemperature)
+                == nil
     }
 }
