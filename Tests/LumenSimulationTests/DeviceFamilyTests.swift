@@ -163,16 +163,22 @@ extension DeviceFamilyTests {
         try await home.updateSettings(DeviceSettings(family: .hue), light: "bulb")
     }
 
-    /// Only a change of family that moves the light's colour temperature out of its range is refused: a light
-    /// already outside it (a state an older lumend saved) still takes any setting, and a fade under way is judged
-    /// where it lands.
-    @Test func onlyAFamilyChangeThatMovesTheColourTemperatureOutsideIsRefused() async throws {
+    /// A home of one LIFX Tile at 1,500 K (667 mireds), warmer than it takes, as an older lumend may have saved it
+    /// (a fixture's is refused, so it is set after the fixture is read).
+    static func tileWarmerThanItTakes() throws -> Home {
         var fixture = try Fixture(
             json: Array(
                 singleLight(settings: #""latency": "instant", "manufacturer": "LIFX", "product": "LIFX Tile""#)
                     .utf8))
         fixture.rooms[0].lights[0].state.colorTemperature = 667
-        let legacy = Home(fixture: fixture, clock: .virtual)
+        return Home(fixture: fixture, clock: .virtual)
+    }
+
+    /// Only a change of family that moves the light's colour temperature out of its range is refused: a light
+    /// already outside it (a state an older lumend saved) still takes any setting, and a fade under way is judged
+    /// where it lands.
+    @Test func onlyAFamilyChangeThatMovesTheColourTemperatureOutsideIsRefused() async throws {
+        let legacy = try Self.tileWarmerThanItTakes()
         try await legacy.updateSettings(DeviceSettings(dropProbability: 0.1), light: "bulb")
         try await legacy.updateSettings(DeviceSettings(family: .hue), light: "bulb")
         // Fading to 2,000 K, as a LIFX bulb takes it: not as a Hue light, though it is not there yet.
@@ -208,12 +214,7 @@ extension DeviceFamilyTests {
     /// A checkpoint is the home's own, as a snapshot is: a light it holds outside its range (as an older lumend
     /// saved it) comes back as it was, not refused half-way through the restore.
     @Test func aCheckpointsLightOutsideItsRangeIsRestored() async throws {
-        var fixture = try Fixture(
-            json: Array(
-                singleLight(settings: #""latency": "instant", "manufacturer": "LIFX", "product": "LIFX Tile""#)
-                    .utf8))
-        fixture.rooms[0].lights[0].state.colorTemperature = 667
-        let home = Home(fixture: fixture, clock: .virtual)
+        let home = try Self.tileWarmerThanItTakes()
         try await home.checkpoint("before")
         try await home.removeLight("bulb")
         try await home.restore(checkpoint: "before")
