@@ -109,17 +109,20 @@ extension LIFXDeviceRecords {
             hevStates.withLock { $0[light] = hev }
         }
         if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
+        // The record keeps the colours, not the chain's shape: their count tells a Tile's 320 from a Candle's 30.
+        // Pixels kept for a product the light no longer is are left unused (``LIFXMatrix/current(_:light:geometry:)``).
         if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
             let colors = pixels["colors"].flatMap([HSBK].init(json:)),
-            colors.count == LIFXMatrix.tiles * LIFXMatrix.pixelsPerTile
+            let geometry = [LIFXMatrixGeometry.tile, .candle].first(where: { $0.pixels == colors.count })
         {
-            matrixStates.withLock { $0[light] = LIFXMatrix(base: base, colors: colors) }
+            matrixStates.withLock { $0[light] = LIFXMatrix(geometry: geometry, base: base, colors: colors) }
         }
         if let tiles = entry["tiles"]?.arrayValue {
             var placed: [Int: SIMD2<Float>] = [:]
             for tile in tiles {
                 guard let parts = tile.arrayValue, parts.count == 3, let index = parts[0].intValue,
-                    (0..<LIFXMatrix.tiles).contains(index), let x = parts[1].doubleValue, let y = parts[2].doubleValue
+                    (0..<LIFXMatrixGeometry.tile.tiles).contains(index), let x = parts[1].doubleValue,
+                    let y = parts[2].doubleValue
                 else { continue }
                 placed[index] = SIMD2(Float(x), Float(y))
             }

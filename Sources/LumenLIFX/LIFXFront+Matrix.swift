@@ -3,16 +3,25 @@ import LumenProtocol
 import LumenSimulation
 
 extension LIFXFront {
+    /// The shape of `bulb`'s chain: its product's. A bulb of no matrix product is never asked (its matrix messages
+    /// are unhandled, ``LIFXRequest/isSupported(by:)``); it would read as a Tile.
+    func matrixGeometry(of bulb: LIFXLight) -> LIFXMatrixGeometry {
+        LIFXProduct.matrixGeometry(of: bulb.light.model.lifxProductID) ?? .tile
+    }
+
     /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time, in a turn
     /// of `home`: a pixel fading is read part of the way there.
     func matrix(of bulb: LIFXLight, from state: LightState, atMs nowMs: Double, in home: isolated Home) -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, model: bulb.light.model)
-        let pixels = LIFXMatrix.current(records.matrixStates.withLock { $0[bulb.light.id] }, light: light)
+        let pixels = LIFXMatrix.current(
+            records.matrixStates.withLock { $0[bulb.light.id] }, light: light, geometry: matrixGeometry(of: bulb))
         // A chain draws a wave as one colour.
         if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
-            return LIFXMatrix(base: pixels.base, colors: Array(repeating: waving, count: pixels.colors.count))
+            return LIFXMatrix(
+                geometry: pixels.geometry, base: pixels.base,
+                colors: Array(repeating: waving, count: pixels.colors.count))
         }
-        return LIFXMatrix(base: pixels.base, colors: pixels.shown(atMs: nowMs))
+        return LIFXMatrix(geometry: pixels.geometry, base: pixels.base, colors: pixels.shown(atMs: nowMs))
     }
 
     /// Sets the pixels of `rect` on `bulb` to `colors`, in a turn of `home`. One colour over every pixel of the
@@ -44,18 +53,23 @@ extension LIFXFront {
             return Started(awaiting: delivery(to: bulb, in: home))
         }
         let id = bulb.light.id
+        let geometry = matrixGeometry(of: bulb)
         let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let source: @Sendable ([HSBK]) -> [HSBK] = { [records] shown in
-            copy.source == 0 ? shown : records.frameBuffers.withLock { $0[id]?[copy.source] } ?? shown
+            guard copy.source != 0, let drawn = records.frameBuffers.withLock({ $0[id]?[copy.source] }),
+                drawn.count == shown.count
+            else { return shown }
+            return drawn
         }
         guard copy.destination == 0 else {
-            let copied = source(LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light).colors)
+            let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light, geometry: geometry)
+            let copied = source(shown.colors)
             return drawingOutOfSight(into: copy.destination, of: bulb, in: home) { pixels in
-                pixels.colors = copy.copy(copied, over: pixels.colors)
+                pixels.colors = copy.copy(copied, over: pixels.colors, in: geometry)
             }
         }
         return showPixels(on: bulb, durationMs: copy.durationMs, from: sender, in: home) { pixels in
-            let copied = copy.copy(source(pixels.colors), over: pixels.colors)
+            let copied = copy.copy(source(pixels.colors), over: pixels.colors, in: geometry)
             defer { pixels.colors = copied }
             return copied != pixels.colors
         }
@@ -73,10 +87,13 @@ extension LIFXFront {
         guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return Started(awaiting: awaiting) }
         let id = bulb.light.id
         let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
-        let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light)
+        let shown = LIFXMatrix.current(
+            records.matrixStates.withLock { $0[id] }, light: light, geometry: matrixGeometry(of: bulb))
         let (before, after) = records.frameBuffers.withLock { buffers in
             let before = buffers[id]?[index]
-            var pixels = LIFXMatrix(base: light, colors: before ?? shown.colors)
+            // A buffer drawn for another shape (a light since renamed) is drawn over afresh.
+            let drawn = before.flatMap { $0.count == shown.colors.count ? $0 : nil }
+            var pixels = LIFXMatrix(geometry: shown.geometry, base: light, colors: drawn ?? shown.colors)
             draw(&pixels)
             buffers[id, default: [:]][index] = pixels.colors
             return (before, pixels.colors)
@@ -97,10 +114,11 @@ extension LIFXFront {
         _ change: (inout LIFXMatrix) -> Bool
     ) -> Started {
         let id = bulb.light.id
+        let geometry = matrixGeometry(of: bulb)
         let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
         let now = home.nowMilliseconds
         let placed = records.matrixStates.withLock { kept -> (before: LIFXMatrix?, after: LIFXMatrix)? in
-            var pixels = LIFXMatrix.current(kept[id], light: light)
+            var pixels = LIFXMatrix.current(kept[id], light: light, geometry: geometry)
             // Pixels of different colours fade from the message's arrival, as the bulb starts on it.
             guard pixels.change(atMs: now, durationMs: Double(durationMs), change) else { return nil }
             let before = kept[id]
@@ -131,15 +149,17 @@ extension LIFXFront {
         }
     }
 
-    /// The tiles of `bulb`'s chain: each where a client placed it, else in a row from the first.
+    /// The tiles of `bulb`'s chain, as many as its product has: each where a client placed it, else in a row
+    /// from the first (a Candle's one at the origin).
     func chain(of bulb: LIFXLight) -> [LIFXTileDevice] {
         let placed = records.tilePositions.withLock { $0[bulb.light.id] } ?? [:]
         let product = bulb.light.model.lifxProductID
-        return (0..<LIFXMatrix.tiles).map { tile in
+        let geometry = matrixGeometry(of: bulb)
+        return (0..<geometry.tiles).map { tile in
             let position = placed[tile] ?? SIMD2(Float(tile), 0)
             return LIFXTileDevice(
-                userX: position.x, userY: position.y, width: UInt8(LIFXMatrix.width),
-                height: UInt8(LIFXMatrix.height), product: product)
+                userX: position.x, userY: position.y, width: UInt8(geometry.width), height: UInt8(geometry.height),
+                product: product)
         }
     }
 }

@@ -432,7 +432,7 @@ public final class LIFXFront: Sendable {
             return Started(
                 awaiting: keeping(on: bulb, in: home) { _, _ in
                     // Kept for the tile, unless the chain lacks it or the place is not a finite number.
-                    if Int(tile) < LIFXMatrix.tiles, x.isFinite, y.isFinite {
+                    if Int(tile) < self.matrixGeometry(of: bulb).tiles, x.isFinite, y.isFinite {
                         self.records.tilePositions.withLock { $0[id, default: [:]][Int(tile)] = SIMD2(x, y) }
                     }
                 })

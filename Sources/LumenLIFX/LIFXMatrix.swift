@@ -14,35 +14,56 @@ struct LIFXTileRect: Sendable, Hashable {
     /// The frame buffer: 0 is the one shown; 1–7 are drawn into out of sight, to be copied (`CopyFrameBuffer`).
     var frameBuffer: UInt8 = 0
 
-    /// The tiles it names that the chain has.
-    var tiles: Range<Int> {
-        let first = min(Int(tile), LIFXMatrix.tiles)
-        return first..<min(first + Int(length), LIFXMatrix.tiles)
+    /// The tiles it names that a chain of `geometry` has.
+    func tiles(of geometry: LIFXMatrixGeometry) -> Range<Int> {
+        let first = min(Int(tile), geometry.tiles)
+        return first..<min(first + Int(length), geometry.tiles)
     }
 
-    /// The pixel of a tile that the `index`th colour of the rectangle falls on; `nil` off the tile.
-    func pixel(_ index: Int, width: Int) -> Int? {
+    /// The pixel of a tile of `geometry` that the `index`th colour of the rectangle, `width` to a row, falls on;
+    /// `nil` off the tile.
+    func pixel(_ index: Int, width: Int, of geometry: LIFXMatrixGeometry) -> Int? {
         let column = Int(x) + index % width
         let row = Int(y) + index / width
-        guard column < LIFXMatrix.width, row < LIFXMatrix.height else { return nil }
-        return row * LIFXMatrix.width + column
+        guard column < geometry.width, row < geometry.height else { return nil }
+        return row * geometry.width + column
     }
 }
 
-/// A LIFX Tile's pixels: the colours clients gave them, over the light's own colour.
+/// The shape of a matrix product's chain: how many tiles, and each tile's columns and rows (LIFX's products list
+/// and the clients that paint them). The product gives it (``LIFXProduct/matrixGeometry(of:)``); what reads or
+/// writes pixels follows it.
+struct LIFXMatrixGeometry: Sendable, Hashable {
+    /// The tiles in the chain.
+    var tiles: Int
+    /// Each tile's columns and rows.
+    var width: Int
+    var height: Int
+
+    /// Each tile's pixels.
+    var pixelsPerTile: Int { width * height }
+    /// The chain's pixels.
+    var pixels: Int { tiles * pixelsPerTile }
+
+    /// The LIFX Tile: a kit's chain of five tiles of 8×8.
+    static let tile = LIFXMatrixGeometry(tiles: 5, width: 8, height: 8)
+    /// The LIFX Candle Colour: one tile, five pixels wide and six high, no chain. lifx-async's table lists three
+    /// cells of its top row with no LED; clients paint those dark themselves, so the Candle keeps all 30.
+    static let candle = LIFXMatrixGeometry(tiles: 1, width: 5, height: 6)
+}
+
+/// A matrix product's pixels: the colours clients gave them, over the light's own colour.
 ///
 /// As a strip's zones (``LIFXZones``): Lumen's light has one colour; pixels given different colours are kept here,
 /// beside the light, with the light's colour when they were set (``base``), and once the light's colour changes
-/// every pixel follows it again. Fixed in size: a chain of five tiles of 8×8, 320 pixels.
+/// every pixel follows it again. As many as the product's chain has (``geometry``): a Tile's five tiles of 8×8,
+/// 320 pixels; a Candle's one of 5×6, 30.
 struct LIFXMatrix: Sendable, Hashable {
-    /// The tiles in the chain: a LIFX Tile kit's five.
-    static let tiles = 5
-    /// Each tile's columns and rows.
-    static let width = 8
-    static let height = 8
-    /// Each tile's pixels, and the most colours a `Set64` or `State64` carries.
-    static let pixelsPerTile = width * height
+    /// The most colours a `Set64` or `State64` carries: a tile of 8×8's, whatever the tile's size.
+    static let colorsPerMessage = 64
 
+    /// The chain's shape: its product's.
+    var geometry: LIFXMatrixGeometry
     /// The light's colour when the pixels were set.
     var base: HSBK
     /// Every tile's pixels, tile by tile, each row by row from the top left, as last set.
@@ -63,11 +84,12 @@ struct LIFXMatrix: Sendable, Hashable {
         return true
     }
 
-    /// The pixels now of a matrix whose light shows `light`, from those `kept` when they were set.
-    static func current(_ kept: LIFXMatrix?, light: HSBK) -> LIFXMatrix {
-        // Kept while the light shows the same colour, whatever its level (a fade on or off moves the level).
-        if let kept, kept.base.hasSameColor(as: light) { return kept }
-        return LIFXMatrix(base: light, colors: Array(repeating: light, count: tiles * pixelsPerTile))
+    /// The pixels now of a matrix of `geometry` whose light shows `light`, from those `kept` when they were set.
+    static func current(_ kept: LIFXMatrix?, light: HSBK, geometry: LIFXMatrixGeometry) -> LIFXMatrix {
+        // Kept while the light shows the same colour, whatever its level (a fade on or off moves the level), and
+        // while the light is the same product: pixels kept for another shape (a light since renamed) are not its.
+        if let kept, kept.geometry == geometry, kept.base.hasSameColor(as: light) { return kept }
+        return LIFXMatrix(geometry: geometry, base: light, colors: Array(repeating: light, count: geometry.pixels))
     }
 
     /// Whether every pixel shows the same colour: the chain is then the light, as one colour.
@@ -90,10 +112,10 @@ struct LIFXMatrix: Sendable, Hashable {
         let width = Int(rect.width)
         guard width > 0 else { return false }
         var placed = false
-        for tile in rect.tiles {
-            for (index, color) in newColors.prefix(Self.pixelsPerTile).enumerated() {
-                guard let pixel = rect.pixel(index, width: width) else { continue }
-                colors[tile * Self.pixelsPerTile + pixel] = color
+        for tile in rect.tiles(of: geometry) {
+            for (index, color) in newColors.prefix(Self.colorsPerMessage).enumerated() {
+                guard let pixel = rect.pixel(index, width: width, of: geometry) else { continue }
+                colors[tile * geometry.pixelsPerTile + pixel] = color
                 placed = true
             }
         }
@@ -103,11 +125,11 @@ struct LIFXMatrix: Sendable, Hashable {
     /// The colours of `rect` on each tile it names, 64 a tile, with zeros for what lies off the tile; a width of 0
     /// reads as a tile's width.
     func read(_ rect: LIFXTileRect) -> [(tile: Int, colors: [HSBK])] {
-        let width = rect.width == 0 ? Self.width : Int(rect.width)
+        let width = rect.width == 0 ? geometry.width : Int(rect.width)
         let off = HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0)
-        return rect.tiles.map { tile in
-            let shown = (0..<Self.pixelsPerTile).map { index in
-                rect.pixel(index, width: width).map { colors[tile * Self.pixelsPerTile + $0] } ?? off
+        return rect.tiles(of: geometry).map { tile in
+            let shown = (0..<Self.colorsPerMessage).map { index in
+                rect.pixel(index, width: width, of: geometry).map { colors[tile * geometry.pixelsPerTile + $0] } ?? off
             }
             return (tile, shown)
         }
@@ -136,22 +158,22 @@ struct LIFXFrameCopy: Sendable, Hashable {
     /// The frame buffers a chain has: 0, the one shown, and seven to draw into out of sight.
     static let frameBuffers: ClosedRange<UInt8> = 0...7
 
-    /// `destination`'s pixels with the rectangle copied from `source`'s, on each tile named the chain has; pixels
-    /// that fall off a tile are left out.
-    func copy(_ source: [HSBK], over destination: [HSBK]) -> [HSBK] {
+    /// `destination`'s pixels with the rectangle copied from `source`'s, on each tile named that a chain of
+    /// `geometry` has; pixels that fall off a tile are left out (aiolifx copies eight rows unless told otherwise,
+    /// on a Candle of six too).
+    func copy(_ source: [HSBK], over destination: [HSBK], in geometry: LIFXMatrixGeometry) -> [HSBK] {
         var copied = destination
-        let first = min(Int(tile), LIFXMatrix.tiles)
-        let tiles = first..<min(first + max(1, Int(length)), LIFXMatrix.tiles)
+        let first = min(Int(tile), geometry.tiles)
+        let tiles = first..<min(first + max(1, Int(length)), geometry.tiles)
+        let (tileWidth, tileHeight) = (geometry.width, geometry.height)
         for tile in tiles {
-            let offset = tile * LIFXMatrix.pixelsPerTile
+            let offset = tile * geometry.pixelsPerTile
             for row in 0..<Int(height) {
                 for column in 0..<Int(width) {
                     let (fromX, fromY) = (Int(from.x) + column, Int(from.y) + row)
                     let (toX, toY) = (Int(to.x) + column, Int(to.y) + row)
-                    guard fromX < LIFXMatrix.width, fromY < LIFXMatrix.height, toX < LIFXMatrix.width,
-                        toY < LIFXMatrix.height
-                    else { continue }
-                    copied[offset + toY * LIFXMatrix.width + toX] = source[offset + fromY * LIFXMatrix.width + fromX]
+                    guard fromX < tileWidth, fromY < tileHeight, toX < tileWidth, toY < tileHeight else { continue }
+                    copied[offset + toY * tileWidth + toX] = source[offset + fromY * tileWidth + fromX]
                 }
             }
         }

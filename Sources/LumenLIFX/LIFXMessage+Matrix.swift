@@ -14,7 +14,7 @@ extension LIFXRequest {
         case 715:
             let rect = rect(&reader)
             let duration = reader.uint32()
-            let colors = (0..<LIFXMatrix.pixelsPerTile).map { _ in HSBK(&reader) }
+            let colors = (0..<LIFXMatrix.colorsPerMessage).map { _ in HSBK(&reader) }
             return .set64(rect, durationMs: duration, colors: colors)
         case 716:
             let (tile, length, source, destination) = (reader.uint8(), reader.uint8(), reader.uint8(), reader.uint8())

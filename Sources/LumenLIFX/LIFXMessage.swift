@@ -225,8 +225,9 @@ enum LIFXRequest: Sendable, Hashable {
         // Up to two StateMultiZone of eight zones each: Lumen's strips have 16.
         case .getColorZones, .setColorZones: return 2 * (LIFXPacket.headerSize + 66)
         case .getExtendedColorZones, .setExtendedColorZones: return LIFXPacket.headerSize + 5 + 82 * 8
-        // A State64 for each tile asked, at most the chain's.
-        case .get64: return LIFXMatrix.tiles * (LIFXPacket.headerSize + 5 + 8 * LIFXMatrix.pixelsPerTile)
+        // A State64 for each tile asked, at most the longest chain's (the Tile's five).
+        case .get64:
+            return LIFXMatrixGeometry.tile.tiles * (LIFXPacket.headerSize + 5 + 8 * LIFXMatrix.colorsPerMessage)
         default: break
         }
         let payload =

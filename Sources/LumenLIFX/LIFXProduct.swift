@@ -13,8 +13,15 @@ enum LIFXProduct {
         static let matrix = Capabilities(rawValue: 16)
     }
 
-    /// The matrix products Lumen models: the LIFX Tile, a chain of ``LIFXMatrix/tiles`` tiles of 8×8.
-    static let matrixProducts: Set<UInt32> = [55]
+    /// The shape of the matrix product `id`'s chain, for the matrix products Lumen models: the LIFX Tile, five
+    /// tiles of 8×8, and the LIFX Candle Colour, one of 5×6; `nil` for any other product.
+    static func matrixGeometry(of id: UInt32) -> LIFXMatrixGeometry? {
+        switch id {
+        case 55: .tile
+        case 137: .candle
+        default: nil
+        }
+    }
 
     /// The products with infrared, and those with HEV (LIFX's products list).
     static let infraredProducts: Set<UInt32> = [25, 26, 29, 30, 45, 46, 64, 65, 109, 110, 111, 112]
@@ -33,7 +40,7 @@ enum LIFXProduct {
         if hevProducts.contains(id) { capabilities.insert(.hev) }
         if multizoneProducts.contains(id) { capabilities.insert(.multizone) }
         if extendedMultizoneProducts.contains(id) { capabilities.insert(.extendedMultizone) }
-        if matrixProducts.contains(id) { capabilities.insert(.matrix) }
+        if matrixGeometry(of: id) != nil { capabilities.insert(.matrix) }
         return capabilities
     }
 

@@ -46,8 +46,8 @@ extension LIFXReply {
             writer.uint8(UInt8(min(Self.chainCapacity, tiles.count)))
         case .state64(let tile, let x, let y, let width, let colors):
             for byte in [tile, 0, x, y, width] { writer.uint8(byte) }
-            for color in colors.prefix(LIFXMatrix.pixelsPerTile) { color.write(&writer) }
-            writer.zeros(8 * (LIFXMatrix.pixelsPerTile - min(LIFXMatrix.pixelsPerTile, colors.count)))
+            for color in colors.prefix(LIFXMatrix.colorsPerMessage) { color.write(&writer) }
+            writer.zeros(8 * (LIFXMatrix.colorsPerMessage - min(LIFXMatrix.colorsPerMessage, colors.count)))
         case .stateTileEffect(let effect):
             writer.zeros(1)
             effect.write(&writer, reservedAfterType: 0, palette: true)

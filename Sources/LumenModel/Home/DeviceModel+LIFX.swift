@@ -6,9 +6,10 @@ extension DeviceModel {
     /// else a generic bulb of its kind.
     ///
     /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones;
-    /// one named a Tile the LIFX Tile, a matrix; one named a Night Vision (or LIFX+) is one, with infrared; one
-    /// named a Clean the LIFX Clean, with HEV. An on/off light is a white bulb, not a LIFX Switch (a relay, which
-    /// clients drive with relay messages).
+    /// one named a Tile the LIFX Tile, a matrix; one named a Candle the LIFX Candle Colour, a matrix of one tile;
+    /// one named a Night Vision (or LIFX+) is one, with infrared; one named a Clean the LIFX Clean, with HEV. A
+    /// white light named a Candle stays a white bulb: LIFX's white Candles have one zone, no matrix. An on/off
+    /// light is a white bulb, not a LIFX Switch (a relay, which clients drive with relay messages).
     static func lifxProductID(kind: LightKind, product: String) -> UInt32 {
         // Names compared as bytes, ASCII letters lower-cased.
         let name = product.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }
@@ -21,6 +22,9 @@ extension DeviceModel {
         if kind.supports(.color) {
             if has("beam") { return 38 }  // LIFX Beam
             if has("tile") { return 55 }  // LIFX Tile
+            // The US Candle Colour: photons, aiolifx and lifx-async all know it as a matrix without a chain (photons
+            // knows none of the later Candles, 185 on).
+            if has("candle") { return 137 }  // LIFX Candle Colour
             if has("lifx z") || has("strip") { return 32 }  // LIFX Z
             if has("clean") { return 90 }  // LIFX Clean
             if has("night vision") || has("lifx+") {
@@ -41,8 +45,8 @@ extension DeviceModel {
     /// The kelvin range of its LIFX product (``lifxProductID``) at firmware 3.90, which every simulated bulb runs.
     ///
     /// LIFX's products list widens some ranges with firmware: the A19, LIFX Z and Beam reach 1,500 K from 2.80,
-    /// the Mini White to Warm from 3.70; the Tile stays at 2,500–9,000 K, and the Mini White has its one white,
-    /// 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
+    /// the Mini White to Warm from 3.70; the Candle Colour has 1,500–9,000 K from its first; the Tile stays at
+    /// 2,500–9,000 K, and the Mini White has its one white, 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
     /// colour outside its bulb's.
     package var lifxKelvinRange: ClosedRange<Int> {
         switch lifxProductID {

@@ -1,7 +1,7 @@
 """Home Assistant's LIFX integration driven through all it offers a user, against lumend's bulbs: the light's
 services (colour every way Home Assistant takes it, transitions, `lifx.set_state`, the effects), its buttons
 (identify, restart), its selects (infrared, theme), the HEV binary sensor and `lifx.set_hev_cycle_state`, on each
-kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a Clean, a Night Vision).
+kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a candle, a Clean, a Night Vision).
 
 Each scenario checks what Home Assistant shows and what lumend's bulb holds: lumend's record of the light, and what
 the bulb itself answers over the LAN (`lifx_wire`, asked without Home Assistant), and that Home Assistant logged no
@@ -35,8 +35,8 @@ from test_lifx import ONE_BULB, ONE_BULB_LIGHT, add_by_host, bulb_address
 
 PRODUCTS = {"fixture": "lifx-products.json", "args": LIFX_ARGS}
 # lifx-products.json's bulbs in the home's order, so each at the address after the one before.
-STRIP, TILE, CLEAN, NIGHT_VISION, WHITE = range(5)
-PRODUCT_LIGHTS = ["den.strip", "den.tile", "porch.clean", "porch.night-vision", "porch.white"]
+STRIP, TILE, CLEAN, NIGHT_VISION, WHITE, CANDLE = range(6)
+PRODUCT_LIGHTS = ["den.strip", "den.tile", "porch.clean", "porch.night-vision", "porch.white", "porch.candle"]
 SET_HEV_CYCLE_CONFIGURATION = 146
 
 
@@ -315,6 +315,50 @@ def test_a_strip_and_a_tile_take_zones_pixels_themes_and_firmware_effects(lumend
 
     with LIFXTrouble() as trouble:
         run_with_home_assistant(tmp_path, scenario, timeout=170)
+    assert trouble.problems == []
+
+
+@pytest.mark.lumend(**PRODUCTS)
+def test_a_candle_is_a_matrix_of_thirty_pixels_with_the_firmware_effects(lumend, tmp_path):
+    candle = bulb_address(CANDLE)
+
+    async def scenario(hass):
+        trouble.watch(hass)
+        entities = await add_bulb(hass, CANDLE)
+        light = entities["light"]
+
+        async def shows(what: str, condition, timeout: float = 15) -> Any:
+            def shown():
+                return state_of(hass, light)
+            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown,
+                                  timeout=timeout)
+
+        # A matrix to Home Assistant, as a Tile: the same effects.
+        assert state_of(hass, light).attributes["effect_list"] == [
+            "effect_colorloop", "effect_flame", "effect_pulse", "effect_morph", "effect_stop"]
+        await call(hass, "light", "turn_on", light, hs_color=[90, 100])
+        await shows("green", lambda s: hs_is(s, 90, 100))
+        (shown,) = await asked(hass, wire.pixels, candle, 1, 5)
+        assert shown[:30] == [(hue_of(90), 65535, 32768, 3500)] * 30 and set(shown[30:]) == {(0, 0, 0, 0)}
+        await call(hass, "lifx", "effect_flame", light, speed=4)
+        effect = await asked(hass, wire.tile_effect, candle)
+        assert (effect["type"], effect["speed"]) == (3, 4000), effect
+        await shows("the flame", lambda s: s.attributes["effect"] == "effect_flame")
+        await call(hass, "lifx", "effect_stop", light)
+        assert (await asked(hass, wire.tile_effect, candle))["type"] == 0
+
+        # A theme: aiolifx_themes draws the Candle's 30 colours but sends them eight to a row (its Set64's width is
+        # always 8), padded to 64 with black by aiolifx. A Candle places them as the rectangle says: five of each
+        # eight on the first four rows, the padding's black on the last two.
+        await call(hass, "lifx", "paint_theme", light, theme="intense", transition=1)
+        await asyncio.sleep(1.5)
+        (painted,) = await asked(hass, wire.pixels, candle, 1, 5)
+        assert len(set(painted[:20])) > 3 and all(pixel[2] > 0 for pixel in painted[:20]), painted[:20]
+        assert all(pixel[2] == 0 for pixel in painted[20:30]), painted[20:30]
+        trouble.end()
+
+    with LIFXTrouble() as trouble:
+        run_with_home_assistant(tmp_path, scenario, timeout=120)
     assert trouble.problems == []
 
 
