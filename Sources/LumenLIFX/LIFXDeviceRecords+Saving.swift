@@ -113,7 +113,7 @@ extension LIFXDeviceRecords {
         // Pixels kept for a product the light no longer is are left unused (``LIFXMatrix/current(_:light:geometry:)``).
         if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
             let colors = pixels["colors"].flatMap([HSBK].init(json:)),
-            let geometry = [LIFXMatrixGeometry.tile, .candle].first(where: { $0.pixels == colors.count })
+            let geometry = LIFXMatrixGeometry.all.first(where: { $0.pixels == colors.count })
         {
             matrixStates.withLock { $0[light] = LIFXMatrix(geometry: geometry, base: base, colors: colors) }
         }
@@ -121,7 +121,7 @@ extension LIFXDeviceRecords {
             var placed: [Int: SIMD2<Float>] = [:]
             for tile in tiles {
                 guard let parts = tile.arrayValue, parts.count == 3, let index = parts[0].intValue,
-                    (0..<LIFXMatrixGeometry.tile.tiles).contains(index), let x = parts[1].doubleValue,
+                    (0..<LIFXMatrixGeometry.mostTiles).contains(index), let x = parts[1].doubleValue,
                     let y = parts[2].doubleValue
                 else { continue }
                 placed[index] = SIMD2(Float(x), Float(y))

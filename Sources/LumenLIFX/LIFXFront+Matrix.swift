@@ -91,7 +91,8 @@ extension LIFXFront {
             records.matrixStates.withLock { $0[id] }, light: light, geometry: matrixGeometry(of: bulb))
         let (before, after) = records.frameBuffers.withLock { buffers in
             let before = buffers[id]?[index]
-            // A buffer drawn for another shape (a light since renamed) is drawn over afresh.
+            // A buffer drawn for another shape is drawn over afresh. Defensive: a light's product does not change
+            // while lumend runs, and frame buffers are not saved.
             let drawn = before.flatMap { $0.count == shown.colors.count ? $0 : nil }
             var pixels = LIFXMatrix(geometry: shown.geometry, base: light, colors: drawn ?? shown.colors)
             draw(&pixels)

@@ -50,6 +50,12 @@ struct LIFXMatrixGeometry: Sendable, Hashable {
     /// The LIFX Candle Colour: one tile, five pixels wide and six high, no chain. lifx-async's table lists three
     /// cells of its top row with no LED; clients paint those dark themselves, so the Candle keeps all 30.
     static let candle = LIFXMatrixGeometry(tiles: 1, width: 5, height: 6)
+
+    /// Every shape a matrix product of Lumen's has (``LIFXProduct/matrixGeometry(of:)``): a saved record's colours
+    /// are placed by their count among these.
+    static let all: [LIFXMatrixGeometry] = [.tile, .candle]
+    /// The most tiles any chain has: the Tile's five.
+    static let mostTiles = all.map(\.tiles).max() ?? 1
 }
 
 /// A matrix product's pixels: the colours clients gave them, over the light's own colour.
@@ -87,7 +93,8 @@ struct LIFXMatrix: Sendable, Hashable {
     /// The pixels now of a matrix of `geometry` whose light shows `light`, from those `kept` when they were set.
     static func current(_ kept: LIFXMatrix?, light: HSBK, geometry: LIFXMatrixGeometry) -> LIFXMatrix {
         // Kept while the light shows the same colour, whatever its level (a fade on or off moves the level), and
-        // while the light is the same product: pixels kept for another shape (a light since renamed) are not its.
+        // while the light is the same product: pixels saved for another shape (a fixture edited to make a Tile a
+        // Candle keeps the bulbs' record) are not its.
         if let kept, kept.geometry == geometry, kept.base.hasSameColor(as: light) { return kept }
         return LIFXMatrix(geometry: geometry, base: light, colors: Array(repeating: light, count: geometry.pixels))
     }

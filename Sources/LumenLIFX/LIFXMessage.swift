@@ -227,7 +227,7 @@ enum LIFXRequest: Sendable, Hashable {
         case .getExtendedColorZones, .setExtendedColorZones: return LIFXPacket.headerSize + 5 + 82 * 8
         // A State64 for each tile asked, at most the longest chain's (the Tile's five).
         case .get64:
-            return LIFXMatrixGeometry.tile.tiles * (LIFXPacket.headerSize + 5 + 8 * LIFXMatrix.colorsPerMessage)
+            return LIFXMatrixGeometry.mostTiles * (LIFXPacket.headerSize + 5 + 8 * LIFXMatrix.colorsPerMessage)
         default: break
         }
         let payload =

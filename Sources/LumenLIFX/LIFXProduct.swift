@@ -14,7 +14,8 @@ enum LIFXProduct {
     }
 
     /// The shape of the matrix product `id`'s chain, for the matrix products Lumen models: the LIFX Tile, five
-    /// tiles of 8×8, and the LIFX Candle Colour, one of 5×6; `nil` for any other product.
+    /// tiles of 8×8, and the LIFX Candle Colour, one of 5×6; `nil` for any other product. A shape added here is
+    /// added to ``LIFXMatrixGeometry/all`` too.
     static func matrixGeometry(of id: UInt32) -> LIFXMatrixGeometry? {
         switch id {
         case 55: .tile

@@ -175,6 +175,7 @@ struct LIFXCandleTests {
         var tile = LIFXReader(Array(payload[9..<17]))
         #expect(tile.uint32() == Float(0.5).bitPattern && tile.uint32() == Float(-1).bitPattern)
         #expect(payload[881] == 1, "still one tile")
+        #expect(front.records.tilePositions.withLock { $0["den.candle"] } == [0: SIMD2(0.5, -1)], "tile 1 not kept")
     }
 
     /// Home Assistant and photons start the firmware's flame and morph on a Candle as on a Tile.
@@ -194,5 +195,44 @@ struct LIFXCandleTests {
         let painted = (0..<64).map { $0 % 8 < 5 ? Self.red : Self.blue }
         _ = try await replies(715, LIFXMatrixTests.set64(tile: 2, width: 8, painted), to: "den.tile")
         #expect(try await state64(of: 2, width: 8, light: "den.tile") == painted)
+    }
+
+    /// The home started again from its saved state, with a LIFX front over it.
+    static func restarted(from home: Home, editing edit: (inout JSONObject) -> Void = { _ in }) async throws
+        -> LIFXCandleTests
+    {
+        var saved = try Fixture(json: Array(await home.snapshot().jsonValue.serialized().utf8))
+        var record = try #require(saved.fronts["lifx"]?.objectValue)
+        edit(&record)
+        saved.fronts["lifx"] = .object(record)
+        return LIFXCandleTests(home: Home(fixture: saved, clock: .virtual))
+    }
+
+    /// A test bulb set over `home`.
+    init(home: Home) {
+        self.home = home
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
+    }
+
+    /// The Candle's 30 pixels are saved and read back after a restart, as the Tile's 320 are.
+    @Test func aCandlesPixelsReadBackAfterARestart() async throws {
+        let drawn = (0..<30).map { $0 < 10 ? Self.red : Self.blue }
+        _ = try await replies(715, LIFXMatrixTests.set64(tile: 0, width: 5, drawn))
+        #expect(try await pixels() == drawn)
+        let again = try await Self.restarted(from: home)
+        #expect(try await again.pixels() == drawn)
+    }
+
+    /// Pixels saved for another shape (a fixture edited to make a Tile a Candle keeps the bulbs' record) are not
+    /// the Candle's: it shows its light's colour, and a Set64 still paints it.
+    @Test func pixelsSavedForTheTilesShapeAreNotTheCandles() async throws {
+        _ = try await replies(
+            715, LIFXMatrixTests.set64(tile: 0, width: 8, Array(repeating: Self.red, count: 64)), to: "den.tile")
+        let again = try await Self.restarted(from: home) { record in record["den.candle"] = record["den.tile"] }
+        let shown = try await again.light()
+        #expect(try await again.pixels() == Array(repeating: shown, count: 30))
+        _ = try await again.replies(
+            715, LIFXMatrixTests.set64(tile: 0, width: 5, Array(repeating: Self.blue, count: 30)))
+        #expect(try await again.pixels() == Array(repeating: Self.blue, count: 30))
     }
 }

@@ -136,7 +136,8 @@ def test_aiolifx_reads_the_chain_paints_through_a_frame_buffer_and_starts_an_eff
             await answer(bulb.get_version)
         candle = next(bulb for bulb in bulbs if bulb.label == "Hall Candle")
         warm = next(bulb for bulb in bulbs if bulb.label == "Warm Candle")
-        result["features"] = (candle.product, features_map[candle.product]["matrix"], features_map[candle.product]["chain"])
+        features = features_map[candle.product]
+        result["features"] = (candle.product, features["matrix"], features["chain"])
         result["warm"] = features_map[warm.product]["matrix"]
         await answer(candle.get_device_chain)
         result["chain"] = (candle.tile_devices_count, candle.tile_device_width, candle.tile_devices[0]["height"])
@@ -160,5 +161,6 @@ def test_aiolifx_reads_the_chain_paints_through_a_frame_buffer_and_starts_an_eff
     assert result["warm"] is False
     assert result["chain"] == (1, 5, 6)
     assert len(set(result["shown"])) == 1, "one colour: the light's"
+    assert result["shown"][0][2] == 32768, "the light's brightness, 50 %"
     assert result["copied"] == [red] * 15 + [blue] * 15
     assert result["effect"] == "FLAME"
