@@ -175,8 +175,10 @@ struct LIFXFrameCopy: Sendable, Hashable {
         let (tileWidth, tileHeight) = (geometry.width, geometry.height)
         for tile in tiles {
             let offset = tile * geometry.pixelsPerTile
-            for row in 0..<Int(height) {
-                for column in 0..<Int(width) {
+            // A row or column past the tile's falls off it whatever the corners: a datagram asking 255 × 255 costs
+            // no more than the tile.
+            for row in 0..<min(Int(height), tileHeight) {
+                for column in 0..<min(Int(width), tileWidth) {
                     let (fromX, fromY) = (Int(from.x) + column, Int(from.y) + row)
                     let (toX, toY) = (Int(to.x) + column, Int(to.y) + row)
                     guard fromX < tileWidth, fromY < tileHeight, toX < tileWidth, toY < tileHeight else { continue }
