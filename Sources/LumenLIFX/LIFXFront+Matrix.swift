@@ -9,12 +9,17 @@ extension LIFXFront {
         LIFXProduct.matrixGeometry(of: bulb.light.model.lifxProductID) ?? .tile
     }
 
+    /// The pixels `bulb` keeps now that its light shows `light` (``LIFXMatrix/current(_:light:geometry:)``).
+    func keptPixels(of bulb: LIFXLight, light: HSBK) -> LIFXMatrix {
+        LIFXMatrix.current(
+            records.matrixStates.withLock { $0[bulb.light.id] }, light: light, geometry: matrixGeometry(of: bulb))
+    }
+
     /// The pixels of `bulb` (a matrix) whose light is in `state`, as shown at `nowMs` of simulation time, in a turn
     /// of `home`: a pixel fading is read part of the way there.
     func matrix(of bulb: LIFXLight, from state: LightState, atMs nowMs: Double, in home: isolated Home) -> LIFXMatrix {
         let light = records.color(of: bulb.light.id, in: state, model: bulb.light.model)
-        let pixels = LIFXMatrix.current(
-            records.matrixStates.withLock { $0[bulb.light.id] }, light: light, geometry: matrixGeometry(of: bulb))
+        let pixels = keptPixels(of: bulb, light: light)
         // A chain draws a wave as one colour.
         if let waving = waveColor(of: bulb, atMs: nowMs, in: home) {
             return LIFXMatrix(
@@ -62,7 +67,7 @@ extension LIFXFront {
             return drawn
         }
         guard copy.destination == 0 else {
-            let shown = LIFXMatrix.current(records.matrixStates.withLock { $0[id] }, light: light, geometry: geometry)
+            let shown = keptPixels(of: bulb, light: light)
             let copied = source(shown.colors)
             return drawingOutOfSight(into: copy.destination, of: bulb, in: home) { pixels in
                 pixels.colors = copy.copy(copied, over: pixels.colors, in: geometry)
@@ -87,8 +92,7 @@ extension LIFXFront {
         guard index != 0, LIFXFrameCopy.frameBuffers.contains(index) else { return Started(awaiting: awaiting) }
         let id = bulb.light.id
         let light = records.color(of: id, in: reportedState(of: bulb, in: home), model: bulb.light.model)
-        let shown = LIFXMatrix.current(
-            records.matrixStates.withLock { $0[id] }, light: light, geometry: matrixGeometry(of: bulb))
+        let shown = keptPixels(of: bulb, light: light)
         let (before, after) = records.frameBuffers.withLock { buffers in
             let before = buffers[id]?[index]
             // A buffer drawn for another shape is drawn over afresh. Defensive: a light's product does not change

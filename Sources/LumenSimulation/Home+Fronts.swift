@@ -13,8 +13,11 @@ package struct DeviceLight: Sendable {
     package var isReachable: Bool
     /// Its room's name.
     package var roomName: String
+    /// The family whose rules it follows.
+    package var family: DeviceFamily
+
     /// The colour temperatures it takes, in mireds (``DeviceFamily/colorTemperatureRange(of:)``).
-    package var colorTemperatureRange: ClosedRange<Int>
+    package var colorTemperatureRange: ClosedRange<Int> { family.colorTemperatureRange(of: light.model) }
 }
 
 extension Home {
@@ -52,7 +55,7 @@ extension Home {
         return DeviceLight(
             light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
             effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName,
-            colorTemperatureRange: governingSettings(at: index).family.colorTemperatureRange(of: light.model))
+            family: governingSettings(at: index).family)
     }
 
     /// The light whose fixture gives it `address` on the LAN (`lifx.address`), if any: an address a front that
