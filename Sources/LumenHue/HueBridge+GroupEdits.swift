@@ -41,22 +41,25 @@ extension HueBridge {
 
     /// `PUT /api/<user>/groups/<n>`: a created group's `name`, `lights` and (a zone's) `class`; a room's `name`,
     /// which renames the home's room, and `class`, which the bridge keeps. A room's lights are the home's, and
-    /// group 0 is every light: changing either is refused as a bridge refuses it (error 305).
+    /// group 0 is every light: changing either is refused as a bridge refuses it (error 305). Any other parameter
+    /// is answered with error 6, beside the others taken.
     func changeGroup(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
         let address = "/groups/\(number)"
         let snapshot = await snapshot()
         guard let value = Int(number), snapshot.groupLights(value) != nil else { throw HueError.notAvailable(address) }
         let body = try bodyObject(request, address: address)
-        for key in body.keys where !["name", "lights", "class"].contains(key) {
-            throw HueError.parameterNotAvailable(key, at: address)
+        let attributes: Set<String> = ["name", "lights", "class"]
+        let answer = Self.answer(to: body, taking: attributes, at: address)
+        guard body.keys.contains(where: attributes.contains) else {
+            guard body.count > 0 else { throw HueError.missingParameters(at: address) }
+            return .json(.array(answer))
         }
-        let successes = Self.successes(for: body, at: address)
         guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
             guard let room = snapshot.rooms.first(where: { $0.number == value }), body["lights"] == nil else {
                 throw Self.notModifiable(address)
             }
             try await changeRoom(room.id, body, at: address)
-            return .json(.array(successes))
+            return .json(.array(answer))
         }
         var changed = group
         if let name = body["name"] { changed.name = try HueValues.name(name, at: address) }
@@ -71,7 +74,7 @@ extension HueBridge {
             guard state.updateGroup(value, { $0 = changed }) else { throw HueError.notAvailable(address) }
         }
         try await commit()
-        return .json(.array(successes))
+        return .json(.array(answer))
     }
 
     /// A room's `name` (the home's room renamed) and `class` (kept by the bridge), each checked before either

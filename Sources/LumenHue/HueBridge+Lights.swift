@@ -79,18 +79,22 @@ extension HueBridge {
         ])
     }
 
-    /// `PUT /api/<user>/lights/<n> {"name"}`: renames the light.
+    /// `PUT /api/<user>/lights/<n> {"name"}`: renames the light; any other parameter is answered with error 6.
     func rename(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
         let light = try await hueLight(number)
         let address = "/lights/\(number)"
         let body = try bodyObject(request, address: address)
-        for key in body.keys where key != "name" { throw HueError.parameterNotAvailable(key, at: address) }
+        let answer = Self.answer(to: body, taking: ["name"], at: address)
+        guard let sent = body["name"] else {
+            guard body.count > 0 else { throw HueError.missingParameters(at: address) }
+            return .json(.array(answer))
+        }
         // 1 to 32 characters, as a bridge names everything.
-        let name = try HueValues.name(body["name"] ?? .null, at: address)
+        let name = try HueValues.name(sent, at: address)
         try await renameEntity(.light(light.light.id), to: name) { _ in
             HueError.invalidValue(.string(name), of: "name", at: address)
         }
-        return .json(.array([.object(["success": .object(["\(address)/name": .string(name)])])]))
+        return .json(.array(answer))
     }
 
     /// `PUT /api/<user>/lights/<n>/state`: one command to the light, answered once the light (or, for a light

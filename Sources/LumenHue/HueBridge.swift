@@ -250,7 +250,7 @@ public final class HueBridge: Sendable {
     /// - Throws: ``HueError`` 2 for a body that is not JSON, 5 for one that is not an object.
     func bodyObject(_ request: HTTPRequest, address: String) throws(HueError) -> JSONObject {
         guard !request.body.isEmpty else {
-            throw HueError(type: 5, address: address, description: "invalid/missing parameters in body")
+            throw HueError.missingParameters(at: address)
         }
         let value: JSONValue
         do {
@@ -259,7 +259,7 @@ public final class HueBridge: Sendable {
             throw HueError(type: 2, address: address, description: "body contains invalid json")
         }
         guard case .object(let object) = value else {
-            throw HueError(type: 5, address: address, description: "invalid/missing parameters in body")
+            throw HueError.missingParameters(at: address)
         }
         return object
     }
@@ -268,6 +268,17 @@ public final class HueBridge: Sendable {
     /// (`[{"success": {"/scenes/ab12/name": "Evening"}}]`).
     static func successes(for body: JSONObject, at address: String) -> [JSONValue] {
         body.members.map { ["success": .object(["\(address)/\($0.key)": $0.value])] }
+    }
+
+    /// Hue's answer to a change of attributes `body` at `address` of which the bridge has only the parameters
+    /// `taken`: each parameter answered for itself, as sent, a success for those taken and error 6 for the others
+    /// (phue sends the transition time set on a light or group object with its new name).
+    static func answer(to body: JSONObject, taking taken: Set<String>, at address: String) -> [JSONValue] {
+        body.members.map { member in
+            taken.contains(member.key)
+                ? ["success": .object(["\(address)/\(member.key)": member.value])]
+                : HueError.parameterNotAvailable(member.key, at: address).jsonValue
+        }
     }
 
     /// Waits until what was applied is on disk, when writes must be before they are answered.

@@ -32,6 +32,11 @@ struct HueError: Error, Sendable {
         HueError(type: 3, address: address, description: "resource, \(address), not available")
     }
 
+    /// Hue's refusal of a body that is not an object of parameters, or holds none.
+    static func missingParameters(at address: String) -> HueError {
+        HueError(type: 5, address: address, description: "invalid/missing parameters in body")
+    }
+
     static func parameterNotAvailable(_ name: String, at address: String) -> HueError {
         HueError(type: 6, address: "\(address)/\(name)", description: "parameter, \(name), not available")
     }

@@ -133,4 +133,41 @@ struct HueGroupEditTests {
         }
         #expect(try await again.errorType("POST", "/groups", #"{"name": "full", "lights": []}"#) == 301)
     }
+
+    /// phue sends the transition time set on a light or group object with every change, a rename included: a
+    /// bridge answers each parameter for itself, so the name is taken and the transition time beside it refused
+    /// with error 6, and a request of nothing the bridge has changes nothing.
+    @Test func aRenameWithAParameterTheBridgeDoesNotHaveRenamesAndRefusesThatParameter() async throws {
+        let bridge = try await HueTestBridge()
+        func notAvailable(_ address: String) -> JSONValue {
+            [
+                "error": [
+                    "type": 6, "address": .string(address), "description": "parameter, transitiontime, not available",
+                ]
+            ]
+        }
+        let light = try await bridge.answer("PUT", "/lights/1", #"{"name": "Big", "transitiontime": 4}"#)
+        #expect(light == [["success": ["/lights/1/name": "Big"]], notAvailable("/lights/1/transitiontime")])
+        #expect(try await bridge.home.light("den.lamp").name == "Big")
+        #expect(
+            try await bridge.answer("PUT", "/lights/1", #"{"transitiontime": 4}"#) == [
+                notAvailable("/lights/1/transitiontime")
+            ])
+        #expect(try await bridge.home.light("den.lamp").name == "Big")
+
+        let room = try await bridge.answer("PUT", "/groups/1", #"{"transitiontime": 4, "name": "Study"}"#)
+        #expect(room == [notAvailable("/groups/1/transitiontime"), ["success": ["/groups/1/name": "Study"]]])
+        #expect(try await bridge.answer("GET", "/groups/1")["name"] == "Study")
+
+        _ = try await bridge.answer("POST", "/groups", #"{"name": "Reading", "lights": ["1"]}"#)
+        let group = try await bridge.answer("PUT", "/groups/3", #"{"name": "Desk", "transitiontime": 4}"#)
+        #expect(group == [["success": ["/groups/3/name": "Desk"]], notAvailable("/groups/3/transitiontime")])
+        #expect(try await bridge.answer("GET", "/groups/3")["name"] == "Desk")
+        #expect(
+            try await bridge.answer("PUT", "/groups/3", #"{"transitiontime": 4}"#) == [
+                notAvailable("/groups/3/transitiontime")
+            ])
+        // A value the bridge refuses is still refused whole, as before.
+        #expect(try await bridge.errorType("PUT", "/groups/3", #"{"name": "", "transitiontime": 4}"#) == 7)
+    }
 }

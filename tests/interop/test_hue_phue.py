@@ -99,3 +99,20 @@ def test_a_light_s_hue_and_saturation_set_one_at_a_time(lumend, tmp_path, hue_nu
     drive(lumend, lambda: setattr(light, "hue", 46920))
     lumend.settle()
     assert (light.hue, light.saturation) == (46920, 200)
+
+
+@pytest.mark.lumend(args=HTTP_ARGS)
+def test_a_light_and_a_group_renamed_with_a_transition_time_set(lumend, tmp_path, hue_numbers):
+    """Once a transition time is set on a phue light, phue sends it with every change, a new name too: the bridge
+    takes the name and answers the transition time beside it with error 6, each parameter for itself."""
+    bridge = paired(lumend, tmp_path)
+    number = int(hue_numbers["living-room.floor-lamp"])
+    light = next(light for light in bridge.lights if light.light_id == number)
+    light.transitiontime = 10
+    drive(lumend, lambda: setattr(light, "name", "Big Lamp"))
+    assert bridge.get_light(number, "name") == "Big Lamp"
+    answer = drive(lumend, lambda: bridge.set_group(1, "name", "Lounge", transitiontime=4))
+    assert answer[0] == [{"success": {"/groups/1/name": "Lounge"}},
+                         {"error": {"type": 6, "address": "/groups/1/transitiontime",
+                                    "description": "parameter, transitiontime, not available"}}], answer
+    assert bridge.get_group(1)["name"] == "Lounge"
