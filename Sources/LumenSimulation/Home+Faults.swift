@@ -38,7 +38,7 @@ extension Home {
             let given = settings.family != nil ? "" : " (the latency preset given makes it one)"
             throw LumenError(
                 .invalidParams,
-                "as a light of the \(family.rawValue) family\(given), \(problem)"
+                "made one of the \(family.rawValue) family\(given), \(problem)"
                     + "\(transitions[id] != nil ? " (where its fade lands)" : ""): set its colorTemperature within "
                     + "them first, or keep its family",
                 data: ["light": .string(id.rawValue), "family": .string(family.rawValue)])

@@ -155,7 +155,7 @@ extension DeviceFamilyTests {
         #expect(error.code == .invalidParams)
         #expect(
             error.message
-                == "as a light of the hue family, light 'bulb' takes colour temperatures of 153–500 mireds "
+                == "made one of the hue family, light 'bulb' takes colour temperatures of 153–500 mireds "
                 + "(2,000–6,500 K), not 667: set its colorTemperature within them first, or keep its family")
         let set = try await home.submit(LightChange(colorTemperature: 500), to: "bulb")
         try await home.advance(byMilliseconds: 0)
