@@ -118,6 +118,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 "latency":{"kind":"fixed","ms":10}},
                {"id":"lab.tile","name":"Tile","kind":"color","manufacturer":"LIFX","product":"LIFX Tile"},
                {"id":"lab.candle","name":"Candle","kind":"color","manufacturer":"LIFX","product":"LIFX Candle Colour"},
+               {"id":"lab.ceiling","name":"Ceiling","kind":"color","manufacturer":"LIFX","product":"LIFX Ceiling"},
                {"id":"lab.nv","name":"NV","kind":"color","manufacturer":"LIFX","product":"LIFX A19 Night Vision"},
                {"id":"lab.clean","name":"Clean","kind":"color","manufacturer":"LIFX","product":"LIFX Clean",
                 "latency":{"kind":"fixed","ms":20}},

@@ -50,10 +50,15 @@ struct LIFXMatrixGeometry: Sendable, Hashable {
     /// The LIFX Candle Colour: one tile, five pixels wide and six high, no chain. lifx-async's table lists three
     /// cells of its top row with no LED; clients paint those dark themselves, so the Candle keeps all 30.
     static let candle = LIFXMatrixGeometry(tiles: 1, width: 5, height: 6)
+    /// The LIFX Ceiling (8×8): one tile of 8×8, no chain. Its last pixel, (7, 7), is the uplight, which clients
+    /// set and read as a pixel like the others; lifx-async's table lists its four corners' cells (eight in all,
+    /// the uplight's among them) with no LED, and clients paint the seven the downlight lacks dark themselves, so
+    /// the Ceiling keeps all 64.
+    static let ceiling = LIFXMatrixGeometry(tiles: 1, width: 8, height: 8)
 
     /// Every shape a matrix product of Lumen's has (``LIFXProduct/matrixGeometry(of:)``): a saved record's colours
     /// are placed by their count among these.
-    static let all: [LIFXMatrixGeometry] = [.tile, .candle]
+    static let all: [LIFXMatrixGeometry] = [.tile, .candle, .ceiling]
     /// The most tiles any chain has: the Tile's five.
     static let mostTiles = all.map(\.tiles).max() ?? 1
 }
@@ -63,7 +68,7 @@ struct LIFXMatrixGeometry: Sendable, Hashable {
 /// As a strip's zones (``LIFXZones``): Lumen's light has one colour; pixels given different colours are kept here,
 /// beside the light, with the light's colour when they were set (``base``), and once the light's colour changes
 /// every pixel follows it again. As many as the product's chain has (``geometry``): a Tile's five tiles of 8×8,
-/// 320 pixels; a Candle's one of 5×6, 30.
+/// 320 pixels; a Candle's one of 5×6, 30; a Ceiling's one of 8×8, 64.
 struct LIFXMatrix: Sendable, Hashable {
     /// The most colours a `Set64` or `State64` carries: a tile of 8×8's, whatever the tile's size.
     static let colorsPerMessage = 64

@@ -10,7 +10,7 @@ import Testing
 /// clients read and paint with `Get64` and `Set64` as lifx-async, photons and aiolifx paint a real one. A white to
 /// warm Candle stays a bulb of one colour, and the Tile keeps its chain of five 8×8 tiles.
 @Suite("LIFX Candle")
-struct LIFXCandleTests {
+struct LIFXCandleTests: LIFXBulbSuite {
     static let home = """
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
           {"id": "den", "name": "Den", "lights": [
@@ -25,47 +25,26 @@ struct LIFXCandleTests {
         ]}
         """
 
+    static let bulb: LightID = "den.candle"
+    static let rowWidth: UInt8 = 5
+
     let home: Home
     let front: LIFXFront
 
-    init() throws {
-        home = Home(fixture: try Fixture(json: Array(Self.home.utf8)), clock: .virtual)
-        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
-    }
+    init() throws { try self.init(json: Self.home) }
 
-    /// The replies of `light`'s bulb to a message of `type`, moving the clock until they come.
-    func replies(
-        _ type: UInt16, _ payload: [UInt8] = [], to light: LightID = "den.candle", ack: Bool = false
-    ) async throws -> [LIFXPacket] {
-        let packet = LIFXPacket(
-            source: 3, target: DeviceSerial.of(home: "flat", light: light) + [0, 0], wantsReply: true,
-            wantsAcknowledgement: ack, sequence: 1, type: type, payload: payload)
-        return try await front.replies(to: packet, movingClockOf: home)
+    /// A test bulb set over `home`.
+    init(home: Home) {
+        self.home = home
+        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
     }
 
     static let red = LIFXMatrixTests.red
     static let blue = LIFXMatrixTests.blue
     static let off = HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0)
 
-    /// The 64 colours of the `State64` that answers a `Get64` of `tile` from (`x`, `y`), `width` wide, of `light`.
-    func state64(
-        of tile: UInt8 = 0, length: UInt8 = 1, x: UInt8 = 0, y: UInt8 = 0, width: UInt8 = 5,
-        light: LightID = "den.candle"
-    ) async throws -> [HSBK] {
-        let states = try await replies(707, [tile, length, 0, x, y, width], to: light)
-        try #require(states.map(\.type) == [711], "one State64: the Candle has one tile")
-        var reader = LIFXReader(states[0].payload)
-        #expect(reader.uint8() == tile)
-        reader.skip(4)
-        return (0..<64).map { _ in HSBK(&reader) }
-    }
-
     /// The Candle's 30 pixels, row by row.
     func pixels() async throws -> [HSBK] { Array(try await state64().prefix(30)) }
-
-    func light(_ id: LightID = "den.candle") async throws -> HSBK {
-        HSBK(try await home.light(id).state, kind: .color)
-    }
 
     @Test func aColourCandleIsTheCandleColourAMatrixWithoutAChain() async throws {
         #expect(DeviceModel(kind: .color, manufacturer: "LIFX", product: "LIFX Candle Colour").lifxProductID == 137)
@@ -195,23 +174,6 @@ struct LIFXCandleTests {
         let painted = (0..<64).map { $0 % 8 < 5 ? Self.red : Self.blue }
         _ = try await replies(715, LIFXMatrixTests.set64(tile: 2, width: 8, painted), to: "den.tile")
         #expect(try await state64(of: 2, width: 8, light: "den.tile") == painted)
-    }
-
-    /// The home started again from its saved state, with a LIFX front over it.
-    static func restarted(from home: Home, editing edit: (inout JSONObject) -> Void = { _ in }) async throws
-        -> LIFXCandleTests
-    {
-        var saved = try Fixture(json: Array(await home.snapshot().jsonValue.serialized().utf8))
-        var record = try #require(saved.fronts["lifx"]?.objectValue)
-        edit(&record)
-        saved.fronts["lifx"] = .object(record)
-        return LIFXCandleTests(home: Home(fixture: saved, clock: .virtual))
-    }
-
-    /// A test bulb set over `home`.
-    init(home: Home) {
-        self.home = home
-        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
     }
 
     /// The Candle's 30 pixels are saved and read back after a restart, as the Tile's 320 are.

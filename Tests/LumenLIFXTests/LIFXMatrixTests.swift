@@ -283,10 +283,11 @@ struct LIFXMatrixTests {
         #expect(first.uint32() == 0, "a position that is not a number is left out")
     }
 
-    /// A `SetTileEffect`'s payload: a morph (or the effect `type`) over `palette`, for `durationNs` (0 for ever).
-    static func tileEffect(_ palette: [HSBK], count: UInt8? = nil, durationNs: UInt64 = 0, type: UInt8 = 2)
-        -> [UInt8]
-    {
+    /// A `SetTileEffect`'s payload: a morph (or the effect `type`, with its `parameters`) over `palette`, for
+    /// `durationNs` (0 for ever).
+    static func tileEffect(
+        _ palette: [HSBK], count: UInt8? = nil, durationNs: UInt64 = 0, type: UInt8 = 2, parameters: [UInt8] = []
+    ) -> [UInt8] {
         var writer = LIFXWriter()
         writer.zeros(2)
         writer.uint32(77)
@@ -294,7 +295,7 @@ struct LIFXMatrixTests {
         writer.uint32(3_000)
         writer.uint64(durationNs)
         writer.zeros(8)
-        writer.zeros(32)
+        writer.bytes(parameters, count: 32)
         writer.uint8(count ?? UInt8(palette.count))
         for color in palette { color.write(&writer) }
         writer.zeros(8 * (16 - palette.count))

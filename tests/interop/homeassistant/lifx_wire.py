@@ -88,13 +88,15 @@ def multizone_effect(address: str) -> dict[str, Any]:
 
 
 def tile_effect(address: str) -> dict[str, Any]:
-    """`StateTileEffect`: the effect's type, speed (ms) and palette."""
+    """`StateTileEffect`: the effect's type, speed (ms), palette, and the sky's parameters as aiolifx lays them out
+    (the sky type, then the least and the most cloud saturation, each four bytes on)."""
     kind, data = ask(address, GET_TILE_EFFECT)[0]
     assert kind == STATE_TILE_EFFECT, kind
     _, _, effect, speed, duration = struct.unpack_from("<BIBIQ", data)
     count = data[58]
     palette = [hsbk(data, 59 + 8 * n) for n in range(min(count, 16))]
-    return {"type": effect, "speed": speed, "duration": duration, "palette": palette}
+    sky = (data[26], data[30], data[34])
+    return {"type": effect, "speed": speed, "duration": duration, "palette": palette, "sky": sky}
 
 
 def pixels(address: str, tiles: int = 5, width: int = 8) -> list[list[tuple[int, int, int, int]]]:

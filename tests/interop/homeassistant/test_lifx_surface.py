@@ -1,7 +1,8 @@
 """Home Assistant's LIFX integration driven through all it offers a user, against lumend's bulbs: the light's
 services (colour every way Home Assistant takes it, transitions, `lifx.set_state`, the effects), its buttons
 (identify, restart), its selects (infrared, theme), the HEV binary sensor and `lifx.set_hev_cycle_state`, on each
-kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a candle, a Clean, a Night Vision).
+kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a candle, a ceiling, a Clean, a Night
+Vision).
 
 Each scenario checks what Home Assistant shows and what lumend's bulb holds: lumend's record of the light, and what
 the bulb itself answers over the LAN (`lifx_wire`, asked without Home Assistant), and that Home Assistant logged no
@@ -35,8 +36,9 @@ from test_lifx import ONE_BULB, ONE_BULB_LIGHT, add_by_host, bulb_address
 
 PRODUCTS = {"fixture": "lifx-products.json", "args": LIFX_ARGS}
 # lifx-products.json's bulbs in the home's order, so each at the address after the one before.
-STRIP, TILE, CLEAN, NIGHT_VISION, WHITE, CANDLE = range(6)
-PRODUCT_LIGHTS = ["den.strip", "den.tile", "porch.clean", "porch.night-vision", "porch.white", "porch.candle"]
+STRIP, TILE, CLEAN, NIGHT_VISION, WHITE, CANDLE, CEILING = range(7)
+PRODUCT_LIGHTS = ["den.strip", "den.tile", "porch.clean", "porch.night-vision", "porch.white", "porch.candle",
+                  "porch.ceiling"]
 SET_HEV_CYCLE_CONFIGURATION = 146
 
 
@@ -355,6 +357,68 @@ def test_a_candle_is_a_matrix_of_thirty_pixels_with_the_firmware_effects(lumend,
         (painted,) = await asked(hass, wire.pixels, candle, 1, 5)
         assert len(set(painted[:20])) > 3 and all(pixel[2] > 0 for pixel in painted[:20]), painted[:20]
         assert all(pixel[2] == 0 for pixel in painted[20:30]), painted[20:30]
+        trouble.end()
+
+    with LIFXTrouble() as trouble:
+        run_with_home_assistant(tmp_path, scenario, timeout=120)
+    assert trouble.problems == []
+
+
+@pytest.mark.lumend(**PRODUCTS)
+def test_a_ceiling_is_a_matrix_of_sixty_four_pixels_with_the_sky_and_an_uplight_at_the_last(lumend, tmp_path):
+    ceiling = bulb_address(CEILING)
+
+    async def scenario(hass):
+        from aiolifx.ceiling import Ceiling
+        from aiolifx.connection import LIFXConnection
+
+        trouble.watch(hass)
+        entities = await add_bulb(hass, CEILING)
+        light = entities["light"]
+
+        async def shows(what: str, condition, timeout: float = 15) -> Any:
+            def shown():
+                return state_of(hass, light)
+            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown,
+                                  timeout=timeout)
+
+        # Home Assistant's LIFXCeiling: a matrix whose effects add the sky.
+        assert state_of(hass, light).attributes["effect_list"] == [
+            "effect_colorloop", "effect_flame", "effect_pulse", "effect_morph", "effect_sky", "effect_stop"]
+        green = (hue_of(90), 65535, 32768, 3500)
+        await call(hass, "light", "turn_on", light, hs_color=[90, 100])
+        await shows("green", lambda s: hs_is(s, 90, 100))
+        assert await asked(hass, wire.pixels, ceiling, 1) == [[green] * 64]
+
+        # The sky as lifx.effect_sky sends it; given no palette, Home Assistant 2025.4's service fails before it
+        # sends anything (it builds the palette only from one given).
+        await call(hass, "lifx", "effect_sky", light, speed=30, sky_type="Sunset", cloud_saturation_min=40,
+                   cloud_saturation_max=200, palette=[[200, 100, 100, 6500]])
+        effect = await asked(hass, wire.tile_effect, ceiling)
+        assert (effect["type"], effect["speed"], effect["sky"], len(effect["palette"])) == (5, 30000, (1, 40, 200), 1)
+        await shows("the sky", lambda s: s.attributes["effect"] == "effect_sky")
+        await call(hass, "lifx", "effect_stop", light)
+        assert (await asked(hass, wire.tile_effect, ceiling))["type"] == 0
+        await shows("no effect", lambda s: s.attributes["effect"] is None)
+
+        # aiolifx's Ceiling helper, on a connection of its own as Home Assistant opens one: the uplight is the
+        # last of the tile's 64 colours, turned off alone, the downlight left lit.
+        connection = LIFXConnection(ceiling, "00:00:00:00:00:00")
+        await connection.async_setup()
+        try:
+            helper = Ceiling(connection.device)
+            await helper.async_get64()
+            assert (helper.uplight_color, helper.uplight_on, helper.downlight_on) == (green, True, True)
+            await helper.async_turn_uplight_off()
+            assert (helper.uplight_on, helper.downlight_on) == (False, True)
+            warm = (hue_of(30), 13107, 19661, 2700)
+            await helper.async_turn_uplight_on(warm)
+            assert helper.uplight_color == warm
+        finally:
+            connection.async_stop()
+        assert await asked(hass, wire.pixels, ceiling, 1) == [[green] * 63 + [warm]]
+        await asyncio.sleep(11)  # a poll after it: the light still on and green to Home Assistant
+        assert state_of(hass, light).state == "on" and hs_is(state_of(hass, light), 90, 100)
         trouble.end()
 
     with LIFXTrouble() as trouble:
