@@ -166,6 +166,15 @@ async def wait_for(hass, what: str, condition: Callable[[], Any], timeout: float
         await asyncio.sleep(0.1)
 
 
+async def entity_shows(hass, entity_id: str, what: str, condition: Callable[[Any], Any],
+                       timeout: float = STATE_TIMEOUT) -> Any:
+    """Waits until Home Assistant's state of `entity_id` meets `condition`; returns that state."""
+    def shown():
+        return state_of(hass, entity_id)
+
+    return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown, timeout=timeout)
+
+
 async def landed(hass, lumend, light: str) -> dict:
     """lumend's own record of `light` (the simulation scope's `device`) once its fade has landed: the fronts
     report a change as accepted at once, and the light takes the fade's time to get there."""

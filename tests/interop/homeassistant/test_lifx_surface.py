@@ -27,6 +27,7 @@ import lifx_wire as wire
 from conftest import (
     LIFX_ARGS,
     LIFXTrouble,
+    entity_shows,
     landed,
     run_with_home_assistant,
     state_of,
@@ -105,8 +106,8 @@ def test_a_colour_bulb_through_every_light_service_its_effects_and_buttons(lumen
         def shown():
             return state_of(hass, bulb)
 
-        async def shows(what: str, condition) -> Any:
-            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown)
+        def shows(what: str, condition) -> Any:
+            return entity_shows(hass, bulb, what, condition)
 
         # Colour every way Home Assistant takes it: each reaches the bulb as hue, saturation, brightness, kelvin.
         await call(hass, "light", "turn_on", bulb, rgb_color=[255, 0, 0], brightness=200)
@@ -226,11 +227,8 @@ def test_a_strip_and_a_tile_take_zones_pixels_themes_and_firmware_effects(lumend
         tile_entities = await add_bulb(hass, TILE)
         lights = {STRIP: strip_entities["light"], TILE: tile_entities["light"]}
 
-        async def shows(index: int, what: str, condition, timeout: float = 15) -> Any:
-            def shown():
-                return state_of(hass, lights[index])
-            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown,
-                                  timeout=timeout)
+        def shows(index: int, what: str, condition, timeout: float = 15) -> Any:
+            return entity_shows(hass, lights[index], what, condition, timeout)
 
         assert state_of(hass, lights[STRIP]).attributes["effect_list"] == [
             "effect_colorloop", "effect_pulse", "effect_move", "effect_stop"]
@@ -329,11 +327,8 @@ def test_a_candle_is_a_matrix_of_thirty_pixels_with_the_firmware_effects(lumend,
         entities = await add_bulb(hass, CANDLE)
         light = entities["light"]
 
-        async def shows(what: str, condition, timeout: float = 15) -> Any:
-            def shown():
-                return state_of(hass, light)
-            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown,
-                                  timeout=timeout)
+        def shows(what: str, condition, timeout: float = 15) -> Any:
+            return entity_shows(hass, light, what, condition, timeout)
 
         # A matrix to Home Assistant, as a Tile: the same effects.
         assert state_of(hass, light).attributes["effect_list"] == [
@@ -376,11 +371,8 @@ def test_a_ceiling_is_a_matrix_of_sixty_four_pixels_with_the_sky_and_an_uplight_
         entities = await add_bulb(hass, CEILING)
         light = entities["light"]
 
-        async def shows(what: str, condition, timeout: float = 15) -> Any:
-            def shown():
-                return state_of(hass, light)
-            return await wait_for(hass, what, lambda: (s if condition(s := shown()) else None), show=shown,
-                                  timeout=timeout)
+        def shows(what: str, condition, timeout: float = 15) -> Any:
+            return entity_shows(hass, light, what, condition, timeout)
 
         # Home Assistant's LIFXCeiling: a matrix whose effects add the sky.
         assert state_of(hass, light).attributes["effect_list"] == [
