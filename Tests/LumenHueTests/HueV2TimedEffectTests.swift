@@ -198,6 +198,20 @@ import Testing
         #expect(
             plug.json["errors"]?.arrayValue?.first?["description"]
                 == "invalid property, timed_effects, for this resource")
+        // A group and a scene's actions have none.
+        let den = try #require(try await v2.resources(bridge, "room").first { $0["metadata"]?["name"] == "Den" })
+        let grouped = try #require(den["services"]?.arrayValue?.first?["rid"]?.stringValue)
+        let group = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/grouped_light/\(grouped)",
+            #"{"timed_effects": {"effect": "sunrise", "duration": 1000}}"#)
+        #expect(group.status == 400, "\(group.json)")
+        let lampID = try #require(try await v2.light(bridge, named: "Lamp")["id"]?.stringValue)
+        let scene = try await v2.v2(
+            bridge, "POST", "/clip/v2/resource/scene",
+            #"{"metadata": {"name": "Dawn"}, "group": {"rid": "\#(try #require(den["id"]?.stringValue))", "rtype": "room"}, "actions": [{"target": {"rid": "\#(lampID)", "rtype": "light"}, "action": {"timed_effects": {"effect": "sunrise", "duration": 1000}}}]}"#
+        )
+        #expect(scene.status == 400, "\(scene.json)")
+        #expect(try await v2.v2(bridge, "GET", lamp).json == before)
         // Six hours, a bridge's longest, is taken: past a client's longest transition.
         try await put(bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": 21600000}}"#)
         try await bridge.home.advance(byMilliseconds: 10_800_000)

@@ -69,6 +69,10 @@ extension HueBridge {
             guard command.speed == nil else {
                 throw HueV2Error.badRequest("invalid property, dynamics.speed, for this resource")
             }
+            // A timed effect is a light's own: a group has none to play.
+            guard body["timed_effects"] == nil else {
+                throw HueV2Error.badRequest("invalid property, timed_effects, for this resource")
+            }
             let snapshot = await snapshot()
             let members = Set(snapshot.groupLights(number) ?? [])
             let lights = snapshot.lights.filter { members.contains($0.number) }
@@ -247,6 +251,8 @@ extension HueBridge {
                 let target = action["target"]?["rid"]?.stringValue,
                 let light = model.lights[target], members.contains(light.number),
                 let given = action["action"]?.objectValue,
+                // A scene holds states, not a light's timed effect.
+                given["timed_effects"] == nil,
                 states[light.number] == nil
             else { throw HueV2Error.invalidValue(action, for: "actions") }
             var state = try HueV2Command(given).v1Body
