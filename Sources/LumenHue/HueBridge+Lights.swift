@@ -109,26 +109,30 @@ extension HueBridge {
 
     /// Sends light `number` the command `read` makes for its kind, as one command, and waits until the light (or,
     /// for a light of the Hue family, the bridge) confirms it: the light found, its command read and sent in one
-    /// turn of the home.
+    /// turn of the home. A command that changes nothing is not sent, unless it starts a timed effect or stops the
+    /// one the light plays.
     /// - Returns: the command sent.
     /// - Throws: ``HueError`` for an unknown light, a command `read` refuses, or one the light refuses.
     func command(
         toLight number: String, from sender: String,
         read: @escaping @Sendable (LightKind) throws(HueError) -> HueCommand
     ) async throws -> HueCommand {
-        let (light, command, receipt) = try await scopeContext.sending(as: sender) {
+        let (light, command, receipt, endsTimedEffect) = try await scopeContext.sending(as: sender) {
             try await visit { home, memory throws(HueError) in
                 let light = try memory.light(number, in: home)
                 let kind = light.light.model.kind
                 let command = try read(kind)
                 try command.checkEffects(forLightOn: light.light.state.isOn)
                 let change = command.change(for: light)
-                guard !change.properties.isEmpty else { return (light.light.id, command, nil as CommandReceipt?) }
+                let playing = light.timedEffect != nil
+                guard !change.properties.isEmpty || change.timedEffect != nil || (command.stopsTimedEffect && playing)
+                else { return (light.light.id, command, nil as CommandReceipt?, false) }
                 do {
                     return (
                         light.light.id, command,
                         try home.send(
-                            change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true)
+                            change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true),
+                        playing
                     )
                 } catch {
                     throw command.hueError(for: error)
@@ -139,6 +143,8 @@ extension HueBridge {
             do { _ = try await scopeContext.settle(receipt) } catch { throw command.hueError(for: error) }
         }
         await applyEffects(of: command, to: [light])
+        // The light's timed effect ended (its status with it), though no level may have moved.
+        if endsTimedEffect { homeChanged() }
         return command
     }
 

@@ -12,6 +12,8 @@ struct HueLight: Sendable, Hashable {
     var effect: LightEffect = .none
     /// The speed API v2 gave its dynamics, if it did.
     var speed: Double?
+    /// The timed effect it plays (API v2's `timed_effects`, a sunrise or a sunset), while it runs.
+    var timedEffect: TimedEffect?
     /// The colour temperatures it takes, in mireds, within the API's 153–500: a bridge lists them for each light
     /// (`capabilities.control.ct`, v2's `mirek_schema`) and brings a value past them into them.
     let miredRange: ClosedRange<Int>
@@ -24,6 +26,7 @@ struct HueLight: Sendable, Hashable {
         light = device.light
         light.state = device.landedState
         effect = device.effect
+        timedEffect = device.timedEffect
         miredRange = device.colorTemperatureRange.clamped(to: CIEColor.miredRange)
         let showsWhite = light.state.showsColorTemperature
         light.state.colorTemperature = miredRange.clamping(light.state.colorTemperature)

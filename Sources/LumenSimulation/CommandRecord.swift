@@ -60,6 +60,7 @@ package struct CommandRecord: Sendable, Hashable {
         if let brightness = change.brightness { asked["brightness"] = .double(brightness) }
         if let colorTemperature = change.colorTemperature { asked["colorTemperature"] = .int(colorTemperature) }
         if let color = change.color { asked["color"] = color.jsonValue }
+        if let effect = change.timedEffect { asked["timedEffect"] = .string(effect.kind.rawValue) }
         object["change"] = .object(asked)
         object["transitionMs"] = .double(transitionMs)
         object["outcome"] = .string(outcome.name)

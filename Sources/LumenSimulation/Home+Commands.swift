@@ -57,7 +57,9 @@ extension Home {
         try change.validate(
             colorTemperatures: governingSettings(at: index).family.colorTemperatureRange(of: lights[slot: index].model))
         if let property = change.firstUnsupported(by: kind) { throw Self.notSupported(property, by: light, kind) }
-        try Self.validateTransition(transitionMs)
+        try Self.validateTransition(
+            transitionMs,
+            longest: change.timedEffect == nil ? SimulatedDurations.longestTransitionMs : TimedEffect.longestMs)
         refreshRealTime()
         let settings = governingSettings(at: index)
         let change = try change.levelZeroResolved(for: settings.family, light: light)
@@ -125,12 +127,16 @@ extension Home {
     static let unreachableBox = LumenErrorCodeBox(rawValue: LumenError.Code.unreachable.rawValue)
     static let timedOutBox = LumenErrorCodeBox(rawValue: LumenError.Code.timedOut.rawValue)
 
-    static func validateTransition(_ transitionMs: Double) throws(LumenError) {
-        guard transitionMs.isFinite, SimulatedDurations.transitionMilliseconds.contains(transitionMs) else {
+    /// Checks a transition of `transitionMs` milliseconds: from 0 to `longest`, by default a client's longest
+    /// (``SimulatedDurations/longestTransitionMs``, two hours).
+    static func validateTransition(
+        _ transitionMs: Double, longest: Double = SimulatedDurations.longestTransitionMs
+    ) throws(LumenError) {
+        guard transitionMs.isFinite, (0...longest).contains(transitionMs) else {
+            let hours = longest == SimulatedDurations.longestTransitionMs ? " (two hours)" : ""
             throw LumenError(
-                .invalidParams,
-                "transitionMs must be 0–\(JSONNumber(SimulatedDurations.longestTransitionMs)) (two hours), got "
-                    + "\(JSONNumber(transitionMs))")
+                .invalidParams, "transitionMs must be 0–\(JSONNumber(longest))\(hours), got \(JSONNumber(transitionMs))"
+            )
         }
     }
 
@@ -206,6 +212,8 @@ extension Home {
         let current = fades.isEmpty ? shown : fades.state(at: now, over: shown)
         if let refusal = refusalWhileOff(change, toLightAt: index, current: current) { return .failure(refusal) }
         let hadFades = !fades.isEmpty
+        // A timed effect is the light's own: any command ends it, every ramp where it stands.
+        if fades.runningTimedEffect != nil { fades = LightFades() }
         if hadFades {
             let family = governingSettings(at: index).family
             for property in change.properties where property != .isOn {
@@ -232,6 +240,7 @@ extension Home {
         let startShown = fades.start(
             change, from: current, to: target, kind: lights[slot: index].model.kind, at: now,
             duration: transitionMicros)
+        if let effect = change.timedEffect { fades.timedEffect = effect }
         let landing = fades.landing(over: startShown)
         if fades.isEmpty {
             if hadFades {

@@ -9,6 +9,8 @@ package struct DeviceLight: Sendable {
     package var landedState: LightState
     /// What it does besides holding its state: a colour loop, breathing.
     package var effect: LightEffect
+    /// The timed effect its fades play (a sunrise, a sunset), while they run.
+    package var timedEffect: TimedEffect?
     /// Whether it can really be reached: a device that cannot answers nothing.
     package var isReachable: Bool
     /// Its room's name.
@@ -54,7 +56,8 @@ extension Home {
         let light = snapshot(at: index)
         return DeviceLight(
             light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
-            effect: effects[id]?.effect ?? .none, isReachable: lights[slot: index].isReachable, roomName: roomName,
+            effect: effects[id]?.effect ?? .none, timedEffect: transitions[id]?.runningTimedEffect,
+            isReachable: lights[slot: index].isReachable, roomName: roomName,
             family: governingSettings(at: index).family)
     }
 

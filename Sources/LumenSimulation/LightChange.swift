@@ -12,6 +12,9 @@ public struct LightChange: Sendable, Hashable {
     package var colorTemperature: Int?
     /// Colour, CIE xy.
     package var color: CIEColor?
+    /// The timed effect the change's fades play (a sunrise, a sunset), which the light's next command ends where
+    /// it stands; it may run past a client's longest transition, up to ``TimedEffect/longestMs``.
+    package var timedEffect: TimedEffect?
 
     /// A change.
     package init(isOn: Bool? = nil, brightness: Double? = nil, colorTemperature: Int? = nil, color: CIEColor? = nil) {

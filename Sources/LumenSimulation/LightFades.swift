@@ -41,8 +41,14 @@ struct LightFades: Sendable {
     var colorTemperature: Ramp?
     /// Colour as its two coordinates, which always move together.
     var color: (x: Ramp, y: Ramp)?
+    /// The timed effect these fades play, if they play one: the light's next command ends every ramp where it
+    /// stands, whatever the family's rule for fades.
+    var timedEffect: TimedEffect?
 
     var isEmpty: Bool { brightness == nil && colorTemperature == nil && color == nil }
+
+    /// The timed effect under way: the one these fades play, while any ramp runs.
+    var runningTimedEffect: TimedEffect? { isEmpty ? nil : timedEffect }
 
     /// Whether the colour fades from one colour temperature's white to another's, alongside the temperature:
     /// it then stays on the Planckian locus, rather than crossing it in a straight line.

@@ -191,6 +191,42 @@ def test_a_change_over_the_scope_protocol_is_an_event_within_200_ms(lumend):
     assert delay < 0.2, f"the event came {delay * 1000:.0f} ms after the change"
 
 
+def test_a_sunrise_is_heard_running_and_over_and_no_effect_stops_one(lumend):
+    """Timed effects as Home Assistant sends them through aiohue: a light that takes a colour temperature lists
+    sunrise and sunset; a short sunrise is heard running, then over with the light at full brightness; a long one
+    stopped with no_effect stays where it stood."""
+    address, key = paired(lumend)
+    from aiohue.v2.models.feature import TimedEffectStatus
+
+    async def run():
+        async with HueBridgeV2(address, key) as bridge:
+            light = next(light for light in bridge.lights if light.supports_color_temperature)
+            assert [value.value for value in light.timed_effects.status_values] == ["no_effect", "sunrise", "sunset"]
+            await wait_for(lambda: bridge.events.connected)
+            heard = []
+
+            def event(event_type, item):
+                if getattr(item, "id", None) == light.id and item.timed_effects:
+                    heard.append(item.timed_effects.status.value)
+
+            bridge.lights.subscribe(event)
+            await bridge.lights.set_state(light.id, on=True, effect=TimedEffectStatus.SUNRISE, transition_time=1000)
+            await wait_for(lambda: "sunrise" in heard and heard[-1] == "no_effect")
+            assert bridge.lights[light.id].dimming.brightness == 100
+            await bridge.lights.set_state(light.id, on=True, effect=TimedEffectStatus.SUNRISE, transition_time=600_000)
+            await wait_for(lambda: bridge.lights[light.id].timed_effects.status == TimedEffectStatus.SUNRISE)
+            await asyncio.sleep(0.3)
+            await bridge.lights.set_state(light.id, effect=TimedEffectStatus.NO_EFFECT)
+            await wait_for(lambda: bridge.lights[light.id].timed_effects.status == TimedEffectStatus.NO_EFFECT)
+            return light.id_v1
+
+    id_v1 = asyncio.run(run())
+    home = lumend.call("snapshot", in_scope=lumend.simulation())
+    lumen_id = next(light for light, n in home["hue"]["lights"].items() if n == int(id_v1.rsplit("/", 1)[1]))
+    truth = lumend.device(lumen_id)
+    assert truth["fading"] == [] and truth["state"]["isOn"] and truth["state"]["brightness"] < 5, truth
+
+
 def test_a_short_flash_identifies_a_light_and_every_light_of_a_room(lumend):
     """Home Assistant's `flash: short`: aiohue identifies the light's device, or each device of a room's lights."""
     address, key = paired(lumend)

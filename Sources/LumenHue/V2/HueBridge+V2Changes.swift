@@ -17,14 +17,27 @@ extension HueBridge {
             let number = String(light.number)
             let address = "/lights/\(number)/state"
             let kind = light.light.model.kind
-            let v1Body = command.v1Body
-            let checked = v1Body.members.isEmpty ? nil : try command.exact(HueCommand(v1Body, kind: kind, at: address))
+            let hasTimedEffects = HueV2Model.hasTimedEffects(kind)
+            if body["timed_effects"] != nil, !hasTimedEffects {
+                throw HueV2Error.badRequest("invalid property, timed_effects, for this resource")
+            }
+            var v1Body = command.v1Body
+            // Home Assistant stops a sunrise with `effects` `no_effect`, which a light with no colour loop takes
+            // as the stop of its timed effect alone.
+            if hasTimedEffects, !kind.supports(.color), v1Body["effect"] == "none" { v1Body["effect"] = nil }
+            var checked =
+                v1Body.members.isEmpty && !command.stopsTimedEffect
+                ? nil : try command.exact(HueCommand(v1Body, kind: kind, at: address))
+            checked?.stopsTimedEffect = command.stopsTimedEffect
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }
             var warnings = HueV2Warning.warnings(
                 for: body, to: type, isOn: light.light.state.isOn, isReachable: light.light.isReachable)
-            if let checked {
+            if let effect = command.timedEffect {
+                // The effect sets the light from its own start: what else the body gives is checked, not sent.
+                try await startTimedEffect(effect, on: light, from: sender)
+            } else if let checked {
                 // Built once, for the light's kind as the model shows it: what was checked is what is sent.
                 do {
                     _ = try await self.command(toLight: number, from: sender) { _ throws(HueError) in checked }
@@ -55,6 +68,10 @@ extension HueBridge {
             }
             guard command.speed == nil else {
                 throw HueV2Error.badRequest("invalid property, dynamics.speed, for this resource")
+            }
+            // A timed effect is a light's own: a group has none to play.
+            guard body["timed_effects"] == nil else {
+                throw HueV2Error.badRequest("invalid property, timed_effects, for this resource")
             }
             let snapshot = await snapshot()
             let members = Set(snapshot.groupLights(number) ?? [])
@@ -234,6 +251,8 @@ extension HueBridge {
                 let target = action["target"]?["rid"]?.stringValue,
                 let light = model.lights[target], members.contains(light.number),
                 let given = action["action"]?.objectValue,
+                // A scene holds states, not a light's timed effect.
+                given["timed_effects"] == nil,
                 states[light.number] == nil
             else { throw HueV2Error.invalidValue(action, for: "actions") }
             var state = try HueV2Command(given).v1Body

@@ -1,4 +1,5 @@
 import LumenProtocol
+import LumenSimulation
 
 /// A v2 light or grouped light body (`{"on": {"on": true}, "dimming": {"brightness": 40}, …}`) read as the v1
 /// command it stands for, so that both APIs check and send a command the same way; with the exact brightness
@@ -17,6 +18,11 @@ struct HueV2Command: Sendable {
 
     /// Whether a signal that needs colour was asked for (`signaling` `on_off_color`).
     var isColorSignal = false
+    /// The timed effect to start (`timed_effects` `sunrise` or `sunset`, with its `duration`).
+    var timedEffect: TimedEffect?
+    /// Whether the light's timed effect is to stop (`timed_effects` `no_effect`, or `effects` given: Home
+    /// Assistant stops a sunrise with `effects` `no_effect`).
+    var stopsTimedEffect = false
 
     /// Reads `body`, whole, before anything is done with it.
     /// - Throws: ``HueV2Error`` 400 for a feature Lumen does not model or a value out of its range.
@@ -82,7 +88,10 @@ struct HueV2Command: Sendable {
                 default:
                     throw HueV2Error.invalidValue(value, for: key)
                 }
+            case "timed_effects":
+                try readTimedEffect(value)
             case "effects":
+                stopsTimedEffect = true
                 switch value["effect"]?.stringValue {
                 case "prism": v1Body["effect"] = "colorloop"
                 case "no_effect": v1Body["effect"] = "none"
@@ -95,6 +104,33 @@ struct HueV2Command: Sendable {
                 throw HueV2Error.badRequest("invalid property, \(key), for this resource")
             }
         }
+    }
+
+    /// Reads `timed_effects`: `{"effect": "sunrise" or "sunset", "duration": ms}` to start one, `{"effect":
+    /// "no_effect"}` to stop the one running; a duration is required to start one, and is 0 to
+    /// ``TimedEffect/longestMs``.
+    /// - Throws: ``HueV2Error`` 400 for another field, another effect, or a duration missing or out of range.
+    private mutating func readTimedEffect(_ value: JSONValue) throws(HueV2Error) {
+        let key = "timed_effects"
+        guard let fields = value.objectValue, fields.keys.allSatisfy(["effect", "duration"].contains),
+            let name = fields["effect"]?.stringValue
+        else { throw HueV2Error.invalidValue(value, for: key) }
+        var durationMs: Double?
+        if let given = fields["duration"] {
+            guard let ms = given.intValue, (0...Int(TimedEffect.longestMs)).contains(ms) else {
+                throw HueV2Error.invalidValue(given, for: "\(key).duration")
+            }
+            durationMs = Double(ms)
+        }
+        if name == "no_effect" {
+            stopsTimedEffect = true
+            return
+        }
+        guard let kind = TimedEffect.Kind(rawValue: name) else {
+            throw HueV2Error.invalidValue(.string(name), for: "\(key).effect")
+        }
+        guard let durationMs else { throw HueV2Error.badRequest("missing property, \(key).duration") }
+        timedEffect = TimedEffect(kind, durationMs: durationMs)
     }
 
     /// The longest transition v2 takes, in milliseconds (`dynamics.duration`, a scene's `recall.duration`): the

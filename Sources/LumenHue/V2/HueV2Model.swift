@@ -239,6 +239,11 @@ struct HueV2Model: Sendable {
         }
     }
 
+    /// Whether a light of `kind` has timed effects (`timed_effects`: `sunrise`, `sunset`): those that take a
+    /// colour temperature, ambiance and colour lights, as a bridge lists them for the Hue lights of current
+    /// firmware that do; a sunrise rises through warm whites, which a dimmable white or a plug cannot show.
+    static func hasTimedEffects(_ kind: LightKind) -> Bool { kind.supports(.colorTemperature) }
+
     /// A light resource: what the light has, in the v2 features, and nothing it lacks.
     static func light(_ hueLight: HueLight, id: String, owner: JSONValue) -> JSONValue {
         let light = hueLight.light
@@ -283,6 +288,16 @@ struct HueV2Model: Sendable {
                 "status": effect, "status_values": ["no_effect", "prism"], "effect_values": ["no_effect", "prism"],
             ]
             signals.append("on_off_color")
+        }
+        if hasTimedEffects(kind) {
+            let values: JSONValue = ["no_effect", "sunrise", "sunset"]
+            var timed: JSONObject = [
+                "status": .string(hueLight.timedEffect?.kind.rawValue ?? "no_effect"), "status_values": values,
+                "effect_values": values,
+            ]
+            // The duration it was given, while it runs, as aiohue reads it.
+            if let running = hueLight.timedEffect { timed["duration"] = .int(Int(running.durationMs)) }
+            object["timed_effects"] = .object(timed)
         }
         object["signaling"] = ["signal_values": .array(signals)]
         return .object(object)

@@ -1,6 +1,6 @@
 """Home Assistant's Hue integration on its v2 path, driven through its services as a user drives it, across what it
 offers for a bridge with lights: each kind of light (colour, white ambiance, dimmable, on/off) with colours,
-temperatures, transitions, flashes and effects; a room's and a zone's grouped light; scenes recalled with a
+temperatures, transitions, flashes, effects and timed effects (sunrise, sunset); a room's and a zone's grouped light; scenes recalled with a
 transition and through Hue's own `activate_scene`; the devices Home Assistant registers, their Zigbee connectivity
 sensor, and lights, zones and scenes coming and going while it runs.
 
@@ -134,6 +134,8 @@ def unheard(api, key: str) -> list[str]:
             told["xy"] = (light["color"]["xy"]["x"], light["color"]["xy"]["y"])
         if "effects" in light:
             seen["effect"], told["effect"] = held.effects.status.value, light["effects"]["status"]
+        if "timed_effects" in light:
+            seen["timed"], told["timed"] = held.timed_effects.status.value, light["timed_effects"]["status"]
         if seen != told:
             differences.append(f"light {light['metadata']['name']}: heard {seen}, bridge shows {told}")
     for group in v2(key, "GET", "resource/grouped_light"):
@@ -172,15 +174,18 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         shown = state_of(hass, ceiling).attributes
         assert set(shown["supported_color_modes"]) == {ColorMode.COLOR_TEMP, ColorMode.XY}, shown
         assert (shown["min_color_temp_kelvin"], shown["max_color_temp_kelvin"]) == (2000, 6535), shown
-        assert shown["effect_list"] == ["off", "prism"], shown
+        # Its colour loop, and the timed effects of a light that takes a colour temperature.
+        assert shown["effect_list"] == ["off", "prism", "sunrise", "sunset"], shown
         assert shown["supported_features"] == (
             LightEntityFeature.EFFECT | LightEntityFeature.FLASH | LightEntityFeature.TRANSITION), shown
         shown = state_of(hass, floor).attributes
         assert shown["supported_color_modes"] == [ColorMode.COLOR_TEMP], shown
-        assert "effect_list" not in shown, shown
-        assert shown["supported_features"] == LightEntityFeature.FLASH | LightEntityFeature.TRANSITION, shown
+        assert shown["effect_list"] == ["off", "sunrise", "sunset"], shown
+        assert shown["supported_features"] == (
+            LightEntityFeature.EFFECT | LightEntityFeature.FLASH | LightEntityFeature.TRANSITION), shown
         shown = state_of(hass, reading).attributes
         assert shown["supported_color_modes"] == [ColorMode.BRIGHTNESS], shown
+        assert "effect_list" not in shown, shown
         assert shown["supported_features"] == LightEntityFeature.FLASH | LightEntityFeature.TRANSITION, shown
         # An on/off light breathes for the bridge's alert too, so Home Assistant offers it a flash.
         shown = state_of(hass, plug).attributes
@@ -217,12 +222,51 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
             lumend.get("effect", in_scope=ceiling_scope) == "none"
             and state_of(hass, ceiling).attributes.get("effect") == "off"), show=lambda: state_of(hass, ceiling))
 
-        # An effect the light does not list (one of a newer bulb's, or a timed one) is refused, and changes nothing.
+        # An effect the light does not list (one of a newer bulb's) is refused, and changes nothing.
         before = await landed(hass, lumend, "living-room.ceiling")
-        for effect in ("candle", "sunrise"):
-            with pytest.raises(HomeAssistantError, match="Request failed"):
-                await call(hass, "turn_on", {"entity_id": ceiling, "effect": effect})
+        with pytest.raises(HomeAssistantError, match="Request failed"):
+            await call(hass, "turn_on", {"entity_id": ceiling, "effect": "candle"})
         assert await landed(hass, lumend, "living-room.ceiling") == before
+
+        # A sunrise with a transition: on at the dimmest, warmest white, then up to full brightness over it.
+        await call(hass, "turn_off", {"entity_id": ceiling})
+        await landed(hass, lumend, "living-room.ceiling")
+        await call(hass, "turn_on", {"entity_id": ceiling, "effect": "sunrise", "transition": 2})
+        sent = last_command(lumend, "living-room.ceiling")
+        assert sent["change"] == {"brightness": 100, "timedEffect": "sunrise"} and sent["transitionMs"] == 2000, sent
+        truth = await landed(hass, lumend, "living-room.ceiling")
+        assert truth["state"]["isOn"] and truth["state"]["brightness"] == 100, truth
+        assert truth["state"]["colorTemperature"] == 500, truth
+        await wait_for(hass, "the ceiling risen, its sunrise over", lambda: (
+            (s := state_of(hass, ceiling)).attributes.get("effect") == "off" and s.attributes.get("brightness") == 255),
+            show=lambda: state_of(hass, ceiling))
+
+        # Without a transition Home Assistant asks for ten minutes; `off` stops the sunrise where it stands.
+        await call(hass, "turn_off", {"entity_id": ceiling})
+        await landed(hass, lumend, "living-room.ceiling")
+        await call(hass, "turn_on", {"entity_id": ceiling, "effect": "sunrise"})
+        assert last_command(lumend, "living-room.ceiling")["transitionMs"] == 600_000
+        await wait_for(hass, "the ceiling rising in its sunrise", lambda: (
+            state_of(hass, ceiling).attributes.get("effect") == "sunrise"
+            and (truth := lumend.device("living-room.ceiling"))["fading"] == ["brightness"]
+            and truth["state"]["brightness"] > 1), show=lambda: (state_of(hass, ceiling), lumend.device("living-room.ceiling")))
+        await call(hass, "turn_on", {"entity_id": ceiling, "effect": "off"})
+        truth = await landed(hass, lumend, "living-room.ceiling")
+        assert truth["state"]["isOn"] and 1 < truth["state"]["brightness"] < 50, truth
+        await wait_for(hass, "the ceiling's sunrise stopped", lambda: (
+            state_of(hass, ceiling).attributes.get("effect") == "off"), show=lambda: state_of(hass, ceiling))
+        assert lumend.device("living-room.ceiling")["state"] == truth["state"]
+
+        # A sunset on the white ambiance light: down to off over the transition.
+        await call(hass, "turn_on", {"entity_id": floor, "brightness": 200})
+        await landed(hass, lumend, "living-room.floor-lamp")
+        await call(hass, "turn_on", {"entity_id": floor, "effect": "sunset", "transition": 3})
+        assert last_command(lumend, "living-room.floor-lamp")["change"] == {"isOn": False, "timedEffect": "sunset"}
+        truth = await landed(hass, lumend, "living-room.floor-lamp")
+        assert truth["state"]["isOn"] is False, truth
+        await wait_for(hass, "the floor lamp set, its sunset over", lambda: (
+            (s := state_of(hass, floor)).state == "off" and s.attributes.get("effect") is None),
+            show=lambda: state_of(hass, floor))
 
         # A short flash identifies the light through its device, a long one is the light's breathe alert.
         await breathes(hass, lumend, "living-room.ceiling",
@@ -500,7 +544,7 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
         new = await wait_for(hass, "the new light's entity", lambda: next(
             (entity for entity in entities(hass, entry, "light").values()
              if (s := hass.states.get(entity)) and s.attributes.get("friendly_name") == "New Lamp"), None))
-        assert state_of(hass, new).attributes["effect_list"] == ["off", "prism"]
+        assert state_of(hass, new).attributes["effect_list"] == ["off", "prism", "sunrise", "sunset"]
         new_device = entity_registry.async_get(new).device_id
         assert devices.async_get(new_device).model == "Hue Go (LCT015)"
         room = entities(hass, entry, "light")[
