@@ -42,19 +42,19 @@ extension HueBridge {
     /// `PUT /api/<user>/groups/<n>`: a created group's `name`, `lights` and (a zone's) `class`; a room's `name`,
     /// which renames the home's room, and `class`, which the bridge keeps. A room's lights are the home's, and
     /// group 0 is every light: changing either is refused as a bridge refuses it (error 305). Any other parameter
-    /// is answered with error 6, beside the others taken.
+    /// (a light group's `class`, phue's `transitiontime`) is answered with error 6, beside the others taken.
     func changeGroup(_ number: String, _ request: HTTPRequest) async throws -> HTTPResponse {
         let address = "/groups/\(number)"
         let snapshot = await snapshot()
         guard let value = Int(number), snapshot.groupLights(value) != nil else { throw HueError.notAvailable(address) }
         let body = try bodyObject(request, address: address)
-        let attributes: Set<String> = ["name", "lights", "class"]
+        let group = snapshot.state.groups.first(where: { $0.number == value })
+        // A light group has no class; a zone and a room have.
+        let hasClass = group.map { $0.kind == .zone } ?? true
+        let attributes: Set<String> = hasClass ? ["name", "lights", "class"] : ["name", "lights"]
         let answer = Self.answer(to: body, taking: attributes, at: address)
-        guard body.keys.contains(where: attributes.contains) else {
-            guard body.count > 0 else { throw HueError.missingParameters(at: address) }
-            return .json(.array(answer))
-        }
-        guard let group = snapshot.state.groups.first(where: { $0.number == value }) else {
+        guard body.keys.contains(where: attributes.contains) else { return .json(.array(answer)) }
+        guard let group else {
             guard let room = snapshot.rooms.first(where: { $0.number == value }), body["lights"] == nil else {
                 throw Self.notModifiable(address)
             }
@@ -66,8 +66,7 @@ extension HueBridge {
         if let lights = body["lights"] {
             changed.lights = try Self.lightNumbers(lights, in: snapshot, at: address, allowingNone: true)
         }
-        if let roomClass = body["class"] {
-            guard group.kind == .zone else { throw HueError.parameterNotAvailable("class", at: address) }
+        if let roomClass = body["class"], group.kind == .zone {
             changed.roomClass = try Self.roomClass(roomClass, at: address) ?? group.roomClass
         }
         try await changeState { [changed] state throws(HueError) in

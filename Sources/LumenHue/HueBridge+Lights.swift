@@ -85,10 +85,7 @@ extension HueBridge {
         let address = "/lights/\(number)"
         let body = try bodyObject(request, address: address)
         let answer = Self.answer(to: body, taking: ["name"], at: address)
-        guard let sent = body["name"] else {
-            guard body.count > 0 else { throw HueError.missingParameters(at: address) }
-            return .json(.array(answer))
-        }
+        guard let sent = body["name"] else { return .json(.array(answer)) }
         // 1 to 32 characters, as a bridge names everything.
         let name = try HueValues.name(sent, at: address)
         try await renameEntity(.light(light.light.id), to: name) { _ in
@@ -109,30 +106,29 @@ extension HueBridge {
 
     /// Sends light `number` the command `read` makes for its kind, as one command, and waits until the light (or,
     /// for a light of the Hue family, the bridge) confirms it: the light found, its command read and sent in one
-    /// turn of the home. A command that changes nothing is not sent, unless it starts a timed effect or stops the
-    /// one the light plays.
+    /// turn of the home. A command that changes nothing is not sent, unless it starts a timed effect or goes to a
+    /// light playing one, which any command ends.
     /// - Returns: the command sent.
     /// - Throws: ``HueError`` for an unknown light, a command `read` refuses, or one the light refuses.
     func command(
         toLight number: String, from sender: String,
         read: @escaping @Sendable (LightKind) throws(HueError) -> HueCommand
     ) async throws -> HueCommand {
-        let (light, command, receipt, endsTimedEffect) = try await scopeContext.sending(as: sender) {
+        let (light, command, receipt) = try await scopeContext.sending(as: sender) {
             try await visit { home, memory throws(HueError) in
                 let light = try memory.light(number, in: home)
                 let kind = light.light.model.kind
                 let command = try read(kind)
                 try command.checkEffects(forLightOn: light.light.state.isOn)
                 let change = command.change(for: light)
-                let playing = light.timedEffect != nil
-                guard !change.properties.isEmpty || change.timedEffect != nil || (command.stopsTimedEffect && playing)
-                else { return (light.light.id, command, nil as CommandReceipt?, false) }
+                guard !change.properties.isEmpty || change.timedEffect != nil || light.timedEffect != nil else {
+                    return (light.light.id, command, nil as CommandReceipt?)
+                }
                 do {
                     return (
                         light.light.id, command,
                         try home.send(
-                            change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true),
-                        playing
+                            change, to: light.light.id, transitionMs: command.transitionMs, throughBridge: true)
                     )
                 } catch {
                     throw command.hueError(for: error)
@@ -143,8 +139,6 @@ extension HueBridge {
             do { _ = try await scopeContext.settle(receipt) } catch { throw command.hueError(for: error) }
         }
         await applyEffects(of: command, to: [light])
-        // The light's timed effect ended (its status with it), though no level may have moved.
-        if endsTimedEffect { homeChanged() }
         return command
     }
 

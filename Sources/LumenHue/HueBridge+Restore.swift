@@ -18,6 +18,10 @@ extension HueBridge {
         case .restored, .lightRemoved: break
         // The bridge numbers a light that came on its next visit, as it does at start.
         case .powerCut, .lightAdded, .settingsChanged: return
+        // API v2 reports the light's timed effect: news to the event streams.
+        case .timedEffectChanged:
+            homeChanged()
+            return
         }
         memory.withLock { memory in
             if case .restored(let previous) = news {

@@ -31,9 +31,6 @@ struct HueCommand {
     var alert: String?
     /// The first of `effect` and `alert` the body gave, as sent: what a bridge refuses for a light that is off.
     var firstEffectParameter: String?
-    /// Whether it stops the light's timed effect (API v2's `timed_effects` `no_effect`, or an `effects` given):
-    /// sent to a light playing one even with nothing to change, since the light ends its effect at any command.
-    var stopsTimedEffect = false
 
     /// A command that changes nothing, to map a refusal of what was sent at `address` to Hue's error.
     init(address: String, firstParameter: String?) {

@@ -32,7 +32,7 @@ struct HueError: Error, Sendable {
         HueError(type: 3, address: address, description: "resource, \(address), not available")
     }
 
-    /// Hue's refusal of a body that is not an object of parameters, or holds none.
+    /// Hue's refusal of a body that is empty or not a JSON object of parameters.
     static func missingParameters(at address: String) -> HueError {
         HueError(type: 5, address: address, description: "invalid/missing parameters in body")
     }

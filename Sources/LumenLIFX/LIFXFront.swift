@@ -85,6 +85,7 @@ public final class LIFXFront: Sendable {
             // A light may be on the LIFX LAN now, or have lost its fixture's address, with none counted yet.
             book.withLock { $0.isComplete = false }
         case .lightRemoved(let light): records.forget(light)
+        case .timedEffectChanged: break
         case .powerCut(let light, let downMs):
             // Read first, so that a cycle kept in the record is the one the power cut ends; saved at once, as
             // no client's message may come to save it.

@@ -55,7 +55,7 @@ public struct SimulationScope: Scope {
     }
 
     /// `advance`: by `ms`; or event by event until no command, fade or scan is pending, at most `maxMs` (two
-    /// hours, the longest fade, unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
+    /// hours, the longest fade a client asks for, unless given); or to the next event. Neither `ms` nor `maxMs` goes beyond a day
     /// (``SimulatedDurations/longestAdvanceMs``). Answered with the clock, how far it went and, settling,
     /// whether it is idle.
     /// `commands`: the command record, oldest first, for a light, a room or since a time when asked.

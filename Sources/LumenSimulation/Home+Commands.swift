@@ -209,11 +209,15 @@ extension Home {
         var fades = transitions.isEmpty ? LightFades() : transitions[light] ?? LightFades()
         let shown = lights[slot: index].state
         // No closures on this path: one that reads the actor's state is checked for isolation when called.
-        let current = fades.isEmpty ? shown : fades.state(at: now, over: shown)
+        var current = fades.isEmpty ? shown : fades.state(at: now, over: shown)
         if let refusal = refusalWhileOff(change, toLightAt: index, current: current) { return .failure(refusal) }
         let hadFades = !fades.isEmpty
-        // A timed effect is the light's own: any command ends it, every ramp where it stands.
-        if fades.runningTimedEffect != nil { fades = LightFades() }
+        // A timed effect is the light's own: any command ends it, every ramp where it stands. A sunrise starts
+        // from the dark, whatever the light showed and whatever fades it had.
+        let endsTimedEffect = fades.runningTimedEffect != nil
+        let startsSunrise = change.timedEffect?.kind == .sunrise
+        if endsTimedEffect || startsSunrise { fades = LightFades() }
+        if startsSunrise { current = sunriseDawn(at: index, from: current) }
         if hadFades {
             let family = governingSettings(at: index).family
             for property in change.properties where property != .isOn {
@@ -256,7 +260,28 @@ extension Home {
         }
         setState(at: index, to: fades.state(at: now, over: startShown))
         persistLight(at: index, savedState: landing)
+        if endsTimedEffect || fades.runningTimedEffect != nil { tellFronts(.timedEffectChanged(light)) }
         return .success(landing)
+    }
+
+    /// Where a sunrise starts on the light at `index`, from `state`: on, at its dimmest, in the warmest white
+    /// its family and model take (a colour light showing that white).
+    private func sunriseDawn(at index: LightTable.Slot, from state: LightState) -> LightState {
+        var dawn = state
+        dawn.isOn = true
+        dawn.brightness = LightState.brightnessRange.lowerBound
+        let model = lights[slot: index].model
+        if model.kind.supports(.colorTemperature) {
+            dawn.colorTemperature = governingSettings(at: index).family.colorTemperatureRange(of: model).upperBound
+            if model.kind.supports(.color) { dawn.color = CIEColor(mireds: dawn.colorTemperature) }
+        }
+        return dawn
+    }
+
+    /// Drops the light's fades where they stand; a timed effect they played ends with them, which the fronts
+    /// hear.
+    func dropTransitions(of id: LightID) {
+        if transitions.removeValue(forKey: id)?.runningTimedEffect != nil { tellFronts(.timedEffectChanged(id)) }
     }
 
     /// Why a light that is off will not take `change`, if it will not: a light that refuses changes while
@@ -308,6 +333,7 @@ extension Home {
             setState(at: index, to: lowest)
         }
         let state = fades.state(at: now, over: shown)
+        let playing = fades.runningTimedEffect != nil
         fades.dropLanded(at: now)
         if let next = fades.nextStep(after: now) {
             transitions[id] = fades
@@ -316,6 +342,9 @@ extension Home {
             transitions[id] = nil
         }
         setState(at: index, to: state)
+        // Its last steps may move nothing the light shows (a long sunrise's last tenth of a per cent): its end is
+        // news all the same.
+        if playing, transitions[id]?.runningTimedEffect == nil { tellFronts(.timedEffectChanged(id)) }
     }
 
     /// Sets the state of the light at `index` of `lights`, and emits one event per property that really

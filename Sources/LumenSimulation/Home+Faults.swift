@@ -73,7 +73,7 @@ extension Home {
         let fault = faults[index]
         guard var light = lights[fault.light] else { return }
         let was = light.isReachable
-        if FaultPlan.apply(fault, begins: begins, to: &light) { transitions[fault.light] = nil }
+        if FaultPlan.apply(fault, begins: begins, to: &light) { dropTransitions(of: fault.light) }
         lights[fault.light] = light
         if begins, fault.kind == .powerCycle {
             tellFronts(.powerCut(fault.light, downMs: fault.untilMs - fault.fromMs))

@@ -21,6 +21,9 @@ package enum FrontNews: Sendable {
     /// reached over another network, or need an address counted, so a front that answers for one network's
     /// devices no longer knows it has seen them all.
     case settingsChanged(LightID?)
+    /// A timed effect (``TimedEffect``: a sunrise, a sunset) began or ended on the light, landed or ended by a
+    /// command, a fault or a restore: a front that reports it tells its clients, though no level may have moved.
+    case timedEffectChanged(LightID)
 }
 
 /// A front's hook, called with the home it listens to.

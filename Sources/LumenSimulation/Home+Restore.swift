@@ -107,7 +107,7 @@ extension Home {
         try setReachable(target.isReachable, light: target.id)
         guard let slot = lights.slot(of: target.id) else { return }
         // A fade under way stops: its next steps find the light moved on.
-        transitions[target.id] = nil
+        dropTransitions(of: target.id)
         _ = lights[slot: slot].startTransition()
         setState(at: slot, to: target.state)
         persistLight(at: slot, savedState: target.state)

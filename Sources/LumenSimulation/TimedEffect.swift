@@ -2,8 +2,9 @@
 /// played through the light's fades, and ended, every fade where it stands, by the next command the light takes.
 package struct TimedEffect: Sendable, Hashable {
     /// What a timed effect does.
-    package enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// Comes on at the dimmest warm white and rises to full brightness.
+    package enum Kind: String, Sendable, Hashable {
+        /// Comes on at the dimmest, warmest white and rises to full brightness (the home's dawn, wherever the light
+        /// was).
         case sunrise
         /// Dims from where the light is down to off.
         case sunset

@@ -167,6 +167,20 @@ struct HueGroupEditTests {
             try await bridge.answer("PUT", "/groups/3", #"{"transitiontime": 4}"#) == [
                 notAvailable("/groups/3/transitiontime")
             ])
+        // A light group has no class: it is answered with error 6, the name beside it taken.
+        #expect(
+            try await bridge.answer("PUT", "/groups/3", #"{"name": "Study", "class": "Office"}"#) == [
+                ["success": ["/groups/3/name": "Study"]],
+                [
+                    "error": [
+                        "type": 6, "address": "/groups/3/class", "description": "parameter, class, not available",
+                    ]
+                ],
+            ])
+        #expect(try await bridge.answer("GET", "/groups/3")["name"] == "Study")
+        // A body of no parameters changes nothing, as a light's state of none does.
+        #expect(try await bridge.answer("PUT", "/groups/3", "{}") == [])
+        #expect(try await bridge.answer("PUT", "/lights/1", "{}") == [])
         // A value the bridge refuses is still refused whole, as before.
         #expect(try await bridge.errorType("PUT", "/groups/3", #"{"name": "", "transitiontime": 4}"#) == 7)
     }

@@ -248,14 +248,18 @@ import Testing
         #expect(first[0] == 1 && first[1] < first[2] && first[3] == first[5], "\(first)")
     }
 
-    @Test func theStreamTellsOfTheStatusAsItChanges() async throws {
+    /// Home Assistant's sunrise runs ten minutes: its last steps move the brightness less than the light shows,
+    /// and the effect's end is still news.
+    @Test(arguments: [1_000, 600_000])
+    func theStreamTellsOfTheStatusAsItChanges(durationMs: Int) async throws {
         let events = HueEventStreamTests()
         let bridge = try await HueTestBridge()
         await bridge.bridge.watchHome()
         let stream = try events.open(bridge)
         let hub = bridge.bridge.events
         _ = try await events.read(stream, of: hub) { $0.hasPrefix(": hi\n\n") }
-        try await put(bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": 1000}}"#)
+        try await put(
+            bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": \#(durationMs)}}"#)
         /// The `timed_effects` of the Lamp's updates in `text`, in order.
         func statuses(_ text: String) throws -> [JSONValue] {
             let events: [JSONValue] = try events.batches(text).flatMap { $0.arrayValue ?? [] }
@@ -264,9 +268,38 @@ import Testing
             return lamp.compactMap { $0["timed_effects"]?["status"] }
         }
         var text = try await events.read(stream, of: hub) { (try? statuses($0).contains("sunrise")) == true }
-        try await bridge.home.advance(byMilliseconds: 1_000)
+        try await bridge.home.advance(byMilliseconds: Double(durationMs))
         text += try await events.read(stream, of: hub) { (try? statuses($0).contains("no_effect")) == true }
         #expect(try statuses(text) == ["sunrise", "no_effect"])
         stream.finish()
+    }
+
+    /// A sunrise is one command to the light: one of the bridge's light commands, one record, taken whole by a
+    /// light that takes one command a second, and stopping the colour loop it starts from.
+    @Test func aSunriseIsOneCommandToTheLight() async throws {
+        let bridge = try await HueTestBridge()
+        try await put(bridge, "Lamp", #"{"on": {"on": true}, "effects": {"effect": "prism"}}"#)
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        try await bridge.home.updateSettings(DeviceSettings(rateLimitPerSecond: 1), light: "den.lamp")
+        let before = await bridge.home.commandRecords(light: "den.lamp").count
+        try await put(bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": 10000}}"#)
+        let records = await bridge.home.commandRecords(light: "den.lamp").dropFirst(before)
+        #expect(records.count == 1, "\(records)")
+        #expect(records.first?.change.timedEffect?.kind == .sunrise && records.first?.change.isOn == true)
+        #expect(try await v2.light(bridge, named: "Lamp")["effects"]?["status"] == "no_effect")
+        #expect(try await truth(bridge, "den.lamp").brightness == 1)
+    }
+
+    /// Any command to a light playing a timed effect ends it, an alert or a colour loop alone too.
+    @Test(arguments: [#"{"alert": "select"}"#, #"{"effect": "colorloop"}"#, #"{"effect": "none"}"#])
+    func aCommandThatSetsNoLevelEndsItToo(command: String) async throws {
+        let bridge = try await HueTestBridge()
+        try await put(bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": 60000}}"#)
+        try await bridge.home.advance(byMilliseconds: 30_000)
+        _ = try await bridge.answer("PUT", "/lights/1/state", command)
+        #expect(try await timed(bridge, "Lamp")?["status"] == "no_effect")
+        let stopped = try await truth(bridge, "den.lamp").brightness
+        try await bridge.home.advance(byMilliseconds: 30_000)
+        #expect(try await truth(bridge, "den.lamp").brightness == stopped)
     }
 }

@@ -25,10 +25,10 @@ extension HueBridge {
             // Home Assistant stops a sunrise with `effects` `no_effect`, which a light with no colour loop takes
             // as the stop of its timed effect alone.
             if hasTimedEffects, !kind.supports(.color), v1Body["effect"] == "none" { v1Body["effect"] = nil }
-            var checked =
+            // A stop alone is a command of nothing to set, which ends the effect as any command does.
+            let checked =
                 v1Body.members.isEmpty && !command.stopsTimedEffect
                 ? nil : try command.exact(HueCommand(v1Body, kind: kind, at: address))
-            checked?.stopsTimedEffect = command.stopsTimedEffect
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }

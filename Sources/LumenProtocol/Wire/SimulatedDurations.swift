@@ -6,7 +6,7 @@ public enum SimulatedDurations {
     /// ``longestMs`` as a range from zero.
     public static let milliseconds = 0.0...longestMs
 
-    /// The longest a transition may last: two hours, in milliseconds, longer than a Hue bridge takes (65535
+    /// The longest transition a client may ask for: two hours, in milliseconds, longer than a Hue bridge takes (65535
     /// tenths of a second through v1, 100 minutes through v2), which automations ask for as a slow sunrise; a
     /// LIFX duration past it is cut to it. Settling the clock goes at most this far unless told otherwise.
     public static let longestTransitionMs = 7_200_000.0
