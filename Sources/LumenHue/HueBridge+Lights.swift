@@ -106,8 +106,8 @@ extension HueBridge {
 
     /// Sends light `number` the command `read` makes for its kind, as one command, and waits until the light (or,
     /// for a light of the Hue family, the bridge) confirms it: the light found, its command read and sent in one
-    /// turn of the home. A command that changes nothing is not sent, unless it starts a timed effect or goes to a
-    /// light playing one, which any command ends.
+    /// turn of the home. A command that changes nothing is not sent, unless it starts a timed effect or takes a
+    /// parameter to a light playing one, which any command ends.
     /// - Returns: the command sent.
     /// - Throws: ``HueError`` for an unknown light, a command `read` refuses, or one the light refuses.
     func command(
@@ -121,7 +121,9 @@ extension HueBridge {
                 let command = try read(kind)
                 try command.checkEffects(forLightOn: light.light.state.isOn)
                 let change = command.change(for: light)
-                guard !change.properties.isEmpty || change.timedEffect != nil || light.timedEffect != nil else {
+                // A body the light takes nothing of (`{}`, parameters all refused) is no command to it.
+                let isCommand = light.timedEffect != nil && command.firstParameter != nil
+                guard !change.properties.isEmpty || change.timedEffect != nil || isCommand else {
                     return (light.light.id, command, nil as CommandReceipt?)
                 }
                 do {

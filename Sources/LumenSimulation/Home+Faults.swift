@@ -73,8 +73,9 @@ extension Home {
         let fault = faults[index]
         guard var light = lights[fault.light] else { return }
         let was = light.isReachable
-        if FaultPlan.apply(fault, begins: begins, to: &light) { dropTransitions(of: fault.light) }
+        let endsFades = FaultPlan.apply(fault, begins: begins, to: &light)
         lights[fault.light] = light
+        if endsFades { dropTransitions(of: fault.light) }
         if begins, fault.kind == .powerCycle {
             tellFronts(.powerCut(fault.light, downMs: fault.untilMs - fault.fromMs))
         }

@@ -22,7 +22,8 @@ package enum FrontNews: Sendable {
     /// devices no longer knows it has seen them all.
     case settingsChanged(LightID?)
     /// A timed effect (``TimedEffect``: a sunrise, a sunset) began or ended on the light, landed or ended by a
-    /// command, a fault or a restore: a front that reports it tells its clients, though no level may have moved.
+    /// command, a fault or a restore (one piece of news when a command ends one and starts another; a light
+    /// removed is ``lightRemoved(_:)``): a front that reports it tells its clients, though no level may have moved.
     case timedEffectChanged(LightID)
 }
 

@@ -268,7 +268,14 @@ import Testing
             return lamp.compactMap { $0["timed_effects"]?["status"] }
         }
         var text = try await events.read(stream, of: hub) { (try? statuses($0).contains("sunrise")) == true }
-        try await bridge.home.advance(byMilliseconds: Double(durationMs))
+        // To a tenth of a second before its end, every look it asked for landed; then its last step.
+        try await bridge.home.advance(byMilliseconds: Double(durationMs - 100))
+        while hub.isLookUnderWay { await hub.lookLanded(after: hub.looksLanded) }
+        let looks = hub.looksLanded
+        try await bridge.home.advance(byMilliseconds: 100)
+        let asked = hub.isLookUnderWay || hub.looksLanded > looks
+        #expect(asked, "the effect's end asks the streams to look")
+        guard asked else { return stream.finish() }
         text += try await events.read(stream, of: hub) { (try? statuses($0).contains("no_effect")) == true }
         #expect(try statuses(text) == ["sunrise", "no_effect"])
         stream.finish()
@@ -301,5 +308,16 @@ import Testing
         let stopped = try await truth(bridge, "den.lamp").brightness
         try await bridge.home.advance(byMilliseconds: 30_000)
         #expect(try await truth(bridge, "den.lamp").brightness == stopped)
+    }
+
+    /// A body the light takes nothing of (none, or its parameters all refused) is no command to it: the effect
+    /// plays on, and no command is recorded.
+    @Test func aBodyTheLightTakesNothingOfLeavesItPlaying() async throws {
+        let bridge = try await HueTestBridge()
+        try await put(bridge, "Lamp", #"{"timed_effects": {"effect": "sunrise", "duration": 60000}}"#)
+        let before = await bridge.home.commandRecords(light: "den.lamp").count
+        for body in ["{}", #"{"reachable": true}"#] { _ = try await bridge.answer("PUT", "/lights/1/state", body) }
+        #expect(await bridge.home.commandRecords(light: "den.lamp").count == before)
+        #expect(try await timed(bridge, "Lamp")?["status"] == "sunrise")
     }
 }

@@ -26,9 +26,12 @@ extension HueBridge {
             // as the stop of its timed effect alone.
             if hasTimedEffects, !kind.supports(.color), v1Body["effect"] == "none" { v1Body["effect"] = nil }
             // A stop alone is a command of nothing to set, which ends the effect as any command does.
-            let checked =
+            var checked =
                 v1Body.members.isEmpty && !command.stopsTimedEffect
                 ? nil : try command.exact(HueCommand(v1Body, kind: kind, at: address))
+            if checked?.firstParameter == nil {
+                checked?.firstParameter = body["timed_effects"] != nil ? "timed_effects" : "effects"
+            }
             if command.isColorSignal, !kind.supports(.color) {
                 throw HueV2Error.badRequest("invalid value, on_off_color, for property, signaling")
             }

@@ -186,6 +186,8 @@ final class HueEventHub: Sendable {
 
     /// How many looks have landed (``looked(at:time:)``), for ``lookLanded(after:)``.
     var looksLanded: UInt64 { state.withLock { $0.looks } }
+    /// Whether a look was asked for and has not landed: one pending or being taken.
+    var isLookUnderWay: Bool { state.withLock { $0.isLookPending || $0.isLooking } }
 
     /// Returns once more than `count` looks have landed: at once if they have.
     func lookLanded(after count: UInt64) async {

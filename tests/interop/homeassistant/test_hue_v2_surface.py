@@ -233,7 +233,9 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         await landed(hass, lumend, "living-room.ceiling")
         await call(hass, "turn_on", {"entity_id": ceiling, "effect": "sunrise", "transition": 2})
         sent = last_command(lumend, "living-room.ceiling")
-        assert sent["change"] == {"brightness": 100, "timedEffect": "sunrise"} and sent["transitionMs"] == 2000, sent
+        # One command to the light: its dawn is the light's own start.
+        assert sent["change"] == {"isOn": True, "brightness": 100, "timedEffect": "sunrise"}, sent
+        assert sent["transitionMs"] == 2000, sent
         truth = await landed(hass, lumend, "living-room.ceiling")
         assert truth["state"]["isOn"] and truth["state"]["brightness"] == 100, truth
         assert truth["state"]["colorTemperature"] == 500, truth
