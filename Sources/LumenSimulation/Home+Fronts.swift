@@ -54,9 +54,10 @@ extension Home {
     private func device(at index: LightTable.Slot, roomName: String) -> DeviceLight {
         let id = lights[slot: index].id
         let light = snapshot(at: index)
+        let fades = transitions.isEmpty ? nil : transitions[id]
         return DeviceLight(
-            light: light, landedState: transitions[id]?.landing(over: light.state) ?? light.state,
-            effect: effects[id]?.effect ?? .none, timedEffect: transitions[id]?.runningTimedEffect,
+            light: light, landedState: fades?.landing(over: light.state) ?? light.state,
+            effect: effects[id]?.effect ?? .none, timedEffect: fades?.runningTimedEffect,
             isReachable: lights[slot: index].isReachable, roomName: roomName,
             family: governingSettings(at: index).family)
     }

@@ -9,21 +9,35 @@ import Testing
 /// A suite that speaks to the bulbs of one home (its fixture's `id` is `flat`) over a LIFX front, mostly to one
 /// matrix bulb: the Candle's and the Ceiling's suites share how they ask, read pixels and restart.
 protocol LIFXBulbSuite {
+    /// The home the suite starts from.
+    static var fixture: String { get }
     /// The bulb asked when no other is named.
     static var bulb: LightID { get }
     /// How many pixels make a row of that bulb's tile: what `Get64` asks for unless told otherwise.
     static var rowWidth: UInt8 { get }
     var home: Home { get }
     var front: LIFXFront { get }
-    /// The suite over `home`, with a LIFX front of its own.
-    init(home: Home)
+    /// The suite over `home` and `front` (a suite's memberwise initialiser).
+    init(home: Home, front: LIFXFront)
 }
 
 extension LIFXBulbSuite {
+    /// The suite over ``fixture``, on the virtual clock.
+    init() throws { try self.init(json: Self.fixture) }
+
     /// The suite over the home `json` describes, on the virtual clock.
     init(json: String) throws {
         self.init(home: Home(fixture: try Fixture(json: Array(json.utf8)), clock: .virtual))
     }
+
+    /// The suite over `home`, with a LIFX front of its own.
+    init(home: Home) {
+        self.init(home: home, front: LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700))
+    }
+
+    /// The two colours the suites paint with, the matrix suite's.
+    static var red: HSBK { LIFXMatrixTests.red }
+    static var blue: HSBK { LIFXMatrixTests.blue }
 
     /// The replies of `light`'s bulb to a message of `type`, moving the clock until they come.
     func replies(

@@ -11,7 +11,7 @@ import Testing
 /// warm Candle stays a bulb of one colour, and the Tile keeps its chain of five 8×8 tiles.
 @Suite("LIFX Candle")
 struct LIFXCandleTests: LIFXBulbSuite {
-    static let home = """
+    static let fixture = """
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
           {"id": "den", "name": "Den", "lights": [
             {"id": "den.candle", "name": "Candle", "kind": "color", "manufacturer": "LIFX",
@@ -30,17 +30,6 @@ struct LIFXCandleTests: LIFXBulbSuite {
 
     let home: Home
     let front: LIFXFront
-
-    init() throws { try self.init(json: Self.home) }
-
-    /// A test bulb set over `home`.
-    init(home: Home) {
-        self.home = home
-        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
-    }
-
-    static let red = LIFXMatrixTests.red
-    static let blue = LIFXMatrixTests.blue
     static let off = HSBK(hue: 0, saturation: 0, brightness: 0, kelvin: 0)
 
     /// The Candle's 30 pixels, row by row.

@@ -12,7 +12,7 @@ import Testing
 /// the Candle (no second tile to read, paint or place) is the Candle's suite's.
 @Suite("LIFX Ceiling")
 struct LIFXCeilingTests: LIFXBulbSuite {
-    static let home = """
+    static let fixture = """
         {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "rooms": [
           {"id": "den", "name": "Den", "lights": [
             {"id": "den.ceiling", "name": "Ceiling", "kind": "color", "manufacturer": "LIFX",
@@ -27,17 +27,6 @@ struct LIFXCeilingTests: LIFXBulbSuite {
 
     let home: Home
     let front: LIFXFront
-
-    init() throws { try self.init(json: Self.home) }
-
-    /// A test bulb set over `home`.
-    init(home: Home) {
-        self.home = home
-        front = LIFXFront(scopeContext: ScopeContext(home: home), port: 56_700)
-    }
-
-    static let red = LIFXMatrixTests.red
-    static let blue = LIFXMatrixTests.blue
 
     @Test func aColourCeilingIsTheCeilingAMatrixOfOneEightByEightTile() async throws {
         for name in ["LIFX Ceiling", "ceiling 15\"", "LIFX CEILING 13x26\""] {

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
+from functools import partial
 from typing import Any
 
 import pytest
@@ -106,8 +107,7 @@ def test_a_colour_bulb_through_every_light_service_its_effects_and_buttons(lumen
         def shown():
             return state_of(hass, bulb)
 
-        def shows(what: str, condition) -> Any:
-            return entity_shows(hass, bulb, what, condition)
+        shows = partial(entity_shows, hass, bulb)
 
         # Colour every way Home Assistant takes it: each reaches the bulb as hue, saturation, brightness, kelvin.
         await call(hass, "light", "turn_on", bulb, rgb_color=[255, 0, 0], brightness=200)
@@ -327,8 +327,7 @@ def test_a_candle_is_a_matrix_of_thirty_pixels_with_the_firmware_effects(lumend,
         entities = await add_bulb(hass, CANDLE)
         light = entities["light"]
 
-        def shows(what: str, condition, timeout: float = 15) -> Any:
-            return entity_shows(hass, light, what, condition, timeout)
+        shows = partial(entity_shows, hass, light)
 
         # A matrix to Home Assistant, as a Tile: the same effects.
         assert state_of(hass, light).attributes["effect_list"] == [
@@ -371,8 +370,7 @@ def test_a_ceiling_is_a_matrix_of_sixty_four_pixels_with_the_sky_and_an_uplight_
         entities = await add_bulb(hass, CEILING)
         light = entities["light"]
 
-        def shows(what: str, condition, timeout: float = 15) -> Any:
-            return entity_shows(hass, light, what, condition, timeout)
+        shows = partial(entity_shows, hass, light)
 
         # Home Assistant's LIFXCeiling: a matrix whose effects add the sky.
         assert state_of(hass, light).attributes["effect_list"] == [
