@@ -2,7 +2,7 @@
 # runs every test. Both work on a fresh Debian 12 machine with the Swift toolchain.
 
 SWIFT      ?= swift
-DEB_PKGS   := libsystemd-dev libedit-dev libgnutls28-dev pkg-config systemd zsh fish scdoc python3 python3-pytest python3-zeroconf python3-venv lintian mmdebstrap socat
+DEB_PKGS   := libsystemd-dev libedit-dev libgnutls28-dev pkg-config systemd zsh fish scdoc python3 python3-pytest python3-jsonschema python3-zeroconf python3-venv lintian mmdebstrap socat
 BUILD_DIR  := .build
 LUMEND     := $(BUILD_DIR)/debug/lumend
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -89,10 +89,13 @@ test: deps
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory check-deb
 
-## test-python: the Python client's and pytest plugin's tests, against the lumend just built.
+## test-python: the Python client's and pytest plugin's tests, and the fixture schema's (every home shipped and a
+## snapshot lumend writes follow it), against the lumend just built.
 test-python: build
 	cd clients/python && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
 		$(PYTHON) -m pytest -q -rs -p no:cacheprovider tests
+	cd tests/schema && LUMEND=$(abspath $(LUMEND)) PYTHONPATH=$(abspath clients/python) \
+		$(PYTHON) -m pytest -q -rs -p no:cacheprovider .
 
 ## python-api: write docs/python-api.md, the Python client's API reference, from its docstrings (make
 ## test-python fails while it is not current).
