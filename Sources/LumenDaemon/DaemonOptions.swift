@@ -76,7 +76,7 @@ public struct DaemonOptions: Sendable, Hashable {
     /// The file holding the token that opens the simulation scope over HTTP, when one is given; else lumend
     /// makes one at start.
     public var httpTokenFile: String?
-    /// DNS names HTTP requests may give as `Host`, besides lumend's addresses and `localhost`.
+    /// DNS names HTTP requests may give as `Host`, besides lumend's addresses, `localhost` and names under `.localhost`.
     public var httpHosts: Set<String> = []
     /// The most users the Hue bridge keeps before it forgets the one unused longest.
     public var hueUsers = HueBridge.defaultUserLimit
@@ -279,7 +279,8 @@ public struct DaemonOptions: Sendable, Hashable {
             "--http-host", valueName: "NAME",
             help:
                 "Take HTTP requests that name lumend NAME (a DNS name of this host, as bridge.lan) besides its "
-                + "addresses and localhost; may be given more than once. A request by any other name is refused, "
+                + "addresses, localhost and names under .localhost; may be given more than once. A request by any "
+                + "other name is refused, "
                 + "so that no page elsewhere can reach lumend through DNS rebinding."
         ) { options, raw in
             let allowed = raw.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
@@ -429,7 +430,8 @@ public struct DaemonOptions: Sendable, Hashable {
 
         Signals: SIGTERM or SIGINT stop it cleanly (state is saved); a second one exits at once. SIGHUP is
         logged and otherwise ignored (there is nothing to reload: options are read at start).
-        Exit status: 0 on a clean stop, 1 on failure, 2 on a command-line mistake.
+        Exit status: 0 on a clean stop, 1 on failure, 2 on a command-line mistake, 128 + the signal's number
+        when a second SIGTERM or SIGINT cuts the stop short (143, 130).
         """
     }
 
