@@ -109,8 +109,8 @@ extension LIFXDeviceRecords {
             hevStates.withLock { $0[light] = hev }
         }
         if let zones = entry["zones"].flatMap(LIFXZones.init(json:)) { zoneStates.withLock { $0[light] = zones } }
-        // The record keeps the colours, not the chain's shape: their count tells a Tile's 320 from a Candle's 30
-        // and a Ceiling's 64.
+        // The record keeps the colours, not the chain's shape: their count tells a Tile's 320 from a Candle's 30,
+        // a Ceiling's 64 and a Ceiling 13x26's 128.
         // Pixels kept for a product the light no longer is are left unused (``LIFXMatrix/current(_:light:geometry:)``).
         if let pixels = entry["pixels"], let base = pixels["base"].flatMap(HSBK.init(json:)),
             let colors = pixels["colors"].flatMap([HSBK].init(json:)),

@@ -55,10 +55,16 @@ struct LIFXMatrixGeometry: Sendable, Hashable {
     /// the uplight's among them) with no LED, and clients paint the seven the downlight lacks dark themselves, so
     /// the Ceiling keeps all 64.
     static let ceiling = LIFXMatrixGeometry(tiles: 1, width: 8, height: 8)
+    /// The LIFX Ceiling 13x26: one tile 16 wide and 8 high, no chain, 128 pixels. A message carries 64 colours, so
+    /// clients read and paint it four rows at a time (`y` 0 and 4, 16 wide), painting either straight into the
+    /// frame buffer shown or into another and copying the whole tile over (lifx-async). Its last pixel, (15, 7), is
+    /// the uplight, a pixel like the others; lifx-async lists its corners' cells as the 8×8's, with no LED, and
+    /// paints them dark itself.
+    static let wideCeiling = LIFXMatrixGeometry(tiles: 1, width: 16, height: 8)
 
     /// Every shape a matrix product of Lumen's has (``LIFXProduct/matrixGeometry(of:)``): a saved record's colours
     /// are placed by their count among these.
-    static let all: [LIFXMatrixGeometry] = [.tile, .candle, .ceiling]
+    static let all: [LIFXMatrixGeometry] = [.tile, .candle, .ceiling, .wideCeiling]
     /// The most tiles any chain has: the Tile's five.
     static let mostTiles = all.map(\.tiles).max() ?? 1
 }
@@ -68,7 +74,7 @@ struct LIFXMatrixGeometry: Sendable, Hashable {
 /// As a strip's zones (``LIFXZones``): Lumen's light has one colour; pixels given different colours are kept here,
 /// beside the light, with the light's colour when they were set (``base``), and once the light's colour changes
 /// every pixel follows it again. As many as the product's chain has (``geometry``): a Tile's five tiles of 8×8,
-/// 320 pixels; a Candle's one of 5×6, 30; a Ceiling's one of 8×8, 64.
+/// 320 pixels; a Candle's one of 5×6, 30; a Ceiling's one of 8×8, 64; a Ceiling 13x26's one of 16×8, 128.
 struct LIFXMatrix: Sendable, Hashable {
     /// The most colours a `Set64` or `State64` carries: a tile of 8×8's, whatever the tile's size.
     static let colorsPerMessage = 64

@@ -14,13 +14,15 @@ enum LIFXProduct {
     }
 
     /// The shape of the matrix product `id`'s chain, for the matrix products Lumen models: the LIFX Tile, five
-    /// tiles of 8×8; the LIFX Candle Colour, one of 5×6; the LIFX Ceiling, one of 8×8; `nil` for any other
-    /// product. A shape added here is added to ``LIFXMatrixGeometry/all`` too.
+    /// tiles of 8×8; the LIFX Candle Colour, one of 5×6; the LIFX Ceiling, one of 8×8; the LIFX Ceiling 13x26, one
+    /// 16 wide and 8 high; `nil` for any other product. A shape added here is added to ``LIFXMatrixGeometry/all``
+    /// too.
     static func matrixGeometry(of id: UInt32) -> LIFXMatrixGeometry? {
         switch id {
         case 55: .tile
         case 137: .candle
         case 176: .ceiling
+        case 201: .wideCeiling
         default: nil
         }
     }

@@ -6,10 +6,11 @@ import Testing
 
 @testable import LumenLIFX
 
-/// A colour light named a Ceiling is the LIFX Ceiling (product 176, the US 8×8 one): a matrix of one 8×8 tile, no
-/// chain. Its last pixel is the uplight, which aiolifx and lifx-async read and set as a pixel like the others; it
-/// runs the firmware's sky, which Home Assistant offers on a Ceiling alone. What a matrix of one tile shares with
-/// the Candle (no second tile to read, paint or place) is the Candle's suite's.
+/// A colour light named a Ceiling, unless named the 13x26 (``LIFXWideCeilingTests``), is the LIFX Ceiling (product
+/// 176, the US 8×8 one): a matrix of one 8×8 tile, no chain. Its last pixel is the uplight, which aiolifx and
+/// lifx-async read and set as a pixel like the others; it runs the firmware's sky, which Home Assistant offers on a
+/// Ceiling alone. What a matrix of one tile shares with the Candle (no second tile to read, paint or place) is the
+/// Candle's suite's.
 @Suite("LIFX Ceiling")
 struct LIFXCeilingTests: LIFXBulbSuite {
     static let fixture = """
@@ -29,10 +30,10 @@ struct LIFXCeilingTests: LIFXBulbSuite {
     let front: LIFXFront
 
     @Test func aColourCeilingIsTheCeilingAMatrixOfOneEightByEightTile() async throws {
-        for name in ["LIFX Ceiling", "ceiling 15\"", "LIFX CEILING 13x26\""] {
+        for name in ["LIFX Ceiling", "ceiling 15\"", "LIFX CEILING 13\""] {
             #expect(
                 DeviceModel(kind: .color, manufacturer: "LIFX", product: name).lifxProductID == 176,
-                "the 16×8 Ceiling (201) is not modelled: any colour Ceiling is the 8×8 one: \(name)")
+                "a colour Ceiling not named the 13x26 (16×8) one is the 8×8 one: \(name)")
         }
         #expect(
             DeviceModel(kind: .ambiance, manufacturer: "LIFX", product: "LIFX Ceiling").lifxProductID == 50,

@@ -7,7 +7,8 @@ extension DeviceModel {
     ///
     /// A colour light named a Beam is the LIFX Beam, one named a LIFX Z or a strip the LIFX Z, both with zones;
     /// one named a Tile the LIFX Tile, a matrix; one named a Candle the LIFX Candle Colour, a matrix of one tile;
-    /// one named a Ceiling the LIFX Ceiling, a matrix of one 8×8 tile; one named a Night Vision (or LIFX+) is one,
+    /// one named a Ceiling the LIFX Ceiling, a matrix of one 8×8 tile, or, named a Ceiling 13x26 (or 16x8), the LIFX
+    /// Ceiling 13x26, a matrix of one tile 16 wide and 8 high; one named a Night Vision (or LIFX+) is one,
     /// with infrared; one named a Clean the LIFX Clean, with HEV. A white light named a Candle stays a white bulb:
     /// LIFX's white Candles have one zone, no matrix; so does one named a Ceiling, LIFX making none white. An
     /// on/off light is a white bulb, not a LIFX Switch (a relay, which clients drive with relay messages).
@@ -26,10 +27,12 @@ extension DeviceModel {
             // The US Candle Colour: photons, aiolifx and lifx-async all know it as a matrix without a chain (photons
             // knows none of the later Candles, 185 on).
             if has("candle") { return 137 }  // LIFX Candle Colour
-            // The US Ceiling of 8×8, whatever size the name gives: Home Assistant and aiolifx know it as a Ceiling
-            // (the sky among its effects), lifx-async as a Ceiling with its uplight at the last pixel; photons knows
-            // no Ceiling. The 16×8 Ceiling (201) is not modelled.
-            if has("ceiling") { return 176 }  // LIFX Ceiling
+            // The US Ceilings: the 13x26, 16 pixels by 8, when the name gives that size, else the 8×8. Home Assistant
+            // and aiolifx know both as Ceilings (the sky among their effects), lifx-async as Ceilings with the
+            // uplight at the last pixel; photons knows neither.
+            if has("ceiling") {
+                return has("13x26") || has("16x8") ? 201 : 176  // LIFX Ceiling 13x26, LIFX Ceiling
+            }
             if has("lifx z") || has("strip") { return 32 }  // LIFX Z
             if has("clean") { return 90 }  // LIFX Clean
             if has("night vision") || has("lifx+") {
@@ -50,7 +53,7 @@ extension DeviceModel {
     /// The kelvin range of its LIFX product (``lifxProductID``) at firmware 3.90, which every simulated bulb runs.
     ///
     /// LIFX's products list widens some ranges with firmware: the A19, LIFX Z and Beam reach 1,500 K from 2.80,
-    /// the Mini White to Warm from 3.70; the Candle Colour has 1,500–9,000 K from its first, and the Ceiling until
+    /// the Mini White to Warm from 3.70; the Candle Colour has 1,500–9,000 K from its first, and either Ceiling until
     /// 4.148 (1,000–10,000 K from then); the Tile stays at 2,500–9,000 K, and the Mini White has its one white,
     /// 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
     /// colour outside its bulb's.

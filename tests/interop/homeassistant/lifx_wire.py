@@ -99,9 +99,10 @@ def tile_effect(address: str) -> dict[str, Any]:
     return {"type": effect, "speed": speed, "duration": duration, "palette": palette, "sky": sky}
 
 
-def pixels(address: str, tiles: int = 5, width: int = 8) -> list[list[tuple[int, int, int, int]]]:
-    """Each tile's 64 colours, `width` to a row (`State64`): a Tile's 64 pixels, a Candle's 30 (5 wide) then zeros."""
-    answers = ask(address, GET_64, struct.pack("<BBBBBB", 0, tiles, 0, 0, 0, width), replies=tiles)
+def pixels(address: str, tiles: int = 5, width: int = 8, y: int = 0) -> list[list[tuple[int, int, int, int]]]:
+    """Each tile's 64 colours from row `y`, `width` to a row (`State64`): a Tile's 64 pixels, a Candle's 30 (5 wide)
+    then zeros, four rows of a Ceiling 13x26's 16."""
+    answers = ask(address, GET_64, struct.pack("<BBBBBB", 0, tiles, 0, 0, y, width), replies=tiles)
     chain: dict[int, list] = {}
     for kind, data in answers:
         assert kind == STATE_64, kind

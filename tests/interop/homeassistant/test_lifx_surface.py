@@ -1,8 +1,8 @@
 """Home Assistant's LIFX integration driven through all it offers a user, against lumend's bulbs: the light's
 services (colour every way Home Assistant takes it, transitions, `lifx.set_state`, the effects), its buttons
 (identify, restart), its selects (infrared, theme), the HEV binary sensor and `lifx.set_hev_cycle_state`, on each
-kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a candle, a ceiling, a Clean, a Night
-Vision).
+kind of bulb it treats apart (a colour bulb, a white one, a strip, a tile, a candle, a ceiling of 8×8 and one of
+16×8, a Clean, a Night Vision).
 
 Each scenario checks what Home Assistant shows and what lumend's bulb holds: lumend's record of the light, and what
 the bulb itself answers over the LAN (`lifx_wire`, asked without Home Assistant), and that Home Assistant logged no
@@ -38,9 +38,9 @@ from test_lifx import ONE_BULB, ONE_BULB_LIGHT, add_by_host, bulb_address
 
 PRODUCTS = {"fixture": "lifx-products.json", "args": LIFX_ARGS}
 # lifx-products.json's bulbs in the home's order, so each at the address after the one before.
-STRIP, TILE, CLEAN, NIGHT_VISION, WHITE, CANDLE, CEILING = range(7)
+STRIP, TILE, CLEAN, NIGHT_VISION, WHITE, CANDLE, CEILING, WIDE_CEILING = range(8)
 PRODUCT_LIGHTS = ["den.strip", "den.tile", "porch.clean", "porch.night-vision", "porch.white", "porch.candle",
-                  "porch.ceiling"]
+                  "porch.ceiling", "porch.wide-ceiling"]
 SET_HEV_CYCLE_CONFIGURATION = 146
 
 
@@ -409,6 +409,66 @@ def test_a_ceiling_is_a_matrix_of_sixty_four_pixels_with_the_sky_and_an_uplight_
         assert await asked(hass, wire.pixels, ceiling, 1) == [[green] * 63 + [warm]]
         await asyncio.sleep(11)  # a poll after it: the light still on and green to Home Assistant
         assert state_of(hass, light).state == "on" and hs_is(state_of(hass, light), 90, 100)
+        trouble.end()
+
+    with LIFXTrouble() as trouble:
+        run_with_home_assistant(tmp_path, scenario, timeout=120)
+    assert trouble.problems == []
+
+
+@pytest.mark.lumend(**PRODUCTS)
+def test_a_ceiling_13x26_is_a_ceiling_of_128_pixels_that_its_theme_and_the_8x8_helper_paint_in_part(lumend, tmp_path):
+    ceiling = bulb_address(WIDE_CEILING)
+
+    def tile() -> list[tuple[int, int, int, int]]:
+        """The 13x26's 128 pixels, row by row: two State64s of four rows of 16."""
+        return [pixel for y in (0, 4) for pixel in wire.pixels(ceiling, 1, 16, y)[0]]
+
+    async def scenario(hass):
+        from aiolifx.ceiling import Ceiling
+        from aiolifx.connection import LIFXConnection
+
+        trouble.watch(hass)
+        entities = await add_bulb(hass, WIDE_CEILING)
+        light = entities["light"]
+
+        shows = partial(entity_shows, hass, light)
+
+        # Home Assistant's LIFXCeiling, as the 8×8's: a matrix whose effects add the sky.
+        assert state_of(hass, light).attributes["effect_list"] == [
+            "effect_colorloop", "effect_flame", "effect_pulse", "effect_morph", "effect_sky", "effect_stop"]
+        green = (hue_of(90), 65535, 32768, 3500)
+        await call(hass, "light", "turn_on", light, hs_color=[90, 100])
+        await shows("green", lambda s: hs_is(s, 90, 100))
+        assert await asked(hass, tile) == [green] * 128
+
+        # A theme: aiolifx_themes draws the tile's 128 colours but sends them in one Set64 eight wide, which aiolifx
+        # cuts to 64: they fall on the left half, eight rows of eight, and the right half stays green.
+        await call(hass, "lifx", "paint_theme", light, theme="intense", transition=1)
+        await asyncio.sleep(1.5)
+        painted = await asked(hass, tile)
+        left = [pixel for index, pixel in enumerate(painted) if index % 16 < 8]
+        assert len(set(left)) > 3 and all(pixel[2] > 0 for pixel in left), left
+        assert [pixel for index, pixel in enumerate(painted) if index % 16 >= 8] == [green] * 64
+
+        # aiolifx 1.1's Ceiling helper is written for the 8×8: on the 13x26 it takes the last of one Get64's
+        # colours, 16 wide, for the uplight ((15, 3), green), and turns it off at (7, 7) eight wide, its padding's
+        # black falling on the rest of the bottom row; the 13x26's uplight, (15, 7), keeps its colour.
+        connection = LIFXConnection(ceiling, "00:00:00:00:00:00")
+        await connection.async_setup()
+        try:
+            helper = Ceiling(connection.device)
+            await helper.async_get64()
+            assert (helper.uplight_color, helper.uplight_on, helper.downlight_on) == (green, True, True)
+            await helper.async_turn_uplight_off()
+        finally:
+            connection.async_stop()
+        expected = list(painted)
+        expected[7 * 16 + 7:7 * 16 + 15] = [(hue_of(90), 65535, 0, 3500)] + [(0, 0, 0, 3500)] * 7
+        assert await asked(hass, tile) == expected
+        assert expected[127] == green
+        await asyncio.sleep(11)  # a poll after it, reading the first four rows 16 wide: the light still on
+        assert state_of(hass, light).state == "on"
         trouble.end()
 
     with LIFXTrouble() as trouble:
