@@ -47,12 +47,13 @@ struct LIFXCandleTests: LIFXBulbSuite {
                 == 1_500...9_000, "LIFX's products list gives the Candle Colour 1,500–9,000 K")
     }
 
-    @Test func aWhiteToWarmCandleStaysABulbOfOneColour() async throws {
-        #expect(
-            DeviceModel(kind: .ambiance, manufacturer: "LIFX", product: "LIFX Candle White to Warm").lifxProductID == 50
-        )
+    @Test func aWhiteToWarmCandleIsLIFXsCandleOfOneColour() async throws {
+        let warm = DeviceModel(kind: .ambiance, manufacturer: "LIFX", product: "LIFX Candle White to Warm")
+        #expect(warm.lifxProductID == 81, "the LIFX Candle White to Warm, as every client's products list names it")
+        #expect(warm.lifxKelvinRange == 2_200...6_500, "LIFX's products list gives it 2,200–6,500 K")
         #expect(DeviceModel(kind: .dimmable, manufacturer: "LIFX", product: "Candle").lifxProductID == 51)
-        #expect(try await replies(32, to: "den.warm").first?.payload.prefix(8) == [1, 0, 0, 0, 50, 0, 0, 0])
+        #expect(try await replies(32, to: "den.warm").first?.payload.prefix(8) == [1, 0, 0, 0, 81, 0, 0, 0])
+        #expect(LIFXProduct.capabilities(of: 81) == [], "one zone: no matrix, zones, infrared or HEV")
         #expect(try await replies(701, to: "den.warm").map(\.type) == [223], "no device chain")
         #expect(try await replies(707, [0, 1, 0, 0, 0, 5], to: "den.warm").map(\.type) == [223], "no pixels")
     }

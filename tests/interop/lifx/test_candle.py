@@ -18,6 +18,7 @@ from test_photons import PHOTONS_ERROR, run_photons
 HOME = "homes/candle.json"
 LABELS = {"Hall Candle", "Warm Candle"}
 CANDLE = 137  # LIFX Candle Colour (US)
+WARM_CANDLE = 81  # LIFX Candle White to Warm (US)
 
 
 async def lifx_async_devices():
@@ -45,6 +46,9 @@ def test_lifx_async_reads_the_candles_one_tile_and_paints_its_thirty_pixels(lume
         devices = await lifx_async_devices()
         candle, warm = devices["Hall Candle"], devices["Warm Candle"]
         result = {"matrix": isinstance(candle, MatrixLight), "warm matrix": isinstance(warm, MatrixLight)}
+        await warm.ensure_capabilities()
+        result["warm"] = (warm.capabilities.pid, warm.capabilities.temperature_range.min,
+                          warm.capabilities.temperature_range.max)
         await candle.ensure_capabilities()
         capabilities = candle.capabilities
         result["capabilities"] = (capabilities.pid, capabilities.has_matrix, capabilities.has_chain)
@@ -64,6 +68,7 @@ def test_lifx_async_reads_the_candles_one_tile_and_paints_its_thirty_pixels(lume
 
     result = drive(lumend, lambda: asyncio.run(run()))
     assert result["matrix"] and not result["warm matrix"], "the colour Candle a matrix, the white one a bulb"
+    assert result["warm"] == (WARM_CANDLE, 2200, 6500), "the Candle White to Warm, in its kelvin range"
     assert result["capabilities"] == (CANDLE, True, False)
     assert result["kelvin"] == (1500, 9000)
     assert result["chain"] == [(0.0, 0.0, 5, 6, CANDLE)]
@@ -119,7 +124,9 @@ def test_photons_gathers_the_candles_chain_and_pixels_and_starts_an_effect(lumen
     assert [(part.user_x, part.user_y, part.width, part.height) for part in candle["parts"]] == [(0, 0, 5, 6)]
     assert len(candle["colors"]) == 1, "one tile's colours"
     assert candle["firmware_effects"]["type"].name == "OFF"
-    assert not warm["capability"]["cap"].has_matrix
+    warm_cap = warm["capability"]["cap"]
+    assert (warm_cap.product.pid, warm_cap.has_matrix, warm_cap.min_kelvin, warm_cap.max_kelvin) == (
+        WARM_CANDLE, False, 2200, 6500)
     assert painted == [(0, 1)] * 15 + [(240, 1)] * 15
     assert effect == "MORPH"
 
@@ -138,7 +145,8 @@ def test_aiolifx_reads_the_chain_paints_through_a_frame_buffer_and_starts_an_eff
         warm = next(bulb for bulb in bulbs if bulb.label == "Warm Candle")
         features = features_map[candle.product]
         result["features"] = (candle.product, features["matrix"], features["chain"])
-        result["warm"] = features_map[warm.product]["matrix"]
+        result["warm"] = (warm.product, features_map[warm.product]["matrix"],
+                          features_map[warm.product]["min_kelvin"], features_map[warm.product]["max_kelvin"])
         await answer(candle.get_device_chain)
         result["chain"] = (candle.tile_devices_count, candle.tile_device_width, candle.tile_devices[0]["height"])
         # As Home Assistant reads the pixels: one Get64 as wide as the tile.
@@ -158,7 +166,7 @@ def test_aiolifx_reads_the_chain_paints_through_a_frame_buffer_and_starts_an_eff
 
     result = drive(lumend, lambda: asyncio.run(run()))
     assert result["features"] == (CANDLE, True, False)
-    assert result["warm"] is False
+    assert result["warm"] == (WARM_CANDLE, False, 2200, 6500)
     assert result["chain"] == (1, 5, 6)
     assert len(set(result["shown"])) == 1, "one colour: the light's"
     assert result["shown"][0][2] == 32768, "the light's brightness, 50 %"
