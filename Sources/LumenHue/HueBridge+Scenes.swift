@@ -44,8 +44,17 @@ extension HueBridge {
 
     /// `POST /api/<user>/scenes`: stores a scene of lights (`lights`) or of a group (`group`), with the states
     /// given in `lightstates` and, for the lights given none, the state each is in now, as a bridge captures it.
+    func createScene(_ request: HTTPRequest, owner: String) async throws -> HTTPResponse {
+        let id = try await storeScene(request, owner: owner).id
+        return .json([["success": ["id": .string(id)]]])
+    }
+
+    /// Stores the scene `request` describes (``createScene(_:owner:)``), durably; returns its v1 ID and the API v2
+    /// UUID it was given with it, in the same step, so that a reset or restore an instant later cannot part them.
     /// - Parameter speed: the speed of its dynamics, when API v2 creates it, stored with it.
-    func createScene(_ request: HTTPRequest, owner: String, speed: Double? = nil) async throws -> HTTPResponse {
+    func storeScene(
+        _ request: HTTPRequest, owner: String, speed: Double? = nil
+    ) async throws -> (id: String, resourceID: String) {
         let address = "/scenes"
         let body = try bodyObject(request, address: address)
         let allowed: Set<String> = [
@@ -82,18 +91,22 @@ extension HueBridge {
             appData: try Self.appData(body["appdata"], at: address) ?? [:],
             picture: try Self.picture(body["picture"], at: address) ?? "",
             lastUpdated: await home.wallTime.utcText)
-        let id = try await changeState { state throws(HueError) in
-            guard state.scenes.count < HueBridgeState.sceneLimit,
-                state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
-            else { throw Self.sceneBufferFull(address) }
-            var scene = scene
-            if let speed { scene.speed = speed }
-            repeat { scene.id = Self.newSceneID() } while state.scenes.contains { $0.id == scene.id }
-            state.scenes.append(scene)
-            return scene.id
+        let stored = try await visit { _, memory throws(HueError) in
+            let id = try memory.change { state throws(HueError) in
+                guard state.scenes.count < HueBridgeState.sceneLimit,
+                    state.sceneLightStateCount + scene.lightStates.count <= HueBridgeState.sceneLightStateLimit
+                else { throw Self.sceneBufferFull(address) }
+                var scene = scene
+                if let speed { scene.speed = speed }
+                repeat { scene.id = Self.newSceneID() } while state.scenes.contains { $0.id == scene.id }
+                state.scenes.append(scene)
+                return scene.id
+            }
+            // A scene has its UUID from the moment it is stored (``HueBridgeMemory/change(_:)``).
+            return (id: id, resourceID: memory.state.resourceIDs[HueBridgeState.resourceKey(scene: id)] ?? "")
         }
         try await commit()
-        return .json([["success": ["id": .string(id)]]])
+        return stored
     }
 
     /// `PUT /api/<user>/scenes/<id>`: its `name`, `lights` (a light scene's), and `storelightstate`, which

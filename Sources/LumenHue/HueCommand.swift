@@ -157,6 +157,9 @@ struct HueCommand {
             return HueError(type: 7, address: "\(address)/\(parameter)", description: error.message)
         case .notSupported:
             return .parameterNotAvailable(parameter, at: address)
+        case .noSuchEntity:
+            // The light or group went (a fixture edit, a reset) while the command was on its way.
+            return .notAvailable(address)
         default:
             return .internalError(error.message, at: address)
         }

@@ -228,15 +228,8 @@ extension HueBridge {
             "name": .string(name), "type": "GroupScene", "group": .string(String(group)),
             "lightstates": .object(JSONObject(sortedByKey: states) { (String($0), .object($1)) }),
         ]
-        let answer = try await createScene(Self.v1Request(v1), owner: owner, speed: speed)
-        guard let v1ID = (try? JSONParser.parse(answer.body))?.arrayValue?.first?["success"]?["id"]?.stringValue else {
-            throw HueV2Error(description: "internal error, the scene was not stored", status: 500)
-        }
-        let key = HueBridgeState.resourceKey(scene: v1ID)
-        guard let id = await visit({ _, memory in memory.state.resourceIDs[key] }) else {
-            throw HueV2Error(description: "internal error, the scene has no ID", status: 500)
-        }
-        return Self.v2Changed(id, "scene")
+        let stored = try await storeScene(Self.v1Request(v1), owner: owner, speed: speed)
+        return Self.v2Changed(stored.resourceID, "scene")
     }
 
     /// The v1 light states a scene's v2 `actions` give, by light number: at least one, each a light of `members`
