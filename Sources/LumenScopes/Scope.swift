@@ -62,7 +62,15 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
             let write: AnyConnection.Write = { home, json, options throws(LumenError) in
                 let value: Value
                 do throws(JSONShapeError) { value = try Value(json: json) } catch {
-                    throw LumenError(.invalidParams, "value: \(error.message)", data: ["connection": .string(name)])
+                    // Named from the value down (`value.x`), whatever path the request gave the value itself.
+                    let below = error.path.steps.dropFirst(json.path.steps.count)
+                    let path = below.reduce(JSONPath.root.appending("value")) { path, step in
+                        switch step {
+                        case .key(let key): path.appending(key)
+                        case .index(let index): path.appending(index)
+                        }
+                    }
+                    throw LumenError(.invalidParams, "\(path): \(error.message)", data: ["connection": .string(name)])
                 }
                 return try connection.write(home, value, options)
             }

@@ -44,6 +44,19 @@ struct ErrorContextTests {
                 == "brightness 140 is out of range 1–100 (or 0, which dims to off where the light's family allows it)")
     }
 
+    /// A value whose member is missing or wrong names that member, as `setState` names its arguments' members.
+    @Test func aValuesWrongMemberIsNamed() async throws {
+        let server = try await TestServer(fixture: Self.fixture)
+        let client = try server.connect()
+        let light = try await client.openLight("lab", "lab.color")
+        let missing = try await error(client, ["scope": light, "connection": "color", "value": ["y": 0.3]])
+        #expect(missing["message"] == "value.x: is required")
+        let wrong = try await error(client, ["scope": light, "connection": "color", "value": ["x": 2, "y": 0.3]])
+        #expect(wrong["message"]?.stringValue?.hasPrefix("value.x: 2 is out of range") == true, "\(wrong)")
+        let whole = try await error(client, ["scope": light, "connection": "isOn", "value": "yes"])
+        #expect(whole["message"]?.stringValue?.hasPrefix("value: ") == true, "\(whole)")
+    }
+
     @Test func notSupportedBusyAndOffEachNameTheirLight() async throws {
         let server = try await TestServer(fixture: Self.fixture)
         let client = try server.connect()
