@@ -110,6 +110,13 @@ enum HueValues {
         }
     }
 
+    /// The maker a light reports to the bridge: "Signify Netherlands B.V." for Signify's own, however the home
+    /// spells it ("Signify", "Philips"), as a bridge names each of Signify's lights through either API; another
+    /// maker's name as the home gives it.
+    static func manufacturer(of model: DeviceModel) -> String {
+        isSignify(model.manufacturer) ? "Signify Netherlands B.V." : model.manufacturer
+    }
+
     /// Whether a light by `manufacturer` is Signify's own ("Signify", "Signify Netherlands B.V.", "Philips"): the
     /// lights a bridge reports as certified, another maker's not.
     static func isSignify(_ manufacturer: String) -> Bool {

@@ -101,6 +101,24 @@ import Testing
         #expect(v1Certified("A") == true && v1Certified("B") == false && v1Certified("Plug") == false)
     }
 
+    /// A bridge names Signify as "Signify Netherlands B.V." for each of its lights, however the home spells the
+    /// maker (every recorded bridge's `product_data.manufacturer_name`, and v1's `manufacturername`), and another
+    /// maker's light by its own name: Home Assistant shows it as the device's manufacturer.
+    @Test func signifysLightsNameTheirMakerAsABridgeDoes() async throws {
+        let bridge = try await bridge()
+        let devices = try await v2.resources(bridge, "device")
+        func v2Maker(_ name: String) -> JSONValue? {
+            devices.first { $0["metadata"]?["name"]?.stringValue == name }?["product_data"]?["manufacturer_name"]
+        }
+        let lights = try await bridge.answer("GET", "/lights").objectValue?.members.map(\.value) ?? []
+        func v1Maker(_ name: String) -> JSONValue? {
+            lights.first { $0["name"]?.stringValue == name }?["manufacturername"]
+        }
+        #expect(v2Maker("A") == "Signify Netherlands B.V." && v1Maker("A") == "Signify Netherlands B.V.")
+        #expect(v2Maker("B") == "IKEA" && v1Maker("B") == "IKEA")
+        #expect(v2Maker("Plug") == "Eve" && v1Maker("Plug") == "Eve")
+    }
+
     /// A light reports its maker's model: a Signify light the model ID of a Hue bulb of its kind, another maker's
     /// light its product, as such a light reports itself to a bridge (not a Hue model ID a Hue app would take for
     /// one of Signify's), through either API.

@@ -51,6 +51,25 @@ def test_initialize_lists_every_light_room_and_scene(lumend):
     assert grouped == len(rooms) + 1  # one for each room and one for the whole home
 
 
+def test_each_light_s_device_names_its_maker_as_a_bridge_does(lumend):
+    """Signify's lights by the name a bridge gives Signify, another maker's by its own, as aiohue reads them."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            return [
+                (device.product_data.certified, device.product_data.manufacturer_name)
+                for device in bridge.devices
+                if device.id != bridge.config.bridge_device.id
+            ]
+
+    makers = asyncio.run(read())
+    signify = {maker for certified, maker in makers if certified}
+    others = {maker for certified, maker in makers if not certified}
+    assert signify == {"Signify Netherlands B.V."}, makers
+    assert others and "Signify Netherlands B.V." not in others, makers
+
+
 def test_a_light_switches_dims_and_colours(lumend):
     address, key = paired(lumend)
 

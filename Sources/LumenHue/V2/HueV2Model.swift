@@ -102,7 +102,7 @@ struct HueV2Model: Sendable {
                     "id": .string(device), "id_v1": .string("/lights/\(hueLight.number)"), "type": "device",
                     "product_data": [
                         "model_id": .string(HueValues.modelID(of: hueLight.light.model)),
-                        "manufacturer_name": .string(hueLight.light.model.manufacturer),
+                        "manufacturer_name": .string(HueValues.manufacturer(of: hueLight.light.model)),
                         "product_name": .string(hueLight.light.model.product),
                         "product_archetype": .string(archetype),
                         "certified": .bool(HueValues.isSignify(hueLight.light.model.manufacturer)),

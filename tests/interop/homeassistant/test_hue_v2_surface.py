@@ -486,7 +486,7 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
         ceiling = lights["Living Room/Ceiling"]
         device = devices.async_get_device(identifiers={("hue", ceiling["owner"]["rid"])})
         assert (device.name, device.manufacturer, device.model) == (
-            "Ceiling", "Signify", "Hue White and Color Ambiance A19 (LCT015)"), device
+            "Ceiling", "Signify Netherlands B.V.", "Hue White and Color Ambiance A19 (LCT015)"), device
         assert device.suggested_area == "Living Room" and device.via_device_id == registered_bridge.id, device
         assert device.connections == {("mac", zigbee[ceiling["owner"]["rid"]]["mac_address"])}, device
 
