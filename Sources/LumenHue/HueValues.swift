@@ -119,10 +119,7 @@ enum HueValues {
 
     /// Whether a light by `manufacturer` is Signify's own ("Signify", "Signify Netherlands B.V.", "Philips"): the
     /// lights a bridge reports as certified, another maker's not.
-    static func isSignify(_ manufacturer: String) -> Bool {
-        let maker = manufacturer.lowercased()
-        return maker.hasPrefix("signify") || maker.hasPrefix("philips")
-    }
+    static func isSignify(_ manufacturer: String) -> Bool { DeviceModel.isSignify(manufacturer: manufacturer) }
 
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {

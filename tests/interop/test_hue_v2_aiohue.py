@@ -70,6 +70,29 @@ def test_each_light_s_device_names_its_maker_as_a_bridge_does(lumend):
     assert others and "Signify Netherlands B.V." not in others, makers
 
 
+def test_a_white_ambiance_light_lists_the_range_a_bridge_lists_for_one(lumend):
+    """A Hue White Ambiance light 153–454 mireds, a Hue colour light 153–500, as aiohue reads mirek_schema."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            signify = {device.id for device in bridge.devices if device.product_data.certified}
+            return {
+                light.metadata.name: (
+                    light.supports_color,
+                    light.color_temperature.mirek_schema.mirek_minimum,
+                    light.color_temperature.mirek_schema.mirek_maximum,
+                )
+                for light in bridge.lights
+                if light.owner.rid in signify and light.supports_color_temperature
+            }
+
+    ranges = asyncio.run(read())
+    assert ranges["Floor Lamp"] == (False, 153, 454), ranges
+    assert ranges["Ceiling"] == (True, 153, 500), ranges
+    assert all(high == (500 if colour else 454) for colour, _, high in ranges.values()), ranges
+
+
 def test_a_light_switches_dims_and_colours(lumend):
     address, key = paired(lumend)
 

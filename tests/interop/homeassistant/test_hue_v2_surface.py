@@ -280,10 +280,13 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         await breathes(hass, lumend, "kitchen.kettle-plug",
                        lambda: call(hass, "turn_off", {"entity_id": plug, "flash": "short"}))
 
-        # The white ambiance light at its warmest.
+        # The white ambiance light (a Hue White Ambiance, 2,200–6,500 K as a bridge lists one) at its warmest:
+        # Home Assistant brings 2,000 K to the warmest the light lists.
+        shown = state_of(hass, floor).attributes
+        assert (shown["min_color_temp_kelvin"], shown["max_color_temp_kelvin"]) == (2202, 6535), shown
         await call(hass, "turn_on", {"entity_id": floor, "color_temp_kelvin": 2000, "brightness": 64})
         truth = await landed(hass, lumend, "living-room.floor-lamp")
-        assert truth["state"]["colorTemperature"] == 500 and close(truth["state"]["brightness"], 25.1, 0.1), truth
+        assert truth["state"]["colorTemperature"] == 454 and close(truth["state"]["brightness"], 25.1, 0.1), truth
 
         # Off with a transition, then on with no brightness: Home Assistant sends the brightness it had.
         await call(hass, "turn_on", {"entity_id": reading, "brightness": 200})
