@@ -253,11 +253,16 @@ struct HueV2Model: Sendable {
             "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": "mixed"],
             "product_data": ["function": "mixed"], "identify": [:], "service_id": 0,
             "on": ["on": .bool(light.state.isOn)], "mode": "normal",
-            // The speed is reported as given; it is valid while an effect plays, the only dynamics Lumen has.
-            "dynamics": [
-                "status": "none", "status_values": ["none"], "speed": .double(hueLight.speed ?? 0),
-                "speed_valid": .bool(hueLight.effect.colorLoop),
-            ],
+        ]
+        // A colour light plays a scene's palette (`dynamic_palette`) while a scene recalled so holds it, at the
+        // scene's speed, as a bridge shows it; otherwise the speed is reported as given, valid while an effect
+        // plays.
+        let palette = kind.supports(.color) ? hueLight.paletteSpeed : nil
+        object["dynamics"] = [
+            "status": palette == nil ? "none" : "dynamic_palette",
+            "status_values": kind.supports(.color) ? ["none", "dynamic_palette"] : ["none"],
+            "speed": .double(palette ?? hueLight.speed ?? 0),
+            "speed_valid": .bool(palette != nil || hueLight.effect.colorLoop),
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]
         // Every light takes the alert, an on/off one too, as a bridge lists it for each (and v1 takes it).

@@ -413,10 +413,14 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         # A scene of the zone: recalled with a transition, then through Hue's activate_scene.
         zone_id = next(z["id"] for z in await hass.async_add_executor_job(lambda: v2(key, "GET", "resource/zone")))
         floor_lamp = lights["Living Room/Floor Lamp"]["id"]
+        ceiling_lamp = lights["Living Room/Ceiling"]["id"]
         body = {"metadata": {"name": "Corner Glow"}, "group": {"rid": zone_id, "rtype": "zone"},
                 "actions": [{"target": {"rid": floor_lamp, "rtype": "light"},
                              "action": {"on": {"on": True}, "dimming": {"brightness": 20.0},
-                                        "color_temperature": {"mirek": 400}}}]}
+                                        "color_temperature": {"mirek": 400}}},
+                            {"target": {"rid": ceiling_lamp, "rtype": "light"},
+                             "action": {"on": {"on": True}, "dimming": {"brightness": 30.0},
+                                        "color": {"xy": {"x": 0.5, "y": 0.4}}}}]}
         scene_id = (await hass.async_add_executor_job(lambda: v2(key, "POST", "resource/scene", body)))[0]["rid"]
         scene = (await wait_for(hass, "the scene's entity", lambda: (
             e if scene_id in (e := entities(hass, entry, "scene")) else None)))[scene_id]
@@ -434,8 +438,14 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         await wait_for(hass, "the scene's speed", lambda: state_of(hass, scene).attributes.get("speed") == 0.7,
                        show=lambda: state_of(hass, scene))
         told = await hass.async_add_executor_job(lambda: v2(key, "GET", f"resource/scene/{scene_id}"))
-        # Recalled with `dynamic: True`: the scene reports the mode Home Assistant asked for.
+        # Recalled with `dynamic: True`: the scene reports the mode Home Assistant asked for, and its colour light
+        # plays the palette, which Home Assistant shows as the light's and its zone's dynamics.
         assert told[0]["status"]["active"] == "dynamic_palette", told
+        await wait_for(hass, "the ceiling and its zone in the palette", lambda: (
+            state_of(hass, found[ceiling_lamp]).attributes.get("dynamics") == "dynamic_palette"
+            and state_of(hass, zone).attributes.get("dynamics") is True),
+            show=lambda: (state_of(hass, found[ceiling_lamp]), state_of(hass, zone)))
+        assert state_of(hass, found[floor_lamp]).attributes.get("dynamics") == "none"
         # The older service that finds a scene by its group's name and its own (deprecated, and says so).
         await call(hass, "turn_on", {"entity_id": found[floor_lamp], "brightness": 255})
         await landed(hass, lumend, "living-room.floor-lamp")
