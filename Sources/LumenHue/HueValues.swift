@@ -127,9 +127,12 @@ enum HueValues {
     }
 
     /// A light's Zigbee-style unique ID, in Signify's address range: `00:17:88:01:xx:xx:xx:xx-0b`.
-    static func uniqueID(of light: LightID) -> String {
-        let hash = FNV1a.hash(light.rawValue.utf8)
-        return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":") + "-0b"
+    static func uniqueID(of light: LightID) -> String { zigbeeAddress(hashing: light.rawValue) + "-0b" }
+
+    /// A Zigbee address (EUI-64) in Signify's range, `00:17:88:01:` and four bytes of `key`'s FNV-1a digest.
+    static func zigbeeAddress(hashing key: String) -> String {
+        let hash = FNV1a.hash(key.utf8)
+        return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":")
     }
 
     /// The bridge's ID (`001788FFFE` and three bytes of the home's digest) and its MAC address.

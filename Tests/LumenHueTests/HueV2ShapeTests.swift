@@ -52,6 +52,27 @@ import Testing
         #expect(children.filter { $0["rtype"] == "device" }.compactMap { $0["rid"]?.stringValue } == [bridgeDevice])
     }
 
+    /// The bridge's own device has its Zigbee radio, as a bridge lists it (aiohue's and openHAB's v2 dumps: a
+    /// `zigbee_connectivity` with `id_v1` "", owned by the bridge's device, `connected`, its MAC in Signify's
+    /// range): Home Assistant gives the bridge's device that MAC and a connectivity sensor, as for each light.
+    @Test func theBridgesDeviceHasItsZigbeeConnectivity() async throws {
+        let bridge = try await bridge()
+        let device = try #require(
+            try await v2.resources(bridge, "device").first { $0["product_data"]?["model_id"] == "BSB002" })
+        let deviceID = try #require(device["id"]?.stringValue)
+        let service = try #require(
+            device["services"]?.arrayValue?.first { $0["rtype"] == "zigbee_connectivity" }, "\(device)")
+        let id = try #require(service["rid"]?.stringValue)
+        let answer = try await v2.v2(bridge, "GET", "/clip/v2/resource/zigbee_connectivity/\(id)")
+        let zigbee = try #require(answer.json["data"]?.arrayValue?.first, "\(answer.json)")
+        #expect(zigbee["owner"] == ["rid": .string(deviceID), "rtype": "device"], "\(zigbee)")
+        #expect(zigbee["id_v1"] == "" && zigbee["status"] == "connected", "\(zigbee)")
+        let mac = try #require(zigbee["mac_address"]?.stringValue)
+        #expect(mac.wholeMatch(of: /00:17:88:01(:[0-9a-f]{2}){4}/) != nil, "\(mac)")
+        let lights = try await v2.resources(bridge, "zigbee_connectivity").compactMap { $0["mac_address"] }
+        #expect(Set(lights).count == lights.count, "each its own address")
+    }
+
     /// A bridge lists `alert` for an on/off light as for any other (a real bridge's dump holds an on/off light
     /// with `"alert": {"action_values": ["breathe"]}`), and the light breathes for it as v1's `alert` makes it.
     @Test func anOnOffLightListsAndTakesTheBreatheAlert() async throws {

@@ -70,6 +70,19 @@ def test_each_light_s_device_names_its_maker_as_a_bridge_does(lumend):
     assert others and "Signify Netherlands B.V." not in others, makers
 
 
+def test_the_bridge_s_device_has_its_zigbee_connectivity(lumend):
+    """aiohue finds the bridge's own Zigbee radio by its device, as on a bridge."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            zigbee = bridge.devices.get_zigbee_connectivity(bridge.config.bridge_device.id)
+            return zigbee and (zigbee.id_v1, zigbee.status.value, zigbee.mac_address)
+
+    found = asyncio.run(read())
+    assert found and found[:2] == ("", "connected") and found[2].startswith("00:17:88:01:"), found
+
+
 def test_a_white_ambiance_light_lists_the_range_a_bridge_lists_for_one(lumend):
     """A Hue White Ambiance light 153–454 mireds, a Hue colour light 153–500, as aiohue reads mirek_schema."""
     address, key = paired(lumend)

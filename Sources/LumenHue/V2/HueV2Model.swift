@@ -61,6 +61,7 @@ struct HueV2Model: Sendable {
         self.bridgeDevice = bridgeDevice
         let home = HueResourceID.service("bridge_home", of: bridge)
         let homeGroup = HueResourceID.service("grouped_light", of: bridge)
+        let bridgeZigbee = HueResourceID.service("zigbee_connectivity", of: bridge)
         add([
             "id": .string(bridge), "id_v1": "", "type": "bridge", "owner": link(bridgeDevice, "device"),
             "bridge_id": .string(bridgeID.lowercased()),
@@ -78,11 +79,18 @@ struct HueV2Model: Sendable {
                 ],
                 "metadata": ["name": .string(snapshot.name), "archetype": "bridge_v2"],
                 "identify": [:],
-                "services": [link(bridge, "bridge")],
+                "services": [link(bridge, "bridge"), link(bridgeZigbee, "zigbee_connectivity")],
             ])
         ]
         var lightResources: [JSONValue] = []
-        var connectivity: [JSONValue] = []
+        // The bridge's own Zigbee radio, as a bridge lists it beside its lights'.
+        var connectivity: [JSONValue] = [
+            .object([
+                "id": .string(bridgeZigbee), "id_v1": "", "type": "zigbee_connectivity",
+                "owner": link(bridgeDevice, "device"), "status": "connected",
+                "mac_address": .string(HueValues.zigbeeAddress(hashing: bridgeID.lowercased())),
+            ])
+        ]
         var updates: [JSONValue] = []
         var deviceOfLight: [Int: String] = [:]
         var lightIDs: [Int: String] = [:]

@@ -496,6 +496,9 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
         registered_bridge = devices.async_get_device(identifiers={("hue", bridge["id"])})
         assert "BSB002" in registered_bridge.model, registered_bridge
         assert registered_bridge.sw_version == bridge["product_data"]["software_version"]
+        # The bridge's own Zigbee radio, as a bridge lists it: its MAC is one of the bridge device's connections,
+        # beside the network MAC the bridge was set up by.
+        assert ("mac", zigbee[bridge["id"]]["mac_address"]) in registered_bridge.connections, registered_bridge
         ceiling = lights["Living Room/Ceiling"]
         device = devices.async_get_device(identifiers={("hue", ceiling["owner"]["rid"])})
         assert (device.name, device.manufacturer, device.model) == (
