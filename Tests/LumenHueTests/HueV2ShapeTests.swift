@@ -85,6 +85,32 @@ import Testing
         #expect(try await bridge.answer("GET", "/lights/4")["state"]?["alert"] == "select")
     }
 
+    /// A Hue smart plug (Signify's on/off light) lists no alert action and the function `functional`, as two
+    /// recorded bridges list one (openHAB's v2 dump of two LOM003 plugs, and a LOM plug in a client's test:
+    /// `"alert": {"action_values": []}`, `"function": "functional"`), so Home Assistant offers no flash for it;
+    /// another maker's on/off light keeps the breathe, as recorded for one.
+    @Test func aHueSmartPlugListsNoAlertAction() async throws {
+        let home = """
+            {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.plug", "name": "Hue Plug", "kind": "onoff", "manufacturer": "Signify",
+                 "product": "Hue smart plug"},
+                {"id": "den.eve", "name": "Eve Plug", "kind": "onoff", "manufacturer": "Eve", "product": "Eve Energy"},
+                {"id": "den.lamp", "name": "Lamp", "kind": "dimmable", "manufacturer": "Signify",
+                 "product": "Hue White A60"}
+              ]}
+            ]}
+            """
+        let bridge = try await HueTestBridge(fixture: try Fixture(json: Array(home.utf8)))
+        let plug = try await v2.light(bridge, named: "Hue Plug")
+        #expect(plug["alert"] == ["action_values": []], "\(plug)")
+        #expect(plug["metadata"]?["function"] == "functional" && plug["product_data"]?["function"] == "functional")
+        let eve = try await v2.light(bridge, named: "Eve Plug")
+        #expect(eve["alert"] == ["action_values": ["breathe"]], "\(eve)")
+        let lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["alert"] == ["action_values": ["breathe"]] && lamp["metadata"]?["function"] == "mixed")
+    }
+
     /// A grouped light's `dimming.brightness` is the mean of its lights that are on, and 0 while none is, as the
     /// API reference says ("average brightness of group containing turned-on lights only"); it lists
     /// `dynamics`, as a bridge does, for the transition it takes.

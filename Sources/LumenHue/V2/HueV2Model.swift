@@ -256,10 +256,13 @@ struct HueV2Model: Sendable {
     static func light(_ hueLight: HueLight, id: String, owner: JSONValue) -> JSONValue {
         let light = hueLight.light
         let kind = light.model.kind
+        // A Hue smart plug, Signify's on/off light, as recorded bridges list one: `functional`, no alert action.
+        let isHuePlug = kind == .onoff && light.model.isSignify
+        let function: JSONValue = isHuePlug ? "functional" : "mixed"
         var object: JSONObject = [
             "id": .string(id), "id_v1": .string("/lights/\(hueLight.number)"), "type": "light", "owner": owner,
-            "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": "mixed"],
-            "product_data": ["function": "mixed"], "identify": [:], "service_id": 0,
+            "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": function],
+            "product_data": ["function": function], "identify": [:], "service_id": 0,
             "on": ["on": .bool(light.state.isOn)], "mode": "normal",
         ]
         // A colour light plays a scene's palette (`dynamic_palette`) while a scene recalled so holds it, at the
@@ -273,8 +276,9 @@ struct HueV2Model: Sendable {
             "speed_valid": .bool(palette != nil || hueLight.effect.colorLoop),
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]
-        // Every light takes the alert, an on/off one too, as a bridge lists it for each (and v1 takes it).
-        object["alert"] = ["action_values": ["breathe"]]
+        // Every light takes the alert (v1 takes it from each), and lists it as a bridge does: another maker's
+        // on/off light too, a Hue smart plug with no action.
+        object["alert"] = ["action_values": isHuePlug ? [] : ["breathe"]]
         if kind.supports(.brightness) {
             object["dimming"] = ["brightness": .double(light.state.brightness), "min_dim_level": 1]
             object["dimming_delta"] = [:]

@@ -480,6 +480,7 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
 @pytest.mark.lumend(args=HUE_V2_ARGS)
 def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend, tmp_path):
     async def scenario(hass):
+        from homeassistant.components.light import LightEntityFeature
         from homeassistant.helpers import device_registry as dr, entity_registry as er
 
         entry = await set_up_hue_v2(hass, lumend)
@@ -574,5 +575,15 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
             devices.async_get(new_device) is None and hass.states.get(new) is None))
         await wait_for(hass, "the room without it", lambda: (
             "New Lamp" not in state_of(hass, room).attributes["lights"]), show=lambda: state_of(hass, room))
+
+        # A Hue smart plug lists no alert action, as a bridge lists one: Home Assistant offers it no flash, where
+        # another maker's plug (the coffee machine's, above) has one.
+        lumend.call("addLight", {"room": "living-room", "light": {
+            "id": "living-room.hue-plug", "name": "Hue Plug", "kind": "onoff", "manufacturer": "Signify",
+            "product": "Hue smart plug"}}, in_scope=simulation)
+        hue_plug = await wait_for(hass, "the Hue plug's entity", lambda: next(
+            (entity for entity in entities(hass, entry, "light").values()
+             if (s := hass.states.get(entity)) and s.attributes.get("friendly_name") == "Hue Plug"), None))
+        assert not state_of(hass, hue_plug).attributes["supported_features"] & LightEntityFeature.FLASH
 
     run_quietly(tmp_path, scenario)
