@@ -76,7 +76,7 @@ public enum LumenCtl {
                 summary:
                     "Change a light, or every light of a room at once: on, off, brightness=N, ct=N|NK, xy=X,Y, color=#RRGGBB",
                 details: """
-                    CHANGE is on, off, brightness=N (1–100), ct=N (mireds: 153–500, 111–667 for a LIFX bulb) or ct=NK (kelvin: 2000K–6500K, 1500K–9000K for a LIFX bulb; as mireds, a million over it), xy=X,Y (CIE 1931, 0–1 each), color=#RRGGBB or rgb=R,G,B (sRGB, as xy the way Hue converts it, clipped into the colour lights' gamut; a light of colour temperature only takes the temperature nearest it).
+                    CHANGE is on, off, brightness=N (1–100), ct=N (mireds: 153–500, 153–454 for a Hue White Ambiance light, 111–667 for a LIFX bulb) or ct=NK (kelvin: 2000K–6500K, 2200K–6500K for a Hue White Ambiance light, 1500K–9000K for a LIFX bulb; as mireds, a million over it), xy=X,Y (CIE 1931, 0–1 each), color=#RRGGBB or rgb=R,G,B (sRGB, as xy the way Hue converts it, clipped into the colour lights' gamut; a light of colour temperature only takes the temperature nearest it).
                     A light's changes go to it as one command (its setState), so 'on brightness=30' reaches a light that is off. Waits until the device confirms it. On a virtual-clock lumend, that is when the clock is advanced (lumenctl sim advance), which set says once it has waited a second.
                     Given a ROOM, sends one group command to all its lights (the room's setAll) and lists what each light applied, left out (a property it lacks) or missed (unreachable, lost, overloaded, off).
                     """,

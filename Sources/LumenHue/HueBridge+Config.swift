@@ -112,7 +112,7 @@ extension HueBridge {
     /// The bridge as the home shows it now.
     func snapshot() async -> Snapshot {
         await visit { home, memory in
-            let lights = memory.lights(in: home)
+            let lights = memory.withPaletteSpeeds(memory.lights(in: home))
             let active = memory.activeScenes(lights: lights)
             return Snapshot(
                 lights: lights, rooms: memory.rooms(in: home, lights: lights), name: home.name,

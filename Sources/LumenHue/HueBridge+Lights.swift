@@ -70,7 +70,8 @@ extension HueBridge {
             "swupdate": .object(["state": "noupdates", "lastinstall": .null]),
             "type": .string(HueValues.type(of: kind)), "name": .string(light.name),
             "modelid": .string(HueValues.modelID(of: light.model)),
-            "manufacturername": .string(light.model.manufacturer), "productname": .string(light.model.product),
+            "manufacturername": .string(HueValues.manufacturer(of: light.model)),
+            "productname": .string(light.model.product),
             "capabilities": .object([
                 "certified": .bool(HueValues.isSignify(light.model.manufacturer)), "control": .object(control),
             ]),

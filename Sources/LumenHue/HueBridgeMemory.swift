@@ -14,6 +14,9 @@ struct HueLight: Sendable, Hashable {
     var speed: Double?
     /// The timed effect it plays (API v2's `timed_effects`, a sunrise or a sunset), while it runs.
     var timedEffect: TimedEffect?
+    /// The speed of the scene whose palette it plays (API v2's `dynamic_palette`), while such a scene holds it:
+    /// set by ``HueBridgeMemory/withPaletteSpeeds(_:)``.
+    var paletteSpeed: Double?
     /// The colour temperatures it takes, in mireds, within the API's 153–500: a bridge lists them for each light
     /// (`capabilities.control.ct`, v2's `mirek_schema`) and brings a value past them into them.
     let miredRange: ClosedRange<Int>
@@ -177,6 +180,23 @@ struct HueBridgeMemory: Sendable {
         }
         dynamicScenes.formIntersection(recalledScenes.keys)
         return Set(recalledScenes.keys)
+    }
+
+    /// `lights`, each held by an active scene recalled with `dynamic_palette` given that scene's speed as the
+    /// speed it plays the palette at; the others none. Forgets the scenes no longer active, as
+    /// ``activeScenes(lights:)`` does.
+    mutating func withPaletteSpeeds(_ lights: [HueLight]) -> [HueLight] {
+        let dynamic = activeScenes(lights: lights).intersection(dynamicScenes)
+        guard !dynamic.isEmpty else { return lights }
+        var speeds: [LightID: Double] = [:]
+        for scene in state.scenes where dynamic.contains(scene.id) {
+            for light in (recalledScenes[scene.id] ?? [:]).keys { speeds[light] = scene.speed }
+        }
+        return lights.map { light in
+            var light = light
+            light.paletteSpeed = speeds[light.light.id]
+            return light
+        }
     }
 
     /// The lights behind the bridge, in the order of their numbers.

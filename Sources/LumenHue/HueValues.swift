@@ -110,12 +110,16 @@ enum HueValues {
         }
     }
 
+    /// The maker a light reports to the bridge: "Signify Netherlands B.V." for Signify's own, however the home
+    /// spells it ("Signify", "Philips"), as a bridge names each of Signify's lights through either API; another
+    /// maker's name as the home gives it.
+    static func manufacturer(of model: DeviceModel) -> String {
+        isSignify(model.manufacturer) ? "Signify Netherlands B.V." : model.manufacturer
+    }
+
     /// Whether a light by `manufacturer` is Signify's own ("Signify", "Signify Netherlands B.V.", "Philips"): the
     /// lights a bridge reports as certified, another maker's not.
-    static func isSignify(_ manufacturer: String) -> Bool {
-        let maker = manufacturer.lowercased()
-        return maker.hasPrefix("signify") || maker.hasPrefix("philips")
-    }
+    static func isSignify(_ manufacturer: String) -> Bool { DeviceModel.isSignify(manufacturer: manufacturer) }
 
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {
@@ -123,9 +127,12 @@ enum HueValues {
     }
 
     /// A light's Zigbee-style unique ID, in Signify's address range: `00:17:88:01:xx:xx:xx:xx-0b`.
-    static func uniqueID(of light: LightID) -> String {
-        let hash = FNV1a.hash(light.rawValue.utf8)
-        return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":") + "-0b"
+    static func uniqueID(of light: LightID) -> String { zigbeeAddress(hashing: light.rawValue) + "-0b" }
+
+    /// A Zigbee address (EUI-64) in Signify's range, `00:17:88:01:` and four bytes of `key`'s FNV-1a digest.
+    static func zigbeeAddress(hashing key: String) -> String {
+        let hash = FNV1a.hash(key.utf8)
+        return "00:17:88:01:" + (0..<4).map { hex(hash >> (8 * UInt64(3 - $0))) }.joined(separator: ":")
     }
 
     /// The bridge's ID (`001788FFFE` and three bytes of the home's digest) and its MAC address.

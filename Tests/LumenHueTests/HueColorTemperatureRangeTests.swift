@@ -47,6 +47,44 @@ import Testing
         #expect(bulbV2["color_temperature"]?["mirek"] == 500, "\(bulbV2)")
     }
 
+    /// A Hue White Ambiance light takes 2,200–6,500 K (153–454 mireds), as a bridge lists every recorded one
+    /// (`mirek_schema` 153–454 for the LTW001, LTW013, LTA001 and LTC001 in openHAB's and aiohue's v2 dumps; v1's
+    /// `ct` 153–454 for an LTW013), and brings a warmer value to 454; Signify's colour lights keep 153–500, as
+    /// recorded, and another maker's ambiance light the API's range. Home Assistant shows the range a light
+    /// lists as its warmest and coolest.
+    @Test func aHueWhiteAmbianceLightTakesUpTo454Mireds() async throws {
+        let home = """
+            {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.white", "name": "White", "kind": "ambiance", "manufacturer": "Signify",
+                 "product": "Hue White Ambiance E27", "state": {"isOn": true, "colorTemperature": 300}},
+                {"id": "den.color", "name": "Colour", "kind": "color", "manufacturer": "Signify",
+                 "product": "Hue A19", "state": {"isOn": true, "colorTemperature": 500}},
+                {"id": "den.ikea", "name": "IKEA", "kind": "ambiance", "manufacturer": "IKEA",
+                 "product": "TRADFRI E27 WS", "family": "hue", "state": {"isOn": true, "colorTemperature": 500}}
+              ]}
+            ]}
+            """
+        let bridge = try await HueTestBridge(fixture: try Fixture(json: Array(home.utf8)))
+        let white = try await bridge.answer("GET", "/lights/1")
+        #expect(white["capabilities"]?["control"]?["ct"] == ["min": 153, "max": 454], "\(white)")
+        let whiteV2 = try await v2.light(bridge, named: "White")
+        #expect(
+            whiteV2["color_temperature"]?["mirek_schema"] == ["mirek_minimum": 153, "mirek_maximum": 454],
+            "\(whiteV2)")
+        let id = try #require(whiteV2["id"]?.stringValue)
+        let put = try await v2.v2(
+            bridge, "PUT", "/clip/v2/resource/light/\(id)", #"{"color_temperature": {"mirek": 500}}"#)
+        #expect(put.status == 200, "\(put.json)")
+        #expect(try await v2.light(bridge, named: "White")["color_temperature"]?["mirek"] == 454)
+        for name in ["Colour", "IKEA"] {
+            let light = try await v2.light(bridge, named: name)
+            #expect(
+                light["color_temperature"]?["mirek_schema"] == ["mirek_minimum": 153, "mirek_maximum": 500],
+                "\(light)")
+        }
+    }
+
     /// A colour light showing a white warmer than the API reaches still shows a white, the API's warmest: its
     /// colour mode stays `ct`, v2's `mirek` stays valid, and a scene stores it as `ct`.
     @Test func aColourLightShowingAWhitePastTheAPIsRangeStillShowsAWhite() async throws {

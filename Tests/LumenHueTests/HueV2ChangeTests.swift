@@ -131,6 +131,43 @@ import Testing
         }
     }
 
+    /// A colour light lists `dynamic_palette` among its `dynamics.status_values`, and shows it as its status, at
+    /// its scene's speed, while a scene recalled with `dynamic_palette` holds it, as a bridge does (aiohue's and
+    /// Home Assistant's v2 dumps: each light of an active dynamic scene `dynamic_palette`, `speed_valid`, at the
+    /// scene's speed; openHAB's: every colour light lists it, a white ambiance light `none` alone). Home Assistant
+    /// reads it as the light's and its group's `dynamics`. An on/off light of the scene lists `none` alone.
+    @Test func aColourLightOfADynamicSceneShowsItsPaletteDynamics() async throws {
+        let bridge = try await HueTestBridge()
+        let (_, scene) = try await denScene(bridge)
+        var lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["dynamics"]?["status_values"] == ["none", "dynamic_palette"], "\(lamp)")
+        #expect(lamp["dynamics"]?["status"] == "none", "\(lamp)")
+        #expect(try await v2.light(bridge, named: "Spot")["dynamics"]?["status_values"] == ["none"])
+        let path = "/clip/v2/resource/scene/\(scene)"
+        let speed = try await v2.v2(bridge, "PUT", path, #"{"speed": 0.25}"#)
+        #expect(speed.status == 200, "\(speed.json)")
+        let recalled = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "dynamic_palette"}}"#)
+        #expect(recalled.status == 200, "\(recalled.json)")
+        lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["dynamics"]?["status"] == "dynamic_palette", "\(lamp)")
+        #expect(lamp["dynamics"]?["speed"]?.doubleValue == 0.25 && lamp["dynamics"]?["speed_valid"] == true)
+        // The light alone, by its ID, shows the same.
+        let one = try await v2.v2(bridge, "GET", "/clip/v2/resource/light/\(try id(lamp))")
+        #expect(one.json["data"]?.arrayValue == [lamp])
+        let plug = try await v2.light(bridge, named: "Plug")
+        #expect(plug["dynamics"]?["status"] == "none" && plug["dynamics"]?["status_values"] == ["none"], "\(plug)")
+        // Recalled static, and once a light of it changes, it plays no palette.
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        _ = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "static"}}"#)
+        #expect(try await v2.light(bridge, named: "Lamp")["dynamics"]?["status"] == "none")
+        try await bridge.home.advance(byMilliseconds: 1_000)
+        _ = try await v2.v2(bridge, "PUT", path, #"{"recall": {"action": "dynamic_palette"}}"#)
+        #expect(try await v2.light(bridge, named: "Lamp")["dynamics"]?["status"] == "dynamic_palette")
+        _ = try await bridge.answer("PUT", "/lights/1/state", #"{"bri": 10, "transitiontime": 0}"#)
+        lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["dynamics"]?["status"] == "none" && lamp["dynamics"]?["speed_valid"] == false, "\(lamp)")
+    }
+
     /// A scene recalled with `dynamic_palette` reports it as its `status.active`, as aiohue's scene tracker reads
     /// the mode a group's scene plays in, and every recall its time as `status.last_recall`, kept once the scene is
     /// inactive again.

@@ -52,6 +52,27 @@ import Testing
         #expect(children.filter { $0["rtype"] == "device" }.compactMap { $0["rid"]?.stringValue } == [bridgeDevice])
     }
 
+    /// The bridge's own device has its Zigbee radio, as a bridge lists it (aiohue's and openHAB's v2 dumps: a
+    /// `zigbee_connectivity` with `id_v1` "", owned by the bridge's device, `connected`, its MAC in Signify's
+    /// range): Home Assistant gives the bridge's device that MAC and a connectivity sensor, as for each light.
+    @Test func theBridgesDeviceHasItsZigbeeConnectivity() async throws {
+        let bridge = try await bridge()
+        let device = try #require(
+            try await v2.resources(bridge, "device").first { $0["product_data"]?["model_id"] == "BSB002" })
+        let deviceID = try #require(device["id"]?.stringValue)
+        let service = try #require(
+            device["services"]?.arrayValue?.first { $0["rtype"] == "zigbee_connectivity" }, "\(device)")
+        let id = try #require(service["rid"]?.stringValue)
+        let answer = try await v2.v2(bridge, "GET", "/clip/v2/resource/zigbee_connectivity/\(id)")
+        let zigbee = try #require(answer.json["data"]?.arrayValue?.first, "\(answer.json)")
+        #expect(zigbee["owner"] == ["rid": .string(deviceID), "rtype": "device"], "\(zigbee)")
+        #expect(zigbee["id_v1"] == "" && zigbee["status"] == "connected", "\(zigbee)")
+        let mac = try #require(zigbee["mac_address"]?.stringValue)
+        #expect(mac.wholeMatch(of: /00:17:88:01(:[0-9a-f]{2}){4}/) != nil, "\(mac)")
+        let lights = try await v2.resources(bridge, "zigbee_connectivity").compactMap { $0["mac_address"] }
+        #expect(Set(lights).count == lights.count, "each its own address")
+    }
+
     /// A bridge lists `alert` for an on/off light as for any other (a real bridge's dump holds an on/off light
     /// with `"alert": {"action_values": ["breathe"]}`), and the light breathes for it as v1's `alert` makes it.
     @Test func anOnOffLightListsAndTakesTheBreatheAlert() async throws {
@@ -62,6 +83,32 @@ import Testing
         let put = try await v2.v2(bridge, "PUT", "/clip/v2/resource/light/\(id)", #"{"alert": {"action": "breathe"}}"#)
         #expect(put.status == 200, "\(put.json)")
         #expect(try await bridge.answer("GET", "/lights/4")["state"]?["alert"] == "select")
+    }
+
+    /// A Hue smart plug (Signify's on/off light) lists no alert action and the function `functional`, as two
+    /// recorded bridges list one (openHAB's v2 dump of two LOM003 plugs, and a LOM plug in a client's test:
+    /// `"alert": {"action_values": []}`, `"function": "functional"`), so Home Assistant offers no flash for it;
+    /// another maker's on/off light keeps the breathe, as recorded for one.
+    @Test func aHueSmartPlugListsNoAlertAction() async throws {
+        let home = """
+            {"schema": 1, "id": "flat", "name": "Flat", "seed": 4, "defaults": {"latency": "instant"}, "rooms": [
+              {"id": "den", "name": "Den", "lights": [
+                {"id": "den.plug", "name": "Hue Plug", "kind": "onoff", "manufacturer": "Signify",
+                 "product": "Hue smart plug"},
+                {"id": "den.eve", "name": "Eve Plug", "kind": "onoff", "manufacturer": "Eve", "product": "Eve Energy"},
+                {"id": "den.lamp", "name": "Lamp", "kind": "dimmable", "manufacturer": "Signify",
+                 "product": "Hue White A60"}
+              ]}
+            ]}
+            """
+        let bridge = try await HueTestBridge(fixture: try Fixture(json: Array(home.utf8)))
+        let plug = try await v2.light(bridge, named: "Hue Plug")
+        #expect(plug["alert"] == ["action_values": []], "\(plug)")
+        #expect(plug["metadata"]?["function"] == "functional" && plug["product_data"]?["function"] == "functional")
+        let eve = try await v2.light(bridge, named: "Eve Plug")
+        #expect(eve["alert"] == ["action_values": ["breathe"]], "\(eve)")
+        let lamp = try await v2.light(bridge, named: "Lamp")
+        #expect(lamp["alert"] == ["action_values": ["breathe"]] && lamp["metadata"]?["function"] == "mixed")
     }
 
     /// A grouped light's `dimming.brightness` is the mean of its lights that are on, and 0 while none is, as the
@@ -99,6 +146,24 @@ import Testing
             lights.first { $0["name"]?.stringValue == name }?["capabilities"]?["certified"]
         }
         #expect(v1Certified("A") == true && v1Certified("B") == false && v1Certified("Plug") == false)
+    }
+
+    /// A bridge names Signify as "Signify Netherlands B.V." for each of its lights, however the home spells the
+    /// maker (every recorded bridge's `product_data.manufacturer_name`, and v1's `manufacturername`), and another
+    /// maker's light by its own name: Home Assistant shows it as the device's manufacturer.
+    @Test func signifysLightsNameTheirMakerAsABridgeDoes() async throws {
+        let bridge = try await bridge()
+        let devices = try await v2.resources(bridge, "device")
+        func v2Maker(_ name: String) -> JSONValue? {
+            devices.first { $0["metadata"]?["name"]?.stringValue == name }?["product_data"]?["manufacturer_name"]
+        }
+        let lights = try await bridge.answer("GET", "/lights").objectValue?.members.map(\.value) ?? []
+        func v1Maker(_ name: String) -> JSONValue? {
+            lights.first { $0["name"]?.stringValue == name }?["manufacturername"]
+        }
+        #expect(v2Maker("A") == "Signify Netherlands B.V." && v1Maker("A") == "Signify Netherlands B.V.")
+        #expect(v2Maker("B") == "IKEA" && v1Maker("B") == "IKEA")
+        #expect(v2Maker("Plug") == "Eve" && v1Maker("Plug") == "Eve")
     }
 
     /// A light reports its maker's model: a Signify light the model ID of a Hue bulb of its kind, another maker's

@@ -51,6 +51,61 @@ def test_initialize_lists_every_light_room_and_scene(lumend):
     assert grouped == len(rooms) + 1  # one for each room and one for the whole home
 
 
+def test_each_light_s_device_names_its_maker_as_a_bridge_does(lumend):
+    """Signify's lights by the name a bridge gives Signify, another maker's by its own, as aiohue reads them."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            return [
+                (device.product_data.certified, device.product_data.manufacturer_name)
+                for device in bridge.devices
+                if device.id != bridge.config.bridge_device.id
+            ]
+
+    makers = asyncio.run(read())
+    signify = {maker for certified, maker in makers if certified}
+    others = {maker for certified, maker in makers if not certified}
+    assert signify == {"Signify Netherlands B.V."}, makers
+    assert others and "Signify Netherlands B.V." not in others, makers
+
+
+def test_the_bridge_s_device_has_its_zigbee_connectivity(lumend):
+    """aiohue finds the bridge's own Zigbee radio by its device, as on a bridge."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            zigbee = bridge.devices.get_zigbee_connectivity(bridge.config.bridge_device.id)
+            return zigbee and (zigbee.id_v1, zigbee.status.value, zigbee.mac_address)
+
+    found = asyncio.run(read())
+    assert found and found[:2] == ("", "connected") and found[2].startswith("00:17:88:01:"), found
+
+
+def test_a_white_ambiance_light_lists_the_range_a_bridge_lists_for_one(lumend):
+    """A Hue White Ambiance light 153–454 mireds, a Hue colour light 153–500, as aiohue reads mirek_schema."""
+    address, key = paired(lumend)
+
+    async def read():
+        async with HueBridgeV2(address, key) as bridge:
+            signify = {device.id for device in bridge.devices if device.product_data.certified}
+            return {
+                light.metadata.name: (
+                    light.supports_color,
+                    light.color_temperature.mirek_schema.mirek_minimum,
+                    light.color_temperature.mirek_schema.mirek_maximum,
+                )
+                for light in bridge.lights
+                if light.owner.rid in signify and light.supports_color_temperature
+            }
+
+    ranges = asyncio.run(read())
+    assert ranges["Floor Lamp"] == (False, 153, 454), ranges
+    assert ranges["Ceiling"] == (True, 153, 500), ranges
+    assert all(high == (500 if colour else 454) for colour, _, high in ranges.values()), ranges
+
+
 def test_a_light_switches_dims_and_colours(lumend):
     address, key = paired(lumend)
 

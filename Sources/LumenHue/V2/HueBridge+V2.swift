@@ -52,7 +52,7 @@ extension HueBridge {
             // The one light, found by its ID alone: a client polling a light need not have everything built.
             let id = parts[2]
             let found = await visit { home, memory in
-                memory.lights(in: home).first {
+                memory.withPaletteSpeeds(memory.lights(in: home)).first {
                     memory.state.resourceIDs[HueBridgeState.resourceKey(light: $0.light.id)] == id
                 }
             }

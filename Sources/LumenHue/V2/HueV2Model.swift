@@ -61,6 +61,7 @@ struct HueV2Model: Sendable {
         self.bridgeDevice = bridgeDevice
         let home = HueResourceID.service("bridge_home", of: bridge)
         let homeGroup = HueResourceID.service("grouped_light", of: bridge)
+        let bridgeZigbee = HueResourceID.service("zigbee_connectivity", of: bridge)
         add([
             "id": .string(bridge), "id_v1": "", "type": "bridge", "owner": link(bridgeDevice, "device"),
             "bridge_id": .string(bridgeID.lowercased()),
@@ -78,11 +79,18 @@ struct HueV2Model: Sendable {
                 ],
                 "metadata": ["name": .string(snapshot.name), "archetype": "bridge_v2"],
                 "identify": [:],
-                "services": [link(bridge, "bridge")],
+                "services": [link(bridge, "bridge"), link(bridgeZigbee, "zigbee_connectivity")],
             ])
         ]
         var lightResources: [JSONValue] = []
-        var connectivity: [JSONValue] = []
+        // The bridge's own Zigbee radio, as a bridge lists it beside its lights'.
+        var connectivity: [JSONValue] = [
+            .object([
+                "id": .string(bridgeZigbee), "id_v1": "", "type": "zigbee_connectivity",
+                "owner": link(bridgeDevice, "device"), "status": "connected",
+                "mac_address": .string(HueValues.zigbeeAddress(hashing: bridgeID.lowercased())),
+            ])
+        ]
         var updates: [JSONValue] = []
         var deviceOfLight: [Int: String] = [:]
         var lightIDs: [Int: String] = [:]
@@ -102,7 +110,7 @@ struct HueV2Model: Sendable {
                     "id": .string(device), "id_v1": .string("/lights/\(hueLight.number)"), "type": "device",
                     "product_data": [
                         "model_id": .string(HueValues.modelID(of: hueLight.light.model)),
-                        "manufacturer_name": .string(hueLight.light.model.manufacturer),
+                        "manufacturer_name": .string(HueValues.manufacturer(of: hueLight.light.model)),
                         "product_name": .string(hueLight.light.model.product),
                         "product_archetype": .string(archetype),
                         "certified": .bool(HueValues.isSignify(hueLight.light.model.manufacturer)),
@@ -248,20 +256,29 @@ struct HueV2Model: Sendable {
     static func light(_ hueLight: HueLight, id: String, owner: JSONValue) -> JSONValue {
         let light = hueLight.light
         let kind = light.model.kind
+        // A Hue smart plug, Signify's on/off light, as recorded bridges list one: `functional`, no alert action.
+        let isHuePlug = kind == .onoff && light.model.isSignify
+        let function: JSONValue = isHuePlug ? "functional" : "mixed"
         var object: JSONObject = [
             "id": .string(id), "id_v1": .string("/lights/\(hueLight.number)"), "type": "light", "owner": owner,
-            "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": "mixed"],
-            "product_data": ["function": "mixed"], "identify": [:], "service_id": 0,
+            "metadata": ["name": .string(light.name), "archetype": .string(archetype(of: kind)), "function": function],
+            "product_data": ["function": function], "identify": [:], "service_id": 0,
             "on": ["on": .bool(light.state.isOn)], "mode": "normal",
-            // The speed is reported as given; it is valid while an effect plays, the only dynamics Lumen has.
-            "dynamics": [
-                "status": "none", "status_values": ["none"], "speed": .double(hueLight.speed ?? 0),
-                "speed_valid": .bool(hueLight.effect.colorLoop),
-            ],
+        ]
+        // A colour light plays a scene's palette (`dynamic_palette`) while a scene recalled so holds it, at the
+        // scene's speed, as a bridge shows it; otherwise the speed is reported as given, valid while an effect
+        // plays.
+        let palette = kind.supports(.color) ? hueLight.paletteSpeed : nil
+        object["dynamics"] = [
+            "status": palette == nil ? "none" : "dynamic_palette",
+            "status_values": kind.supports(.color) ? ["none", "dynamic_palette"] : ["none"],
+            "speed": .double(palette ?? hueLight.speed ?? 0),
+            "speed_valid": .bool(palette != nil || hueLight.effect.colorLoop),
         ]
         var signals: [JSONValue] = ["no_signal", "on_off"]
-        // Every light takes the alert, an on/off one too, as a bridge lists it for each (and v1 takes it).
-        object["alert"] = ["action_values": ["breathe"]]
+        // Every light takes the alert (v1 takes it from each), and lists it as a bridge does: another maker's
+        // on/off light too, a Hue smart plug with no action.
+        object["alert"] = ["action_values": isHuePlug ? [] : ["breathe"]]
         if kind.supports(.brightness) {
             object["dimming"] = ["brightness": .double(light.state.brightness), "min_dim_level": 1]
             object["dimming_delta"] = [:]

@@ -62,9 +62,11 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
     // MARK: - Limits
 
     /// The colour temperatures a light of `model` takes, in mireds: a LIFX bulb its product's kelvin range
-    /// (``DeviceModel/lifxKelvinRange``, 111–667 mireds at its widest), the others 2,000–6,500 K (153–500 mireds,
+    /// (``DeviceModel/lifxKelvinRange``, 111–667 mireds at its widest), a Hue White Ambiance light (Signify's
+    /// ambiance light of the Hue family) 2,200–6,500 K (153–454 mireds), the others 2,000–6,500 K (153–500 mireds,
     /// the Hue API's range).
     public func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
+        if self == .hue, model.kind == .ambiance, model.isSignify { return DeviceModel.hueWhiteAmbianceMiredRange }
         guard self == .lifx else { return CIEColor.miredRange }
         // A LIFX light without colour temperature (a Mini White) takes none: a value for it is refused as
         // unsupported, not checked against the one white it reports.

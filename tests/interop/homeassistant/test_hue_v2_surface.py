@@ -280,10 +280,13 @@ def test_home_assistant_drives_each_kind_of_light_as_a_user_does(lumend, tmp_pat
         await breathes(hass, lumend, "kitchen.kettle-plug",
                        lambda: call(hass, "turn_off", {"entity_id": plug, "flash": "short"}))
 
-        # The white ambiance light at its warmest.
+        # The white ambiance light (a Hue White Ambiance, 2,200–6,500 K as a bridge lists one) at its warmest:
+        # Home Assistant brings 2,000 K to the warmest the light lists.
+        shown = state_of(hass, floor).attributes
+        assert (shown["min_color_temp_kelvin"], shown["max_color_temp_kelvin"]) == (2202, 6535), shown
         await call(hass, "turn_on", {"entity_id": floor, "color_temp_kelvin": 2000, "brightness": 64})
         truth = await landed(hass, lumend, "living-room.floor-lamp")
-        assert truth["state"]["colorTemperature"] == 500 and close(truth["state"]["brightness"], 25.1, 0.1), truth
+        assert truth["state"]["colorTemperature"] == 454 and close(truth["state"]["brightness"], 25.1, 0.1), truth
 
         # Off with a transition, then on with no brightness: Home Assistant sends the brightness it had.
         await call(hass, "turn_on", {"entity_id": reading, "brightness": 200})
@@ -410,10 +413,14 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         # A scene of the zone: recalled with a transition, then through Hue's activate_scene.
         zone_id = next(z["id"] for z in await hass.async_add_executor_job(lambda: v2(key, "GET", "resource/zone")))
         floor_lamp = lights["Living Room/Floor Lamp"]["id"]
+        ceiling_lamp = lights["Living Room/Ceiling"]["id"]
         body = {"metadata": {"name": "Corner Glow"}, "group": {"rid": zone_id, "rtype": "zone"},
                 "actions": [{"target": {"rid": floor_lamp, "rtype": "light"},
                              "action": {"on": {"on": True}, "dimming": {"brightness": 20.0},
-                                        "color_temperature": {"mirek": 400}}}]}
+                                        "color_temperature": {"mirek": 400}}},
+                            {"target": {"rid": ceiling_lamp, "rtype": "light"},
+                             "action": {"on": {"on": True}, "dimming": {"brightness": 30.0},
+                                        "color": {"xy": {"x": 0.5, "y": 0.4}}}}]}
         scene_id = (await hass.async_add_executor_job(lambda: v2(key, "POST", "resource/scene", body)))[0]["rid"]
         scene = (await wait_for(hass, "the scene's entity", lambda: (
             e if scene_id in (e := entities(hass, entry, "scene")) else None)))[scene_id]
@@ -431,8 +438,14 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
         await wait_for(hass, "the scene's speed", lambda: state_of(hass, scene).attributes.get("speed") == 0.7,
                        show=lambda: state_of(hass, scene))
         told = await hass.async_add_executor_job(lambda: v2(key, "GET", f"resource/scene/{scene_id}"))
-        # Recalled with `dynamic: True`: the scene reports the mode Home Assistant asked for.
+        # Recalled with `dynamic: True`: the scene reports the mode Home Assistant asked for, and its colour light
+        # plays the palette, which Home Assistant shows as the light's and its zone's dynamics.
         assert told[0]["status"]["active"] == "dynamic_palette", told
+        await wait_for(hass, "the ceiling and its zone in the palette", lambda: (
+            state_of(hass, found[ceiling_lamp]).attributes.get("dynamics") == "dynamic_palette"
+            and state_of(hass, zone).attributes.get("dynamics") is True),
+            show=lambda: (state_of(hass, found[ceiling_lamp]), state_of(hass, zone)))
+        assert state_of(hass, found[floor_lamp]).attributes.get("dynamics") == "none"
         # The older service that finds a scene by its group's name and its own (deprecated, and says so).
         await call(hass, "turn_on", {"entity_id": found[floor_lamp], "brightness": 255})
         await landed(hass, lumend, "living-room.floor-lamp")
@@ -467,6 +480,7 @@ def test_home_assistant_drives_rooms_zones_and_scenes(lumend, tmp_path):
 @pytest.mark.lumend(args=HUE_V2_ARGS)
 def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend, tmp_path):
     async def scenario(hass):
+        from homeassistant.components.light import LightEntityFeature
         from homeassistant.helpers import device_registry as dr, entity_registry as er
 
         entry = await set_up_hue_v2(hass, lumend)
@@ -483,10 +497,13 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
         registered_bridge = devices.async_get_device(identifiers={("hue", bridge["id"])})
         assert "BSB002" in registered_bridge.model, registered_bridge
         assert registered_bridge.sw_version == bridge["product_data"]["software_version"]
+        # The bridge's own Zigbee radio, as a bridge lists it: its MAC is one of the bridge device's connections,
+        # beside the network MAC the bridge was set up by.
+        assert ("mac", zigbee[bridge["id"]]["mac_address"]) in registered_bridge.connections, registered_bridge
         ceiling = lights["Living Room/Ceiling"]
         device = devices.async_get_device(identifiers={("hue", ceiling["owner"]["rid"])})
         assert (device.name, device.manufacturer, device.model) == (
-            "Ceiling", "Signify", "Hue White and Color Ambiance A19 (LCT015)"), device
+            "Ceiling", "Signify Netherlands B.V.", "Hue White and Color Ambiance A19 (LCT015)"), device
         assert device.suggested_area == "Living Room" and device.via_device_id == registered_bridge.id, device
         assert device.connections == {("mac", zigbee[ceiling["owner"]["rid"]]["mac_address"])}, device
 
@@ -558,5 +575,15 @@ def test_home_assistant_registers_devices_and_follows_their_connectivity(lumend,
             devices.async_get(new_device) is None and hass.states.get(new) is None))
         await wait_for(hass, "the room without it", lambda: (
             "New Lamp" not in state_of(hass, room).attributes["lights"]), show=lambda: state_of(hass, room))
+
+        # A Hue smart plug lists no alert action, as a bridge lists one: Home Assistant offers it no flash, where
+        # another maker's plug (the coffee machine's, above) has one.
+        lumend.call("addLight", {"room": "living-room", "light": {
+            "id": "living-room.hue-plug", "name": "Hue Plug", "kind": "onoff", "manufacturer": "Signify",
+            "product": "Hue smart plug"}}, in_scope=simulation)
+        hue_plug = await wait_for(hass, "the Hue plug's entity", lambda: next(
+            (entity for entity in entities(hass, entry, "light").values()
+             if (s := hass.states.get(entity)) and s.attributes.get("friendly_name") == "Hue Plug"), None))
+        assert not state_of(hass, hue_plug).attributes["supported_features"] & LightEntityFeature.FLASH
 
     run_quietly(tmp_path, scenario)
