@@ -78,10 +78,13 @@ package struct PosixFileSystem: FileSystem {
     /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
     let anchor: (path: String, descriptor: Int32)?
 
-    /// The real file system, reading files of up to `maxReadBytes` (1 GiB unless told).
+    /// The most a file may hold unless told otherwise: 1 GiB.
+    package static let defaultMaxReadBytes = 1 << 30
+
+    /// The real file system, reading files of up to `maxReadBytes` (``defaultMaxReadBytes`` unless told).
     /// - Parameter anchor: a directory open as `descriptor` (which must stay open while this is used), by
     ///   which paths inside `path` are reached.
-    package init(maxReadBytes: Int = 1 << 30, anchor: (path: String, descriptor: Int32)? = nil) {
+    package init(maxReadBytes: Int = defaultMaxReadBytes, anchor: (path: String, descriptor: Int32)? = nil) {
         self.maxReadBytes = maxReadBytes
         self.anchor = anchor
     }
