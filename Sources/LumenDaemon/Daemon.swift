@@ -71,6 +71,10 @@ public enum Daemon {
         do {
             try await run(options: options, logger: logger, notifier: SystemdNotifier(), mainLoop: mainLoop)
             return 0
+        } catch let stopped as StoppedWhileWaiting {
+            // A stop during start-up is a clean stop: nothing was served, and nothing was changed.
+            logger.notice("\(stopped); nothing was served")
+            return 0
         } catch {
             logger.error("\(error)")
             return 1
