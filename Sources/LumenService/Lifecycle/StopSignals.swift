@@ -23,9 +23,6 @@ public enum StopSignals {
     /// SIGTERM, SIGINT and SIGHUP.
     public static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
-    /// SIGTERM and SIGINT: the signals that stop lumend, of which a second ends it at once.
-    public static let stopping: [Int32] = [SIGTERM, SIGINT]
-
     /// How many stop signals were caught. Lock-free, so the handler may count.
     private static let stopsCaught = Atomic<Int>(0)
     /// The number of the first stop signal caught; 0 before one is.
