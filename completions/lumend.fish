@@ -1,6 +1,6 @@
 # fish completion for lumend, made from its option declarations
 complete -c lumend -f
-complete -c lumend -l fixture -r -F -d 'Home to simulate (JSON fixture; see lumen-fixture(5))'
+complete -c lumend -l fixture -r -F -d 'Home to simulate (JSON fixture; see lumen-fixture(5)); a ...'
 complete -c lumend -l state-dir -r -f -a '(__fish_complete_directories)' -d 'Where state is kept (state'
 complete -c lumend -l socket -r -F -d 'Socket to listen on (ignored when systemd passes one)'
 complete -c lumend -l clock -r -f -a 'real virtual auto' -d 'The simulation clock'

@@ -3,7 +3,7 @@
 _lumend() {
     local -a specs
     specs=(
-        --fixture'[Home to simulate (JSON fixture; see lumen-fixture(5))]:value:->value---fixture'
+        --fixture'[Home to simulate (JSON fixture; see lumen-fixture(5)); a ...]:value:->value---fixture'
         --state-dir'[Where state is kept (state]:value:->value---state-dir'
         --socket'[Socket to listen on (ignored when systemd passes one)]:value:->value---socket'
         --clock'[The simulation clock]:value:->value---clock'

@@ -9,7 +9,7 @@ import LumenStore
 
 extension Daemon {
     /// `lumend --check`: every problem of each fixture, as `FILE:LINE:COLUMN: PATH: what is wrong`; 1 when
-    /// any has one.
+    /// any has one; 128 + the signal's number when SIGTERM or SIGINT ended a wait for a pipe's writer.
     ///
     /// Each line is written with its control characters escaped (``escapingControlCharacters(_:)``): IDs, keys
     /// and values quoted in a problem come from the file, which is not trusted.
@@ -20,12 +20,16 @@ extension Daemon {
         for path in paths {
             let bytes: [UInt8]
             do {
-                guard let read = try PosixFileSystem().readAnyFile(path) else {
+                guard let read = try readNamedFile(path) else {
                     problem("\(path): no such file")
                     status = 1
                     continue
                 }
-                bytes = read
+                bytes = read.bytes
+            } catch let stopped as StoppedWhileWaiting {
+                // Not checked: as a command a signal ended, with what it had said so far.
+                problem("\(path): not checked: \(stopped)")
+                return 128 + stopped.signal
             } catch {
                 problem("\(path): cannot read it: \(error)")
                 status = 1

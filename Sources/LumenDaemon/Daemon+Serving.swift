@@ -36,14 +36,20 @@ extension Daemon {
             }
         }
         let fixturePath = options.fixturePath
-        // A reset reads the fixture again, as lumend did at start: it is not kept in memory meanwhile.
+        let pipedFixture = state.pipedFixture
+        // A reset reads the fixture again, as lumend did at start: it is not kept in memory meanwhile. A pipe or
+        // a device cannot be read again, and is never waited on while lumend serves: what it gave at start is
+        // kept, and is what a reset goes back to. A regular file is read again as a state file is, refused
+        // without waiting if something else has taken its place.
         let fixture: @Sendable () throws(LumenError) -> Fixture = { () throws(LumenError) in
             guard let fixturePath else { return try Self.decoded(Fixture.embeddedDemoHomeJSON, "(embedded)") }
+            if let pipedFixture { return try Self.decoded(pipedFixture, fixturePath + " (as read at start)") }
             let bytes: [UInt8]?
-            do { bytes = try PosixFileSystem().readAnyFile(fixturePath) } catch {
+            do { bytes = try PosixFileSystem().readFile(fixturePath) } catch {
                 throw LumenError(
                     .internalError,
-                    "cannot read the fixture \(fixturePath) again (\(error)); make it readable, or restart lumend")
+                    "cannot read the fixture \(fixturePath) again (\(error)); make it a readable file, or restart lumend"
+                )
             }
             guard let bytes else {
                 throw LumenError(.noSuchEntity, "the fixture \(fixturePath) is gone; put it back, or restart lumend")
@@ -190,14 +196,26 @@ extension Daemon {
         }
     }
 
+    /// The most of an HTTP token file that is read: its first line holds a token of at most 256 characters.
+    static let httpTokenFileLimit = 4_096
+
     /// The token that opens the simulation scope over HTTP: read from `--http-token-file`, or made now.
     static func httpToken(_ options: DaemonOptions) throws -> String {
         guard let path = options.httpTokenFile else { return .unguessable() }
-        let bytes: [UInt8]?
-        do { bytes = try PosixFileSystem().readAnyFile(path) } catch {
+        // Only what a token file can hold is read: the first line, and it is a short one.
+        let limit = httpTokenFileLimit
+        let read: (bytes: [UInt8], isRegularFile: Bool)?
+        do { read = try readNamedFile(path, atMost: limit) } catch let error as FileSystemError {
             throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")
         }
-        guard let bytes else { throw StartupError(description: "the HTTP token file \(path) does not exist") }
+        guard let bytes = read?.bytes else {
+            throw StartupError(description: "the HTTP token file \(path) does not exist")
+        }
+        guard bytes.count < limit || bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+            throw StartupError(
+                description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "
+                    + "on its first line, and its first line is longer than \(limit) bytes")
+        }
         let firstLine = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
         let token = String(
             firstLine.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())

@@ -29,11 +29,16 @@ extension Daemon {
         /// Whether the home came fresh from its fixture, with nothing on disk yet: its first snapshot is written
         /// after `READY=1`.
         let fresh: Bool
+        /// The fixture as read at start when it came from a pipe or a device, which cannot be read again: a
+        /// reset goes back to it. `nil` for a regular file, which a reset reads again.
+        let pipedFixture: [UInt8]?
 
         init(
             directory: TrustedDirectory, lock: StateDirectoryLock, home: Home, store: StateStore,
-            health: PersistenceHealth, outcome: StateLoader.Outcome, durability: Durability, fresh: Bool
+            health: PersistenceHealth, outcome: StateLoader.Outcome, durability: Durability, fresh: Bool,
+            pipedFixture: [UInt8]?
         ) {
+            self.pipedFixture = pipedFixture
             self.directory = directory
             self.lock = lock
             self.home = home
@@ -65,7 +70,7 @@ extension Daemon {
         }
         // The fixture and the state, loaded in a function of their own: the documents they were read from are
         // freed when it returns, and only the simulated home and what the log needs stay.
-        let (home, outcome, origin) = try loadHome(
+        let (home, outcome, origin, pipedFixture) = try loadHome(
             options: options, fileSystem: fileSystem, wakeClock: clock, mainLoop: mainLoop)
         let health = PersistenceHealth()
         for notice in outcome.notices { logger.info(notice, [("state_dir", options.stateDirectory)]) }
@@ -119,22 +124,26 @@ extension Daemon {
             ])
         return OpenedState(
             directory: stateDirectory, lock: lock, home: home, store: store, health: health, outcome: outcome,
-            durability: durability, fresh: fresh)
+            durability: durability, fresh: fresh, pipedFixture: pipedFixture)
     }
 
     /// The fixture read and checked, and the state directory loaded against it: the simulated home, what was
-    /// loaded (without the document, which is freed here), and the fixture's origin.
+    /// loaded (without the document, which is freed here), the fixture's origin, and the fixture's bytes when
+    /// they came from a pipe or a device, which a reset cannot read again.
     static func loadHome(
         options: DaemonOptions, fileSystem: PosixFileSystem, wakeClock: any Clock<Duration>, mainLoop: EventLoop?
-    ) throws -> (Home, StateLoader.Outcome, FixtureOrigin) {
+    ) throws -> (Home, StateLoader.Outcome, FixtureOrigin, pipedFixture: [UInt8]?) {
         // The fixture.
         let fixtureBytes: [UInt8]
+        // A pipe cannot be read twice: what it gave is kept for a reset.
+        var pipedFixture: [UInt8]?
         if let path = options.fixturePath {
             do {
-                guard let bytes = try fileSystem.readAnyFile(path) else {
+                guard let read = try readNamedFile(path, fileSystem: fileSystem) else {
                     throw StartupError(description: "fixture \(path) does not exist")
                 }
-                fixtureBytes = bytes
+                fixtureBytes = read.bytes
+                if !read.isRegularFile { pipedFixture = read.bytes }
             } catch let error as FileSystemError {
                 throw StartupError(description: "cannot read fixture: \(error)")
             }
@@ -168,7 +177,7 @@ extension Daemon {
         // What is kept of the document: its name and settings, without its rooms and lights.
         var summary = outcome
         summary.fixture.rooms = []
-        return (home, summary, outcome.origin)
+        return (home, summary, outcome.origin, pipedFixture)
     }
 
     /// Writes the state as loaded as one snapshot with a fresh journal after it; when that cannot be done,

@@ -94,7 +94,9 @@ extension Daemon {
     /// The whole of a certificate or key file someone gave.
     private static func readTLSFile(_ path: String, what: String) throws -> [UInt8] {
         let bytes: [UInt8]?
-        do { bytes = try PosixFileSystem(maxReadBytes: 1 << 20).readAnyFile(path) } catch {
+        do { bytes = try readNamedFile(path, fileSystem: PosixFileSystem(maxReadBytes: 1 << 20))?.bytes } catch let
+            error as FileSystemError
+        {
             throw StartupError(description: "cannot read the TLS \(what) \(path): \(error)")
         }
         guard let bytes else { throw StartupError(description: "the TLS \(what) \(path) does not exist") }

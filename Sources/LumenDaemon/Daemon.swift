@@ -71,6 +71,10 @@ public enum Daemon {
         do {
             try await run(options: options, logger: logger, notifier: SystemdNotifier(), mainLoop: mainLoop)
             return 0
+        } catch let stopped as StoppedWhileWaiting {
+            // A stop during start-up is a clean stop: nothing was served, and nothing was changed.
+            logger.notice("\(stopped); nothing was served")
+            return 0
         } catch {
             logger.error("\(error)")
             return 1
@@ -103,10 +107,16 @@ public enum Daemon {
         let state = try await openState(options: options, clock: clock, mainLoop: mainLoop, logger: logger)
         defer { withExtendedLifetime(state) {} }
         let (listenFD, ownedPath, httpFDs, httpsFDs) = try openSocket(options: options, logger: logger)
-        try await serve(
-            state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs, options: options,
-            clock: clock,
-            mainLoop: mainLoop, notifier: notifier, logger: logger)
+        do {
+            try await serve(
+                state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs,
+                options: options, clock: clock, mainLoop: mainLoop, notifier: notifier, logger: logger)
+        } catch let stopped as StoppedWhileWaiting {
+            // A stop before anything was served is a clean stop: the socket bound for serving goes, as the
+            // server removes it after serving.
+            if let ownedPath { unlink(ownedPath) }
+            throw stopped
+        }
     }
 
     /// A fixture's text with its `$schema` pointing at the schema installed beside this lumend

@@ -102,7 +102,9 @@ public struct DaemonOptions: Sendable, Hashable {
     public static let declarations: [CommandLineOption<DaemonOptions>] = [
         .value(
             "--fixture", valueName: "PATH",
-            help: "Home to simulate (JSON fixture; see lumen-fixture(5)). Default: the demo home.",
+            help:
+                "Home to simulate (JSON fixture; see lumen-fixture(5)); a pipe is read once, and a reset goes back "
+                + "to what it gave. Default: the demo home.",
             completion: .file
         ) { options, value in options.fixturePath = value },
         .value(
@@ -272,7 +274,7 @@ public struct DaemonOptions: Sendable, Hashable {
             "--http-token-file", valueName: "PATH",
             help:
                 "Read the token that opens the simulation scope over HTTP from this file (its first line, 16 to "
-                + "256 characters) instead of making one at start.",
+                + "256 characters; no more than its first 4 KiB is read) instead of making one at start.",
             completion: .file
         ) { options, raw in options.httpTokenFile = raw },
         .value(
@@ -428,10 +430,12 @@ public struct DaemonOptions: Sendable, Hashable {
         Options:
         \(parser.optionsHelp())
 
-        Signals: SIGTERM or SIGINT stop it cleanly (state is saved); a second one exits at once. SIGHUP is
-        logged and otherwise ignored (there is nothing to reload: options are read at start).
+        Signals: SIGTERM or SIGINT stop it cleanly (state is saved), during start-up too, even while it waits
+        for a pipe or FIFO it was given to be written; a second one exits at once, whatever lumend is doing.
+        SIGHUP is logged and otherwise ignored (there is nothing to reload: options are read at start).
         Exit status: 0 on a clean stop, 1 on failure, 2 on a command-line mistake, 128 + the signal's number
-        when a second SIGTERM or SIGINT cuts the stop short (143, 130).
+        when a second SIGTERM or SIGINT cuts the stop short (143, 130), or when one ends --check while it
+        waits for a pipe.
         """
     }
 

@@ -32,6 +32,24 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
     package var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
 }
 
+/// What ends a wait on a file the user named (for a FIFO's writer, or for what it writes): a descriptor that
+/// becomes readable when the wait may have to end, and a check, made then, that says whether it does.
+package struct WaitStop: Sendable {
+    /// Readable when the wait may have to end; `-1` for none.
+    package var descriptor: Int32
+    /// Consumes what made ``descriptor`` readable, and says whether the wait ends.
+    package var isRequested: @Sendable () -> Bool
+
+    /// A stop that `descriptor` signals and `isRequested` confirms.
+    package init(descriptor: Int32, isRequested: @escaping @Sendable () -> Bool) {
+        self.descriptor = descriptor
+        self.isRequested = isRequested
+    }
+
+    /// Nothing ends the wait but the file.
+    package static let never = WaitStop(descriptor: -1) { false }
+}
+
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
 package protocol FileSystem: Sendable {
@@ -78,10 +96,13 @@ package struct PosixFileSystem: FileSystem {
     /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
     let anchor: (path: String, descriptor: Int32)?
 
-    /// The real file system, reading files of up to `maxReadBytes` (1 GiB unless told).
+    /// The most a file may hold unless told otherwise: 1 GiB.
+    package static let defaultMaxReadBytes = 1 << 30
+
+    /// The real file system, reading files of up to `maxReadBytes` (``defaultMaxReadBytes`` unless told).
     /// - Parameter anchor: a directory open as `descriptor` (which must stay open while this is used), by
     ///   which paths inside `path` are reached.
-    package init(maxReadBytes: Int = 1 << 30, anchor: (path: String, descriptor: Int32)? = nil) {
+    package init(maxReadBytes: Int = defaultMaxReadBytes, anchor: (path: String, descriptor: Int32)? = nil) {
         self.maxReadBytes = maxReadBytes
         self.anchor = anchor
     }
@@ -117,21 +138,32 @@ package struct PosixFileSystem: FileSystem {
     /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``; an error saying what the file is when
     ///   it is not a regular file.
     package func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
-        try read(path, regularOnly: true)
+        try read(path, regularOnly: true)?.bytes
     }
 
-    /// The contents of a file the user names, which may be a pipe (`--fixture <(…)`) and is read as it comes;
-    /// `nil` when it does not exist.
-    /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes``: a regular file before it is read, a
-    ///   pipe or device once that much has come.
-    package func readAnyFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
-        try read(path, regularOnly: false)
+    /// The contents of a file the user names, which may be a pipe (`--fixture <(…)`) or a device, and whether
+    /// it is a regular file (a pipe cannot be read twice); `nil` when it does not exist.
+    ///
+    /// A regular file is read as it is. Anything else is opened without waiting (`O_NONBLOCK`: a FIFO would
+    /// otherwise hold `open` until a writer comes) and then read as it comes, waiting in `poll` for a writer and
+    /// for what it writes; `stop` ends that wait.
+    /// - Parameters:
+    ///   - limit: read at most this many bytes and stop there, without an error (the first of a longer file).
+    ///   - stop: what ends a wait for a writer or for its bytes.
+    /// - Throws: `EFBIG` when the file holds more than ``maxReadBytes`` (and no `limit` was given): a regular
+    ///   file before it is read, a pipe or device once that much has come; `ECANCELED` when `stop` ended a wait.
+    package func readAnyFile(_ path: String, atMost limit: Int? = nil, stop: WaitStop = .never)
+        throws(FileSystemError) -> (bytes: [UInt8], isRegularFile: Bool)?
+    {
+        try read(path, regularOnly: false, limit: limit, stop: stop)
     }
 
-    private func read(_ path: String, regularOnly: Bool) throws(FileSystemError) -> [UInt8]? {
+    private func read(_ path: String, regularOnly: Bool, limit: Int? = nil, stop: WaitStop = .never)
+        throws(FileSystemError) -> (bytes: [UInt8], isRegularFile: Bool)?
+    {
         let fd: Int32
         do throws(FileSystemError) {
-            fd = try open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
+            fd = try open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         } catch let error where error.errno == ENOENT {
             return nil
         }
@@ -140,24 +172,55 @@ package struct PosixFileSystem: FileSystem {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw FileSystemError("fstat", path, errno: errno) }
         let type = status.st_mode & S_IFMT
-        if regularOnly, type != S_IFREG {
+        let isRegular = type == S_IFREG
+        if regularOnly, !isRegular {
             throw FileSystemError("open", path, problem: "not a regular file (\(Self.describe(type)))")
         }
-        if type == S_IFREG {
-            guard status.st_size <= maxReadBytes else { throw FileSystemError("read", path, errno: EFBIG) }
+        if isRegular {
+            guard limit != nil || status.st_size <= maxReadBytes else {
+                throw FileSystemError("read", path, errno: EFBIG)
+            }
             // One allocation for the whole file, not one for each doubling.
-            result.reserveCapacity(Int(status.st_size))
+            result.reserveCapacity(min(Int(status.st_size), limit ?? Int.max))
         }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            // A regular file never makes a reader wait; anything else may, for a writer or for its bytes.
+            if !isRegular { try waitUntilReadable(fd, path, stop: stop) }
+            let wanted = min(chunk.count, limit.map { $0 - result.count } ?? chunk.count)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if count < 0 {
-                if errno == EINTR { continue }
+                // EAGAIN: what `poll` said was there went to another reader of the same pipe.
+                if errno == EINTR || errno == EAGAIN { continue }
                 throw FileSystemError("read", path, errno: errno)
             }
-            if count == 0 { return result }
+            if count == 0 { return (result, isRegular) }
             guard result.count + count <= maxReadBytes else { throw FileSystemError("read", path, errno: EFBIG) }
             result.append(contentsOf: chunk[0..<count])
+            if let limit, result.count >= limit { return (result, isRegular) }
+        }
+    }
+
+    /// Waits until `fd` has bytes or its writer has gone, or `stop` ends the wait.
+    ///
+    /// A FIFO opened without waiting and not yet written to is not at its end: `poll` waits for a writer to
+    /// come (it reports the end only after one has come and gone).
+    private func waitUntilReadable(_ fd: Int32, _ path: String, stop: WaitStop) throws(FileSystemError) {
+        while true {
+            var watched = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            if poll(&watched, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError("poll", path, errno: errno)
+            }
+            if watched[1].revents != 0, stop.isRequested() {
+                var error = FileSystemError("read", path, errno: ECANCELED)
+                error.problem = "stopped while waiting for it to be written"
+                throw error
+            }
+            if watched[0].revents != 0 { return }
         }
     }
 

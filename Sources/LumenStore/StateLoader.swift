@@ -299,7 +299,9 @@ package struct StateLoader: Sendable {
         return (contents, bytes.count)
     }
 
-    /// A file's bytes, `nil` when it does not exist; any other failure stops start-up.
+    /// A file's bytes, `nil` when it does not exist; any other failure stops start-up, with advice for its
+    /// cause: ownership for a refused permission, the bound on what lumend reads for a file too large, and
+    /// for anything else what the error says.
     private func read(_ path: String) throws(Refusal) -> [UInt8]? {
         do { return try fileSystem.readFile(path) } catch {
             if let problem = error.problem {
@@ -307,10 +309,23 @@ package struct StateLoader: Sendable {
                     description: "\(path) is \(problem): lumend keeps its state in regular files only, and will "
                         + "not read or replace anything else there; move it away, or point --state-dir elsewhere")
             }
-            throw Refusal(
-                description: "cannot read \(path) (\(error)). lumend does not start from state it cannot read, "
-                    + "and will not overwrite it: give the files in \(directory) back to the user lumend runs as "
-                    + "(uid \(getuid())), or point --state-dir elsewhere")
+            let refusal = "lumend does not start from state it cannot read, and will not overwrite it"
+            switch error.errno {
+            case EFBIG:
+                let limit = PosixFileSystem.defaultMaxReadBytes >> 30
+                throw Refusal(
+                    description: "cannot read \(path): it is larger than the \(limit) GiB lumend reads of a state "
+                        + "file (a hundred thousand lights' state is about 15 MB), so it is not lumend's state as "
+                        + "lumend wrote it. \(refusal): move it away, or point --state-dir elsewhere")
+            case EACCES, EPERM:
+                throw Refusal(
+                    description: "cannot read \(path) (\(error)). \(refusal): give the files in \(directory) back "
+                        + "to the user lumend runs as (uid \(getuid())), or point --state-dir elsewhere")
+            default:
+                throw Refusal(
+                    description: "cannot read \(path) (\(error)). \(refusal): mend what the error names (the disk, "
+                        + "the file system), or point --state-dir elsewhere")
+            }
         }
     }
 

@@ -34,4 +34,17 @@ struct HTTPTokenFileTests {
             #expect(error.description.contains("16 to 256 printable ASCII characters"), "\(error)")
         }
     }
+
+    /// A token is the first line and at most 256 characters: no more than a token file can hold is read, so a
+    /// device that never ends (`/dev/zero`) is refused, saying why, without filling the memory.
+    @Test func aFirstLineLongerThanATokenFileHoldsIsRefusedWithoutReadingOn() throws {
+        let options = try DaemonOptions.parse(["--http-token-file", "/dev/zero"], environment: [:])
+        let error = try #require(throws: Daemon.StartupError.self) { try Daemon.httpToken(options) }
+        #expect(error.description.contains("its first line is longer than 4096 bytes"), "\(error)")
+    }
+
+    @Test func aTokenFollowedByMuchMoreIsStillTakenFromTheFirstLine() throws {
+        let token = "abcdefghijklmnopqrstuvwxyz"
+        #expect(try self.token(in: token + "\n" + String(repeating: "x", count: 1 << 20)) == token)
+    }
 }

@@ -106,6 +106,27 @@ struct DataSafetyDefectTests {
         #expect(try bytes("state.json") == before)
     }
 
+    /// Each reason a state file cannot be read gets its own advice: ownership only when the error is one of
+    /// permission, the size bound when the file is too large, and otherwise what the error says.
+    @Test(arguments: [
+        (EFBIG, "larger than the 1 GiB lumend reads"), (EACCES, "give the files in"), (EPERM, "give the files in"),
+        (EIO, "Input/output error"),
+    ])
+    func aStateThatCannotBeReadIsRefusedWithAdviceForItsError(_ code: Int32, _ advice: String) async throws {
+        try await confirmedChanges(1)
+        fileSystem.inject(.fail(operation: "read", errno: code))
+        let refusal = try #require(throws: StateLoader.Refusal.self) {
+            try StateLoader(directory: directory.path, fileSystem: fileSystem).load(
+                fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
+                reset: false)
+        }
+        fileSystem.heal()
+        #expect(refusal.description.contains(directory.file("state.json")), "\(refusal)")
+        #expect(refusal.description.contains(advice), "\(refusal)")
+        let isPermission = code == EACCES || code == EPERM
+        #expect(refusal.description.contains("give the files in") == isPermission, "\(refusal)")
+    }
+
     @Test func temporaryFilesOfAKilledSnapshotAreRemovedAtStart() async throws {
         try await confirmedChanges(1)
         for name in ["state.json.tmp-99999", "state.journal.tmp-12345", "state.json.tmp-1"] {

@@ -1,12 +1,10 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Runs services started in order and stops them in reverse: on SIGTERM or SIGINT, or when any service ends
 /// or fails, each is asked to shut down gracefully and awaited before the one started before it. A second
-/// signal exits at once.
+/// stop signal exits at once: ``StopSignals`` ends the process then, whatever it is doing.
 ///
 /// ```swift
 /// let group = ServiceGroup(services: [store, server, watchdog], logger: logger, signalWatcher: mainLoop) {
@@ -131,12 +129,9 @@ public final class ServiceGroup: Sendable {
         let logger = logger
         let stopping = Set(signals)
         let ignored = Dictionary(ignoredSignals, uniquingKeysWith: { first, _ in first })
-        let handled = Atomic<Int>(0)
         return signalWatcher.watchReadable(StopSignals.readEnd) {
             for number in StopSignals.drain() {
                 if stopping.contains(number) {
-                    // The second stop signal: the operator wants out now.
-                    if handled.add(1, ordering: .relaxed).newValue > 1 { _exit(128 + number) }
                     post.yield(.signal(number))
                 } else if let message = ignored[number] {
                     logger.notice(message, [("signal", String(number))])

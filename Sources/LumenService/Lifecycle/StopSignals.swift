@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -5,6 +7,10 @@
 /// The signals lumend acts on, caught from the first instant of the process, so that none is lost or takes
 /// its default action however early it comes: each one caught is written to a pipe (the self-pipe trick),
 /// where it waits until the service group reads it.
+///
+/// The handler also counts the stop signals (SIGTERM, SIGINT): the second ends the process at once, with
+/// status 128 + its number, whatever the process is doing, a start-up waiting in a system call as much as a
+/// stop under way.
 ///
 /// A `signalfd` would need the signals blocked in every thread, including any a library starts, so a handler
 /// it is: it runs on whichever thread the kernel picks and does one async-signal-safe `write`.
@@ -17,6 +23,11 @@ public enum StopSignals {
     /// SIGTERM, SIGINT and SIGHUP.
     public static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
+    /// How many stop signals were caught. Lock-free, so the handler may count.
+    private static let stopsCaught = Atomic<Int>(0)
+    /// The number of the first stop signal caught; 0 before one is.
+    private static let firstStop = Atomic<Int32>(0)
+
     /// The pipe's ends. Written once, by ``install()``, before any handler can run; only read after.
     nonisolated(unsafe) private static var ends: [Int32] = [-1, -1]
     /// Set once by ``install()``, before anything else runs, and only read after.
@@ -26,6 +37,9 @@ public enum StopSignals {
     public static func install() {
         guard !installed else { return }
         installed = true
+        // Initialised here, before any handler runs: a handler may not be the first to touch a static.
+        _ = stopsCaught.load(ordering: .relaxed)
+        _ = firstStop.load(ordering: .relaxed)
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return }
         for end in pipeEnds {
@@ -36,7 +50,16 @@ public enum StopSignals {
         for number in handled {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
-                // Async-signal-safe: one write; a full pipe (a storm of signals) only drops repeats.
+                // Async-signal-safe: atomics, `_exit` and one write; a full pipe (a storm of signals) only drops
+                // repeats.
+                if number == SIGTERM || number == SIGINT {
+                    // The second stop signal: the operator wants out now.
+                    if StopSignals.stopsCaught.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+                        _exit(128 + number)
+                    }
+                    _ = StopSignals.firstStop.compareExchange(
+                        expected: 0, desired: number, ordering: .sequentiallyConsistent)
+                }
                 var byte = UInt8(truncatingIfNeeded: number)
                 let saved = errno
                 _ = write(StopSignals.writeEnd, &byte, 1)
@@ -52,6 +75,12 @@ public enum StopSignals {
         sigemptyset(&unblock)
         for number in handled { sigaddset(&unblock, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    }
+
+    /// The first stop signal caught, `nil` before one is.
+    public static var stopSignal: Int32? {
+        let number = firstStop.load(ordering: .sequentiallyConsistent)
+        return number == 0 ? nil : number
     }
 
     /// The end the group reads: one byte, the signal's number, per signal caught (`-1` before ``install()``).

@@ -1,0 +1,158 @@
+import Foundation
+import LumenTestSupport
+import Testing
+
+/// A file named on the command line may be a FIFO or a pipe: lumend may wait for what it holds, but a stop
+/// signal always ends the wait, and a reset never waits on it at all.
+@Suite("Files the user names, waited on", .timeLimit(.minutes(5)))
+struct NamedFileWaitTests {
+    /// Each option that names a file lumend reads at start, and what else it needs to reach that file.
+    enum Option: String, CaseIterable, CustomTestStringConvertible {
+        case fixture, httpTokenFile, tlsCertificate, check
+
+        func arguments(_ fifo: String) -> [String] {
+            switch self {
+            case .fixture: ["--fixture", fifo]
+            case .httpTokenFile: ["--http", "127.0.0.1:0", "--http-token-file", fifo]
+            case .tlsCertificate:
+                ["--https", "127.0.0.1:0", "--tls-certificate", fifo, "--tls-key", fifo + ".key"]
+            case .check: ["--check", fifo]
+            }
+        }
+
+        /// What a stop while it waits ends with: a stop during start-up is a clean stop; a check that was
+        /// stopped before it could check says so as a command ended by a signal does.
+        func statusAfterStop(_ signal: Int32) -> Int32 { self == .check ? 128 + signal : 0 }
+
+        var testDescription: String { rawValue }
+    }
+
+    /// Waits until the daemon has `fifo` open for reading, and returns a write end that writes nothing: a
+    /// writer that never writes holds a reader as long as no writer at all does.
+    func silentWriter(_ fifo: String, _ daemon: DaemonProcess) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            // A non-blocking open for writing succeeds only once a reader has the FIFO open.
+            let fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            try #require(errno == ENXIO, "\(String(cString: strerror(errno)))")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("lumend never opened \(fifo): \(daemon.stderr)")
+        throw CancellationError()
+    }
+
+    func makeFIFO(in directory: TemporaryDirectory) throws -> String {
+        let fifo = directory.file("named.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        return fifo
+    }
+
+    /// Starts lumend with `arguments`, or lumend `--check` on its own.
+    func start(_ option: Option, _ fifo: String, directory: TemporaryDirectory) throws -> DaemonProcess {
+        option == .check
+            ? try DaemonProcess(
+                arguments: option.arguments(fifo), directory: directory,
+                executable: DaemonProcess.builtBinary("lumend"), setPaths: false)
+            : try DaemonProcess(arguments: option.arguments(fifo), directory: directory)
+    }
+
+    /// A FIFO no one writes once held lumend in `open` for good, deaf to every stop signal.
+    @Test(arguments: Option.allCases, [SIGTERM, SIGINT])
+    func aStopEndsAWaitForAWriterThatNeverComes(_ option: Option, _ signal: Int32) async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try start(option, fifo, directory: directory)
+        // Sent at once: caught before the wait begins or during it, it ends it either way.
+        daemon.signal(signal)
+        let status = await daemon.waitForExit(timeout: .seconds(15))
+        #expect(status == option.statusAfterStop(signal), "\(daemon.stderr)")
+    }
+
+    @Test(arguments: Option.allCases)
+    func aStopEndsAWaitForAWriterThatWritesNothing(_ option: Option) async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try start(option, fifo, directory: directory)
+        let writer = try await silentWriter(fifo, daemon)
+        defer { close(writer) }
+        daemon.signal(SIGTERM)
+        let status = await daemon.waitForExit(timeout: .seconds(15))
+        #expect(status == option.statusAfterStop(SIGTERM), "\(daemon.stderr)")
+        if option != .check {
+            #expect(daemon.stderr.contains("stopped by signal 15"), "\(daemon.stderr)")
+            // A clean stop leaves no socket behind, bound or not by the time of the wait.
+            #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        }
+    }
+
+    /// The second stop signal exits at once with 128 + its number, whatever start-up is waiting on. Both
+    /// signals are sent while lumend is stopped (SIGSTOP), so that both are pending when it goes on: whichever
+    /// thread takes them, the second is taken before the first could end the wait.
+    @Test func aSecondStopDuringStartUpExitsAtOnce() async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try start(.fixture, fifo, directory: directory)
+        let writer = try await silentWriter(fifo, daemon)
+        defer { close(writer) }
+        daemon.signal(SIGSTOP)
+        #expect(try await waitForProcessState(daemon.pid, "T"), "lumend never stopped")
+        daemon.signal(SIGINT)
+        daemon.signal(SIGTERM)
+        daemon.signal(SIGCONT)
+        let status = await daemon.waitForExit(timeout: .seconds(15))
+        #expect(status == 128 + SIGINT || status == 128 + SIGTERM, "\(String(describing: status)): \(daemon.stderr)")
+    }
+
+    /// The state letter of process `pid` (`R`, `S`, `T`, …) becomes `state` within a deadline.
+    func waitForProcessState(_ pid: Int32, _ state: Character) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // "PID (NAME) STATE …": the name may hold spaces and parentheses, the state follows the last ")".
+            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == state { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// A pipe cannot be read twice: a reset of a home read from one goes back to the bytes read at start.
+    @Test func aResetOfAFixtureReadFromAPipeGoesBackToWhatWasReadAtStart() async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try DaemonProcess(arguments: ["--fixture", fifo], directory: directory)
+        // Blocks until lumend opens the FIFO to read it.
+        let written = await offload { () -> Bool in
+            let fd = open(fifo, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            let bytes = Array(TestFixtures.instantHome.utf8)
+            return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+        }
+        try #require(written)
+        _ = try #require(await daemon.waitUntilReady(), "\(daemon.stderr)")
+        let ctl = ["--socket", daemon.socketPath]
+        #expect(try await runTool("lumenctl", ctl + ["set", "lab.dim", "on", "brightness=20"]).status == 0)
+        let reset = try await runTool("lumenctl", ctl + ["sim", "reset"])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(try await runTool("lumenctl", ctl + ["get", "lab.dim", "brightness"]).stdout == "50\n")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.stderr)")
+    }
+
+    /// A fixture read from a regular file is read again at a reset, but never waited on: a FIFO put in its
+    /// place since is refused at once, and the stop after it is not held up.
+    @Test func aResetDoesNotWaitOnAFIFOPutInPlaceOfTheFixture() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = directory.file("home.json")
+        try TestFixtures.instantHome.write(toFile: fixture, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--fixture", fixture], directory: directory)
+        _ = try #require(await daemon.waitUntilReady(), "\(daemon.stderr)")
+        let fifo = try makeFIFO(in: directory)
+        try #require(rename(fifo, fixture) == 0)
+        let reset = try await runTool("lumenctl", ["--socket", daemon.socketPath, "sim", "reset"])
+        #expect(reset.status != 0 && reset.stderr.contains("not a regular file (a FIFO)"), "\(reset.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.stderr)")
+    }
+}
