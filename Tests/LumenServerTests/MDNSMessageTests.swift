@@ -69,6 +69,28 @@ struct MDNSMessageTests {
         #expect(answer[12..<asked.count] == asked[12...])
     }
 
+    /// Questions that point back at a name asked before are repeated as they came, pointers and all: an answer
+    /// is never much larger than its query for what the questions hold, so a small query cannot draw a large one.
+    @Test func aOneShotAnswerRepeatsCompressedQuestionsCompressed() throws {
+        let long = [[UInt8]](repeating: [UInt8](repeating: 0x61, count: 62), count: 4)
+        var asked = query([(long, 1, 1), (["_hue", "_tcp", "local"].map { Array($0.utf8) }, 12, 1)])
+        // 31 more questions, each a pointer to the long name at offset 12.
+        for _ in 0..<31 { asked += [0xC0, 12, 0, 1, 0, 1] }
+        asked[5] = 33
+        let answer = try #require(bridge.answer(to: asked, legacy: true))
+        #expect(count(answer, 0) == 33)
+        #expect(answer[12..<asked.count] == asked[12...])
+        #expect(answer.count < asked.count + 1_000, "\(answer.count) bytes for a query of \(asked.count)")
+    }
+
+    /// A name that points into the header, which holds no name, is not read.
+    @Test func aNamePointingIntoTheHeaderIsNotRead() {
+        var asked = query(["_hue", "_tcp", "local"], type: 12)
+        asked[5] = 2
+        asked += [0xC0, 4, 0, 1, 0, 1]
+        #expect(bridge.answer(to: asked, legacy: true) == nil)
+    }
+
     /// 64 long questions would make a one-shot answer larger than an mDNS datagram may be; it is not sent. A
     /// querier on port 5353 is answered all the same: its answer repeats no question.
     @Test func aOneShotAnswerLargerThanADatagramIsNotSent() throws {

@@ -70,7 +70,7 @@ package struct MDNSService: Sendable {
     /// - Parameter legacy: whether the query came from a port other than 5353: a one-shot resolver, answered as
     ///   unicast DNS (its ID and questions repeated, TTLs at most 10 s, RFC 6762 §6.7).
     package func answer(to query: [UInt8], legacy: Bool = false) -> [UInt8]? {
-        guard let questions = Self.questions(in: query) else { return nil }
+        guard let (questions, questionsEnd) = Self.questionSection(in: query) else { return nil }
         var wanted: [RecordType] = []
         var asksForServiceTypes = false
         for question in questions where question.isForTheInternet {
@@ -86,8 +86,7 @@ package struct MDNSService: Sendable {
         }
         guard !wanted.isEmpty || asksForServiceTypes else { return nil }
         // Not written out when the questions alone could not be repeated in a datagram (below).
-        let repeated = questions.reduce(12) { size, question in size + question.name.reduce(5) { $0 + $1.count + 1 } }
-        guard !legacy || repeated <= Self.largestMessage else { return nil }
+        guard !legacy || questionsEnd <= Self.largestMessage else { return nil }
         var answers: [RecordType] = []
         for record in wanted where !answers.contains(record) { answers.append(record) }
         // What a browser asks for next comes with the answer (RFC 6763 §12): the instance's host, port,
@@ -101,16 +100,11 @@ package struct MDNSService: Sendable {
             id: id, questions: legacy ? questions.count : 0, answers: answers.count + (asksForServiceTypes ? 1 : 0),
             additional: additional.count)
         if legacy {
-            // Repeated as asked, byte for byte: a resolver matches the answer to its query by them.
-            for question in questions {
-                for label in question.name {
-                    message.append(UInt8(label.count))
-                    message += label
-                }
-                message.append(0)
-                Self.append16(question.type, to: &message)
-                Self.append16(question.class, to: &message)
-            }
+            // Repeated as asked, byte for byte: a resolver matches the answer to its query by them. Copied
+            // compressed as they came: behind a header of the same size, a pointer back into the questions (the
+            // only place a name may point, ``readName(_:at:)``) finds the same name, and the answer to a query of
+            // pointers is no larger for them.
+            message += query[12..<questionsEnd]
         }
         for record in answers { append(record, ttl: ttl, to: &message) }
         if asksForServiceTypes { appendServiceType(ttl: ttl, to: &message) }
@@ -237,7 +231,10 @@ package struct MDNSService: Sendable {
     }
 
     /// The questions of a query; `nil` for a response, another opcode, or a message that is not well formed.
-    package static func questions(in message: [UInt8]) -> [Question]? {
+    package static func questions(in message: [UInt8]) -> [Question]? { questionSection(in: message)?.questions }
+
+    /// The questions of `message`, as ``questions(in:)`` reads them, and the offset just past the last.
+    static func questionSection(in message: [UInt8]) -> (questions: [Question], end: Int)? {
         guard message.count >= 12 else { return nil }
         // A query (QR clear) with the standard opcode; responses are other responders' business.
         guard message[2] & 0xF8 == 0 else { return nil }
@@ -252,11 +249,11 @@ package struct MDNSService: Sendable {
             offset += 4
             questions.append(Question(name: name, type: type, class: `class`))
         }
-        return questions
+        return (questions, offset)
     }
 
     /// The name at `offset`, following compression pointers (RFC 1035 §4.1.4) only backwards, so that a
-    /// message cannot make it loop; moves `offset` past the name where it is written.
+    /// message cannot make it loop, and never into the header; moves `offset` past the name where it is written.
     static func readName(_ message: [UInt8], at offset: inout Int) -> [[UInt8]]? {
         var labels: [[UInt8]] = []
         var position = offset
@@ -280,7 +277,8 @@ package struct MDNSService: Sendable {
             case 0xC0:
                 guard position + 1 < message.count else { return nil }
                 let target = (byte & 0x3F) << 8 | Int(message[position + 1])
-                guard target < position else { return nil }
+                // Backwards, and past the 12 bytes of the header, which hold no name.
+                guard target < position, target >= 12 else { return nil }
                 if end == nil { end = position + 2 }
                 position = target
             default:
