@@ -198,6 +198,11 @@ struct RPCOverHTTPTests {
         #expect(without.json?["error"]?["message"]?.stringValue?.contains("Authorization: Bearer") == true)
         let wrong = try await post(openSimulation, session: try await hello(token: "not-the-token-at-all"))
         #expect(wrong.json?["error"]?["code"] == -32060)
+        // A token was sent: the refusal says it was the wrong one, not that none came.
+        let wrongMessage = wrong.json?["error"]?["message"]?.stringValue ?? ""
+        #expect(
+            wrongMessage.contains("is not lumend's") && !wrongMessage.contains("send 'Authorization"), "\(wrongMessage)"
+        )
         let with = try await post(openSimulation, session: try await hello(token: Self.token))
         #expect(with.json?["result"]?["type"] == "simulation")
     }

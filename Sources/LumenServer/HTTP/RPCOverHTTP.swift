@@ -142,12 +142,19 @@ package final class RPCOverHTTP: Sendable {
         // The scheme's name is case-insensitive (RFC 9110, 11.1).
         let bearer = authorization.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)) : nil }
         let refusal: LumenError? =
-            bearer.map { Self.equalInConstantTime($0, settings.token) } == true
-            ? nil
-            : LumenError(
-                .permissionDenied,
-                "the simulation scope over HTTP needs lumend's token: send 'Authorization: Bearer TOKEN' with hello "
-                    + "(lumend logs the token at start; --http-token-file sets it)")
+            switch bearer.map({ Self.equalInConstantTime($0, settings.token) }) {
+            case true?: nil
+            case false?:
+                LumenError(
+                    .permissionDenied,
+                    "the token this session's hello sent is not lumend's: send the one lumend logs at start (or the "
+                        + "first line of the file --http-token-file names) with a new hello")
+            case nil:
+                LumenError(
+                    .permissionDenied,
+                    "the simulation scope over HTTP needs lumend's token: send 'Authorization: Bearer TOKEN' with "
+                        + "hello (lumend logs the token at start; --http-token-file sets it)")
+            }
         if registry.with({ $0.sessions.count >= settings.maxSessions }) { evictQuietest(holdingToken: refusal == nil) }
         let made = registry.with { registry -> (HTTPSession, startSweep: Bool)? in
             guard registry.sessions.count < settings.maxSessions else { return nil }
