@@ -73,7 +73,7 @@ extension HueBridge {
             "manufacturername": .string(HueValues.manufacturer(of: light.model)),
             "productname": .string(light.model.product),
             "capabilities": .object([
-                "certified": .bool(HueValues.isSignify(light.model.manufacturer)), "control": .object(control),
+                "certified": .bool(light.model.isSignify), "control": .object(control),
             ]),
             "config": .object(["archetype": kind == .onoff ? "plug" : "classicbulb", "function": "mixed"]),
             "uniqueid": .string(HueValues.uniqueID(of: light.id)), "swversion": "1.104.2",

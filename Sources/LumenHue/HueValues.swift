@@ -101,7 +101,7 @@ enum HueValues {
     /// for another maker's, its product, as such a light names itself (not a Hue model ID, which an app would
     /// take for one of Signify's).
     static func modelID(of model: DeviceModel) -> String {
-        guard isSignify(model.manufacturer) else { return model.product }
+        guard model.isSignify else { return model.product }
         return switch model.kind {
         case .onoff: "LOM001"
         case .dimmable: "LWB010"
@@ -114,12 +114,8 @@ enum HueValues {
     /// spells it ("Signify", "Philips"), as a bridge names each of Signify's lights through either API; another
     /// maker's name as the home gives it.
     static func manufacturer(of model: DeviceModel) -> String {
-        isSignify(model.manufacturer) ? "Signify Netherlands B.V." : model.manufacturer
+        model.isSignify ? "Signify Netherlands B.V." : model.manufacturer
     }
-
-    /// Whether a light by `manufacturer` is Signify's own ("Signify", "Signify Netherlands B.V.", "Philips"): the
-    /// lights a bridge reports as certified, another maker's not.
-    static func isSignify(_ manufacturer: String) -> Bool { DeviceModel.isSignify(manufacturer: manufacturer) }
 
     /// Two hex digits of `byte`.
     static func hex(_ byte: UInt64, uppercase: Bool = false) -> String {

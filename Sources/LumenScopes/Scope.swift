@@ -61,16 +61,12 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
             let connection = make(owner)
             let write: AnyConnection.Write = { home, json, options throws(LumenError) in
                 let value: Value
-                do throws(JSONShapeError) { value = try Value(json: json) } catch {
-                    // Named from the value down (`value.x`), whatever path the request gave the value itself.
-                    let below = error.path.steps.dropFirst(json.path.steps.count)
-                    let path = below.reduce(JSONPath.root.appending("value")) { path, step in
-                        switch step {
-                        case .key(let key): path.appending(key)
-                        case .index(let index): path.appending(index)
-                        }
-                    }
-                    throw LumenError(.invalidParams, "\(path): \(error.message)", data: ["connection": .string(name)])
+                // Read from `value` down, whatever path the request gave the value itself, so that an error
+                // names the member at fault as the client calls it (`value.x`).
+                do throws(JSONShapeError) {
+                    value = try Value(json: JSONCursor(json.value, path: JSONPath.root.appending("value")))
+                } catch {
+                    throw LumenError(.invalidParams, "\(error)", data: ["connection": .string(name)])
                 }
                 return try connection.write(home, value, options)
             }

@@ -113,7 +113,7 @@ struct HueV2Model: Sendable {
                         "manufacturer_name": .string(HueValues.manufacturer(of: hueLight.light.model)),
                         "product_name": .string(hueLight.light.model.product),
                         "product_archetype": .string(archetype),
-                        "certified": .bool(HueValues.isSignify(hueLight.light.model.manufacturer)),
+                        "certified": .bool(hueLight.light.model.isSignify),
                         "software_version": "1.104.2",
                     ],
                     "metadata": ["name": .string(hueLight.light.name), "archetype": .string(archetype)],
