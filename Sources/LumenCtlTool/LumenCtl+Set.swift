@@ -28,7 +28,8 @@ extension LumenCtl {
             case ("ct", 2):
                 guard let value = Int(parts[1]) else {
                     throw UsageError(
-                        "ct takes mireds (153–500; 111–667 for a LIFX bulb) or kelvin, like ct=366 or ct=2700K")
+                        "ct takes mireds (153–500; 111–667 for a LIFX bulb; each light its own range within) or kelvin, "
+                            + "like ct=366 or ct=2700K")
                 }
                 result.append(("colorTemperature", .int(value)))
             case ("color", 2):

@@ -76,7 +76,8 @@ public struct DaemonOptions: Sendable, Hashable {
     /// The file holding the token that opens the simulation scope over HTTP, when one is given; else lumend
     /// makes one at start.
     public var httpTokenFile: String?
-    /// DNS names HTTP requests may give as `Host`, besides lumend's addresses, `localhost` and names under `.localhost`.
+    /// DNS names HTTP requests may give as `Host`, besides lumend's addresses, `localhost` and names under
+    /// `.localhost`.
     public var httpHosts: Set<String> = []
     /// The most users the Hue bridge keeps before it forgets the one unused longest.
     public var hueUsers = HueBridge.defaultUserLimit

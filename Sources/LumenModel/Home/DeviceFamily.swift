@@ -63,7 +63,7 @@ public enum DeviceFamily: String, Sendable, Hashable, CaseIterable {
 
     /// The colour temperatures a light of `model` takes, in mireds: a LIFX bulb its product's kelvin range
     /// (``DeviceModel/lifxKelvinRange``, 111–667 mireds at its widest), a Hue White Ambiance light (Signify's
-    /// ambiance light of the Hue family) 2,200–6,500 K (153–454 mireds), the others 2,000–6,500 K (153–500 mireds,
+    /// ambiance light of the Hue family) 153–454 mireds (2,203–6,500 K), the others 2,000–6,500 K (153–500 mireds,
     /// the Hue API's range).
     public func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
         if self == .hue, model.kind == .ambiance, model.isSignify { return DeviceModel.hueWhiteAmbianceMiredRange }

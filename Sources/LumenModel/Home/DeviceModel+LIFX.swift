@@ -58,8 +58,8 @@ extension DeviceModel {
     /// LIFX's products list widens some ranges with firmware: the A19, LIFX Z and Beam reach 1,500 K from 2.80,
     /// the Mini White to Warm from 3.70; the Candle Colour has 1,500–9,000 K from its first, and either Ceiling until
     /// 4.148 (1,000–10,000 K from then); the Tile stays at 2,500–9,000 K, the Candle White to Warm at
-    /// 2,200–6,500 K, and the Mini White has its one white, 2,700 K. lifx-async, photons and aiolifx (so Home Assistant) read these ranges, and lifx-async refuses a
-    /// colour outside its bulb's.
+    /// 2,200–6,500 K, and the Mini White has its one white, 2,700 K. lifx-async, photons and aiolifx (so Home
+    /// Assistant) read these ranges, and lifx-async refuses a colour outside its bulb's.
     package var lifxKelvinRange: ClosedRange<Int> {
         switch lifxProductID {
         case 51: 2_700...2_700
