@@ -60,8 +60,8 @@ struct FixtureReconcileTests {
         #expect(
             report.summary(kept: 2)
                 == "2 lights kept their saved state; added from the fixture: hall.fan; removed, as the fixture no "
-                + "longer has them: hall.spot; in the fixture's state, as their kind changed or their saved state does "
-                + "not fit them: hall.strip; kept as discovered: hall.new")
+                + "longer has them: hall.spot; in the fixture's state, as their kind changed: hall.strip; kept as "
+                + "discovered: hall.new")
     }
 
     @Test func aFrontThatSavedNoRecordStartsFromTheFixtures() throws {
@@ -71,32 +71,35 @@ struct FixtureReconcileTests {
         #expect(home.fronts["hue"]?["users"]?.arrayValue?.first?["username"] == "fixed-app")
     }
 
-    /// A light whose edited fixture makes it take other colour temperatures (an A19 made a Tile) starts in the
-    /// fixture's state when its saved one lies outside them, as one whose kind changed does: else it would hold a
-    /// value no front could read back and send again.
-    @Test func aLightWhoseSavedColourTemperatureNoLongerFitsStartsInTheFixturesState() throws {
+    /// A light whose edited fixture makes it take other colour temperatures (an A19 made a Tile) keeps its saved
+    /// state with its colour temperature brought to the nearer end of what it now takes: it does not hold a value no
+    /// front could read back and send again, and it is not switched back to the fixture's state for it.
+    @Test func aLightWhoseSavedColourTemperatureNoLongerFitsKeepsItsStateBroughtIntoRange() throws {
         let bulb =
             #"{"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}"#
         let before =
             #"{"schema": 1, "id": "flat", "name": "Flat", "seed": 1, "rooms": [{"id": "den", "name": "Den", "lights": [\#(bulb), \#(bulb.replacingOccurrences(of: "den.bulb", with: "den.warm"))]}]}"#
         var state = try Fixture(json: Array(before.utf8))
         state.rooms[0].lights[0].state.colorTemperature = 667
+        state.rooms[0].lights[0].state.brightness = 30
         state.rooms[0].lights[1].state.colorTemperature = 300
         state.generation = 4
         let edited = try Fixture(json: Array(before.replacingOccurrences(of: "LIFX A19", with: "LIFX Tile").utf8))
         let (home, report) = edited.reconciled(keeping: state)
-        #expect(home.rooms[0].lights[0].state == edited.rooms[0].lights[0].state)
+        var expected = state.rooms[0].lights[0].state
+        expected.colorTemperature = 400
+        #expect(home.rooms[0].lights[0].state == expected, "its state kept, at the Tile's warmest, 2,500 K")
         #expect(home.rooms[0].lights[1].state.colorTemperature == 300, "a saved state that fits is kept")
-        #expect(report.restarted == ["den.bulb"])
+        #expect(report.restarted == [] && report.broughtIntoRange == ["den.bulb"])
         #expect(
-            report.summary(kept: 1)
-                == "1 light kept their saved state; in the fixture's state, as their kind changed or their saved "
-                + "state does not fit them: den.bulb")
+            report.summary(kept: 2)
+                == "2 lights kept their saved state; their colour temperature brought into what they now take: "
+                + "den.bulb")
     }
 
-    /// A light a scan had found keeps its saved state by the same rule: not when the fixture's light would not
-    /// take its colour temperature.
-    @Test func aFoundLightWhoseSavedColourTemperatureNoLongerFitsStartsInTheFixturesState() throws {
+    /// A light a scan had found keeps its saved state by the same rule, its colour temperature brought into what
+    /// the fixture's light takes.
+    @Test func aFoundLightWhoseSavedColourTemperatureNoLongerFitsKeepsItsStateBroughtIntoRange() throws {
         let before =
             #"{"schema": 1, "id": "flat", "name": "Flat", "seed": 1, "rooms": [{"id": "den", "name": "Den", "lights": [], "undiscovered": [{"delayMs": 100, "light": {"id": "den.bulb", "name": "Bulb", "kind": "color", "manufacturer": "LIFX", "product": "LIFX A19"}}]}]}"#
         var state = try Fixture(json: Array(before.utf8))
@@ -107,7 +110,7 @@ struct FixtureReconcileTests {
         let edited = try Fixture(json: Array(before.replacingOccurrences(of: "LIFX A19", with: "LIFX Tile").utf8))
         let (home, report) = edited.reconciled(keeping: state)
         #expect(home.rooms[0].lights.map(\.id) == ["den.bulb"])
-        #expect(home.rooms[0].lights[0].state == edited.rooms[0].undiscovered[0].light.state)
-        #expect(report.restarted == ["den.bulb"] && report.keptDiscovered == ["den.bulb"])
+        #expect(home.rooms[0].lights[0].state.colorTemperature == 400)
+        #expect(report.broughtIntoRange == ["den.bulb"] && report.keptDiscovered == ["den.bulb"])
     }
 }

@@ -4,10 +4,13 @@ public struct FixtureReconciliation: Sendable, Hashable {
     public var added: [LightID] = []
     /// Lights the saved state had and the fixture has not: they are gone.
     public var removed: [LightID] = []
-    /// Lights in both whose kind the fixture changed, or whose saved colour temperature the light the fixture
-    /// makes of them does not take (an A19 at 1,500 K made a Tile): they start in the fixture's state, as the
-    /// saved one does not fit them.
+    /// Lights in both whose kind the fixture changed: they start in the fixture's state, as the saved one does not
+    /// fit them.
     public var restarted: [LightID] = []
+    /// Lights in both whose saved colour temperature the light the fixture makes of them does not take (an A19 at
+    /// 1,500 K made a Tile, a range narrowed since): they keep their saved state, that colour temperature brought
+    /// to the nearer end of what they take.
+    public var broughtIntoRange: [LightID] = []
     /// Lights a discovery scan had found that the fixture still lists as waiting to be found: kept as found.
     public var keptDiscovered: [LightID] = []
 
@@ -17,9 +20,9 @@ public struct FixtureReconciliation: Sendable, Hashable {
         var parts = ["\(kept) light\(kept == 1 ? "" : "s") kept their saved state"]
         if !added.isEmpty { parts.append("added from the fixture: \(list(added))") }
         if !removed.isEmpty { parts.append("removed, as the fixture no longer has them: \(list(removed))") }
-        if !restarted.isEmpty {
-            let why = "as their kind changed or their saved state does not fit them"
-            parts.append("in the fixture's state, \(why): \(list(restarted))")
+        if !restarted.isEmpty { parts.append("in the fixture's state, as their kind changed: \(list(restarted))") }
+        if !broughtIntoRange.isEmpty {
+            parts.append("their colour temperature brought into what they now take: \(list(broughtIntoRange))")
         }
         if !keptDiscovered.isEmpty { parts.append("kept as discovered: \(list(keptDiscovered))") }
         return parts.joined(separator: "; ")
@@ -31,8 +34,8 @@ extension Fixture {
     ///
     /// The rule: the home is the fixture's (its rooms and their order, the lights in each, every name, kind,
     /// setting, LIFX address, light waiting to be discovered, the fault schedule, seed and durability), and
-    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind or the
-    /// fixture's light does not take its saved colour temperature. A light
+    /// each light in both keeps its saved state and reachability, unless the fixture changed its kind; a saved
+    /// colour temperature the fixture's light does not take is brought to the nearer end of what it takes. A light
     /// the saved state had and the fixture does not is gone, except one a scan had found that the fixture
     /// still lists as waiting to be found: it stays found, at the end of its room, in its saved state. Each
     /// front keeps the record it saved (the Hue bridge its users, numbers, scenes and groups, taking lights that
@@ -61,11 +64,11 @@ extension Fixture {
                     report.added.append(light.id)
                     continue
                 }
-                guard fits(old, as: light, in: result.rooms[roomIndex]) else {
+                guard let state = kept(old, as: light, in: result.rooms[roomIndex], report: &report) else {
                     report.restarted.append(light.id)
                     continue
                 }
-                result.rooms[roomIndex].lights[lightIndex].state = old.state
+                result.rooms[roomIndex].lights[lightIndex].state = state
                 result.rooms[roomIndex].lights[lightIndex].isReachable = old.isReachable
             }
             // A light found by a scan stays found: the fixture lists it, unchanged, as waiting.
@@ -73,8 +76,8 @@ extension Fixture {
             for pending in room.undiscovered {
                 guard let old = savedLights[pending.light.id], !placed.contains(old.id) else { continue }
                 var found = pending.light
-                if fits(old, as: found, in: room) {
-                    found.state = old.state
+                if let state = kept(old, as: found, in: room, report: &report) {
+                    found.state = state
                     found.isReachable = old.isReachable
                 } else {
                     report.restarted.append(found.id)
@@ -94,12 +97,24 @@ extension Fixture {
         return (result, report)
     }
 
-    /// Whether the saved state of `old` fits `light`, as this fixture makes it in `room`: the same kind, and a
-    /// colour temperature the light takes (``DeviceSettings/colorTemperatureProblem(light:model:mireds:)``).
-    func fits(_ old: LightFixture, as light: LightFixture, in room: RoomFixture) -> Bool {
+    /// The saved state of `old` as `light` keeps it, as this fixture makes it in `room`; `nil` when the fixture
+    /// changed its kind. A colour temperature the light does not take is brought to the nearer end of what it
+    /// takes, and the light listed in `report` for it.
+    func kept(
+        _ old: LightFixture, as light: LightFixture, in room: RoomFixture, report: inout FixtureReconciliation
+    ) -> LightState? {
+        guard old.model.kind == light.model.kind else { return nil }
+        var state = old.state
         let settings = light.settings.inheriting(from: room.defaults).inheriting(from: defaults)
-        return old.model.kind == light.model.kind
-            && settings.colorTemperatureProblem(light: light.id, model: light.model, mireds: old.state.colorTemperature)
-                == nil
+        if light.model.kind.supports(.colorTemperature) {
+            let range = settings.effectiveFamily(manufacturer: light.model.manufacturer)
+                .colorTemperatureRange(of: light.model)
+            let within = min(max(state.colorTemperature, range.lowerBound), range.upperBound)
+            if within != state.colorTemperature {
+                state.colorTemperature = within
+                report.broughtIntoRange.append(light.id)
+            }
+        }
+        return state
     }
 }
