@@ -103,10 +103,13 @@ extension HueBridge {
                 return scene.id
             }
             // A scene has its UUID from the moment it is stored (``HueBridgeMemory/change(_:)``).
-            return (id: id, resourceID: memory.state.resourceIDs[HueBridgeState.resourceKey(scene: id)] ?? "")
+            return (id: id, resourceID: memory.state.resourceIDs[HueBridgeState.resourceKey(scene: id)])
         }
         try await commit()
-        return stored
+        guard let resourceID = stored.resourceID else {
+            throw HueError.internalError("the scene \(stored.id) was stored without an API v2 ID", at: address)
+        }
+        return (stored.id, resourceID)
     }
 
     /// `PUT /api/<user>/scenes/<id>`: its `name`, `lights` (a light scene's), and `storelightstate`, which

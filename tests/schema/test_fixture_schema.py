@@ -11,7 +11,6 @@ import random
 import shutil
 import socket
 import struct
-import time
 
 import pytest
 
