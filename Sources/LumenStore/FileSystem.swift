@@ -32,24 +32,6 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
     package var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
 }
 
-/// What ends a wait on a file the user named (for a FIFO's writer, or for what it writes): a descriptor that
-/// becomes readable when the wait may have to end, and a check, made then, that says whether it does.
-package struct WaitStop: Sendable {
-    /// Readable when the wait may have to end; `-1` for none.
-    package var descriptor: Int32
-    /// Consumes what made ``descriptor`` readable, and says whether the wait ends.
-    package var isRequested: @Sendable () -> Bool
-
-    /// A stop that `descriptor` signals and `isRequested` confirms.
-    package init(descriptor: Int32, isRequested: @escaping @Sendable () -> Bool) {
-        self.descriptor = descriptor
-        self.isRequested = isRequested
-    }
-
-    /// Nothing ends the wait but the file.
-    package static let never = WaitStop(descriptor: -1) { false }
-}
-
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
 package protocol FileSystem: Sendable {
@@ -207,18 +189,19 @@ package struct PosixFileSystem: FileSystem {
     /// come (it reports the end only after one has come and gone).
     private func waitUntilReadable(_ fd: Int32, _ path: String, stop: WaitStop) throws(FileSystemError) {
         while true {
-            var watched = [
-                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            if poll(&watched, 2, -1) < 0 {
+            var watched =
+                [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+                + stop.sources.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            if poll(&watched, nfds_t(watched.count), -1) < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError("poll", path, errno: errno)
             }
-            if watched[1].revents != 0, stop.isRequested() {
-                var error = FileSystemError("read", path, errno: ECANCELED)
-                error.problem = "stopped while waiting for it to be written"
-                throw error
+            for (source, polled) in zip(stop.sources, watched.dropFirst()) where polled.revents != 0 {
+                if source.isRequested() {
+                    var error = FileSystemError("read", path, errno: ECANCELED)
+                    error.problem = "stopped while waiting for it to be written"
+                    throw error
+                }
             }
             if watched[0].revents != 0 { return }
         }
