@@ -35,8 +35,10 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
 package protocol FileSystem: Sendable {
+    /// The most a file may hold for ``readFile(_:)`` to read it: past it, the read fails with `EFBIG`.
+    var maxReadBytes: Int { get }
     /// The contents of a file, or `nil` when it does not exist.
-    /// - Throws: on a failed call, or (`EFBIG`) past the implementation's bound on what it reads.
+    /// - Throws: on a failed call, or (`EFBIG`) past ``maxReadBytes``.
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
     /// Creates a new file that must not exist yet (`O_CREAT | O_EXCL`), for writing.
     func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32
@@ -72,7 +74,7 @@ package struct PosixFileSystem: FileSystem {
     /// The most a file may hold to be read whole: a fixture or state file is far smaller (a hundred thousand
     /// lights' state is about 15 MB), and a device or a pipe that never ends, named by mistake, must not
     /// fill the memory.
-    let maxReadBytes: Int
+    package let maxReadBytes: Int
 
     /// A directory reached through an open descriptor: a path inside it is resolved from the descriptor
     /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
