@@ -139,6 +139,25 @@ struct NamedFileWaitTests {
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
+    /// lumend says it is ready only once it has read the files it serves with: a wait for a token file comes
+    /// before that line, not after it.
+    @Test func readyIsSaidOnlyOnceTheTokenFileIsRead() async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try start(.httpTokenFile, fifo, directory: directory)
+        let writer = try await silentWriter(fifo, daemon)
+        // lumend has the FIFO open and waits for its bytes; the socket is bound by then.
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(!daemon.stderr.contains("ready on"), "\(daemon.stderr)")
+        let token = "abcdefghijklmnopqrstuvwxyz\n"
+        #expect(token.withCString { write(writer, $0, strlen($0)) } == token.utf8.count)
+        close(writer)
+        _ = try #require(await daemon.waitUntilReady(), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("ready on"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.stderr)")
+    }
+
     /// The state letter of process `pid` (`R`, `S`, `T`, …) becomes `state` within a deadline.
     func waitForProcessState(_ pid: Int32, _ state: Character) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
