@@ -231,16 +231,17 @@ extension Daemon {
     /// The token that opens the simulation scope over HTTP: read from `--http-token-file`, or made now.
     static func httpToken(_ options: DaemonOptions) throws -> String {
         guard let path = options.httpTokenFile else { return .unguessable() }
-        // Only what a token file can hold is read: the first line, and it is a short one.
+        // Only what a token file can hold is read, and one byte more: a first line of exactly the limit is
+        // told from a longer one by what follows it.
         let limit = httpTokenFileLimit
         let read: (bytes: [UInt8], isRegularFile: Bool)?
-        do { read = try readNamedFile(path, atMost: limit) } catch let error as FileSystemError {
+        do { read = try readNamedFile(path, atMost: limit + 1) } catch let error as FileSystemError {
             throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")
         }
         guard let bytes = read?.bytes else {
             throw StartupError(description: "the HTTP token file \(path) does not exist")
         }
-        guard bytes.count < limit || bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+        guard bytes.count <= limit || bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
             throw StartupError(
                 description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "
                     + "on its first line, and its first line is longer than \(limit) bytes")
