@@ -3,8 +3,8 @@
 _lumend() {
     local -a specs
     specs=(
-        --fixture'[Home to simulate (JSON fixture; see lumen-fixture(5)); a ...]:value:->value---fixture'
-        --state-dir'[Where state is kept (state]:value:->value---state-dir'
+        --fixture'[Home to simulate (JSON fixture; see lumen-fixture(5))]:value:->value---fixture'
+        --state-dir'[Where state is kept (state.json, the snapshot, state.jour...]:value:->value---state-dir'
         --socket'[Socket to listen on (ignored when systemd passes one)]:value:->value---socket'
         --clock'[The simulation clock]:value:->value---clock'
         --seed'[Seed for every random choice (overrides the fixture'\''s)]:value:->value---seed'
@@ -17,11 +17,11 @@ _lumend() {
         --max-sessions'[Sessions served at once]:value:->value---max-sessions'
         --max-sessions-per-user'[Sessions one user (peer UID) may hold at once, fewer than...]:value:->value---max-sessions-per-user'
         --command-record'[How many of the last commands the simulation scope'\''s comm...]:value:->value---command-record'
-        --http'[Listen for HTTP there (127]:value:->value---http'
-        --https'[Listen for HTTPS there (0]:value:->value---https'
+        --http'[Listen for HTTP there (127.0.0.1:8080, (::1):8080; port 0...]:value:->value---http'
+        --https'[Listen for HTTPS there (0.0.0.0:443, 127.0.0.1:8443; port...]:value:->value---https'
         --tls-certificate'[The certificate HTTPS presents (PEM; the server'\''s first, ...]:value:->value---tls-certificate'
         --tls-key'[The private key of --tls-certificate (PEM, unencrypted); ...]:value:->value---tls-key'
-        --mdns'[Announce the Hue bridge by multicast DNS (_hue]:value:->value---mdns'
+        --mdns'[Announce the Hue bridge by multicast DNS (_hue._tcp, as a...]:value:->value---mdns'
         --http-token-file'[Read the token that opens the simulation scope over HTTP ...]:value:->value---http-token-file'
         --http-host'[Take HTTP requests that name lumend NAME (a DNS name of t...]:value:->value---http-host'
         --lifx'[Answer the LIFX LAN protocol on UDP for the bulbs on the ...]:value:->value---lifx'

@@ -49,8 +49,11 @@ public struct ShellCompletion: Sendable {
 
     private static func firstSentence(_ text: String) -> String {
         let line = text.split(separator: "\n").first.map(String.init) ?? ""
-        let sentence = line.split(separator: ".", maxSplits: 1).first.map(String.init) ?? line
-        return sentence.count <= 60 ? sentence : String(sentence.prefix(57)) + "..."
+        // A sentence ends at a full stop and a space, or at the line's end: a dot inside a word (state.json,
+        // 127.0.0.1, _hue._tcp) ends none.
+        let sentence = line.firstRange(of: ". ").map { String(line[..<$0.lowerBound]) } ?? line
+        let trimmed = sentence.hasSuffix(".") ? String(sentence.dropLast()) : sentence
+        return trimmed.count <= 60 ? trimmed : String(trimmed.prefix(57)) + "..."
     }
 
     /// Single-quoted for sh-like shells.

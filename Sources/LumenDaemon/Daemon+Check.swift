@@ -27,9 +27,14 @@ extension Daemon {
                 }
                 bytes = read.bytes
             } catch let stopped as StoppedWhileWaiting {
-                // Not checked: as a command a signal ended, with what it had said so far.
-                problem("\(path): not checked: \(stopped)")
-                return 128 + stopped.signal
+                // Not checked: as a command a signal ended, with what it had said so far. The path leads the
+                // line, and is not said again.
+                problem("\(path): not checked: \(stopped.stoppedBy) while waiting for it to be written")
+                switch stopped.cause {
+                case .signal(let number): return 128 + number
+                // A check watches no parent; were it to, the parent's exit would be a failure to check.
+                case .parentExited: return 1
+                }
             } catch {
                 problem("\(path): cannot read it: \(error)")
                 status = 1

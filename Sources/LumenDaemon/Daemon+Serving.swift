@@ -17,11 +17,50 @@ import LumenStore
 extension Daemon {
     /// Serves until a stop signal or a failure: the socket server, the store, the status and the watchdog, run
     /// as one service group that says `READY=1` once all are going; then says how the state was left.
+    ///
+    /// A failure before the group runs (a token or TLS file that cannot be read or used, a stop while waiting
+    /// for one, a front that cannot listen) removes the socket lumend bound, as the server does after serving; a
+    /// socket systemd passed (`ownedPath` is `nil`) is systemd's, and stays.
     static func serve(
         _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFDs: [Int32], httpsFDs: [Int32],
         options: DaemonOptions,
         clock: any Clock<Duration>, mainLoop: EventLoop, notifier: StopAwareNotifier, logger: Logger
     ) async throws {
+        let group: ServiceGroup
+        do {
+            group = try await serviceGroup(
+                state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs,
+                options: options, clock: clock, mainLoop: mainLoop, notifier: notifier, logger: logger)
+        } catch {
+            // Nothing was served: the socket goes, as the server removes it after serving.
+            if let ownedPath { unlink(ownedPath) }
+            throw error
+        }
+        try await group.run()
+        let store = state.store
+        if let error = store.lastError {
+            logger.error("stopped, but the last changes could not be saved: \(error)")
+        } else if let error = store.finalSnapshotError {
+            let why =
+                error.errno == ETIMEDOUT
+                ? "the home gave no last snapshot within \(store.finalSnapshotTimeout)"
+                : "the last snapshot could not be written: \(error)"
+            logger.notice(
+                "stopped; every change is saved in the journal (\(why); the next start replays the journal)",
+                [("journal", store.journalPath)])
+        } else {
+            logger.notice("stopped; state saved", [("state", store.statePath)])
+        }
+    }
+
+    /// The service group that serves: the socket server, the store, the status, the watchdog and the fronts
+    /// the options ask for, each ready to run. The files the fronts serve with (the HTTP token file, the TLS
+    /// certificate and key) are read first, and only then does lumend say it is ready.
+    static func serviceGroup(
+        _ state: OpenedState, listenFD: Int32, ownedPath: String?, httpFDs: [Int32], httpsFDs: [Int32],
+        options: DaemonOptions,
+        clock: any Clock<Duration>, mainLoop: EventLoop, notifier: StopAwareNotifier, logger: Logger
+    ) async throws -> ServiceGroup {
         let (home, store, health, outcome, durability, fresh) = (
             state.home, state.store, state.health, state.outcome, state.durability, state.fresh
         )
@@ -71,6 +110,10 @@ extension Daemon {
         await home.addWatcher { event in
             server.publish(event)
         }
+        // Read before lumend says it is ready: either may be a FIFO that keeps it waiting for a writer.
+        let serveHTTP = !httpFDs.isEmpty || !httpsFDs.isEmpty
+        let token = serveHTTP ? try httpToken(options) : nil
+        let tls = httpsFDs.isEmpty ? nil : try tlsCredentials(options: options, state: state, logger: logger)
         let socketDescription = ownedPath ?? UnixSocket.boundPath(of: listenFD) ?? "fd \(listenFD)"
         logger.notice(
             "lumend \(LumenVersion.string) ready on \(socketDescription)",
@@ -89,12 +132,12 @@ extension Daemon {
         // Where the fronts listen, said with READY=1 too, for a test harness that asked for port 0: read from
         // the notification rather than the log, whose wording may change.
         var fronts: [String] = []
-        if !httpFDs.isEmpty || !httpsFDs.isEmpty {
-            let tls = httpsFDs.isEmpty ? nil : try tlsCredentials(options: options, state: state, logger: logger)
+        if let token {
             let listeners = httpFDs.map { HTTPListener(fd: $0) } + httpsFDs.map { HTTPListener(fd: $0, tls: tls) }
             services.append(
                 try await httpServer(
-                    on: listeners, scopeContext: scopeContext, bridge: bridge, options: options, logger: logger))
+                    on: listeners, token: token, scopeContext: scopeContext, bridge: bridge, options: options,
+                    logger: logger))
             if let httpFD = httpFDs.first, let bound = TCPListener.boundAddress(httpFD) {
                 fronts.append("X_LUMEN_HTTP=\(bound)")
             }
@@ -118,7 +161,7 @@ extension Daemon {
                 Watchdog(interval: interval, server: server, notifier: notifier, logger: logger, clock: clock))
             logger.info("watchdog enabled", [("interval", "\(interval)")])
         }
-        let group = ServiceGroup(
+        return ServiceGroup(
             services: services, logger: logger,
             ignoredSignals: [
                 (SIGHUP, "SIGHUP ignored: lumend reads its options at start; restart it to change them")
@@ -131,27 +174,14 @@ extension Daemon {
             // status reporter, until it is stopped, cannot say "Simulating" over it.
             notifier.notify("STATUS=Stopping: finishing requests and saving state\nSTOPPING=1")
         }
-        try await group.run()
-        if let error = store.lastError {
-            logger.error("stopped, but the last changes could not be saved: \(error)")
-        } else if let error = store.finalSnapshotError {
-            let why =
-                error.errno == ETIMEDOUT
-                ? "the home gave no last snapshot within \(store.finalSnapshotTimeout)"
-                : "the last snapshot could not be written: \(error)"
-            logger.notice(
-                "stopped; every change is saved in the journal (\(why); the next start replays the journal)",
-                [("journal", store.journalPath)])
-        } else {
-            logger.notice("stopped; state saved", [("state", store.statePath)])
-        }
     }
 
     /// The HTTP listener on `listeners` (plain HTTP, HTTPS, or both, answered alike): the dashboard at `/`, the
     /// scope protocol at `/rpc` and the Hue bridge under `/api`.
+    /// - Parameter token: what opens the simulation scope over HTTP (``httpToken(_:)``).
     static func httpServer(
-        on listeners: [HTTPListener], scopeContext: ScopeContext, bridge: HueBridge, options: DaemonOptions,
-        logger: Logger
+        on listeners: [HTTPListener], token: String, scopeContext: ScopeContext, bridge: HueBridge,
+        options: DaemonOptions, logger: Logger
     ) async throws -> HTTPServer {
         let access = HTTPAccess(allowedHosts: options.httpHosts)
         let bound = listeners.map { TCPListener.boundAddress($0.fd) }
@@ -160,7 +190,6 @@ extension Daemon {
                 "the Hue bridge on \(bound) lets any app on the network pair (--hue-pairing open); "
                     + "listen on loopback, or pair with the link button")
         }
-        let token = try httpToken(options)
         let loop = EventLoop(name: "lumend.http")
         var settings = RPCOverHTTP.Settings(token: token)
         settings.answerWait = .seconds(options.httpLimits.answerSeconds)
@@ -202,16 +231,17 @@ extension Daemon {
     /// The token that opens the simulation scope over HTTP: read from `--http-token-file`, or made now.
     static func httpToken(_ options: DaemonOptions) throws -> String {
         guard let path = options.httpTokenFile else { return .unguessable() }
-        // Only what a token file can hold is read: the first line, and it is a short one.
+        // Only what a token file can hold is read, and one byte more: a first line of exactly the limit is
+        // told from a longer one by what follows it.
         let limit = httpTokenFileLimit
         let read: (bytes: [UInt8], isRegularFile: Bool)?
-        do { read = try readNamedFile(path, atMost: limit) } catch let error as FileSystemError {
+        do { read = try readNamedFile(path, atMost: limit + 1) } catch let error as FileSystemError {
             throw StartupError(description: "cannot read the HTTP token file \(path): \(error)")
         }
         guard let bytes = read?.bytes else {
             throw StartupError(description: "the HTTP token file \(path) does not exist")
         }
-        guard bytes.count < limit || bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+        guard bytes.count <= limit || bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
             throw StartupError(
                 description: "the HTTP token file \(path) must hold a token of 16 to 256 printable ASCII characters "
                     + "on its first line, and its first line is longer than \(limit) bytes")

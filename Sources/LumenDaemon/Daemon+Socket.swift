@@ -49,16 +49,22 @@ extension Daemon {
             ownedPath = options.socketPath
         }
         var httpFDs = httpPassed
-        if httpFDs.isEmpty, let address = options.httpAddress {
-            do { httpFDs = [try TCPListener.listen(on: address)] } catch {
-                throw StartupError(description: "cannot listen for HTTP on \(address): \(error)")
-            }
-        }
         var httpsFDs = httpsPassed
-        if httpsFDs.isEmpty, let address = options.httpsAddress {
-            do { httpsFDs = [try TCPListener.listen(on: address)] } catch {
-                throw StartupError(description: "cannot listen for HTTPS on \(address): \(error)")
+        do {
+            if httpFDs.isEmpty, let address = options.httpAddress {
+                do { httpFDs = [try TCPListener.listen(on: address)] } catch {
+                    throw StartupError(description: "cannot listen for HTTP on \(address): \(error)")
+                }
             }
+            if httpsFDs.isEmpty, let address = options.httpsAddress {
+                do { httpsFDs = [try TCPListener.listen(on: address)] } catch {
+                    throw StartupError(description: "cannot listen for HTTPS on \(address): \(error)")
+                }
+            }
+        } catch {
+            // Nothing will be served: the socket file lumend bound goes (one systemd passed is systemd's).
+            if let ownedPath { unlink(ownedPath) }
+            throw error
         }
         return (listenFD, ownedPath, httpFDs, httpsFDs)
     }

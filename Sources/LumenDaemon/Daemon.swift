@@ -19,8 +19,9 @@ public enum Daemon {
     /// Runs the daemon on the calling thread, which becomes its main event loop, and returns its exit status.
     ///
     /// The main loop runs lumend's own tasks: the services, their timers, the stop signals, the home's
-    /// real-clock wake-ups, and with `--lifx` the LIFX socket, read on the home's thread. With the connections' event loops and the store's writer, those are all of
-    /// lumend's threads; nothing waits on Dispatch's or the shared executor's.
+    /// real-clock wake-ups, and with `--lifx` the LIFX socket, read on the home's thread. With the connections'
+    /// event loops and the store's writer, those are all of lumend's threads; nothing waits on Dispatch's or the
+    /// shared executor's.
     public static func mainOnCurrentThread(arguments: [String], environment: [String: String]) -> Int32 {
         let loop = EventLoop(name: "lumend.main", startingThread: false)
         let status = Locked<Int32>(1)
@@ -98,7 +99,8 @@ public enum Daemon {
         // anything else, and this covers a caller that did not.
         StopSignals.install()
         if options.exitWithParent {
-            // Its SIGTERM waits in the stop signals' pipe until the service group reads it, however early.
+            // Its SIGTERM waits in the stop signals' pipe until the service group reads it, however early; a
+            // wait on a file the user named watches the parent itself (``readNamedFile``).
             do { try ParentWatch.start(watcher: mainLoop, logger: logger) } catch {
                 throw StartupError(description: error.description)
             }
@@ -107,16 +109,9 @@ public enum Daemon {
         let state = try await openState(options: options, clock: clock, mainLoop: mainLoop, logger: logger)
         defer { withExtendedLifetime(state) {} }
         let (listenFD, ownedPath, httpFDs, httpsFDs) = try openSocket(options: options, logger: logger)
-        do {
-            try await serve(
-                state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs,
-                options: options, clock: clock, mainLoop: mainLoop, notifier: notifier, logger: logger)
-        } catch let stopped as StoppedWhileWaiting {
-            // A stop before anything was served is a clean stop: the socket bound for serving goes, as the
-            // server removes it after serving.
-            if let ownedPath { unlink(ownedPath) }
-            throw stopped
-        }
+        try await serve(
+            state, listenFD: listenFD, ownedPath: ownedPath, httpFDs: httpFDs, httpsFDs: httpsFDs,
+            options: options, clock: clock, mainLoop: mainLoop, notifier: notifier, logger: logger)
     }
 
     /// A fixture's text with its `$schema` pointing at the schema installed beside this lumend

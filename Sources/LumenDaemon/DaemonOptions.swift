@@ -104,7 +104,7 @@ public struct DaemonOptions: Sendable, Hashable {
         .value(
             "--fixture", valueName: "PATH",
             help:
-                "Home to simulate (JSON fixture; see lumen-fixture(5)); a pipe is read once, and a reset goes back "
+                "Home to simulate (JSON fixture; see lumen-fixture(5)). A pipe is read once, and a reset goes back "
                 + "to what it gave. Default: the demo home.",
             completion: .file
         ) { options, value in options.fixturePath = value },

@@ -32,29 +32,13 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
     package var description: String { "\(operation) \(path): \(problem ?? String(cString: strerror(errno)))" }
 }
 
-/// What ends a wait on a file the user named (for a FIFO's writer, or for what it writes): a descriptor that
-/// becomes readable when the wait may have to end, and a check, made then, that says whether it does.
-package struct WaitStop: Sendable {
-    /// Readable when the wait may have to end; `-1` for none.
-    package var descriptor: Int32
-    /// Consumes what made ``descriptor`` readable, and says whether the wait ends.
-    package var isRequested: @Sendable () -> Bool
-
-    /// A stop that `descriptor` signals and `isRequested` confirms.
-    package init(descriptor: Int32, isRequested: @escaping @Sendable () -> Bool) {
-        self.descriptor = descriptor
-        self.isRequested = isRequested
-    }
-
-    /// Nothing ends the wait but the file.
-    package static let never = WaitStop(descriptor: -1) { false }
-}
-
 /// The file-system calls the state store makes, behind a protocol so tests can inject faults
 /// (`ENOSPC`, `EIO`, short writes, failing `fsync` or `rename`) and check the order of calls.
 package protocol FileSystem: Sendable {
+    /// The most a file may hold for ``readFile(_:)`` to read it: past it, the read fails with `EFBIG`.
+    var maxReadBytes: Int { get }
     /// The contents of a file, or `nil` when it does not exist.
-    /// - Throws: on a failed call, or (`EFBIG`) past the implementation's bound on what it reads.
+    /// - Throws: on a failed call, or (`EFBIG`) past ``maxReadBytes``.
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]?
     /// Creates a new file that must not exist yet (`O_CREAT | O_EXCL`), for writing.
     func createExclusive(_ path: String, mode: UInt32) throws(FileSystemError) -> Int32
@@ -90,7 +74,7 @@ package struct PosixFileSystem: FileSystem {
     /// The most a file may hold to be read whole: a fixture or state file is far smaller (a hundred thousand
     /// lights' state is about 15 MB), and a device or a pipe that never ends, named by mistake, must not
     /// fill the memory.
-    let maxReadBytes: Int
+    package let maxReadBytes: Int
 
     /// A directory reached through an open descriptor: a path inside it is resolved from the descriptor
     /// (`openat` and its kin), so nothing on the way to it can be swapped after it was checked.
@@ -207,18 +191,19 @@ package struct PosixFileSystem: FileSystem {
     /// come (it reports the end only after one has come and gone).
     private func waitUntilReadable(_ fd: Int32, _ path: String, stop: WaitStop) throws(FileSystemError) {
         while true {
-            var watched = [
-                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            if poll(&watched, 2, -1) < 0 {
+            var watched =
+                [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+                + stop.sources.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            if poll(&watched, nfds_t(watched.count), -1) < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError("poll", path, errno: errno)
             }
-            if watched[1].revents != 0, stop.isRequested() {
-                var error = FileSystemError("read", path, errno: ECANCELED)
-                error.problem = "stopped while waiting for it to be written"
-                throw error
+            for (source, polled) in zip(stop.sources, watched.dropFirst()) where polled.revents != 0 {
+                if source.isRequested() {
+                    var error = FileSystemError("read", path, errno: ECANCELED)
+                    error.problem = "stopped while waiting for it to be written"
+                    throw error
+                }
             }
             if watched[0].revents != 0 { return }
         }

@@ -312,9 +312,10 @@ package struct StateLoader: Sendable {
             let refusal = "lumend does not start from state it cannot read, and will not overwrite it"
             switch error.errno {
             case EFBIG:
-                let limit = PosixFileSystem.defaultMaxReadBytes >> 30
+                // The bound of the file system that refused it, which a test or a caller may have set.
+                let limit = Self.describe(byteCount: fileSystem.maxReadBytes)
                 throw Refusal(
-                    description: "cannot read \(path): it is larger than the \(limit) GiB lumend reads of a state "
+                    description: "cannot read \(path): it is larger than the \(limit) lumend reads of a state "
                         + "file (a hundred thousand lights' state is about 15 MB), so it is not lumend's state as "
                         + "lumend wrote it. \(refusal): move it away, or point --state-dir elsewhere")
             case EACCES, EPERM:
@@ -564,5 +565,15 @@ package struct StateLoader: Sendable {
         guard let names = try? fileSystem.listDirectory(directory) else { return [] }
         let prefixes = [StateStore.stateFileName, StateStore.journalFileName].map { $0 + StateStore.temporarySuffix }
         return names.filter { name in prefixes.contains { name.hasPrefix($0) } }
+    }
+}
+
+extension StateLoader {
+    /// `count` bytes in the largest binary unit that holds it whole: "1 GiB", "512 KiB", "1000 bytes".
+    static func describe(byteCount count: Int) -> String {
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] where count >= 1 << shift {
+            if count % (1 << shift) == 0 { return "\(count >> shift) \(unit)" }
+        }
+        return "\(count) bytes"
     }
 }

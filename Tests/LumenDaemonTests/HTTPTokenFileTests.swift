@@ -43,6 +43,18 @@ struct HTTPTokenFileTests {
         #expect(error.description.contains("its first line is longer than 4096 bytes"), "\(error)")
     }
 
+    /// A first line of exactly as many bytes as a token file may hold is not longer than that: with no newline
+    /// after it, it is still the token (the spaces after it trimmed).
+    @Test func aFirstLineOfExactlyTheLimitIsTaken() throws {
+        let token = "abcdefghijklmnopqrstuvwxyz"
+        let limit = Daemon.httpTokenFileLimit
+        let padded = token + String(repeating: " ", count: limit - token.utf8.count)
+        #expect(try self.token(in: padded) == token)
+        // One byte more, and it is longer.
+        let error = try #require(throws: Daemon.StartupError.self) { try self.token(in: padded + " ") }
+        #expect(error.description.contains("its first line is longer than 4096 bytes"), "\(error)")
+    }
+
     @Test func aTokenFollowedByMuchMoreIsStillTakenFromTheFirstLine() throws {
         let token = "abcdefghijklmnopqrstuvwxyz"
         #expect(try self.token(in: token + "\n" + String(repeating: "x", count: 1 << 20)) == token)

@@ -127,6 +127,17 @@ struct DataSafetyDefectTests {
         #expect(refusal.description.contains("give the files in") == isPermission, "\(refusal)")
     }
 
+    /// A state file too large is refused quoting the bound of the file system that read it, not lumend's default.
+    @Test func aStateTooLargeIsRefusedQuotingTheBoundOfTheFileSystemThatReadIt() async throws {
+        try write([UInt8](repeating: 0x20, count: 2_048), "state.json")
+        let refusal = try #require(throws: StateLoader.Refusal.self) {
+            try StateLoader(directory: directory.path, fileSystem: PosixFileSystem(maxReadBytes: 1_024)).load(
+                fixture: Fixture(id: "t", name: "fixture", rooms: []), origin: origin, fixtureIsExplicit: false,
+                reset: false)
+        }
+        #expect(refusal.description.contains("larger than the 1 KiB lumend reads"), "\(refusal)")
+    }
+
     @Test func temporaryFilesOfAKilledSnapshotAreRemovedAtStart() async throws {
         try await confirmedChanges(1)
         for name in ["state.json.tmp-99999", "state.journal.tmp-12345", "state.json.tmp-1"] {

@@ -36,6 +36,8 @@ final class FaultyFileSystem: FileSystem {
         if let failing { throw FileSystemError(operation, path, errno: failing) }
     }
 
+    var maxReadBytes: Int { real.maxReadBytes }
+
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         try record("read", path)
         return try real.readFile(path)

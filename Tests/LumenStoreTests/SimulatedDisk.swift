@@ -132,6 +132,9 @@ final class SimulatedDisk: FileSystem {
 
     // MARK: - FileSystem
 
+    /// No bound: the simulated files are the tests' own.
+    var maxReadBytes: Int { .max }
+
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]? {
         state.withLock { state in state.model.entries[name(path)].flatMap { state.model.inodes[$0]?.current } }
     }

@@ -83,6 +83,9 @@ struct NamedFileWaitTests {
             #expect(daemon.stderr.contains("stopped by signal 15"), "\(daemon.stderr)")
             // A clean stop leaves no socket behind, bound or not by the time of the wait.
             #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        } else {
+            // The path leads the line, and is said once.
+            #expect(daemon.stderr == "\(fifo): not checked: stopped by signal 15 while waiting for it to be written\n")
         }
     }
 
@@ -102,6 +105,57 @@ struct NamedFileWaitTests {
         daemon.signal(SIGCONT)
         let status = await daemon.waitForExit(timeout: .seconds(15))
         #expect(status == 128 + SIGINT || status == 128 + SIGTERM, "\(String(describing: status)): \(daemon.stderr)")
+    }
+
+    /// A harness killed while lumend waits on a file it names leaves no lumend behind: `--exit-with-parent`
+    /// ends the wait as it ends serving, cleanly, and the socket lumend may have bound goes with it.
+    @Test(arguments: [Option.fixture, .httpTokenFile, .tlsCertificate])
+    func theParentsExitEndsAWait(_ option: Option) async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let socket = directory.file("lumend.sock")
+        let pidFile = directory.file("lumend.pid")
+        // A shell starts lumend as its child and waits for it: killing the shell leaves lumend an orphan.
+        let harness = try DaemonProcess(
+            environment: ["PIDFILE": pidFile], directory: directory,
+            prefix: [
+                "-c", "\"$0\" \"$@\" & echo $! > \"$PIDFILE\"; wait", DaemonProcess.builtBinary("lumend"),
+                "--socket", socket, "--state-dir", directory.file("state"), "--exit-with-parent",
+            ] + option.arguments(fifo),
+            executable: "/bin/sh", setPaths: false)
+        let writer = try await silentWriter(fifo, harness)
+        defer { close(writer) }
+        harness.signal(SIGKILL)
+        // The shell's lifeline, which lumend inherited, closes only once lumend has exited too.
+        let status = await harness.waitForExit(timeout: .seconds(20))
+        if status == nil, let written = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let lumend = Int32(written.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            kill(lumend, SIGKILL)
+        }
+        #expect(status == 128 + SIGKILL, "lumend lived on after its parent: \(harness.stderr)")
+        #expect(harness.stderr.contains("the process that started lumend (pid"), "\(harness.stderr)")
+        #expect(harness.stderr.contains("nothing was served"), "\(harness.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    /// lumend says it is ready only once it has read the files it serves with: a wait for a token file comes
+    /// before that line, not after it.
+    @Test func readyIsSaidOnlyOnceTheTokenFileIsRead() async throws {
+        let directory = TemporaryDirectory()
+        let fifo = try makeFIFO(in: directory)
+        let daemon = try start(.httpTokenFile, fifo, directory: directory)
+        let writer = try await silentWriter(fifo, daemon)
+        // lumend has the FIFO open and waits for its bytes; the socket is bound by then.
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(!daemon.stderr.contains("ready on"), "\(daemon.stderr)")
+        let token = "abcdefghijklmnopqrstuvwxyz\n"
+        #expect(token.withCString { write(writer, $0, strlen($0)) } == token.utf8.count)
+        close(writer)
+        _ = try #require(await daemon.waitUntilReady(), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("ready on"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(15)) == 0, "\(daemon.stderr)")
     }
 
     /// The state letter of process `pid` (`R`, `S`, `T`, …) becomes `state` within a deadline.
