@@ -234,7 +234,7 @@ package struct MDNSService: Sendable {
     package static func questions(in message: [UInt8]) -> [Question]? { questionSection(in: message)?.questions }
 
     /// The questions of `message`, as ``questions(in:)`` reads them, and the offset just past the last.
-    static func questionSection(in message: [UInt8]) -> (questions: [Question], end: Int)? {
+    package static func questionSection(in message: [UInt8]) -> (questions: [Question], end: Int)? {
         guard message.count >= 12 else { return nil }
         // A query (QR clear) with the standard opcode; responses are other responders' business.
         guard message[2] & 0xF8 == 0 else { return nil }
