@@ -47,7 +47,16 @@ extension FuzzTarget {
         precondition(header[1] == 0x8400, "not an authoritative response: \(answer)")
         precondition(header[2] == (legacy ? questions.count : 0), "\(header[2]) questions repeated: \(answer)")
         precondition(header[3] > 0 && header[4] == 0, "answer and authority counts \(header[3]), \(header[4])")
-        if legacy { reader.offset = questionsEnd }
+        if legacy {
+            // The questions repeated read back as the ones asked: the same bytes, and no name read from past them.
+            var asQuery = answer
+            (asQuery[2], asQuery[3]) = (0, 0)
+            let repeated = MDNSService.questionSection(in: asQuery)
+            precondition(
+                repeated?.questions == questions && repeated?.end == questionsEnd,
+                "questions repeated that read otherwise: \(answer) to \(questions)")
+            reader.offset = questionsEnd
+        }
         var answered: [MDNSRecords] = []
         for index in 0..<(header[3] + header[5]) {
             let name = reader.readName()

@@ -80,7 +80,9 @@ struct FixtureReconcileTests {
         let before =
             #"{"schema": 1, "id": "flat", "name": "Flat", "seed": 1, "rooms": [{"id": "den", "name": "Den", "lights": [\#(bulb), \#(bulb.replacingOccurrences(of: "den.bulb", with: "den.warm"))]}]}"#
         var state = try Fixture(json: Array(before.utf8))
+        // Showing the white of 1,500 K, as a colour light set to that temperature does.
         state.rooms[0].lights[0].state.colorTemperature = 667
+        state.rooms[0].lights[0].state.color = CIEColor(mireds: 667)
         state.rooms[0].lights[0].state.brightness = 30
         state.rooms[0].lights[1].state.colorTemperature = 300
         state.generation = 4
@@ -88,7 +90,9 @@ struct FixtureReconcileTests {
         let (home, report) = edited.reconciled(keeping: state)
         var expected = state.rooms[0].lights[0].state
         expected.colorTemperature = 400
-        #expect(home.rooms[0].lights[0].state == expected, "its state kept, at the Tile's warmest, 2,500 K")
+        expected.color = CIEColor(mireds: 400)
+        #expect(home.rooms[0].lights[0].state == expected, "its state kept, at the Tile's warmest white, 2,500 K")
+        #expect(home.rooms[0].lights[0].state.showsColorTemperature)
         #expect(home.rooms[0].lights[1].state.colorTemperature == 300, "a saved state that fits is kept")
         #expect(report.restarted == [] && report.broughtIntoRange == ["den.bulb"])
         #expect(

@@ -83,6 +83,27 @@ struct MDNSMessageTests {
         #expect(answer.count < asked.count + 1_000, "\(answer.count) bytes for a query of \(asked.count)")
     }
 
+    /// A name read from where a pointer leads ends before that pointer: one running on past it would read, in the
+    /// answer, what the answer holds there instead of what the query did, so the questions repeated byte for byte
+    /// would not be the questions asked.
+    @Test func aPointedNameThatRunsPastItsPointerIsNotRead() {
+        // The first question: one label of 63 bytes, its last byte 63, at offset 75.
+        var asked = query([
+            ([[UInt8](repeating: 0x61, count: 62) + [63]], 1, 1),
+            (
+                ["_hue", "_tcp", "local"].map {
+                    Array($0.utf8)
+                }, 12, 1
+            ),
+        ])
+        // A third question pointing at that byte, read as a label of 63 bytes running over the questions after it
+        // and on into bytes past them, which end it.
+        asked += [0xC0, 75, 0, 1, 0, 1] + [UInt8](repeating: 0, count: 32)
+        asked[5] = 3
+        #expect(bridge.answer(to: asked, legacy: true) == nil)
+        #expect(bridge.answer(to: asked) == nil)
+    }
+
     /// A name that points into the header, which holds no name, is not read.
     @Test func aNamePointingIntoTheHeaderIsNotRead() {
         var asked = query(["_hue", "_tcp", "local"], type: 12)

@@ -43,8 +43,10 @@ struct StartupFailureTests {
     func aSocketSystemdPassedIsLeftInPlace(_ failure: Failure) async throws {
         let directory = TemporaryDirectory()
         let socket = directory.file("activated.sock")
+        // Named with --socket too, as a unit may: the socket systemd passed is still not lumend's to remove.
         let daemon = try DaemonProcess(
-            arguments: ["--state-dir", directory.file("state")] + (try failure.arguments(directory)),
+            arguments: ["--state-dir", directory.file("state"), "--socket", socket]
+                + (try failure.arguments(directory)),
             directory: directory,
             // systemd-socket-activate passes on only the variables named with -E.
             prefix: [

@@ -100,7 +100,7 @@ extension DeviceSettings {
     /// (``DeviceFamily/colorTemperatureRange(of:)``), a LIFX Tile at 2,000 K. The caller says what to do.
     package func colorTemperatureProblem(light id: LightID, model: DeviceModel, mireds: Int) -> String? {
         guard model.kind.supports(.colorTemperature) else { return nil }
-        let range = effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
+        let range = colorTemperatureRange(of: model)
         guard !range.contains(mireds) else { return nil }
         // Kelvin to the nearest hundred, as LIFX and Hue write them: 111 mireds is 9,000 K.
         func kelvin(_ mireds: Int) -> String {
@@ -109,6 +109,14 @@ extension DeviceSettings {
         }
         return "light '\(id)' takes colour temperatures of \(range.lowerBound)–\(range.upperBound) mireds "
             + "(\(kelvin(range.upperBound))–\(kelvin(range.lowerBound)) K), not \(mireds)"
+    }
+}
+
+extension DeviceSettings {
+    /// The colour temperatures a light of `model` under these settings takes, in mireds: its family's range for
+    /// its model (``DeviceFamily/colorTemperatureRange(of:)``).
+    package func colorTemperatureRange(of model: DeviceModel) -> ClosedRange<Int> {
+        effectiveFamily(manufacturer: model.manufacturer).colorTemperatureRange(of: model)
     }
 }
 

@@ -1,3 +1,5 @@
+import LumenProtocol
+
 /// What reconciling a saved state with its edited fixture did, for the log.
 public struct FixtureReconciliation: Sendable, Hashable {
     /// Lights the fixture has and the saved state had not: they start as the fixture gives them.
@@ -107,10 +109,13 @@ extension Fixture {
         var state = old.state
         let settings = light.settings.inheriting(from: room.defaults).inheriting(from: defaults)
         if light.model.kind.supports(.colorTemperature) {
-            let range = settings.effectiveFamily(manufacturer: light.model.manufacturer)
-                .colorTemperatureRange(of: light.model)
-            let within = min(max(state.colorTemperature, range.lowerBound), range.upperBound)
+            let within = settings.colorTemperatureRange(of: light.model).clamping(state.colorTemperature)
             if within != state.colorTemperature {
+                // A colour light showing that temperature's white shows the new one's, as a command moving the
+                // temperature moves it: else it would go on showing the white it no longer takes.
+                if light.model.kind.supports(.color), state.showsColorTemperature {
+                    state.color = CIEColor(mireds: within)
+                }
                 state.colorTemperature = within
                 report.broughtIntoRange.append(light.id)
             }

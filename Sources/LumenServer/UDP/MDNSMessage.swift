@@ -253,15 +253,19 @@ package struct MDNSService: Sendable {
     }
 
     /// The name at `offset`, following compression pointers (RFC 1035 §4.1.4) only backwards, so that a
-    /// message cannot make it loop, and never into the header; moves `offset` past the name where it is written.
+    /// message cannot make it loop, never into the header, and reading on from where one leads only up to it;
+    /// moves `offset` past the name where it is written.
     static func readName(_ message: [UInt8], at offset: inout Int) -> [[UInt8]]? {
         var labels: [[UInt8]] = []
         var position = offset
         var end: Int?
+        // What is read after a pointer ends before that pointer: a name running on past it would be read from
+        // other bytes in an answer that repeats the question, and a question repeated as it came would be another.
+        var limit = message.count
         // The name's length as written uncompressed, the root's zero counted: at most 255 bytes (RFC 1035 §3.1).
         var length = 1
         while true {
-            guard position < message.count else { return nil }
+            guard position < limit else { return nil }
             let byte = Int(message[position])
             switch byte & 0xC0 {
             case 0:
@@ -269,17 +273,18 @@ package struct MDNSService: Sendable {
                     offset = end ?? position + 1
                     return labels
                 }
-                guard position + 1 + byte <= message.count else { return nil }
+                guard position + 1 + byte < limit else { return nil }
                 length += byte + 1
                 guard length <= 255 else { return nil }
                 labels.append(Array(message[(position + 1)..<(position + 1 + byte)]))
                 position += 1 + byte
             case 0xC0:
-                guard position + 1 < message.count else { return nil }
+                guard position + 1 < limit else { return nil }
                 let target = (byte & 0x3F) << 8 | Int(message[position + 1])
                 // Backwards, and past the 12 bytes of the header, which hold no name.
                 guard target < position, target >= 12 else { return nil }
                 if end == nil { end = position + 2 }
+                limit = position
                 position = target
             default:
                 return nil
