@@ -346,7 +346,8 @@ public struct DaemonOptions: Sendable, Hashable {
             "--exit-with-parent",
             help:
                 "Shut down cleanly, as on SIGTERM, once the process that started lumend has exited: for test "
-                + "harnesses, which may be killed before they can stop it."
+                + "harnesses, which may be killed before they can stop it. It also ends a wait at start for a pipe "
+                + "an option names to be written."
         ) { $0.exitWithParent = true },
         .flag("-h", "--help", help: "Show this help.") { $0.showHelp = true },
         .flag("--version", help: "Show the version.") { $0.showVersion = true },

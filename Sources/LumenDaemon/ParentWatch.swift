@@ -57,13 +57,19 @@ final class ParentWatch: Sendable {
         let watch = ParentWatch(parent: parent, descriptor: fd, logger: logger)
         current.withLock { $0 = watch }
         let stop = watcher.watchReadable(fd) {
-            // The pidfd stays readable: only the first notice acts.
+            // Only the first notice acts; whichever it was, the watch ends here, as the pidfd stays readable.
             if watch.noticeExit() { kill(getpid(), SIGTERM) }
+            watch.endWatch()
         }
         watch.stopWatching.withLock { $0 = stop }
+        // Noticed before the watch was kept (by a wait, or the handler above on another thread): end it now.
+        if watch.hasExited { watch.endWatch() }
         // It exited between the two calls, and its number went to another process: that one is not watched.
         if getppid() != parent, watch.noticeExit() { kill(getpid(), SIGTERM) }
     }
+
+    /// Ends the main loop's watch, once it is kept; calling it again does nothing.
+    private func endWatch() { stopWatching.withLock { $0.take() }?() }
 
     /// Whether the parent's exit has been noticed.
     var hasExited: Bool { noticed.withLock { $0 } }
@@ -76,7 +82,7 @@ final class ParentWatch: Sendable {
             return !noticed
         }
         guard first else { return false }
-        stopWatching.withLock { $0.take() }?()
+        endWatch()
         logger.notice(
             "the process that started lumend (pid \(parent)) has exited; shutting down",
             [("parent_pid", String(parent))])
