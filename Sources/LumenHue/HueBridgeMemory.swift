@@ -183,9 +183,11 @@ struct HueBridgeMemory: Sendable {
     }
 
     /// `lights`, each held by an active scene recalled with `dynamic_palette` given that scene's speed as the
-    /// speed it plays the palette at; the others none. Forgets the scenes no longer active, as
-    /// ``activeScenes(lights:)`` does.
+    /// speed it plays the palette at; the others none. While any scene was recalled so, forgets the scenes no
+    /// longer active, as ``activeScenes(lights:)`` does.
     mutating func withPaletteSpeeds(_ lights: [HueLight]) -> [HueLight] {
+        // Most reads find no scene recalled with its palette: they cost nothing here.
+        guard !dynamicScenes.isEmpty else { return lights }
         let dynamic = activeScenes(lights: lights).intersection(dynamicScenes)
         guard !dynamic.isEmpty else { return lights }
         var speeds: [LightID: Double] = [:]

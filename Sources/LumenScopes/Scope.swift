@@ -64,7 +64,7 @@ public struct ConnectionEntry<Owner: Scope>: Sendable {
                 // Read from `value` down, whatever path the request gave the value itself, so that an error
                 // names the member at fault as the client calls it (`value.x`).
                 do throws(JSONShapeError) {
-                    value = try Value(json: JSONCursor(json.value, path: JSONPath.root.appending("value")))
+                    value = try Value(json: JSONCursor(json.value, path: valuePath))
                 } catch {
                     throw LumenError(.invalidParams, "\(error)", data: ["connection": .string(name)])
                 }
@@ -182,3 +182,6 @@ public final class AnyScope: Sendable {
     /// name, so whoever holds the scope may keep it.
     public func connection(_ name: String) -> AnyConnection? { lookup(name) }
 }
+
+/// Where a `set`'s value is read from, as its errors name it (`value.x`): made once, not for every write.
+private let valuePath = JSONPath.root.appending("value")
